@@ -1,0 +1,520 @@
+package api
+
+import (
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/fundsvc/fundsvc/fund"
+	"github.com/fundsvc/fundsvc/positions"
+	"github.com/gin-gonic/gin"
+)
+
+// param returns a path ID, or answers 400 if it cannot be a valid ID.
+func param(c *gin.Context, name string) (string, bool) {
+	id := c.Param(name)
+	if err := fund.CheckID(name, id); err != nil {
+		writeError(c, err)
+		return "", false
+	}
+	return id, true
+}
+
+// pageRequest reads limit and cursor; query names the read the cursor must
+// continue.
+func (s *server) pageRequest(c *gin.Context, query string) (int, cursor, bool) {
+	limit := s.defaultLimit
+	if v := c.Query("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > s.maxLimit {
+			writeError(c, fund.Invalid("limit", "must be a whole number from 1 to %d", s.maxLimit))
+			return 0, cursor{}, false
+		}
+		limit = n
+	}
+	var cur cursor
+	if v := c.Query("cursor"); v != "" {
+		var err error
+		if cur, err = s.cursors.decode(v, query); err != nil {
+			writeError(c, err)
+			return 0, cursor{}, false
+		}
+	}
+	return limit, cur, true
+}
+
+func (s *server) next(query string, key fund.PageKey) string {
+	if key == nil {
+		return ""
+	}
+	return s.cursors.encode(cursor{Query: query, Key: keyToStrings(key)})
+}
+
+func dateParam(c *gin.Context, name string) (fund.Date, bool) {
+	d, err := parseDate(name, c.Query(name), false)
+	if err != nil {
+		writeError(c, err)
+		return d, false
+	}
+	return d, true
+}
+
+func dateRange(c *gin.Context) (from, to fund.Date, ok bool) {
+	if from, ok = dateParam(c, "from"); !ok {
+		return
+	}
+	if to, ok = dateParam(c, "to"); !ok {
+		return
+	}
+	if !from.IsZero() && !to.IsZero() && to.Before(from) {
+		writeError(c, fund.Invalid("to", "must not be before from"))
+		return from, to, false
+	}
+	return from, to, true
+}
+
+func kindParam(c *gin.Context) (fund.ItemKind, bool) {
+	v := c.Query("type")
+	if v == "" {
+		return "", true
+	}
+	k, ok := fund.ParseItemKind(v)
+	if !ok {
+		writeError(c, fund.Invalid("type", "must be CapitalCall, Distribution or UnfundedCommitment"))
+	}
+	return k, ok
+}
+
+func setETag(c *gin.Context, version int) {
+	c.Header("ETag", `"`+strconv.Itoa(version)+`"`)
+}
+
+// ifMatch reads If-Match as a version number ("3" or 3).
+func ifMatch(c *gin.Context) (*int, bool) {
+	v := strings.TrimSpace(c.GetHeader("If-Match"))
+	if v == "" {
+		return nil, true
+	}
+	n, err := strconv.Atoi(strings.Trim(strings.TrimPrefix(v, "W/"), `"`))
+	if err != nil || n < 0 {
+		writeError(c, fund.Invalid("If-Match", "must be a version such as \"3\" taken from an ETag"))
+		return nil, false
+	}
+	return &n, true
+}
+
+// putDocument creates or restates a document as its next version.
+func (s *server) putDocument(c *gin.Context) {
+	id, ok := param(c, "documentId")
+	if !ok {
+		return
+	}
+	if mt, _, err := mime.ParseMediaType(c.GetHeader("Content-Type")); err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
+		writeError(c, &fund.Error{Code: codeUnsupported, Field: "Content-Type", Message: "send the document as application/json"})
+		return
+	}
+	expect, ok := ifMatch(c)
+	if !ok {
+		return
+	}
+	var req documentRequest
+	if err := decodeStrict(http.MaxBytesReader(c.Writer, c.Request.Body, s.maxBody), &req); err != nil {
+		writeError(c, err)
+		return
+	}
+	doc, err := req.toDocument(id)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	saved, err := s.docs.Restate(c.Request.Context(), doc, expect)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	status := http.StatusOK
+	if saved.Version == 1 {
+		status = http.StatusCreated
+	}
+	setETag(c, saved.Version)
+	c.Header("Location", "/v1/documents/"+id)
+	c.JSON(status, toVersion(saved))
+}
+
+// getOverview returns a document grouped as documents, capital activities and
+// positions. The first page comes from one Query of the document partition;
+// later pages read the same committed version's own partition, so a client
+// paging through a large document sees one version throughout.
+func (s *server) getOverview(c *gin.Context) {
+	id, ok := param(c, "documentId")
+	if !ok {
+		return
+	}
+	query := "overview:" + id
+	limit, cur, ok := s.pageRequest(c, query)
+	if !ok {
+		return
+	}
+	resp := overviewResponse{DocumentID: id}
+	var doc fund.Document
+	var page []fund.Position
+	more := false
+	if cur.Commit == "" {
+		snap, err := s.docs.Overview(c.Request.Context(), id)
+		if err != nil {
+			writeError(c, err)
+			return
+		}
+		doc = snap.Document
+		resp.Documents = &overviewDocuments{Latest: toHeader(fund.DocumentHeader{ID: doc.ID, FundID: doc.FundID, Kind: doc.Kind, Title: doc.Title,
+			AsOf: doc.AsOf, Currency: doc.Currency, PositionCount: len(doc.Positions), Version: doc.Version, CreatedAt: doc.CreatedAt}, "Active"),
+			Historical: []documentHeader{}}
+		for _, h := range snap.History {
+			resp.Documents.Historical = append(resp.Documents.Historical, toHeader(h, "Historical"))
+		}
+		resp.CapitalActivities = &overviewActivities{Historical: []activityWire{}}
+		if doc.CapitalActivity != nil {
+			resp.CapitalActivities.Latest = toActivity(*doc.CapitalActivity, doc.Version)
+		}
+		for _, a := range snap.Activities {
+			resp.CapitalActivities.Historical = append(resp.CapitalActivities.Historical, *toActivity(a.CapitalActivity, a.Version))
+		}
+		page = doc.Positions
+		if len(page) > limit {
+			page, more = page[:limit], true
+		}
+	} else {
+		var err error
+		page, more, err = s.docs.PositionsAfter(c.Request.Context(), id, cur.Commit, cur.After, limit)
+		if err != nil {
+			writeError(c, err)
+			return
+		}
+		doc = fund.Document{ID: id, Version: cur.Version}
+		if len(page) > 0 {
+			// The items carry their document's fund, as-of date and currency.
+			v, _ := s.docs.Version(c.Request.Context(), id, cur.Version)
+			doc.FundID, doc.AsOf, doc.Currency = v.FundID, v.AsOf, v.Currency
+		}
+		doc.CommitID = cur.Commit
+	}
+	resp.Version = doc.Version
+	resp.Positions = groupPositions(doc, page)
+	if more {
+		resp.Next = s.cursors.encode(cursor{Query: query, Commit: doc.CommitID, Version: doc.Version, After: page[len(page)-1].ID})
+	}
+	setETag(c, doc.Version)
+	c.JSON(http.StatusOK, resp)
+}
+
+// getVersions compares the latest document with its historical versions;
+// with from or to it lists the historical versions whose asOf lies between
+// them (every version of the end date included).
+func (s *server) getVersions(c *gin.Context) {
+	id, ok := param(c, "documentId")
+	if !ok {
+		return
+	}
+	from, to, ok := dateRange(c)
+	if !ok {
+		return
+	}
+	ctx := c.Request.Context()
+	type response struct {
+		DocumentID string           `json:"documentId"`
+		Latest     *documentHeader  `json:"latest,omitempty"`
+		Historical []documentHeader `json:"historical"`
+	}
+	resp := response{DocumentID: id, Historical: []documentHeader{}}
+	var history []fund.DocumentHeader
+	if from.IsZero() && to.IsZero() {
+		v, err := s.docs.Versions(ctx, id, from, to)
+		if err != nil {
+			writeError(c, err)
+			return
+		}
+		latest := toHeader(v.Latest, "Active")
+		resp.Latest, history = &latest, v.History
+		setETag(c, v.Latest.Version)
+	} else {
+		var err error
+		if history, err = s.docs.HistoryBetween(ctx, id, from, to); err != nil {
+			writeError(c, err)
+			return
+		}
+		if len(history) == 0 {
+			if _, err := s.docs.LatestDocument(ctx, id); err != nil {
+				writeError(c, err)
+				return
+			}
+		}
+	}
+	for _, h := range history {
+		resp.Historical = append(resp.Historical, toHeader(h, "Historical"))
+	}
+	c.JSON(http.StatusOK, resp)
+}
+
+// getVersion returns one whole version, or the latest document record.
+func (s *server) getVersion(c *gin.Context) {
+	id, ok := param(c, "documentId")
+	if !ok {
+		return
+	}
+	ctx := c.Request.Context()
+	if c.Param("version") == "latest" {
+		h, err := s.docs.LatestDocument(ctx, id)
+		if err != nil {
+			writeError(c, err)
+			return
+		}
+		setETag(c, h.Version)
+		c.JSON(http.StatusOK, toHeader(h, "Active"))
+		return
+	}
+	n, err := strconv.Atoi(c.Param("version"))
+	if err != nil || n < 1 {
+		writeError(c, fund.Invalid("version", "must be a version number from 1, or latest"))
+		return
+	}
+	d, err := s.docs.Version(ctx, id, n)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	setETag(c, d.Version)
+	c.JSON(http.StatusOK, toVersion(d))
+}
+
+// getDocumentPosition returns one position's items in a document; with
+// type, the one item of that kind, read by its exact key.
+func (s *server) getDocumentPosition(c *gin.Context) {
+	id, ok := param(c, "documentId")
+	if !ok {
+		return
+	}
+	pos, ok := param(c, "positionId")
+	if !ok {
+		return
+	}
+	kind, ok := kindParam(c)
+	if !ok {
+		return
+	}
+	type response struct {
+		DocumentID string     `json:"documentId"`
+		PositionID string     `json:"positionId"`
+		Version    int        `json:"version"`
+		Items      []itemWire `json:"items"`
+	}
+	ctx := c.Request.Context()
+	if kind != "" {
+		it, err := s.docs.PositionItemByKey(ctx, id, kind, pos)
+		if err != nil {
+			writeError(c, err)
+			return
+		}
+		c.JSON(http.StatusOK, response{DocumentID: id, PositionID: pos, Version: it.DocumentVersion, Items: []itemWire{toItem(it)}})
+		return
+	}
+	version, items, err := s.docs.DocumentPosition(ctx, id, pos)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	setETag(c, version)
+	c.JSON(http.StatusOK, response{DocumentID: id, PositionID: pos, Version: version, Items: toItems(items)})
+}
+
+// getCapital returns the capital activities and capital calls of a document.
+func (s *server) getCapital(c *gin.Context) {
+	id, ok := param(c, "documentId")
+	if !ok {
+		return
+	}
+	capital, err := s.docs.Capital(c.Request.Context(), id)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	resp := struct {
+		DocumentID        string             `json:"documentId"`
+		Version           int                `json:"version"`
+		CapitalActivities overviewActivities `json:"capitalActivities"`
+		CapitalCalls      []itemWire         `json:"capitalCalls"`
+	}{DocumentID: id, Version: capital.Version, CapitalActivities: overviewActivities{Historical: []activityWire{}}, CapitalCalls: toItems(capital.Calls)}
+	if capital.Latest != nil {
+		resp.CapitalActivities.Latest = toActivity(capital.Latest.CapitalActivity, capital.Latest.Version)
+	}
+	for _, a := range capital.Activities {
+		resp.CapitalActivities.Historical = append(resp.CapitalActivities.Historical, *toActivity(a.CapitalActivity, a.Version))
+	}
+	setETag(c, capital.Version)
+	c.JSON(http.StatusOK, resp)
+}
+
+// getAnalysis returns, per position, counts and exact totals of what the
+// document's latest version calls, distributes and reports unfunded.
+func (s *server) getAnalysis(c *gin.Context) {
+	id, ok := param(c, "documentId")
+	if !ok {
+		return
+	}
+	snap, err := s.docs.Overview(c.Request.Context(), id)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	resp := struct {
+		DocumentID string         `json:"documentId"`
+		Version    int            `json:"version"`
+		Positions  []analysisWire `json:"positions"`
+	}{DocumentID: id, Version: snap.Document.Version, Positions: []analysisWire{}}
+	for _, a := range positions.Analyze(snap.Document) {
+		resp.Positions = append(resp.Positions, toAnalysis(a))
+	}
+	setETag(c, snap.Document.Version)
+	c.JSON(http.StatusOK, resp)
+}
+
+// listFundDocuments lists a fund's documents by asOf, optionally of one kind.
+func (s *server) listFundDocuments(c *gin.Context) {
+	fundID, ok := param(c, "fundId")
+	if !ok {
+		return
+	}
+	from, to, ok := dateRange(c)
+	if !ok {
+		return
+	}
+	kind := fund.Kind(c.Query("kind"))
+	if kind != "" && !kind.Valid() {
+		writeError(c, fund.Invalid("kind", "must be one of %v", fund.Kinds))
+		return
+	}
+	query := "fund-documents:" + fundID + ":" + from.String() + ":" + to.String() + ":" + string(kind)
+	limit, cur, ok := s.pageRequest(c, query)
+	if !ok {
+		return
+	}
+	docs, next, err := s.docs.FundDocuments(c.Request.Context(), fundID, from, to, kind, limit, stringsToKey(cur.Key))
+	if err == nil && len(docs) == 0 && cur.Key == nil {
+		err = s.fundMustExist(c, fundID)
+	}
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	out := page[documentHeader]{Items: []documentHeader{}, Next: s.next(query, next)}
+	for _, d := range docs {
+		out.Items = append(out.Items, toHeader(d, ""))
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+func (s *server) fundMustExist(c *gin.Context, fundID string) error {
+	ok, err := s.docs.FundExists(c.Request.Context(), fundID)
+	if err == nil && !ok {
+		err = fund.Errorf(fund.ENOTFOUND, "fund %s not found", fundID)
+	}
+	return err
+}
+
+// listFundPositions lists the positions registered in a fund.
+func (s *server) listFundPositions(c *gin.Context) {
+	fundID, ok := param(c, "fundId")
+	if !ok {
+		return
+	}
+	query := "fund-positions:" + fundID
+	limit, cur, ok := s.pageRequest(c, query)
+	if !ok {
+		return
+	}
+	rs, next, err := s.positions.OfFund(c.Request.Context(), fundID, limit, stringsToKey(cur.Key))
+	if err == nil && len(rs) == 0 && cur.Key == nil {
+		err = s.fundMustExist(c, fundID)
+	}
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, page[registeredWire]{Items: toRegistered(rs), Next: s.next(query, next)})
+}
+
+// listInvestorPositions lists an investor's positions across funds.
+func (s *server) listInvestorPositions(c *gin.Context) {
+	inv, ok := param(c, "investorId")
+	if !ok {
+		return
+	}
+	query := "investor-positions:" + inv
+	limit, cur, ok := s.pageRequest(c, query)
+	if !ok {
+		return
+	}
+	rs, next, err := s.positions.OfInvestor(c.Request.Context(), inv, limit, stringsToKey(cur.Key))
+	if err == nil && len(rs) == 0 && cur.Key == nil {
+		err = fund.Errorf(fund.ENOTFOUND, "investor %s not found", inv)
+	}
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, page[registeredWire]{Items: toRegistered(rs), Next: s.next(query, next)})
+}
+
+// listPositionItems lists a position's items across documents, optionally
+// of one type.
+func (s *server) listPositionItems(c *gin.Context) {
+	pos, ok := param(c, "positionId")
+	if !ok {
+		return
+	}
+	kind, ok := kindParam(c)
+	if !ok {
+		return
+	}
+	s.positionItems(c, pos, kind, "position-items:"+pos+":"+string(kind))
+}
+
+func (s *server) positionItems(c *gin.Context, pos string, kind fund.ItemKind, query string) {
+	limit, cur, ok := s.pageRequest(c, query)
+	if !ok {
+		return
+	}
+	items, next, err := s.positions.Items(c.Request.Context(), pos, kind, limit, stringsToKey(cur.Key))
+	if err == nil && len(items) == 0 && cur.Key == nil {
+		err = fund.Errorf(fund.ENOTFOUND, "position %s has no items", pos)
+	}
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, page[itemWire]{Items: toItems(items), Next: s.next(query, next)})
+}
+
+// listPositionCapitalCalls lists a position's capital calls across documents,
+// or, with document, its capital call in that document (through GSI1).
+func (s *server) listPositionCapitalCalls(c *gin.Context) {
+	pos, ok := param(c, "positionId")
+	if !ok {
+		return
+	}
+	doc := c.Query("document")
+	if doc == "" {
+		s.positionItems(c, pos, fund.CapitalCall, "position-calls:"+pos)
+		return
+	}
+	if err := fund.CheckID("document", doc); err != nil {
+		writeError(c, err)
+		return
+	}
+	it, err := s.positions.CapitalCallIn(c.Request.Context(), pos, doc)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, page[itemWire]{Items: []itemWire{toItem(it)}})
+}

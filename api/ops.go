@@ -1,0 +1,109 @@
+package api
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"strconv"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+type ctxKey int
+
+const (
+	keyLogger ctxKey = iota
+	keyRequestID
+)
+
+var requestIDPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+
+// observe gives every request an ID (the caller's X-Request-ID when it is
+// sane), a logger that carries it, metrics labelled by route template, and
+// one access log line.
+func (s *server) observe(c *gin.Context) {
+	start := time.Now()
+	id := c.GetHeader("X-Request-ID")
+	if !requestIDPattern.MatchString(id) {
+		b := make([]byte, 8)
+		_, _ = rand.Read(b)
+		id = hex.EncodeToString(b)
+	}
+	c.Header("X-Request-ID", id)
+	log := s.log.With(slog.String("request_id", id))
+	ctx := context.WithValue(c.Request.Context(), keyLogger, log)
+	ctx = context.WithValue(ctx, keyRequestID, id)
+	c.Request = c.Request.WithContext(ctx)
+
+	c.Next()
+
+	route := c.FullPath()
+	if route == "" {
+		route = "unmatched"
+	}
+	status := c.Writer.Status()
+	elapsed := time.Since(start)
+	s.metrics.requests.WithLabelValues(c.Request.Method, route, strconv.Itoa(status)).Inc()
+	s.metrics.duration.WithLabelValues(c.Request.Method, route).Observe(elapsed.Seconds())
+	log.LogAttrs(c.Request.Context(), slog.LevelInfo, "request",
+		slog.String("method", c.Request.Method), slog.String("route", route), slog.String("path", c.Request.URL.Path),
+		slog.Int("status", status), slog.Int("bytes", c.Writer.Size()), slog.Duration("elapsed", elapsed))
+}
+
+func logger(c *gin.Context) *slog.Logger {
+	if l, ok := c.Request.Context().Value(keyLogger).(*slog.Logger); ok {
+		return l
+	}
+	return slog.Default()
+}
+
+func requestID(c *gin.Context) string {
+	id, _ := c.Request.Context().Value(keyRequestID).(string)
+	return id
+}
+
+type metrics struct {
+	registry *prometheus.Registry
+	requests *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+}
+
+func newMetrics() *metrics {
+	m := &metrics{
+		registry: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "fundsvc_http_requests_total", Help: "HTTP requests by method, route template and status.",
+		}, []string{"method", "route", "status"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "fundsvc_http_request_duration_seconds", Help: "HTTP request latency by method and route template.",
+			Buckets: prometheus.ExponentialBuckets(0.001, 2, 14),
+		}, []string{"method", "route"}),
+	}
+	m.registry.MustRegister(m.requests, m.duration, prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
+	return m
+}
+
+func (m *metrics) handler() http.Handler {
+	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})
+}
+
+func (s *server) livez(c *gin.Context) {
+	c.JSON(http.StatusOK, gin.H{"status": "ok"})
+}
+
+// readyz answers 200 only when the table is reachable (a DescribeTable call).
+func (s *server) readyz(c *gin.Context) {
+	ctx, cancel := context.WithTimeout(c.Request.Context(), 2*time.Second)
+	defer cancel()
+	if err := s.docs.Ping(ctx); err != nil {
+		writeError(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"status": "ready"})
+}

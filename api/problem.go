@@ -1,0 +1,73 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/fundsvc/fundsvc/fund"
+	"github.com/gin-gonic/gin"
+)
+
+// statusOf is the one table from error code to HTTP status.
+var statusOf = map[string]int{
+	fund.EINVALID:      http.StatusBadRequest,
+	fund.ENOTFOUND:     http.StatusNotFound,
+	fund.ECONFLICT:     http.StatusConflict,
+	fund.EPRECONDITION: http.StatusPreconditionFailed,
+	fund.EUNAVAILABLE:  http.StatusServiceUnavailable,
+	fund.EINTERNAL:     http.StatusInternalServerError,
+	codeTooLarge:       http.StatusRequestEntityTooLarge,
+	codeUnsupported:    http.StatusUnsupportedMediaType,
+	codeNoRoute:        http.StatusNotFound,
+	codeNoMethod:       http.StatusMethodNotAllowed,
+}
+
+// Codes that only the HTTP layer produces.
+const (
+	codeTooLarge    = "too_large"
+	codeUnsupported = "unsupported_media_type"
+	codeNoRoute     = "no_route"
+	codeNoMethod    = "method_not_allowed"
+)
+
+// Problem is an RFC 9457 problem details object.
+type Problem struct {
+	Type      string `json:"type"`
+	Title     string `json:"title"`
+	Status    int    `json:"status"`
+	Detail    string `json:"detail,omitempty"`
+	Instance  string `json:"instance,omitempty"`
+	Field     string `json:"field,omitempty"`
+	RequestID string `json:"requestId,omitempty"`
+}
+
+// writeError answers err as application/problem+json. Errors without a code
+// are internal: logged with their detail, answered with a plain message.
+func writeError(c *gin.Context, err error) {
+	var e *fund.Error
+	if !errors.As(err, &e) {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			e = &fund.Error{Code: fund.EUNAVAILABLE, Message: "the request timed out"}
+		} else {
+			e = &fund.Error{Code: fund.EINTERNAL, Message: "an internal error occurred; it has been logged"}
+		}
+		logger(c).Error("request failed", slog.String("error", err.Error()))
+	}
+	status, ok := statusOf[e.Code]
+	if !ok {
+		status = http.StatusInternalServerError
+	}
+	p := Problem{
+		Type: "/problems/" + e.Code, Title: http.StatusText(status), Status: status,
+		Detail: e.Message, Instance: c.Request.URL.Path, Field: e.Field, RequestID: requestID(c),
+	}
+	if status == http.StatusServiceUnavailable {
+		c.Header("Retry-After", "1")
+	}
+	c.Header("Content-Type", "application/problem+json")
+	c.Header("Cache-Control", "no-store")
+	c.AbortWithStatusJSON(status, p)
+	c.Header("Content-Type", "application/problem+json")
+}

@@ -1,0 +1,455 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/fundsvc/fundsvc/fund"
+	"github.com/fundsvc/fundsvc/positions"
+)
+
+// Requests. Server-owned fields (version, createdAt) have no place here, and
+// unknown fields are refused, so a client cannot set them.
+
+type documentRequest struct {
+	FundID          string           `json:"fundId"`
+	Kind            string           `json:"kind"`
+	Title           string           `json:"title"`
+	AsOf            string           `json:"asOf"`
+	Currency        string           `json:"currency"`
+	CapitalActivity *activityRequest `json:"capitalActivity"`
+	Positions       []positionWire   `json:"positions"`
+}
+
+type activityRequest struct {
+	Amount      *amount `json:"amount"`
+	Status      string  `json:"status"`
+	Date        string  `json:"date"`
+	Description string  `json:"description"`
+}
+
+// positionWire is a position in a request and in a version's response.
+type positionWire struct {
+	PositionID         string        `json:"positionId"`
+	InvestorID         string        `json:"investorId"`
+	CapitalCall        *callWire     `json:"capitalCall,omitempty"`
+	Distribution       *distWire     `json:"distribution,omitempty"`
+	UnfundedCommitment *unfundedWire `json:"unfundedCommitment,omitempty"`
+}
+
+type callWire struct {
+	Amount        *amount `json:"amount"`
+	Status        string  `json:"status,omitempty"`
+	DueDate       string  `json:"dueDate,omitempty"`
+	Investment    *amount `json:"investment,omitempty"`
+	ManagementFee *amount `json:"managementFee,omitempty"`
+	FundExpenses  *amount `json:"fundExpenses,omitempty"`
+}
+
+type distWire struct {
+	Amount          *amount `json:"amount"`
+	Status          string  `json:"status,omitempty"`
+	Date            string  `json:"date,omitempty"`
+	ReturnOfCapital *amount `json:"returnOfCapital,omitempty"`
+	RealizedGain    *amount `json:"realizedGain,omitempty"`
+	Income          *amount `json:"income,omitempty"`
+	Recallable      *amount `json:"recallable,omitempty"`
+	Withholding     *amount `json:"withholding,omitempty"`
+}
+
+type unfundedWire struct {
+	Amount     *amount `json:"amount"`
+	Commitment *amount `json:"commitment,omitempty"`
+	Status     string  `json:"status,omitempty"`
+}
+
+// amount is a money field of a request. Decoding never fails on it, so that
+// the conversion to the domain can name the offending field; a null or
+// missing amount stays nil.
+type amount struct {
+	m   fund.Money
+	err error
+}
+
+func (a *amount) UnmarshalJSON(b []byte) error {
+	a.err = a.m.UnmarshalJSON(b)
+	return nil
+}
+
+func (a amount) MarshalJSON() ([]byte, error) { return a.m.MarshalJSON() }
+
+func wrap(m *fund.Money) *amount {
+	if m == nil {
+		return nil
+	}
+	return &amount{m: *m}
+}
+
+// optional converts an optional amount, naming field in any error.
+func optional(field string, a *amount) (*fund.Money, error) {
+	if a == nil {
+		return nil, nil
+	}
+	if a.err != nil {
+		return nil, fund.Invalid(field, "%s", a.err.(*fund.Error).Message)
+	}
+	m := a.m
+	return &m, nil
+}
+
+// required converts a mandatory amount, naming field in any error.
+func required(field string, a *amount) (fund.Money, error) {
+	if a == nil {
+		return fund.Money{}, fund.Invalid(field, "is required and may not be null")
+	}
+	m, err := optional(field, a)
+	if err != nil {
+		return fund.Money{}, err
+	}
+	return *m, nil
+}
+
+// decodeStrict decodes exactly one JSON value into v: unknown fields and
+// trailing data are refused, and every error says where the input went wrong.
+func decodeStrict(r io.Reader, v any) error {
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return jsonError(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return fund.Invalid("body", "holds data after the JSON value; send exactly one JSON object")
+	}
+	return nil
+}
+
+func jsonError(err error) error {
+	var fe *fund.Error
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &fe):
+		return fe
+	case errors.Is(err, io.EOF):
+		return fund.Invalid("body", "is empty; send a JSON object")
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return fund.Invalid("body", "ends in the middle of a JSON value")
+	case errors.As(err, &syn):
+		return fund.Invalid("body", "is not valid JSON at byte %d: %s", syn.Offset, syn.Error())
+	case errors.As(err, &typ):
+		return fund.Invalid(typ.Field, "must be a JSON %s, not %s", typ.Type.Kind(), typ.Value)
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		return fund.Invalid(strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`), "is not a field of this request")
+	default:
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return &fund.Error{Code: codeTooLarge, Field: "body", Message: fmt.Sprintf("exceeds the limit of %d bytes", tooLarge.Limit)}
+		}
+		return fund.Invalid("body", "cannot be read")
+	}
+}
+
+// toDocument converts a request into the domain document. Every missing or
+// malformed field is EINVALID naming the field.
+func (r *documentRequest) toDocument(id string) (fund.Document, error) {
+	d := fund.Document{ID: id, FundID: r.FundID, Kind: fund.Kind(r.Kind), Title: r.Title, Currency: r.Currency}
+	var err error
+	if d.AsOf, err = parseDate("asOf", r.AsOf, true); err != nil {
+		return d, err
+	}
+	if a := r.CapitalActivity; a != nil {
+		act := fund.CapitalActivity{Status: fund.Status(a.Status), Description: a.Description}
+		if act.Amount, err = required("capitalActivity.amount", a.Amount); err != nil {
+			return d, err
+		}
+		if act.Date, err = parseDate("capitalActivity.date", a.Date, false); err != nil {
+			return d, err
+		}
+		d.CapitalActivity = &act
+	}
+	if r.Positions == nil {
+		return d, fund.Invalid("positions", "is required (an empty list is allowed)")
+	}
+	for i, p := range r.Positions {
+		pos, err := p.toPosition(fmt.Sprintf("positions[%d]", i))
+		if err != nil {
+			return d, err
+		}
+		d.Positions = append(d.Positions, pos)
+	}
+	return d, nil
+}
+
+func (p *positionWire) toPosition(field string) (fund.Position, error) {
+	out := fund.Position{ID: p.PositionID, InvestorID: p.InvestorID}
+	var err error
+	if c := p.CapitalCall; c != nil {
+		f := field + ".capitalCall"
+		item := fund.CapitalCallItem{Status: fund.Status(c.Status)}
+		if item.Amount, err = required(f+".amount", c.Amount); err != nil {
+			return out, err
+		}
+		for _, o := range []struct {
+			name string
+			in   *amount
+			out  **fund.Money
+		}{{"investment", c.Investment, &item.Investment}, {"managementFee", c.ManagementFee, &item.ManagementFee}, {"fundExpenses", c.FundExpenses, &item.FundExpenses}} {
+			if *o.out, err = optional(f+"."+o.name, o.in); err != nil {
+				return out, err
+			}
+		}
+		if item.DueDate, err = parseDate(f+".dueDate", c.DueDate, false); err != nil {
+			return out, err
+		}
+		out.CapitalCall = &item
+	}
+	if x := p.Distribution; x != nil {
+		f := field + ".distribution"
+		item := fund.DistributionItem{Status: fund.Status(x.Status)}
+		if item.Amount, err = required(f+".amount", x.Amount); err != nil {
+			return out, err
+		}
+		for _, o := range []struct {
+			name string
+			in   *amount
+			out  **fund.Money
+		}{{"returnOfCapital", x.ReturnOfCapital, &item.ReturnOfCapital}, {"realizedGain", x.RealizedGain, &item.RealizedGain},
+			{"income", x.Income, &item.Income}, {"recallable", x.Recallable, &item.Recallable}, {"withholding", x.Withholding, &item.Withholding}} {
+			if *o.out, err = optional(f+"."+o.name, o.in); err != nil {
+				return out, err
+			}
+		}
+		if item.Date, err = parseDate(f+".date", x.Date, false); err != nil {
+			return out, err
+		}
+		out.Distribution = &item
+	}
+	if u := p.UnfundedCommitment; u != nil {
+		f := field + ".unfundedCommitment"
+		item := fund.UnfundedCommitmentItem{Status: fund.Status(u.Status)}
+		if item.Amount, err = required(f+".amount", u.Amount); err != nil {
+			return out, err
+		}
+		if item.Commitment, err = optional(f+".commitment", u.Commitment); err != nil {
+			return out, err
+		}
+		out.UnfundedCommitment = &item
+	}
+	return out, nil
+}
+
+func parseDate(field, s string, mandatory bool) (fund.Date, error) {
+	if s == "" {
+		if mandatory {
+			return fund.Date{}, fund.Invalid(field, "is required (YYYY-MM-DD)")
+		}
+		return fund.Date{}, nil
+	}
+	d, err := fund.ParseDate(s)
+	if err != nil {
+		return d, fund.Invalid(field, "%s", err.(*fund.Error).Message)
+	}
+	return d, nil
+}
+
+// Responses.
+
+type documentHeader struct {
+	DocumentID    string    `json:"documentId"`
+	FundID        string    `json:"fundId"`
+	Kind          fund.Kind `json:"kind"`
+	Title         string    `json:"title"`
+	AsOf          string    `json:"asOf"`
+	Currency      string    `json:"currency"`
+	Version       int       `json:"version"`
+	PositionCount int       `json:"positionCount"`
+	Status        string    `json:"status,omitempty"`
+	CreatedAt     time.Time `json:"createdAt"`
+}
+
+func toHeader(h fund.DocumentHeader, status string) documentHeader {
+	return documentHeader{DocumentID: h.ID, FundID: h.FundID, Kind: h.Kind, Title: h.Title, AsOf: h.AsOf.String(),
+		Currency: h.Currency, Version: h.Version, PositionCount: h.PositionCount, Status: status, CreatedAt: h.CreatedAt}
+}
+
+type activityWire struct {
+	Amount      fund.Money `json:"amount"`
+	Status      string     `json:"status"`
+	Date        string     `json:"date"`
+	Description string     `json:"description,omitempty"`
+	Version     int        `json:"version,omitempty"`
+}
+
+func toActivity(a fund.CapitalActivity, version int) *activityWire {
+	return &activityWire{Amount: a.Amount, Status: string(a.Status), Date: a.Date.String(), Description: a.Description, Version: version}
+}
+
+// documentVersion is one whole version of a document.
+type documentVersion struct {
+	documentHeader
+	CapitalActivity *activityWire  `json:"capitalActivity,omitempty"`
+	Positions       []positionWire `json:"positions"`
+}
+
+func toVersion(d fund.Document) documentVersion {
+	h := fund.DocumentHeader{ID: d.ID, FundID: d.FundID, Kind: d.Kind, Title: d.Title, AsOf: d.AsOf, Currency: d.Currency,
+		PositionCount: len(d.Positions), Version: d.Version, CreatedAt: d.CreatedAt}
+	v := documentVersion{documentHeader: toHeader(h, ""), Positions: []positionWire{}}
+	if d.CapitalActivity != nil {
+		v.CapitalActivity = toActivity(*d.CapitalActivity, 0)
+	}
+	for _, p := range d.Positions {
+		v.Positions = append(v.Positions, toPositionWire(p))
+	}
+	return v
+}
+
+func toPositionWire(p fund.Position) positionWire {
+	w := positionWire{PositionID: p.ID, InvestorID: p.InvestorID}
+	if c := p.CapitalCall; c != nil {
+		w.CapitalCall = &callWire{Amount: wrap(&c.Amount), Status: string(c.Status), DueDate: c.DueDate.String(),
+			Investment: wrap(c.Investment), ManagementFee: wrap(c.ManagementFee), FundExpenses: wrap(c.FundExpenses)}
+	}
+	if x := p.Distribution; x != nil {
+		w.Distribution = &distWire{Amount: wrap(&x.Amount), Status: string(x.Status), Date: x.Date.String(), ReturnOfCapital: wrap(x.ReturnOfCapital),
+			RealizedGain: wrap(x.RealizedGain), Income: wrap(x.Income), Recallable: wrap(x.Recallable), Withholding: wrap(x.Withholding)}
+	}
+	if u := p.UnfundedCommitment; u != nil {
+		w.UnfundedCommitment = &unfundedWire{Amount: wrap(&u.Amount), Commitment: wrap(u.Commitment), Status: string(u.Status)}
+	}
+	return w
+}
+
+// itemWire is one position item, flat, as the position routes return it.
+type itemWire struct {
+	Type            string      `json:"type"`
+	DocumentID      string      `json:"documentId"`
+	DocumentVersion int         `json:"documentVersion"`
+	FundID          string      `json:"fundId"`
+	InvestorID      string      `json:"investorId"`
+	PositionID      string      `json:"positionId"`
+	AsOf            string      `json:"asOf"`
+	Currency        string      `json:"currency"`
+	Amount          fund.Money  `json:"amount"`
+	Status          string      `json:"status"`
+	Date            string      `json:"date,omitempty"`
+	Investment      *fund.Money `json:"investment,omitempty"`
+	ManagementFee   *fund.Money `json:"managementFee,omitempty"`
+	FundExpenses    *fund.Money `json:"fundExpenses,omitempty"`
+	ReturnOfCapital *fund.Money `json:"returnOfCapital,omitempty"`
+	RealizedGain    *fund.Money `json:"realizedGain,omitempty"`
+	Income          *fund.Money `json:"income,omitempty"`
+	Recallable      *fund.Money `json:"recallable,omitempty"`
+	Withholding     *fund.Money `json:"withholding,omitempty"`
+	Commitment      *fund.Money `json:"commitment,omitempty"`
+}
+
+func toItem(it fund.PositionItem) itemWire {
+	return itemWire{Type: it.Kind.Type(), DocumentID: it.DocumentID, DocumentVersion: it.DocumentVersion, FundID: it.FundID,
+		InvestorID: it.InvestorID, PositionID: it.PositionID, AsOf: it.AsOf.String(), Currency: it.Currency,
+		Amount: it.Amount, Status: string(it.Status), Date: it.Date.String(),
+		Investment: it.Investment, ManagementFee: it.ManagementFee, FundExpenses: it.FundExpenses,
+		ReturnOfCapital: it.ReturnOfCapital, RealizedGain: it.RealizedGain, Income: it.Income,
+		Recallable: it.Recallable, Withholding: it.Withholding, Commitment: it.Commitment}
+}
+
+func toItems(items []fund.PositionItem) []itemWire {
+	out := make([]itemWire, 0, len(items))
+	for _, it := range items {
+		out = append(out, toItem(it))
+	}
+	return out
+}
+
+// positionGroup is one position's items in an overview.
+type positionGroup struct {
+	InvestorID          string     `json:"investorId"`
+	CapitalCalls        []itemWire `json:"capitalCalls"`
+	Distributions       []itemWire `json:"distributions"`
+	UnfundedCommitments []itemWire `json:"unfundedCommitments"`
+}
+
+func groupPositions(d fund.Document, ps []fund.Position) map[string]*positionGroup {
+	out := make(map[string]*positionGroup, len(ps))
+	doc := d
+	for _, p := range ps {
+		doc.Positions = []fund.Position{p}
+		g := &positionGroup{InvestorID: p.InvestorID, CapitalCalls: []itemWire{}, Distributions: []itemWire{}, UnfundedCommitments: []itemWire{}}
+		for _, it := range doc.Items() {
+			w := toItem(it)
+			switch it.Kind {
+			case fund.CapitalCall:
+				g.CapitalCalls = append(g.CapitalCalls, w)
+			case fund.Distribution:
+				g.Distributions = append(g.Distributions, w)
+			default:
+				g.UnfundedCommitments = append(g.UnfundedCommitments, w)
+			}
+		}
+		out[p.ID] = g
+	}
+	return out
+}
+
+type overviewResponse struct {
+	DocumentID string `json:"documentId"`
+	Version    int    `json:"version"`
+	// Documents and capital activities come with the first page only.
+	Documents         *overviewDocuments        `json:"documents,omitempty"`
+	CapitalActivities *overviewActivities       `json:"capitalActivities,omitempty"`
+	Positions         map[string]*positionGroup `json:"positions"`
+	Next              string                    `json:"next,omitempty"`
+}
+
+type overviewDocuments struct {
+	Latest     documentHeader   `json:"latest"`
+	Historical []documentHeader `json:"historical"`
+}
+
+type overviewActivities struct {
+	Latest     *activityWire  `json:"latest"`
+	Historical []activityWire `json:"historical"`
+}
+
+type analysisWire struct {
+	PositionID          string     `json:"positionId"`
+	InvestorID          string     `json:"investorId"`
+	CapitalCalls        int        `json:"capitalCalls"`
+	TotalCalled         fund.Money `json:"totalCalled"`
+	Distributions       int        `json:"distributions"`
+	TotalDistributed    fund.Money `json:"totalDistributed"`
+	UnfundedCommitments int        `json:"unfundedCommitments"`
+	TotalUnfunded       fund.Money `json:"totalUnfunded"`
+}
+
+func toAnalysis(a positions.Analysis) analysisWire {
+	return analysisWire{PositionID: a.PositionID, InvestorID: a.InvestorID, CapitalCalls: a.CapitalCalls, TotalCalled: a.TotalCalled,
+		Distributions: a.Distributions, TotalDistributed: a.TotalDistributed, UnfundedCommitments: a.UnfundedCommitments, TotalUnfunded: a.TotalUnfunded}
+}
+
+type registeredWire struct {
+	PositionID string    `json:"positionId"`
+	FundID     string    `json:"fundId"`
+	InvestorID string    `json:"investorId"`
+	Currency   string    `json:"currency"`
+	CreatedAt  time.Time `json:"createdAt"`
+}
+
+func toRegistered(rs []positions.Registered) []registeredWire {
+	out := make([]registeredWire, 0, len(rs))
+	for _, r := range rs {
+		out = append(out, registeredWire{PositionID: r.PositionID, FundID: r.FundID, InvestorID: r.InvestorID, Currency: r.Currency, CreatedAt: r.CreatedAt})
+	}
+	return out
+}
+
+// page is the envelope of every paginated list.
+type page[T any] struct {
+	Items []T    `json:"items"`
+	Next  string `json:"next,omitempty"`
+}

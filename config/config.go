@@ -1,0 +1,127 @@
+// Package config loads fundsvc's configuration from environment variables,
+// with command-line flags overriding them.
+package config
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is everything fundsvc can be configured with.
+type Config struct {
+	Table            string        // FUNDSVC_TABLE, --table
+	Endpoint         string        // FUNDSVC_DYNAMODB_ENDPOINT, --endpoint: empty for AWS itself
+	Region           string        // FUNDSVC_REGION (or AWS_REGION), --region
+	Listen           string        // FUNDSVC_LISTEN, --listen
+	LogLevel         slog.Level    // FUNDSVC_LOG_LEVEL, --log-level
+	CursorKey        string        // FUNDSVC_CURSOR_KEY: signs pagination cursors; random per process if empty
+	MaxBodyBytes     int64         // FUNDSVC_MAX_BODY_BYTES
+	MaxPositions     int           // FUNDSVC_MAX_POSITIONS
+	ShutdownTimeout  time.Duration // FUNDSVC_SHUTDOWN_TIMEOUT
+	RequestTimeout   time.Duration // FUNDSVC_REQUEST_TIMEOUT
+	DefaultPageLimit int
+	MaxPageLimit     int
+}
+
+// Default returns the configuration used when nothing is set: DynamoDB Local
+// on its usual port, so a newcomer needs no cloud account.
+func Default() Config {
+	return Config{
+		Table:            "fundsvc",
+		Endpoint:         "http://127.0.0.1:8000",
+		Region:           "us-east-1",
+		Listen:           ":8080",
+		LogLevel:         slog.LevelInfo,
+		MaxBodyBytes:     16 << 20,
+		MaxPositions:     5000,
+		ShutdownTimeout:  20 * time.Second,
+		RequestTimeout:   60 * time.Second,
+		DefaultPageLimit: 100,
+		MaxPageLimit:     1000,
+	}
+}
+
+// Load reads the environment through getenv, then parses args (flags
+// override the environment), and validates the result. It returns the
+// remaining positional arguments.
+func Load(getenv func(string) string, args []string, name string) (Config, []string, error) {
+	c := Default()
+	var errs []error
+	env := func(key string, apply func(string) error) {
+		if v := strings.TrimSpace(getenv(key)); v != "" {
+			if err := apply(v); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", key, err))
+			}
+		}
+	}
+	str := func(p *string) func(string) error { return func(v string) error { *p = v; return nil } }
+	env("FUNDSVC_TABLE", str(&c.Table))
+	env("FUNDSVC_DYNAMODB_ENDPOINT", str(&c.Endpoint))
+	env("AWS_REGION", str(&c.Region))
+	env("FUNDSVC_REGION", str(&c.Region))
+	env("FUNDSVC_LISTEN", str(&c.Listen))
+	env("FUNDSVC_LOG_LEVEL", func(v string) error { return c.LogLevel.UnmarshalText([]byte(v)) })
+	env("FUNDSVC_CURSOR_KEY", str(&c.CursorKey))
+	env("FUNDSVC_MAX_BODY_BYTES", func(v string) (err error) { c.MaxBodyBytes, err = strconv.ParseInt(v, 10, 64); return })
+	env("FUNDSVC_MAX_POSITIONS", func(v string) (err error) { c.MaxPositions, err = strconv.Atoi(v); return })
+	env("FUNDSVC_SHUTDOWN_TIMEOUT", func(v string) (err error) { c.ShutdownTimeout, err = time.ParseDuration(v); return })
+	env("FUNDSVC_REQUEST_TIMEOUT", func(v string) (err error) { c.RequestTimeout, err = time.ParseDuration(v); return })
+
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&c.Table, "table", c.Table, "DynamoDB table name (FUNDSVC_TABLE)")
+	fs.StringVar(&c.Endpoint, "endpoint", c.Endpoint, "DynamoDB endpoint URL; empty for AWS (FUNDSVC_DYNAMODB_ENDPOINT)")
+	fs.StringVar(&c.Region, "region", c.Region, "AWS region (FUNDSVC_REGION)")
+	fs.StringVar(&c.Listen, "listen", c.Listen, "HTTP listen address (FUNDSVC_LISTEN)")
+	fs.TextVar(&c.LogLevel, "log-level", c.LogLevel, "debug, info, warn or error (FUNDSVC_LOG_LEVEL)")
+	if err := fs.Parse(args); err != nil {
+		return c, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(errs) > 0 {
+		return c, nil, errors.Join(errs...)
+	}
+	return c, fs.Args(), c.Validate()
+}
+
+var tableName = regexp.MustCompile(`^[A-Za-z0-9_.-]{3,255}$`)
+
+// Validate reports every setting that cannot work, each with what to fix.
+func (c Config) Validate() error {
+	var errs []error
+	if !tableName.MatchString(c.Table) {
+		errs = append(errs, fmt.Errorf("table %q: a DynamoDB table name is 3-255 of A-Z a-z 0-9 _ . -", c.Table))
+	}
+	if c.Endpoint != "" {
+		if u, err := url.Parse(c.Endpoint); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, fmt.Errorf("endpoint %q: want an http(s) URL such as http://127.0.0.1:8000, or empty for AWS", c.Endpoint))
+		}
+	}
+	if c.Region == "" {
+		errs = append(errs, errors.New("region: required (for example us-east-1)"))
+	}
+	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
+		errs = append(errs, fmt.Errorf("listen %q: want host:port such as :8080", c.Listen))
+	}
+	if c.MaxBodyBytes < 1024 {
+		errs = append(errs, fmt.Errorf("max body bytes %d: want at least 1024", c.MaxBodyBytes))
+	}
+	if c.MaxPositions < 1 || c.MaxPositions > 100000 {
+		errs = append(errs, fmt.Errorf("max positions %d: want 1 to 100000", c.MaxPositions))
+	}
+	if c.ShutdownTimeout <= 0 || c.RequestTimeout <= 0 {
+		errs = append(errs, errors.New("timeouts must be positive durations such as 20s"))
+	}
+	if c.CursorKey != "" && len(c.CursorKey) < 16 {
+		errs = append(errs, errors.New("cursor key: at least 16 characters"))
+	}
+	return errors.Join(errs...)
+}

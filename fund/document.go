@@ -1,0 +1,282 @@
+package fund
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"time"
+)
+
+// Kind is the kind of fund document.
+type Kind string
+
+// The document kinds a fund administrator sends.
+const (
+	KindCapitalCallNotice       Kind = "capital_call_notice"
+	KindDistributionNotice      Kind = "distribution_notice"
+	KindCapitalAccountStatement Kind = "capital_account_statement"
+)
+
+// Kinds lists every document kind.
+var Kinds = []Kind{KindCapitalCallNotice, KindDistributionNotice, KindCapitalAccountStatement}
+
+// Valid reports whether k is a known kind.
+func (k Kind) Valid() bool {
+	for _, v := range Kinds {
+		if k == v {
+			return true
+		}
+	}
+	return false
+}
+
+// Status is the state of a capital activity, call or distribution.
+type Status string
+
+// Statuses. Unfunded commitments are always Active.
+const (
+	StatusPending   Status = "Pending"
+	StatusCompleted Status = "Completed"
+	StatusActive    Status = "Active"
+)
+
+// Limits of one document.
+const (
+	MaxTitleLength      = 200
+	DefaultMaxPositions = 5000
+)
+
+var currencyPattern = regexp.MustCompile(`^[A-Z]{3}$`)
+
+// DefaultCurrency is assumed when a document names none.
+const DefaultCurrency = "USD"
+
+// Document is one version of a fund document: document-level data and the
+// position-level items it reports.
+type Document struct {
+	ID              string
+	FundID          string
+	Kind            Kind
+	Title           string
+	AsOf            Date
+	Currency        string
+	CapitalActivity *CapitalActivity
+	Positions       []Position // sorted by ID
+
+	// Server-owned: never taken from a request.
+	Version   int
+	CommitID  string
+	CreatedAt time.Time
+}
+
+// CapitalActivity is the document-level capital movement.
+type CapitalActivity struct {
+	Amount      Money
+	Status      Status
+	Date        Date
+	Description string
+}
+
+// Position holds what a document reports for one position (one fund plus one
+// investor): any of a capital call, a distribution and an unfunded commitment.
+type Position struct {
+	ID                 string
+	InvestorID         string
+	CapitalCall        *CapitalCallItem
+	Distribution       *DistributionItem
+	UnfundedCommitment *UnfundedCommitmentItem
+}
+
+// CapitalCallItem is a position's capital call. When any ILPA line item is
+// given, Investment + ManagementFee + FundExpenses equals Amount.
+type CapitalCallItem struct {
+	Amount        Money
+	Status        Status
+	DueDate       Date
+	Investment    *Money
+	ManagementFee *Money
+	FundExpenses  *Money
+}
+
+// DistributionItem is a position's gross distribution. When any component is
+// given, ReturnOfCapital + RealizedGain + Income equals Amount; Recallable and
+// Withholding are portions of Amount.
+type DistributionItem struct {
+	Amount          Money
+	Status          Status
+	Date            Date
+	ReturnOfCapital *Money
+	RealizedGain    *Money
+	Income          *Money
+	Recallable      *Money
+	Withholding     *Money
+}
+
+// UnfundedCommitmentItem is what a position still owes, and optionally the
+// total commitment it is measured against.
+type UnfundedCommitmentItem struct {
+	Amount     Money
+	Commitment *Money
+	Status     Status
+}
+
+// Normalize fills defaults and sorts positions; Validate expects it done.
+func (d *Document) Normalize() {
+	if d.Currency == "" {
+		d.Currency = DefaultCurrency
+	}
+	if a := d.CapitalActivity; a != nil {
+		if a.Status == "" {
+			a.Status = StatusPending
+		}
+		if a.Date.IsZero() {
+			a.Date = d.AsOf
+		}
+	}
+	for i := range d.Positions {
+		p := &d.Positions[i]
+		if p.CapitalCall != nil && p.CapitalCall.Status == "" {
+			p.CapitalCall.Status = StatusPending
+		}
+		if p.Distribution != nil && p.Distribution.Status == "" {
+			p.Distribution.Status = StatusPending
+		}
+		if p.UnfundedCommitment != nil && p.UnfundedCommitment.Status == "" {
+			p.UnfundedCommitment.Status = StatusActive
+		}
+	}
+	sort.Slice(d.Positions, func(i, j int) bool { return d.Positions[i].ID < d.Positions[j].ID })
+}
+
+// Validate checks every rule a document must satisfy before it is stored.
+// It returns EINVALID naming the first offending field.
+func (d *Document) Validate(maxPositions int) error {
+	if err := CheckID("documentId", d.ID); err != nil {
+		return err
+	}
+	if err := CheckID("fundId", d.FundID); err != nil {
+		return err
+	}
+	if !d.Kind.Valid() {
+		return Invalid("kind", "must be one of %v", Kinds)
+	}
+	if d.Title == "" || len(d.Title) > MaxTitleLength {
+		return Invalid("title", "is required, at most %d bytes", MaxTitleLength)
+	}
+	if d.AsOf.IsZero() {
+		return Invalid("asOf", "is required (YYYY-MM-DD)")
+	}
+	if !currencyPattern.MatchString(d.Currency) {
+		return Invalid("currency", "must be an ISO 4217 code such as USD")
+	}
+	if a := d.CapitalActivity; a != nil {
+		if err := checkStatus("capitalActivity.status", a.Status, StatusPending, StatusCompleted); err != nil {
+			return err
+		}
+		if len(a.Description) > MaxTitleLength {
+			return Invalid("capitalActivity.description", "is at most %d bytes", MaxTitleLength)
+		}
+	}
+	if len(d.Positions) > maxPositions {
+		return Invalid("positions", "a document holds at most %d positions, got %d", maxPositions, len(d.Positions))
+	}
+	for i := range d.Positions {
+		if err := d.Positions[i].validate(fmt.Sprintf("positions[%d]", i)); err != nil {
+			return err
+		}
+		if i > 0 && d.Positions[i].ID == d.Positions[i-1].ID {
+			return Invalid("positions", "position %s appears more than once", d.Positions[i].ID)
+		}
+	}
+	return nil
+}
+
+func (p *Position) validate(field string) error {
+	if err := CheckID(field+".positionId", p.ID); err != nil {
+		return err
+	}
+	if err := CheckID(field+".investorId", p.InvestorID); err != nil {
+		return err
+	}
+	if p.CapitalCall == nil && p.Distribution == nil && p.UnfundedCommitment == nil {
+		return Invalid(field, "needs at least one of capitalCall, distribution, unfundedCommitment")
+	}
+	if c := p.CapitalCall; c != nil {
+		f := field + ".capitalCall"
+		if err := checkStatus(f+".status", c.Status, StatusPending, StatusCompleted); err != nil {
+			return err
+		}
+		if err := checkParts(f, c.Amount, map[string]*Money{"investment": c.Investment, "managementFee": c.ManagementFee, "fundExpenses": c.FundExpenses}); err != nil {
+			return err
+		}
+	}
+	if x := p.Distribution; x != nil {
+		f := field + ".distribution"
+		if err := checkStatus(f+".status", x.Status, StatusPending, StatusCompleted); err != nil {
+			return err
+		}
+		if err := checkParts(f, x.Amount, map[string]*Money{"returnOfCapital": x.ReturnOfCapital, "realizedGain": x.RealizedGain, "income": x.Income}); err != nil {
+			return err
+		}
+		for name, m := range map[string]*Money{"recallable": x.Recallable, "withholding": x.Withholding} {
+			if m != nil && (m.Sign() < 0 || m.Cmp(x.Amount) > 0) {
+				return Invalid(f+"."+name, "must be between 0 and the amount %s, got %s", x.Amount, m)
+			}
+		}
+	}
+	if u := p.UnfundedCommitment; u != nil {
+		f := field + ".unfundedCommitment"
+		if err := checkStatus(f+".status", u.Status, StatusActive); err != nil {
+			return err
+		}
+		if u.Amount.Sign() < 0 {
+			return Invalid(f+".amount", "must not be negative, got %s", u.Amount)
+		}
+		if u.Commitment != nil && u.Commitment.Cmp(u.Amount) < 0 {
+			return Invalid(f+".commitment", "must be at least the unfunded amount %s, got %s", u.Amount, u.Commitment)
+		}
+	}
+	return nil
+}
+
+// checkParts enforces a non-negative amount and, when any line item is
+// given, that the given line items add up to it exactly.
+func checkParts(field string, amount Money, parts map[string]*Money) error {
+	if amount.Sign() < 0 {
+		return Invalid(field+".amount", "must not be negative, got %s", amount)
+	}
+	var sum Money
+	given := false
+	for _, m := range parts {
+		if m != nil {
+			sum, given = sum.Add(*m), true
+		}
+	}
+	if given && !sum.Equal(amount) {
+		names := make([]string, 0, len(parts))
+		for n := range parts {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		return Invalid(field, "line items %v add up to %s, not the amount %s", names, sum, amount)
+	}
+	return nil
+}
+
+func checkStatus(field string, s Status, allowed ...Status) error {
+	for _, a := range allowed {
+		if s == a {
+			return nil
+		}
+	}
+	return Invalid(field, "must be one of %v, got %q", allowed, s)
+}
+
+// PositionByID returns the document's position with the given ID.
+func (d *Document) PositionByID(id string) (Position, bool) {
+	i := sort.Search(len(d.Positions), func(i int) bool { return d.Positions[i].ID >= id })
+	if i < len(d.Positions) && d.Positions[i].ID == id {
+		return d.Positions[i], true
+	}
+	return Position{}, false
+}

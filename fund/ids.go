@@ -1,0 +1,80 @@
+package fund
+
+import (
+	"regexp"
+	"time"
+)
+
+// idPattern admits no '#', so no ID can forge another entity's key.
+var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$`)
+
+// ValidID reports whether id may name a document, fund, investor or position.
+func ValidID(id string) bool { return idPattern.MatchString(id) }
+
+// CheckID returns EINVALID blaming field unless id is a valid ID.
+func CheckID(field, id string) error {
+	if id == "" {
+		return Invalid(field, "is required")
+	}
+	if !ValidID(id) {
+		return Invalid(field, "%s is not a valid ID: 1 to 64 characters, letters, digits and _ . : - only, starting with a letter or digit", quoteShort(id))
+	}
+	return nil
+}
+
+func quoteShort(s string) string {
+	if len(s) > 70 {
+		s = s[:70] + "…"
+	}
+	return `"` + s + `"`
+}
+
+// Date is a calendar date (YYYY-MM-DD) with no time zone.
+type Date struct{ t time.Time }
+
+const dateLayout = "2006-01-02"
+
+// ParseDate parses a YYYY-MM-DD date; it returns EINVALID otherwise.
+func ParseDate(s string) (Date, error) {
+	t, err := time.Parse(dateLayout, s)
+	if err != nil || len(s) != len(dateLayout) {
+		return Date{}, Errorf(EINVALID, "%s is not a valid date: want YYYY-MM-DD", quoteShort(s))
+	}
+	return Date{t: t}, nil
+}
+
+// MustDate parses s and panics if it is not a date. For code and tests only.
+func MustDate(s string) Date {
+	d, err := ParseDate(s)
+	if err != nil {
+		panic(err)
+	}
+	return d
+}
+
+// IsZero reports whether d is unset.
+func (d Date) IsZero() bool { return d.t.IsZero() }
+
+// String returns YYYY-MM-DD, or "" for the zero date.
+func (d Date) String() string {
+	if d.IsZero() {
+		return ""
+	}
+	return d.t.Format(dateLayout)
+}
+
+// Before reports whether d is before o.
+func (d Date) Before(o Date) bool { return d.t.Before(o.t) }
+
+// MarshalText writes YYYY-MM-DD; it makes Date a string in JSON and DynamoDB.
+func (d Date) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// UnmarshalText parses YYYY-MM-DD.
+func (d *Date) UnmarshalText(b []byte) error {
+	v, err := ParseDate(string(b))
+	if err != nil {
+		return err
+	}
+	*d = v
+	return nil
+}

@@ -1,0 +1,257 @@
+package fund
+
+import (
+	"time"
+)
+
+// Item is the stored shape of every entity in the table: one flat struct with
+// the union of all attributes, so that a Query over a mixed partition decodes
+// in one pass. Only this package builds Items; other packages read them.
+type Item struct {
+	PK     string
+	SK     string
+	GSI1PK string `dynamo:",omitempty"`
+	GSI1SK string `dynamo:",omitempty"`
+	GSI2PK string `dynamo:",omitempty"`
+	GSI2SK string `dynamo:",omitempty"`
+	Type   string
+
+	DocumentID string `dynamo:",omitempty"`
+	FundID     string `dynamo:",omitempty"`
+	InvestorID string `dynamo:",omitempty"`
+	PositionID string `dynamo:",omitempty"`
+
+	// Document-level attributes.
+	Kind          string `dynamo:",omitempty"`
+	Title         string `dynamo:",omitempty"`
+	AsOf          Date   `dynamo:",omitempty"`
+	Currency      string `dynamo:",omitempty"`
+	PositionCount int    `dynamo:",omitempty"`
+
+	// Commit protocol (see docs/commit-protocol.md).
+	Version      int    `dynamo:",omitempty"`
+	CommitID     string `dynamo:",omitempty"`
+	ContentHash  string `dynamo:",omitempty"`
+	Materialized bool   `dynamo:",omitempty"`
+	Tombstone    bool   `dynamo:",omitempty"`
+
+	// Amounts and their line items.
+	Status          string `dynamo:",omitempty"`
+	Amount          *Money `dynamo:",omitempty"`
+	Date            Date   `dynamo:",omitempty"`
+	Description     string `dynamo:",omitempty"`
+	Investment      *Money `dynamo:",omitempty"`
+	ManagementFee   *Money `dynamo:",omitempty"`
+	FundExpenses    *Money `dynamo:",omitempty"`
+	ReturnOfCapital *Money `dynamo:",omitempty"`
+	RealizedGain    *Money `dynamo:",omitempty"`
+	Income          *Money `dynamo:",omitempty"`
+	Recallable      *Money `dynamo:",omitempty"`
+	Withholding     *Money `dynamo:",omitempty"`
+	Commitment      *Money `dynamo:",omitempty"`
+
+	CreatedAt time.Time `dynamo:",omitempty"`
+}
+
+// PositionItem is one position-level entity (capital call, distribution or
+// unfunded commitment) as read back: what one document, at one version,
+// reports for one position.
+type PositionItem struct {
+	Kind            ItemKind
+	DocumentID      string
+	DocumentVersion int
+	FundID          string
+	InvestorID      string
+	PositionID      string
+	AsOf            Date // the document's as-of date
+	Currency        string
+	Amount          Money
+	Status          Status
+	Date            Date // due date of a call, payment date of a distribution
+
+	Investment      *Money
+	ManagementFee   *Money
+	FundExpenses    *Money
+	ReturnOfCapital *Money
+	RealizedGain    *Money
+	Income          *Money
+	Recallable      *Money
+	Withholding     *Money
+	Commitment      *Money
+}
+
+// ItemKindOfType maps a stored Type back to its item kind.
+func ItemKindOfType(t string) (ItemKind, bool) {
+	for _, k := range ItemKinds {
+		if k.Type() == t {
+			return k, true
+		}
+	}
+	return "", false
+}
+
+// IsPositionItem reports whether the item is a live (not tombstoned)
+// capital call, distribution or unfunded commitment.
+func (it *Item) IsPositionItem() bool {
+	_, ok := ItemKindOfType(it.Type)
+	return ok && !it.Tombstone
+}
+
+// PositionItem converts a stored position item to its read form.
+func (it *Item) PositionItem() PositionItem {
+	k, _ := ItemKindOfType(it.Type)
+	p := PositionItem{
+		Kind: k, DocumentID: it.DocumentID, DocumentVersion: it.Version,
+		FundID: it.FundID, InvestorID: it.InvestorID, PositionID: it.PositionID,
+		AsOf: it.AsOf, Currency: it.Currency, Status: Status(it.Status), Date: it.Date,
+		Investment: it.Investment, ManagementFee: it.ManagementFee, FundExpenses: it.FundExpenses,
+		ReturnOfCapital: it.ReturnOfCapital, RealizedGain: it.RealizedGain, Income: it.Income,
+		Recallable: it.Recallable, Withholding: it.Withholding, Commitment: it.Commitment,
+	}
+	if it.Amount != nil {
+		p.Amount = *it.Amount
+	}
+	return p
+}
+
+// positionItems flattens a document's positions into stored items of its
+// latest view (with index keys) or of its version partition (without).
+func positionItems(d *Document, latest bool) []Item {
+	items := make([]Item, 0, len(d.Positions)*len(ItemKinds))
+	for _, p := range d.Positions {
+		add := func(k ItemKind, it Item) {
+			it.Type = k.Type()
+			it.DocumentID, it.FundID, it.InvestorID, it.PositionID = d.ID, d.FundID, p.InvestorID, p.ID
+			it.AsOf, it.Currency, it.Version, it.CreatedAt = d.AsOf, d.Currency, d.Version, d.CreatedAt
+			if latest {
+				it.PK, it.SK = DocPK(d.ID), PositionItemSK(k, p.ID)
+				it.GSI1PK, it.GSI1SK = PositionItemGSI1PK(k, p.ID, d.ID), GSI1LatestSK
+				it.GSI2PK, it.GSI2SK = PositionGSI2PK(p.ID), PositionItemGSI2SK(k, d.ID)
+			} else {
+				it.PK, it.SK = VersionPK(d.ID, d.CommitID), VersionPositionItemSK(p.ID, k)
+			}
+			items = append(items, it)
+		}
+		if c := p.CapitalCall; c != nil {
+			amt := c.Amount
+			add(CapitalCall, Item{Amount: &amt, Status: string(c.Status), Date: c.DueDate,
+				Investment: c.Investment, ManagementFee: c.ManagementFee, FundExpenses: c.FundExpenses})
+		}
+		if x := p.Distribution; x != nil {
+			amt := x.Amount
+			add(Distribution, Item{Amount: &amt, Status: string(x.Status), Date: x.Date,
+				ReturnOfCapital: x.ReturnOfCapital, RealizedGain: x.RealizedGain, Income: x.Income,
+				Recallable: x.Recallable, Withholding: x.Withholding})
+		}
+		if u := p.UnfundedCommitment; u != nil {
+			amt := u.Amount
+			add(UnfundedCommitment, Item{Amount: &amt, Status: string(u.Status), Commitment: u.Commitment})
+		}
+	}
+	return items
+}
+
+// documentItem is the document-level record of d under the given keys.
+func documentItem(d *Document, pk, sk string) Item {
+	return Item{
+		PK: pk, SK: sk, Type: TypeDocument,
+		DocumentID: d.ID, FundID: d.FundID, Kind: string(d.Kind), Title: d.Title,
+		AsOf: d.AsOf, Currency: d.Currency, PositionCount: len(d.Positions),
+		Version: d.Version, CommitID: d.CommitID, CreatedAt: d.CreatedAt,
+	}
+}
+
+// activityItem is the capital-activity record of d under the given keys.
+func activityItem(d *Document, pk, sk string) Item {
+	a := d.CapitalActivity
+	amt := a.Amount
+	return Item{
+		PK: pk, SK: sk, Type: TypeCapitalActivity,
+		DocumentID: d.ID, FundID: d.FundID, Currency: d.Currency, AsOf: d.AsOf,
+		Amount: &amt, Status: string(a.Status), Date: a.Date, Description: a.Description,
+		Version: d.Version, CommitID: d.CommitID, CreatedAt: d.CreatedAt,
+	}
+}
+
+// DocumentHeader is the document-level part of one version, without its
+// positions: what the latest and historical document records hold.
+type DocumentHeader struct {
+	ID            string
+	FundID        string
+	Kind          Kind
+	Title         string
+	AsOf          Date
+	Currency      string
+	PositionCount int
+	Version       int
+	CommitID      string
+	CreatedAt     time.Time
+}
+
+// Header converts a stored document record.
+func (it *Item) Header() DocumentHeader {
+	return DocumentHeader{
+		ID: it.DocumentID, FundID: it.FundID, Kind: Kind(it.Kind), Title: it.Title,
+		AsOf: it.AsOf, Currency: it.Currency, PositionCount: it.PositionCount,
+		Version: it.Version, CommitID: it.CommitID, CreatedAt: it.CreatedAt,
+	}
+}
+
+// ActivityRecord is one version's capital activity as read back.
+type ActivityRecord struct {
+	CapitalActivity
+	Version int
+}
+
+// Activity converts a stored capital-activity record.
+func (it *Item) Activity() ActivityRecord {
+	a := ActivityRecord{Version: it.Version}
+	a.Status, a.Date, a.Description = Status(it.Status), it.Date, it.Description
+	if it.Amount != nil {
+		a.Amount = *it.Amount
+	}
+	return a
+}
+
+// assemble rebuilds a full Document from one version's records.
+func assemble(h DocumentHeader, activity *Item, items []PositionItem) Document {
+	d := Document{
+		ID: h.ID, FundID: h.FundID, Kind: h.Kind, Title: h.Title, AsOf: h.AsOf,
+		Currency: h.Currency, Version: h.Version, CommitID: h.CommitID, CreatedAt: h.CreatedAt,
+	}
+	if activity != nil {
+		a := activity.Activity().CapitalActivity
+		d.CapitalActivity = &a
+	}
+	d.Positions = GroupPositions(items)
+	return d
+}
+
+// GroupPositions folds position items into positions, sorted by ID.
+func GroupPositions(items []PositionItem) []Position {
+	var out []Position
+	index := map[string]int{}
+	for _, it := range items {
+		i, ok := index[it.PositionID]
+		if !ok {
+			i = len(out)
+			index[it.PositionID] = i
+			out = append(out, Position{ID: it.PositionID, InvestorID: it.InvestorID})
+		}
+		p := &out[i]
+		switch it.Kind {
+		case CapitalCall:
+			p.CapitalCall = &CapitalCallItem{Amount: it.Amount, Status: it.Status, DueDate: it.Date,
+				Investment: it.Investment, ManagementFee: it.ManagementFee, FundExpenses: it.FundExpenses}
+		case Distribution:
+			p.Distribution = &DistributionItem{Amount: it.Amount, Status: it.Status, Date: it.Date,
+				ReturnOfCapital: it.ReturnOfCapital, RealizedGain: it.RealizedGain, Income: it.Income,
+				Recallable: it.Recallable, Withholding: it.Withholding}
+		case UnfundedCommitment:
+			p.UnfundedCommitment = &UnfundedCommitmentItem{Amount: it.Amount, Status: it.Status, Commitment: it.Commitment}
+		}
+	}
+	d := Document{Positions: out}
+	d.Normalize()
+	return d.Positions
+}

@@ -1,0 +1,210 @@
+package fund
+
+import "fmt"
+
+// Every key string of the single table is built here and nowhere else.
+// IDs are validated before they reach these functions, so none contains '#'
+// and no key can be forged from another entity's ID.
+
+// Attribute and index names of the table.
+const (
+	AttrPK     = "PK"
+	AttrSK     = "SK"
+	AttrGSI1PK = "GSI1PK"
+	AttrGSI1SK = "GSI1SK"
+	AttrGSI2PK = "GSI2PK"
+	AttrGSI2SK = "GSI2SK"
+	IndexGSI1  = "GSI1"
+	IndexGSI2  = "GSI2"
+)
+
+// Entity names stored in every item's Type attribute.
+const (
+	TypeHead               = "Head"
+	TypeDocument           = "Document"
+	TypeCapitalActivity    = "CapitalActivity"
+	TypeCapitalCall        = "CapitalCall"
+	TypeDistribution       = "Distribution"
+	TypeUnfundedCommitment = "UnfundedCommitment"
+	TypeFund               = "Fund"
+	TypePosition           = "Position"
+	TypeDocumentIndex      = "DocumentIndex"
+)
+
+// ItemKind is one of the three position-level entities.
+type ItemKind string
+
+// The position-level entities, as spelled in sort keys.
+const (
+	CapitalCall        ItemKind = "CAPITAL_CALL"
+	Distribution       ItemKind = "DISTRIBUTION"
+	UnfundedCommitment ItemKind = "UNFUNDED_COMMITMENT"
+)
+
+// ItemKinds lists the position-level entities in sort-key order.
+var ItemKinds = []ItemKind{CapitalCall, Distribution, UnfundedCommitment}
+
+// Type returns the entity name stored in the Type attribute.
+func (k ItemKind) Type() string {
+	switch k {
+	case CapitalCall:
+		return TypeCapitalCall
+	case Distribution:
+		return TypeDistribution
+	default:
+		return TypeUnfundedCommitment
+	}
+}
+
+// ParseItemKind accepts the entity name ("CapitalCall") or its key spelling
+// ("CAPITAL_CALL").
+func ParseItemKind(s string) (ItemKind, bool) {
+	for _, k := range ItemKinds {
+		if s == string(k) || s == k.Type() {
+			return k, true
+		}
+	}
+	return "", false
+}
+
+// Document partition.
+
+// DocPK is the partition of everything about one document.
+func DocPK(doc string) string { return "DOC#" + doc }
+
+// HeadSK is the commit head: the first item of the document partition, so
+// that any Query from the start of the partition reads it before any other.
+const HeadSK = "#HEAD"
+
+// DocumentLatestSK is the latest document.
+const DocumentLatestSK = "DOCUMENT#LATEST"
+
+// DocumentPrefix starts every document-level document item.
+const DocumentPrefix = "DOCUMENT#"
+
+// DocumentHistorySK is the immutable record of one version, ordered by asOf
+// then version; versions are zero-padded so they sort numerically.
+func DocumentHistorySK(asOf Date, version int) string {
+	return fmt.Sprintf("DOCUMENT#%s#%010d", asOf, version)
+}
+
+// DocumentHistoryRange returns inclusive bounds that select every historical
+// document with from <= asOf <= to, every version of the end date included.
+// Either date may be zero for an open end.
+func DocumentHistoryRange(from, to Date) (lo, hi string) {
+	lo, hi = "DOCUMENT#0", "DOCUMENT#9~"
+	if !from.IsZero() {
+		lo = "DOCUMENT#" + from.String()
+	}
+	if !to.IsZero() {
+		// '$' sorts right after '#', so this bound is above "<to>#<any version>".
+		hi = "DOCUMENT#" + to.String() + "$"
+	}
+	return lo, hi
+}
+
+// CapitalActivityLatestSK is the latest capital activity.
+const CapitalActivityLatestSK = "CAPITAL_ACTIVITY#LATEST"
+
+// CapitalActivityHistorySK is the immutable capital activity of one version.
+func CapitalActivityHistorySK(date Date, version int) string {
+	return fmt.Sprintf("CAPITAL_ACTIVITY#%s#%010d", date, version)
+}
+
+// CapitalPrefix is shared by capital activities and capital calls.
+const CapitalPrefix = "CAPITAL_"
+
+// CapitalRange returns inclusive bounds that select the commit head and every
+// item whose sort key begins with "CAPITAL_": nothing sorts between the head
+// and "CAPITAL_", and '`' is the character after '_'.
+func CapitalRange() (lo, hi string) { return HeadSK, "CAPITAL`" }
+
+// PositionItemSK is a position's latest item of kind k in a document.
+func PositionItemSK(k ItemKind, pos string) string { return string(k) + "#" + pos }
+
+// Index entries of position items (GSI1: entity-document, GSI2: position pivot).
+
+// PositionItemGSI1PK is unique per (kind, position, document).
+func PositionItemGSI1PK(k ItemKind, pos, doc string) string {
+	return string(k) + "#" + pos + "#" + doc
+}
+
+// GSI1LatestSK is the sort key of every position item in GSI1.
+const GSI1LatestSK = "LATEST"
+
+// DocumentLatestGSI1PK finds a document's latest item in GSI1.
+func DocumentLatestGSI1PK(doc string) string { return "DOCUMENT#LATEST#" + doc }
+
+// DocumentLatestGSI1SK is the GSI1 sort key of a latest document.
+const DocumentLatestGSI1SK = "METADATA"
+
+// PositionGSI2PK pivots a position's items across documents.
+func PositionGSI2PK(pos string) string { return "POSITION#" + pos }
+
+// PositionItemGSI2SK orders a position's items by kind, then document.
+func PositionItemGSI2SK(k ItemKind, doc string) string { return string(k) + "#" + doc }
+
+// PositionKindPrefix selects one kind of a position's items in GSI2; the
+// trailing '#' ends the kind so no kind is a prefix of another.
+func PositionKindPrefix(k ItemKind) string { return string(k) + "#" }
+
+// Version partitions: the immutable items of one committed (or staged) version.
+
+// VersionPK is the partition of one version's items. The commit ID is derived
+// from the version number and the content, so two writers racing for the same
+// version number never write into each other's partition.
+func VersionPK(doc, commitID string) string { return "VERSION#" + doc + "#" + commitID }
+
+// VersionDocumentSK and VersionCapitalActivitySK are a version's document-level items.
+const (
+	VersionDocumentSK        = "DOCUMENT"
+	VersionCapitalActivitySK = "CAPITAL_ACTIVITY"
+)
+
+// VersionPositionPrefix selects one position's items of a version; the
+// trailing '#' keeps POSITION_1 from matching POSITION_10.
+func VersionPositionPrefix(pos string) string { return "POS#" + pos + "#" }
+
+// VersionPositionItemSK groups a version's items by position.
+func VersionPositionItemSK(pos string, k ItemKind) string {
+	return VersionPositionPrefix(pos) + string(k)
+}
+
+// VersionPositionsPrefix selects every position item of a version.
+const VersionPositionsPrefix = "POS#"
+
+// Fund partition.
+
+// FundPK is the partition of a fund's collection items.
+func FundPK(fund string) string { return "FUND#" + fund }
+
+// FundSK is the fund item itself.
+const FundSK = "FUND"
+
+// FundPositionSK registers one position of the fund.
+func FundPositionSK(pos string) string { return "POSITION#" + pos }
+
+// FundPositionPrefix selects every position of a fund.
+const FundPositionPrefix = "POSITION#"
+
+// InvestorGSI2PK pivots a registered position by investor.
+func InvestorGSI2PK(inv string) string { return "INVESTOR#" + inv }
+
+// InvestorPositionGSI2SK orders an investor's positions.
+func InvestorPositionGSI2SK(pos string) string { return "POSITION#" + pos }
+
+// FundDocumentSK indexes a document in its fund by asOf date.
+func FundDocumentSK(asOf Date, doc string) string { return "DOC#" + asOf.String() + "#" + doc }
+
+// FundDocumentRange returns inclusive bounds selecting the fund's documents
+// with from <= asOf <= to (either may be zero for an open end).
+func FundDocumentRange(from, to Date) (lo, hi string) {
+	lo, hi = "DOC#0", "DOC#9~"
+	if !from.IsZero() {
+		lo = "DOC#" + from.String()
+	}
+	if !to.IsZero() {
+		hi = "DOC#" + to.String() + "$"
+	}
+	return lo, hi
+}

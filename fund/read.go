@@ -1,0 +1,458 @@
+package fund
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/guregu/dynamo/v2"
+)
+
+// PageKey is where a paginated Query resumes; the api package makes it an
+// opaque, signed cursor.
+type PageKey = dynamo.PagingKey
+
+// QueryPage runs q for one DynamoDB request of at most limit items, resuming
+// at start, and returns the key to resume from (nil at the end).
+func QueryPage(ctx context.Context, q *dynamo.Query, limit int, start PageKey, out any) (PageKey, error) {
+	if len(start) > 0 {
+		q = q.StartFrom(start)
+	}
+	// One request, consumed whole, so the LastEvaluatedKey is DynamoDB's own
+	// and never needs a DescribeTable to infer.
+	next, err := q.SearchLimit(limit).RequestLimit(1).AllWithLastEvaluatedKey(ctx, out)
+	if errors.Is(err, dynamo.ErrNotFound) {
+		err = nil
+	}
+	if len(next) == 0 {
+		next = nil
+	}
+	return next, err
+}
+
+// Snapshot is one consistent version of a document with its history.
+type Snapshot struct {
+	Document   Document         // the latest committed version, with its positions
+	History    []DocumentHeader // every version's record, by asOf then version
+	Activities []ActivityRecord // every version's capital activity, by date then version
+	// FromVersion is true when the latest view was being rewritten and the
+	// snapshot was read from the committed version's own partition instead.
+	FromVersion bool
+}
+
+// partition sorts the items of a document partition by role.
+type partition struct {
+	head, latestDoc, latestActivity *Item
+	history, activities             []Item
+	positions                       []Item // live and tombstoned
+}
+
+func classify(items []Item) partition {
+	var p partition
+	for i := range items {
+		it := &items[i]
+		switch {
+		case it.SK == HeadSK:
+			p.head = it
+		case it.SK == DocumentLatestSK:
+			p.latestDoc = it
+		case it.SK == CapitalActivityLatestSK:
+			p.latestActivity = it
+		case strings.HasPrefix(it.SK, DocumentPrefix):
+			p.history = append(p.history, *it)
+		case strings.HasPrefix(it.SK, "CAPITAL_ACTIVITY#"):
+			p.activities = append(p.activities, *it)
+		default:
+			if _, ok := ItemKindOfType(it.Type); ok {
+				p.positions = append(p.positions, *it)
+			}
+		}
+	}
+	return p
+}
+
+// consistent reports whether the latest-view items read show exactly the
+// head's version: the head was materialized, every live item carries its
+// version and no tombstone is newer. Any write of a later version is seen as
+// a mismatch, so a mixed read is never accepted.
+func (p *partition) consistent() bool {
+	h := p.head
+	if h == nil || !h.Materialized {
+		return false
+	}
+	for _, it := range []*Item{p.latestDoc, p.latestActivity} {
+		if it != nil && it.Version != h.Version {
+			return false
+		}
+	}
+	for _, it := range p.positions {
+		if (!it.Tombstone && it.Version != h.Version) || it.Version > h.Version {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *partition) livePositions() []PositionItem {
+	var out []PositionItem
+	for i := range p.positions {
+		if !p.positions[i].Tombstone {
+			out = append(out, p.positions[i].PositionItem())
+		}
+	}
+	return out
+}
+
+func notFound(doc string) error { return Errorf(ENOTFOUND, "document %s not found", doc) }
+
+// Overview returns the latest version of a document with its full history,
+// read with one Query of the document partition (followed page by page for
+// documents larger than one response). If that read catches the latest view
+// mid-rewrite, the committed version is read from its own partition instead.
+// It returns ENOTFOUND for an unknown document.
+func (s *Store) Overview(ctx context.Context, doc string) (Snapshot, error) {
+	var items []Item
+	if err := s.table.Get(AttrPK, DocPK(doc)).Consistent(true).All(ctx, &items); err != nil {
+		return Snapshot{}, fmt.Errorf("overview of document %s: %w", doc, err)
+	}
+	p := classify(items)
+	if p.head == nil || p.latestDoc == nil {
+		return Snapshot{}, notFound(doc)
+	}
+	snap := Snapshot{}
+	for _, h := range p.history {
+		if h.Version <= p.head.Version {
+			snap.History = append(snap.History, h.Header())
+		}
+	}
+	for _, a := range p.activities {
+		if a.Version <= p.head.Version {
+			snap.Activities = append(snap.Activities, a.Activity())
+		}
+	}
+	if p.consistent() {
+		snap.Document = assemble(p.latestDoc.Header(), p.latestActivity, p.livePositions())
+		return snap, nil
+	}
+	d, err := s.readVersion(ctx, doc, p.head.CommitID)
+	if err != nil {
+		return Snapshot{}, err
+	}
+	snap.Document, snap.FromVersion = d, true
+	return snap, nil
+}
+
+// readVersion reads one version whole from its immutable partition.
+func (s *Store) readVersion(ctx context.Context, doc, commitID string) (Document, error) {
+	var items []Item
+	if err := s.table.Get(AttrPK, VersionPK(doc, commitID)).Consistent(true).All(ctx, &items); err != nil {
+		return Document{}, fmt.Errorf("read document %s commit %s: %w", doc, commitID, err)
+	}
+	var header, activity *Item
+	var positions []PositionItem
+	for i := range items {
+		switch it := &items[i]; it.SK {
+		case VersionDocumentSK:
+			header = it
+		case VersionCapitalActivitySK:
+			activity = it
+		default:
+			positions = append(positions, it.PositionItem())
+		}
+	}
+	if header == nil {
+		return Document{}, fmt.Errorf("document %s commit %s: version partition has no header", doc, commitID)
+	}
+	return assemble(header.Header(), activity, positions), nil
+}
+
+// PositionsAfter returns up to limit positions of a committed version whose
+// IDs sort after the given one, read from the version's immutable partition,
+// and whether more follow. It serves the later pages of an overview, so a
+// client paging through a document sees one version throughout.
+func (s *Store) PositionsAfter(ctx context.Context, doc, commitID, after string, limit int) ([]Position, bool, error) {
+	// '$' sorts right after '#', and below every character an ID may hold.
+	q := s.table.Get(AttrPK, VersionPK(doc, commitID)).
+		Range(AttrSK, dynamo.Greater, VersionPositionPrefix(after)[:len(VersionPositionPrefix(after))-1]+"$").
+		Consistent(true)
+	it := q.Iter()
+	var items []PositionItem
+	seen := map[string]bool{}
+	var rec Item
+	more := false
+	for it.Next(ctx, &rec) {
+		if !seen[rec.PositionID] && len(seen) == limit {
+			more = true
+			break
+		}
+		seen[rec.PositionID] = true
+		items = append(items, rec.PositionItem())
+		rec = Item{}
+	}
+	if err := it.Err(); err != nil {
+		return nil, false, fmt.Errorf("positions of document %s commit %s: %w", doc, commitID, err)
+	}
+	return GroupPositions(items), more, nil
+}
+
+// Capital is a document's capital activities (latest and historical) and
+// its capital calls, at one version.
+type Capital struct {
+	Version    int
+	Latest     *ActivityRecord
+	Activities []ActivityRecord
+	Calls      []PositionItem
+}
+
+// Capital reads a document's capital entities with one Query over the sort
+// keys that begin with "CAPITAL_", extended down to the commit head (which
+// sorts just before them) so the read can be checked for consistency.
+// It returns ENOTFOUND for an unknown document.
+func (s *Store) Capital(ctx context.Context, doc string) (Capital, error) {
+	lo, hi := CapitalRange()
+	var items []Item
+	err := s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.Between, lo, hi).Consistent(true).All(ctx, &items)
+	if err != nil {
+		return Capital{}, fmt.Errorf("capital of document %s: %w", doc, err)
+	}
+	p := classify(items)
+	if p.head == nil {
+		return Capital{}, notFound(doc)
+	}
+	c := Capital{Version: p.head.Version}
+	for _, a := range p.activities {
+		if a.Version <= p.head.Version {
+			c.Activities = append(c.Activities, a.Activity())
+		}
+	}
+	if p.consistent() {
+		if p.latestActivity != nil {
+			a := p.latestActivity.Activity()
+			c.Latest = &a
+		}
+		c.Calls = p.livePositions()
+		return c, nil
+	}
+	d, err := s.readVersion(ctx, doc, p.head.CommitID)
+	if err != nil {
+		return Capital{}, err
+	}
+	if d.CapitalActivity != nil {
+		c.Latest = &ActivityRecord{CapitalActivity: *d.CapitalActivity, Version: d.Version}
+	}
+	for _, it := range d.Items() {
+		if it.Kind == CapitalCall {
+			c.Calls = append(c.Calls, it)
+		}
+	}
+	return c, nil
+}
+
+// DocumentPosition returns one position's items in a document at one
+// version, read with one BatchGetItem of the commit head and the position's
+// three exact keys. It returns ENOTFOUND if the document or the position in
+// it does not exist.
+func (s *Store) DocumentPosition(ctx context.Context, doc, pos string) (int, []PositionItem, error) {
+	keys := []dynamo.Keyed{dynamo.Keys{DocPK(doc), HeadSK}}
+	for _, k := range ItemKinds {
+		keys = append(keys, dynamo.Keys{DocPK(doc), PositionItemSK(k, pos)})
+	}
+	var items []Item
+	err := s.table.Batch(AttrPK, AttrSK).Get(keys...).Consistent(true).All(ctx, &items)
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+		return 0, nil, fmt.Errorf("position %s of document %s: %w", pos, doc, err)
+	}
+	p := classify(items)
+	if p.head == nil {
+		return 0, nil, notFound(doc)
+	}
+	var out []PositionItem
+	if p.consistent() {
+		out = p.livePositions()
+	} else {
+		var vitems []Item
+		err := s.table.Get(AttrPK, VersionPK(doc, p.head.CommitID)).
+			Range(AttrSK, dynamo.BeginsWith, VersionPositionPrefix(pos)).Consistent(true).All(ctx, &vitems)
+		if err != nil {
+			return 0, nil, fmt.Errorf("position %s of document %s: %w", pos, doc, err)
+		}
+		for i := range vitems {
+			out = append(out, vitems[i].PositionItem())
+		}
+	}
+	if len(out) == 0 {
+		return 0, nil, Errorf(ENOTFOUND, "position %s not found in document %s", pos, doc)
+	}
+	sortItems(out)
+	return p.head.Version, out, nil
+}
+
+// PositionItemByKey reads one latest-view item by its exact key with one
+// GetItem. It returns ENOTFOUND if the document does not report it.
+func (s *Store) PositionItemByKey(ctx context.Context, doc string, k ItemKind, pos string) (PositionItem, error) {
+	var it Item
+	err := s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.Equal, PositionItemSK(k, pos)).Consistent(true).One(ctx, &it)
+	if errors.Is(err, dynamo.ErrNotFound) || (err == nil && it.Tombstone) {
+		return PositionItem{}, Errorf(ENOTFOUND, "no %s for position %s in document %s", k.Type(), pos, doc)
+	}
+	if err != nil {
+		return PositionItem{}, fmt.Errorf("%s of position %s in document %s: %w", k.Type(), pos, doc, err)
+	}
+	return it.PositionItem(), nil
+}
+
+// LatestDocument reads the latest document record with one GetItem.
+// It returns ENOTFOUND for an unknown document.
+func (s *Store) LatestDocument(ctx context.Context, doc string) (DocumentHeader, error) {
+	var it Item
+	err := s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.Equal, DocumentLatestSK).Consistent(true).One(ctx, &it)
+	if errors.Is(err, dynamo.ErrNotFound) {
+		return DocumentHeader{}, notFound(doc)
+	}
+	if err != nil {
+		return DocumentHeader{}, fmt.Errorf("latest document %s: %w", doc, err)
+	}
+	return it.Header(), nil
+}
+
+// LatestDocumentByIndex reads the latest document record through GSI1
+// (DOCUMENT#LATEST#<doc>) with one Query, the entity-document index path.
+// Index reads are eventually consistent. It returns ENOTFOUND for an unknown
+// document.
+func (s *Store) LatestDocumentByIndex(ctx context.Context, doc string) (DocumentHeader, error) {
+	var it Item
+	err := s.table.Get(AttrGSI1PK, DocumentLatestGSI1PK(doc)).Index(IndexGSI1).
+		Range(AttrGSI1SK, dynamo.Equal, DocumentLatestGSI1SK).One(ctx, &it)
+	if errors.Is(err, dynamo.ErrNotFound) {
+		return DocumentHeader{}, notFound(doc)
+	}
+	if err != nil {
+		return DocumentHeader{}, fmt.Errorf("latest document %s by index: %w", doc, err)
+	}
+	return it.Header(), nil
+}
+
+// Versions is a document's latest record beside its historical ones.
+type Versions struct {
+	Latest  DocumentHeader
+	History []DocumentHeader
+}
+
+// Versions compares the latest document with its historical versions, read
+// with one Query on the "DOCUMENT#" sort keys. from and to, when set, keep
+// only versions whose asOf lies between them, every version of the end date
+// included. It returns ENOTFOUND for an unknown document.
+func (s *Store) Versions(ctx context.Context, doc string, from, to Date) (Versions, error) {
+	var items []Item
+	err := s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.BeginsWith, DocumentPrefix).Consistent(true).All(ctx, &items)
+	if err != nil {
+		return Versions{}, fmt.Errorf("versions of document %s: %w", doc, err)
+	}
+	var v Versions
+	found := false
+	lo, hi := DocumentHistoryRange(from, to)
+	for i := range items {
+		it := &items[i]
+		if it.SK == DocumentLatestSK {
+			v.Latest, found = it.Header(), true
+		} else if it.SK >= lo && it.SK <= hi {
+			v.History = append(v.History, it.Header())
+		}
+	}
+	if !found {
+		return Versions{}, notFound(doc)
+	}
+	return v, nil
+}
+
+// HistoryBetween returns the historical document records whose asOf lies
+// between from and to (every version of the end date included), read with one
+// Query using BETWEEN on the sort key. An unknown document has none.
+func (s *Store) HistoryBetween(ctx context.Context, doc string, from, to Date) ([]DocumentHeader, error) {
+	lo, hi := DocumentHistoryRange(from, to)
+	var items []Item
+	err := s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.Between, lo, hi).Consistent(true).All(ctx, &items)
+	if err != nil {
+		return nil, fmt.Errorf("history of document %s: %w", doc, err)
+	}
+	out := make([]DocumentHeader, 0, len(items))
+	for i := range items {
+		out = append(out, items[i].Header())
+	}
+	return out, nil
+}
+
+// Version returns version n of a document whole, positions included: one
+// Query finds the version's record, one more reads its partition.
+// It returns ENOTFOUND if the document or the version does not exist.
+func (s *Store) Version(ctx context.Context, doc string, n int) (Document, error) {
+	var items []Item
+	err := s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.BeginsWith, DocumentPrefix).
+		Filter("$ = ?", "Version", n).Consistent(true).All(ctx, &items)
+	if err != nil {
+		return Document{}, fmt.Errorf("version %d of document %s: %w", n, doc, err)
+	}
+	for _, it := range items {
+		if it.SK != DocumentLatestSK {
+			return s.readVersion(ctx, doc, it.CommitID)
+		}
+	}
+	return Document{}, Errorf(ENOTFOUND, "document %s has no version %d", doc, n)
+}
+
+// FundDocuments lists a fund's documents with asOf between from and to
+// (either may be zero), optionally of one kind, with one Query on the fund
+// partition. Each page reads at most limit index entries.
+func (s *Store) FundDocuments(ctx context.Context, fundID string, from, to Date, kind Kind, limit int, start PageKey) ([]DocumentHeader, PageKey, error) {
+	lo, hi := FundDocumentRange(from, to)
+	q := s.table.Get(AttrPK, FundPK(fundID)).Range(AttrSK, dynamo.Between, lo, hi)
+	if kind != "" {
+		q = q.Filter("$ = ?", "Kind", string(kind))
+	}
+	var items []Item
+	next, err := QueryPage(ctx, q, limit, start, &items)
+	if err != nil {
+		return nil, nil, fmt.Errorf("documents of fund %s: %w", fundID, err)
+	}
+	out := make([]DocumentHeader, 0, len(items))
+	for i := range items {
+		out = append(out, items[i].Header())
+	}
+	return out, next, nil
+}
+
+// Items lists the document's position items in sort-key order: capital
+// calls, then distributions, then unfunded commitments, each by position.
+func (d *Document) Items() []PositionItem {
+	var out []PositionItem
+	for _, it := range positionItems(d, true) {
+		out = append(out, it.PositionItem())
+	}
+	sortItems(out)
+	return out
+}
+
+// sortItems orders items as their latest-view sort keys do: by kind, then position.
+func sortItems(items []PositionItem) {
+	sort.Slice(items, func(i, j int) bool {
+		if items[i].Kind != items[j].Kind {
+			return items[i].Kind < items[j].Kind
+		}
+		return items[i].PositionID < items[j].PositionID
+	})
+}
+
+// FundExists reports whether a fund has ever had a document, with one GetItem.
+func (s *Store) FundExists(ctx context.Context, fundID string) (bool, error) {
+	var it Item
+	err := s.table.Get(AttrPK, FundPK(fundID)).Range(AttrSK, dynamo.Equal, FundSK).One(ctx, &it)
+	if errors.Is(err, dynamo.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("fund %s: %w", fundID, err)
+	}
+	return true, nil
+}

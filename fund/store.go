@@ -1,0 +1,418 @@
+package fund
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/guregu/dynamo/v2"
+	"golang.org/x/sync/errgroup"
+)
+
+// Store keeps documents, their versions and their position items in one
+// DynamoDB table. It is safe for concurrent use.
+type Store struct {
+	db    *dynamo.DB
+	table dynamo.Table
+	name  string
+
+	// MaxPositions bounds the positions of one document.
+	MaxPositions int
+	// Parallelism bounds concurrent DynamoDB writes of one ingest.
+	Parallelism int
+	// Now is the clock; tests may replace it.
+	Now func() time.Time
+}
+
+// NewStore returns a Store on the named table.
+func NewStore(db *dynamo.DB, table string) *Store {
+	return &Store{
+		db: db, table: db.Table(table), name: table,
+		MaxPositions: DefaultMaxPositions, Parallelism: 4,
+		Now: func() time.Time { return time.Now().UTC().Truncate(time.Millisecond) },
+	}
+}
+
+// Table returns the underlying table, for the packages that query its indexes.
+func (s *Store) Table() dynamo.Table { return s.table }
+
+// TableName returns the table's name.
+func (s *Store) TableName() string { return s.name }
+
+// CreateTable creates the table and both indexes if the table does not exist,
+// and waits until it is active. It is idempotent.
+func (s *Store) CreateTable(ctx context.Context) error {
+	str := types.ScalarAttributeTypeS
+	key := func(pk, sk string) []types.KeySchemaElement {
+		return []types.KeySchemaElement{{AttributeName: aws.String(pk), KeyType: types.KeyTypeHash}, {AttributeName: aws.String(sk), KeyType: types.KeyTypeRange}}
+	}
+	all := &types.Projection{ProjectionType: types.ProjectionTypeAll}
+	attrs := []types.AttributeDefinition{}
+	for _, a := range []string{AttrPK, AttrSK, AttrGSI1PK, AttrGSI1SK, AttrGSI2PK, AttrGSI2SK} {
+		attrs = append(attrs, types.AttributeDefinition{AttributeName: aws.String(a), AttributeType: str})
+	}
+	_, err := s.db.Client().CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:            aws.String(s.name),
+		BillingMode:          types.BillingModePayPerRequest,
+		AttributeDefinitions: attrs,
+		KeySchema:            key(AttrPK, AttrSK),
+		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{
+			{IndexName: aws.String(IndexGSI1), KeySchema: key(AttrGSI1PK, AttrGSI1SK), Projection: all},
+			{IndexName: aws.String(IndexGSI2), KeySchema: key(AttrGSI2PK, AttrGSI2SK), Projection: all},
+		},
+	})
+	var inUse *types.ResourceInUseException
+	if err != nil && !errors.As(err, &inUse) {
+		return fmt.Errorf("create table %s: %w", s.name, err)
+	}
+	return s.table.Wait(ctx)
+}
+
+// Describe returns the table's description.
+func (s *Store) Describe(ctx context.Context) (dynamo.Description, error) {
+	return s.table.Describe().Run(ctx)
+}
+
+// Ping checks that the table is reachable with a DescribeTable call (never a
+// Scan). It returns EUNAVAILABLE when it is not.
+func (s *Store) Ping(ctx context.Context) error {
+	if _, err := s.Describe(ctx); err != nil {
+		return &Error{Code: EUNAVAILABLE, Message: "the table is not reachable"}
+	}
+	return nil
+}
+
+// maxCommitAttempts bounds how often a writer without If-Match re-reads the
+// head after losing a race to another writer.
+const maxCommitAttempts = 25
+
+// Restate creates or restates a document: it stores d as version N+1 and
+// returns it with its server-owned fields set.
+//
+// ifMatch, when not nil, is the version the caller last saw (0 for "must not
+// exist yet"); Restate returns EPRECONDITION if it is not the current one.
+// Without it, concurrent writers are serialized and each gets its own version.
+// It returns EINVALID for a document that breaks a rule, ECONFLICT if the
+// document belongs to another fund or a position to another investor.
+//
+// See docs/commit-protocol.md for why a reader never sees a mix of versions
+// and why retrying an interrupted call completes it.
+func (s *Store) Restate(ctx context.Context, d Document, ifMatch *int) (Document, error) {
+	d.Normalize()
+	if err := d.Validate(s.MaxPositions); err != nil {
+		return Document{}, err
+	}
+	hash, err := contentHash(d)
+	if err != nil {
+		return Document{}, err
+	}
+	for attempt := 1; ; attempt++ {
+		head, err := s.head(ctx, d.ID)
+		if err != nil {
+			return Document{}, err
+		}
+		current := 0
+		if head != nil {
+			current = head.Version
+		}
+		if ifMatch != nil && *ifMatch != current {
+			return Document{}, Errorf(EPRECONDITION, "document %s is at version %d, not %d", d.ID, current, *ifMatch)
+		}
+		if head != nil && head.FundID != d.FundID {
+			return Document{}, Errorf(ECONFLICT, "document %s belongs to fund %s; a restatement cannot move it to %s", d.ID, head.FundID, d.FundID)
+		}
+		if head != nil && !head.Materialized && head.ContentHash == hash {
+			// The same content was committed by a call that died before
+			// finishing the latest view: finish it rather than add a version.
+			d.Version, d.CommitID, d.CreatedAt = head.Version, head.CommitID, head.CreatedAt
+			return d, s.materialize(ctx, &d)
+		}
+
+		d.Version, d.CreatedAt = current+1, s.Now()
+		d.CommitID = fmt.Sprintf("%d-%s", d.Version, randomHex(6))
+		if err := s.stage(ctx, &d); err != nil {
+			return Document{}, err
+		}
+		err = s.commit(ctx, &d, head, hash)
+		if dynamo.IsCondCheckFailed(err) {
+			s.discardStaged(ctx, &d)
+			if ifMatch != nil {
+				return Document{}, Errorf(EPRECONDITION, "document %s changed while writing version %d", d.ID, d.Version)
+			}
+			if attempt < maxCommitAttempts {
+				continue
+			}
+			return Document{}, Errorf(ECONFLICT, "document %s is being written by too many callers at once; retry", d.ID)
+		}
+		if err != nil {
+			return Document{}, fmt.Errorf("commit document %s version %d: %w", d.ID, d.Version, err)
+		}
+		return d, s.materialize(ctx, &d)
+	}
+}
+
+// head reads the commit head of a document, or nil if it has none.
+func (s *Store) head(ctx context.Context, doc string) (*Item, error) {
+	var h Item
+	err := s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.Equal, HeadSK).Consistent(true).One(ctx, &h)
+	if errors.Is(err, dynamo.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read head of document %s: %w", doc, err)
+	}
+	return &h, nil
+}
+
+// stage writes everything that must exist before the commit can flip: the
+// version's immutable items in their own partition (invisible to readers
+// until the head points at them) and the fund's collection items.
+func (s *Store) stage(ctx context.Context, d *Document) error {
+	if err := s.registerPositions(ctx, d); err != nil {
+		return err
+	}
+	pk := VersionPK(d.ID, d.CommitID)
+	items := []any{documentItem(d, pk, VersionDocumentSK)}
+	if d.CapitalActivity != nil {
+		items = append(items, activityItem(d, pk, VersionCapitalActivitySK))
+	}
+	for _, it := range positionItems(d, false) {
+		items = append(items, it)
+	}
+	if err := s.batchPut(ctx, items); err != nil {
+		return fmt.Errorf("stage document %s version %d: %w", d.ID, d.Version, err)
+	}
+	return nil
+}
+
+// registerPositions records the fund and each position (fund + investor) in
+// the fund partition. A position ID already registered to another investor
+// is ECONFLICT, so no document can move money between investors.
+func (s *Store) registerPositions(ctx context.Context, d *Document) error {
+	keys := make([]dynamo.Keyed, 0, len(d.Positions))
+	for _, p := range d.Positions {
+		keys = append(keys, dynamo.Keys{FundPK(d.FundID), FundPositionSK(p.ID)})
+	}
+	var known []Item
+	if len(keys) > 0 {
+		err := s.table.Batch(AttrPK, AttrSK).Get(keys...).Consistent(true).All(ctx, &known)
+		if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+			return fmt.Errorf("read positions of fund %s: %w", d.FundID, err)
+		}
+	}
+	registered := make(map[string]string, len(known))
+	for _, k := range known {
+		registered[k.PositionID] = k.InvestorID
+	}
+	items := []any{Item{PK: FundPK(d.FundID), SK: FundSK, Type: TypeFund, FundID: d.FundID, Currency: d.Currency}}
+	for _, p := range d.Positions {
+		inv, ok := registered[p.ID]
+		if ok && inv != p.InvestorID {
+			return &Error{Code: ECONFLICT, Field: "positions", Message: fmt.Sprintf("position %s of fund %s belongs to investor %s, not %s", p.ID, d.FundID, inv, p.InvestorID)}
+		}
+		if !ok {
+			items = append(items, Item{
+				PK: FundPK(d.FundID), SK: FundPositionSK(p.ID), Type: TypePosition,
+				GSI2PK: InvestorGSI2PK(p.InvestorID), GSI2SK: InvestorPositionGSI2SK(p.ID),
+				FundID: d.FundID, InvestorID: p.InvestorID, PositionID: p.ID, Currency: d.Currency,
+				CreatedAt: d.CreatedAt,
+			})
+		}
+	}
+	return s.batchPut(ctx, items)
+}
+
+// commit flips the head to d in one transaction, together with every
+// document-level item of the latest view, the version's history records and
+// the fund's index entry. It fails the condition check if another writer
+// moved the head since it was read.
+func (s *Store) commit(ctx context.Context, d *Document, prev *Item, hash string) error {
+	head := Item{
+		PK: DocPK(d.ID), SK: HeadSK, Type: TypeHead, DocumentID: d.ID, FundID: d.FundID,
+		AsOf: d.AsOf, Version: d.Version, CommitID: d.CommitID, ContentHash: hash,
+		PositionCount: len(d.Positions), CreatedAt: d.CreatedAt,
+	}
+	put := s.table.Put(head)
+	if prev == nil {
+		put = put.If("attribute_not_exists($)", AttrPK)
+	} else {
+		put = put.If("$ = ?", "Version", prev.Version)
+	}
+	latest := documentItem(d, DocPK(d.ID), DocumentLatestSK)
+	latest.GSI1PK, latest.GSI1SK = DocumentLatestGSI1PK(d.ID), DocumentLatestGSI1SK
+	index := documentItem(d, FundPK(d.FundID), FundDocumentSK(d.AsOf, d.ID))
+	index.Type = TypeDocumentIndex
+
+	tx := s.db.WriteTx().Put(put).
+		Put(s.table.Put(latest)).
+		Put(s.table.Put(documentItem(d, DocPK(d.ID), DocumentHistorySK(d.AsOf, d.Version)))).
+		Put(s.table.Put(index))
+	if d.CapitalActivity != nil {
+		tx = tx.Put(s.table.Put(activityItem(d, DocPK(d.ID), CapitalActivityLatestSK))).
+			Put(s.table.Put(activityItem(d, DocPK(d.ID), CapitalActivityHistorySK(d.CapitalActivity.Date, d.Version))))
+	} else {
+		tx = tx.Delete(s.table.Delete(AttrPK, DocPK(d.ID)).Range(AttrSK, CapitalActivityLatestSK))
+	}
+	if prev != nil && prev.AsOf != d.AsOf {
+		tx = tx.Delete(s.table.Delete(AttrPK, FundPK(d.FundID)).Range(AttrSK, FundDocumentSK(prev.AsOf, d.ID)))
+	}
+	return tx.Run(ctx)
+}
+
+// materialize brings the latest view of the document partition to d's
+// version, then marks the head materialized. Every write is conditional on
+// not overwriting a newer version, so a slow writer cannot undo a faster one;
+// if a newer version has taken over, materialize stops quietly.
+func (s *Store) materialize(ctx context.Context, d *Document) error {
+	var existing []Item
+	err := s.table.Get(AttrPK, DocPK(d.ID)).
+		Project(AttrPK, AttrSK, "Type", "Version", "Tombstone", "PositionID").
+		Consistent(true).All(ctx, &existing)
+	if err != nil {
+		return fmt.Errorf("read latest view of document %s: %w", d.ID, err)
+	}
+	type op struct {
+		put *Item
+		del *Item
+	}
+	byPosition := map[string][]op{}
+	var order []string
+	add := func(pos string, o op) {
+		if _, ok := byPosition[pos]; !ok {
+			order = append(order, pos)
+		}
+		byPosition[pos] = append(byPosition[pos], o)
+	}
+	wanted := map[string]bool{}
+	have := map[string]Item{}
+	for _, it := range existing {
+		if _, ok := ItemKindOfType(it.Type); ok {
+			have[it.SK] = it
+		}
+	}
+	for _, it := range positionItems(d, true) {
+		it := it
+		wanted[it.SK] = true
+		if old, ok := have[it.SK]; ok && old.Version == d.Version && !old.Tombstone {
+			continue // written by an earlier, interrupted attempt
+		}
+		add(it.PositionID, op{put: &it})
+	}
+	for sk, old := range have {
+		switch {
+		case wanted[sk] || old.Version >= d.Version:
+		case old.Tombstone:
+			// Absent in the previous version and in this one: nothing can read it.
+			o := old
+			add(old.PositionID, op{del: &o})
+		default:
+			// Present in the previous version, dropped by this one.
+			add(old.PositionID, op{put: &Item{
+				PK: old.PK, SK: old.SK, Type: old.Type, DocumentID: d.ID, PositionID: old.PositionID,
+				Version: d.Version, Tombstone: true,
+			}})
+		}
+	}
+
+	// One transaction holds whole positions, so a position's items in a
+	// document always change together.
+	var batches [][]op
+	var cur []op
+	for _, pos := range order {
+		ops := byPosition[pos]
+		if len(cur)+len(ops) > 100 {
+			batches = append(batches, cur)
+			cur = nil
+		}
+		cur = append(cur, ops...)
+	}
+	if len(cur) > 0 {
+		batches = append(batches, cur)
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(s.parallelism())
+	for _, batch := range batches {
+		g.Go(func() error {
+			tx := s.db.WriteTx()
+			for _, o := range batch {
+				if o.put != nil {
+					tx = tx.Put(s.table.Put(*o.put).If("attribute_not_exists($) OR $ <= ?", AttrPK, "Version", d.Version))
+				} else {
+					tx = tx.Delete(s.table.Delete(AttrPK, o.del.PK).Range(AttrSK, o.del.SK).If("$ < ?", "Version", d.Version))
+				}
+			}
+			return tx.Run(gctx)
+		})
+	}
+	if err := g.Wait(); err != nil {
+		if dynamo.IsCondCheckFailed(err) {
+			return nil // a newer version owns the latest view now
+		}
+		return fmt.Errorf("materialize document %s version %d: %w", d.ID, d.Version, err)
+	}
+	err = s.table.Update(AttrPK, DocPK(d.ID)).Range(AttrSK, HeadSK).
+		Set("Materialized", true).If("$ = ?", "Version", d.Version).Run(ctx)
+	if err != nil && !dynamo.IsCondCheckFailed(err) {
+		return fmt.Errorf("mark document %s version %d materialized: %w", d.ID, d.Version, err)
+	}
+	return nil
+}
+
+// discardStaged deletes the items of a version that lost the race to commit.
+// It is best effort: an unreferenced version partition is invisible anyway.
+func (s *Store) discardStaged(ctx context.Context, d *Document) {
+	pk := VersionPK(d.ID, d.CommitID)
+	var keys []dynamo.Keyed
+	keys = append(keys, dynamo.Keys{pk, VersionDocumentSK}, dynamo.Keys{pk, VersionCapitalActivitySK})
+	for _, it := range positionItems(d, false) {
+		keys = append(keys, dynamo.Keys{it.PK, it.SK})
+	}
+	_, _ = s.table.Batch(AttrPK, AttrSK).Write().Delete(keys...).Run(ctx)
+}
+
+// batchPut writes items with BatchWriteItem, several batches at a time.
+func (s *Store) batchPut(ctx context.Context, items []any) error {
+	const chunk = 25 * 4
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(s.parallelism())
+	for i := 0; i < len(items); i += chunk {
+		part := items[i:min(i+chunk, len(items))]
+		g.Go(func() error {
+			_, err := s.table.Batch(AttrPK, AttrSK).Write().Put(part...).Run(gctx)
+			return err
+		})
+	}
+	return g.Wait()
+}
+
+func (s *Store) parallelism() int {
+	if s.Parallelism < 1 {
+		return 1
+	}
+	return s.Parallelism
+}
+
+// contentHash identifies what the caller sent, apart from server-owned fields.
+func contentHash(d Document) (string, error) {
+	d.Version, d.CommitID, d.CreatedAt = 0, "", time.Time{}
+	b, err := json.Marshal(d)
+	if err != nil {
+		return "", fmt.Errorf("hash document %s: %w", d.ID, err)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}

@@ -1,0 +1,132 @@
+// Package positions serves the position pivot: a position's items across
+// documents (GSI2), the positions of a fund or an investor, and per-position
+// analysis of a document.
+package positions
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/fundsvc/fundsvc/fund"
+	"github.com/guregu/dynamo/v2"
+)
+
+// Store reads positions from the fund table.
+type Store struct {
+	table dynamo.Table
+}
+
+// NewStore returns a Store over the table of s.
+func NewStore(s *fund.Store) *Store { return &Store{table: s.Table()} }
+
+// Registered is a position as the fund partition records it: one fund plus
+// one investor.
+type Registered struct {
+	PositionID string
+	FundID     string
+	InvestorID string
+	Currency   string
+	CreatedAt  time.Time
+}
+
+func registered(it *fund.Item) Registered {
+	return Registered{PositionID: it.PositionID, FundID: it.FundID, InvestorID: it.InvestorID, Currency: it.Currency, CreatedAt: it.CreatedAt}
+}
+
+// Items lists a position's latest items across every document with one
+// Query of GSI2 (POSITION#<pos>), ordered by kind then document; kind, when
+// set, keeps one kind through a terminated sort-key prefix. Each item carries
+// the document version it came from; the items of one position in one
+// document are always written together, so they show one version.
+func (s *Store) Items(ctx context.Context, pos string, kind fund.ItemKind, limit int, start fund.PageKey) ([]fund.PositionItem, fund.PageKey, error) {
+	q := s.table.Get(fund.AttrGSI2PK, fund.PositionGSI2PK(pos)).Index(fund.IndexGSI2)
+	if kind != "" {
+		q = q.Range(fund.AttrGSI2SK, dynamo.BeginsWith, fund.PositionKindPrefix(kind))
+	}
+	var items []fund.Item
+	next, err := fund.QueryPage(ctx, q, limit, start, &items)
+	if err != nil {
+		return nil, nil, fmt.Errorf("items of position %s: %w", pos, err)
+	}
+	out := make([]fund.PositionItem, 0, len(items))
+	for i := range items {
+		out = append(out, items[i].PositionItem())
+	}
+	return out, next, nil
+}
+
+// CapitalCallIn returns a position's capital call in one document with one
+// Query of GSI1 (CAPITAL_CALL#<pos>#<doc>). It returns ENOTFOUND if there is
+// none.
+func (s *Store) CapitalCallIn(ctx context.Context, pos, doc string) (fund.PositionItem, error) {
+	var it fund.Item
+	err := s.table.Get(fund.AttrGSI1PK, fund.PositionItemGSI1PK(fund.CapitalCall, pos, doc)).
+		Index(fund.IndexGSI1).Range(fund.AttrGSI1SK, dynamo.Equal, fund.GSI1LatestSK).One(ctx, &it)
+	if errors.Is(err, dynamo.ErrNotFound) {
+		return fund.PositionItem{}, fund.Errorf(fund.ENOTFOUND, "no capital call for position %s in document %s", pos, doc)
+	}
+	if err != nil {
+		return fund.PositionItem{}, fmt.Errorf("capital call of position %s in document %s: %w", pos, doc, err)
+	}
+	return it.PositionItem(), nil
+}
+
+// OfInvestor lists an investor's positions with one Query of GSI2
+// (INVESTOR#<inv>).
+func (s *Store) OfInvestor(ctx context.Context, inv string, limit int, start fund.PageKey) ([]Registered, fund.PageKey, error) {
+	q := s.table.Get(fund.AttrGSI2PK, fund.InvestorGSI2PK(inv)).Index(fund.IndexGSI2)
+	return s.list(ctx, q, limit, start, "positions of investor "+inv)
+}
+
+// OfFund lists a fund's positions with one Query of the fund partition.
+func (s *Store) OfFund(ctx context.Context, fundID string, limit int, start fund.PageKey) ([]Registered, fund.PageKey, error) {
+	q := s.table.Get(fund.AttrPK, fund.FundPK(fundID)).Range(fund.AttrSK, dynamo.BeginsWith, fund.FundPositionPrefix)
+	return s.list(ctx, q, limit, start, "positions of fund "+fundID)
+}
+
+func (s *Store) list(ctx context.Context, q *dynamo.Query, limit int, start fund.PageKey, what string) ([]Registered, fund.PageKey, error) {
+	var items []fund.Item
+	next, err := fund.QueryPage(ctx, q, limit, start, &items)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", what, err)
+	}
+	out := make([]Registered, 0, len(items))
+	for i := range items {
+		out = append(out, registered(&items[i]))
+	}
+	return out, next, nil
+}
+
+// Analysis is what one document reports for one position: how many items of
+// each kind and their exact totals.
+type Analysis struct {
+	PositionID          string
+	InvestorID          string
+	CapitalCalls        int
+	TotalCalled         fund.Money
+	Distributions       int
+	TotalDistributed    fund.Money
+	UnfundedCommitments int
+	TotalUnfunded       fund.Money
+}
+
+// Analyze computes the per-position analysis of one document version.
+func Analyze(d fund.Document) []Analysis {
+	out := make([]Analysis, 0, len(d.Positions))
+	for _, p := range d.Positions {
+		a := Analysis{PositionID: p.ID, InvestorID: p.InvestorID}
+		if c := p.CapitalCall; c != nil {
+			a.CapitalCalls, a.TotalCalled = a.CapitalCalls+1, a.TotalCalled.Add(c.Amount)
+		}
+		if x := p.Distribution; x != nil {
+			a.Distributions, a.TotalDistributed = a.Distributions+1, a.TotalDistributed.Add(x.Amount)
+		}
+		if u := p.UnfundedCommitment; u != nil {
+			a.UnfundedCommitments, a.TotalUnfunded = a.UnfundedCommitments+1, a.TotalUnfunded.Add(u.Amount)
+		}
+		out = append(out, a)
+	}
+	return out
+}
