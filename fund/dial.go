@@ -1,0 +1,19 @@
+package fund
+
+import (
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/guregu/dynamo/v2"
+)
+
+// NewDB returns a DynamoDB client for cfg with fundsvc's retry policy:
+// throttling, 5xx and transaction conflicts are retried with exponential
+// backoff and jitter; condition-check failures are not (they are answers).
+func NewDB(cfg aws.Config) *dynamo.DB {
+	return dynamo.New(cfg, func(o *dynamodb.Options) {
+		o.Retryer = retry.NewStandard(dynamo.RetryTxConflicts, func(so *retry.StandardOptions) {
+			so.MaxAttempts = 8
+		})
+	})
+}

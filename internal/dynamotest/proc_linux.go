@@ -1,0 +1,14 @@
+package dynamotest
+
+import "syscall"
+
+// sysProcAttr puts the JVM in a process group of its own and has the kernel
+// kill it when the test binary dies without calling Stop (a test timeout's
+// panic, a Ctrl-C, a crash), so no DynamoDB Local outlives its tests.
+//
+// Pdeathsig fires when the OS thread that started the child exits, not the
+// process. The Go runtime only ends a thread when a goroutine exits while
+// locked to it (runtime.LockOSThread), which tests here do not do.
+func sysProcAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+}

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package dynamotest
+
+func processGroupExists(int) bool { return false }
