@@ -158,7 +158,7 @@ func (s *server) getOverview(c *gin.Context) {
 	}
 	resp := overviewResponse{DocumentID: id}
 	var doc fund.Document
-	var page []fund.Position
+	var items []fund.PositionItem
 	more := false
 	if cur.Commit == "" {
 		snap, err := s.docs.Overview(c.Request.Context(), id)
@@ -180,37 +180,33 @@ func (s *server) getOverview(c *gin.Context) {
 		for _, a := range snap.Activities {
 			resp.CapitalActivities.Historical = append(resp.CapitalActivities.Historical, *toActivity(a.CapitalActivity, a.Version))
 		}
-		page = doc.Positions
-		if len(page) > limit {
-			page, more = page[:limit], true
+		page := doc
+		if len(page.Positions) > limit {
+			page.Positions, more = page.Positions[:limit], true
 		}
+		items = page.Items()
 	} else {
 		var err error
-		page, more, err = s.docs.PositionsAfter(c.Request.Context(), id, cur.Commit, cur.After, limit)
+		items, more, err = s.docs.PositionsAfter(c.Request.Context(), id, cur.Commit, cur.After, limit)
 		if err != nil {
 			writeError(c, err)
 			return
 		}
-		doc = fund.Document{ID: id, Version: cur.Version}
-		if len(page) > 0 {
-			// The items carry their document's fund, as-of date and currency.
-			v, _ := s.docs.Version(c.Request.Context(), id, cur.Version)
-			doc.FundID, doc.AsOf, doc.Currency = v.FundID, v.AsOf, v.Currency
-		}
-		doc.CommitID = cur.Commit
+		doc = fund.Document{ID: id, Version: cur.Version, CommitID: cur.Commit}
 	}
 	resp.Version = doc.Version
-	resp.Positions = groupPositions(doc, page)
+	var last string
+	resp.Positions, last = groupItems(items)
 	if more {
-		resp.Next = s.cursors.encode(cursor{Query: query, Commit: doc.CommitID, Version: doc.Version, After: page[len(page)-1].ID})
+		resp.Next = s.cursors.encode(cursor{Query: query, Commit: doc.CommitID, Version: doc.Version, After: last})
 	}
 	setETag(c, doc.Version)
 	c.JSON(http.StatusOK, resp)
 }
 
-// getVersions compares the latest document with its historical versions;
-// with from or to it lists the historical versions whose asOf lies between
-// them (every version of the end date included).
+// getVersions compares the latest document with its earlier versions; with
+// from or to it lists the record of every version whose asOf lies between
+// them (every version of the end date included, the current one too).
 func (s *server) getVersions(c *gin.Context) {
 	id, ok := param(c, "documentId")
 	if !ok {
@@ -229,7 +225,7 @@ func (s *server) getVersions(c *gin.Context) {
 	resp := response{DocumentID: id, Historical: []documentHeader{}}
 	var history []fund.DocumentHeader
 	if from.IsZero() && to.IsZero() {
-		v, err := s.docs.Versions(ctx, id, from, to)
+		v, err := s.docs.Versions(ctx, id)
 		if err != nil {
 			writeError(c, err)
 			return
@@ -237,6 +233,9 @@ func (s *server) getVersions(c *gin.Context) {
 		latest := toHeader(v.Latest, "Active")
 		resp.Latest, history = &latest, v.History
 		setETag(c, v.Latest.Version)
+		for _, h := range history {
+			resp.Historical = append(resp.Historical, toHeader(h, "Historical"))
+		}
 	} else {
 		var err error
 		if history, err = s.docs.HistoryBetween(ctx, id, from, to); err != nil {
@@ -249,9 +248,10 @@ func (s *server) getVersions(c *gin.Context) {
 				return
 			}
 		}
-	}
-	for _, h := range history {
-		resp.Historical = append(resp.Historical, toHeader(h, "Historical"))
+		// Every version's record in the range, the current one included.
+		for _, h := range history {
+			resp.Historical = append(resp.Historical, toHeader(h, ""))
+		}
 	}
 	c.JSON(http.StatusOK, resp)
 }
@@ -466,7 +466,8 @@ func (s *server) listInvestorPositions(c *gin.Context) {
 }
 
 // listPositionItems lists a position's items across documents, optionally
-// of one type.
+// of one type. A position with no items at all is 404; one with none of the
+// type asked for is an empty list.
 func (s *server) listPositionItems(c *gin.Context) {
 	pos, ok := param(c, "positionId")
 	if !ok {
@@ -485,7 +486,7 @@ func (s *server) positionItems(c *gin.Context, pos string, kind fund.ItemKind, q
 		return
 	}
 	items, next, err := s.positions.Items(c.Request.Context(), pos, kind, limit, stringsToKey(cur.Key))
-	if err == nil && len(items) == 0 && cur.Key == nil {
+	if err == nil && len(items) == 0 && cur.Key == nil && kind == "" {
 		err = fund.Errorf(fund.ENOTFOUND, "position %s has no items", pos)
 	}
 	if err != nil {

@@ -48,9 +48,12 @@ type Problem struct {
 func writeError(c *gin.Context, err error) {
 	var e *fund.Error
 	if !errors.As(err, &e) {
-		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		switch {
+		case fund.Throttled(err):
+			e = &fund.Error{Code: fund.EUNAVAILABLE, Message: "the store is busy; retry after the time in Retry-After"}
+		case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
 			e = &fund.Error{Code: fund.EUNAVAILABLE, Message: "the request timed out"}
-		} else {
+		default:
 			e = &fund.Error{Code: fund.EINTERNAL, Message: "an internal error occurred; it has been logged"}
 		}
 		logger(c).Error("request failed", slog.String("error", err.Error()))

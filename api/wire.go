@@ -27,10 +27,10 @@ type documentRequest struct {
 }
 
 type activityRequest struct {
-	Amount      *amount `json:"amount"`
-	Status      string  `json:"status"`
-	Date        string  `json:"date"`
-	Description string  `json:"description"`
+	Amount      amount `json:"amount"`
+	Status      string `json:"status"`
+	Date        string `json:"date"`
+	Description string `json:"description"`
 }
 
 // positionWire is a position in a request and in a version's response.
@@ -43,57 +43,71 @@ type positionWire struct {
 }
 
 type callWire struct {
-	Amount        *amount `json:"amount"`
-	Status        string  `json:"status,omitempty"`
-	DueDate       string  `json:"dueDate,omitempty"`
-	Investment    *amount `json:"investment,omitempty"`
-	ManagementFee *amount `json:"managementFee,omitempty"`
-	FundExpenses  *amount `json:"fundExpenses,omitempty"`
+	Amount        amount `json:"amount"`
+	Status        string `json:"status,omitempty"`
+	DueDate       string `json:"dueDate,omitempty"`
+	Investment    amount `json:"investment,omitzero"`
+	ManagementFee amount `json:"managementFee,omitzero"`
+	FundExpenses  amount `json:"fundExpenses,omitzero"`
 }
 
 type distWire struct {
-	Amount          *amount `json:"amount"`
-	Status          string  `json:"status,omitempty"`
-	Date            string  `json:"date,omitempty"`
-	ReturnOfCapital *amount `json:"returnOfCapital,omitempty"`
-	RealizedGain    *amount `json:"realizedGain,omitempty"`
-	Income          *amount `json:"income,omitempty"`
-	Recallable      *amount `json:"recallable,omitempty"`
-	Withholding     *amount `json:"withholding,omitempty"`
+	Amount          amount `json:"amount"`
+	Status          string `json:"status,omitempty"`
+	Date            string `json:"date,omitempty"`
+	ReturnOfCapital amount `json:"returnOfCapital,omitzero"`
+	RealizedGain    amount `json:"realizedGain,omitzero"`
+	Income          amount `json:"income,omitzero"`
+	Recallable      amount `json:"recallable,omitzero"`
+	Withholding     amount `json:"withholding,omitzero"`
 }
 
 type unfundedWire struct {
-	Amount     *amount `json:"amount"`
-	Commitment *amount `json:"commitment,omitempty"`
-	Status     string  `json:"status,omitempty"`
+	Amount     amount `json:"amount"`
+	Commitment amount `json:"commitment,omitzero"`
+	Status     string `json:"status,omitempty"`
 }
 
-// amount is a money field of a request. Decoding never fails on it, so that
-// the conversion to the domain can name the offending field; a null or
-// missing amount stays nil.
+// amount is a money field on the wire. Decoding never fails on it, so that
+// the conversion to the domain can name the offending field; it remembers
+// whether the field was present and whether it was null, which no amount
+// may be.
 type amount struct {
-	m   fund.Money
-	err error
+	m         fund.Money
+	set, null bool
+	err       error
 }
 
+// UnmarshalJSON is called for null too, because amount is not a pointer.
 func (a *amount) UnmarshalJSON(b []byte) error {
+	a.set = true
+	if string(b) == "null" {
+		a.null = true
+		return nil
+	}
 	a.err = a.m.UnmarshalJSON(b)
 	return nil
 }
 
 func (a amount) MarshalJSON() ([]byte, error) { return a.m.MarshalJSON() }
 
-func wrap(m *fund.Money) *amount {
+// IsZero makes an absent amount disappear from responses (omitzero).
+func (a amount) IsZero() bool { return !a.set }
+
+func wrap(m *fund.Money) amount {
 	if m == nil {
-		return nil
+		return amount{}
 	}
-	return &amount{m: *m}
+	return amount{m: *m, set: true}
 }
 
 // optional converts an optional amount, naming field in any error.
-func optional(field string, a *amount) (*fund.Money, error) {
-	if a == nil {
+func optional(field string, a amount) (*fund.Money, error) {
+	if !a.set {
 		return nil, nil
+	}
+	if a.null {
+		return nil, fund.Invalid(field, "may not be null; leave the field out instead")
 	}
 	if a.err != nil {
 		return nil, fund.Invalid(field, "%s", a.err.(*fund.Error).Message)
@@ -103,8 +117,8 @@ func optional(field string, a *amount) (*fund.Money, error) {
 }
 
 // required converts a mandatory amount, naming field in any error.
-func required(field string, a *amount) (fund.Money, error) {
-	if a == nil {
+func required(field string, a amount) (fund.Money, error) {
+	if !a.set || a.null {
 		return fund.Money{}, fund.Invalid(field, "is required and may not be null")
 	}
 	m, err := optional(field, a)
@@ -196,7 +210,7 @@ func (p *positionWire) toPosition(field string) (fund.Position, error) {
 		}
 		for _, o := range []struct {
 			name string
-			in   *amount
+			in   amount
 			out  **fund.Money
 		}{{"investment", c.Investment, &item.Investment}, {"managementFee", c.ManagementFee, &item.ManagementFee}, {"fundExpenses", c.FundExpenses, &item.FundExpenses}} {
 			if *o.out, err = optional(f+"."+o.name, o.in); err != nil {
@@ -216,7 +230,7 @@ func (p *positionWire) toPosition(field string) (fund.Position, error) {
 		}
 		for _, o := range []struct {
 			name string
-			in   *amount
+			in   amount
 			out  **fund.Money
 		}{{"returnOfCapital", x.ReturnOfCapital, &item.ReturnOfCapital}, {"realizedGain", x.RealizedGain, &item.RealizedGain},
 			{"income", x.Income, &item.Income}, {"recallable", x.Recallable, &item.Recallable}, {"withholding", x.Withholding, &item.Withholding}} {
@@ -374,26 +388,31 @@ type positionGroup struct {
 	UnfundedCommitments []itemWire `json:"unfundedCommitments"`
 }
 
-func groupPositions(d fund.Document, ps []fund.Position) map[string]*positionGroup {
-	out := make(map[string]*positionGroup, len(ps))
-	doc := d
-	for _, p := range ps {
-		doc.Positions = []fund.Position{p}
-		g := &positionGroup{InvestorID: p.InvestorID, CapitalCalls: []itemWire{}, Distributions: []itemWire{}, UnfundedCommitments: []itemWire{}}
-		for _, it := range doc.Items() {
-			w := toItem(it)
-			switch it.Kind {
-			case fund.CapitalCall:
-				g.CapitalCalls = append(g.CapitalCalls, w)
-			case fund.Distribution:
-				g.Distributions = append(g.Distributions, w)
-			default:
-				g.UnfundedCommitments = append(g.UnfundedCommitments, w)
-			}
+// groupItems groups a page of items by position, and returns the last
+// position's ID, where the next page starts.
+func groupItems(items []fund.PositionItem) (map[string]*positionGroup, string) {
+	out := map[string]*positionGroup{}
+	last := ""
+	for _, it := range items {
+		g := out[it.PositionID]
+		if g == nil {
+			g = &positionGroup{InvestorID: it.InvestorID, CapitalCalls: []itemWire{}, Distributions: []itemWire{}, UnfundedCommitments: []itemWire{}}
+			out[it.PositionID] = g
 		}
-		out[p.ID] = g
+		if it.PositionID > last {
+			last = it.PositionID
+		}
+		w := toItem(it)
+		switch it.Kind {
+		case fund.CapitalCall:
+			g.CapitalCalls = append(g.CapitalCalls, w)
+		case fund.Distribution:
+			g.Distributions = append(g.Distributions, w)
+		default:
+			g.UnfundedCommitments = append(g.UnfundedCommitments, w)
+		}
 	}
-	return out
+	return out, last
 }
 
 type overviewResponse struct {

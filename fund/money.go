@@ -75,12 +75,17 @@ func (m Money) Cmp(o Money) int { return m.d.Cmp(o.d) }
 // Sign returns -1, 0 or +1.
 func (m Money) Sign() int { return m.d.Sign() }
 
-// String renders the exact amount with at least two decimal places:
-// "500000.00", "12.5000" keeps its four places, "-3.10".
+// String renders the exact amount canonically: trailing zeros dropped, then
+// at least two decimal places ("500000.00", "1.2300" → "1.23", "0.0001").
+// The same amount always prints the same, whether it was just sent or read
+// back from DynamoDB, which normalizes numbers.
 func (m Money) String() string {
 	places := int32(2)
-	if exp := -m.d.Exponent(); exp > places {
-		places = exp
+	for exp := -m.d.Exponent(); exp > places; exp-- {
+		if !m.d.Truncate(exp - 1).Equal(m.d) {
+			places = exp
+			break
+		}
 	}
 	return m.d.StringFixed(places)
 }

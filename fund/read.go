@@ -35,8 +35,8 @@ func QueryPage(ctx context.Context, q *dynamo.Query, limit int, start PageKey, o
 // Snapshot is one consistent version of a document with its history.
 type Snapshot struct {
 	Document   Document         // the latest committed version, with its positions
-	History    []DocumentHeader // every version's record, by asOf then version
-	Activities []ActivityRecord // every version's capital activity, by date then version
+	History    []DocumentHeader // every earlier version's record, by asOf then version
+	Activities []ActivityRecord // every earlier version's capital activity, by date then version
 	// FromVersion is true when the latest view was being rewritten and the
 	// snapshot was read from the committed version's own partition instead.
 	FromVersion bool
@@ -123,12 +123,12 @@ func (s *Store) Overview(ctx context.Context, doc string) (Snapshot, error) {
 	}
 	snap := Snapshot{}
 	for _, h := range p.history {
-		if h.Version <= p.head.Version {
+		if h.Version < p.head.Version {
 			snap.History = append(snap.History, h.Header())
 		}
 	}
 	for _, a := range p.activities {
-		if a.Version <= p.head.Version {
+		if a.Version < p.head.Version {
 			snap.Activities = append(snap.Activities, a.Activity())
 		}
 	}
@@ -168,11 +168,12 @@ func (s *Store) readVersion(ctx context.Context, doc, commitID string) (Document
 	return assemble(header.Header(), activity, positions), nil
 }
 
-// PositionsAfter returns up to limit positions of a committed version whose
-// IDs sort after the given one, read from the version's immutable partition,
-// and whether more follow. It serves the later pages of an overview, so a
-// client paging through a document sees one version throughout.
-func (s *Store) PositionsAfter(ctx context.Context, doc, commitID, after string, limit int) ([]Position, bool, error) {
+// PositionsAfter returns the items of up to limit positions of a committed
+// version whose IDs sort after the given one, read from the version's
+// immutable partition, and whether more positions follow. It serves the later
+// pages of an overview, so a client paging through a document sees one
+// version throughout.
+func (s *Store) PositionsAfter(ctx context.Context, doc, commitID, after string, limit int) ([]PositionItem, bool, error) {
 	// '$' sorts right after '#', and below every character an ID may hold.
 	q := s.table.Get(AttrPK, VersionPK(doc, commitID)).
 		Range(AttrSK, dynamo.Greater, VersionPositionPrefix(after)[:len(VersionPositionPrefix(after))-1]+"$").
@@ -194,7 +195,7 @@ func (s *Store) PositionsAfter(ctx context.Context, doc, commitID, after string,
 	if err := it.Err(); err != nil {
 		return nil, false, fmt.Errorf("positions of document %s commit %s: %w", doc, commitID, err)
 	}
-	return GroupPositions(items), more, nil
+	return items, more, nil
 }
 
 // Capital is a document's capital activities (latest and historical) and
@@ -202,7 +203,7 @@ func (s *Store) PositionsAfter(ctx context.Context, doc, commitID, after string,
 type Capital struct {
 	Version    int
 	Latest     *ActivityRecord
-	Activities []ActivityRecord
+	Activities []ActivityRecord // earlier versions' capital activities
 	Calls      []PositionItem
 }
 
@@ -223,7 +224,7 @@ func (s *Store) Capital(ctx context.Context, doc string) (Capital, error) {
 	}
 	c := Capital{Version: p.head.Version}
 	for _, a := range p.activities {
-		if a.Version <= p.head.Version {
+		if a.Version < p.head.Version {
 			c.Activities = append(c.Activities, a.Activity())
 		}
 	}
@@ -334,17 +335,16 @@ func (s *Store) LatestDocumentByIndex(ctx context.Context, doc string) (Document
 	return it.Header(), nil
 }
 
-// Versions is a document's latest record beside its historical ones.
+// Versions is a document's latest record beside its earlier ones.
 type Versions struct {
 	Latest  DocumentHeader
 	History []DocumentHeader
 }
 
-// Versions compares the latest document with its historical versions, read
-// with one Query on the "DOCUMENT#" sort keys. from and to, when set, keep
-// only versions whose asOf lies between them, every version of the end date
-// included. It returns ENOTFOUND for an unknown document.
-func (s *Store) Versions(ctx context.Context, doc string, from, to Date) (Versions, error) {
+// Versions compares the latest document with its earlier versions, read
+// with one Query on the "DOCUMENT#" sort keys. It returns ENOTFOUND for an
+// unknown document.
+func (s *Store) Versions(ctx context.Context, doc string) (Versions, error) {
 	var items []Item
 	err := s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.BeginsWith, DocumentPrefix).Consistent(true).All(ctx, &items)
 	if err != nil {
@@ -352,17 +352,18 @@ func (s *Store) Versions(ctx context.Context, doc string, from, to Date) (Versio
 	}
 	var v Versions
 	found := false
-	lo, hi := DocumentHistoryRange(from, to)
 	for i := range items {
-		it := &items[i]
-		if it.SK == DocumentLatestSK {
-			v.Latest, found = it.Header(), true
-		} else if it.SK >= lo && it.SK <= hi {
-			v.History = append(v.History, it.Header())
+		if items[i].SK == DocumentLatestSK {
+			v.Latest, found = items[i].Header(), true
 		}
 	}
 	if !found {
 		return Versions{}, notFound(doc)
+	}
+	for i := range items {
+		if items[i].SK != DocumentLatestSK && items[i].Version < v.Latest.Version {
+			v.History = append(v.History, items[i].Header())
+		}
 	}
 	return v, nil
 }

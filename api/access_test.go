@@ -1,0 +1,71 @@
+package api_test
+
+import (
+	"context"
+	"net/http"
+	"reflect"
+	"testing"
+
+	"github.com/fundsvc/fundsvc/fund"
+)
+
+// TestEachAccessPatternIsOneOperation counts the DynamoDB calls behind every
+// read route on the demo dataset: each access pattern of the design is served
+// by the single operation it was designed for, and nothing Scans.
+func TestEachAccessPatternIsOneOperation(t *testing.T) {
+	s := newServer(t, true)
+	cases := []struct {
+		pattern, path string
+		want          []string
+	}{
+		{"document overview is one Query of the document partition", "/v1/documents/DOC001", []string{"Query"}},
+		{"per-position analysis of a document is the same one Query", "/v1/documents/DOC001/analysis", []string{"Query"}},
+		{"one position's items in a document are one BatchGetItem of exact keys", "/v1/documents/DOC001/positions/POSITION_1", []string{"BatchGetItem"}},
+		{"a position's capital call by exact key is one GetItem", "/v1/documents/DOC001/positions/POSITION_1?type=CapitalCall", []string{"GetItem"}},
+		{"capital activities and calls are one Query on the CAPITAL_ prefix", "/v1/documents/DOC001/capital", []string{"Query"}},
+		{"the latest document is one GetItem", "/v1/documents/DOC001/versions/latest", []string{"GetItem"}},
+		{"latest versus historical is one Query on DOCUMENT#", "/v1/documents/DOC001/versions", []string{"Query"}},
+		{"historical documents between two dates are one Query", "/v1/documents/DOC001/versions?from=2025-01-01&to=2025-09-01", []string{"Query"}},
+		{"a position's capital call in a document is one GSI1 Query", "/v1/positions/POSITION_1/capital-calls?document=DOC002", []string{"Query"}},
+		{"a position's items across documents are one GSI2 Query", "/v1/positions/POSITION_1", []string{"Query"}},
+		{"a position's items of one type are one GSI2 Query", "/v1/positions/POSITION_1?type=Distribution", []string{"Query"}},
+		{"a position's capital calls across documents are one GSI2 Query", "/v1/positions/POSITION_2/capital-calls", []string{"Query"}},
+		{"a fund's documents by date and kind are one Query", "/v1/funds/FUND_A/documents?from=2025-01-01&to=2025-12-31&kind=capital_call_notice", []string{"Query"}},
+		{"a fund's positions are one Query", "/v1/funds/FUND_A/positions", []string{"Query"}},
+		{"an investor's positions are one GSI2 Query", "/v1/investors/INVESTOR_2/positions", []string{"Query"}},
+		{"one whole past version is two Queries: its record, then its partition", "/v1/documents/DOC001/versions/1", []string{"Query", "Query"}},
+	}
+	for _, c := range cases {
+		t.Run(c.pattern, func(t *testing.T) {
+			s.Counter.Reset()
+			r := s.do(t, http.MethodGet, c.path, nil)
+			if r.Status != http.StatusOK {
+				t.Fatalf("GET %s: %d %s", c.path, r.Status, r.Body)
+			}
+			if got := s.Counter.Ops(); !reflect.DeepEqual(got, c.want) {
+				t.Fatalf("GET %s made %v, want %v", c.path, got, c.want)
+			}
+		})
+	}
+
+	t.Run("the latest document through GSI1 is one Query", func(t *testing.T) {
+		s.Counter.Reset()
+		h, err := s.Store.LatestDocumentByIndex(context.Background(), "DOC001")
+		if err != nil || h.Version != 2 || h.ID != "DOC001" {
+			t.Fatalf("got %+v, %v", h, err)
+		}
+		if got := s.Counter.Ops(); !reflect.DeepEqual(got, []string{"Query"}) {
+			t.Fatalf("made %v", got)
+		}
+	})
+	t.Run("historical documents between two dates include every version of the end date", func(t *testing.T) {
+		hs, err := s.Store.HistoryBetween(context.Background(), "DOC001", fund.MustDate("2025-08-01"), fund.MustDate("2025-09-01"))
+		if err != nil || len(hs) != 2 || hs[0].Version != 1 || hs[1].Version != 2 {
+			t.Fatalf("got %+v, %v", hs, err)
+		}
+		hs, err = s.Store.HistoryBetween(context.Background(), "DOC001", fund.MustDate("2025-09-02"), fund.Date{})
+		if err != nil || len(hs) != 0 {
+			t.Fatalf("after the last asOf: got %+v, %v", hs, err)
+		}
+	})
+}

@@ -1,0 +1,148 @@
+package fund
+
+import (
+	"errors"
+	"fmt"
+
+	"encoding/json"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+func TestParseMoney(t *testing.T) {
+	good := map[string]string{
+		"0": "0.00", "500000": "500000.00", "500000.00": "500000.00", "0.0001": "0.0001",
+		"999999999999999.9999": "999999999999999.9999", "-12.5": "-12.50", "1.2300": "1.23", "1.2350": "1.235", "-0.10": "-0.10",
+	}
+	for in, want := range good {
+		m, err := ParseMoney(in)
+		if err != nil || m.String() != want {
+			t.Errorf("ParseMoney(%q) = %s, %v; want %s", in, m, err, want)
+		}
+	}
+	for _, in := range []string{"", "1e3", "1E3", "+1", "01", "1,000", "1.00001", "1000000000000000", ".5", "5.", "NaN", "Infinity", " 1", "0x10", "1_000", "--1", "١"} {
+		if _, err := ParseMoney(in); ErrorCode(err) != EINVALID {
+			t.Errorf("ParseMoney(%q) accepted, want EINVALID", in)
+		}
+	}
+}
+
+func TestMoneyIsExact(t *testing.T) {
+	// 0.1 + 0.2 is the classic float failure.
+	if sum := MustMoney("0.1").Add(MustMoney("0.2")); !sum.Equal(MustMoney("0.3")) || sum.String() != "0.30" {
+		t.Fatalf("0.1 + 0.2 = %s", sum)
+	}
+	big := MustMoney("999999999999999.9999")
+	if got := Sum(big, big, big).String(); got != "2999999999999999.9997" {
+		t.Fatalf("sum of the largest amounts = %s", got)
+	}
+}
+
+func TestMoneyJSON(t *testing.T) {
+	var m Money
+	for in, want := range map[string]string{`"500000.00"`: "500000.00", `500000.5`: "500000.50", `"0.0001"`: "0.0001"} {
+		if err := json.Unmarshal([]byte(in), &m); err != nil || m.String() != want {
+			t.Errorf("unmarshal %s = %s, %v", in, m, err)
+		}
+	}
+	for _, in := range []string{`null`, `true`, `{}`, `[]`, `"1e3"`, `1e3`, `"abc"`, `1.00001`} {
+		if err := m.UnmarshalJSON([]byte(in)); ErrorCode(err) != EINVALID {
+			t.Errorf("unmarshal %s accepted", in)
+		}
+	}
+	b, _ := json.Marshal(MustMoney("75000"))
+	if string(b) != `"75000.00"` {
+		t.Fatalf("marshal = %s", b)
+	}
+}
+
+func TestMoneyIsANumberInDynamoDB(t *testing.T) {
+	av, err := MustMoney("1500000.0001").MarshalDynamo()
+	n, ok := av.(*types.AttributeValueMemberN)
+	if err != nil || !ok || n.Value != "1500000.0001" {
+		t.Fatalf("MarshalDynamo = %#v, %v", av, err)
+	}
+	var back Money
+	if err := back.UnmarshalDynamo(&types.AttributeValueMemberN{Value: "1500000.0001"}); err != nil || !back.Equal(MustMoney("1500000.0001")) {
+		t.Fatalf("UnmarshalDynamo = %s, %v", back, err)
+	}
+	if err := back.UnmarshalDynamo(&types.AttributeValueMemberS{Value: "1"}); err == nil {
+		t.Fatal("a string attribute was accepted as money")
+	}
+}
+
+func TestIDs(t *testing.T) {
+	for _, id := range []string{"DOC001", "a", "POSITION_1", "fund.a:b-c", strings.Repeat("x", 64)} {
+		if !ValidID(id) {
+			t.Errorf("%q rejected", id)
+		}
+	}
+	for _, id := range []string{"", "DOC#1", "a b", "-a", "_a", strings.Repeat("x", 65), "a/b", "é", "a\x00"} {
+		if ValidID(id) {
+			t.Errorf("%q accepted", id)
+		}
+	}
+}
+
+func TestDocumentHistoryRangeIncludesEveryVersionOfTheEndDate(t *testing.T) {
+	lo, hi := DocumentHistoryRange(MustDate("2025-01-01"), MustDate("2025-09-01"))
+	for _, sk := range []string{DocumentHistorySK(MustDate("2025-09-01"), 1), DocumentHistorySK(MustDate("2025-09-01"), 9999999), DocumentHistorySK(MustDate("2025-01-01"), 1)} {
+		if sk < lo || sk > hi {
+			t.Errorf("%s outside [%s, %s]", sk, lo, hi)
+		}
+	}
+	for _, sk := range []string{DocumentHistorySK(MustDate("2025-09-02"), 1), DocumentHistorySK(MustDate("2024-12-31"), 7), DocumentLatestSK} {
+		if sk >= lo && sk <= hi {
+			t.Errorf("%s inside [%s, %s]", sk, lo, hi)
+		}
+	}
+	clo, chi := CapitalRange()
+	for _, sk := range []string{HeadSK, CapitalActivityLatestSK, PositionItemSK(CapitalCall, "P1")} {
+		if sk < clo || sk > chi {
+			t.Errorf("%s outside the capital range", sk)
+		}
+	}
+	for _, sk := range []string{PositionItemSK(Distribution, "P1"), DocumentLatestSK, PositionItemSK(UnfundedCommitment, "P1")} {
+		if sk >= clo && sk <= chi {
+			t.Errorf("%s inside the capital range", sk)
+		}
+	}
+}
+
+func FuzzParseMoney(f *testing.F) {
+	for _, s := range []string{"0", "500000.00", "-1.5", "1e3", "999999999999999.9999", "00", "1.", ".1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		m, err := ParseMoney(s)
+		if err != nil {
+			if ErrorCode(err) != EINVALID {
+				t.Fatalf("ParseMoney(%q): %v is not EINVALID", s, err)
+			}
+			return
+		}
+		// Whatever is accepted survives the round trips exactly.
+		back, err := ParseMoney(m.String())
+		if err != nil || !back.Equal(m) || back.String() != m.String() {
+			t.Fatalf("%q → %s → %s, %v", s, m, back, err)
+		}
+		av, _ := m.MarshalDynamo()
+		var fromDB Money
+		if err := fromDB.UnmarshalDynamo(av); err != nil || !fromDB.Equal(m) {
+			t.Fatalf("%q lost in DynamoDB encoding: %s", s, fromDB)
+		}
+	})
+}
+
+func TestThrottled(t *testing.T) {
+	wrapped := fmt.Errorf("overview of document D: %w", &types.ThrottlingException{Message: aws.String("slow down")})
+	if !Throttled(wrapped) || !Throttled(&types.ProvisionedThroughputExceededException{}) || !Throttled(&types.RequestLimitExceeded{}) {
+		t.Fatal("throttling not recognised")
+	}
+	if Throttled(&types.ConditionalCheckFailedException{}) || Throttled(errors.New("boom")) || Throttled(nil) {
+		t.Fatal("a non-throttling error was taken for throttling")
+	}
+}
