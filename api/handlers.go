@@ -90,15 +90,28 @@ func setETag(c *gin.Context, version int) {
 	c.Header("ETag", `"`+strconv.Itoa(version)+`"`)
 }
 
-// ifMatch reads If-Match as a version number ("3" or 3).
-func ifMatch(c *gin.Context) (*int, bool) {
+// ifMatch reads If-Match as a version number ("3" or 3). "*" asks only that
+// the document exist (RFC 9110): it is pinned to the current version, so a
+// missing document is 412.
+func (s *server) ifMatch(c *gin.Context, id string) (*int, bool) {
 	v := strings.TrimSpace(c.GetHeader("If-Match"))
 	if v == "" {
 		return nil, true
 	}
+	if v == "*" {
+		h, err := s.docs.LatestDocument(c.Request.Context(), id)
+		if fund.ErrorCode(err) == fund.ENOTFOUND {
+			err = fund.Errorf(fund.EPRECONDITION, "If-Match: * but document %s does not exist", id)
+		}
+		if err != nil {
+			writeError(c, err)
+			return nil, false
+		}
+		return &h.Version, true
+	}
 	n, err := strconv.Atoi(strings.Trim(strings.TrimPrefix(v, "W/"), `"`))
 	if err != nil || n < 0 {
-		writeError(c, fund.Invalid("If-Match", "must be a version such as \"3\" taken from an ETag"))
+		writeError(c, fund.Invalid("If-Match", "must be a version such as \"3\" taken from an ETag, or *"))
 		return nil, false
 	}
 	return &n, true
@@ -114,7 +127,7 @@ func (s *server) putDocument(c *gin.Context) {
 		writeError(c, &fund.Error{Code: codeUnsupported, Field: "Content-Type", Message: "send the document as application/json"})
 		return
 	}
-	expect, ok := ifMatch(c)
+	expect, ok := s.ifMatch(c, id)
 	if !ok {
 		return
 	}

@@ -443,7 +443,7 @@ func TestOpenAPIErrorsMatchCode(t *testing.T) {
 		{"PUT /v1/documents/{documentId}", "PUT", "/v1/documents/-bad", []byte(`{}`), []string{"Content-Type", "application/json"}, 400},
 		{"PUT /v1/documents/{documentId}", "PUT", "/v1/documents/DOC1", []byte(`{}`), []string{"Content-Type", "text/plain"}, 415},
 		{"PUT /v1/documents/{documentId}", "PUT", "/v1/documents/DOC1", []byte(`{}`), nil, 415},
-		{"PUT /v1/documents/{documentId}", "PUT", "/v1/documents/DOC1", []byte(`{}`), []string{"Content-Type", "application/json", "If-Match", "*"}, 400},
+		{"PUT /v1/documents/{documentId}", "PUT", "/v1/documents/DOC1", []byte(`{}`), []string{"Content-Type", "application/json", "If-Match", "three"}, 400},
 		{"PUT /v1/documents/{documentId}", "PUT", "/v1/documents/DOC1", []byte(`{"fundId":"F","extra":1}`), []string{"Content-Type", "application/json"}, 400},
 		{"PUT /v1/documents/{documentId}", "PUT", "/v1/documents/DOC1", []byte(`{"fundId":"F","kind":"capital_call_notice","title":"t","asOf":"2025-01-01","positions":[{"positionId":"P","investorId":"I","capitalCall":{"amount":null}}]}`), []string{"Content-Type", "application/json"}, 400},
 		{"PUT /v1/documents/{documentId}", "PUT", "/v1/documents/DOC1", []byte(`{"fundId":"F","kind":"capital_call_notice","title":"t","asOf":"2025-01-01","positions":[{"positionId":"P","investorId":"I","capitalCall":{"amount":1e5}}]}`), []string{"Content-Type", "application/json"}, 400},

@@ -120,7 +120,9 @@ type UnfundedCommitmentItem struct {
 	Status     Status
 }
 
-// Normalize fills defaults and sorts positions; Validate expects it done.
+// Normalize fills defaults; Validate expects it done. Positions keep the
+// caller's order, so errors can name them by their index in the request;
+// SortPositions orders them once they are valid.
 func (d *Document) Normalize() {
 	if d.Currency == "" {
 		d.Currency = DefaultCurrency
@@ -145,6 +147,10 @@ func (d *Document) Normalize() {
 			p.UnfundedCommitment.Status = StatusActive
 		}
 	}
+}
+
+// SortPositions orders positions by ID, the order of their keys.
+func (d *Document) SortPositions() {
 	sort.Slice(d.Positions, func(i, j int) bool { return d.Positions[i].ID < d.Positions[j].ID })
 }
 
@@ -180,13 +186,16 @@ func (d *Document) Validate(maxPositions int) error {
 	if len(d.Positions) > maxPositions {
 		return Invalid("positions", "a document holds at most %d positions, got %d", maxPositions, len(d.Positions))
 	}
+	seen := make(map[string]int, len(d.Positions))
 	for i := range d.Positions {
-		if err := d.Positions[i].validate(fmt.Sprintf("positions[%d]", i)); err != nil {
+		field := fmt.Sprintf("positions[%d]", i)
+		if err := d.Positions[i].validate(field); err != nil {
 			return err
 		}
-		if i > 0 && d.Positions[i].ID == d.Positions[i-1].ID {
-			return Invalid("positions", "position %s appears more than once", d.Positions[i].ID)
+		if first, dup := seen[d.Positions[i].ID]; dup {
+			return Invalid(field+".positionId", "position %s appears more than once (first at positions[%d])", d.Positions[i].ID, first)
 		}
+		seen[d.Positions[i].ID] = i
 	}
 	return nil
 }

@@ -252,6 +252,6 @@ func GroupPositions(items []PositionItem) []Position {
 		}
 	}
 	d := Document{Positions: out}
-	d.Normalize()
+	d.SortPositions()
 	return d.Positions
 }

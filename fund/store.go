@@ -110,6 +110,7 @@ func (s *Store) Restate(ctx context.Context, d Document, ifMatch *int) (Document
 	if err := d.Validate(s.MaxPositions); err != nil {
 		return Document{}, err
 	}
+	d.SortPositions()
 	hash, err := contentHash(d)
 	if err != nil {
 		return Document{}, err

@@ -1,0 +1,35 @@
+package api_test
+
+import (
+	"net/http"
+	"testing"
+)
+
+func TestIfMatchGuardsRestatements(t *testing.T) {
+	s := newServer(t, true)
+	body := map[string]any{"fundId": "FUND_A", "kind": "capital_call_notice", "title": "Restated", "asOf": "2025-10-01",
+		"positions": []any{map[string]any{"positionId": "POSITION_2", "investorId": "INVESTOR_2", "capitalCall": map[string]any{"amount": "1.00"}}}}
+	steps := []struct {
+		name, ifMatch string
+		status        int
+		etag          string
+	}{
+		{"If-Match * on an existing document restates it", "*", http.StatusOK, `"2"`},
+		{"the current ETag restates it", `"2"`, http.StatusOK, `"3"`},
+		{"a stale ETag is refused", `"2"`, http.StatusPreconditionFailed, ""},
+		{"0 means the document must not exist yet", `"0"`, http.StatusPreconditionFailed, ""},
+	}
+	for _, st := range steps {
+		t.Run(st.name, func(t *testing.T) {
+			r := s.do(t, http.MethodPut, "/v1/documents/DOC002", body, "If-Match", st.ifMatch)
+			if r.Status != st.status || r.Header.Get("ETag") != st.etag {
+				t.Fatalf("got %d ETag %q, want %d ETag %q: %s", r.Status, r.Header.Get("ETag"), st.status, st.etag, r.Body)
+			}
+		})
+	}
+	var latest struct{ Version int }
+	getJSON(t, s, "/v1/documents/DOC002/versions/latest", &latest)
+	if latest.Version != 3 {
+		t.Fatalf("version %d after two accepted restatements of version 1, want 3", latest.Version)
+	}
+}
