@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"sync"
 	"testing"
 
 	"github.com/fundsvc/fundsvc/api"
@@ -22,7 +21,7 @@ func TestMain(m *testing.M) { os.Exit(dynamotest.Main(m)) }
 type testServer struct {
 	*fundtest.Env
 	URL  string
-	logs *syncBuffer
+	logs *fundtest.SyncBuffer
 }
 
 // newServer starts the API on a fresh table; seed loads the demo dataset.
@@ -32,7 +31,7 @@ func newServer(t *testing.T, seed bool) *testServer {
 	if seed {
 		env.Seed(t)
 	}
-	logs := &syncBuffer{}
+	logs := &fundtest.SyncBuffer{}
 	h := api.NewServer(api.Options{
 		Documents: env.Store, Positions: env.Positions,
 		Logger:       slog.New(slog.NewJSONHandler(logs, nil)),
@@ -98,22 +97,4 @@ func (s *testServer) do(t *testing.T, method, path string, body any, headers ...
 		t.Fatal(err)
 	}
 	return response{Status: res.StatusCode, Header: res.Header, Body: b}
-}
-
-// syncBuffer collects log lines written by concurrent requests.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

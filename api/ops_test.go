@@ -14,6 +14,7 @@ import (
 	"github.com/fundsvc/fundsvc/api"
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/internal/dynamotest"
+	"github.com/fundsvc/fundsvc/internal/fundtest"
 	"github.com/fundsvc/fundsvc/positions"
 )
 
@@ -23,7 +24,7 @@ func serverWithoutTable(t *testing.T, timeout time.Duration) (*testServer, strin
 	t.Helper()
 	table := dynamotest.UniqueName(t, "missing")
 	store := fund.NewStore(fund.NewDB(dynamotest.Shared().Config()), table)
-	logs := &syncBuffer{}
+	logs := &fundtest.SyncBuffer{}
 	h := api.NewServer(api.Options{
 		Documents: store, Positions: positions.NewStore(store),
 		Logger:       slog.New(slog.NewJSONHandler(logs, nil)),

@@ -71,6 +71,5 @@ func writeError(c *gin.Context, err error) {
 	}
 	c.Header("Content-Type", "application/problem+json")
 	c.Header("Cache-Control", "no-store")
-	c.AbortWithStatusJSON(status, p)
-	c.Header("Content-Type", "application/problem+json")
+	c.AbortWithStatusJSON(status, p) // keeps the Content-Type set above
 }

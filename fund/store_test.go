@@ -20,8 +20,6 @@ func TestMain(m *testing.M) { os.Exit(dynamotest.Main(m)) }
 
 var ctx = context.Background()
 
-func money(s string) *fund.Money { m := fund.MustMoney(s); return &m }
-
 // doc builds a document with one capital call per position, amount base+i.
 func doc(id, fundID string, base int, positions ...string) fund.Document {
 	d := fund.Document{ID: id, FundID: fundID, Kind: fund.KindCapitalCallNotice, Title: "Call " + id, AsOf: fund.MustDate("2025-06-30")}

@@ -60,7 +60,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	sub := ""
 	if cmd == "table" {
 		if len(rest) == 0 || strings.HasPrefix(rest[0], "-") {
-			return errors.New("table: want create or describe\n" + usage)
+			return errors.New("table: want create or describe; run fundsvc help")
 		}
 		sub, rest = rest[0], rest[1:]
 	}
@@ -72,7 +72,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		return fmt.Errorf("%s: unexpected arguments %q", cmd, extra)
 	}
 	log := slog.New(slog.NewJSONHandler(stdout, &slog.HandlerOptions{Level: cfg.LogLevel}))
-	store, err := open(ctx, cfg)
+	store, err := open(ctx, cfg, getenv)
 	if err != nil {
 		return err
 	}
@@ -103,18 +103,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		fmt.Fprintf(stdout, "seeded the demo dataset: %d versions written\n", n)
 		return nil
 	}
-	return fmt.Errorf("unknown command %q\n%s", strings.TrimSpace(cmd+" "+sub), usage)
+	return fmt.Errorf("unknown command %q; run fundsvc help", strings.TrimSpace(cmd+" "+sub))
 }
 
 // open connects to DynamoDB: throttling and transaction conflicts are
 // retried with backoff, condition failures are not.
-func open(ctx context.Context, cfg config.Config) (*fund.Store, error) {
+func open(ctx context.Context, cfg config.Config, getenv func(string) string) (*fund.Store, error) {
 	opts := []func(*awsconfig.LoadOptions) error{
 		awsconfig.WithRegion(cfg.Region),
 	}
 	if cfg.Endpoint != "" {
 		opts = append(opts, awsconfig.WithBaseEndpoint(cfg.Endpoint))
-		if os.Getenv("AWS_ACCESS_KEY_ID") == "" {
+		if getenv("AWS_ACCESS_KEY_ID") == "" {
 			// DynamoDB Local accepts any credentials; don't make newcomers invent some.
 			opts = append(opts, awsconfig.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))
 		}

@@ -9,7 +9,6 @@ import (
 	"os"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,26 +17,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/internal/dynamotest"
+	"github.com/fundsvc/fundsvc/internal/fundtest"
 )
 
 func TestMain(m *testing.M) { os.Exit(dynamotest.Main(m)) }
-
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // poll calls ok until it returns true or the deadline passes.
 func poll(t *testing.T, what string, ok func() bool) {
@@ -130,7 +113,7 @@ func TestServeShutsDownGracefully(t *testing.T) {
 	if err := run(ctx, []string{"table", "create"}, getenv, &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
-	out := &syncBuffer{}
+	out := &fundtest.SyncBuffer{}
 	done := make(chan error, 1)
 	go func() { done <- run(ctx, []string{"serve"}, getenv, out) }()
 

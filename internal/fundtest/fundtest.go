@@ -4,8 +4,10 @@
 package fundtest
 
 import (
+	"bytes"
 	"context"
 	"sort"
+	"sync"
 	"testing"
 	"time"
 
@@ -82,4 +84,22 @@ func (e *Env) Dump(t testing.TB) []map[string]types.AttributeValue {
 	}
 	sort.Slice(out, func(i, j int) bool { return key(out[i]) < key(out[j]) })
 	return out
+}
+
+// SyncBuffer collects output (log lines) written by concurrent goroutines.
+type SyncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *SyncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *SyncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
