@@ -47,20 +47,21 @@ func (s *Store) Table() dynamo.Table { return s.table }
 // TableName returns the table's name.
 func (s *Store) TableName() string { return s.name }
 
-// CreateTable creates the table and both indexes if the table does not exist,
-// and waits until it is active. It is idempotent.
-func (s *Store) CreateTable(ctx context.Context) error {
+// TableDefinition is the table fundsvc needs, as CreateTable builds it: keys
+// PK/SK, on-demand billing, and the two indexes, each projecting all
+// attributes. deploy/ describes the same table; a test keeps them equal.
+func TableDefinition(name string) *dynamodb.CreateTableInput {
 	str := types.ScalarAttributeTypeS
 	key := func(pk, sk string) []types.KeySchemaElement {
 		return []types.KeySchemaElement{{AttributeName: aws.String(pk), KeyType: types.KeyTypeHash}, {AttributeName: aws.String(sk), KeyType: types.KeyTypeRange}}
 	}
 	all := &types.Projection{ProjectionType: types.ProjectionTypeAll}
-	attrs := []types.AttributeDefinition{}
+	var attrs []types.AttributeDefinition
 	for _, a := range []string{AttrPK, AttrSK, AttrGSI1PK, AttrGSI1SK, AttrGSI2PK, AttrGSI2SK} {
 		attrs = append(attrs, types.AttributeDefinition{AttributeName: aws.String(a), AttributeType: str})
 	}
-	_, err := s.db.Client().CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName:            aws.String(s.name),
+	return &dynamodb.CreateTableInput{
+		TableName:            aws.String(name),
 		BillingMode:          types.BillingModePayPerRequest,
 		AttributeDefinitions: attrs,
 		KeySchema:            key(AttrPK, AttrSK),
@@ -68,7 +69,13 @@ func (s *Store) CreateTable(ctx context.Context) error {
 			{IndexName: aws.String(IndexGSI1), KeySchema: key(AttrGSI1PK, AttrGSI1SK), Projection: all},
 			{IndexName: aws.String(IndexGSI2), KeySchema: key(AttrGSI2PK, AttrGSI2SK), Projection: all},
 		},
-	})
+	}
+}
+
+// CreateTable creates the table and both indexes if the table does not exist,
+// and waits until it is active. It is idempotent.
+func (s *Store) CreateTable(ctx context.Context) error {
+	_, err := s.db.Client().CreateTable(ctx, TableDefinition(s.name))
 	var inUse *types.ResourceInUseException
 	if err != nil && !errors.As(err, &inUse) {
 		return fmt.Errorf("create table %s: %w", s.name, err)
