@@ -46,7 +46,8 @@ func (cc cursorCodec) decode(s, query string) (cursor, error) {
 	if !ok || len(s) > 4096 {
 		return cursor{}, bad
 	}
-	enc := base64.RawURLEncoding
+	// Strict: unused trailing bits must be zero, so no two tokens decode alike.
+	enc := base64.RawURLEncoding.Strict()
 	b, err1 := enc.DecodeString(body)
 	m, err2 := enc.DecodeString(mac)
 	if err1 != nil || err2 != nil || !hmac.Equal(m, cc.sign(b)) {

@@ -21,9 +21,28 @@ func param(c *gin.Context, name string) (string, bool) {
 	return id, true
 }
 
+// visible answers 404 with notFound unless the principal administers
+// fundID: another fund's data looks exactly like data that does not exist.
+func visible(c *gin.Context, fundID string, notFound error) bool {
+	if principal(c).MayAdminister(fundID) {
+		return true
+	}
+	writeError(c, notFound)
+	return false
+}
+
+func documentNotFound(id string) error {
+	return fund.Errorf(fund.ENOTFOUND, "document %s not found", id)
+}
+
+// bind ties a query to the principal, so a cursor issued to one token is
+// refused to every other.
+func bind(c *gin.Context, query string) string { return principal(c).scope() + "\x1e" + query }
+
 // pageRequest reads limit and cursor; query names the read the cursor must
-// continue.
+// continue, and is bound to the principal.
 func (s *server) pageRequest(c *gin.Context, query string) (int, cursor, bool) {
+	query = bind(c, query)
 	limit := s.defaultLimit
 	if v := c.Query("limit"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -44,11 +63,11 @@ func (s *server) pageRequest(c *gin.Context, query string) (int, cursor, bool) {
 	return limit, cur, true
 }
 
-func (s *server) next(query string, key fund.PageKey) string {
+func (s *server) next(c *gin.Context, query string, key fund.PageKey) string {
 	if key == nil {
 		return ""
 	}
-	return s.cursors.encode(cursor{Query: query, Key: keyToStrings(key)})
+	return s.cursors.encode(cursor{Query: bind(c, query), Key: keyToStrings(key)})
 }
 
 func dateParam(c *gin.Context, name string) (fund.Date, bool) {
@@ -100,6 +119,9 @@ func (s *server) ifMatch(c *gin.Context, id string) (*int, bool) {
 	}
 	if v == "*" {
 		h, err := s.docs.LatestDocument(c.Request.Context(), id)
+		if err == nil && !principal(c).MayAdminister(h.FundID) {
+			err = fund.Errorf(fund.ENOTFOUND, "absent")
+		}
 		if fund.ErrorCode(err) == fund.ENOTFOUND {
 			err = fund.Errorf(fund.EPRECONDITION, "If-Match: * but document %s does not exist", id)
 		}
@@ -141,6 +163,20 @@ func (s *server) putDocument(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
+	p := principal(c)
+	if !p.MayAdminister(doc.FundID) {
+		writeError(c, &fund.Error{Code: fund.EFORBIDDEN, Field: "fundId", Message: "your token does not cover fund " + doc.FundID})
+		return
+	}
+	// A document of a fund outside the token's scope is answered as absent.
+	if h, err := s.docs.LatestDocument(c.Request.Context(), id); err == nil && !p.MayAdminister(h.FundID) {
+		writeError(c, documentNotFound(id))
+		return
+	} else if err != nil && fund.ErrorCode(err) != fund.ENOTFOUND {
+		writeError(c, err)
+		return
+	}
+	doc.CreatedBy = p.Subject
 	saved, err := s.docs.Restate(c.Request.Context(), doc, expect)
 	if err != nil {
 		writeError(c, err)
@@ -179,9 +215,12 @@ func (s *server) getOverview(c *gin.Context) {
 			writeError(c, err)
 			return
 		}
+		if !visible(c, snap.Document.FundID, documentNotFound(id)) {
+			return
+		}
 		doc = snap.Document
 		resp.Documents = &overviewDocuments{Latest: toHeader(fund.DocumentHeader{ID: doc.ID, FundID: doc.FundID, Kind: doc.Kind, Title: doc.Title,
-			AsOf: doc.AsOf, Currency: doc.Currency, PositionCount: len(doc.Positions), Version: doc.Version, CreatedAt: doc.CreatedAt}, "Active"),
+			AsOf: doc.AsOf, Currency: doc.Currency, PositionCount: len(doc.Positions), Version: doc.Version, CreatedAt: doc.CreatedAt, CreatedBy: doc.CreatedBy}, "Active"),
 			Historical: []documentHeader{}}
 		for _, h := range snap.History {
 			resp.Documents.Historical = append(resp.Documents.Historical, toHeader(h, "Historical"))
@@ -205,13 +244,16 @@ func (s *server) getOverview(c *gin.Context) {
 			writeError(c, err)
 			return
 		}
+		if len(items) > 0 && !visible(c, items[0].FundID, documentNotFound(id)) {
+			return
+		}
 		doc = fund.Document{ID: id, Version: cur.Version, CommitID: cur.Commit}
 	}
 	resp.Version = doc.Version
 	var last string
 	resp.Positions, last = groupItems(items)
 	if more {
-		resp.Next = s.cursors.encode(cursor{Query: query, Commit: doc.CommitID, Version: doc.Version, After: last})
+		resp.Next = s.cursors.encode(cursor{Query: bind(c, query), Commit: doc.CommitID, Version: doc.Version, After: last})
 	}
 	setETag(c, doc.Version)
 	c.JSON(http.StatusOK, resp)
@@ -243,6 +285,9 @@ func (s *server) getVersions(c *gin.Context) {
 			writeError(c, err)
 			return
 		}
+		if !visible(c, v.Latest.FundID, documentNotFound(id)) {
+			return
+		}
 		latest := toHeader(v.Latest, "Active")
 		resp.Latest, history = &latest, v.History
 		setETag(c, v.Latest.Version)
@@ -255,11 +300,19 @@ func (s *server) getVersions(c *gin.Context) {
 			writeError(c, err)
 			return
 		}
-		if len(history) == 0 {
-			if _, err := s.docs.LatestDocument(ctx, id); err != nil {
+		fundID := ""
+		if len(history) > 0 {
+			fundID = history[0].FundID
+		} else {
+			h, err := s.docs.LatestDocument(ctx, id)
+			if err != nil {
 				writeError(c, err)
 				return
 			}
+			fundID = h.FundID
+		}
+		if !visible(c, fundID, documentNotFound(id)) {
+			return
 		}
 		// Every version's record in the range, the current one included.
 		for _, h := range history {
@@ -282,6 +335,9 @@ func (s *server) getVersion(c *gin.Context) {
 			writeError(c, err)
 			return
 		}
+		if !visible(c, h.FundID, documentNotFound(id)) {
+			return
+		}
 		setETag(c, h.Version)
 		c.JSON(http.StatusOK, toHeader(h, "Active"))
 		return
@@ -294,6 +350,9 @@ func (s *server) getVersion(c *gin.Context) {
 	d, err := s.docs.Version(ctx, id, n)
 	if err != nil {
 		writeError(c, err)
+		return
+	}
+	if !visible(c, d.FundID, documentNotFound(id)) {
 		return
 	}
 	setETag(c, d.Version)
@@ -328,12 +387,18 @@ func (s *server) getDocumentPosition(c *gin.Context) {
 			writeError(c, err)
 			return
 		}
+		if !visible(c, it.FundID, documentNotFound(id)) {
+			return
+		}
 		c.JSON(http.StatusOK, response{DocumentID: id, PositionID: pos, Version: it.DocumentVersion, Items: []itemWire{toItem(it)}})
 		return
 	}
 	version, items, err := s.docs.DocumentPosition(ctx, id, pos)
 	if err != nil {
 		writeError(c, err)
+		return
+	}
+	if !visible(c, items[0].FundID, documentNotFound(id)) {
 		return
 	}
 	setETag(c, version)
@@ -349,6 +414,9 @@ func (s *server) getCapital(c *gin.Context) {
 	capital, err := s.docs.Capital(c.Request.Context(), id)
 	if err != nil {
 		writeError(c, err)
+		return
+	}
+	if !visible(c, capital.FundID, documentNotFound(id)) {
 		return
 	}
 	resp := struct {
@@ -379,6 +447,9 @@ func (s *server) getAnalysis(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
+	if !visible(c, snap.Document.FundID, documentNotFound(id)) {
+		return
+	}
 	resp := struct {
 		DocumentID string         `json:"documentId"`
 		Version    int            `json:"version"`
@@ -406,6 +477,9 @@ func (s *server) listFundDocuments(c *gin.Context) {
 		writeError(c, fund.Invalid("kind", "must be one of %v", fund.Kinds))
 		return
 	}
+	if !visible(c, fundID, fund.Errorf(fund.ENOTFOUND, "fund %s not found", fundID)) {
+		return
+	}
 	query := "fund-documents:" + fundID + ":" + from.String() + ":" + to.String() + ":" + string(kind)
 	limit, cur, ok := s.pageRequest(c, query)
 	if !ok {
@@ -419,7 +493,7 @@ func (s *server) listFundDocuments(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	out := page[documentHeader]{Items: []documentHeader{}, Next: s.next(query, next)}
+	out := page[documentHeader]{Items: []documentHeader{}, Next: s.next(c, query, next)}
 	for _, d := range docs {
 		out.Items = append(out.Items, toHeader(d, ""))
 	}
@@ -440,6 +514,9 @@ func (s *server) listFundPositions(c *gin.Context) {
 	if !ok {
 		return
 	}
+	if !visible(c, fundID, fund.Errorf(fund.ENOTFOUND, "fund %s not found", fundID)) {
+		return
+	}
 	query := "fund-positions:" + fundID
 	limit, cur, ok := s.pageRequest(c, query)
 	if !ok {
@@ -453,7 +530,7 @@ func (s *server) listFundPositions(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, page[registeredWire]{Items: toRegistered(rs), Next: s.next(query, next)})
+	c.JSON(http.StatusOK, page[registeredWire]{Items: toRegistered(rs), Next: s.next(c, query, next)})
 }
 
 // listInvestorPositions lists an investor's positions across funds.
@@ -462,20 +539,34 @@ func (s *server) listInvestorPositions(c *gin.Context) {
 	if !ok {
 		return
 	}
+	p := principal(c)
+	notFound := fund.Errorf(fund.ENOTFOUND, "investor %s not found", inv)
+	if p.Role == RoleInvestor && p.Investor != inv {
+		writeError(c, notFound)
+		return
+	}
 	query := "investor-positions:" + inv
 	limit, cur, ok := s.pageRequest(c, query)
 	if !ok {
 		return
 	}
 	rs, next, err := s.positions.OfInvestor(c.Request.Context(), inv, limit, stringsToKey(cur.Key))
-	if err == nil && len(rs) == 0 && cur.Key == nil {
-		err = fund.Errorf(fund.ENOTFOUND, "investor %s not found", inv)
-	}
 	if err != nil {
 		writeError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, page[registeredWire]{Items: toRegistered(rs), Next: s.next(query, next)})
+	// An admin sees the investor's positions in the funds the token covers.
+	mine := rs[:0]
+	for _, r := range rs {
+		if p.Role == RoleInvestor || p.MayAdminister(r.FundID) {
+			mine = append(mine, r)
+		}
+	}
+	if len(mine) == 0 && cur.Key == nil && next == nil {
+		writeError(c, notFound)
+		return
+	}
+	c.JSON(http.StatusOK, page[registeredWire]{Items: toRegistered(mine), Next: s.next(c, query, next)})
 }
 
 // listPositionItems lists a position's items across documents, optionally
@@ -499,14 +590,21 @@ func (s *server) positionItems(c *gin.Context, pos string, kind fund.ItemKind, q
 		return
 	}
 	items, next, err := s.positions.Items(c.Request.Context(), pos, kind, limit, stringsToKey(cur.Key))
+	notFound := fund.Errorf(fund.ENOTFOUND, "position %s not found", pos)
 	if err == nil && len(items) == 0 && cur.Key == nil && kind == "" {
-		err = fund.Errorf(fund.ENOTFOUND, "position %s has no items", pos)
+		err = notFound
 	}
 	if err != nil {
 		writeError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, page[itemWire]{Items: toItems(items), Next: s.next(query, next)})
+	for _, it := range items {
+		if !mayRead(principal(c), it) {
+			writeError(c, notFound)
+			return
+		}
+	}
+	c.JSON(http.StatusOK, page[itemWire]{Items: toItems(items), Next: s.next(c, query, next)})
 }
 
 // listPositionCapitalCalls lists a position's capital calls across documents,
@@ -526,9 +624,21 @@ func (s *server) listPositionCapitalCalls(c *gin.Context) {
 		return
 	}
 	it, err := s.positions.CapitalCallIn(c.Request.Context(), pos, doc)
+	if err == nil && !mayRead(principal(c), it) {
+		err = fund.Errorf(fund.ENOTFOUND, "no capital call for position %s in document %s", pos, doc)
+	}
 	if err != nil {
 		writeError(c, err)
 		return
 	}
 	c.JSON(http.StatusOK, page[itemWire]{Items: []itemWire{toItem(it)}})
+}
+
+// mayRead reports whether p may see a position item: an investor its own
+// investor's, an admin those of its funds.
+func mayRead(p Principal, it fund.PositionItem) bool {
+	if p.Role == RoleInvestor {
+		return it.InvestorID == p.Investor
+	}
+	return p.MayAdminister(it.FundID)
 }

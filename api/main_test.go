@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/fundsvc/fundsvc/api"
 	"github.com/fundsvc/fundsvc/internal/dynamotest"
@@ -33,7 +34,7 @@ func newServer(t *testing.T, seed bool) *testServer {
 	}
 	logs := &fundtest.SyncBuffer{}
 	h := api.NewServer(api.Options{
-		Documents: env.Store, Positions: env.Positions,
+		Documents: env.Store, Positions: env.Positions, Verifier: testVerifier(t),
 		Logger:       slog.New(slog.NewJSONHandler(logs, nil)),
 		CursorKey:    []byte("test-cursor-key-0123456789"),
 		MaxBodyBytes: 1 << 20, DefaultLimit: 100, MaxLimit: 1000,
@@ -61,6 +62,8 @@ func (r response) JSON(t *testing.T) map[string]any {
 }
 
 // do sends a request; body may be nil, a string or a value to encode as JSON.
+// It carries an all-funds admin token unless headers set Authorization
+// (to "" for none).
 func (s *testServer) do(t *testing.T, method, path string, body any, headers ...string) response {
 	t.Helper()
 	var rd io.Reader
@@ -84,8 +87,12 @@ func (s *testServer) do(t *testing.T, method, path string, body any, headers ...
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	req.Header.Set("Authorization", "Bearer "+token(t, adminOfAll))
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])
+		if headers[i] == "Authorization" && headers[i+1] == "" {
+			req.Header.Del("Authorization")
+		}
 	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -97,4 +104,28 @@ func (s *testServer) do(t *testing.T, method, path string, body any, headers ...
 		t.Fatal(err)
 	}
 	return response{Status: res.StatusCode, Header: res.Header, Body: b}
+}
+
+// testSecret signs the tokens of the API tests.
+const testSecret = "api-test-secret-0123456789-abcdefghij"
+
+var adminOfAll = api.Principal{Subject: "test-admin", Role: api.RoleAdmin, Funds: []string{api.AllFunds}}
+
+func testVerifier(t *testing.T) *api.Verifier {
+	t.Helper()
+	v, err := api.NewVerifier(api.AuthConfig{HS256Secret: []byte(testSecret), Leeway: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// token mints a valid test token for p.
+func token(t *testing.T, p api.Principal) string {
+	t.Helper()
+	tok, err := api.MintToken([]byte(testSecret), p, "", "", time.Hour, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
 }

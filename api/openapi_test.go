@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gin-gonic/gin"
 )
@@ -24,9 +25,14 @@ import (
 
 func openAPITestEngine(t *testing.T) *gin.Engine {
 	t.Helper()
+	v, err := NewVerifier(AuthConfig{HS256Secret: []byte(internalTestSecret)})
+	if err != nil {
+		t.Fatal(err)
+	}
 	h := NewServer(Options{
 		Logger:       slog.New(slog.NewTextHandler(io.Discard, nil)),
-		MaxBodyBytes: 1 << 20, DefaultLimit: 100, MaxLimit: 1000,
+		MaxBodyBytes: 1 << 20, DefaultLimit: 100, MaxLimit: 1000, Verifier: v,
+		PublicMetrics: true, PublicOpenAPI: true, // the configured defaults
 	})
 	e, ok := h.(*gin.Engine)
 	if !ok {
@@ -401,6 +407,7 @@ func TestOpenAPIErrorsMatchCode(t *testing.T) {
 			rd = bytes.NewReader(body)
 		}
 		req := httptest.NewRequest(method, target, rd)
+		req.Header.Set("Authorization", "Bearer "+internalAdminToken(t))
 		for i := 0; i+1 < len(headers); i += 2 {
 			req.Header.Set(headers[i], headers[i+1])
 		}
@@ -518,4 +525,16 @@ func TestOpenAPIErrorsMatchCode(t *testing.T) {
 	if _, ok := jsonPointer(doc, "#/components/responses/MethodNotAllowed"); !ok {
 		t.Errorf("the document does not describe the 405 answer (components.responses.MethodNotAllowed)")
 	}
+}
+
+const internalTestSecret = "internal-test-secret-0123456789abcdef"
+
+// internalAdminToken is a token for an admin of every fund.
+func internalAdminToken(t *testing.T) string {
+	t.Helper()
+	tok, err := MintToken([]byte(internalTestSecret), Principal{Subject: "openapi-test", Role: RoleAdmin, Funds: []string{AllFunds}}, "", "", time.Hour, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
 }

@@ -4,11 +4,15 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"regexp"
 	"strconv"
+	"strings"
 	"time"
+
+	"github.com/fundsvc/fundsvc/fund"
 
 	"github.com/gin-gonic/gin"
 	"github.com/prometheus/client_golang/prometheus"
@@ -21,6 +25,7 @@ type ctxKey int
 const (
 	keyLogger ctxKey = iota
 	keyRequestID
+	keyPrincipal
 )
 
 var requestIDPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
@@ -107,4 +112,55 @@ func (s *server) readyz(c *gin.Context) {
 		return
 	}
 	c.JSON(http.StatusOK, gin.H{"status": "ready"})
+}
+
+// authenticate requires a valid bearer token and records its principal.
+func (s *server) authenticate(c *gin.Context) {
+	if s.verifier == nil {
+		writeError(c, fmt.Errorf("no token verifier configured"))
+		return
+	}
+	scheme, token, ok := strings.Cut(c.GetHeader("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
+		c.Header("WWW-Authenticate", `Bearer realm="fundsvc"`)
+		writeError(c, &fund.Error{Code: fund.EUNAUTHORIZED, Message: "send a bearer token: Authorization: Bearer <token>"})
+		return
+	}
+	p, err := s.verifier.Verify(strings.TrimSpace(token))
+	if err != nil {
+		c.Header("WWW-Authenticate", `Bearer realm="fundsvc", error="invalid_token"`)
+		writeError(c, err)
+		return
+	}
+	ctx := context.WithValue(c.Request.Context(), keyPrincipal, p)
+	c.Request = c.Request.WithContext(ctx)
+	log := logger(c).With(slog.String("subject", p.Subject), slog.String("role", p.Role))
+	c.Request = c.Request.WithContext(context.WithValue(c.Request.Context(), keyLogger, log))
+	c.Next()
+}
+
+// requireRole refuses, with 403, tokens of another role: the route is not
+// theirs whatever the data, so the answer reveals nothing about it.
+func (s *server) requireRole(role string) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if principal(c).Role != role {
+			writeError(c, &fund.Error{Code: fund.EFORBIDDEN, Message: "this route is for " + role + " tokens"})
+			return
+		}
+		c.Next()
+	}
+}
+
+// openUnless leaves an operational route open when public, and otherwise
+// requires a valid token of any role.
+func (s *server) openUnless(public bool) gin.HandlerFunc {
+	if public {
+		return func(c *gin.Context) { c.Next() }
+	}
+	return s.authenticate
+}
+
+func principal(c *gin.Context) Principal {
+	p, _ := c.Request.Context().Value(keyPrincipal).(Principal)
+	return p
 }

@@ -26,7 +26,7 @@ func serverWithoutTable(t *testing.T, timeout time.Duration) (*testServer, strin
 	store := fund.NewStore(fund.NewDB(dynamotest.Shared().Config()), table)
 	logs := &fundtest.SyncBuffer{}
 	h := api.NewServer(api.Options{
-		Documents: store, Positions: positions.NewStore(store),
+		Documents: store, Positions: positions.NewStore(store), Verifier: testVerifier(t),
 		Logger:       slog.New(slog.NewJSONHandler(logs, nil)),
 		MaxBodyBytes: 1 << 20, DefaultLimit: 100, MaxLimit: 1000, RequestTimeout: timeout,
 	})

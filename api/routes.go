@@ -25,6 +25,15 @@ type Options struct {
 	DefaultLimit   int
 	MaxLimit       int
 	RequestTimeout time.Duration
+	// Verifier checks bearer tokens; every /v1 route requires one.
+	Verifier *Verifier
+	// PublicMetrics and PublicOpenAPI leave /metrics and /openapi.json open;
+	// otherwise they need a valid token (any role). /livez and /readyz are
+	// always open.
+	PublicMetrics, PublicOpenAPI bool
+	// TrustedProxies are the proxies whose X-Forwarded-For is believed for
+	// the client address in logs; none by default.
+	TrustedProxies []string
 }
 
 type server struct {
@@ -37,6 +46,8 @@ type server struct {
 	maxLimit     int
 	timeout      time.Duration
 	metrics      *metrics
+	verifier     *Verifier
+	opts         Options
 }
 
 // NewServer returns the HTTP handler of the whole API.
@@ -51,13 +62,16 @@ func NewServer(o Options) http.Handler {
 	s := &server{
 		docs: o.Documents, positions: o.Positions, log: o.Logger, cursors: cursorCodec{key: o.CursorKey},
 		maxBody: o.MaxBodyBytes, defaultLimit: o.DefaultLimit, maxLimit: o.MaxLimit, timeout: o.RequestTimeout,
-		metrics: newMetrics(),
+		metrics: newMetrics(), verifier: o.Verifier, opts: o,
 	}
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
 	r.HandleMethodNotAllowed = true
 	r.ContextWithFallback = true
-	_ = r.SetTrustedProxies(nil)
+	if err := r.SetTrustedProxies(o.TrustedProxies); err != nil {
+		_ = r.SetTrustedProxies(nil)
+		o.Logger.Error("ignoring invalid trusted proxies", "error", err.Error())
+	}
 	r.Use(s.observe, gin.CustomRecovery(func(c *gin.Context, v any) {
 		writeError(c, fmt.Errorf("panic: %v", v))
 	}), s.deadline)
@@ -73,19 +87,24 @@ func NewServer(o Options) http.Handler {
 func (s *server) routes(r *gin.Engine) {
 	r.GET("/livez", s.livez)
 	r.GET("/readyz", s.readyz)
-	r.GET("/metrics", gin.WrapH(s.metrics.handler()))
-	r.GET("/openapi.json", s.openAPI)
+	r.GET("/metrics", s.openUnless(s.opts.PublicMetrics), gin.WrapH(s.metrics.handler()))
+	r.GET("/openapi.json", s.openUnless(s.opts.PublicOpenAPI), s.openAPI)
 
-	v1 := r.Group("/v1")
-	v1.PUT("/documents/:documentId", s.putDocument)
-	v1.GET("/documents/:documentId", s.getOverview)
-	v1.GET("/documents/:documentId/versions", s.getVersions)
-	v1.GET("/documents/:documentId/versions/:version", s.getVersion)
-	v1.GET("/documents/:documentId/positions/:positionId", s.getDocumentPosition)
-	v1.GET("/documents/:documentId/capital", s.getCapital)
-	v1.GET("/documents/:documentId/analysis", s.getAnalysis)
-	v1.GET("/funds/:fundId/documents", s.listFundDocuments)
-	v1.GET("/funds/:fundId/positions", s.listFundPositions)
+	v1 := r.Group("/v1", s.authenticate)
+
+	// Fund administrators, within the funds their token names.
+	admin := v1.Group("", s.requireRole(RoleAdmin))
+	admin.PUT("/documents/:documentId", s.putDocument)
+	admin.GET("/documents/:documentId", s.getOverview)
+	admin.GET("/documents/:documentId/versions", s.getVersions)
+	admin.GET("/documents/:documentId/versions/:version", s.getVersion)
+	admin.GET("/documents/:documentId/positions/:positionId", s.getDocumentPosition)
+	admin.GET("/documents/:documentId/capital", s.getCapital)
+	admin.GET("/documents/:documentId/analysis", s.getAnalysis)
+	admin.GET("/funds/:fundId/documents", s.listFundDocuments)
+	admin.GET("/funds/:fundId/positions", s.listFundPositions)
+
+	// Investor portals, for their own investor; admins within their funds.
 	v1.GET("/investors/:investorId/positions", s.listInvestorPositions)
 	v1.GET("/positions/:positionId", s.listPositionItems)
 	v1.GET("/positions/:positionId/capital-calls", s.listPositionCapitalCalls)

@@ -284,11 +284,12 @@ type documentHeader struct {
 	PositionCount int       `json:"positionCount"`
 	Status        string    `json:"status,omitempty"`
 	CreatedAt     time.Time `json:"createdAt"`
+	CreatedBy     string    `json:"createdBy,omitempty"`
 }
 
 func toHeader(h fund.DocumentHeader, status string) documentHeader {
 	return documentHeader{DocumentID: h.ID, FundID: h.FundID, Kind: h.Kind, Title: h.Title, AsOf: h.AsOf.String(),
-		Currency: h.Currency, Version: h.Version, PositionCount: h.PositionCount, Status: status, CreatedAt: h.CreatedAt}
+		Currency: h.Currency, Version: h.Version, PositionCount: h.PositionCount, Status: status, CreatedAt: h.CreatedAt, CreatedBy: h.CreatedBy}
 }
 
 type activityWire struct {
@@ -312,7 +313,7 @@ type documentVersion struct {
 
 func toVersion(d fund.Document) documentVersion {
 	h := fund.DocumentHeader{ID: d.ID, FundID: d.FundID, Kind: d.Kind, Title: d.Title, AsOf: d.AsOf, Currency: d.Currency,
-		PositionCount: len(d.Positions), Version: d.Version, CreatedAt: d.CreatedAt}
+		PositionCount: len(d.Positions), Version: d.Version, CreatedAt: d.CreatedAt, CreatedBy: d.CreatedBy}
 	v := documentVersion{documentHeader: toHeader(h, ""), Positions: []positionWire{}}
 	if d.CapitalActivity != nil {
 		v.CapitalActivity = toActivity(*d.CapitalActivity, 0)

@@ -30,6 +30,16 @@ type Config struct {
 	RequestTimeout   time.Duration // FUNDSVC_REQUEST_TIMEOUT
 	DefaultPageLimit int
 	MaxPageLimit     int
+
+	// Bearer tokens (see the README's security section).
+	JWTSecret      string        // FUNDSVC_JWT_HS256_SECRET: HS256 secret, at least 32 bytes
+	JWKSFile       string        // FUNDSVC_JWT_JWKS_FILE: RS256/ES256 public keys
+	JWTIssuer      string        // FUNDSVC_JWT_ISSUER: required iss, when set
+	JWTAudience    string        // FUNDSVC_JWT_AUDIENCE: required aud, when set
+	JWTLeeway      time.Duration // FUNDSVC_JWT_LEEWAY: clock skew allowed
+	PublicMetrics  bool          // FUNDSVC_PUBLIC_METRICS: /metrics without a token
+	PublicOpenAPI  bool          // FUNDSVC_PUBLIC_OPENAPI: /openapi.json without a token
+	TrustedProxies []string      // FUNDSVC_TRUSTED_PROXIES: comma-separated CIDRs or IPs
 }
 
 // Default returns the configuration used when nothing is set: DynamoDB Local
@@ -47,6 +57,9 @@ func Default() Config {
 		RequestTimeout:   60 * time.Second,
 		DefaultPageLimit: 100,
 		MaxPageLimit:     1000,
+		JWTLeeway:        30 * time.Second,
+		PublicMetrics:    true,
+		PublicOpenAPI:    true,
 	}
 }
 
@@ -75,6 +88,21 @@ func Load(getenv func(string) string, args []string, name string) (Config, []str
 	env("FUNDSVC_MAX_POSITIONS", func(v string) (err error) { c.MaxPositions, err = strconv.Atoi(v); return })
 	env("FUNDSVC_SHUTDOWN_TIMEOUT", func(v string) (err error) { c.ShutdownTimeout, err = time.ParseDuration(v); return })
 	env("FUNDSVC_REQUEST_TIMEOUT", func(v string) (err error) { c.RequestTimeout, err = time.ParseDuration(v); return })
+	env("FUNDSVC_JWT_HS256_SECRET", str(&c.JWTSecret))
+	env("FUNDSVC_JWT_JWKS_FILE", str(&c.JWKSFile))
+	env("FUNDSVC_JWT_ISSUER", str(&c.JWTIssuer))
+	env("FUNDSVC_JWT_AUDIENCE", str(&c.JWTAudience))
+	env("FUNDSVC_JWT_LEEWAY", func(v string) (err error) { c.JWTLeeway, err = time.ParseDuration(v); return })
+	env("FUNDSVC_PUBLIC_METRICS", func(v string) (err error) { c.PublicMetrics, err = strconv.ParseBool(v); return })
+	env("FUNDSVC_PUBLIC_OPENAPI", func(v string) (err error) { c.PublicOpenAPI, err = strconv.ParseBool(v); return })
+	env("FUNDSVC_TRUSTED_PROXIES", func(v string) error {
+		for _, p := range strings.Split(v, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				c.TrustedProxies = append(c.TrustedProxies, p)
+			}
+		}
+		return nil
+	})
 
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -122,6 +150,19 @@ func (c Config) Validate() error {
 	}
 	if c.CursorKey != "" && len(c.CursorKey) < 16 {
 		errs = append(errs, errors.New("cursor key: at least 16 characters"))
+	}
+	if c.JWTSecret != "" && len(c.JWTSecret) < 32 {
+		errs = append(errs, errors.New("JWT secret: at least 32 bytes (FUNDSVC_JWT_HS256_SECRET)"))
+	}
+	if c.JWTLeeway < 0 || c.JWTLeeway > 5*time.Minute {
+		errs = append(errs, errors.New("JWT leeway: between 0 and 5m"))
+	}
+	for _, p := range c.TrustedProxies {
+		if net.ParseIP(p) == nil {
+			if _, _, err := net.ParseCIDR(p); err != nil {
+				errs = append(errs, fmt.Errorf("trusted proxy %q: want an IP or a CIDR", p))
+			}
+		}
 	}
 	return errors.Join(errs...)
 }

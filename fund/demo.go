@@ -56,6 +56,7 @@ func (s *Store) SeedDemo(ctx context.Context) (int, error) {
 			return written, err
 		}
 		expect := seen[d.ID]
+		d.CreatedBy = "fundsvc seed"
 		if _, err := s.Restate(ctx, d, &expect); err != nil {
 			return written, fmt.Errorf("seed %s: %w", d.ID, err)
 		}

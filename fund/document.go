@@ -67,6 +67,7 @@ type Document struct {
 	Version   int
 	CommitID  string
 	CreatedAt time.Time
+	CreatedBy string // the subject of the token that wrote this version
 }
 
 // CapitalActivity is the document-level capital movement.

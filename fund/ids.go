@@ -34,11 +34,19 @@ type Date struct{ t time.Time }
 
 const dateLayout = "2006-01-02"
 
-// ParseDate parses a YYYY-MM-DD date; it returns EINVALID otherwise.
+// MinYear is the earliest year a date may have. It keeps every valid date
+// apart from the zero Date, which means "no date".
+const MinYear = 1900
+
+// ParseDate parses a YYYY-MM-DD date from MinYear on; it returns EINVALID
+// otherwise.
 func ParseDate(s string) (Date, error) {
 	t, err := time.Parse(dateLayout, s)
 	if err != nil || len(s) != len(dateLayout) {
 		return Date{}, Errorf(EINVALID, "%s is not a valid date: want YYYY-MM-DD", quoteShort(s))
+	}
+	if t.Year() < MinYear {
+		return Date{}, Errorf(EINVALID, "%s is not a valid date: years before %d are not accepted", quoteShort(s), MinYear)
 	}
 	return Date{t: t}, nil
 }

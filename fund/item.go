@@ -51,6 +51,7 @@ type Item struct {
 	Commitment      *Money `dynamo:",omitempty"`
 
 	CreatedAt time.Time `dynamo:",omitempty"`
+	CreatedBy string    `dynamo:",omitempty"`
 }
 
 // PositionItem is one position-level entity (capital call, distribution or
@@ -157,7 +158,7 @@ func documentItem(d *Document, pk, sk string) Item {
 		PK: pk, SK: sk, Type: TypeDocument,
 		DocumentID: d.ID, FundID: d.FundID, Kind: string(d.Kind), Title: d.Title,
 		AsOf: d.AsOf, Currency: d.Currency, PositionCount: len(d.Positions),
-		Version: d.Version, CommitID: d.CommitID, CreatedAt: d.CreatedAt,
+		Version: d.Version, CommitID: d.CommitID, CreatedAt: d.CreatedAt, CreatedBy: d.CreatedBy,
 	}
 }
 
@@ -186,6 +187,7 @@ type DocumentHeader struct {
 	Version       int
 	CommitID      string
 	CreatedAt     time.Time
+	CreatedBy     string
 }
 
 // Header converts a stored document record.
@@ -193,7 +195,7 @@ func (it *Item) Header() DocumentHeader {
 	return DocumentHeader{
 		ID: it.DocumentID, FundID: it.FundID, Kind: Kind(it.Kind), Title: it.Title,
 		AsOf: it.AsOf, Currency: it.Currency, PositionCount: it.PositionCount,
-		Version: it.Version, CommitID: it.CommitID, CreatedAt: it.CreatedAt,
+		Version: it.Version, CommitID: it.CommitID, CreatedAt: it.CreatedAt, CreatedBy: it.CreatedBy,
 	}
 }
 
@@ -217,7 +219,7 @@ func (it *Item) Activity() ActivityRecord {
 func assemble(h DocumentHeader, activity *Item, items []PositionItem) Document {
 	d := Document{
 		ID: h.ID, FundID: h.FundID, Kind: h.Kind, Title: h.Title, AsOf: h.AsOf,
-		Currency: h.Currency, Version: h.Version, CommitID: h.CommitID, CreatedAt: h.CreatedAt,
+		Currency: h.Currency, Version: h.Version, CommitID: h.CommitID, CreatedAt: h.CreatedAt, CreatedBy: h.CreatedBy,
 	}
 	if activity != nil {
 		a := activity.Activity().CapitalActivity

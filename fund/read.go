@@ -201,6 +201,7 @@ func (s *Store) PositionsAfter(ctx context.Context, doc, commitID, after string,
 // Capital is a document's capital activities (latest and historical) and
 // its capital calls, at one version.
 type Capital struct {
+	FundID     string
 	Version    int
 	Latest     *ActivityRecord
 	Activities []ActivityRecord // earlier versions' capital activities
@@ -222,7 +223,7 @@ func (s *Store) Capital(ctx context.Context, doc string) (Capital, error) {
 	if p.head == nil {
 		return Capital{}, notFound(doc)
 	}
-	c := Capital{Version: p.head.Version}
+	c := Capital{FundID: p.head.FundID, Version: p.head.Version}
 	for _, a := range p.activities {
 		if a.Version < p.head.Version {
 			c.Activities = append(c.Activities, a.Activity())

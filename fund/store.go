@@ -140,7 +140,7 @@ func (s *Store) Restate(ctx context.Context, d Document, ifMatch *int) (Document
 		if head != nil && !head.Materialized && head.ContentHash == hash {
 			// The same content was committed by a call that died before
 			// finishing the latest view: finish it rather than add a version.
-			d.Version, d.CommitID, d.CreatedAt = head.Version, head.CommitID, head.CreatedAt
+			d.Version, d.CommitID, d.CreatedAt, d.CreatedBy = head.Version, head.CommitID, head.CreatedAt, head.CreatedBy
 			return d, s.materialize(ctx, &d)
 		}
 
@@ -246,7 +246,7 @@ func (s *Store) commit(ctx context.Context, d *Document, prev *Item, hash string
 	head := Item{
 		PK: DocPK(d.ID), SK: HeadSK, Type: TypeHead, DocumentID: d.ID, FundID: d.FundID,
 		AsOf: d.AsOf, Version: d.Version, CommitID: d.CommitID, ContentHash: hash,
-		PositionCount: len(d.Positions), CreatedAt: d.CreatedAt,
+		PositionCount: len(d.Positions), CreatedAt: d.CreatedAt, CreatedBy: d.CreatedBy,
 	}
 	put := s.table.Put(head)
 	if prev == nil {
@@ -410,7 +410,7 @@ func (s *Store) parallelism() int {
 
 // contentHash identifies what the caller sent, apart from server-owned fields.
 func contentHash(d Document) (string, error) {
-	d.Version, d.CommitID, d.CreatedAt = 0, "", time.Time{}
+	d.Version, d.CommitID, d.CreatedAt, d.CreatedBy = 0, "", time.Time{}, ""
 	b, err := json.Marshal(d)
 	if err != nil {
 		return "", fmt.Errorf("hash document %s: %w", d.ID, err)

@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -31,6 +32,10 @@ commands:
   table create       create the table and its indexes (idempotent)
   table describe     print the table's key schema and indexes
   seed               load the demo dataset (idempotent)
+  token              mint a development token with the configured HS256 secret:
+                       fundsvc token --role admin --funds FUND_A,FUND_B   (or --funds '*')
+                       fundsvc token --role investor --investor INVESTOR_1
+                     [--subject NAME] [--ttl 12h]
 
 flags (each also an environment variable):
   --table      FUNDSVC_TABLE              table name (default fundsvc)
@@ -38,6 +43,12 @@ flags (each also an environment variable):
   --region     FUNDSVC_REGION             AWS region (default us-east-1)
   --listen     FUNDSVC_LISTEN             listen address (default :8080)
   --log-level  FUNDSVC_LOG_LEVEL          debug, info, warn, error (default info)
+
+tokens (serve needs one of the first two):
+  FUNDSVC_JWT_HS256_SECRET   shared secret, at least 32 bytes
+  FUNDSVC_JWT_JWKS_FILE      JWKS file of RS256/ES256 public keys
+  FUNDSVC_JWT_ISSUER, FUNDSVC_JWT_AUDIENCE, FUNDSVC_JWT_LEEWAY (30s)
+  FUNDSVC_PUBLIC_METRICS, FUNDSVC_PUBLIC_OPENAPI (true: no token needed)
 `
 
 func main() {
@@ -57,6 +68,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		return nil
 	}
 	cmd, rest := args[0], args[1:]
+	if cmd == "token" {
+		return mintToken(rest, getenv, stdout)
+	}
 	sub := ""
 	if cmd == "table" {
 		if len(rest) == 0 || strings.HasPrefix(rest[0], "-") {
@@ -128,8 +142,64 @@ func open(ctx context.Context, cfg config.Config, getenv func(string) string) (*
 	return store, nil
 }
 
+// verifier builds the token verifier from the configured keys.
+func verifier(cfg config.Config) (*api.Verifier, error) {
+	ac := api.AuthConfig{HS256Secret: []byte(cfg.JWTSecret), Issuer: cfg.JWTIssuer, Audience: cfg.JWTAudience, Leeway: cfg.JWTLeeway}
+	if cfg.JWKSFile != "" {
+		b, err := os.ReadFile(cfg.JWKSFile)
+		if err != nil {
+			return nil, fmt.Errorf("JWKS file: %w", err)
+		}
+		ac.JWKS = b
+	}
+	v, err := api.NewVerifier(ac)
+	if err != nil {
+		return nil, fmt.Errorf("%w (FUNDSVC_JWT_HS256_SECRET or FUNDSVC_JWT_JWKS_FILE; make run generates a local secret)", err)
+	}
+	return v, nil
+}
+
+// mintToken prints a development token signed with the configured secret.
+func mintToken(args []string, getenv func(string) string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("fundsvc token", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	role := fs.String("role", "", "admin or investor")
+	funds := fs.String("funds", "", "admin: comma-separated fund IDs, or *")
+	investor := fs.String("investor", "", "investor: the investor ID")
+	subject := fs.String("subject", "", "token subject (default dev-<role>)")
+	ttl := fs.Duration("ttl", 12*time.Hour, "validity")
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("token: %w", err)
+	}
+	cfg, _, err := config.Load(getenv, nil, "fundsvc token")
+	if err != nil {
+		return err
+	}
+	if cfg.JWTSecret == "" {
+		return errors.New("token: set FUNDSVC_JWT_HS256_SECRET to the secret the service verifies with")
+	}
+	p := api.Principal{Subject: *subject, Role: *role, Investor: *investor}
+	if *funds != "" {
+		p.Funds = strings.Split(*funds, ",")
+	}
+	if p.Subject == "" {
+		p.Subject = "dev-" + *role
+	}
+	tok, err := api.MintToken([]byte(cfg.JWTSecret), p, cfg.JWTIssuer, cfg.JWTAudience, *ttl, time.Now())
+	if err != nil {
+		return fmt.Errorf("token: %w", err)
+	}
+	fmt.Fprintln(stdout, tok)
+	return nil
+}
+
 func serve(ctx context.Context, cfg config.Config, store *fund.Store, log *slog.Logger, stdout io.Writer) error {
+	v, err := verifier(cfg)
+	if err != nil {
+		return err
+	}
 	handler := api.NewServer(api.Options{
+		Verifier: v, PublicMetrics: cfg.PublicMetrics, PublicOpenAPI: cfg.PublicOpenAPI, TrustedProxies: cfg.TrustedProxies,
 		Documents: store, Positions: positions.NewStore(store), Logger: log,
 		CursorKey: []byte(cfg.CursorKey), MaxBodyBytes: cfg.MaxBodyBytes,
 		DefaultLimit: cfg.DefaultPageLimit, MaxLimit: cfg.MaxPageLimit, RequestTimeout: cfg.RequestTimeout,

@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/fundsvc/fundsvc/config"
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/internal/dynamotest"
 	"github.com/fundsvc/fundsvc/internal/fundtest"
@@ -39,6 +40,7 @@ func env(t *testing.T, table string) func(string) string {
 		"FUNDSVC_TABLE":             table,
 		"FUNDSVC_DYNAMODB_ENDPOINT": dynamotest.Shared().Endpoint(),
 		"FUNDSVC_LISTEN":            "127.0.0.1:0",
+		"FUNDSVC_JWT_HS256_SECRET":  "cmd-test-secret-0123456789-abcdefghij",
 	}
 	return func(k string) string { return vars[k] }
 }
@@ -145,6 +147,7 @@ func TestServeShutsDownGracefully(t *testing.T) {
 	go func() {
 		req, _ := http.NewRequest(http.MethodPut, base+"/v1/documents/SHUTDOWN", bytes.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+mint(t, getenv, "--role", "admin", "--funds", "FUND_S"))
 		res, err := http.DefaultClient.Do(req)
 		if err != nil {
 			status <- -1
@@ -178,5 +181,52 @@ func TestServeShutsDownGracefully(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), `"msg":"stopped"`) {
 		t.Fatalf("no stop log line:\n%s", out.String())
+	}
+}
+
+// mint runs fundsvc token with args and returns the token it prints.
+func mint(t *testing.T, getenv func(string) string, args ...string) string {
+	t.Helper()
+	var out bytes.Buffer
+	if err := run(context.Background(), append([]string{"token"}, args...), getenv, &out); err != nil {
+		t.Fatalf("token %v: %v", args, err)
+	}
+	return strings.TrimSpace(out.String())
+}
+
+func TestTokenMintsWhatServeAccepts(t *testing.T) {
+	getenv := env(t, "fundsvc")
+	cfg, _, err := config.Load(getenv, nil, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := verifier(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := v.Verify(mint(t, getenv, "--role", "admin", "--funds", "FUND_A,FUND_B"))
+	if err != nil || p.Role != "admin" || strings.Join(p.Funds, ",") != "FUND_A,FUND_B" || p.Subject != "dev-admin" {
+		t.Fatalf("admin token: %+v %v", p, err)
+	}
+	p, err = v.Verify(mint(t, getenv, "--role", "investor", "--investor", "INVESTOR_1", "--subject", "portal"))
+	if err != nil || p.Role != "investor" || p.Investor != "INVESTOR_1" || p.Subject != "portal" {
+		t.Fatalf("investor token: %+v %v", p, err)
+	}
+	for _, bad := range [][]string{{"--role", "admin"}, {"--role", "investor"}, {"--role", "root", "--funds", "*"}, {"--role", "investor", "--investor", "A#B"}} {
+		if err := run(context.Background(), append([]string{"token"}, bad...), getenv, &bytes.Buffer{}); err == nil {
+			t.Errorf("token %v was minted", bad)
+		}
+	}
+	noSecret := func(k string) string {
+		if k == "FUNDSVC_JWT_HS256_SECRET" {
+			return ""
+		}
+		return getenv(k)
+	}
+	if err := run(context.Background(), []string{"token", "--role", "admin", "--funds", "*"}, noSecret, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "FUNDSVC_JWT_HS256_SECRET") {
+		t.Fatalf("without a secret: %v", err)
+	}
+	if err := run(context.Background(), []string{"serve"}, noSecret, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "no token keys") {
+		t.Fatalf("serve without keys: %v", err)
 	}
 }
