@@ -31,6 +31,11 @@ type Options struct {
 	// otherwise they need a valid token (any role). /livez and /readyz are
 	// always open.
 	PublicMetrics, PublicOpenAPI bool
+	// IdempotencyLease is how long a claimed Idempotency-Key stays locked
+	// if its request never finishes (its process died); IdempotencyTTL how
+	// long a stored response is replayed. Defaults: the request timeout (at
+	// least a minute) plus 10s, and 24h.
+	IdempotencyLease, IdempotencyTTL time.Duration
 	// TrustedProxies are the proxies whose X-Forwarded-For is believed for
 	// the client address in logs; none by default.
 	TrustedProxies []string
@@ -48,6 +53,8 @@ type server struct {
 	metrics      *metrics
 	verifier     *Verifier
 	opts         Options
+	idemLease    time.Duration
+	idemTTL      time.Duration
 }
 
 // NewServer returns the HTTP handler of the whole API.
@@ -63,6 +70,14 @@ func NewServer(o Options) http.Handler {
 		docs: o.Documents, positions: o.Positions, log: o.Logger, cursors: cursorCodec{key: o.CursorKey},
 		maxBody: o.MaxBodyBytes, defaultLimit: o.DefaultLimit, maxLimit: o.MaxLimit, timeout: o.RequestTimeout,
 		metrics: newMetrics(), verifier: o.Verifier, opts: o,
+		idemLease: o.IdempotencyLease, idemTTL: o.IdempotencyTTL,
+	}
+	if s.idemLease <= 0 {
+		// Longer than any request may run, so no live request loses its key.
+		s.idemLease = max(o.RequestTimeout, time.Minute) + 10*time.Second
+	}
+	if s.idemTTL <= 0 {
+		s.idemTTL = 24 * time.Hour
 	}
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
@@ -94,7 +109,7 @@ func (s *server) routes(r *gin.Engine) {
 
 	// Fund administrators, within the funds their token names.
 	admin := v1.Group("", s.requireRole(RoleAdmin))
-	admin.PUT("/documents/:documentId", s.putDocument)
+	admin.PUT("/documents/:documentId", s.idempotent, s.putDocument)
 	admin.GET("/documents/:documentId", s.getOverview)
 	admin.GET("/documents/:documentId/versions", s.getVersions)
 	admin.GET("/documents/:documentId/versions/:version", s.getVersion)

@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"fmt"
 	"net/http"
 	"testing"
 )
@@ -31,5 +32,51 @@ func TestIfMatchGuardsRestatements(t *testing.T) {
 	getJSON(t, s, "/v1/documents/DOC002/versions/latest", &latest)
 	if latest.Version != 3 {
 		t.Fatalf("version %d after two accepted restatements of version 1, want 3", latest.Version)
+	}
+}
+
+// TestFiftyConcurrentRestatementsLoseNoVersion: without If-Match, writers
+// are serialized; each either gets its own version or fails cleanly, and
+// the history is one dense sequence.
+func TestFiftyConcurrentRestatementsLoseNoVersion(t *testing.T) {
+	s := newServer(t, false)
+	const writers = 50
+	statuses := make(chan response, writers)
+	for w := 0; w < writers; w++ {
+		go func() {
+			statuses <- s.do(t, http.MethodPut, "/v1/documents/HOT", smallDocument(fmt.Sprintf("writer %d", w)))
+		}()
+	}
+	versions := map[string]bool{}
+	ok := 0
+	for w := 0; w < writers; w++ {
+		r := <-statuses
+		switch r.Status {
+		case http.StatusOK, http.StatusCreated:
+			ok++
+			if versions[r.Header.Get("ETag")] {
+				t.Fatalf("two writers got version %s", r.Header.Get("ETag"))
+			}
+			versions[r.Header.Get("ETag")] = true
+		case http.StatusConflict:
+			if r.Header.Get("Content-Type") != "application/problem+json" {
+				t.Fatalf("unclean conflict: %s", r.Body)
+			}
+		default:
+			t.Fatalf("writer got %d %s", r.Status, r.Body)
+		}
+	}
+	var v struct {
+		Latest     struct{ Version int }
+		Historical []struct{ Version int }
+	}
+	getJSON(t, s, "/v1/documents/HOT/versions", &v)
+	if v.Latest.Version != ok || len(v.Historical) != ok-1 || ok < writers/2 {
+		t.Fatalf("%d writers succeeded; latest version %d with %d earlier ones", ok, v.Latest.Version, len(v.Historical))
+	}
+	for i, h := range v.Historical {
+		if h.Version != i+1 {
+			t.Fatalf("history is not dense: %+v", v.Historical)
+		}
 	}
 }

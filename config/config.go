@@ -40,6 +40,9 @@ type Config struct {
 	PublicMetrics  bool          // FUNDSVC_PUBLIC_METRICS: /metrics without a token
 	PublicOpenAPI  bool          // FUNDSVC_PUBLIC_OPENAPI: /openapi.json without a token
 	TrustedProxies []string      // FUNDSVC_TRUSTED_PROXIES: comma-separated CIDRs or IPs
+
+	IdempotencyLease time.Duration // FUNDSVC_IDEMPOTENCY_LEASE: default max(request timeout, 1m) + 10s
+	IdempotencyTTL   time.Duration // FUNDSVC_IDEMPOTENCY_TTL: default 24h
 }
 
 // Default returns the configuration used when nothing is set: DynamoDB Local
@@ -88,6 +91,8 @@ func Load(getenv func(string) string, args []string, name string) (Config, []str
 	env("FUNDSVC_MAX_POSITIONS", func(v string) (err error) { c.MaxPositions, err = strconv.Atoi(v); return })
 	env("FUNDSVC_SHUTDOWN_TIMEOUT", func(v string) (err error) { c.ShutdownTimeout, err = time.ParseDuration(v); return })
 	env("FUNDSVC_REQUEST_TIMEOUT", func(v string) (err error) { c.RequestTimeout, err = time.ParseDuration(v); return })
+	env("FUNDSVC_IDEMPOTENCY_LEASE", func(v string) (err error) { c.IdempotencyLease, err = time.ParseDuration(v); return })
+	env("FUNDSVC_IDEMPOTENCY_TTL", func(v string) (err error) { c.IdempotencyTTL, err = time.ParseDuration(v); return })
 	env("FUNDSVC_JWT_HS256_SECRET", str(&c.JWTSecret))
 	env("FUNDSVC_JWT_JWKS_FILE", str(&c.JWKSFile))
 	env("FUNDSVC_JWT_ISSUER", str(&c.JWTIssuer))

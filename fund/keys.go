@@ -1,6 +1,10 @@
 package fund
 
-import "fmt"
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+)
 
 // Every key string of the single table is built here and nowhere else.
 // IDs are validated before they reach these functions, so none contains '#'
@@ -29,6 +33,7 @@ const (
 	TypeFund               = "Fund"
 	TypePosition           = "Position"
 	TypeDocumentIndex      = "DocumentIndex"
+	TypeIdempotency        = "IdempotencyRecord"
 )
 
 // ItemKind is one of the three position-level entities.
@@ -208,3 +213,23 @@ func FundDocumentRange(from, to Date) (lo, hi string) {
 	}
 	return lo, hi
 }
+
+// Idempotency records: one partition per (principal, key), so keys of
+// different callers never meet. The key is hashed, so no caller-chosen
+// string ever becomes part of a key.
+
+// IdempotencyPK is the partition of one idempotency key of one principal.
+func IdempotencyPK(scope, key string) string {
+	sum := sha256.Sum256([]byte(scope + "\x1f" + key))
+	return "IDEMPOTENCY#" + hex.EncodeToString(sum[:])
+}
+
+// IdempotencyRecordSK is the record; IdempotencyBodySK the i-th chunk of the
+// stored response body.
+const IdempotencyRecordSK = "RECORD"
+
+// IdempotencyBodySK is the sort key of the i-th chunk of a stored body.
+func IdempotencyBodySK(i int) string { return fmt.Sprintf("BODY#%04d", i) }
+
+// AttrExpiresAt is the table's TTL attribute (epoch seconds).
+const AttrExpiresAt = "ExpiresAt"

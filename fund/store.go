@@ -73,14 +73,27 @@ func TableDefinition(name string) *dynamodb.CreateTableInput {
 }
 
 // CreateTable creates the table and both indexes if the table does not exist,
-// and waits until it is active. It is idempotent.
+// waits until it is active and enables TTL on ExpiresAt. It is idempotent.
 func (s *Store) CreateTable(ctx context.Context) error {
 	_, err := s.db.Client().CreateTable(ctx, TableDefinition(s.name))
 	var inUse *types.ResourceInUseException
 	if err != nil && !errors.As(err, &inUse) {
 		return fmt.Errorf("create table %s: %w", s.name, err)
 	}
-	return s.table.Wait(ctx)
+	if err := s.table.Wait(ctx); err != nil {
+		return fmt.Errorf("wait for table %s: %w", s.name, err)
+	}
+	// Idempotency records expire through TTL on ExpiresAt.
+	ttl, err := s.table.DescribeTTL().Run(ctx)
+	if err != nil {
+		return fmt.Errorf("describe TTL of table %s: %w", s.name, err)
+	}
+	if !ttl.Enabled() {
+		if err := s.table.UpdateTTL(AttrExpiresAt, true).Run(ctx); err != nil {
+			return fmt.Errorf("enable TTL on table %s: %w", s.name, err)
+		}
+	}
+	return nil
 }
 
 // Describe returns the table's description.

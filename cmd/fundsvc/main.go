@@ -200,6 +200,7 @@ func serve(ctx context.Context, cfg config.Config, store *fund.Store, log *slog.
 	}
 	handler := api.NewServer(api.Options{
 		Verifier: v, PublicMetrics: cfg.PublicMetrics, PublicOpenAPI: cfg.PublicOpenAPI, TrustedProxies: cfg.TrustedProxies,
+		IdempotencyLease: cfg.IdempotencyLease, IdempotencyTTL: cfg.IdempotencyTTL,
 		Documents: store, Positions: positions.NewStore(store), Logger: log,
 		CursorKey: []byte(cfg.CursorKey), MaxBodyBytes: cfg.MaxBodyBytes,
 		DefaultLimit: cfg.DefaultPageLimit, MaxLimit: cfg.MaxPageLimit, RequestTimeout: cfg.RequestTimeout,

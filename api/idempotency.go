@@ -1,0 +1,119 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/fundsvc/fundsvc/fund"
+	"github.com/gin-gonic/gin"
+)
+
+// maxIdempotencyKey bounds the Idempotency-Key header.
+const maxIdempotencyKey = 255
+
+// idempotent makes a write safe to repeat. With an Idempotency-Key header,
+// the first response (status, headers that matter, body) is stored in the
+// table per principal, for a day; a repeat of the same request gets it byte
+// for byte and writes nothing; the same key with another request is 422;
+// while the first is still running, 409. A request that failed on the
+// server's side (5xx) releases its key, so repeating it runs it again; one
+// whose process died keeps the key for its lease, then may be repeated.
+func (s *server) idempotent(c *gin.Context) {
+	key := c.GetHeader("Idempotency-Key")
+	if key == "" {
+		c.Next()
+		return
+	}
+	if !validIdempotencyKey(key) {
+		writeError(c, fund.Invalid("Idempotency-Key", "must be 1 to %d printable ASCII characters, such as a UUID", maxIdempotencyKey))
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, s.maxBody))
+	if err != nil {
+		writeError(c, jsonError(err))
+		return
+	}
+	c.Request.Body = io.NopCloser(bytes.NewReader(body))
+
+	h := sha256.New()
+	for _, part := range []string{c.Request.Method, c.Request.URL.Path, c.GetHeader("Content-Type"), c.GetHeader("If-Match")} {
+		h.Write([]byte(part + "\n"))
+	}
+	h.Write(body)
+	hash := hex.EncodeToString(h.Sum(nil))
+
+	ctx := c.Request.Context()
+	scope := principal(c).scope()
+	owner, replay, err := s.docs.BeginIdempotent(ctx, scope, key, hash, time.Now(), s.idemLease, s.idemTTL)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	if replay != nil {
+		for k, v := range replay.Header {
+			c.Header(k, v)
+		}
+		c.Header("Idempotent-Replayed", "true")
+		c.Status(replay.Status)
+		_, _ = c.Writer.Write(replay.Body)
+		c.Abort()
+		return
+	}
+
+	rec := &recorder{ResponseWriter: c.Writer}
+	c.Writer = rec
+	c.Next()
+
+	// The request's context may be over; the record must still be settled.
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	status := rec.Status()
+	if status >= 500 {
+		err = s.docs.AbandonIdempotent(sctx, scope, key, owner)
+	} else {
+		header := map[string]string{}
+		for _, k := range []string{"Content-Type", "ETag", "Location"} {
+			if v := rec.Header().Get(k); v != "" {
+				header[k] = v
+			}
+		}
+		err = s.docs.FinishIdempotent(sctx, scope, key, owner, fund.Replay{Status: status, Header: header, Body: rec.body.Bytes()}, time.Now(), s.idemTTL)
+	}
+	if err != nil {
+		logger(c).Error("idempotency record not settled; the key stays locked until its lease ends", slog.String("error", err.Error()))
+	}
+}
+
+func validIdempotencyKey(k string) bool {
+	if len(k) > maxIdempotencyKey {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		if k[i] < 0x21 || k[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// recorder keeps a copy of the response body as it is written.
+type recorder struct {
+	gin.ResponseWriter
+	body bytes.Buffer
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	r.body.Write(b)
+	return r.ResponseWriter.Write(b)
+}
+
+func (r *recorder) WriteString(s string) (int, error) {
+	r.body.WriteString(s)
+	return r.ResponseWriter.WriteString(s)
+}

@@ -1,0 +1,120 @@
+package api_test
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fundsvc/fundsvc/api"
+)
+
+func smallDocument(title string) map[string]any {
+	return map[string]any{"fundId": "FUND_A", "kind": "capital_call_notice", "title": title, "asOf": "2025-11-30",
+		"positions": []any{map[string]any{"positionId": "POSITION_1", "investorId": "INVESTOR_1", "capitalCall": map[string]any{"amount": "10.00"}}}}
+}
+
+func TestIdempotencyKeyReplaysTheFirstResponse(t *testing.T) {
+	s := newServer(t, true)
+	first := s.do(t, http.MethodPut, "/v1/documents/DOC_IDEM", smallDocument("first"), "Idempotency-Key", "key-1")
+	if first.Status != http.StatusCreated {
+		t.Fatalf("first: %d %s", first.Status, first.Body)
+	}
+	before := s.Dump(t)
+
+	t.Run("a repeat returns the stored response byte for byte and writes nothing", func(t *testing.T) {
+		again := s.do(t, http.MethodPut, "/v1/documents/DOC_IDEM", smallDocument("first"), "Idempotency-Key", "key-1")
+		if again.Status != first.Status || !bytes.Equal(again.Body, first.Body) || again.Header.Get("ETag") != first.Header.Get("ETag") ||
+			again.Header.Get("Location") != first.Header.Get("Location") || again.Header.Get("Idempotent-Replayed") != "true" {
+			t.Fatalf("replay: %d %q %s\nfirst: %d %q %s", again.Status, again.Header.Get("ETag"), again.Body, first.Status, first.Header.Get("ETag"), first.Body)
+		}
+		if after := s.Dump(t); !reflect.DeepEqual(before, after) {
+			t.Fatal("the replay wrote to the table")
+		}
+	})
+	t.Run("the same key with another body is 422 and writes nothing", func(t *testing.T) {
+		r := s.do(t, http.MethodPut, "/v1/documents/DOC_IDEM", smallDocument("second"), "Idempotency-Key", "key-1")
+		if r.Status != http.StatusUnprocessableEntity || !strings.Contains(string(r.Body), `"field":"Idempotency-Key"`) {
+			t.Fatalf("got %d %s", r.Status, r.Body)
+		}
+		if after := s.Dump(t); !reflect.DeepEqual(before, after) {
+			t.Fatal("the refused request wrote to the table")
+		}
+	})
+	t.Run("keys belong to one principal: another token's same key runs anew", func(t *testing.T) {
+		other := token(t, api.Principal{Subject: "other-admin", Role: api.RoleAdmin, Funds: []string{"FUND_A"}})
+		r := s.do(t, http.MethodPut, "/v1/documents/DOC_IDEM", smallDocument("first"), "Idempotency-Key", "key-1", "Authorization", "Bearer "+other)
+		if r.Status != http.StatusOK || r.Header.Get("ETag") != `"2"` || r.Header.Get("Idempotent-Replayed") != "" {
+			t.Fatalf("got %d ETag %s replayed %q", r.Status, r.Header.Get("ETag"), r.Header.Get("Idempotent-Replayed"))
+		}
+	})
+	t.Run("a stored answer survives a restart of the service", func(t *testing.T) {
+		restarted := httptest.NewServer(api.NewServer(api.Options{Documents: s.Store, Positions: s.Positions, Verifier: testVerifier(t),
+			MaxBodyBytes: 1 << 20, DefaultLimit: 100, MaxLimit: 1000}))
+		defer restarted.Close()
+		again := (&testServer{Env: s.Env, URL: restarted.URL, logs: s.logs}).do(t, http.MethodPut, "/v1/documents/DOC_IDEM", smallDocument("first"), "Idempotency-Key", "key-1")
+		if again.Status != first.Status || !bytes.Equal(again.Body, first.Body) {
+			t.Fatalf("after restart: %d %s", again.Status, again.Body)
+		}
+	})
+	t.Run("a refused request is stored too and replayed", func(t *testing.T) {
+		bad := smallDocument("bad")
+		bad["asOf"] = "2025-02-30"
+		r1 := s.do(t, http.MethodPut, "/v1/documents/DOC_IDEM", bad, "Idempotency-Key", "key-bad")
+		r2 := s.do(t, http.MethodPut, "/v1/documents/DOC_IDEM", bad, "Idempotency-Key", "key-bad")
+		if r1.Status != http.StatusBadRequest || r2.Status != r1.Status || !bytes.Equal(r1.Body, r2.Body) || r2.Header.Get("Content-Type") != "application/problem+json" {
+			t.Fatalf("got %d %s then %d %s", r1.Status, r1.Body, r2.Status, r2.Body)
+		}
+	})
+	t.Run("a key that is not printable ASCII or too long is 400", func(t *testing.T) {
+		for _, k := range []string{"has space", strings.Repeat("k", 256), "naïve"} {
+			if r := s.do(t, http.MethodPut, "/v1/documents/DOC_IDEM", smallDocument("first"), "Idempotency-Key", k); r.Status != http.StatusBadRequest {
+				t.Errorf("key %q: %d", k, r.Status)
+			}
+		}
+	})
+}
+
+func TestIdempotencyKeyOfAFailedOrRunningRequest(t *testing.T) {
+	s := newServer(t, false)
+	t.Run("a server-side failure releases the key, so the repeat runs", func(t *testing.T) {
+		s.Faults.FailAfterWrites(0)
+		r := s.do(t, http.MethodPut, "/v1/documents/DOC_F", smallDocument("x"), "Idempotency-Key", "key-f")
+		s.Faults.Disarm()
+		if r.Status != http.StatusInternalServerError {
+			t.Fatalf("with writes failing: %d %s", r.Status, r.Body)
+		}
+		r = s.do(t, http.MethodPut, "/v1/documents/DOC_F", smallDocument("x"), "Idempotency-Key", "key-f")
+		if r.Status != http.StatusCreated || r.Header.Get("Idempotent-Replayed") != "" {
+			t.Fatalf("repeat: %d %s", r.Status, r.Body)
+		}
+	})
+	t.Run("while the first request runs, a repeat is 409; afterwards its 1,000-position answer replays exactly", func(t *testing.T) {
+		body, _ := bigVersion(1)
+		done := make(chan response, 1)
+		go func() { done <- s.do(t, http.MethodPut, "/v1/documents/BIG_IDEM", body, "Idempotency-Key", "key-big") }()
+		// The first request holds the key once it is writing: it registers the fund first.
+		deadline := time.Now().Add(30 * time.Second)
+		for ok, _ := s.Store.FundExists(context.Background(), "FUND_BIG"); !ok; ok, _ = s.Store.FundExists(context.Background(), "FUND_BIG") {
+			if time.Now().After(deadline) {
+				t.Fatal("the first request never started writing")
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		if r := s.do(t, http.MethodPut, "/v1/documents/BIG_IDEM", body, "Idempotency-Key", "key-big"); r.Status != http.StatusConflict {
+			t.Fatalf("repeat while the first runs: %d %.300s", r.Status, r.Body)
+		}
+		first := <-done
+		if first.Status != http.StatusCreated || len(first.Body) < 100<<10 {
+			t.Fatalf("first: %d, %d bytes", first.Status, len(first.Body))
+		}
+		again := s.do(t, http.MethodPut, "/v1/documents/BIG_IDEM", body, "Idempotency-Key", "key-big")
+		if again.Status != first.Status || !bytes.Equal(again.Body, first.Body) {
+			t.Fatalf("replay of %d bytes differs", len(first.Body))
+		}
+	})
+}
