@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs the local stack `make run` promises: DynamoDB Local persisting under
-# .data/dynamodb on DYNAMODB_PORT (8000), the table, the demo data, and
-# fundsvc serving on :8080 until it exits or Ctrl-C, after which DynamoDB
-# Local is stopped too.
+# .data/dynamodb on DYNAMODB_PORT (8000), the table, the demo data, a local
+# token secret with an admin and an investor token printed, and fundsvc
+# serving on :8080 until it exits or Ctrl-C, after which DynamoDB Local is
+# stopped too.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -35,6 +36,27 @@ export FUNDSVC_LISTEN=:8080
 export AWS_REGION=us-east-1 AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local
 unset AWS_SESSION_TOKEN AWS_PROFILE
 
+# A local signing secret for development tokens, made once and kept (0600).
+secret_file=.data/jwt-secret
+if [ ! -s "$secret_file" ]; then
+	(umask 077 && od -An -N32 -tx1 /dev/urandom | tr -d ' \n' >"$secret_file")
+fi
+FUNDSVC_JWT_HS256_SECRET=$(cat "$secret_file")
+export FUNDSVC_JWT_HS256_SECRET
+
 ./fundsvc table create
 ./fundsvc seed
+
+admin=$(./fundsvc token --role admin --funds '*' --subject dev-admin)
+investor=$(./fundsvc token --role investor --investor INVESTOR_1 --subject dev-investor)
+cat <<TOKENS
+
+Development tokens (valid 12 hours; signed with the secret in $secret_file):
+  export ADMIN=$admin
+  export INVESTOR=$investor
+Try:
+  curl -s -H "Authorization: Bearer \$ADMIN" localhost:8080/v1/documents/DOC001
+  curl -s -H "Authorization: Bearer \$INVESTOR" localhost:8080/v1/investors/INVESTOR_1/positions
+
+TOKENS
 ./fundsvc serve
