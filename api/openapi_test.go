@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"mime"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"regexp"
 	"slices"
 	"sort"
@@ -17,6 +19,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/fundsvc/fundsvc/fund"
 	"github.com/gin-gonic/gin"
 )
 
@@ -25,6 +29,13 @@ import (
 
 func openAPITestEngine(t *testing.T) *gin.Engine {
 	t.Helper()
+	return openAPITestEngineWith(t, true) // the configured defaults
+}
+
+// openAPITestEngineWith is the API without stores, with /metrics and
+// /openapi.json public or not.
+func openAPITestEngineWith(t *testing.T, public bool) *gin.Engine {
+	t.Helper()
 	v, err := NewVerifier(AuthConfig{HS256Secret: []byte(internalTestSecret)})
 	if err != nil {
 		t.Fatal(err)
@@ -32,7 +43,7 @@ func openAPITestEngine(t *testing.T) *gin.Engine {
 	h := NewServer(Options{
 		Logger:       slog.New(slog.NewTextHandler(io.Discard, nil)),
 		MaxBodyBytes: 1 << 20, DefaultLimit: 100, MaxLimit: 1000, Verifier: v,
-		PublicMetrics: true, PublicOpenAPI: true, // the configured defaults
+		PublicMetrics: public, PublicOpenAPI: public,
 	})
 	e, ok := h.(*gin.Engine)
 	if !ok {
@@ -410,6 +421,9 @@ func TestOpenAPIErrorsMatchCode(t *testing.T) {
 		req.Header.Set("Authorization", "Bearer "+internalAdminToken(t))
 		for i := 0; i+1 < len(headers); i += 2 {
 			req.Header.Set(headers[i], headers[i+1])
+			if headers[i] == "Authorization" && headers[i+1] == "" {
+				req.Header.Del("Authorization")
+			}
 		}
 		rec := httptest.NewRecorder()
 		e.ServeHTTP(rec, req)
@@ -441,6 +455,38 @@ func TestOpenAPIErrorsMatchCode(t *testing.T) {
 
 	// Every operation that declares a status must answer it for these requests.
 	bigBody := append([]byte(`{"title":"`), bytes.Repeat([]byte("x"), 1<<20)...)
+	asJSON := []string{"Content-Type", "application/json"}
+	as := func(p Principal, more ...string) []string {
+		return append([]string{"Authorization", "Bearer " + internalToken(t, p)}, more...)
+	}
+	adminOfF1 := Principal{Subject: "admin-f1", Role: RoleAdmin, Funds: []string{"F1"}}
+	investorI1 := Principal{Subject: "investor-i1", Role: RoleInvestor, Investor: "I1"}
+	validOfF2 := []byte(`{"fundId":"F2","kind":"capital_call_notice","title":"t","asOf":"2025-01-01","positions":[]}`)
+	// Tokens, scope and Idempotency-Key; field names the problem's field when a case expects one.
+	authCases := []struct {
+		op, method, target string
+		body               []byte
+		headers            []string
+		want               int
+		field              string
+	}{
+		// Tokens: 401 before anything else, 403 for a role the route is not for.
+		{"PUT /v1/documents/{documentId}", "PUT", "/v1/documents/-bad", []byte(`{}`), append([]string{"Authorization", ""}, asJSON...), 401, ""},
+		{"GET /v1/documents/{documentId}", "GET", "/v1/documents/-bad", nil, []string{"Authorization", "Bearer not.a.token"}, 401, ""},
+		{"PUT /v1/documents/{documentId}", "PUT", "/v1/documents/-bad", []byte(`{}`), as(investorI1, asJSON...), 403, ""},
+		{"GET /v1/funds/{fundId}/positions", "GET", "/v1/funds/-bad/positions", nil, as(investorI1), 403, ""},
+		// Scope: an admin's fund, an investor's own investor.
+		{"PUT /v1/documents/{documentId}", "PUT", "/v1/documents/DOC1", validOfF2, as(adminOfF1, asJSON...), 403, "fundId"},
+		{"GET /v1/funds/{fundId}/documents", "GET", "/v1/funds/F2/documents", nil, as(adminOfF1), 404, ""},
+		{"GET /v1/funds/{fundId}/documents", "GET", "/v1/funds/F2/documents?limit=0", nil, as(adminOfF1), 404, ""},
+		{"GET /v1/funds/{fundId}/positions", "GET", "/v1/funds/F2/positions", nil, as(adminOfF1), 404, ""},
+		{"GET /v1/investors/{investorId}/positions", "GET", "/v1/investors/I2/positions", nil, as(investorI1), 404, ""},
+		{"GET /v1/investors/{investorId}/positions", "GET", "/v1/investors/-bad/positions", nil, as(investorI1), 400, "investorId"},
+		{"GET /v1/positions/{positionId}", "GET", "/v1/positions/P?type=Fee", nil, as(investorI1), 400, "type"},
+		// Idempotency-Key: 1 to 255 visible ASCII characters.
+		{"PUT /v1/documents/{documentId}", "PUT", "/v1/documents/DOC1", validOfF2, append([]string{"Idempotency-Key", "two words"}, asJSON...), 400, "Idempotency-Key"},
+		{"PUT /v1/documents/{documentId}", "PUT", "/v1/documents/DOC1", validOfF2, append([]string{"Idempotency-Key", strings.Repeat("k", 256)}, asJSON...), 400, "Idempotency-Key"},
+	}
 	cases := []struct {
 		op, method, target string
 		body               []byte
@@ -475,20 +521,34 @@ func TestOpenAPIErrorsMatchCode(t *testing.T) {
 		{"GET /v1/positions/{positionId}/capital-calls", "GET", "/v1/positions/P/capital-calls?document=-bad", nil, nil, 400},
 		{"GET /v1/positions/{positionId}/capital-calls", "GET", "/v1/positions/P/capital-calls?limit=-1", nil, nil, 400},
 	}
-	for _, c := range cases {
-		o, ok := ops[c.op]
+	// run sends one case; field, when not empty, is the problem's field.
+	run := func(op, method, target string, body []byte, headers []string, want int, field string) {
+		t.Helper()
+		o, ok := ops[op]
 		if !ok {
-			t.Errorf("%s: not in the document", c.op)
-			continue
+			t.Errorf("%s: not in the document", op)
+			return
 		}
-		rec := send(t, c.method, c.target, c.body, c.headers...)
-		if rec.Code != c.want {
-			t.Errorf("%s %s: status %d, want %d: %s", c.method, c.target, rec.Code, c.want, rec.Body)
+		rec := send(t, method, target, body, headers...)
+		if rec.Code != want {
+			t.Errorf("%s %s: status %d, want %d: %s", method, target, rec.Code, want, rec.Body)
 		}
 		responses, _ := o.Op["responses"].(map[string]any)
 		if _, ok := responses[strconv.Itoa(rec.Code)]; !ok {
-			t.Errorf("%s %s answers %d, which the document does not declare for %s", c.method, c.target, rec.Code, c.op)
+			t.Errorf("%s %s answers %d, which the document does not declare for %s", method, target, rec.Code, op)
 		}
+		if field != "" {
+			var p Problem
+			if err := json.Unmarshal(rec.Body.Bytes(), &p); err != nil || p.Field != field {
+				t.Errorf("%s %s: problem field %q, want %q: %s", method, target, p.Field, field, rec.Body)
+			}
+		}
+	}
+	for _, c := range cases {
+		run(c.op, c.method, c.target, c.body, c.headers, c.want, "")
+	}
+	for _, c := range authCases {
+		run(c.op, c.method, c.target, c.body, c.headers, c.want, c.field)
 	}
 
 	// An unknown path is a 404 problem.
@@ -532,9 +592,413 @@ const internalTestSecret = "internal-test-secret-0123456789abcdef"
 // internalAdminToken is a token for an admin of every fund.
 func internalAdminToken(t *testing.T) string {
 	t.Helper()
-	tok, err := MintToken([]byte(internalTestSecret), Principal{Subject: "openapi-test", Role: RoleAdmin, Funds: []string{AllFunds}}, "", "", time.Hour, time.Now())
+	return internalToken(t, Principal{Subject: "openapi-test", Role: RoleAdmin, Funds: []string{AllFunds}})
+}
+
+// internalToken is a valid token for p, signed with internalTestSecret.
+func internalToken(t *testing.T, p Principal) string {
+	t.Helper()
+	tok, err := MintToken([]byte(internalTestSecret), p, "", "", time.Hour, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
 	return tok
+}
+
+// openAPISecurity is the security requirement that applies to an operation:
+// its own, or else the document's.
+func openAPISecurity(doc map[string]any, o openAPIOperation) ([]any, bool) {
+	if sec, ok := o.Op["security"]; ok {
+		s, ok := sec.([]any)
+		return s, ok
+	}
+	s, ok := doc["security"].([]any)
+	return s, ok
+}
+
+// openAPIRoles reads a security requirement list: whether it allows no
+// token at all ({}), and the alternatives that need bearerAuth, each as its
+// role list (empty: any role). Any other scheme is an error.
+func openAPIRoles(t *testing.T, name string, sec []any) (open bool, bearer [][]string) {
+	t.Helper()
+	for _, alt := range sec {
+		m, ok := alt.(map[string]any)
+		if !ok {
+			t.Errorf("%s: security requirement %v is not an object", name, alt)
+			continue
+		}
+		if len(m) == 0 {
+			open = true
+			continue
+		}
+		for scheme, v := range m {
+			if scheme != "bearerAuth" {
+				t.Errorf("%s: security names scheme %q; the API has bearerAuth only", name, scheme)
+				continue
+			}
+			list, _ := v.([]any)
+			roles := []string{}
+			for _, r := range list {
+				s, _ := r.(string)
+				if s != RoleAdmin && s != RoleInvestor {
+					t.Errorf("%s: bearerAuth names role %v; roles are %s and %s", name, r, RoleAdmin, RoleInvestor)
+				}
+				roles = append(roles, s)
+			}
+			bearer = append(bearer, roles)
+		}
+	}
+	return open, bearer
+}
+
+// openAPIAllows reports whether a security requirement lets a token of role in.
+func openAPIAllows(bearer [][]string, role string) bool {
+	for _, roles := range bearer {
+		if len(roles) == 0 || slices.Equal(roles, []string{role}) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestOpenAPISecurityIsDeclared checks the document's own account of
+// authentication: the bearerAuth scheme, who needs a token, and that every
+// operation that can answer 401 or 403 declares it.
+func TestOpenAPISecurityIsDeclared(t *testing.T) {
+	doc := openAPISpec(t)
+	scheme, ok := jsonPointer(doc, "#/components/securitySchemes/bearerAuth")
+	sm, _ := scheme.(map[string]any)
+	if !ok || sm["type"] != "http" || sm["scheme"] != "bearer" || sm["bearerFormat"] != "JWT" {
+		t.Errorf("components.securitySchemes.bearerAuth = %v, want an HTTP bearer scheme of format JWT", scheme)
+	}
+	if d, _ := sm["description"].(string); !strings.Contains(d, "fundsvc token") {
+		t.Errorf("bearerAuth's description does not say how to mint a development token (fundsvc token)")
+	}
+	global, _ := doc["security"].([]any)
+	if len(global) != 1 || !jsonEqual(global[0], map[string]any{"bearerAuth": []any{}}) {
+		t.Errorf("global security = %v, want [{bearerAuth: []}]", doc["security"])
+	}
+
+	for _, o := range openAPIOperations(t, doc) {
+		name := o.Method + " " + o.Path
+		sec, ok := openAPISecurity(doc, o)
+		if !ok {
+			t.Errorf("%s: no security requirement applies", name)
+			continue
+		}
+		open, bearer := openAPIRoles(t, name, sec)
+		responses, _ := o.Op["responses"].(map[string]any)
+		_, has401 := responses["401"]
+		_, has403 := responses["403"]
+		switch {
+		case strings.HasPrefix(o.Path, "/v1/"):
+			if open || len(bearer) == 0 {
+				t.Errorf("%s: security %v, want bearerAuth and no open alternative", name, sec)
+			}
+			if !openAPIAllows(bearer, RoleAdmin) {
+				t.Errorf("%s: security %v lets no admin token in", name, sec)
+			}
+			if !has401 {
+				t.Errorf("%s: does not declare 401", name)
+			}
+			if investors := openAPIAllows(bearer, RoleInvestor); investors == has403 {
+				t.Errorf("%s: investor tokens allowed = %v, but 403 declared = %v", name, investors, has403)
+			}
+		case o.Path == "/livez" || o.Path == "/readyz":
+			if _, own := o.Op["security"]; !own || len(sec) != 0 {
+				t.Errorf("%s: security %v, want its own empty list (no token)", name, o.Op["security"])
+			}
+			if has401 || has403 {
+				t.Errorf("%s: needs no token, yet declares 401 or 403", name)
+			}
+		case o.Path == "/metrics" || o.Path == "/openapi.json":
+			if !open || len(bearer) != 1 || len(bearer[0]) != 0 {
+				t.Errorf("%s: security %v, want [{}, {bearerAuth: []}] (public by default, a token of any role when configured)", name, sec)
+			}
+			if !has401 || has403 {
+				t.Errorf("%s: want 401 declared (when not public) and no 403", name)
+			}
+		default:
+			t.Errorf("%s: no rule says who may call this path; add one to this test", name)
+		}
+
+		// Every declared error's example is of the status it is declared for.
+		for code, r := range responses {
+			n, _ := strconv.Atoi(code)
+			if n < 400 {
+				continue
+			}
+			rm, err := deref(doc, r)
+			if err != nil {
+				continue // reported by TestOpenAPIDocumentIsWellFormed
+			}
+			ex, _ := jsonPointer(rm, "#/content/application~1problem+json/example")
+			if exm, ok := ex.(map[string]any); ok {
+				if exm["status"] != float64(n) {
+					t.Errorf("%s: response %s shows an example of status %v", name, code, exm["status"])
+				}
+			}
+		}
+	}
+
+	// The problem types are exactly the codes of the status table, and every
+	// example in components.responses agrees with it.
+	var want []string
+	for code := range statusOf {
+		want = append(want, "/problems/"+code)
+	}
+	sort.Strings(want)
+	enum, _ := jsonPointer(doc, "#/components/schemas/Problem/properties/type/enum")
+	var have []string
+	for _, v := range enum.([]any) {
+		have = append(have, v.(string))
+	}
+	sort.Strings(have)
+	if !slices.Equal(have, want) {
+		t.Errorf("Problem.type enum = %v\nthe status table's codes = %v", have, want)
+	}
+	responses, _ := jsonPointer(doc, "#/components/responses")
+	for name, r := range responses.(map[string]any) {
+		ex, _ := jsonPointer(r, "#/content/application~1problem+json/example")
+		exm, ok := ex.(map[string]any)
+		if !ok {
+			continue
+		}
+		typ, _ := exm["type"].(string)
+		status, ok := statusOf[strings.TrimPrefix(typ, "/problems/")]
+		if !ok || exm["status"] != float64(status) || exm["title"] != http.StatusText(status) {
+			t.Errorf("components.responses.%s: example %v disagrees with the status table (%s is %d %s)", name, exm, typ, status, http.StatusText(status))
+		}
+	}
+
+	// PUT declares Idempotency-Key as the code reads it, and its answers.
+	for _, o := range openAPIOperations(t, doc) {
+		if o.Method != "PUT" {
+			continue
+		}
+		var key map[string]any
+		params, _ := o.Op["parameters"].([]any)
+		for _, p := range params {
+			if pm, err := deref(doc, p); err == nil && pm["in"] == "header" && pm["name"] == "Idempotency-Key" {
+				key = pm
+			}
+		}
+		if key == nil {
+			t.Errorf("PUT %s: no Idempotency-Key header parameter", o.Path)
+			continue
+		}
+		sch, _ := key["schema"].(map[string]any)
+		if sch["maxLength"] != float64(maxIdempotencyKey) || sch["minLength"] != float64(1) {
+			t.Errorf("PUT %s: Idempotency-Key length %v to %v, want 1 to %d", o.Path, sch["minLength"], sch["maxLength"], maxIdempotencyKey)
+		}
+		pattern, _ := sch["pattern"].(string)
+		re, err := regexp.Compile(pattern)
+		if err != nil {
+			t.Errorf("PUT %s: Idempotency-Key pattern %q: %v", o.Path, pattern, err)
+		} else {
+			for _, k := range []string{"a", "7d1f0c2e-5b8a-4e4f-9c1d-2a3b4c5d6e7f", "!~\"#", strings.Repeat("k", 255), strings.Repeat("k", 256),
+				"two words", "tab\there", "caf\u00e9", "\x7f", "nul\x00"} {
+				if re.MatchString(k) != validIdempotencyKey(k) {
+					t.Errorf("PUT %s: Idempotency-Key %q: the pattern says %v, the code %v", o.Path, k, re.MatchString(k), validIdempotencyKey(k))
+				}
+			}
+		}
+		responses, _ := o.Op["responses"].(map[string]any)
+		for _, code := range []string{"400", "401", "403", "404", "409", "412", "422"} {
+			if _, ok := responses[code]; !ok {
+				t.Errorf("PUT %s: does not declare %s", o.Path, code)
+			}
+		}
+		for _, code := range []string{"200", "201"} {
+			if h, _ := jsonPointer(responses, "#/"+code+"/headers/Idempotent-Replayed"); h == nil {
+				t.Errorf("PUT %s: response %s does not declare the Idempotent-Replayed header", o.Path, code)
+			}
+		}
+	}
+
+	// The document headers carry createdBy.
+	if _, ok := jsonPointer(doc, "#/components/schemas/DocumentHeader/properties/createdBy"); !ok {
+		t.Errorf("DocumentHeader has no createdBy")
+	}
+}
+
+// jsonEqual compares two decoded JSON values.
+func jsonEqual(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return bytes.Equal(x, y)
+}
+
+// TestOpenAPISecurityMatchesCode sends requests with no token, bad tokens and
+// tokens of each role to every operation, and checks that each answer is one
+// the operation declares. No request reaches a store.
+func TestOpenAPISecurityMatchesCode(t *testing.T) {
+	doc := openAPISpec(t)
+	ops := openAPIOperations(t, doc)
+	challenges, _ := jsonPointer(doc, "#/components/headers/WWW-Authenticate/schema/enum")
+
+	expired, err := MintToken([]byte(internalTestSecret), Principal{Subject: "old", Role: RoleAdmin, Funds: []string{AllFunds}}, "", "", time.Hour, time.Now().Add(-2*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherKey, err := MintToken([]byte("another-secret-0123456789-abcdefghijkl"), Principal{Subject: "x", Role: RoleAdmin, Funds: []string{AllFunds}}, "", "", time.Hour, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	unsigned := "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0." + strings.Split(internalAdminToken(t), ".")[1] + "."
+	admin := "Bearer " + internalAdminToken(t)
+	investor := "Bearer " + internalToken(t, Principal{Subject: "investor-i1", Role: RoleInvestor, Investor: "I1"})
+
+	// do sends one request; auth "" sends no Authorization header.
+	do := func(e *gin.Engine, method, target, auth string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(method, target, nil)
+		if method == http.MethodPut {
+			req = httptest.NewRequest(method, target, strings.NewReader(`{}`))
+			req.Header.Set("Content-Type", "application/json")
+		}
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		rec := httptest.NewRecorder()
+		e.ServeHTTP(rec, req)
+		return rec
+	}
+	// check fails unless rec is status, as a problem of type typ the
+	// operation declares (with its headers).
+	check := func(t *testing.T, o openAPIOperation, rec *httptest.ResponseRecorder, status int, typ string) {
+		t.Helper()
+		name := o.Method + " " + o.Path
+		if rec.Code != status {
+			t.Errorf("%s: status %d, want %d: %s", name, rec.Code, status, rec.Body)
+			return
+		}
+		responses, _ := o.Op["responses"].(map[string]any)
+		declared, ok := responses[strconv.Itoa(status)]
+		if !ok {
+			t.Errorf("%s answers %d, which the document does not declare", name, status)
+			return
+		}
+		if typ == "" {
+			return
+		}
+		var p Problem
+		if err := json.Unmarshal(rec.Body.Bytes(), &p); err != nil || p.Type != typ || p.Status != status {
+			t.Errorf("%s: want a %s problem of status %d, got %s", name, typ, status, rec.Body)
+		}
+		if status == http.StatusUnauthorized {
+			got := rec.Header().Get("WWW-Authenticate")
+			if !slices.Contains(challenges.([]any), any(got)) {
+				t.Errorf("%s: WWW-Authenticate %q is not one the document lists (%v)", name, got, challenges)
+			}
+			rm, err := deref(doc, declared)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if h, _ := jsonPointer(rm, "#/headers/WWW-Authenticate"); h == nil {
+				t.Errorf("%s: the declared 401 has no WWW-Authenticate header", name)
+			}
+		}
+	}
+
+	fillBad := strings.NewReplacer("{documentId}", "-bad", "{positionId}", "-bad", "{fundId}", "-bad", "{investorId}", "-bad", "{version}", "1")
+	for _, public := range []bool{true, false} {
+		e := openAPITestEngineWith(t, public)
+		for _, o := range ops {
+			target := fillBad.Replace(o.Path)
+			sec, _ := openAPISecurity(doc, o)
+			open, bearer := openAPIRoles(t, o.Method+" "+o.Path, sec)
+			switch {
+			case strings.HasPrefix(o.Path, "/v1/"):
+				// No token, another scheme, or a token that is not valid: 401,
+				// before the invalid IDs in the path are looked at.
+				for _, auth := range []string{"", "Basic b3BlbmFwaTp0ZXN0", "Bearer"} {
+					rec := do(e, o.Method, target, auth)
+					check(t, o, rec, http.StatusUnauthorized, "/problems/unauthorized")
+					if got := rec.Header().Get("WWW-Authenticate"); got != `Bearer realm="fundsvc"` {
+						t.Errorf("%s %s with Authorization %q: WWW-Authenticate %q", o.Method, target, auth, got)
+					}
+				}
+				for _, tok := range []string{"not-a-jwt", expired, otherKey, unsigned} {
+					rec := do(e, o.Method, target, "Bearer "+tok)
+					check(t, o, rec, http.StatusUnauthorized, "/problems/unauthorized")
+					if got := rec.Header().Get("WWW-Authenticate"); got != `Bearer realm="fundsvc", error="invalid_token"` {
+						t.Errorf("%s %s with a bad token: WWW-Authenticate %q", o.Method, target, got)
+					}
+				}
+				// An admin token passes to the handler, which refuses the IDs.
+				check(t, o, do(e, o.Method, target, admin), http.StatusBadRequest, "/problems/invalid")
+				// An investor token is refused by role, or passes to the handler.
+				if openAPIAllows(bearer, RoleInvestor) {
+					check(t, o, do(e, o.Method, target, investor), http.StatusBadRequest, "/problems/invalid")
+				} else {
+					check(t, o, do(e, o.Method, target, investor), http.StatusForbidden, "/problems/forbidden")
+				}
+			case o.Path == "/readyz":
+				// Reads the table; TestHealth covers it against DynamoDB.
+			case len(sec) == 0: // /livez: no token, and none is checked
+				check(t, o, do(e, o.Method, target, ""), http.StatusOK, "")
+				check(t, o, do(e, o.Method, target, "Bearer not-a-jwt"), http.StatusOK, "")
+			case !open:
+				t.Errorf("%s %s: needs a token, and this test does not know how to call it", o.Method, o.Path)
+			default: // /metrics, /openapi.json
+				if public {
+					check(t, o, do(e, o.Method, target, ""), http.StatusOK, "")
+					check(t, o, do(e, o.Method, target, "Bearer not-a-jwt"), http.StatusOK, "") // not checked
+				} else {
+					check(t, o, do(e, o.Method, target, ""), http.StatusUnauthorized, "/problems/unauthorized")
+					check(t, o, do(e, o.Method, target, "Bearer "+expired), http.StatusUnauthorized, "/problems/unauthorized")
+					check(t, o, do(e, o.Method, target, admin), http.StatusOK, "")
+					check(t, o, do(e, o.Method, target, investor), http.StatusOK, "")
+				}
+			}
+		}
+	}
+}
+
+// TestOpenAPICursorIsBoundToPrincipal: a cursor continues its query for the
+// principal it was issued to and nobody else, as the document says.
+func TestOpenAPICursorIsBoundToPrincipal(t *testing.T) {
+	s := &server{cursors: cursorCodec{key: []byte("openapi-test-cursor-key-0123456789")}, defaultLimit: 100, maxLimit: 1000}
+	request := func(p Principal, cursor string) (*gin.Context, *httptest.ResponseRecorder) {
+		rec := httptest.NewRecorder()
+		c, _ := gin.CreateTestContext(rec)
+		r := httptest.NewRequest(http.MethodGet, "/v1/funds/F1/positions?cursor="+url.QueryEscape(cursor), nil)
+		c.Request = r.WithContext(context.WithValue(r.Context(), keyPrincipal, p))
+		return c, rec
+	}
+	const query = "fund-positions:F1"
+	owner := Principal{Subject: "admin-1", Role: RoleAdmin, Funds: []string{"F1"}}
+	c, _ := request(owner, "")
+	next := s.next(c, query, fund.PageKey{"PK": &types.AttributeValueMemberS{Value: "FUND#F1"}})
+	if next == "" {
+		t.Fatal("no cursor issued")
+	}
+
+	// The owner, with this token or a renewed one (same claims), continues.
+	c, rec := request(owner, next)
+	if _, cur, ok := s.pageRequest(c, query); !ok || cur.Key == nil {
+		t.Fatalf("the owner's cursor was refused: %d %s", rec.Code, rec.Body)
+	}
+	// Anyone else, and the owner on another query, gets 400 naming cursor.
+	for _, p := range []Principal{
+		{Subject: "admin-2", Role: RoleAdmin, Funds: []string{"F1"}},
+		{Subject: "admin-1", Role: RoleAdmin, Funds: []string{"F1", "F2"}},
+		{Subject: "admin-1", Role: RoleAdmin, Funds: []string{AllFunds}},
+		{Subject: "admin-1", Role: RoleInvestor, Investor: "I1"},
+	} {
+		c, rec := request(p, next)
+		if _, _, ok := s.pageRequest(c, query); ok {
+			t.Errorf("%+v continued a cursor issued to %+v", p, owner)
+			continue
+		}
+		var pr Problem
+		if err := json.Unmarshal(rec.Body.Bytes(), &pr); err != nil || rec.Code != http.StatusBadRequest || pr.Field != "cursor" {
+			t.Errorf("%+v with another principal's cursor: %d %s, want 400 naming cursor", p, rec.Code, rec.Body)
+		}
+	}
+	c, _ = request(owner, next)
+	if _, _, ok := s.pageRequest(c, query+"x"); ok {
+		t.Errorf("a cursor continued another query")
+	}
 }
