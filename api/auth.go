@@ -43,7 +43,9 @@ func (p Principal) MayAdminister(fundID string) bool {
 // scope identifies the principal's whole view, so that a cursor or an
 // idempotency record made for one principal is refused to any other.
 func (p Principal) scope() string {
-	return p.Role + "\x1f" + p.Subject + "\x1f" + strings.Join(p.Funds, ",") + "\x1f" + p.Investor
+	funds := slices.Clone(p.Funds)
+	slices.Sort(funds)
+	return p.Role + "\x1f" + p.Subject + "\x1f" + strings.Join(funds, ",") + "\x1f" + p.Investor
 }
 
 // claims is the token payload fundsvc reads and mints.
@@ -223,7 +225,7 @@ func (v *Verifier) Verify(token string) (Principal, error) {
 		case errors.Is(err, jwt.ErrTokenExpired):
 			msg = "the bearer token has expired"
 		case errors.Is(err, jwt.ErrTokenRequiredClaimMissing):
-			msg = "the bearer token lacks a required claim (exp)"
+			msg = "the bearer token lacks a required claim (exp, or iss/aud where configured)"
 		case errors.Is(err, jwt.ErrTokenInvalidAudience), errors.Is(err, jwt.ErrTokenInvalidIssuer):
 			msg = "the bearer token was not issued for this service"
 		}

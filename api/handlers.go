@@ -550,16 +550,25 @@ func (s *server) listInvestorPositions(c *gin.Context) {
 	if !ok {
 		return
 	}
-	rs, next, err := s.positions.OfInvestor(c.Request.Context(), inv, limit, stringsToKey(cur.Key))
-	if err != nil {
-		writeError(c, err)
-		return
-	}
-	// An admin sees the investor's positions in the funds the token covers.
-	mine := rs[:0]
-	for _, r := range rs {
-		if p.Role == RoleInvestor || p.MayAdminister(r.FundID) {
-			mine = append(mine, r)
+	// An admin sees the investor's positions in the funds the token covers;
+	// pages filtered empty are skipped, so an empty answer never hints that
+	// the investor has positions elsewhere.
+	var mine []positions.Registered
+	next := stringsToKey(cur.Key)
+	for {
+		rs, n, err := s.positions.OfInvestor(c.Request.Context(), inv, limit, next)
+		if err != nil {
+			writeError(c, err)
+			return
+		}
+		for _, r := range rs {
+			if p.Role == RoleInvestor || p.MayAdminister(r.FundID) {
+				mine = append(mine, r)
+			}
+		}
+		next = n
+		if len(mine) > 0 || next == nil {
+			break
 		}
 	}
 	if len(mine) == 0 && cur.Key == nil && next == nil {
@@ -600,7 +609,12 @@ func (s *server) positionItems(c *gin.Context, pos string, kind fund.ItemKind, q
 	}
 	for _, it := range items {
 		if !mayRead(principal(c), it) {
-			writeError(c, notFound)
+			// Answer exactly as for a position with no items.
+			if kind != "" {
+				c.JSON(http.StatusOK, page[itemWire]{Items: []itemWire{}})
+			} else {
+				writeError(c, notFound)
+			}
 			return
 		}
 	}

@@ -22,8 +22,9 @@ const maxIdempotencyKey = 255
 // table per principal, for a day; a repeat of the same request gets it byte
 // for byte and writes nothing; the same key with another request is 422;
 // while the first is still running, 409. A request that failed on the
-// server's side (5xx) releases its key, so repeating it runs it again; one
-// whose process died keeps the key for its lease, then may be repeated.
+// server's side (5xx) or met a conflict (409) releases its key, so repeating
+// it runs it again; one whose process died keeps the key for its lease, then
+// may be repeated.
 func (s *server) idempotent(c *gin.Context) {
 	key := c.GetHeader("Idempotency-Key")
 	if key == "" {
@@ -74,11 +75,12 @@ func (s *server) idempotent(c *gin.Context) {
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	status := rec.Status()
-	if status >= 500 {
+	// A server error or a conflict may pass; the repeat should run again.
+	if status >= 500 || status == http.StatusConflict {
 		err = s.docs.AbandonIdempotent(sctx, scope, key, owner)
 	} else {
 		header := map[string]string{}
-		for _, k := range []string{"Content-Type", "ETag", "Location"} {
+		for _, k := range []string{"Content-Type", "Cache-Control", "ETag", "Location"} {
 			if v := rec.Header().Get(k); v != "" {
 				header[k] = v
 			}
