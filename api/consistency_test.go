@@ -72,9 +72,17 @@ func TestInterruptedRestatementNeverMixesVersions(t *testing.T) {
 			writes = append(writes, op)
 		}
 	}
-	flip := -1
+	// The flip is the first transaction after staging's last batch write
+	// (new position IDs are claimed in transactions before staging).
+	lastBatch := -1
 	for i, op := range writes {
-		if op == "TransactWriteItems" {
+		if op == "BatchWriteItem" {
+			lastBatch = i
+		}
+	}
+	flip := -1
+	for i := lastBatch + 1; i < len(writes); i++ {
+		if writes[i] == "TransactWriteItems" {
 			flip = i
 			break
 		}

@@ -1,22 +1,24 @@
 package api
 
 import (
-	"crypto/hmac"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/fundsvc/fundsvc/fund"
 )
 
 // cursor is the state of a paginated read. It travels as an opaque token:
-// base64url(JSON) "." base64url(HMAC-SHA256), so a client can neither read
-// meaning into it nor alter it, and a token from one query is refused by
-// another.
+// base64url(nonce || AES-256-GCM(JSON)), sealed with the query it continues
+// as associated data. A client can neither read it (it may hold the keys of
+// items the caller was not shown) nor alter it, and a token from one query,
+// or one principal, is refused by every other.
 type cursor struct {
-	Query string            `json:"q"`           // which query it continues
+	Query string            `json:"-"`           // which query it continues: sealed in, not stored
 	Key   map[string]string `json:"k,omitempty"` // DynamoDB's LastEvaluatedKey
 	// Overview pages pin one committed version.
 	Commit  string `json:"c,omitempty"`
@@ -26,37 +28,52 @@ type cursor struct {
 
 type cursorCodec struct{ key []byte }
 
-func (cc cursorCodec) sign(b []byte) []byte {
-	m := hmac.New(sha256.New, cc.key)
-	m.Write(b)
-	return m.Sum(nil)
+func (cc cursorCodec) aead() cipher.AEAD {
+	k := sha256.Sum256(append([]byte("fundsvc cursor v1\x00"), cc.key...))
+	block, err := aes.NewCipher(k[:])
+	if err != nil {
+		panic(err) // a 32-byte key is always valid
+	}
+	gcm, err := cipher.NewGCM(block)
+	if err != nil {
+		panic(err)
+	}
+	return gcm
 }
 
 func (cc cursorCodec) encode(c cursor) string {
-	b, _ := json.Marshal(c)
-	enc := base64.RawURLEncoding
-	return enc.EncodeToString(b) + "." + enc.EncodeToString(cc.sign(b))
+	plain, _ := json.Marshal(c)
+	gcm := cc.aead()
+	nonce := make([]byte, gcm.NonceSize(), gcm.NonceSize()+len(plain)+gcm.Overhead())
+	_, _ = rand.Read(nonce)
+	return base64.RawURLEncoding.EncodeToString(gcm.Seal(nonce, nonce, plain, []byte(c.Query)))
 }
 
-// decode verifies a cursor and that it continues query. It returns EINVALID
-// for anything else.
+// maxCursor bounds a cursor token's length.
+const maxCursor = 4096
+
+// decode opens a cursor and checks that it continues query. It returns
+// EINVALID for anything else.
 func (cc cursorCodec) decode(s, query string) (cursor, error) {
 	bad := fund.Invalid("cursor", "is not a cursor this query issued; start again without one")
-	body, mac, ok := strings.Cut(s, ".")
-	if !ok || len(s) > 4096 {
+	if len(s) > maxCursor {
 		return cursor{}, bad
 	}
 	// Strict: unused trailing bits must be zero, so no two tokens decode alike.
-	enc := base64.RawURLEncoding.Strict()
-	b, err1 := enc.DecodeString(body)
-	m, err2 := enc.DecodeString(mac)
-	if err1 != nil || err2 != nil || !hmac.Equal(m, cc.sign(b)) {
+	b, err := base64.RawURLEncoding.Strict().DecodeString(s)
+	gcm := cc.aead()
+	if err != nil || len(b) < gcm.NonceSize()+gcm.Overhead() {
+		return cursor{}, bad
+	}
+	plain, err := gcm.Open(nil, b[:gcm.NonceSize()], b[gcm.NonceSize():], []byte(query))
+	if err != nil {
 		return cursor{}, bad
 	}
 	var c cursor
-	if err := json.Unmarshal(b, &c); err != nil || c.Query != query {
+	if err := json.Unmarshal(plain, &c); err != nil {
 		return cursor{}, bad
 	}
+	c.Query = query
 	return c, nil
 }
 

@@ -35,6 +35,19 @@ func documentNotFound(id string) error {
 	return fund.Errorf(fund.ENOTFOUND, "document %s not found", id)
 }
 
+// writeDocumentError answers an error of a read inside a document. A
+// not-found keeps its specific detail ("no version 9") only when the caller
+// may see the document; otherwise it is the same as for an unknown document,
+// so the detail never tells another fund's document from a missing one.
+func (s *server) writeDocumentError(c *gin.Context, id string, err error) {
+	if fund.ErrorCode(err) == fund.ENOTFOUND {
+		if h, e := s.docs.LatestDocument(c.Request.Context(), id); e != nil || !principal(c).MayAdminister(h.FundID) {
+			err = documentNotFound(id)
+		}
+	}
+	writeError(c, err)
+}
+
 // bind ties a query to the principal, so a cursor issued to one token is
 // refused to every other.
 func bind(c *gin.Context, query string) string { return principal(c).scope() + "\x1e" + query }
@@ -349,7 +362,7 @@ func (s *server) getVersion(c *gin.Context) {
 	}
 	d, err := s.docs.Version(ctx, id, n)
 	if err != nil {
-		writeError(c, err)
+		s.writeDocumentError(c, id, err)
 		return
 	}
 	if !visible(c, d.FundID, documentNotFound(id)) {
@@ -384,7 +397,7 @@ func (s *server) getDocumentPosition(c *gin.Context) {
 	if kind != "" {
 		it, err := s.docs.PositionItemByKey(ctx, id, kind, pos)
 		if err != nil {
-			writeError(c, err)
+			s.writeDocumentError(c, id, err)
 			return
 		}
 		if !visible(c, it.FundID, documentNotFound(id)) {
@@ -395,7 +408,7 @@ func (s *server) getDocumentPosition(c *gin.Context) {
 	}
 	version, items, err := s.docs.DocumentPosition(ctx, id, pos)
 	if err != nil {
-		writeError(c, err)
+		s.writeDocumentError(c, id, err)
 		return
 	}
 	if !visible(c, items[0].FundID, documentNotFound(id)) {
@@ -579,8 +592,8 @@ func (s *server) listInvestorPositions(c *gin.Context) {
 }
 
 // listPositionItems lists a position's items across documents, optionally
-// of one type. A position with no items at all is 404; one with none of the
-// type asked for is an empty list.
+// of one type. An unknown position, or one the caller may not see, is 404;
+// a visible one with none of the type asked for is an empty list.
 func (s *server) listPositionItems(c *gin.Context) {
 	pos, ok := param(c, "positionId")
 	if !ok {
@@ -598,23 +611,33 @@ func (s *server) positionItems(c *gin.Context, pos string, kind fund.ItemKind, q
 	if !ok {
 		return
 	}
-	items, next, err := s.positions.Items(c.Request.Context(), pos, kind, limit, stringsToKey(cur.Key))
-	notFound := fund.Errorf(fund.ENOTFOUND, "position %s not found", pos)
-	if err == nil && len(items) == 0 && cur.Key == nil && kind == "" {
-		err = notFound
-	}
+	ctx := c.Request.Context()
+	items, next, err := s.positions.Items(ctx, pos, kind, limit, stringsToKey(cur.Key))
 	if err != nil {
 		writeError(c, err)
 		return
 	}
+	notFound := fund.Errorf(fund.ENOTFOUND, "position %s not found", pos)
 	for _, it := range items {
 		if !mayRead(principal(c), it) {
-			// Answer exactly as for a position with no items.
-			if kind != "" {
-				c.JSON(http.StatusOK, page[itemWire]{Items: []itemWire{}})
-			} else {
-				writeError(c, notFound)
-			}
+			writeError(c, notFound)
+			return
+		}
+	}
+	if len(items) == 0 && cur.Key == nil {
+		// An unknown position and another's are both 404; a visible position
+		// with none of the type asked for is an empty page.
+		if kind == "" {
+			writeError(c, notFound)
+			return
+		}
+		some, _, err := s.positions.Items(ctx, pos, "", 1, nil)
+		if err != nil {
+			writeError(c, err)
+			return
+		}
+		if len(some) == 0 || !mayRead(principal(c), some[0]) {
+			writeError(c, notFound)
 			return
 		}
 	}

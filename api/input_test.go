@@ -351,11 +351,11 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{name: "moving DOC001 to another fund is a conflict", path: "/v1/documents/DOC001", body: inputDocumentWith(func(d map[string]any) { d["fundId"] = "FUND_B" }),
 			status: 409, typ: conflict},
 		{name: "re-using POSITION_1 with another investor is a conflict", body: inputDocumentWith(func(d map[string]any) { inputPosition(d, 0)["investorId"] = "INVESTOR_2" }),
-			status: 409, typ: conflict, field: "positions"},
+			status: 409, typ: conflict, field: "positions[0].positionId"},
 		{name: "a new position beside one re-used with another investor is a conflict", body: inputDocumentWith(func(d map[string]any) {
 			inputPosition(d, 0)["positionId"] = "POSITION_9"
 			inputPosition(d, 1)["investorId"] = "INVESTOR_9"
-		}), status: 409, typ: conflict, field: "positions"},
+		}), status: 409, typ: conflict, field: "positions[1].positionId"},
 		{name: "a stale If-Match is a failed precondition", path: "/v1/documents/DOC001", body: valid, headers: []string{"If-Match", `"1"`}, status: 412, typ: precondition},
 		{name: "If-Match 0 on an existing document is a failed precondition", path: "/v1/documents/DOC001", body: valid, headers: []string{"If-Match", `"0"`}, status: 412, typ: precondition},
 		{name: "If-Match on a document that does not exist is a failed precondition", body: valid, headers: []string{"If-Match", `"1"`}, status: 412, typ: precondition},

@@ -34,6 +34,7 @@ const (
 	TypePosition           = "Position"
 	TypeDocumentIndex      = "DocumentIndex"
 	TypeIdempotency        = "IdempotencyRecord"
+	TypePositionClaim      = "PositionClaim"
 )
 
 // ItemKind is one of the three position-level entities.
@@ -191,6 +192,13 @@ func FundPositionSK(pos string) string { return "POSITION#" + pos }
 
 // FundPositionPrefix selects every position of a fund.
 const FundPositionPrefix = "POSITION#"
+
+// PositionClaimPK and PositionClaimSK key the one item that ties a position
+// ID, globally, to its fund and investor.
+func PositionClaimPK(pos string) string { return "POSITION#" + pos }
+
+// PositionClaimSK is the sort key of a position's claim.
+const PositionClaimSK = "CLAIM"
 
 // InvestorGSI2PK pivots a registered position by investor.
 func InvestorGSI2PK(inv string) string { return "INVESTOR#" + inv }

@@ -130,6 +130,11 @@ func (s *Store) Restate(ctx context.Context, d Document, ifMatch *int) (Document
 	if err := d.Validate(s.MaxPositions); err != nil {
 		return Document{}, err
 	}
+	// Errors found later still name a position by its index in the request.
+	requestIndex := make(map[string]int, len(d.Positions))
+	for i, p := range d.Positions {
+		requestIndex[p.ID] = i
+	}
 	d.SortPositions()
 	hash, err := contentHash(d)
 	if err != nil {
@@ -159,7 +164,7 @@ func (s *Store) Restate(ctx context.Context, d Document, ifMatch *int) (Document
 
 		d.Version, d.CreatedAt = current+1, s.Now()
 		d.CommitID = fmt.Sprintf("%d-%s", d.Version, randomHex(6))
-		if err := s.stage(ctx, &d); err != nil {
+		if err := s.stage(ctx, &d, requestIndex); err != nil {
 			return Document{}, err
 		}
 		err = s.commit(ctx, &d, head, hash)
@@ -196,8 +201,8 @@ func (s *Store) head(ctx context.Context, doc string) (*Item, error) {
 // stage writes everything that must exist before the commit can flip: the
 // version's immutable items in their own partition (invisible to readers
 // until the head points at them) and the fund's collection items.
-func (s *Store) stage(ctx context.Context, d *Document) error {
-	if err := s.registerPositions(ctx, d); err != nil {
+func (s *Store) stage(ctx context.Context, d *Document, requestIndex map[string]int) error {
+	if err := s.registerPositions(ctx, d, requestIndex); err != nil {
 		return err
 	}
 	pk := VersionPK(d.ID, d.CommitID)
@@ -214,41 +219,72 @@ func (s *Store) stage(ctx context.Context, d *Document) error {
 	return nil
 }
 
-// registerPositions records the fund and each position (fund + investor) in
-// the fund partition. A position ID already registered to another investor
-// is ECONFLICT, so no document can move money between investors.
-func (s *Store) registerPositions(ctx context.Context, d *Document) error {
+// registerPositions records the fund and each position (fund + investor).
+// A position ID is claimed once, globally, for one fund and one investor: a
+// document that names it with another fund or investor is ECONFLICT, so no
+// document can move money between investors and no two funds share a
+// position's index partition. The fund's registry items are written before
+// the claims, so an interrupted call never leaves a claimed position
+// unlisted; repeating it finishes the job.
+func (s *Store) registerPositions(ctx context.Context, d *Document, requestIndex map[string]int) error {
 	keys := make([]dynamo.Keyed, 0, len(d.Positions))
 	for _, p := range d.Positions {
-		keys = append(keys, dynamo.Keys{FundPK(d.FundID), FundPositionSK(p.ID)})
+		keys = append(keys, dynamo.Keys{PositionClaimPK(p.ID), PositionClaimSK})
 	}
-	var known []Item
+	var claims []Item
 	if len(keys) > 0 {
-		err := s.table.Batch(AttrPK, AttrSK).Get(keys...).Consistent(true).All(ctx, &known)
+		err := s.table.Batch(AttrPK, AttrSK).Get(keys...).Consistent(true).All(ctx, &claims)
 		if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
-			return fmt.Errorf("read positions of fund %s: %w", d.FundID, err)
+			return fmt.Errorf("read position claims of document %s: %w", d.ID, err)
 		}
 	}
-	registered := make(map[string]string, len(known))
-	for _, k := range known {
-		registered[k.PositionID] = k.InvestorID
+	claimed := make(map[string]Item, len(claims))
+	for _, c := range claims {
+		claimed[c.PositionID] = c
 	}
-	items := []any{Item{PK: FundPK(d.FundID), SK: FundSK, Type: TypeFund, FundID: d.FundID, Currency: d.Currency}}
+	registry := []any{Item{PK: FundPK(d.FundID), SK: FundSK, Type: TypeFund, FundID: d.FundID, Currency: d.Currency}}
+	var fresh []Item
 	for _, p := range d.Positions {
-		inv, ok := registered[p.ID]
-		if ok && inv != p.InvestorID {
-			return &Error{Code: ECONFLICT, Field: "positions", Message: fmt.Sprintf("position %s of fund %s belongs to investor %s, not %s", p.ID, d.FundID, inv, p.InvestorID)}
+		c, ok := claimed[p.ID]
+		if ok && (c.FundID != d.FundID || c.InvestorID != p.InvestorID) {
+			return &Error{Code: ECONFLICT, Field: fmt.Sprintf("positions[%d].positionId", requestIndex[p.ID]),
+				Message: fmt.Sprintf("position ID %s is already used for another fund or investor; a position is one fund plus one investor", p.ID)}
 		}
-		if !ok {
-			items = append(items, Item{
-				PK: FundPK(d.FundID), SK: FundPositionSK(p.ID), Type: TypePosition,
-				GSI2PK: InvestorGSI2PK(p.InvestorID), GSI2SK: InvestorPositionGSI2SK(p.ID),
-				FundID: d.FundID, InvestorID: p.InvestorID, PositionID: p.ID, Currency: d.Currency,
-				CreatedAt: d.CreatedAt,
-			})
+		if ok {
+			continue
 		}
+		registry = append(registry, Item{
+			PK: FundPK(d.FundID), SK: FundPositionSK(p.ID), Type: TypePosition,
+			GSI2PK: InvestorGSI2PK(p.InvestorID), GSI2SK: InvestorPositionGSI2SK(p.ID),
+			FundID: d.FundID, InvestorID: p.InvestorID, PositionID: p.ID, Currency: d.Currency,
+			CreatedAt: d.CreatedAt,
+		})
+		fresh = append(fresh, Item{PK: PositionClaimPK(p.ID), SK: PositionClaimSK, Type: TypePositionClaim,
+			FundID: d.FundID, InvestorID: p.InvestorID, PositionID: p.ID, CreatedAt: d.CreatedAt})
 	}
-	return s.batchPut(ctx, items)
+	if err := s.batchPut(ctx, registry); err != nil {
+		return fmt.Errorf("register positions of fund %s: %w", d.FundID, err)
+	}
+	// Claims are conditional, so two documents racing for a new position ID
+	// cannot both win it.
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(s.parallelism())
+	for i := 0; i < len(fresh); i += 100 {
+		part := fresh[i:min(i+100, len(fresh))]
+		g.Go(func() error {
+			tx := s.db.WriteTx()
+			for _, c := range part {
+				tx = tx.Put(s.table.Put(c).If("attribute_not_exists($) OR ($ = ? AND $ = ?)", AttrPK, "FundID", c.FundID, "InvestorID", c.InvestorID))
+			}
+			return tx.Run(gctx)
+		})
+	}
+	if err := g.Wait(); dynamo.IsCondCheckFailed(err) {
+		return Errorf(ECONFLICT, "a position ID of document %s was just claimed for another fund or investor; retry to see which", d.ID)
+	} else if err != nil {
+		return fmt.Errorf("claim positions of document %s: %w", d.ID, err)
+	}
+	return nil
 }
 
 // commit flips the head to d in one transaction, together with every

@@ -2,6 +2,7 @@ package fund_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"regexp"
@@ -288,5 +289,26 @@ func TestPrefixesNeverMatchALongerID(t *testing.T) {
 	page, more, err := e.Store.PositionsAfter(ctx, "D1", snap.Document.CommitID, "POS_1", 10)
 	if err != nil || more || strings.Join(positionIDs(fund.GroupPositions(page)), ",") != "POS_10,POS_11" {
 		t.Fatalf("positions after POS_1: %v more=%v %v", positionIDs(fund.GroupPositions(page)), more, err)
+	}
+}
+
+func TestAPositionIDBelongsToOneFundAndInvestor(t *testing.T) {
+	e := fundtest.New(t)
+	if _, err := e.Store.Restate(ctx, doc("D1", "F1", 100, "POS_1", "POS_2"), nil); err != nil {
+		t.Fatal(err)
+	}
+	before := e.Dump(t)
+	other := doc("D2", "F2", 1, "POS_3", "POS_1")
+	_, err := e.Store.Restate(ctx, other, nil)
+	var fe *fund.Error
+	if !errors.As(err, &fe) || fe.Code != fund.ECONFLICT || fe.Field != "positions[1].positionId" || strings.Contains(fe.Message, "F1") || strings.Contains(fe.Message, "INV_") {
+		t.Fatalf("another fund re-using POS_1: %v (must conflict, name the field, and reveal neither fund nor investor)", err)
+	}
+	if after := e.Dump(t); len(after) != len(before) {
+		t.Fatalf("the refused document wrote %d items", len(after)-len(before))
+	}
+	// The same fund and investor in another document is fine.
+	if _, err := e.Store.Restate(ctx, doc("D3", "F1", 7, "POS_1"), nil); err != nil {
+		t.Fatal(err)
 	}
 }
