@@ -10,7 +10,16 @@ TOOLS_STAMP := tools/node_modules/.fundsvc-installed
 # Go files to check, leaving out installed tools and local data.
 GO_FILES = $(shell find . \( -path ./tools -o -path ./.data -o -path ./.git \) -prune -o -name '*.go' -print)
 
-.PHONY: build tools test run fmt lint clean
+# Fuzzing runs every fuzz target of the module, one at a time
+# (scripts/fuzz.sh): `make test` gives each a short pass, `make fuzz` a long
+# one. Minimizing a new input stops the fuzzing meanwhile (a kilobyte-sized
+# document takes longer than a whole short pass), so it is bounded too.
+FUZZTIME              ?= 60s
+FUZZMINIMIZETIME      ?= 10s
+TEST_FUZZTIME         ?= 3s
+TEST_FUZZMINIMIZETIME ?= 1s
+
+.PHONY: build tools test fuzz run fmt lint clean
 
 build:
 	$(GO) build -o fundsvc ./cmd/fundsvc
@@ -26,6 +35,12 @@ $(TOOLS_STAMP): tools/package.json tools/package-lock.json
 test: tools
 	$(GO) vet ./...
 	scripts/with-dynamodb-local.sh $(GO) test -race -count=1 -timeout 14m ./...
+	GO=$(GO) FUZZMINIMIZETIME=$(TEST_FUZZMINIMIZETIME) scripts/with-dynamodb-local.sh scripts/fuzz.sh $(TEST_FUZZTIME)
+
+# New crashers land in <package>/testdata/fuzz/<target>/; commit them with
+# the fix, and go test runs them from then on.
+fuzz: tools
+	GO=$(GO) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) scripts/with-dynamodb-local.sh scripts/fuzz.sh $(FUZZTIME)
 
 run: tools
 	DYNAMODB_PORT=$(DYNAMODB_PORT) scripts/run-local.sh
