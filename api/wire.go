@@ -155,6 +155,8 @@ func jsonError(err error) error {
 		return fund.Invalid("body", "ends in the middle of a JSON value")
 	case errors.As(err, &syn):
 		return fund.Invalid("body", "is not valid JSON at byte %d: %s", syn.Offset, syn.Error())
+	case errors.As(err, &typ) && typ.Field == "":
+		return fund.Invalid("body", "must be a JSON object, not %s", typ.Value)
 	case errors.As(err, &typ):
 		return fund.Invalid(typ.Field, "must be a JSON %s, not %s", typ.Type.Kind(), typ.Value)
 	case strings.HasPrefix(err.Error(), "json: unknown field "):

@@ -2,6 +2,7 @@ package fund
 
 import (
 	"regexp"
+	"strings"
 	"time"
 )
 
@@ -22,9 +23,11 @@ func CheckID(field, id string) error {
 	return nil
 }
 
+// quoteShort quotes s for an error message, cut to about 70 bytes without
+// splitting a character.
 func quoteShort(s string) string {
 	if len(s) > 70 {
-		s = s[:70] + "…"
+		s = strings.ToValidUTF8(s[:70], "") + "…"
 	}
 	return `"` + s + `"`
 }

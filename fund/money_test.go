@@ -3,6 +3,7 @@ package fund
 import (
 	"errors"
 	"fmt"
+	"unicode/utf8"
 
 	"encoding/json"
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -144,5 +145,12 @@ func TestThrottled(t *testing.T) {
 	}
 	if Throttled(&types.ConditionalCheckFailedException{}) || Throttled(errors.New("boom")) || Throttled(nil) {
 		t.Fatal("a non-throttling error was taken for throttling")
+	}
+}
+
+func TestErrorsQuoteLongInputWithoutBreakingCharacters(t *testing.T) {
+	err := CheckID("documentId", strings.Repeat("é", 60))
+	if err == nil || !utf8.ValidString(err.Error()) {
+		t.Fatalf("%q", err)
 	}
 }
