@@ -1,6 +1,9 @@
 // Package dynamotest runs Amazon's DynamoDB Local for integration tests and
 // gives tests what they need around it: an aws.Config pointing at it, unique
 // table names, a counter of DynamoDB operations and a write fault injector.
+// For crash tests it also runs servers that persist to a directory and can
+// be killed and restarted (StartPersistent), and a WriteHook to kill one at
+// a precise write.
 //
 // A test package starts one server for its whole test binary:
 //
@@ -63,6 +66,11 @@ type Server struct {
 	cmd      *exec.Cmd
 	exited   chan struct{} // closed when cmd has been waited for
 	stopOnce sync.Once
+
+	// mu guards cmd, exited and stopOnce, which Restart replaces; see
+	// persist.go. persist is nil for a server that cannot be restarted.
+	mu      sync.Mutex
+	persist *persistence
 }
 
 // Start starts DynamoDB Local in memory on a free port and returns once it
@@ -168,6 +176,8 @@ func (s *Server) Endpoint() string { return s.endpoint }
 // Stop stops the server and waits for its process to exit. It does nothing
 // for a server this process did not start. It is safe to call more than once.
 func (s *Server) Stop() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.cmd == nil {
 		return
 	}
