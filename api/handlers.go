@@ -190,6 +190,7 @@ func (s *server) putDocument(c *gin.Context) {
 		return
 	}
 	doc.CreatedBy = p.Subject
+	doc.RequestID, _ = c.Request.Context().Value(keyRequestIdentity).(string)
 	saved, err := s.docs.Restate(c.Request.Context(), doc, expect)
 	if err != nil {
 		writeError(c, err)

@@ -67,6 +67,9 @@ func (s *server) idempotent(c *gin.Context) {
 		return
 	}
 
+	// The write records which request made it, so that a repeat after a lost
+	// answer returns that version instead of adding one.
+	c.Request = c.Request.WithContext(context.WithValue(c.Request.Context(), keyRequestIdentity, fund.IdempotencyPK(scope, key)))
 	rec := &recorder{ResponseWriter: c.Writer}
 	c.Writer = rec
 	c.Next()

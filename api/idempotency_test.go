@@ -118,3 +118,52 @@ func TestIdempotencyKeyOfAFailedOrRunningRequest(t *testing.T) {
 		}
 	})
 }
+
+// TestARepeatAfterALostAnswerAddsNoVersion: the write succeeds but storing
+// its answer fails (the process or the store died in between), so the key
+// stays claimed; once its lease ends, the same request must return the
+// version it already wrote, not add another.
+func TestARepeatAfterALostAnswerAddsNoVersion(t *testing.T) {
+	s := newServer(t, true)
+	short := httptest.NewServer(api.NewServer(api.Options{Documents: s.Store, Positions: s.Positions, Verifier: testVerifier(t),
+		MaxBodyBytes: 1 << 20, DefaultLimit: 100, MaxLimit: 1000, IdempotencyLease: 50 * time.Millisecond}))
+	defer short.Close()
+	ss := &testServer{Env: s.Env, URL: short.URL, logs: s.logs}
+	put := func(title, key string) response {
+		return ss.do(t, http.MethodPut, "/v1/documents/DOC_LOST", smallDocument(title), "Idempotency-Key", key)
+	}
+	if r := put("v1", "k1"); r.Status != http.StatusCreated {
+		t.Fatalf("create: %d %s", r.Status, r.Body)
+	}
+	// Learn how many writes a restatement with a key makes; the last two
+	// store its answer (the body chunk, then the record).
+	before := s.Faults.Writes()
+	if r := put("v2", "k2"); r.Status != http.StatusOK {
+		t.Fatalf("restate: %d %s", r.Status, r.Body)
+	}
+	writes := s.Faults.Writes() - before
+
+	s.Faults.FailAfterWrites(writes - 2)
+	first := put("v3", "k3")
+	s.Faults.Disarm()
+	if first.Status != http.StatusOK || first.Header.Get("ETag") != `"3"` {
+		t.Fatalf("the write itself should have succeeded: %d %s", first.Status, first.Body)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		r := put("v3", "k3")
+		if r.Status == http.StatusConflict && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond) // the dead request's lease
+			continue
+		}
+		if r.Status != http.StatusOK || r.Header.Get("ETag") != `"3"` || !bytes.Equal(r.Body, first.Body) {
+			t.Fatalf("repeat: %d ETag %s, want 200 with the same version 3 and body", r.Status, r.Header.Get("ETag"))
+		}
+		break
+	}
+	var latest struct{ Version int }
+	getJSON(t, s, "/v1/documents/DOC_LOST/versions/latest", &latest)
+	if latest.Version != 3 {
+		t.Fatalf("latest version %d after repeating version 3's request, want 3", latest.Version)
+	}
+}

@@ -26,6 +26,7 @@ const (
 	keyLogger ctxKey = iota
 	keyRequestID
 	keyPrincipal
+	keyRequestIdentity
 )
 
 var requestIDPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)

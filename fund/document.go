@@ -68,6 +68,9 @@ type Document struct {
 	CommitID  string
 	CreatedAt time.Time
 	CreatedBy string // the subject of the token that wrote this version
+	// RequestID names the idempotent request that wrote this version, if
+	// any: repeating that request returns this version instead of adding one.
+	RequestID string
 }
 
 // CapitalActivity is the document-level capital movement.

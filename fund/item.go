@@ -52,6 +52,7 @@ type Item struct {
 
 	CreatedAt time.Time `dynamo:",omitempty"`
 	CreatedBy string    `dynamo:",omitempty"`
+	RequestID string    `dynamo:",omitempty"` // on the head: the idempotent request that wrote it
 }
 
 // PositionItem is one position-level entity (capital call, distribution or

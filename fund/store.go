@@ -155,10 +155,15 @@ func (s *Store) Restate(ctx context.Context, d Document, ifMatch *int) (Document
 		if head != nil && head.FundID != d.FundID {
 			return Document{}, Errorf(ECONFLICT, "document %s belongs to fund %s; a restatement cannot move it to %s", d.ID, head.FundID, d.FundID)
 		}
-		if head != nil && !head.Materialized && head.ContentHash == hash {
-			// The same content was committed by a call that died before
+		repeat := d.RequestID != "" && head != nil && head.RequestID == d.RequestID && head.ContentHash == hash
+		if repeat || (head != nil && !head.Materialized && head.ContentHash == hash) {
+			// This very request committed the head (its answer was lost), or
+			// the same content was committed by a call that died before
 			// finishing the latest view: finish it rather than add a version.
 			d.Version, d.CommitID, d.CreatedAt, d.CreatedBy = head.Version, head.CommitID, head.CreatedAt, head.CreatedBy
+			if head.Materialized {
+				return d, nil
+			}
 			return d, s.materialize(ctx, &d)
 		}
 
@@ -295,7 +300,7 @@ func (s *Store) commit(ctx context.Context, d *Document, prev *Item, hash string
 	head := Item{
 		PK: DocPK(d.ID), SK: HeadSK, Type: TypeHead, DocumentID: d.ID, FundID: d.FundID,
 		AsOf: d.AsOf, Version: d.Version, CommitID: d.CommitID, ContentHash: hash,
-		PositionCount: len(d.Positions), CreatedAt: d.CreatedAt, CreatedBy: d.CreatedBy,
+		PositionCount: len(d.Positions), CreatedAt: d.CreatedAt, CreatedBy: d.CreatedBy, RequestID: d.RequestID,
 	}
 	put := s.table.Put(head)
 	if prev == nil {
@@ -459,7 +464,7 @@ func (s *Store) parallelism() int {
 
 // contentHash identifies what the caller sent, apart from server-owned fields.
 func contentHash(d Document) (string, error) {
-	d.Version, d.CommitID, d.CreatedAt, d.CreatedBy = 0, "", time.Time{}, ""
+	d.Version, d.CommitID, d.CreatedAt, d.CreatedBy, d.RequestID = 0, "", time.Time{}, "", ""
 	b, err := json.Marshal(d)
 	if err != nil {
 		return "", fmt.Errorf("hash document %s: %w", d.ID, err)
