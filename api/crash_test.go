@@ -319,27 +319,7 @@ func TestRestatementSurvivesDynamoDBBeingKilled(t *testing.T) {
 
 	// Every version, also the ones restated while the database died, stays
 	// readable whole.
-	for n := 1; n <= version; n++ {
-		var v struct {
-			Version   int `json:"version"`
-			Positions []struct {
-				PositionID  string `json:"positionId"`
-				CapitalCall struct {
-					Amount string `json:"amount"`
-				} `json:"capitalCall"`
-			} `json:"positions"`
-		}
-		getJSON(t, s.testServer, fmt.Sprintf("/v1/documents/%s/versions/%d", doc, n), &v)
-		if v.Version != n || len(v.Positions) != bigSize {
-			t.Fatalf("version %d: got version %d with %d positions", n, v.Version, len(v.Positions))
-		}
-		_, want := bigVersion(n)
-		for _, p := range v.Positions {
-			if want[p.PositionID].Call != p.CapitalCall.Amount {
-				t.Fatalf("version %d position %s: call %s, want %s", n, p.PositionID, p.CapitalCall.Amount, want[p.PositionID].Call)
-			}
-		}
-	}
+	checkEveryBigVersion(t, s.testServer, doc, version)
 	var versions struct {
 		Latest     struct{ Version int }   `json:"latest"`
 		Historical []struct{ Version int } `json:"historical"`

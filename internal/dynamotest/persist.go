@@ -30,15 +30,7 @@ type persistence struct {
 // its Config, whose endpoint does not change, find the tables again as the
 // killed process last stored them.
 func StartPersistent(ctx context.Context, dir string, port int) (*Server, error) {
-	root, err := repoRoot()
-	if err != nil {
-		return nil, err
-	}
-	jar, err := findJar(root)
-	if err != nil {
-		return nil, err
-	}
-	java, err := findJava()
+	java, jar, err := locate()
 	if err != nil {
 		return nil, err
 	}

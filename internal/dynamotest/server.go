@@ -81,15 +81,7 @@ type Server struct {
 // to Jetty, which then listens on every interface. Tests only ever talk to
 // 127.0.0.1, and the data is in memory and thrown away on Stop.
 func Start(ctx context.Context) (*Server, error) {
-	root, err := repoRoot()
-	if err != nil {
-		return nil, err
-	}
-	jar, err := findJar(root)
-	if err != nil {
-		return nil, err
-	}
-	java, err := findJava()
+	java, jar, err := locate()
 	if err != nil {
 		return nil, err
 	}
@@ -244,6 +236,21 @@ func waitReady(ctx context.Context, endpoint string, exited <-chan struct{}) err
 		case <-tick.C:
 		}
 	}
+}
+
+// locate finds the java binary and the DynamoDB Local jar.
+func locate() (java, jar string, err error) {
+	root, err := repoRoot()
+	if err != nil {
+		return "", "", err
+	}
+	if jar, err = findJar(root); err != nil {
+		return "", "", err
+	}
+	if java, err = findJava(); err != nil {
+		return "", "", err
+	}
+	return java, jar, nil
 }
 
 // repoRoot walks up from the working directory (a test binary runs in its
