@@ -121,15 +121,20 @@ func TestIdempotencyKeyOfAFailedOrRunningRequest(t *testing.T) {
 
 // TestARepeatAfterALostAnswerAddsNoVersion: the write succeeds but storing
 // its answer fails (the process or the store died in between), so the key
-// stays claimed; once its lease ends, the same request must return the
-// version it already wrote, not add another.
+// stays claimed; once its lease ends, the same request (with the If-Match
+// that held when it committed) must return the version it already wrote,
+// neither adding another nor failing its precondition.
 func TestARepeatAfterALostAnswerAddsNoVersion(t *testing.T) {
 	s := newServer(t, true)
 	short := httptest.NewServer(api.NewServer(api.Options{Documents: s.Store, Positions: s.Positions, Verifier: testVerifier(t),
 		MaxBodyBytes: 1 << 20, DefaultLimit: 100, MaxLimit: 1000, IdempotencyLease: 50 * time.Millisecond}))
 	defer short.Close()
 	ss := &testServer{Env: s.Env, URL: short.URL, logs: s.logs}
+	ifMatch := map[string]string{"v2": `"1"`, "v3": `"2"`}
 	put := func(title, key string) response {
+		if m, ok := ifMatch[title]; ok {
+			return ss.do(t, http.MethodPut, "/v1/documents/DOC_LOST", smallDocument(title), "Idempotency-Key", key, "If-Match", m)
+		}
 		return ss.do(t, http.MethodPut, "/v1/documents/DOC_LOST", smallDocument(title), "Idempotency-Key", key)
 	}
 	if r := put("v1", "k1"); r.Status != http.StatusCreated {

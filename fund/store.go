@@ -145,17 +145,20 @@ func (s *Store) Restate(ctx context.Context, d Document, ifMatch *int) (Document
 		if err != nil {
 			return Document{}, err
 		}
+		// The very request that committed the head is repeated (its answer
+		// was lost): its If-Match held when it committed, so it is not
+		// checked again.
+		repeat := d.RequestID != "" && head != nil && head.RequestID == d.RequestID && head.ContentHash == hash
 		current := 0
 		if head != nil {
 			current = head.Version
 		}
-		if ifMatch != nil && *ifMatch != current {
+		if ifMatch != nil && *ifMatch != current && !repeat {
 			return Document{}, Errorf(EPRECONDITION, "document %s is at version %d, not %d", d.ID, current, *ifMatch)
 		}
 		if head != nil && head.FundID != d.FundID {
 			return Document{}, Errorf(ECONFLICT, "document %s belongs to fund %s; a restatement cannot move it to %s", d.ID, head.FundID, d.FundID)
 		}
-		repeat := d.RequestID != "" && head != nil && head.RequestID == d.RequestID && head.ContentHash == hash
 		if repeat || (head != nil && !head.Materialized && head.ContentHash == hash) {
 			// This very request committed the head (its answer was lost), or
 			// the same content was committed by a call that died before
