@@ -11,10 +11,8 @@ import (
 	"encoding/pem"
 	"fmt"
 	"io"
-	"log/slog"
 	"math/big"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"slices"
@@ -172,12 +170,7 @@ func authzRoutes() []authzRoute {
 // router whose routes the matrix must cover.
 func authzEngine(t *testing.T, s *testServer) *gin.Engine {
 	t.Helper()
-	h := api.NewServer(api.Options{
-		Documents: s.Store, Positions: s.Positions, Verifier: testVerifier(t),
-		Logger:       slog.New(slog.NewJSONHandler(io.Discard, nil)),
-		CursorKey:    []byte("test-cursor-key-0123456789"),
-		MaxBodyBytes: 1 << 20, DefaultLimit: 100, MaxLimit: 1000,
-	})
+	h := api.NewServer(testOptions(t, s.Env, io.Discard))
 	e, ok := h.(*gin.Engine)
 	if !ok {
 		t.Fatalf("api.NewServer returned %T, want *gin.Engine", h)
@@ -188,16 +181,7 @@ func authzEngine(t *testing.T, s *testServer) *gin.Engine {
 // authzServer is the API on env with verifier v and newServer's other options.
 func authzServer(t *testing.T, env *fundtest.Env, v *api.Verifier) *testServer {
 	t.Helper()
-	logs := &fundtest.SyncBuffer{}
-	h := api.NewServer(api.Options{
-		Documents: env.Store, Positions: env.Positions, Verifier: v,
-		Logger:       slog.New(slog.NewJSONHandler(logs, nil)),
-		CursorKey:    []byte("test-cursor-key-0123456789"),
-		MaxBodyBytes: 1 << 20, DefaultLimit: 100, MaxLimit: 1000,
-	})
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	return &testServer{Env: env, URL: srv.URL, logs: logs}
+	return startAPI(t, env, func(o *api.Options) { o.Verifier = v })
 }
 
 // authzTable returns the matrix's entries in the router's order, and fails t
@@ -245,19 +229,9 @@ func authzSend(t *testing.T, s *testServer, method, path string, body any, auth 
 
 func authzBearer(tok string) string { return "Bearer " + tok }
 
-// authzProblem is the RFC 9457 body of an error answer.
-type authzProblem struct {
-	Type     string `json:"type"`
-	Title    string `json:"title"`
-	Status   int    `json:"status"`
-	Detail   string `json:"detail"`
-	Instance string `json:"instance"`
-	Field    string `json:"field"`
-}
-
-func authzProblemOf(t *testing.T, r response) authzProblem {
+func authzProblemOf(t *testing.T, r response) problemBody {
 	t.Helper()
-	var p authzProblem
+	var p problemBody
 	if ct := r.Header.Get("Content-Type"); ct != "application/problem+json" {
 		t.Errorf("Content-Type = %q, want application/problem+json (status %d)\n%s", ct, r.Status, r.Body)
 	}
@@ -268,7 +242,7 @@ func authzProblemOf(t *testing.T, r response) authzProblem {
 }
 
 // authzWantProblem asserts r is a problem of status and type.
-func authzWantProblem(t *testing.T, r response, status int, typ string) authzProblem {
+func authzWantProblem(t *testing.T, r response, status int, typ string) problemBody {
 	t.Helper()
 	if r.Status != status {
 		t.Errorf("status = %d, want %d\n%s", r.Status, status, r.Body)

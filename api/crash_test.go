@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -62,19 +60,13 @@ func newCrashServer(t *testing.T) *crashEnv {
 		t.Fatalf("create table: %v", err)
 	}
 
-	logs := &fundtest.SyncBuffer{}
-	h := api.NewServer(api.Options{
-		Documents: env.Store, Positions: env.Positions, Verifier: testVerifier(t),
-		Logger:       slog.New(slog.NewJSONHandler(logs, nil)),
-		CursorKey:    []byte("test-cursor-key-0123456789"),
-		MaxBodyBytes: 16 << 20, DefaultLimit: 100, MaxLimit: 1000,
-		RequestTimeout: 30 * time.Second,
+	s := startAPI(t, env, func(o *api.Options) {
+		o.MaxBodyBytes = 16 << 20
+		o.RequestTimeout = 30 * time.Second
 		// A key whose request died with the database is locked this long.
-		IdempotencyLease: time.Second,
+		o.IdempotencyLease = time.Second
 	})
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	return &crashEnv{testServer: &testServer{Env: env, URL: srv.URL, logs: logs}, ddb: ddb, hook: hook}
+	return &crashEnv{testServer: s, ddb: ddb, hook: hook}
 }
 
 // waitReady polls /readyz until it answers 200.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
@@ -53,10 +52,8 @@ func TestIdempotencyKeyReplaysTheFirstResponse(t *testing.T) {
 		}
 	})
 	t.Run("a stored answer survives a restart of the service", func(t *testing.T) {
-		restarted := httptest.NewServer(api.NewServer(api.Options{Documents: s.Store, Positions: s.Positions, Verifier: testVerifier(t),
-			MaxBodyBytes: 1 << 20, DefaultLimit: 100, MaxLimit: 1000}))
-		defer restarted.Close()
-		again := (&testServer{Env: s.Env, URL: restarted.URL, logs: s.logs}).do(t, http.MethodPut, "/v1/documents/DOC_IDEM", smallDocument("first"), "Idempotency-Key", "key-1")
+		restarted := startAPI(t, s.Env, nil)
+		again := restarted.do(t, http.MethodPut, "/v1/documents/DOC_IDEM", smallDocument("first"), "Idempotency-Key", "key-1")
 		if again.Status != first.Status || !bytes.Equal(again.Body, first.Body) {
 			t.Fatalf("after restart: %d %s", again.Status, again.Body)
 		}
@@ -126,10 +123,7 @@ func TestIdempotencyKeyOfAFailedOrRunningRequest(t *testing.T) {
 // neither adding another nor failing its precondition.
 func TestARepeatAfterALostAnswerAddsNoVersion(t *testing.T) {
 	s := newServer(t, true)
-	short := httptest.NewServer(api.NewServer(api.Options{Documents: s.Store, Positions: s.Positions, Verifier: testVerifier(t),
-		MaxBodyBytes: 1 << 20, DefaultLimit: 100, MaxLimit: 1000, IdempotencyLease: 50 * time.Millisecond}))
-	defer short.Close()
-	ss := &testServer{Env: s.Env, URL: short.URL, logs: s.logs}
+	ss := startAPI(t, s.Env, func(o *api.Options) { o.IdempotencyLease = 50 * time.Millisecond })
 	ifMatch := map[string]string{"v2": `"1"`, "v3": `"2"`}
 	put := func(title, key string) response {
 		if m, ok := ifMatch[title]; ok {

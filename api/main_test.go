@@ -32,14 +32,32 @@ func newServer(t *testing.T, seed bool) *testServer {
 	if seed {
 		env.Seed(t)
 	}
-	logs := &fundtest.SyncBuffer{}
-	h := api.NewServer(api.Options{
+	return startAPI(t, env, nil)
+}
+
+// testOptions are the options of every test server: env's stores, the test
+// verifier, logs as JSON to logs, a fixed cursor key, 1 MiB bodies, pages of
+// 100 up to 1,000.
+func testOptions(t *testing.T, env *fundtest.Env, logs io.Writer) api.Options {
+	t.Helper()
+	return api.Options{
 		Documents: env.Store, Positions: env.Positions, Verifier: testVerifier(t),
 		Logger:       slog.New(slog.NewJSONHandler(logs, nil)),
 		CursorKey:    []byte("test-cursor-key-0123456789"),
 		MaxBodyBytes: 1 << 20, DefaultLimit: 100, MaxLimit: 1000,
-	})
-	srv := httptest.NewServer(h)
+	}
+}
+
+// startAPI serves the API over env with testOptions, changed by tweak when
+// it is not nil, until t ends.
+func startAPI(t *testing.T, env *fundtest.Env, tweak func(*api.Options)) *testServer {
+	t.Helper()
+	logs := &fundtest.SyncBuffer{}
+	o := testOptions(t, env, logs)
+	if tweak != nil {
+		tweak(&o)
+	}
+	srv := httptest.NewServer(api.NewServer(o))
 	t.Cleanup(srv.Close)
 	return &testServer{Env: env, URL: srv.URL, logs: logs}
 }

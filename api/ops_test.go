@@ -2,9 +2,7 @@ package api_test
 
 import (
 	"encoding/json"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strconv"
 	"strings"
@@ -24,15 +22,8 @@ func serverWithoutTable(t *testing.T, timeout time.Duration) (*testServer, strin
 	t.Helper()
 	table := dynamotest.UniqueName(t, "missing")
 	store := fund.NewStore(fund.NewDB(dynamotest.Shared().Config()), table)
-	logs := &fundtest.SyncBuffer{}
-	h := api.NewServer(api.Options{
-		Documents: store, Positions: positions.NewStore(store), Verifier: testVerifier(t),
-		Logger:       slog.New(slog.NewJSONHandler(logs, nil)),
-		MaxBodyBytes: 1 << 20, DefaultLimit: 100, MaxLimit: 1000, RequestTimeout: timeout,
-	})
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	return &testServer{URL: srv.URL, logs: logs}, table
+	s := startAPI(t, &fundtest.Env{Store: store, Positions: positions.NewStore(store)}, func(o *api.Options) { o.RequestTimeout = timeout })
+	return s, table
 }
 
 // logLines parses every log line, failing on any that is not a JSON object.

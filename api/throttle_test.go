@@ -3,16 +3,15 @@ package api_test
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"sync/atomic"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
-	"github.com/fundsvc/fundsvc/api"
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/internal/dynamotest"
+	"github.com/fundsvc/fundsvc/internal/fundtest"
 	"github.com/fundsvc/fundsvc/positions"
 )
 
@@ -30,10 +29,7 @@ func TestSustainedThrottlingIsA503(t *testing.T) {
 	cfg := dynamotest.Shared().Config(dynamotest.WithAPIOptions(throttle))
 	cfg.RetryMaxAttempts = 3 // caps fund.NewDB's retryer, to keep the test short
 	store := fund.NewStore(fund.NewDB(cfg), dynamotest.UniqueName(t, "throttled"))
-	srv := httptest.NewServer(api.NewServer(api.Options{Documents: store, Positions: positions.NewStore(store), Verifier: testVerifier(t),
-		MaxBodyBytes: 1 << 20, DefaultLimit: 100, MaxLimit: 1000}))
-	defer srv.Close()
-	s := &testServer{URL: srv.URL}
+	s := startAPI(t, &fundtest.Env{Store: store, Positions: positions.NewStore(store)}, nil)
 
 	r := s.do(t, http.MethodGet, "/v1/documents/DOC001", nil)
 	if r.Status != http.StatusServiceUnavailable || r.Header.Get("Retry-After") == "" || r.Header.Get("Content-Type") != "application/problem+json" {
