@@ -7,6 +7,10 @@ DYNAMODB_PORT ?= 8000
 # install of the current package-lock.json finished.
 TOOLS_STAMP := tools/node_modules/.fundsvc-installed
 
+# MinIO, the S3 server internal/s3test runs; a new version's stamp rebuilds it.
+MINIO_VERSION := v0.0.0-20260212201848-7aac2a2c5b7c
+MINIO_STAMP   := tools/bin/.minio-$(MINIO_VERSION)
+
 # Go files to check, leaving out installed tools and local data.
 GO_FILES = $(shell find . \( -path ./tools -o -path ./.data -o -path ./.git \) -prune -o -name '*.go' -print)
 
@@ -24,10 +28,20 @@ TEST_FUZZMINIMIZETIME ?= 1s
 build:
 	$(GO) build -o fundsvc ./cmd/fundsvc
 
-tools: $(TOOLS_STAMP)
+tools: $(TOOLS_STAMP) tools/bin/minio
 
 $(TOOLS_STAMP): tools/package.json tools/package-lock.json
 	cd tools && npm ci --no-audit --no-fund
+	touch $@
+
+# go install leaves an up-to-date binary alone, hence the touch.
+tools/bin/minio: $(MINIO_STAMP)
+	GOBIN=$(CURDIR)/tools/bin $(GO) install github.com/minio/minio@$(MINIO_VERSION)
+	touch $@
+
+$(MINIO_STAMP):
+	mkdir -p tools/bin
+	rm -f tools/bin/.minio-*
 	touch $@
 
 # One DynamoDB Local serves every test binary of the run (see
