@@ -74,6 +74,9 @@ func (d Date) String() string {
 	return d.t.Format(dateLayout)
 }
 
+// Time returns midnight UTC of d (the zero time for the zero date).
+func (d Date) Time() time.Time { return d.t }
+
 // Before reports whether d is before o.
 func (d Date) Before(o Date) bool { return d.t.Before(o.t) }
 

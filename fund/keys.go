@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"strings"
 )
 
 // Every key string of the single table is built here and nowhere else.
@@ -160,6 +161,17 @@ func PositionKindPrefix(k ItemKind) string { return string(k) + "#" }
 // from the version number and the content, so two writers racing for the same
 // version number never write into each other's partition.
 func VersionPK(doc, commitID string) string { return "VERSION#" + doc + "#" + commitID }
+
+// ParseVersionPK splits a version partition key into its document and
+// commit IDs; ok is false for any other key.
+func ParseVersionPK(pk string) (doc, commitID string, ok bool) {
+	rest, found := strings.CutPrefix(pk, "VERSION#")
+	if !found {
+		return "", "", false
+	}
+	doc, commitID, ok = strings.Cut(rest, "#")
+	return doc, commitID, ok && doc != "" && commitID != ""
+}
 
 // VersionDocumentSK and VersionCapitalActivitySK are a version's document-level items.
 const (

@@ -10,9 +10,11 @@ import (
 )
 
 // TestServiceCodeNeverScans reads every non-test Go file of the module
-// outside internal/ (where only test harnesses live) and fails if any calls
-// a DynamoDB Scan: every read must be served by a key lookup or a Query.
+// outside internal/ (where only test harnesses and benchmarks live) and
+// fails if any calls a DynamoDB Scan: every read must be served by a key
+// lookup or a Query. The one exception is the nightly export's Scan.
 func TestServiceCodeNeverScans(t *testing.T) {
+	const exportScan = "../export/export.go"
 	scan := regexp.MustCompile(`\.Scan\(|ScanInput|NewScanPaginator|ParallelScan`)
 	root := ".."
 	checked := 0
@@ -31,6 +33,12 @@ func TestServiceCodeNeverScans(t *testing.T) {
 			return err
 		}
 		checked++
+		if filepath.ToSlash(path) == exportScan {
+			if !scan.Match(src) {
+				t.Errorf("%s no longer scans: update this test", path)
+			}
+			return nil
+		}
 		if loc := scan.FindIndex(src); loc != nil {
 			line := strings.Count(string(src[:loc[0]]), "\n") + 1
 			t.Errorf("%s:%d calls a Scan", path, line)

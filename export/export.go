@@ -1,0 +1,417 @@
+// Package export writes a snapshot of the table as typed Parquet datasets
+// for Athena: a parallel Scan (the only Scan in the program) feeds an
+// external sort per dataset; each dataset is then joined with the
+// documents' commit heads, so that every document appears at exactly one
+// committed version, and written as Parquet files rolled near a target
+// size; the snapshot is published only when every file is complete. The
+// protocol is described in docs/export.md.
+package export
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/fundsvc/fundsvc/fund"
+	"github.com/guregu/dynamo/v2"
+	"golang.org/x/sync/errgroup"
+)
+
+// Config is one export run.
+type Config struct {
+	Table dynamo.Table
+	Sink  Sink
+	// Date is the snapshot date, the value of the snapshot_date partition.
+	Date fund.Date
+	// Segments is the number of parallel Scan segments (default 4).
+	Segments int
+	// TargetFileBytes is where files are rolled (default 128 MiB).
+	TargetFileBytes int64
+	// RowGroupRows caps the rows of one Parquet row group (default 1,048,576).
+	RowGroupRows int64
+	// MemoryRows caps the rows held in memory by the sort before the largest
+	// buffer is spilled to disk (default 100,000).
+	MemoryRows int
+	// Compression is "zstd" (default) or "snappy".
+	Compression string
+	// TempDir holds sort runs and page buffers (default os.TempDir()).
+	TempDir string
+	// Progress, if set, is updated while the export runs.
+	Progress *Progress
+	// OnEvent, if set, is called after each step (see Event).
+	OnEvent func(Event)
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+}
+
+// Progress counts the work done so far; a progress bar reads it.
+type Progress struct {
+	ItemsScanned atomic.Int64
+	RowsWritten  atomic.Int64
+	BytesWritten atomic.Int64
+}
+
+// Event reports one finished step of an export.
+type Event struct {
+	Kind    EventKind
+	Dataset string        // for EventFile, EventDataset and EventTable
+	Key     string        // for EventFile: the file's key
+	Items   int64         // for EventScan: items scanned
+	Rows    int64         // rows of the file, the dataset or the snapshot
+	Bytes   int64         // bytes of the file, the dataset or the snapshot
+	Files   int           // for EventDataset: files written
+	Elapsed time.Duration // since the run started
+}
+
+// EventKind names a step.
+type EventKind string
+
+// The steps, in the order they happen.
+const (
+	EventScan     EventKind = "scanned"   // the Scan has finished
+	EventFile     EventKind = "file"      // a data file is complete (not yet published)
+	EventDataset  EventKind = "dataset"   // every file of a dataset is complete
+	EventTable    EventKind = "published" // a dataset's table now reads this run
+	EventManifest EventKind = "manifest"  // the snapshot's manifest is published
+	EventCleaned  EventKind = "cleaned"   // files of earlier runs of the date are deleted
+)
+
+// Datasets lists the datasets in the order they are written.
+var Datasets = []string{
+	"documents", "document_versions", "capital_activities",
+	"capital_calls", "distributions", "unfunded_commitments", "positions",
+}
+
+// Manifest records one published snapshot.
+type Manifest struct {
+	SchemaVersion int               `json:"schemaVersion"`
+	SnapshotDate  string            `json:"snapshotDate"`
+	RunID         string            `json:"runId"`
+	Table         string            `json:"table"`
+	Segments      int               `json:"segments"`
+	ItemsScanned  int64             `json:"itemsScanned"`
+	StartedAt     time.Time         `json:"startedAt"`
+	FinishedAt    time.Time         `json:"finishedAt"`
+	Datasets      []DatasetManifest `json:"datasets"`
+}
+
+// DatasetManifest is one dataset of a snapshot.
+type DatasetManifest struct {
+	Name  string         `json:"name"`
+	Rows  int64          `json:"rows"`
+	Bytes int64          `json:"bytes"`
+	Files []FileManifest `json:"files"`
+}
+
+// FileManifest is one Parquet file.
+type FileManifest struct {
+	Key   string `json:"key"`
+	URI   string `json:"uri"`
+	Rows  int64  `json:"rows"`
+	Bytes int64  `json:"bytes"`
+}
+
+// Dataset returns the named dataset of m.
+func (m *Manifest) Dataset(name string) (DatasetManifest, bool) {
+	for _, d := range m.Datasets {
+		if d.Name == name {
+			return d, true
+		}
+	}
+	return DatasetManifest{}, false
+}
+
+// Keys of a snapshot, relative to the destination.
+
+// DataPrefix holds every file of one dataset and date, of every run.
+func DataPrefix(dataset string, date fund.Date) string {
+	return dataset + "/snapshot_date=" + date.String() + "/"
+}
+
+// runPrefix holds the files of one run.
+func runPrefix(dataset string, date fund.Date, runID string) string {
+	return DataPrefix(dataset, date) + "run=" + runID + "/"
+}
+
+// SymlinkKey is the one object that decides which files a dataset's table
+// reads for a date (Athena's SymlinkTextInputFormat).
+func SymlinkKey(dataset string, date fund.Date) string {
+	return SymlinkRoot(dataset) + "snapshot_date=" + date.String() + "/symlink.txt"
+}
+
+// SymlinkRoot is the location of a dataset's table.
+func SymlinkRoot(dataset string) string { return "_symlink/" + dataset + "/" }
+
+// ManifestKey is the published manifest of a date.
+func ManifestKey(date fund.Date) string {
+	return "_manifests/snapshot_date=" + date.String() + "/manifest.json"
+}
+
+// DDLKey holds the CREATE EXTERNAL TABLE statement of a dataset.
+func DDLKey(dataset string) string { return "_ddl/" + dataset + ".sql" }
+
+// Run exports the table and publishes the snapshot.
+func Run(ctx context.Context, cfg Config) (*Manifest, error) {
+	if cfg.Date.IsZero() {
+		return nil, errors.New("export: no snapshot date")
+	}
+	if cfg.Sink == nil {
+		return nil, errors.New("export: no destination")
+	}
+	cfg.defaults()
+	if _, err := codec(cfg.Compression); err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp(cfg.TempDir, "fundsvc-export-*")
+	if err != nil {
+		return nil, fmt.Errorf("export: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+
+	start := cfg.Now().UTC()
+	x := &exporter{cfg: cfg, tmp: tmp, start: start, runID: newRunID(start)}
+	x.sorts = newSorts(tmp)
+	m := &Manifest{
+		SchemaVersion: SchemaVersion, SnapshotDate: cfg.Date.String(), RunID: x.runID,
+		Table: cfg.Table.Name(), Segments: cfg.Segments, StartedAt: start,
+	}
+	if err := x.scan(ctx); err != nil {
+		return nil, err
+	}
+	m.ItemsScanned = x.items.Load()
+	x.event(Event{Kind: EventScan, Items: m.ItemsScanned})
+
+	if m.Datasets, err = x.write(ctx); err != nil {
+		return nil, err
+	}
+	if err := x.publish(ctx, m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func (c *Config) defaults() {
+	if c.Segments <= 0 {
+		c.Segments = 4
+	}
+	if c.TargetFileBytes <= 0 {
+		c.TargetFileBytes = 128 << 20
+	}
+	if c.RowGroupRows <= 0 {
+		c.RowGroupRows = 1 << 20
+	}
+	if c.MemoryRows <= 0 {
+		c.MemoryRows = 100_000
+	}
+	if c.Compression == "" {
+		c.Compression = "zstd"
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Progress == nil {
+		c.Progress = &Progress{}
+	}
+}
+
+type exporter struct {
+	cfg   Config
+	tmp   string
+	start time.Time
+	runID string
+	sorts *sorts
+	items atomic.Int64
+}
+
+func (x *exporter) event(e Event) {
+	if x.cfg.OnEvent != nil {
+		e.Elapsed = x.cfg.Now().Sub(x.start)
+		x.cfg.OnEvent(e)
+	}
+}
+
+// scan reads every item over cfg.Segments parallel Scan segments. Workers
+// decode and classify items; one collector owns the sorts, so the row
+// budget is kept without locks.
+func (x *exporter) scan(ctx context.Context) error {
+	rows := make(chan any, 4096)
+	g, gctx := errgroup.WithContext(ctx)
+	workers, wctx := errgroup.WithContext(gctx)
+	for seg := 0; seg < x.cfg.Segments; seg++ {
+		workers.Go(func() error {
+			// Strongly consistent: a head that committed before the Scan
+			// read it is seen with every record its commit wrote.
+			it := x.cfg.Table.Scan().Segment(seg, x.cfg.Segments).Consistent(true).Iter()
+			for {
+				var item fund.Item
+				if !it.Next(wctx, &item) {
+					break
+				}
+				x.items.Add(1)
+				x.cfg.Progress.ItemsScanned.Add(1)
+				row, err := classify(&item)
+				if err != nil {
+					return err
+				}
+				if row == nil {
+					continue
+				}
+				select {
+				case rows <- row:
+				case <-wctx.Done():
+					return wctx.Err()
+				}
+			}
+			if err := it.Err(); err != nil {
+				return fmt.Errorf("export: scan segment %d of %d: %w", seg, x.cfg.Segments, err)
+			}
+			return nil
+		})
+	}
+	g.Go(func() error {
+		err := workers.Wait()
+		close(rows)
+		return err
+	})
+	g.Go(func() error {
+		for row := range rows {
+			if err := x.sorts.add(row, x.cfg.MemoryRows); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return g.Wait()
+}
+
+// classify turns a stored item into the row it contributes, or nil.
+// Only immutable records are exported: a version's history records and
+// the items of its version partition, chosen later by the head (see join).
+// The latest view is never read, so a restatement that is still being
+// materialized cannot mix two versions into a snapshot.
+func classify(it *fund.Item) (any, error) {
+	var err error
+	switch {
+	case it.Type == fund.TypeHead && it.SK == fund.HeadSK:
+		return headRow{FundID: it.FundID, DocumentID: it.DocumentID, Version: int32(it.Version), CommitID: it.CommitID}, nil
+
+	case it.Type == fund.TypeDocument && strings.HasPrefix(it.PK, "DOC#") && it.SK != fund.DocumentLatestSK:
+		return documentVersionRow{
+			FundID: it.FundID, DocumentID: it.DocumentID, Kind: it.Kind, Title: it.Title,
+			AsOf: days(it.AsOf), Currency: it.Currency, PositionCount: int32(it.PositionCount),
+			Version: int32(it.Version), CommitID: it.CommitID, CreatedAt: it.CreatedAt.UTC(), CreatedBy: it.CreatedBy,
+		}, nil
+
+	case it.Type == fund.TypeCapitalActivity && strings.HasPrefix(it.PK, "DOC#") && it.SK != fund.CapitalActivityLatestSK:
+		r := capitalActivityRow{
+			FundID: it.FundID, DocumentID: it.DocumentID, DocumentVersion: int32(it.Version),
+			AsOf: days(it.AsOf), Currency: it.Currency, Amount: mustDecimal(it.Amount, &err),
+			Status: it.Status, ActivityDate: optDays(it.Date), Description: it.Description, CreatedAt: it.CreatedAt.UTC(),
+		}
+		return r, itemError(it, err)
+
+	case it.Type == fund.TypePosition && strings.HasPrefix(it.PK, "FUND#"):
+		return positionRow{FundID: it.FundID, PositionID: it.PositionID, InvestorID: it.InvestorID,
+			Currency: it.Currency, RegisteredAt: it.CreatedAt.UTC()}, nil
+	}
+
+	_, commitID, inVersion := fund.ParseVersionPK(it.PK)
+	kind, isPosition := fund.ItemKindOfType(it.Type)
+	if !inVersion || !isPosition {
+		return nil, nil
+	}
+	var row any
+	switch kind {
+	case fund.CapitalCall:
+		row = capitalCallRow{
+			FundID: it.FundID, DocumentID: it.DocumentID, InvestorID: it.InvestorID, PositionID: it.PositionID,
+			DocumentVersion: int32(it.Version), AsOf: days(it.AsOf), Currency: it.Currency,
+			Amount: mustDecimal(it.Amount, &err), Status: it.Status, DueDate: optDays(it.Date),
+			Investment: optDecimal(it.Investment, &err), ManagementFee: optDecimal(it.ManagementFee, &err),
+			FundExpenses: optDecimal(it.FundExpenses, &err), CreatedAt: it.CreatedAt.UTC(), CommitID: commitID,
+		}
+	case fund.Distribution:
+		row = distributionRow{
+			FundID: it.FundID, DocumentID: it.DocumentID, InvestorID: it.InvestorID, PositionID: it.PositionID,
+			DocumentVersion: int32(it.Version), AsOf: days(it.AsOf), Currency: it.Currency,
+			Amount: mustDecimal(it.Amount, &err), Status: it.Status, PaymentDate: optDays(it.Date),
+			ReturnOfCapital: optDecimal(it.ReturnOfCapital, &err), RealizedGain: optDecimal(it.RealizedGain, &err),
+			Income: optDecimal(it.Income, &err), Recallable: optDecimal(it.Recallable, &err),
+			Withholding: optDecimal(it.Withholding, &err), CreatedAt: it.CreatedAt.UTC(), CommitID: commitID,
+		}
+	case fund.UnfundedCommitment:
+		row = unfundedCommitmentRow{
+			FundID: it.FundID, DocumentID: it.DocumentID, InvestorID: it.InvestorID, PositionID: it.PositionID,
+			DocumentVersion: int32(it.Version), AsOf: days(it.AsOf), Currency: it.Currency,
+			Amount: mustDecimal(it.Amount, &err), Status: it.Status, Commitment: optDecimal(it.Commitment, &err),
+			CreatedAt: it.CreatedAt.UTC(), CommitID: commitID,
+		}
+	}
+	return row, itemError(it, err)
+}
+
+func itemError(it *fund.Item, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("export: item %s / %s: %w", it.PK, it.SK, err)
+}
+
+// publish makes the written files the snapshot of the date. Each dataset's
+// table switches to this run with one PUT of its symlink file; the manifest,
+// written last, records the whole snapshot. Only then are the files of
+// earlier or crashed runs of the same date deleted.
+func (x *exporter) publish(ctx context.Context, m *Manifest) error {
+	for _, name := range Datasets {
+		if err := x.cfg.Sink.Put(ctx, DDLKey(name), []byte(DDL(name, x.cfg.Sink.URI(""))+"\n")); err != nil {
+			return fmt.Errorf("export: write DDL of %s: %w", name, err)
+		}
+	}
+	for _, d := range m.Datasets {
+		var b strings.Builder
+		for _, f := range d.Files {
+			b.WriteString(f.URI + "\n")
+		}
+		if err := x.cfg.Sink.Put(ctx, SymlinkKey(d.Name, x.cfg.Date), []byte(b.String())); err != nil {
+			return fmt.Errorf("export: publish %s: %w", d.Name, err)
+		}
+		x.event(Event{Kind: EventTable, Dataset: d.Name, Rows: d.Rows, Bytes: d.Bytes})
+	}
+	m.FinishedAt = x.cfg.Now().UTC()
+	body, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := x.cfg.Sink.Put(ctx, ManifestKey(x.cfg.Date), append(body, '\n')); err != nil {
+		return fmt.Errorf("export: publish manifest: %w", err)
+	}
+	var rows, size int64
+	for _, d := range m.Datasets {
+		rows, size = rows+d.Rows, size+d.Bytes
+	}
+	x.event(Event{Kind: EventManifest, Rows: rows, Bytes: size})
+
+	for _, name := range Datasets {
+		keys, err := x.cfg.Sink.List(ctx, DataPrefix(name, x.cfg.Date))
+		if err != nil {
+			return fmt.Errorf("export: list earlier runs of %s: %w", name, err)
+		}
+		keep := runPrefix(name, x.cfg.Date, x.runID)
+		var stale []string
+		for _, k := range keys {
+			if !strings.HasPrefix(k, keep) {
+				stale = append(stale, k)
+			}
+		}
+		if err := x.cfg.Sink.Delete(ctx, stale); err != nil {
+			return fmt.Errorf("export: delete earlier runs of %s: %w", name, err)
+		}
+	}
+	x.event(Event{Kind: EventCleaned})
+	return nil
+}

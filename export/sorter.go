@@ -1,0 +1,218 @@
+package export
+
+import (
+	"bufio"
+	"container/heap"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+)
+
+// sorter is an external merge sort: rows are buffered in memory, and when
+// the exporter's row budget is spent the largest buffer is sorted and
+// spilled to a run file (gob) in a temporary directory. Reading merges the
+// runs and the buffer in order, so memory depends on the budget and the
+// number of runs, never on the size of the table.
+type sorter[T any] struct {
+	name string
+	cmp  func(a, b *T) int
+	dir  string
+	buf  []T
+	runs []string
+}
+
+func newSorter[T any](name, dir string, cmp func(a, b *T) int) *sorter[T] {
+	return &sorter[T]{name: name, cmp: cmp, dir: dir}
+}
+
+func (s *sorter[T]) add(r T)          { s.buf = append(s.buf, r) }
+func (s *sorter[T]) buffered() int    { return len(s.buf) }
+func (s *sorter[T]) sortBuffer()      { slices.SortFunc(s.buf, func(a, b T) int { return s.cmp(&a, &b) }) }
+func (s *sorter[T]) spilled() int     { return len(s.runs) }
+func (s *sorter[T]) sortName() string { return s.name }
+
+// spill writes the sorted buffer to a new run file and empties the buffer.
+func (s *sorter[T]) spill() error {
+	if len(s.buf) == 0 {
+		return nil
+	}
+	s.sortBuffer()
+	f, err := os.CreateTemp(s.dir, s.name+"-run-*.gob")
+	if err != nil {
+		return fmt.Errorf("spill %s: %w", s.name, err)
+	}
+	w := bufio.NewWriterSize(f, 256<<10)
+	enc := gob.NewEncoder(w)
+	for i := range s.buf {
+		if err := enc.Encode(&s.buf[i]); err != nil {
+			f.Close()
+			return fmt.Errorf("spill %s: %w", s.name, err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("spill %s: %w", s.name, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("spill %s: %w", s.name, err)
+	}
+	s.runs = append(s.runs, f.Name())
+	clear(s.buf)
+	s.buf = s.buf[:0]
+	return nil
+}
+
+// iterate returns the rows in order. It may be called more than once once
+// adding has stopped; every call reads the runs afresh.
+func (s *sorter[T]) iterate() (*merge[T], error) {
+	s.sortBuffer()
+	m := &merge[T]{cmp: s.cmp}
+	for _, path := range s.runs {
+		f, err := os.Open(path)
+		if err != nil {
+			m.Close()
+			return nil, fmt.Errorf("read %s run: %w", s.name, err)
+		}
+		src := &runReader[T]{f: f, dec: gob.NewDecoder(bufio.NewReaderSize(f, 64<<10))}
+		m.closers = append(m.closers, f)
+		if err := m.push(src); err != nil {
+			m.Close()
+			return nil, fmt.Errorf("read %s run: %w", s.name, err)
+		}
+	}
+	if err := m.push(&sliceReader[T]{rows: s.buf}); err != nil {
+		m.Close()
+		return nil, err
+	}
+	return m, nil
+}
+
+// remove deletes the run files.
+func (s *sorter[T]) remove() {
+	for _, path := range s.runs {
+		_ = os.Remove(path)
+	}
+	s.runs, s.buf = nil, nil
+}
+
+// A source yields rows in order; ok is false at the end.
+type source[T any] interface {
+	next() (row T, ok bool, err error)
+}
+
+type runReader[T any] struct {
+	f   *os.File
+	dec *gob.Decoder
+}
+
+func (r *runReader[T]) next() (T, bool, error) {
+	var row T // fresh each time: gob leaves absent (zero or nil) fields alone
+	err := r.dec.Decode(&row)
+	if errors.Is(err, io.EOF) {
+		return row, false, nil
+	}
+	return row, err == nil, err
+}
+
+type sliceReader[T any] struct {
+	rows []T
+	i    int
+}
+
+func (r *sliceReader[T]) next() (T, bool, error) {
+	if r.i == len(r.rows) {
+		var zero T
+		return zero, false, nil
+	}
+	r.i++
+	return r.rows[r.i-1], true, nil
+}
+
+// merge is a k-way merge of sorted sources.
+type merge[T any] struct {
+	cmp     func(a, b *T) int
+	heads   []mergeHead[T]
+	closers []io.Closer
+}
+
+type mergeHead[T any] struct {
+	row T
+	src source[T]
+}
+
+func (m *merge[T]) push(src source[T]) error {
+	row, ok, err := src.next()
+	if err != nil || !ok {
+		return err
+	}
+	heap.Push((*mergeHeap[T])(m), mergeHead[T]{row: row, src: src})
+	return nil
+}
+
+// next returns the smallest remaining row.
+func (m *merge[T]) next() (T, bool, error) {
+	if len(m.heads) == 0 {
+		var zero T
+		return zero, false, nil
+	}
+	top := &m.heads[0]
+	row := top.row
+	nextRow, ok, err := top.src.next()
+	if err != nil {
+		return row, false, err
+	}
+	if ok {
+		top.row = nextRow
+		heap.Fix((*mergeHeap[T])(m), 0)
+	} else {
+		heap.Pop((*mergeHeap[T])(m))
+	}
+	return row, true, nil
+}
+
+// Close closes the run files.
+func (m *merge[T]) Close() {
+	for _, c := range m.closers {
+		_ = c.Close()
+	}
+	m.closers = nil
+}
+
+type mergeHeap[T any] merge[T]
+
+func (h *mergeHeap[T]) Len() int           { return len(h.heads) }
+func (h *mergeHeap[T]) Less(i, j int) bool { return h.cmp(&h.heads[i].row, &h.heads[j].row) < 0 }
+func (h *mergeHeap[T]) Swap(i, j int)      { h.heads[i], h.heads[j] = h.heads[j], h.heads[i] }
+func (h *mergeHeap[T]) Push(x any)         { h.heads = append(h.heads, x.(mergeHead[T])) }
+func (h *mergeHeap[T]) Pop() any {
+	last := h.heads[len(h.heads)-1]
+	h.heads = h.heads[:len(h.heads)-1]
+	return last
+}
+
+// peeker lets a join look at the next row without taking it.
+type peeker[T any] struct {
+	src  source[T]
+	row  T
+	ok   bool
+	read bool
+}
+
+func (p *peeker[T]) peek() (*T, error) {
+	if !p.read {
+		row, ok, err := p.src.next()
+		if err != nil {
+			return nil, err
+		}
+		p.row, p.ok, p.read = row, ok, true
+	}
+	if !p.ok {
+		return nil, nil
+	}
+	return &p.row, nil
+}
+
+func (p *peeker[T]) take() { p.read = false }
