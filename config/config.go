@@ -43,6 +43,15 @@ type Config struct {
 
 	IdempotencyLease time.Duration // FUNDSVC_IDEMPOTENCY_LEASE: default max(request timeout, 1m) + 10s
 	IdempotencyTTL   time.Duration // FUNDSVC_IDEMPOTENCY_TTL: default 24h
+
+	// The nightly export (fundsvc export, fundsvc ddl).
+	ExportDest        string // FUNDSVC_EXPORT_DEST, --dest: s3://bucket/prefix or a directory
+	ExportSegments    int    // FUNDSVC_EXPORT_SEGMENTS, --segments: parallel Scan segments
+	ExportFileBytes   int64  // FUNDSVC_EXPORT_FILE_BYTES, --file-bytes: roll Parquet files near this size
+	ExportCompression string // FUNDSVC_EXPORT_COMPRESSION, --compression: zstd or snappy
+	S3Endpoint        string // FUNDSVC_S3_ENDPOINT: S3-compatible endpoint; empty for AWS
+	S3Region          string // FUNDSVC_S3_REGION: default the DynamoDB region
+	S3PathStyle       bool   // FUNDSVC_S3_PATH_STYLE: path-style URLs (MinIO and most S3-compatible stores)
 }
 
 // Default returns the configuration used when nothing is set: DynamoDB Local
@@ -63,13 +72,19 @@ func Default() Config {
 		JWTLeeway:        30 * time.Second,
 		PublicMetrics:    true,
 		PublicOpenAPI:    true,
+
+		ExportDest:        "fundsvc-export",
+		ExportSegments:    4,
+		ExportFileBytes:   128 << 20,
+		ExportCompression: "zstd",
 	}
 }
 
 // Load reads the environment through getenv, then parses args (flags
 // override the environment), and validates the result. It returns the
-// remaining positional arguments.
-func Load(getenv func(string) string, args []string, name string) (Config, []string, error) {
+// remaining positional arguments. A command adds flags of its own through
+// more, which runs once the environment has been read.
+func Load(getenv func(string) string, args []string, name string, more ...func(*flag.FlagSet, *Config)) (Config, []string, error) {
 	c := Default()
 	var errs []error
 	env := func(key string, apply func(string) error) {
@@ -109,6 +124,14 @@ func Load(getenv func(string) string, args []string, name string) (Config, []str
 		return nil
 	})
 
+	env("FUNDSVC_EXPORT_DEST", str(&c.ExportDest))
+	env("FUNDSVC_EXPORT_SEGMENTS", func(v string) (err error) { c.ExportSegments, err = strconv.Atoi(v); return })
+	env("FUNDSVC_EXPORT_FILE_BYTES", func(v string) (err error) { c.ExportFileBytes, err = strconv.ParseInt(v, 10, 64); return })
+	env("FUNDSVC_EXPORT_COMPRESSION", str(&c.ExportCompression))
+	env("FUNDSVC_S3_ENDPOINT", str(&c.S3Endpoint))
+	env("FUNDSVC_S3_REGION", str(&c.S3Region))
+	env("FUNDSVC_S3_PATH_STYLE", func(v string) (err error) { c.S3PathStyle, err = strconv.ParseBool(v); return })
+
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&c.Table, "table", c.Table, "DynamoDB table name (FUNDSVC_TABLE)")
@@ -116,6 +139,9 @@ func Load(getenv func(string) string, args []string, name string) (Config, []str
 	fs.StringVar(&c.Region, "region", c.Region, "AWS region (FUNDSVC_REGION)")
 	fs.StringVar(&c.Listen, "listen", c.Listen, "HTTP listen address (FUNDSVC_LISTEN)")
 	fs.TextVar(&c.LogLevel, "log-level", c.LogLevel, "debug, info, warn or error (FUNDSVC_LOG_LEVEL)")
+	for _, add := range more {
+		add(fs, &c)
+	}
 	if err := fs.Parse(args); err != nil {
 		return c, nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -161,6 +187,23 @@ func (c Config) Validate() error {
 	}
 	if c.JWTLeeway < 0 || c.JWTLeeway > 5*time.Minute {
 		errs = append(errs, errors.New("JWT leeway: between 0 and 5m"))
+	}
+	if c.ExportSegments < 1 || c.ExportSegments > 1000 {
+		errs = append(errs, fmt.Errorf("export segments %d: want 1 to 1000", c.ExportSegments))
+	}
+	if c.ExportFileBytes < 1<<10 {
+		errs = append(errs, fmt.Errorf("export file bytes %d: want at least 1024", c.ExportFileBytes))
+	}
+	if c.ExportCompression != "zstd" && c.ExportCompression != "snappy" {
+		errs = append(errs, fmt.Errorf("export compression %q: want zstd or snappy", c.ExportCompression))
+	}
+	if c.ExportDest == "" {
+		errs = append(errs, errors.New("export destination: want s3://bucket/prefix or a directory"))
+	}
+	if c.S3Endpoint != "" {
+		if u, err := url.Parse(c.S3Endpoint); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, fmt.Errorf("S3 endpoint %q: want an http(s) URL, or empty for AWS", c.S3Endpoint))
+		}
 	}
 	for _, p := range c.TrustedProxies {
 		if net.ParseIP(p) == nil {

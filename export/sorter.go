@@ -24,7 +24,7 @@ type sorter[T any] struct {
 	runs []string
 }
 
-func newSorter[T any](name, dir string, cmp func(a, b *T) int) *sorter[T] {
+func newSorter[T any](dir, name string, cmp func(a, b *T) int) *sorter[T] {
 	return &sorter[T]{name: name, cmp: cmp, dir: dir}
 }
 

@@ -1,6 +1,7 @@
 package export
 
 import (
+	"bufio"
 	"cmp"
 	"context"
 	"fmt"
@@ -337,6 +338,7 @@ type datasetWriter[T any] struct {
 	manifest DatasetManifest
 
 	obj         Object
+	buf         *bufio.Writer
 	count       *countingWriter
 	pw          *parquet.GenericWriter[T]
 	key         string
@@ -407,8 +409,12 @@ func (w *datasetWriter[T]) open(ctx context.Context) error {
 		return fmt.Errorf("export: create %s: %w", w.key, err)
 	}
 	codec, _ := codec(w.x.cfg.Compression)
-	w.obj, w.count = obj, &countingWriter{w: obj, p: w.x.cfg.Progress}
+	// parquet-go writes unbuffered into the counter, so the count is the
+	// file's size so far; the buffer below it keeps writes to the sink large.
+	w.obj, w.buf = obj, bufio.NewWriterSize(obj, 1<<20)
+	w.count = &countingWriter{w: w.buf, p: w.x.cfg.Progress}
 	w.pw = parquet.NewGenericWriter[T](w.count,
+		parquet.WriteBufferSize(0),
 		parquet.Compression(codec),
 		parquet.ColumnPageBuffers(parquet.NewFileBufferPool(w.x.tmp, "pages-*")),
 		parquet.CreatedBy("fundsvc export", fmt.Sprint(SchemaVersion), w.x.runID),
@@ -427,6 +433,10 @@ func (w *datasetWriter[T]) closeFile() error {
 	if err := w.pw.Close(); err != nil {
 		w.abort()
 		return fmt.Errorf("export: finish %s: %w", w.key, err)
+	}
+	if err := w.buf.Flush(); err != nil {
+		w.abort()
+		return fmt.Errorf("export: write %s: %w", w.key, err)
 	}
 	if err := w.obj.Close(); err != nil {
 		w.pw, w.obj = nil, nil

@@ -1,5 +1,6 @@
 // Command fundsvc serves investment fund documents and positions from one
-// DynamoDB table. Subcommands: serve, table create|describe, seed.
+// DynamoDB table. Subcommands: serve, export, ddl, table create|describe,
+// seed, token.
 package main
 
 import (
@@ -32,6 +33,10 @@ commands:
   table create       create the table and its indexes (idempotent)
   table describe     print the table's key schema and indexes
   seed               load the demo dataset (idempotent)
+  export             write a Parquet snapshot of the table for Athena:
+                       fundsvc export [--dest s3://bucket/prefix | DIR] [--date YYYY-MM-DD]
+                       [--segments N] [--file-bytes N] [--compression zstd|snappy] [--progress auto|bar|log]
+  ddl                print Athena CREATE EXTERNAL TABLE statements: fundsvc ddl [--location s3://bucket/prefix | DIR]
   token              mint a development token with the configured HS256 secret:
                        fundsvc token --role admin --funds FUND_A,FUND_B   (or --funds '*')
                        fundsvc token --role investor --investor INVESTOR_1
@@ -43,6 +48,16 @@ flags (each also an environment variable):
   --region     FUNDSVC_REGION             AWS region (default us-east-1)
   --listen     FUNDSVC_LISTEN             listen address (default :8080)
   --log-level  FUNDSVC_LOG_LEVEL          debug, info, warn, error (default info)
+
+export (each also a flag of export, except the S3 settings):
+  FUNDSVC_EXPORT_DEST          s3://bucket/prefix or a directory (default fundsvc-export)
+  FUNDSVC_EXPORT_SEGMENTS      parallel Scan segments (default 4)
+  FUNDSVC_EXPORT_FILE_BYTES    roll Parquet files near this size (default 134217728)
+  FUNDSVC_EXPORT_COMPRESSION   zstd or snappy (default zstd)
+  FUNDSVC_S3_ENDPOINT          S3-compatible endpoint such as http://127.0.0.1:9000; empty for AWS
+  FUNDSVC_S3_REGION            S3 region (default the DynamoDB region)
+  FUNDSVC_S3_PATH_STYLE        true for path-style URLs (MinIO)
+  S3 credentials come from the standard AWS chain (AWS_ACCESS_KEY_ID, profiles, roles).
 
 tokens (serve needs one of the first two):
   FUNDSVC_JWT_HS256_SECRET   shared secret, at least 32 bytes
@@ -78,12 +93,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		}
 		sub, rest = rest[0], rest[1:]
 	}
-	cfg, extra, err := config.Load(getenv, rest, "fundsvc "+cmd)
+	var ex exportFlags
+	cfg, extra, err := config.Load(getenv, rest, "fundsvc "+cmd, ex.register(cmd))
 	if err != nil {
 		return err
 	}
 	if len(extra) > 0 {
 		return fmt.Errorf("%s: unexpected arguments %q", cmd, extra)
+	}
+	if cmd == "ddl" {
+		return printDDL(cfg, ex, stdout)
 	}
 	log := slog.New(slog.NewJSONHandler(stdout, &slog.HandlerOptions{Level: cfg.LogLevel}))
 	store, err := open(ctx, cfg, getenv)
@@ -93,6 +112,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	switch cmd + " " + sub {
 	case "serve ":
 		return serve(ctx, cfg, store, log, stdout)
+	case "export ":
+		return runExport(ctx, cfg, ex, store, log, stdout)
 	case "table create":
 		if err := store.CreateTable(ctx); err != nil {
 			return err

@@ -1,0 +1,189 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/fundsvc/fundsvc/config"
+	"github.com/fundsvc/fundsvc/export"
+	"github.com/fundsvc/fundsvc/fund"
+)
+
+// exportFlags are the flags of export and ddl beyond the shared ones.
+type exportFlags struct {
+	date     string
+	progress string
+	location string
+}
+
+func (f *exportFlags) register(cmd string) func(*flag.FlagSet, *config.Config) {
+	return func(fs *flag.FlagSet, c *config.Config) {
+		switch cmd {
+		case "export":
+			fs.StringVar(&c.ExportDest, "dest", c.ExportDest, "s3://bucket/prefix or a directory (FUNDSVC_EXPORT_DEST)")
+			fs.IntVar(&c.ExportSegments, "segments", c.ExportSegments, "parallel Scan segments (FUNDSVC_EXPORT_SEGMENTS)")
+			fs.Int64Var(&c.ExportFileBytes, "file-bytes", c.ExportFileBytes, "roll Parquet files near this size (FUNDSVC_EXPORT_FILE_BYTES)")
+			fs.StringVar(&c.ExportCompression, "compression", c.ExportCompression, "zstd or snappy (FUNDSVC_EXPORT_COMPRESSION)")
+			fs.StringVar(&f.date, "date", "", "snapshot date YYYY-MM-DD (default today, UTC)")
+			fs.StringVar(&f.progress, "progress", "auto", "auto, bar or log")
+		case "ddl":
+			fs.StringVar(&f.location, "location", "", "where the snapshots are (default the export destination)")
+		}
+	}
+}
+
+// printDDL prints the CREATE EXTERNAL TABLE statements of every dataset.
+func printDDL(cfg config.Config, f exportFlags, stdout io.Writer) error {
+	location := f.location
+	if location == "" {
+		location = cfg.ExportDest
+	}
+	if !strings.HasPrefix(location, "s3://") {
+		abs, err := filepath.Abs(location)
+		if err != nil {
+			return err
+		}
+		location = abs
+	}
+	_, err := io.WriteString(stdout, export.AllDDL(location))
+	return err
+}
+
+// runExport writes one snapshot. On a terminal it draws a progress bar;
+// otherwise it logs one JSON line per dataset and a summary.
+func runExport(ctx context.Context, cfg config.Config, f exportFlags, store *fund.Store, log *slog.Logger, stdout io.Writer) error {
+	date := fund.Date{}
+	if f.date == "" {
+		date = fund.MustDate(time.Now().UTC().Format("2006-01-02"))
+	} else {
+		d, err := fund.ParseDate(f.date)
+		if err != nil {
+			return fmt.Errorf("export: --date: %w", err)
+		}
+		date = d
+	}
+	var client *s3.Client
+	if strings.HasPrefix(cfg.ExportDest, "s3://") {
+		c, err := s3Client(ctx, cfg)
+		if err != nil {
+			return err
+		}
+		client = c
+	}
+	sink, err := export.OpenSink(cfg.ExportDest, client)
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+
+	progress := &export.Progress{}
+	bar := f.progress == "bar" || f.progress == "auto" && isTerminal(stdout)
+	if f.progress != "auto" && f.progress != "bar" && f.progress != "log" {
+		return fmt.Errorf("export: --progress %q: want auto, bar or log", f.progress)
+	}
+	onEvent := func(e export.Event) {
+		switch e.Kind {
+		case export.EventScan:
+			log.Info("scan finished", "table", cfg.Table, "items", e.Items, "segments", cfg.ExportSegments,
+				"seconds", e.Elapsed.Seconds(), "items_per_second", rate(e.Items, e.Elapsed))
+		case export.EventDataset:
+			log.Info("dataset written", "dataset", e.Dataset, "rows", e.Rows, "bytes", e.Bytes, "files", e.Files)
+		}
+	}
+	if bar {
+		stop := drawBar(stdout, progress)
+		defer stop()
+		onEvent = nil
+	}
+	m, err := export.Run(ctx, export.Config{
+		Table: store.Table(), Sink: sink, Date: date, Segments: cfg.ExportSegments,
+		TargetFileBytes: cfg.ExportFileBytes, Compression: cfg.ExportCompression,
+		Progress: progress, OnEvent: onEvent,
+	})
+	if err != nil {
+		return err
+	}
+	elapsed := m.FinishedAt.Sub(m.StartedAt)
+	var rows, size int64
+	for _, d := range m.Datasets {
+		rows, size = rows+d.Rows, size+d.Bytes
+	}
+	if bar {
+		fmt.Fprintf(stdout, "\nsnapshot %s published to %s: %d items scanned, %d rows, %s in %d datasets, %.1fs\n",
+			m.SnapshotDate, sink.URI(export.ManifestKey(date)), m.ItemsScanned, rows, megabytes(size), len(m.Datasets), elapsed.Seconds())
+		return nil
+	}
+	log.Info("snapshot published", "snapshot_date", m.SnapshotDate, "run_id", m.RunID,
+		"manifest", sink.URI(export.ManifestKey(date)), "items", m.ItemsScanned, "rows", rows, "bytes", size,
+		"seconds", elapsed.Seconds(), "items_per_second", rate(m.ItemsScanned, elapsed))
+	return nil
+}
+
+// s3Client connects to S3 or an S3-compatible store with the standard
+// credential chain (AWS_ACCESS_KEY_ID, profiles, instance roles).
+func s3Client(ctx context.Context, cfg config.Config) (*s3.Client, error) {
+	region := cfg.S3Region
+	if region == "" {
+		region = cfg.Region
+	}
+	awsCfg, err := awsconfig.LoadDefaultConfig(ctx, awsconfig.WithRegion(region))
+	if err != nil {
+		return nil, fmt.Errorf("aws config: %w", err)
+	}
+	return s3.NewFromConfig(awsCfg, func(o *s3.Options) {
+		if cfg.S3Endpoint != "" {
+			o.BaseEndpoint = aws.String(cfg.S3Endpoint)
+		}
+		o.UsePathStyle = cfg.S3PathStyle
+	}), nil
+}
+
+// drawBar redraws one status line until stop is called.
+func drawBar(w io.Writer, p *export.Progress) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	start := time.Now()
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(200 * time.Millisecond)
+		defer t.Stop()
+		for {
+			items := p.ItemsScanned.Load()
+			fmt.Fprintf(w, "\r\033[Kexport: %d items scanned (%.0f/s) · %d rows written · %s",
+				items, rate(items, time.Since(start)), p.RowsWritten.Load(), megabytes(p.BytesWritten.Load()))
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func rate(n int64, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return float64(n) / d.Seconds()
+}
+
+func megabytes(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }
