@@ -136,7 +136,9 @@ func TestSnapshotMatchesAPI(t *testing.T) {
 		d := decimal.RequireFromString(amount.(string))
 		want[metric+"|"+key] = want[metric+"|"+key].Add(d)
 	}
-	count := func(dataset string, n int) { want["count|"+dataset] = want["count|"+dataset].Add(decimal.NewFromInt(int64(n))) }
+	count := func(dataset string, n int) {
+		want["count|"+dataset] = want["count|"+dataset].Add(decimal.NewFromInt(int64(n)))
+	}
 	investors := map[string]bool{}
 	for _, f := range []string{"FUND_A", "FUND_B", "FUND_C"} {
 		docs := s.all(t, "/v1/funds/"+f+"/documents")
