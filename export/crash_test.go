@@ -1,0 +1,220 @@
+package export_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+	"os"
+	"os/exec"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/fundsvc/fundsvc/export"
+	"github.com/fundsvc/fundsvc/fund"
+	"github.com/fundsvc/fundsvc/internal/dynamotest"
+	"github.com/fundsvc/fundsvc/internal/s3test"
+)
+
+// The child process of TestExportSurvivesSIGKILL: it exports the table
+// named by the environment to MinIO and kills itself with SIGKILL right
+// after the n-th event of the given kind.
+const (
+	childTable  = "EXPORT_CHILD_TABLE"
+	childDest   = "EXPORT_CHILD_DEST"
+	childKillAt = "EXPORT_CHILD_KILL_AT" // kind:n, e.g. published:3
+	childS3     = "EXPORT_CHILD_S3"      // endpoint,access key,secret key
+)
+
+func TestExportChild(t *testing.T) {
+	table := os.Getenv(childTable)
+	if table == "" {
+		t.Skip("the child of TestExportSurvivesSIGKILL")
+	}
+	kind, nth, _ := strings.Cut(os.Getenv(childKillAt), ":")
+	n, _ := strconv.Atoi(nth)
+	s3cfg := strings.Split(os.Getenv(childS3), ",")
+	client := s3.New(s3.Options{
+		BaseEndpoint: aws.String(s3cfg[0]), Region: "us-east-1", UsePathStyle: true,
+		Credentials: credentials.NewStaticCredentialsProvider(s3cfg[1], s3cfg[2], ""),
+	})
+	sink, err := export.OpenSink(os.Getenv(childDest), client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := fund.NewStore(fund.NewDB(dynamotest.Shared().Config()), table)
+	seen := 0
+	_, err = export.Run(context.Background(), export.Config{
+		Table: store.Table(), Sink: sink, Date: snapshotDate, Segments: 2, TempDir: t.TempDir(),
+		TargetFileBytes: 1 << 10, MemoryRows: 50,
+		OnEvent: func(e export.Event) {
+			if string(e.Kind) == kind {
+				if seen++; seen == n {
+					p, _ := os.FindProcess(os.Getpid())
+					_ = p.Kill() // SIGKILL: no deferred cleanup, no aborted uploads
+					select {}
+				}
+			}
+		},
+	})
+	t.Fatalf("export finished (err %v) without reaching %s", err, os.Getenv(childKillAt))
+}
+
+// TestExportSurvivesSIGKILL kills exports at several points and checks,
+// after each kill, what the published tables read: each dataset reads the
+// whole earlier snapshot or the whole new one, never a part of a run, never
+// two runs; the manifest names one whole run. A rerun then replaces the
+// snapshot and deletes every file the killed runs and the earlier run left.
+func TestExportSurvivesSIGKILL(t *testing.T) {
+	s := newService(t)
+	loadPortfolio(t, s, 11)
+	minio := s3test.Shared(t)
+	client := minio.Client()
+	bucket := minio.NewBucket(t)
+	dest := "s3://" + bucket + "/lake"
+	sink, err := export.OpenSink(dest, client)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	kill := func(at string) {
+		t.Helper()
+		cmd := exec.Command(os.Args[0], "-test.run=^TestExportChild$", "-test.count=1")
+		cmd.Env = append(os.Environ(),
+			dynamotest.EndpointEnv+"="+dynamotest.Shared().Endpoint(),
+			childTable+"="+s.Table, childDest+"="+dest, childKillAt+"="+at,
+			childS3+"="+strings.Join([]string{minio.Endpoint, minio.AccessKey, minio.SecretKey}, ","))
+		out, err := cmd.CombinedOutput()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != -1 {
+			t.Fatalf("kill at %s: the child was not killed (%v):\n%s", at, err, out)
+		}
+	}
+	// state reads what each table and the manifest show now.
+	type state struct {
+		tables   map[string]string // dataset → fingerprint of the rows its table reads
+		manifest string            // run ID of the published manifest, "" if none
+	}
+	read := func() state {
+		t.Helper()
+		root := mirror(t, client, bucket)
+		var sql []string
+		for _, name := range export.Datasets {
+			sql = append(sql, fmt.Sprintf(
+				"SELECT '%s', count(*)::VARCHAR || ':' || coalesce(md5(string_agg(t::VARCHAR, '|' ORDER BY t::VARCHAR)), '') FROM %s t", name, name))
+		}
+		st := state{tables: map[string]string{}}
+		for _, row := range duck(t, views(t, root, bucket+"/lake"), strings.Join(sql, " UNION ALL ")) {
+			st.tables[row[0]] = row[1]
+		}
+		if b, err := sink.Get(context.Background(), export.ManifestKey(snapshotDate)); err == nil {
+			st.manifest = manifestRun(t, b)
+		}
+		return st
+	}
+	empty := read()
+
+	// A first export killed part-way publishes nothing.
+	for _, at := range []string{"scanned:1", "file:1", "dataset:5"} {
+		kill(at)
+		if got := read(); fmt.Sprint(got) != fmt.Sprint(empty) {
+			t.Fatalf("killed at %s before anything was published, the tables read %v", at, got)
+		}
+	}
+
+	first := runExport(t, s.Env, sink, nil)
+	old := read()
+	if old.manifest != first.RunID {
+		t.Fatalf("manifest names run %q, want %q", old.manifest, first.RunID)
+	}
+	// Change every dataset, so old and new snapshots differ everywhere.
+	restated := maps.Clone(extremeDocument)
+	restated["title"] = "limits, restated"
+	s.call(t, http.MethodPut, "/v1/documents/DOC_EXTREME", restated, http.StatusOK)
+	loadPortfolio(t, s, 12)
+
+	type killed struct {
+		at    string
+		state state
+	}
+	var kills []killed
+	for _, at := range []string{"file:2", "dataset:7", "published:1", "published:4", "manifest:1"} {
+		kill(at)
+		kills = append(kills, killed{at, read()})
+	}
+
+	rerun := runExport(t, s.Env, sink, nil)
+	fresh := read()
+	if fresh.manifest != rerun.RunID {
+		t.Fatalf("after the rerun the manifest names run %q, want %q", fresh.manifest, rerun.RunID)
+	}
+	for _, name := range export.Datasets {
+		if fresh.tables[name] == old.tables[name] {
+			t.Fatalf("%s reads the same before and after the restatements; the test cannot tell runs apart", name)
+		}
+	}
+	for _, k := range kills {
+		published := 0 // datasets published before the kill
+		switch {
+		case strings.HasPrefix(k.at, "published:"):
+			published, _ = strconv.Atoi(strings.TrimPrefix(k.at, "published:"))
+		case k.at == "manifest:1":
+			published = len(export.Datasets)
+		}
+		for i, name := range export.Datasets {
+			want, which := old.tables[name], "the earlier snapshot"
+			if i < published {
+				want, which = fresh.tables[name], "the new snapshot"
+			}
+			if k.state.tables[name] != want {
+				t.Errorf("killed at %s: %s reads %s, want %s (%s)", k.at, name, k.state.tables[name], which, want)
+			}
+		}
+		// The manifest is the killed run's only once it was written.
+		if k.at == "manifest:1" {
+			if k.state.manifest == first.RunID || k.state.manifest == "" {
+				t.Errorf("killed at %s: the manifest names run %q, want the killed run's", k.at, k.state.manifest)
+			}
+		} else if k.state.manifest != first.RunID {
+			t.Errorf("killed at %s: the manifest names run %q, want the first run %q", k.at, k.state.manifest, first.RunID)
+		}
+	}
+
+	// Only the rerun's files remain, and the manifest lists exactly them.
+	var listed []string
+	for _, d := range rerun.Datasets {
+		for _, f := range d.Files {
+			listed = append(listed, f.Key)
+		}
+	}
+	var stored []string
+	for _, name := range export.Datasets {
+		keys, err := sink.List(context.Background(), export.DataPrefix(name, snapshotDate))
+		if err != nil {
+			t.Fatal(err)
+		}
+		stored = append(stored, keys...)
+	}
+	sort.Strings(listed)
+	sort.Strings(stored)
+	if fmt.Sprint(listed) != fmt.Sprint(stored) {
+		t.Errorf("after the rerun the data prefixes hold\n%v\nthe manifest lists\n%v", stored, listed)
+	}
+}
+
+// manifestRun is the run ID of a manifest.
+func manifestRun(t *testing.T, b []byte) string {
+	t.Helper()
+	var m export.Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("manifest: %v\n%s", err, b)
+	}
+	return m.RunID
+}
