@@ -1,0 +1,180 @@
+package export_test
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fundsvc/fundsvc/export"
+	"github.com/fundsvc/fundsvc/fund"
+	"github.com/fundsvc/fundsvc/internal/fundtest"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from the golden file (run go test -update and review the diff):\n%s", name, got)
+	}
+}
+
+// TestSchemasGolden pins every dataset's Parquet schema: a change to a
+// column must be deliberate (and bump export.SchemaVersion).
+func TestSchemasGolden(t *testing.T) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# schema version %d\n", export.SchemaVersion)
+	for _, name := range export.Datasets {
+		fmt.Fprintf(&b, "\n# %s\n%s\n", name, export.Schema(name))
+	}
+	golden(t, "schemas.golden.txt", b.String())
+}
+
+// TestDDLGolden pins the Athena DDL.
+func TestDDLGolden(t *testing.T) {
+	golden(t, "ddl.golden.sql", export.AllDDL("s3://lake/fundsvc/"))
+}
+
+// fingerprints reads every published table of a local destination and
+// returns, per dataset, its row count and a digest of all its rows.
+func fingerprints(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	var sql []string
+	for _, name := range export.Datasets {
+		sql = append(sql, fmt.Sprintf(
+			"SELECT '%s', count(*)::VARCHAR || ':' || coalesce(md5(string_agg(t::VARCHAR, '|' ORDER BY t::VARCHAR)), '') FROM %s t", name, name))
+	}
+	out := map[string]string{}
+	for _, row := range duck(t, views(t, dir, ""), strings.Join(sql, " UNION ALL ")) {
+		out[row[0]] = row[1]
+	}
+	return out
+}
+
+// TestOnlyCommittedRowsAreExported adds to the demo dataset what
+// interrupted or racing writes leave behind: a staged version that never
+// committed, a new document staged with a registered position but no head,
+// and a latest view half rewritten to a version whose flip never happened.
+// The snapshot must not change.
+func TestOnlyCommittedRowsAreExported(t *testing.T) {
+	e := fundtest.New(t)
+	e.Seed(t)
+	clean, cleanDir := dirSink(t)
+	runExport(t, e, clean, nil)
+
+	ctx := context.Background()
+	m := fund.MustMoney("1.00")
+	call := func(pk, sk, doc, pos, inv string, version int) fund.Item {
+		return fund.Item{PK: pk, SK: sk, Type: fund.TypeCapitalCall, DocumentID: doc, FundID: "FUND_A",
+			InvestorID: inv, PositionID: pos, AsOf: fund.MustDate("2025-09-01"), Currency: "USD",
+			Version: version, Amount: &m, Status: "Pending", CreatedAt: fundtest.Clock}
+	}
+	debris := []fund.Item{
+		// DOC001 version 3, staged, never committed.
+		call(fund.VersionPK("DOC001", "3-orphan"), fund.VersionPositionItemSK("POSITION_1", fund.CapitalCall), "DOC001", "POSITION_1", "INVESTOR_1", 3),
+		{PK: fund.VersionPK("DOC001", "3-orphan"), SK: fund.VersionDocumentSK, Type: fund.TypeDocument, DocumentID: "DOC001",
+			FundID: "FUND_A", Kind: "capital_account_statement", Title: "never committed", AsOf: fund.MustDate("2025-09-01"), Version: 3},
+		// DOC001's latest view already showing that version.
+		call(fund.DocPK("DOC001"), fund.PositionItemSK(fund.CapitalCall, "POSITION_1"), "DOC001", "POSITION_1", "INVESTOR_1", 3),
+		// A new document: staged, its position registered, no head.
+		call(fund.VersionPK("DOC_GHOST", "1-ghost"), fund.VersionPositionItemSK("POSITION_GHOST", fund.CapitalCall), "DOC_GHOST", "POSITION_GHOST", "INVESTOR_9", 1),
+		{PK: fund.FundPK("FUND_A"), SK: fund.FundPositionSK("POSITION_GHOST"), Type: fund.TypePosition,
+			FundID: "FUND_A", InvestorID: "INVESTOR_9", PositionID: "POSITION_GHOST", Currency: "USD", CreatedAt: fundtest.Clock},
+	}
+	for _, it := range debris {
+		if err := e.Store.Table().Put(it).Run(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dirty, dirtyDir := dirSink(t)
+	runExport(t, e, dirty, nil)
+
+	want, got := fingerprints(t, cleanDir), fingerprints(t, dirtyDir)
+	for _, name := range export.Datasets {
+		if got[name] != want[name] {
+			t.Errorf("%s: %s with the debris, %s without", name, got[name], want[name])
+		}
+	}
+	if want["capital_calls"] == "" || strings.HasPrefix(want["capital_calls"], "0:") {
+		t.Fatalf("the clean snapshot has no capital calls: %v", want)
+	}
+}
+
+// TestFilesAreSortedRolledAndCompressed exports the same data twice: once
+// with the defaults, once with tiny files, a sort that spills every few
+// rows, more segments and Snappy. Both must hold the same rows; every file
+// of the second must be sorted by fund and document, roll near its target,
+// and use the chosen codec; the manifest must count what is on disk.
+func TestFilesAreSortedRolledAndCompressed(t *testing.T) {
+	s := newService(t)
+	loadPortfolio(t, s, 3)
+	plain, plainDir := dirSink(t)
+	runExport(t, s.Env, plain, nil)
+	small, smallDir := dirSink(t)
+	const target = 2 << 10
+	m := runExport(t, s.Env, small, func(c *export.Config) {
+		c.TargetFileBytes, c.MemoryRows, c.Segments, c.Compression = target, 7, 5, "snappy"
+	})
+
+	if a, b := fingerprints(t, plainDir), fingerprints(t, smallDir); fmt.Sprint(a) != fmt.Sprint(b) {
+		t.Fatalf("the same table exported differently:\n%v\n%v", a, b)
+	}
+
+	var files []string
+	for _, d := range m.Datasets {
+		var rows, size int64
+		for i, f := range d.Files {
+			st, err := os.Stat(f.URI)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Size() != f.Bytes {
+				t.Errorf("%s: %d bytes on disk, %d in the manifest", f.Key, st.Size(), f.Bytes)
+			}
+			if i < len(d.Files)-1 && f.Bytes < target*9/10 {
+				t.Errorf("%s: rolled at %d bytes, before the %d-byte target", f.Key, f.Bytes, target)
+			}
+			if !strings.HasPrefix(f.Key, d.Name+"/snapshot_date=2026-11-22/run="+m.RunID+"/part-") {
+				t.Errorf("%s: not in the dataset's layout", f.Key)
+			}
+			rows, size = rows+f.Rows, size+f.Bytes
+			files = append(files, "'"+f.URI+"'")
+		}
+		if rows != d.Rows || size != d.Bytes {
+			t.Errorf("%s: manifest totals %d rows %d bytes, its files %d rows %d bytes", d.Name, d.Rows, d.Bytes, rows, size)
+		}
+		if d.Name == "capital_calls" && len(d.Files) < 2 {
+			t.Errorf("capital_calls: %d files; a %d-byte target should have rolled more", len(d.Files), target)
+		}
+	}
+
+	list := "[" + strings.Join(files, ", ") + "]"
+	got := duck(t, nil, `
+		SELECT 'codecs', string_agg(DISTINCT compression, ',') FROM parquet_metadata(`+list+`)
+		UNION ALL
+		SELECT 'out of order', count(*)::VARCHAR FROM (
+			SELECT fund_id, document_id,
+			       lag(fund_id) OVER w AS prev_fund, lag(document_id) OVER w AS prev_doc
+			FROM read_parquet(`+list+`, filename = true, file_row_number = true, union_by_name = true)
+			WINDOW w AS (PARTITION BY filename ORDER BY file_row_number))
+		WHERE prev_fund > fund_id OR (prev_fund = fund_id AND prev_doc > document_id)`)
+	want := [][]string{{"codecs", "SNAPPY"}, {"out of order", "0"}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+}
