@@ -23,7 +23,7 @@ FUZZMINIMIZETIME      ?= 10s
 TEST_FUZZTIME         ?= 3s
 TEST_FUZZMINIMIZETIME ?= 1s
 
-.PHONY: build tools test fuzz run fmt lint clean
+.PHONY: build tools test fuzz run bench-export fmt lint clean
 
 build:
 	$(GO) build -o fundsvc ./cmd/fundsvc
@@ -56,8 +56,16 @@ test: tools
 fuzz: tools
 	GO=$(GO) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) scripts/with-dynamodb-local.sh scripts/fuzz.sh $(FUZZTIME)
 
-run: tools
+# make run needs DynamoDB Local only, not the test tools.
+run: $(TOOLS_STAMP)
 	DYNAMODB_PORT=$(DYNAMODB_PORT) scripts/run-local.sh
+
+# The export against a raw parallel Scan, on a table loaded into a fresh
+# DynamoDB Local (not part of make test). BENCH_EXPORT_FLAGS=-items=100000,1000000
+# compares peak memory across table sizes.
+BENCH_EXPORT_FLAGS ?=
+bench-export: $(TOOLS_STAMP) build
+	$(GO) run ./internal/bench/exportbench -fundsvc ./fundsvc -out docs/benchmarks.md $(BENCH_EXPORT_FLAGS)
 
 fmt:
 	gofmt -w $(GO_FILES)

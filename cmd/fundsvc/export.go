@@ -61,7 +61,10 @@ func printDDL(cfg config.Config, f exportFlags, stdout io.Writer) error {
 
 // runExport writes one snapshot. On a terminal it draws a progress bar;
 // otherwise it logs one JSON line per dataset and a summary.
-func runExport(ctx context.Context, cfg config.Config, f exportFlags, store *fund.Store, log *slog.Logger, stdout io.Writer) error {
+func runExport(ctx context.Context, cfg config.Config, f exportFlags, store *fund.Store, log *slog.Logger, getenv func(string) string, stdout io.Writer) error {
+	if f.progress != "auto" && f.progress != "bar" && f.progress != "log" {
+		return fmt.Errorf("export: --progress %q: want auto, bar or log", f.progress)
+	}
 	date := fund.Date{}
 	if f.date == "" {
 		date = fund.MustDate(time.Now().UTC().Format("2006-01-02"))
@@ -74,7 +77,7 @@ func runExport(ctx context.Context, cfg config.Config, f exportFlags, store *fun
 	}
 	var client *s3.Client
 	if strings.HasPrefix(cfg.ExportDest, "s3://") {
-		c, err := s3Client(ctx, cfg)
+		c, err := s3Client(ctx, cfg, getenv)
 		if err != nil {
 			return err
 		}
@@ -87,9 +90,6 @@ func runExport(ctx context.Context, cfg config.Config, f exportFlags, store *fun
 
 	progress := &export.Progress{}
 	bar := f.progress == "bar" || f.progress == "auto" && isTerminal(stdout)
-	if f.progress != "auto" && f.progress != "bar" && f.progress != "log" {
-		return fmt.Errorf("export: --progress %q: want auto, bar or log", f.progress)
-	}
 	onEvent := func(e export.Event) {
 		switch e.Kind {
 		case export.EventScan:
@@ -130,12 +130,16 @@ func runExport(ctx context.Context, cfg config.Config, f exportFlags, store *fun
 
 // s3Client connects to S3 or an S3-compatible store with the standard
 // credential chain (AWS_ACCESS_KEY_ID, profiles, instance roles).
-func s3Client(ctx context.Context, cfg config.Config) (*s3.Client, error) {
+func s3Client(ctx context.Context, cfg config.Config, getenv func(string) string) (*s3.Client, error) {
 	region := cfg.S3Region
 	if region == "" {
 		region = cfg.Region
 	}
-	awsCfg, err := awsconfig.LoadDefaultConfig(ctx, awsconfig.WithRegion(region))
+	opts := []func(*awsconfig.LoadOptions) error{awsconfig.WithRegion(region)}
+	if p := envCredentials(getenv); p != nil {
+		opts = append(opts, awsconfig.WithCredentialsProvider(p))
+	}
+	awsCfg, err := awsconfig.LoadDefaultConfig(ctx, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("aws config: %w", err)
 	}

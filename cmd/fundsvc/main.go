@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/fundsvc/fundsvc/api"
@@ -113,7 +114,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	case "serve ":
 		return serve(ctx, cfg, store, log, stdout)
 	case "export ":
-		return runExport(ctx, cfg, ex, store, log, stdout)
+		return runExport(ctx, cfg, ex, store, log, getenv, stdout)
 	case "table create":
 		if err := store.CreateTable(ctx); err != nil {
 			return err
@@ -149,10 +150,12 @@ func open(ctx context.Context, cfg config.Config, getenv func(string) string) (*
 	}
 	if cfg.Endpoint != "" {
 		opts = append(opts, awsconfig.WithBaseEndpoint(cfg.Endpoint))
-		if getenv("AWS_ACCESS_KEY_ID") == "" {
-			// DynamoDB Local accepts any credentials; don't make newcomers invent some.
-			opts = append(opts, awsconfig.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))
-		}
+	}
+	if p := envCredentials(getenv); p != nil {
+		opts = append(opts, awsconfig.WithCredentialsProvider(p))
+	} else if cfg.Endpoint != "" {
+		// DynamoDB Local accepts any credentials; don't make newcomers invent some.
+		opts = append(opts, awsconfig.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))
 	}
 	awsCfg, err := awsconfig.LoadDefaultConfig(ctx, opts...)
 	if err != nil {
@@ -161,6 +164,17 @@ func open(ctx context.Context, cfg config.Config, getenv func(string) string) (*
 	store := fund.NewStore(fund.NewDB(awsCfg), cfg.Table)
 	store.MaxPositions = cfg.MaxPositions
 	return store, nil
+}
+
+// envCredentials are the AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and
+// AWS_SESSION_TOKEN that getenv gives, or nil, leaving the rest of the
+// standard chain (profiles, roles) to the SDK.
+func envCredentials(getenv func(string) string) aws.CredentialsProvider {
+	id := getenv("AWS_ACCESS_KEY_ID")
+	if id == "" {
+		return nil
+	}
+	return credentials.NewStaticCredentialsProvider(id, getenv("AWS_SECRET_ACCESS_KEY"), getenv("AWS_SESSION_TOKEN"))
 }
 
 // verifier builds the token verifier from the configured keys.

@@ -19,9 +19,16 @@ import (
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/internal/dynamotest"
 	"github.com/fundsvc/fundsvc/internal/fundtest"
+	"github.com/fundsvc/fundsvc/internal/s3test"
 )
 
-func TestMain(m *testing.M) { os.Exit(dynamotest.Main(m)) }
+// TestMain runs the tests on the shared DynamoDB Local, then stops MinIO if
+// an export test started it.
+func TestMain(m *testing.M) {
+	code := dynamotest.Main(m)
+	s3test.Cleanup()
+	os.Exit(code)
+}
 
 // poll calls ok until it returns true or the deadline passes.
 func poll(t *testing.T, what string, ok func() bool) {

@@ -1,0 +1,427 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/fundsvc/fundsvc/export"
+	"github.com/fundsvc/fundsvc/fund"
+	"github.com/fundsvc/fundsvc/internal/fundtest"
+	"github.com/fundsvc/fundsvc/internal/s3test"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// snapshotDate is the date every export test publishes.
+const snapshotDate = "2026-11-22"
+
+// demoRows is what the demo dataset (fundsvc seed) exports.
+var demoRows = map[string]int64{
+	"documents":            2,
+	"document_versions":    3,
+	"capital_activities":   1,
+	"capital_calls":        4,
+	"distributions":        3,
+	"unfunded_commitments": 2,
+	"positions":            2,
+}
+
+// withVars returns getenv with vars set over it.
+func withVars(getenv func(string) string, vars map[string]string) func(string) string {
+	return func(k string) string {
+		if v, ok := vars[k]; ok {
+			return v
+		}
+		return getenv(k)
+	}
+}
+
+// logLines decodes out as JSON lines; any other line fails t.
+func logLines(t *testing.T, out string) []map[string]any {
+	t.Helper()
+	var lines []map[string]any
+	for _, l := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("output line is not JSON (%v): %q\nwhole output:\n%s", err, l, out)
+		}
+		lines = append(lines, m)
+	}
+	return lines
+}
+
+// num returns the number field k of a log line.
+func num(t *testing.T, line map[string]any, k string) int64 {
+	t.Helper()
+	f, ok := line[k].(float64)
+	if !ok {
+		t.Fatalf("log line %v: %s is %T, want a number", line, k, line[k])
+	}
+	return int64(f)
+}
+
+// checkExportLog checks the log of one export run against its manifest:
+// "scan finished", then one "dataset written" per dataset in export order,
+// then "snapshot published" naming manifestURI.
+func checkExportLog(t *testing.T, out string, m *export.Manifest, manifestURI string) {
+	t.Helper()
+	lines := logLines(t, out)
+	var msgs []string
+	for _, l := range lines {
+		msgs = append(msgs, l["msg"].(string))
+	}
+	want := []string{"scan finished"}
+	for range export.Datasets {
+		want = append(want, "dataset written")
+	}
+	want = append(want, "snapshot published")
+	if strings.Join(msgs, "|") != strings.Join(want, "|") {
+		t.Fatalf("log messages %q, want %q\n%s", msgs, want, out)
+	}
+
+	scan := lines[0]
+	if got := num(t, scan, "items"); got != m.ItemsScanned || got == 0 {
+		t.Errorf("scan finished: items %d, manifest says %d", got, m.ItemsScanned)
+	}
+	if got := num(t, scan, "segments"); got != 4 {
+		t.Errorf("scan finished: segments %d, want the default 4", got)
+	}
+	if len(m.Datasets) != len(export.Datasets) {
+		t.Fatalf("manifest has %d datasets, want %d", len(m.Datasets), len(export.Datasets))
+	}
+	var rows, size int64
+	for i, name := range export.Datasets {
+		l, d := lines[1+i], m.Datasets[i]
+		if l["dataset"] != name || d.Name != name {
+			t.Errorf("dataset line %d is %v and manifest dataset %d is %s, want %s", i, l["dataset"], i, d.Name, name)
+			continue
+		}
+		if num(t, l, "rows") != d.Rows || num(t, l, "bytes") != d.Bytes || num(t, l, "files") != int64(len(d.Files)) {
+			t.Errorf("dataset written %s: %v; manifest: %d rows, %d bytes, %d files", name, l, d.Rows, d.Bytes, len(d.Files))
+		}
+		rows, size = rows+d.Rows, size+d.Bytes
+	}
+	pub := lines[len(lines)-1]
+	if pub["manifest"] != manifestURI {
+		t.Errorf("snapshot published: manifest %v, want %s", pub["manifest"], manifestURI)
+	}
+	if pub["snapshot_date"] != snapshotDate || pub["run_id"] != m.RunID {
+		t.Errorf("snapshot published: %v; manifest run %s", pub, m.RunID)
+	}
+	if num(t, pub, "items") != m.ItemsScanned || num(t, pub, "rows") != rows || num(t, pub, "bytes") != size {
+		t.Errorf("snapshot published: %v; manifest: %d items, %d rows, %d bytes", pub, m.ItemsScanned, rows, size)
+	}
+}
+
+// checkManifest checks a manifest's own sums, its date and the demo's rows.
+func checkManifest(t *testing.T, m *export.Manifest, table string) {
+	t.Helper()
+	if m.SnapshotDate != snapshotDate || m.Table != table || m.SchemaVersion != export.SchemaVersion {
+		t.Errorf("manifest: date %s, table %s, schema %d; want %s, %s, %d",
+			m.SnapshotDate, m.Table, m.SchemaVersion, snapshotDate, table, export.SchemaVersion)
+	}
+	for _, d := range m.Datasets {
+		var rows, size int64
+		for _, f := range d.Files {
+			rows, size = rows+f.Rows, size+f.Bytes
+		}
+		if rows != d.Rows || size != d.Bytes {
+			t.Errorf("manifest %s: %d rows and %d bytes, its files add up to %d and %d", d.Name, d.Rows, d.Bytes, rows, size)
+		}
+		if want, ok := demoRows[d.Name]; !ok || d.Rows != want {
+			t.Errorf("manifest %s: %d rows, want %d", d.Name, d.Rows, want)
+		}
+		if d.Rows > 0 && len(d.Files) == 0 {
+			t.Errorf("manifest %s: %d rows in no file", d.Name, d.Rows)
+		}
+	}
+}
+
+func TestExportToS3LogsEachDataset(t *testing.T) {
+	srv := s3test.Shared(t)
+	client := srv.Client()
+	bucket := srv.NewBucket(t)
+	fe := fundtest.New(t)
+	fe.Seed(t)
+	// MinIO's keys go through getenv only, deliberately: run takes its
+	// whole environment from getenv, credentials included.
+	getenv := withVars(env(t, fe.Table), map[string]string{
+		"FUNDSVC_S3_ENDPOINT":   srv.Endpoint,
+		"FUNDSVC_S3_PATH_STYLE": "true",
+		"FUNDSVC_S3_REGION":     "us-east-1",
+		"AWS_ACCESS_KEY_ID":     srv.AccessKey,
+		"AWS_SECRET_ACCESS_KEY": srv.SecretKey,
+	})
+	ctx := t.Context()
+	dest := "s3://" + bucket + "/nightly"
+	var out bytes.Buffer
+	if err := run(ctx, []string{"export", "--date", snapshotDate, "--progress", "log", "--dest", dest}, getenv, &out); err != nil {
+		t.Fatalf("export: %v\n%s", err, out.String())
+	}
+
+	get := func(key string) []byte {
+		t.Helper()
+		o, err := client.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
+		if err != nil {
+			t.Fatalf("get s3://%s/%s: %v", bucket, key, err)
+		}
+		defer o.Body.Close()
+		b, err := io.ReadAll(o.Body)
+		if err != nil {
+			t.Fatalf("read s3://%s/%s: %v", bucket, key, err)
+		}
+		return b
+	}
+	manifestKey := "nightly/_manifests/snapshot_date=" + snapshotDate + "/manifest.json"
+	var m export.Manifest
+	if err := json.Unmarshal(get(manifestKey), &m); err != nil {
+		t.Fatalf("decode the manifest: %v", err)
+	}
+	checkExportLog(t, out.String(), &m, "s3://"+bucket+"/"+manifestKey)
+	checkManifest(t, &m, fe.Table)
+
+	for _, d := range m.Datasets {
+		var uris []string
+		for _, f := range d.Files {
+			if want := dest + "/" + f.Key; f.URI != want {
+				t.Errorf("file %s: URI %s, want %s", f.Key, f.URI, want)
+			}
+			head, err := client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String("nightly/" + f.Key)})
+			if err != nil {
+				t.Errorf("file %s is not in the bucket: %v", f.URI, err)
+				continue
+			}
+			if got := aws.ToInt64(head.ContentLength); got != f.Bytes {
+				t.Errorf("file %s: %d bytes in the bucket, %d in the manifest", f.URI, got, f.Bytes)
+			}
+			uris = append(uris, f.URI+"\n")
+		}
+		symlink := string(get("nightly/" + export.SymlinkKey(d.Name, fund.MustDate(snapshotDate))))
+		if want := strings.Join(uris, ""); symlink != want {
+			t.Errorf("symlink of %s:\n%s\nwant:\n%s", d.Name, symlink, want)
+		}
+	}
+	for _, name := range export.Datasets {
+		got := string(get("nightly/" + export.DDLKey(name)))
+		if want := export.DDL(name, dest) + "\n"; got != want {
+			t.Errorf("%s differs from export.DDL:\n%s\nwant:\n%s", export.DDLKey(name), got, want)
+		}
+	}
+}
+
+func TestExportToDirectoryByDefaultDest(t *testing.T) {
+	fe := fundtest.New(t)
+	dir := filepath.Join(t.TempDir(), "out")
+	getenv := withVars(env(t, fe.Table), map[string]string{"FUNDSVC_EXPORT_DEST": dir})
+	ctx := t.Context()
+	if err := run(ctx, []string{"seed"}, getenv, &bytes.Buffer{}); err != nil {
+		t.Fatalf("seed: %v", err)
+	}
+	var out bytes.Buffer
+	if err := run(ctx, []string{"export", "--date", snapshotDate, "--progress", "log"}, getenv, &out); err != nil {
+		t.Fatalf("export: %v\n%s", err, out.String())
+	}
+
+	manifestPath := filepath.Join(dir, "_manifests", "snapshot_date="+snapshotDate, "manifest.json")
+	b, err := os.ReadFile(manifestPath)
+	if err != nil {
+		t.Fatalf("no manifest where FUNDSVC_EXPORT_DEST says: %v", err)
+	}
+	var m export.Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("decode the manifest: %v", err)
+	}
+	checkExportLog(t, out.String(), &m, manifestPath)
+	checkManifest(t, &m, fe.Table)
+	for _, d := range m.Datasets {
+		for _, f := range d.Files {
+			p := filepath.Join(dir, filepath.FromSlash(f.Key))
+			if f.URI != p {
+				t.Errorf("file %s: URI %s, want %s", f.Key, f.URI, p)
+			}
+			st, err := os.Stat(p)
+			if err != nil {
+				t.Errorf("file %s: %v", f.Key, err)
+				continue
+			}
+			if st.Size() != f.Bytes {
+				t.Errorf("file %s: %d bytes on disk, %d in the manifest", f.Key, st.Size(), f.Bytes)
+			}
+		}
+	}
+	for _, name := range export.Datasets {
+		got, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(export.DDLKey(name))))
+		if err != nil {
+			t.Errorf("DDL of %s: %v", name, err)
+		} else if want := export.DDL(name, dir) + "\n"; string(got) != want {
+			t.Errorf("DDL of %s:\n%s\nwant:\n%s", name, got, want)
+		}
+	}
+}
+
+// TestExportRefusesBadFlags checks each bad flag is refused, named in the
+// error, before anything is written: no log line, no destination directory.
+// The table holds the demo, so an export that went ahead would write files.
+func TestExportRefusesBadFlags(t *testing.T) {
+	fe := fundtest.New(t)
+	fe.Seed(t)
+	cases := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"a month 13", []string{"--date", "2026-13-01"}, []string{"--date", "2026-13-01", "not a valid date"}},
+		{"lz4", []string{"--compression", "lz4"}, []string{`compression "lz4"`, "zstd or snappy"}},
+		{"no segments", []string{"--segments", "0"}, []string{"segments 0", "1 to 1000"}},
+		{"a fancy progress", []string{"--progress", "fancy"}, []string{`--progress "fancy"`, "auto, bar or log"}},
+		{"ftp", []string{"--dest", "ftp://x"}, []string{`"ftp://x"`, "only s3:// URLs and local directories"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "out")
+			getenv := withVars(env(t, fe.Table), map[string]string{"FUNDSVC_EXPORT_DEST": dir})
+			// Later flags win: each case overrides one of these.
+			args := append([]string{"export", "--date", snapshotDate, "--progress", "log"}, c.args...)
+			var out bytes.Buffer
+			err := run(t.Context(), args, getenv, &out)
+			if err == nil {
+				t.Fatalf("export %q succeeded:\n%s", c.args, out.String())
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+			if out.Len() > 0 {
+				t.Errorf("export %q wrote output:\n%s", c.args, out.String())
+			}
+			if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("export %q created the destination %s (stat: %v)", c.args, dir, err)
+			}
+			if _, err := os.Stat("ftp:"); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("export %q created ./ftp: (stat: %v)", c.args, err)
+			}
+		})
+	}
+}
+
+func TestDDLGolden(t *testing.T) {
+	// FUNDSVC_EXPORT_DEST would be used without --location; it must not be.
+	getenv := withVars(env(t, "fundsvc"), map[string]string{"FUNDSVC_EXPORT_DEST": "/elsewhere"})
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"ddl", "--location", "s3://lake/fundsvc"}, getenv, &out); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	golden := filepath.Join("testdata", "ddl.golden.sql")
+	if *update {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("fundsvc ddl differs from %s (run go test -update and review the diff):\n%s", golden, got)
+	}
+	if got != export.AllDDL("s3://lake/fundsvc") {
+		t.Errorf("fundsvc ddl differs from export.AllDDL")
+	}
+	if n := strings.Count(got, "CREATE EXTERNAL TABLE IF NOT EXISTS "); n != len(export.Datasets) {
+		t.Errorf("%d CREATE EXTERNAL TABLE statements, want %d", n, len(export.Datasets))
+	}
+	for _, name := range export.Datasets {
+		if !strings.Contains(got, "LOCATION 's3://lake/fundsvc/_symlink/"+name+"/'") {
+			t.Errorf("no LOCATION for %s", name)
+		}
+	}
+	if strings.Contains(got, "/elsewhere") {
+		t.Error("--location did not override FUNDSVC_EXPORT_DEST")
+	}
+}
+
+func TestDDLDefaultsToTheExportDestMadeAbsolute(t *testing.T) {
+	rel := "ddl-dest-" + strings.ToLower(strings.ReplaceAll(t.Name(), "/", "-"))
+	t.Cleanup(func() { os.RemoveAll(rel) })
+	if _, err := os.Stat(rel); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("%s exists before the test (stat: %v)", rel, err)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	getenv := withVars(env(t, "fundsvc"), map[string]string{"FUNDSVC_EXPORT_DEST": rel})
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"ddl"}, getenv, &out); err != nil {
+		t.Fatal(err)
+	}
+	abs := filepath.Join(wd, rel)
+	if want := export.AllDDL(abs); out.String() != want {
+		t.Errorf("fundsvc ddl with FUNDSVC_EXPORT_DEST=%s:\n%s\nwant the DDL of %s:\n%s", rel, out.String(), abs, want)
+	}
+	if !strings.Contains(out.String(), "LOCATION '"+abs+"/_symlink/documents/'") {
+		t.Errorf("no absolute LOCATION %s in:\n%s", abs, out.String())
+	}
+	if _, err := os.Stat(rel); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("fundsvc ddl created %s (stat: %v)", rel, err)
+	}
+}
+
+func TestDrawBarShowsTheCounts(t *testing.T) {
+	var p export.Progress
+	p.ItemsScanned.Store(1234)
+	p.RowsWritten.Store(567)
+	p.BytesWritten.Store(2_500_000)
+	out := &fundtest.SyncBuffer{}
+	stop := drawBar(out, &p)
+	stopped := false
+	defer func() {
+		if !stopped {
+			stop()
+		}
+	}()
+	poll(t, "the first progress line", func() bool { return strings.Contains(out.String(), "items scanned") })
+	// The bar redraws with what the counters say now.
+	p.ItemsScanned.Store(2000)
+	p.RowsWritten.Store(890)
+	poll(t, "a redraw with the new counts", func() bool { return strings.Contains(out.String(), "2000 items scanned") })
+	stop()
+	stopped = true
+
+	got := out.String()
+	lines := strings.Split(got, "\r\033[K")
+	if lines[0] != "" {
+		t.Errorf("output does not start by clearing the line: %q", got)
+	}
+	first := lines[1]
+	for _, w := range []string{"export: 1234 items scanned (", "/s) · 567 rows written · 2.5 MB"} {
+		if !strings.Contains(first, w) {
+			t.Errorf("first line %q lacks %q", first, w)
+		}
+	}
+	last := lines[len(lines)-1]
+	for _, w := range []string{"export: 2000 items scanned (", "/s) · 890 rows written · 2.5 MB"} {
+		if !strings.Contains(last, w) {
+			t.Errorf("last line %q lacks %q", last, w)
+		}
+	}
+	if strings.Contains(got, "\n") {
+		t.Errorf("the bar wrote a newline: %q", got)
+	}
+	if after := out.String(); after != got {
+		t.Errorf("the bar drew after stop returned: %q", strings.TrimPrefix(after, got))
+	}
+}

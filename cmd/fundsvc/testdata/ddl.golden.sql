@@ -1,0 +1,214 @@
+-- fundsvc export schema version 1: dataset documents
+CREATE EXTERNAL TABLE IF NOT EXISTS documents (
+  `fund_id` string,
+  `document_id` string,
+  `kind` string,
+  `title` string,
+  `as_of` date,
+  `currency` string,
+  `position_count` int,
+  `version` int,
+  `commit_id` string,
+  `created_at` timestamp,
+  `created_by` string
+)
+PARTITIONED BY (`snapshot_date` string)
+ROW FORMAT SERDE 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe'
+STORED AS INPUTFORMAT 'org.apache.hadoop.hive.ql.io.SymlinkTextInputFormat'
+OUTPUTFORMAT 'org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat'
+LOCATION 's3://lake/fundsvc/_symlink/documents/'
+TBLPROPERTIES (
+  'projection.enabled' = 'true',
+  'projection.snapshot_date.type' = 'date',
+  'projection.snapshot_date.format' = 'yyyy-MM-dd',
+  'projection.snapshot_date.range' = '2020-01-01,NOW',
+  'projection.snapshot_date.interval' = '1',
+  'projection.snapshot_date.interval.unit' = 'DAYS',
+  'storage.location.template' = 's3://lake/fundsvc/_symlink/documents/snapshot_date=${snapshot_date}/',
+  'fundsvc.schema_version' = '1'
+);
+
+-- fundsvc export schema version 1: dataset document_versions
+CREATE EXTERNAL TABLE IF NOT EXISTS document_versions (
+  `fund_id` string,
+  `document_id` string,
+  `kind` string,
+  `title` string,
+  `as_of` date,
+  `currency` string,
+  `position_count` int,
+  `version` int,
+  `commit_id` string,
+  `created_at` timestamp,
+  `created_by` string,
+  `is_latest` boolean
+)
+PARTITIONED BY (`snapshot_date` string)
+ROW FORMAT SERDE 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe'
+STORED AS INPUTFORMAT 'org.apache.hadoop.hive.ql.io.SymlinkTextInputFormat'
+OUTPUTFORMAT 'org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat'
+LOCATION 's3://lake/fundsvc/_symlink/document_versions/'
+TBLPROPERTIES (
+  'projection.enabled' = 'true',
+  'projection.snapshot_date.type' = 'date',
+  'projection.snapshot_date.format' = 'yyyy-MM-dd',
+  'projection.snapshot_date.range' = '2020-01-01,NOW',
+  'projection.snapshot_date.interval' = '1',
+  'projection.snapshot_date.interval.unit' = 'DAYS',
+  'storage.location.template' = 's3://lake/fundsvc/_symlink/document_versions/snapshot_date=${snapshot_date}/',
+  'fundsvc.schema_version' = '1'
+);
+
+-- fundsvc export schema version 1: dataset capital_activities
+CREATE EXTERNAL TABLE IF NOT EXISTS capital_activities (
+  `fund_id` string,
+  `document_id` string,
+  `document_version` int,
+  `as_of` date,
+  `currency` string,
+  `amount` decimal(19,4),
+  `status` string,
+  `activity_date` date,
+  `description` string,
+  `created_at` timestamp
+)
+PARTITIONED BY (`snapshot_date` string)
+ROW FORMAT SERDE 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe'
+STORED AS INPUTFORMAT 'org.apache.hadoop.hive.ql.io.SymlinkTextInputFormat'
+OUTPUTFORMAT 'org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat'
+LOCATION 's3://lake/fundsvc/_symlink/capital_activities/'
+TBLPROPERTIES (
+  'projection.enabled' = 'true',
+  'projection.snapshot_date.type' = 'date',
+  'projection.snapshot_date.format' = 'yyyy-MM-dd',
+  'projection.snapshot_date.range' = '2020-01-01,NOW',
+  'projection.snapshot_date.interval' = '1',
+  'projection.snapshot_date.interval.unit' = 'DAYS',
+  'storage.location.template' = 's3://lake/fundsvc/_symlink/capital_activities/snapshot_date=${snapshot_date}/',
+  'fundsvc.schema_version' = '1'
+);
+
+-- fundsvc export schema version 1: dataset capital_calls
+CREATE EXTERNAL TABLE IF NOT EXISTS capital_calls (
+  `fund_id` string,
+  `document_id` string,
+  `investor_id` string,
+  `position_id` string,
+  `document_version` int,
+  `as_of` date,
+  `currency` string,
+  `amount` decimal(19,4),
+  `status` string,
+  `due_date` date,
+  `investment` decimal(19,4),
+  `management_fee` decimal(19,4),
+  `fund_expenses` decimal(19,4),
+  `created_at` timestamp
+)
+PARTITIONED BY (`snapshot_date` string)
+ROW FORMAT SERDE 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe'
+STORED AS INPUTFORMAT 'org.apache.hadoop.hive.ql.io.SymlinkTextInputFormat'
+OUTPUTFORMAT 'org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat'
+LOCATION 's3://lake/fundsvc/_symlink/capital_calls/'
+TBLPROPERTIES (
+  'projection.enabled' = 'true',
+  'projection.snapshot_date.type' = 'date',
+  'projection.snapshot_date.format' = 'yyyy-MM-dd',
+  'projection.snapshot_date.range' = '2020-01-01,NOW',
+  'projection.snapshot_date.interval' = '1',
+  'projection.snapshot_date.interval.unit' = 'DAYS',
+  'storage.location.template' = 's3://lake/fundsvc/_symlink/capital_calls/snapshot_date=${snapshot_date}/',
+  'fundsvc.schema_version' = '1'
+);
+
+-- fundsvc export schema version 1: dataset distributions
+CREATE EXTERNAL TABLE IF NOT EXISTS distributions (
+  `fund_id` string,
+  `document_id` string,
+  `investor_id` string,
+  `position_id` string,
+  `document_version` int,
+  `as_of` date,
+  `currency` string,
+  `amount` decimal(19,4),
+  `status` string,
+  `payment_date` date,
+  `return_of_capital` decimal(19,4),
+  `realized_gain` decimal(19,4),
+  `income` decimal(19,4),
+  `recallable` decimal(19,4),
+  `withholding` decimal(19,4),
+  `created_at` timestamp
+)
+PARTITIONED BY (`snapshot_date` string)
+ROW FORMAT SERDE 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe'
+STORED AS INPUTFORMAT 'org.apache.hadoop.hive.ql.io.SymlinkTextInputFormat'
+OUTPUTFORMAT 'org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat'
+LOCATION 's3://lake/fundsvc/_symlink/distributions/'
+TBLPROPERTIES (
+  'projection.enabled' = 'true',
+  'projection.snapshot_date.type' = 'date',
+  'projection.snapshot_date.format' = 'yyyy-MM-dd',
+  'projection.snapshot_date.range' = '2020-01-01,NOW',
+  'projection.snapshot_date.interval' = '1',
+  'projection.snapshot_date.interval.unit' = 'DAYS',
+  'storage.location.template' = 's3://lake/fundsvc/_symlink/distributions/snapshot_date=${snapshot_date}/',
+  'fundsvc.schema_version' = '1'
+);
+
+-- fundsvc export schema version 1: dataset unfunded_commitments
+CREATE EXTERNAL TABLE IF NOT EXISTS unfunded_commitments (
+  `fund_id` string,
+  `document_id` string,
+  `investor_id` string,
+  `position_id` string,
+  `document_version` int,
+  `as_of` date,
+  `currency` string,
+  `amount` decimal(19,4),
+  `status` string,
+  `commitment` decimal(19,4),
+  `created_at` timestamp
+)
+PARTITIONED BY (`snapshot_date` string)
+ROW FORMAT SERDE 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe'
+STORED AS INPUTFORMAT 'org.apache.hadoop.hive.ql.io.SymlinkTextInputFormat'
+OUTPUTFORMAT 'org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat'
+LOCATION 's3://lake/fundsvc/_symlink/unfunded_commitments/'
+TBLPROPERTIES (
+  'projection.enabled' = 'true',
+  'projection.snapshot_date.type' = 'date',
+  'projection.snapshot_date.format' = 'yyyy-MM-dd',
+  'projection.snapshot_date.range' = '2020-01-01,NOW',
+  'projection.snapshot_date.interval' = '1',
+  'projection.snapshot_date.interval.unit' = 'DAYS',
+  'storage.location.template' = 's3://lake/fundsvc/_symlink/unfunded_commitments/snapshot_date=${snapshot_date}/',
+  'fundsvc.schema_version' = '1'
+);
+
+-- fundsvc export schema version 1: dataset positions
+CREATE EXTERNAL TABLE IF NOT EXISTS positions (
+  `fund_id` string,
+  `position_id` string,
+  `investor_id` string,
+  `currency` string,
+  `registered_at` timestamp,
+  `document_count` int,
+  `first_as_of` date,
+  `last_as_of` date
+)
+PARTITIONED BY (`snapshot_date` string)
+ROW FORMAT SERDE 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe'
+STORED AS INPUTFORMAT 'org.apache.hadoop.hive.ql.io.SymlinkTextInputFormat'
+OUTPUTFORMAT 'org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat'
+LOCATION 's3://lake/fundsvc/_symlink/positions/'
+TBLPROPERTIES (
+  'projection.enabled' = 'true',
+  'projection.snapshot_date.type' = 'date',
+  'projection.snapshot_date.format' = 'yyyy-MM-dd',
+  'projection.snapshot_date.range' = '2020-01-01,NOW',
+  'projection.snapshot_date.interval' = '1',
+  'projection.snapshot_date.interval.unit' = 'DAYS',
+  'storage.location.template' = 's3://lake/fundsvc/_symlink/positions/snapshot_date=${snapshot_date}/',
+  'fundsvc.schema_version' = '1'
+);

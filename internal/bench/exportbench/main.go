@@ -1,0 +1,273 @@
+// Command exportbench measures `fundsvc export` against the raw parallel
+// Scan it wraps (`make bench-export`, see docs/benchmarks.md).
+//
+// For each table size it starts from an empty table in one DynamoDB Local,
+// loads documents through the store (the writes the service makes), then,
+// for several rounds, times a raw parallel Scan that only counts items and
+// the full export to a local folder run as a child process, whose peak RSS
+// it reads from the kernel. It prints items per second for both, their
+// ratio and the peak RSS, as medians over the rounds.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/fundsvc/fundsvc/fund"
+	"github.com/fundsvc/fundsvc/internal/dynamotest"
+	"golang.org/x/sync/errgroup"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "exportbench:", err)
+		os.Exit(1)
+	}
+}
+
+type result struct {
+	items            int64
+	docs             int
+	rawRate, expRate float64 // medians, items per second
+	ratio            float64 // median of per-round ratios
+	rssMB            float64 // largest peak RSS of the export over the rounds
+	load             time.Duration
+}
+
+func run() error {
+	sizes := flag.String("items", "200000", "table sizes in items, comma-separated (e.g. 100000,1000000 to compare memory)")
+	perDoc := flag.Int("items-per-doc", 100, "items per document (the default makes 2,000 documents of 200,000 items)")
+	segments := flag.Int("segments", 4, "parallel Scan segments, for both the raw Scan and the export")
+	rounds := flag.Int("rounds", 3, "measurements per size; medians are reported")
+	bin := flag.String("fundsvc", "./fundsvc", "the fundsvc binary to run")
+	out := flag.String("out", "", "also write the results into this Markdown file, between the exportbench markers")
+	flag.Parse()
+
+	ctx := context.Background()
+	db, err := dynamotest.Start(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Stop()
+	cfg := db.Config()
+	raw := dynamodb.NewFromConfig(cfg)
+
+	var results []result
+	for _, s := range strings.Split(*sizes, ",") {
+		target, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+		if err != nil || target < int64(*perDoc) {
+			return fmt.Errorf("bad size %q", s)
+		}
+		table := fmt.Sprintf("exportbench-%d", target)
+		store := fund.NewStore(fund.NewDB(cfg), table)
+		if err := store.CreateTable(ctx); err != nil {
+			return err
+		}
+		r := result{docs: int(target / int64(*perDoc))}
+		start := time.Now()
+		if err := load(ctx, store, r.docs, *perDoc); err != nil {
+			return err
+		}
+		r.load = time.Since(start)
+		fmt.Printf("loaded %d documents into %s in %s\n", r.docs, table, r.load.Round(time.Second))
+
+		// One untimed Scan warms DynamoDB Local's JIT and caches.
+		if _, _, err := rawScan(ctx, raw, table, *segments); err != nil {
+			return err
+		}
+		var rawRates, expRates, ratios []float64
+		for round := 1; round <= *rounds; round++ {
+			n, rawTime, err := rawScan(ctx, raw, table, *segments)
+			if err != nil {
+				return err
+			}
+			expTime, rss, err := exportOnce(ctx, *bin, db.Endpoint(), table, *segments)
+			if err != nil {
+				return err
+			}
+			r.items = n
+			rr, er := float64(n)/rawTime.Seconds(), float64(n)/expTime.Seconds()
+			rawRates, expRates, ratios = append(rawRates, rr), append(expRates, er), append(ratios, er/rr)
+			r.rssMB = max(r.rssMB, rss)
+			fmt.Printf("  round %d: %d items; raw Scan %.0f items/s, export %.0f items/s (%.2f); export peak RSS %.0f MB\n",
+				round, n, rr, er, er/rr, rss)
+		}
+		r.rawRate, r.expRate, r.ratio = median(rawRates), median(expRates), median(ratios)
+		results = append(results, r)
+		_, _ = raw.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(table)})
+	}
+
+	report := format(results, *segments, *rounds, strings.Join(os.Args[1:], " "))
+	fmt.Print("\n" + report)
+	if *out != "" {
+		return splice(*out, report)
+	}
+	return nil
+}
+
+// load writes docs documents through the store, with the positions a
+// document needs to make about perDoc items, eight at a time. Funds have 20
+// documents each and share positions across them, as a fund's investors
+// recur in its notices; every tenth document is restated once.
+func load(ctx context.Context, store *fund.Store, docs, perDoc int) error {
+	// A document of P positions (three items each) makes about 6P+8 items:
+	// its version partition, its latest view, its head and history
+	// records, its fund's index; a position's registry and claim once.
+	positions := max(1, (perDoc-8)/6)
+	var done atomic.Int64
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(8)
+	for i := range docs {
+		g.Go(func() error {
+			d := benchDocument(i, positions, 1)
+			if _, err := store.Restate(gctx, d, nil); err != nil {
+				return fmt.Errorf("load %s: %w", d.ID, err)
+			}
+			if i%10 == 0 {
+				v := 1
+				if _, err := store.Restate(gctx, benchDocument(i, positions, 2), &v); err != nil {
+					return fmt.Errorf("restate %s: %w", d.ID, err)
+				}
+			}
+			if n := done.Add(1); n%500 == 0 {
+				fmt.Printf("  %d/%d documents\n", n, docs)
+			}
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+func benchDocument(i, positions, version int) fund.Document {
+	m := func(cents int) fund.Money { return fund.MustMoney(fmt.Sprintf("%d.%02d", cents/100, cents%100)) }
+	f := i / 20
+	d := fund.Document{
+		ID: fmt.Sprintf("DOC_%06d", i), FundID: fmt.Sprintf("FUND_%04d", f),
+		Kind: fund.KindCapitalAccountStatement, Title: fmt.Sprintf("Statement %d v%d", i, version),
+		AsOf: fund.MustDate(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, i%700).Format("2006-01-02")),
+		Currency: "USD", CreatedBy: "exportbench",
+		CapitalActivity: &fund.CapitalActivity{Amount: m(100000 + i), Status: fund.StatusCompleted,
+			Date: fund.MustDate("2024-01-15"), Description: "bench"},
+	}
+	for p := range positions {
+		amt := 1000*(i+1) + p + version
+		commitment := m(amt * 10)
+		d.Positions = append(d.Positions, fund.Position{
+			ID: fmt.Sprintf("POS_%04d_%03d", f, p), InvestorID: fmt.Sprintf("INV_%03d", p),
+			CapitalCall:        &fund.CapitalCallItem{Amount: m(amt), Status: fund.StatusPending, DueDate: fund.MustDate("2024-03-31")},
+			Distribution:       &fund.DistributionItem{Amount: m(amt / 2), Status: fund.StatusCompleted, Date: fund.MustDate("2024-02-15")},
+			UnfundedCommitment: &fund.UnfundedCommitmentItem{Amount: m(amt * 5), Commitment: &commitment, Status: fund.StatusActive},
+		})
+	}
+	return d
+}
+
+// rawScan counts the table's items with a parallel Scan through the SDK,
+// reading every attribute as the export does and decoding nothing.
+func rawScan(ctx context.Context, client *dynamodb.Client, table string, segments int) (int64, time.Duration, error) {
+	start := time.Now()
+	var n atomic.Int64
+	g, gctx := errgroup.WithContext(ctx)
+	for seg := range segments {
+		g.Go(func() error {
+			p := dynamodb.NewScanPaginator(client, &dynamodb.ScanInput{
+				TableName: aws.String(table), ConsistentRead: aws.Bool(true),
+				Segment: aws.Int32(int32(seg)), TotalSegments: aws.Int32(int32(segments)),
+			})
+			for p.HasMorePages() {
+				page, err := p.NextPage(gctx)
+				if err != nil {
+					return err
+				}
+				n.Add(int64(len(page.Items)))
+			}
+			return nil
+		})
+	}
+	err := g.Wait()
+	return n.Load(), time.Since(start), err
+}
+
+// exportOnce runs `fundsvc export` into a fresh folder and returns its wall
+// time and peak RSS in MB.
+func exportOnce(ctx context.Context, bin, endpoint, table string, segments int) (time.Duration, float64, error) {
+	dir, err := os.MkdirTemp("", "exportbench-*")
+	if err != nil {
+		return 0, 0, err
+	}
+	defer os.RemoveAll(dir)
+	cmd := exec.CommandContext(ctx, bin, "export", "--dest", filepath.Join(dir, "out"), "--date", "2026-11-22",
+		"--segments", strconv.Itoa(segments), "--progress", "log")
+	cmd.Env = append(os.Environ(), "FUNDSVC_DYNAMODB_ENDPOINT="+endpoint, "FUNDSVC_TABLE="+table, "TMPDIR="+dir)
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	elapsed := time.Since(start)
+	if err != nil {
+		return 0, 0, fmt.Errorf("%s export: %w\n%s", bin, err, out)
+	}
+	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		return 0, 0, errors.New("no rusage on this platform")
+	}
+	return elapsed, float64(ru.Maxrss) / 1024, nil // Maxrss is in KiB on Linux
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func format(results []result, segments, rounds int, args string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Command: `make bench-export` (`go run ./internal/bench/exportbench %s`)\n\n", args)
+	fmt.Fprintf(&b, "Machine: %s/%s, %d CPUs, Go %s; DynamoDB Local (in memory) on the same machine. %d Scan segments, medians of %d rounds.\n\n",
+		runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version(), segments, rounds)
+	b.WriteString("| items | documents | raw Scan items/s | export items/s | export ÷ raw | export peak RSS |\n")
+	b.WriteString("|---:|---:|---:|---:|---:|---:|\n")
+	for _, r := range results {
+		fmt.Fprintf(&b, "| %d | %d | %.0f | %.0f | %.2f | %.0f MB |\n", r.items, r.docs, r.rawRate, r.expRate, r.ratio, r.rssMB)
+	}
+	if len(results) >= 2 {
+		small, big := results[0], results[len(results)-1]
+		fmt.Fprintf(&b, "\nPeak RSS at %d items is %.2f× the peak at %d items (target: within 1.20×).\n",
+			big.items, big.rssMB/small.rssMB, small.items)
+	}
+	return b.String()
+}
+
+// splice replaces the text between the exportbench markers of a Markdown
+// file (or appends a section with them).
+func splice(path, report string) error {
+	const begin, end = "<!-- exportbench:begin -->", "<!-- exportbench:end -->"
+	old, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	s := string(old)
+	block := begin + "\n" + report + end
+	i, j := strings.Index(s, begin), strings.Index(s, end)
+	if i >= 0 && j > i {
+		s = s[:i] + block + s[j+len(end):]
+	} else {
+		s += "\n" + block + "\n"
+	}
+	return os.WriteFile(path, []byte(s), 0o644)
+}
