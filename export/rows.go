@@ -1,6 +1,7 @@
 package export
 
 import (
+	"cmp"
 	"fmt"
 	"math/big"
 	"time"
@@ -43,6 +44,8 @@ type documentRow struct {
 }
 
 // documentVersionRow is a documentRow that says whether it is the latest.
+// (Not an embedded documentRow: gob, which spills rows of the sort to disk,
+// skips embedded fields of unexported types.)
 type documentVersionRow struct {
 	FundID        string    `parquet:"fund_id,dict"`
 	DocumentID    string    `parquet:"document_id"`
@@ -56,6 +59,15 @@ type documentVersionRow struct {
 	CreatedAt     time.Time `parquet:"created_at,timestamp(millisecond)"`
 	CreatedBy     string    `parquet:"created_by,dict"`
 	IsLatest      bool      `parquet:"is_latest"`
+}
+
+// document is the version as a row of documents.
+func (r *documentVersionRow) document() documentRow {
+	return documentRow{
+		FundID: r.FundID, DocumentID: r.DocumentID, Kind: r.Kind, Title: r.Title, AsOf: r.AsOf,
+		Currency: r.Currency, PositionCount: r.PositionCount, Version: r.Version, CommitID: r.CommitID,
+		CreatedAt: r.CreatedAt, CreatedBy: r.CreatedBy,
+	}
 }
 
 // capitalActivityRow is the capital activity of a document's latest version.
@@ -148,6 +160,29 @@ type headRow struct {
 	FundID, DocumentID string
 	Version            int32
 	CommitID           string
+}
+
+// itemKey is what the join needs of a position-level row.
+type itemKey struct {
+	fund, doc, pos, commit string
+	asOf                   int32
+}
+
+func (r *capitalCallRow) key() itemKey {
+	return itemKey{r.FundID, r.DocumentID, r.PositionID, r.CommitID, r.AsOf}
+}
+
+func (r *distributionRow) key() itemKey {
+	return itemKey{r.FundID, r.DocumentID, r.PositionID, r.CommitID, r.AsOf}
+}
+
+func (r *unfundedCommitmentRow) key() itemKey {
+	return itemKey{r.FundID, r.DocumentID, r.PositionID, r.CommitID, r.AsOf}
+}
+
+// compare orders position-level rows by fund, document, position, commit.
+func (k itemKey) compare(o itemKey) int {
+	return cmp.Or(cmp.Compare(k.fund, o.fund), cmp.Compare(k.doc, o.doc), cmp.Compare(k.pos, o.pos), cmp.Compare(k.commit, o.commit))
 }
 
 // positionRef says that a committed document reports a position.

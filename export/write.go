@@ -43,18 +43,9 @@ func newSorts(dir string) *sorts {
 		activities: newSorter(dir, "capital_activities", func(a, b *capitalActivityRow) int {
 			return cmp.Or(byDoc(a.FundID, a.DocumentID, b.FundID, b.DocumentID), cmp.Compare(a.DocumentVersion, b.DocumentVersion))
 		}),
-		calls: newSorter(dir, "capital_calls", func(a, b *capitalCallRow) int {
-			return cmp.Or(byDoc(a.FundID, a.DocumentID, b.FundID, b.DocumentID),
-				cmp.Compare(a.PositionID, b.PositionID), cmp.Compare(a.CommitID, b.CommitID))
-		}),
-		dists: newSorter(dir, "distributions", func(a, b *distributionRow) int {
-			return cmp.Or(byDoc(a.FundID, a.DocumentID, b.FundID, b.DocumentID),
-				cmp.Compare(a.PositionID, b.PositionID), cmp.Compare(a.CommitID, b.CommitID))
-		}),
-		unfunded: newSorter(dir, "unfunded_commitments", func(a, b *unfundedCommitmentRow) int {
-			return cmp.Or(byDoc(a.FundID, a.DocumentID, b.FundID, b.DocumentID),
-				cmp.Compare(a.PositionID, b.PositionID), cmp.Compare(a.CommitID, b.CommitID))
-		}),
+		calls:    newSorter(dir, "capital_calls", func(a, b *capitalCallRow) int { return a.key().compare(b.key()) }),
+		dists:    newSorter(dir, "distributions", func(a, b *distributionRow) int { return a.key().compare(b.key()) }),
+		unfunded: newSorter(dir, "unfunded_commitments", func(a, b *unfundedCommitmentRow) int { return a.key().compare(b.key()) }),
 		registry: newSorter(dir, "positions", func(a, b *positionRow) int {
 			return cmp.Or(cmp.Compare(a.FundID, b.FundID), cmp.Compare(a.PositionID, b.PositionID))
 		}),
@@ -101,10 +92,15 @@ func (s *sorts) add(row any, budget int) error {
 }
 
 // write joins every dataset with the heads and writes its files, in the
-// order of Datasets.
+// order of Datasets. Each sort is removed once its dataset is written.
 func (x *exporter) write(ctx context.Context) ([]DatasetManifest, error) {
 	s := x.sorts
 	var out []DatasetManifest
+	step := func(err error, ws ...closer) error {
+		var ferr error
+		out, ferr = finish(ctx, out, err, ws...)
+		return ferr
+	}
 
 	// documents and document_versions come from the same history records:
 	// every committed version up to the head, and the head's own version.
@@ -122,16 +118,12 @@ func (x *exporter) write(ctx context.Context) ([]DatasetManifest, error) {
 			if !r.IsLatest {
 				return nil
 			}
-			return docs.write(ctx, documentRow{
-				FundID: r.FundID, DocumentID: r.DocumentID, Kind: r.Kind, Title: r.Title, AsOf: r.AsOf,
-				Currency: r.Currency, PositionCount: r.PositionCount, Version: r.Version, CommitID: r.CommitID,
-				CreatedAt: r.CreatedAt, CreatedBy: r.CreatedBy,
-			})
+			return docs.write(ctx, r.document())
 		})
-	if out, err = finish(ctx, out, err, docs, versions); err != nil {
+	s.versions.remove()
+	if err := step(err, docs, versions); err != nil {
 		return nil, err
 	}
-	s.versions.remove()
 
 	activities := newDatasetWriter[capitalActivityRow](x, "capital_activities")
 	err = joinHeads(s.heads, s.activities, func(r *capitalActivityRow) (string, string) { return r.FundID, r.DocumentID },
@@ -141,78 +133,59 @@ func (x *exporter) write(ctx context.Context) ([]DatasetManifest, error) {
 			}
 			return activities.write(ctx, *r)
 		})
-	if out, err = finish(ctx, out, err, activities); err != nil {
-		return nil, err
-	}
 	s.activities.remove()
-
-	// Position items come from version partitions: only the head's commit
-	// counts, so a staged version that never committed (or lost the race
-	// for its version number) is left out.
-	ref := func(fundID, pos, doc string, asOf int32) error {
-		s.refs.add(positionRef{FundID: fundID, PositionID: pos, DocumentID: doc, AsOf: asOf})
-		if s.refs.buffered() >= x.cfg.MemoryRows {
-			return s.refs.spill()
-		}
-		return nil
-	}
-	calls := newDatasetWriter[capitalCallRow](x, "capital_calls")
-	err = joinHeads(s.heads, s.calls, func(r *capitalCallRow) (string, string) { return r.FundID, r.DocumentID },
-		func(r *capitalCallRow, h *headRow) error {
-			if r.CommitID != h.CommitID {
-				return nil
-			}
-			if err := ref(r.FundID, r.PositionID, r.DocumentID, r.AsOf); err != nil {
-				return err
-			}
-			return calls.write(ctx, *r)
-		})
-	if out, err = finish(ctx, out, err, calls); err != nil {
+	if err := step(err, activities); err != nil {
 		return nil, err
 	}
-	s.calls.remove()
 
-	dists := newDatasetWriter[distributionRow](x, "distributions")
-	err = joinHeads(s.heads, s.dists, func(r *distributionRow) (string, string) { return r.FundID, r.DocumentID },
-		func(r *distributionRow, h *headRow) error {
-			if r.CommitID != h.CommitID {
-				return nil
-			}
-			if err := ref(r.FundID, r.PositionID, r.DocumentID, r.AsOf); err != nil {
-				return err
-			}
-			return dists.write(ctx, *r)
-		})
-	if out, err = finish(ctx, out, err, dists); err != nil {
+	calls, err := writeItems(ctx, x, "capital_calls", s.calls, (*capitalCallRow).key)
+	if err := step(err, calls); err != nil {
 		return nil, err
 	}
-	s.dists.remove()
-
-	unfunded := newDatasetWriter[unfundedCommitmentRow](x, "unfunded_commitments")
-	err = joinHeads(s.heads, s.unfunded, func(r *unfundedCommitmentRow) (string, string) { return r.FundID, r.DocumentID },
-		func(r *unfundedCommitmentRow, h *headRow) error {
-			if r.CommitID != h.CommitID {
-				return nil
-			}
-			if err := ref(r.FundID, r.PositionID, r.DocumentID, r.AsOf); err != nil {
-				return err
-			}
-			return unfunded.write(ctx, *r)
-		})
-	if out, err = finish(ctx, out, err, unfunded); err != nil {
+	dists, err := writeItems(ctx, x, "distributions", s.dists, (*distributionRow).key)
+	if err := step(err, dists); err != nil {
 		return nil, err
 	}
-	s.unfunded.remove()
+	unfunded, err := writeItems(ctx, x, "unfunded_commitments", s.unfunded, (*unfundedCommitmentRow).key)
+	if err := step(err, unfunded); err != nil {
+		return nil, err
+	}
 	s.heads.remove()
 
 	positions := newDatasetWriter[positionRow](x, "positions")
 	err = x.writePositions(ctx, positions)
-	if out, err = finish(ctx, out, err, positions); err != nil {
-		return nil, err
-	}
 	s.registry.remove()
 	s.refs.remove()
+	if err := step(err, positions); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// writeItems writes one position-level dataset. Its rows come from version
+// partitions, and only the head's commit counts, so a staged version that
+// never committed (or lost the race for its version number) is left out.
+// Each row written also records, for the positions dataset, that a
+// committed document reports its position.
+func writeItems[T any](ctx context.Context, x *exporter, name string, rows *sorter[T], key func(*T) itemKey) (*datasetWriter[T], error) {
+	w := newDatasetWriter[T](x, name)
+	refs := x.sorts.refs
+	err := joinHeads(x.sorts.heads, rows, func(r *T) (string, string) { k := key(r); return k.fund, k.doc },
+		func(r *T, h *headRow) error {
+			k := key(r)
+			if k.commit != h.CommitID {
+				return nil
+			}
+			refs.add(positionRef{FundID: k.fund, PositionID: k.pos, DocumentID: k.doc, AsOf: k.asOf})
+			if refs.buffered() >= x.cfg.MemoryRows {
+				if err := refs.spill(); err != nil {
+					return err
+				}
+			}
+			return w.write(ctx, *r)
+		})
+	rows.remove()
+	return w, err
 }
 
 // writePositions joins the fund registries with the references of
