@@ -13,12 +13,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/fundsvc/fundsvc/internal/harness"
 )
 
 const (
@@ -119,9 +120,9 @@ type response struct {
 // new in-memory DuckDB, and returns the result of sql. Nothing persists
 // between calls except files the statements write.
 func Query(ctx context.Context, sql string, setup ...string) (*Result, error) {
-	root, err := repoRoot()
+	root, err := harness.RepoRoot()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("duckdbtest: %w", err)
 	}
 	if _, err := os.Stat(filepath.Join(root, apiPackage)); err != nil {
 		return nil, fmt.Errorf("duckdbtest: @duckdb/node-api not installed at %s: run `make tools`", filepath.Dir(filepath.Join(root, apiPackage)))
@@ -167,23 +168,4 @@ func Query(ctx context.Context, sql string, setup ...string) (*Result, error) {
 		}
 	}
 	return &Result{Columns: resp.Columns, Types: resp.Types, Rows: resp.Rows}, nil
-}
-
-// repoRoot walks up from the working directory (a test binary runs in its
-// package's directory) to the directory holding go.mod.
-func repoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("duckdbtest: find repository root: no go.mod above the working directory")
-		}
-		dir = parent
-	}
 }

@@ -15,6 +15,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/fundsvc/fundsvc/internal/harness"
 )
 
 func TestMain(m *testing.M) { os.Exit(Main(m)) }
@@ -258,14 +260,14 @@ func TestStop(t *testing.T) {
 		t.Fatal(err)
 	}
 	pid := s.cmd.Process.Pid
-	if !processGroupExists(pid) {
+	if !harness.ProcessGroupExists(pid) {
 		t.Fatalf("process group %d of a running server not found", pid)
 	}
 	s.Stop()
 	s.Stop() // a second Stop must not block or panic
 
 	t.Run("leaves no process of the server behind", func(t *testing.T) {
-		if processGroupExists(pid) {
+		if harness.ProcessGroupExists(pid) {
 			t.Errorf("process group %d still exists after Stop", pid)
 		}
 	})

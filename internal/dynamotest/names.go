@@ -1,10 +1,10 @@
 package dynamotest
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"strings"
 	"testing"
+
+	"github.com/fundsvc/fundsvc/internal/harness"
 )
 
 // UniqueName returns a table name for t that no other test, package or run
@@ -14,11 +14,7 @@ import (
 // be unique across processes, not only within one.
 func UniqueName(t testing.TB, prefix string) string {
 	t.Helper()
-	var b [6]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		t.Fatalf("dynamotest: random table name suffix: %v", err)
-	}
-	suffix := "-" + hex.EncodeToString(b[:])
+	suffix := "-" + harness.RandomHex(6)
 
 	name := tableNameChars(prefix)
 	if name != "" {

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+
+	"github.com/fundsvc/fundsvc/internal/harness"
 )
 
 // persistence is how a server from StartPersistent is (re)started: the same
@@ -86,7 +88,7 @@ const shmDir = "/dev/shm"
 // FreePort returns a TCP port that nothing listens on at the time of the
 // call, for StartPersistent. Another process may take it meanwhile; the
 // start then fails.
-func FreePort() (int, error) { return freePort() }
+func FreePort() (int, error) { return harness.FreePort() }
 
 // Kill ends the server at once with SIGKILL to its whole process group: no
 // shutdown hook runs, no database is closed, a request it is handling gets
@@ -106,7 +108,7 @@ func (s *Server) killLocked() {
 		return
 	}
 	s.stopOnce.Do(func() {
-		signalGroup(s.cmd.Process.Pid, true)
+		harness.SignalGroup(s.cmd.Process.Pid, true)
 		<-s.exited
 	})
 }
@@ -132,18 +134,13 @@ func (s *Server) Restart(ctx context.Context) error {
 func (s *Server) launchLocked(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, startTimeout)
 	defer cancel()
-	var errs []error
-	for range startAttempts {
-		err := s.launchOnceLocked(ctx)
-		if err == nil {
-			return nil
-		}
-		errs = append(errs, err)
-		if ctx.Err() != nil || !errors.Is(err, errExitedEarly) {
-			break
-		}
+	_, err := harness.Retry(ctx, startAttempts, errExitedEarly, func() (struct{}, error) {
+		return struct{}{}, s.launchOnceLocked(ctx)
+	})
+	if err != nil {
+		return fmt.Errorf("start DynamoDB Local on port %d with data in %s: %w", s.persist.port, s.persist.dir, err)
 	}
-	return fmt.Errorf("start DynamoDB Local on port %d with data in %s: %w", s.persist.port, s.persist.dir, errors.Join(errs...))
+	return nil
 }
 
 func (s *Server) launchOnceLocked(ctx context.Context) error {
@@ -158,23 +155,17 @@ func (s *Server) launchOnceLocked(ctx context.Context) error {
 		"-disableTelemetry",
 	)
 	cmd.Dir = filepath.Dir(p.jar)
-	out := &tailBuffer{max: 16 << 10}
-	cmd.Stdout = out
-	cmd.Stderr = out
-	cmd.SysProcAttr = sysProcAttr() // own process group, killed with the test binary
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("run %s: %w", p.java, err)
+	// Its own process group, killed with the test binary (see
+	// harness.SysProcAttr).
+	exited, out, err := harness.StartProcess(cmd)
+	if err != nil {
+		return err
 	}
-	exited := make(chan struct{})
-	go func() {
-		_ = cmd.Wait()
-		close(exited) // the channel of this process, not whatever s.exited is by then
-	}()
 	s.cmd, s.exited, s.stopOnce = cmd, exited, sync.Once{}
 
 	if err := waitReady(ctx, s.endpoint, exited); err != nil {
 		s.killLocked()
-		return fmt.Errorf("%w\n--- DynamoDB Local output ---\n%s", err, out.String())
+		return harness.WithOutput(err, "DynamoDB Local", out)
 	}
 	return nil
 }

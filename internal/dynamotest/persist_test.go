@@ -14,6 +14,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/fundsvc/fundsvc/internal/harness"
 )
 
 func TestStartPersistentKillRestart(t *testing.T) {
@@ -46,7 +48,7 @@ func TestStartPersistentKillRestart(t *testing.T) {
 	s.Kill() // a second Kill must not block or panic
 
 	t.Run("Kill leaves no process of the server behind", func(t *testing.T) {
-		if processGroupExists(pid) {
+		if harness.ProcessGroupExists(pid) {
 			t.Errorf("process group %d still exists after Kill", pid)
 		}
 	})
@@ -80,7 +82,7 @@ func TestStartPersistentKillRestart(t *testing.T) {
 		if err := s.Restart(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if processGroupExists(old) {
+		if harness.ProcessGroupExists(old) {
 			t.Errorf("process group %d of the previous process still exists", old)
 		}
 		if err := getItem(ctx, client, table, "DOC#1", "ITEM#C"); err != nil {
@@ -93,7 +95,7 @@ func TestStartPersistentKillRestart(t *testing.T) {
 		s.Stop()
 		s.Stop()
 		s.Kill() // after Stop: nothing to do
-		if processGroupExists(pid) {
+		if harness.ProcessGroupExists(pid) {
 			t.Errorf("process group %d still exists after Stop", pid)
 		}
 	})

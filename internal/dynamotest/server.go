@@ -13,11 +13,9 @@
 package dynamotest
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,6 +28,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/smithy-go/middleware"
+
+	"github.com/fundsvc/fundsvc/internal/harness"
 )
 
 const (
@@ -64,7 +64,7 @@ type Server struct {
 
 	// cmd is nil when the server was not started by this process.
 	cmd      *exec.Cmd
-	exited   chan struct{} // closed when cmd has been waited for
+	exited   <-chan struct{} // closed when cmd has been waited for
 	stopOnce sync.Once
 
 	// mu guards cmd, exited and stopOnce, which Restart replaces; see
@@ -89,24 +89,19 @@ func Start(ctx context.Context) (*Server, error) {
 	ctx, cancel := context.WithTimeout(ctx, startTimeout)
 	defer cancel()
 
-	var errs []error
-	for range startAttempts {
-		s, err := startOnce(ctx, java, jar)
-		if err == nil {
-			return s, nil
-		}
-		errs = append(errs, err)
-		if ctx.Err() != nil || !errors.Is(err, errExitedEarly) {
-			break
-		}
+	s, err := harness.Retry(ctx, startAttempts, errExitedEarly, func() (*Server, error) {
+		return startOnce(ctx, java, jar)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("start DynamoDB Local: %w", err)
 	}
-	return nil, fmt.Errorf("start DynamoDB Local: %w", errors.Join(errs...))
+	return s, nil
 }
 
 var errExitedEarly = errors.New("DynamoDB Local exited during start-up")
 
 func startOnce(ctx context.Context, java, jar string) (*Server, error) {
-	port, err := freePort()
+	port, err := harness.FreePort()
 	if err != nil {
 		return nil, err
 	}
@@ -123,30 +118,22 @@ func startOnce(ctx context.Context, java, jar string) (*Server, error) {
 		"-disableTelemetry",
 	)
 	cmd.Dir = filepath.Dir(jar)
-	out := &tailBuffer{max: 16 << 10}
-	cmd.Stdout = out
-	cmd.Stderr = out
 	// Its own process group, so that Stop can signal the JVM and anything it
 	// spawned at once, and a Ctrl-C at the terminal reaches only the test
-	// binary, whose exit then takes the JVM along (see sysProcAttr).
-	cmd.SysProcAttr = sysProcAttr()
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("run %s: %w", java, err)
+	// binary, whose exit then takes the JVM along (see harness.SysProcAttr).
+	exited, out, err := harness.StartProcess(cmd)
+	if err != nil {
+		return nil, err
 	}
 
 	s := &Server{
 		endpoint: "http://127.0.0.1:" + strconv.Itoa(port),
 		cmd:      cmd,
-		exited:   make(chan struct{}),
+		exited:   exited,
 	}
-	go func() {
-		_ = cmd.Wait() // a killed JVM exits non-zero; Stop caused it
-		close(s.exited)
-	}()
-
 	if err := waitReady(ctx, s.endpoint, s.exited); err != nil {
 		s.Stop()
-		return nil, fmt.Errorf("%w\n--- DynamoDB Local output ---\n%s", err, out.String())
+		return nil, harness.WithOutput(err, "DynamoDB Local", out)
 	}
 	return s, nil
 }
@@ -175,11 +162,11 @@ func (s *Server) Stop() {
 	}
 	s.stopOnce.Do(func() {
 		pid := s.cmd.Process.Pid
-		signalGroup(pid, false)
+		harness.SignalGroup(pid, false)
 		select {
 		case <-s.exited:
 		case <-time.After(stopGrace):
-			signalGroup(pid, true)
+			harness.SignalGroup(pid, true)
 			<-s.exited
 		}
 	})
@@ -217,30 +204,19 @@ func waitReady(ctx context.Context, endpoint string, exited <-chan struct{}) err
 		Region:           region,
 		Credentials:      credentials.NewStaticCredentialsProvider("dynamotest", "dynamotest", ""),
 		BaseEndpoint:     aws.String(endpoint),
-		RetryMaxAttempts: 1, // the loop below is the retry
+		RetryMaxAttempts: 1, // WaitReady is the retry
 	})
-	tick := time.NewTicker(pollInterval)
-	defer tick.Stop()
-	for {
-		attemptCtx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		_, err := client.ListTables(attemptCtx, &dynamodb.ListTablesInput{Limit: aws.Int32(1)})
-		cancel()
-		if err == nil {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("no answer to ListTables (last error: %v): %w", err, ctx.Err())
-		case <-exited:
-			return errExitedEarly
-		case <-tick.C:
-		}
-	}
+	return harness.WaitReady(ctx, pollInterval, exited, errExitedEarly, "no answer to ListTables", func(ctx context.Context) error {
+		ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
+		_, err := client.ListTables(ctx, &dynamodb.ListTablesInput{Limit: aws.Int32(1)})
+		return err
+	})
 }
 
 // locate finds the java binary and the DynamoDB Local jar.
 func locate() (java, jar string, err error) {
-	root, err := repoRoot()
+	root, err := harness.RepoRoot()
 	if err != nil {
 		return "", "", err
 	}
@@ -251,25 +227,6 @@ func locate() (java, jar string, err error) {
 		return "", "", err
 	}
 	return java, jar, nil
-}
-
-// repoRoot walks up from the working directory (a test binary runs in its
-// package's directory) to the directory holding go.mod.
-func repoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("find repository root: no go.mod above the working directory")
-		}
-		dir = parent
-	}
 }
 
 // findJar returns the newest DynamoDB Local under root. The directories are
@@ -300,38 +257,4 @@ func findJava() (string, error) {
 		return "", fmt.Errorf("DynamoDB Local needs Java 17 or later: %w", err)
 	}
 	return java, nil
-}
-
-// freePort asks the kernel for a free port. Another process may take it
-// before DynamoDB Local binds it; Start then tries again.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("find a free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-// tailBuffer keeps the last max bytes written to it, for error messages.
-type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	buf bytes.Buffer
-}
-
-func (b *tailBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.buf.Write(p)
-	if over := b.buf.Len() - b.max; over > 0 {
-		b.buf.Next(over)
-	}
-	return len(p), nil
-}
-
-func (b *tailBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

@@ -17,13 +17,9 @@
 package s3test
 
 import (
-	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -37,6 +33,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/fundsvc/fundsvc/internal/harness"
 )
 
 const (
@@ -65,7 +63,7 @@ type Server struct {
 
 	dir      string // temporary directory: MinIO's data and home
 	cmd      *exec.Cmd
-	exited   chan struct{} // closed when cmd has been waited for
+	exited   <-chan struct{} // closed when cmd has been waited for
 	stopOnce sync.Once
 }
 
@@ -80,28 +78,23 @@ func Start(ctx context.Context) (*Server, error) {
 	ctx, cancel := context.WithTimeout(ctx, startTimeout)
 	defer cancel()
 
-	var errs []error
-	for range startAttempts {
-		s, err := startOnce(ctx, bin)
-		if err == nil {
-			return s, nil
-		}
-		errs = append(errs, err)
-		if ctx.Err() != nil || !errors.Is(err, errExitedEarly) {
-			break
-		}
+	s, err := harness.Retry(ctx, startAttempts, errExitedEarly, func() (*Server, error) {
+		return startOnce(ctx, bin)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("start MinIO: %w", err)
 	}
-	return nil, fmt.Errorf("start MinIO: %w", errors.Join(errs...))
+	return s, nil
 }
 
 var errExitedEarly = errors.New("MinIO exited during start-up")
 
 func startOnce(ctx context.Context, bin string) (_ *Server, err error) {
-	port, err := freePort()
+	port, err := harness.FreePort()
 	if err != nil {
 		return nil, err
 	}
-	consolePort, err := freePort()
+	consolePort, err := harness.FreePort()
 	if err != nil {
 		return nil, err
 	}
@@ -117,11 +110,10 @@ func startOnce(ctx context.Context, bin string) (_ *Server, err error) {
 
 	s := &Server{
 		Endpoint:  "http://127.0.0.1:" + strconv.Itoa(port),
-		AccessKey: randomHex(8),
-		SecretKey: randomHex(16),
+		AccessKey: harness.RandomHex(8),
+		SecretKey: harness.RandomHex(16),
 		Region:    region,
 		dir:       dir,
-		exited:    make(chan struct{}),
 	}
 	s.cmd = exec.Command(bin, "server", filepath.Join(dir, "data"),
 		"--address", "127.0.0.1:"+strconv.Itoa(port),
@@ -135,23 +127,16 @@ func startOnce(ctx context.Context, bin string) (_ *Server, err error) {
 		"MINIO_ROOT_PASSWORD="+s.SecretKey,
 		"MINIO_BROWSER=off", // no web console
 	)
-	out := &tailBuffer{max: 16 << 10}
-	s.cmd.Stdout = out
-	s.cmd.Stderr = out
 	// Its own process group, which Stop kills; on Linux the kernel also
-	// kills MinIO if the test binary dies first (see sysProcAttr).
-	s.cmd.SysProcAttr = sysProcAttr()
-	if err := s.cmd.Start(); err != nil {
-		return nil, fmt.Errorf("run %s: %w", bin, err)
+	// kills MinIO if the test binary dies first (see harness.SysProcAttr).
+	exited, out, err := harness.StartProcess(s.cmd)
+	if err != nil {
+		return nil, err
 	}
-	go func() {
-		_ = s.cmd.Wait() // a killed MinIO exits non-zero; Stop caused it
-		close(s.exited)
-	}()
-
+	s.exited = exited
 	if err := waitReady(ctx, s.Endpoint, s.exited); err != nil {
 		s.kill()
-		return nil, fmt.Errorf("%w\n--- MinIO output ---\n%s", err, out.String())
+		return nil, harness.WithOutput(err, "MinIO", out)
 	}
 	return s, nil
 }
@@ -168,7 +153,7 @@ func (s *Server) Stop() {
 // kill kills MinIO's process group and waits for MinIO to exit. The data is
 // thrown away, so there is no point in a graceful shutdown.
 func (s *Server) kill() {
-	signalGroup(s.cmd.Process.Pid)
+	harness.SignalGroup(s.cmd.Process.Pid, true)
 	<-s.exited
 }
 
@@ -215,7 +200,7 @@ func bucketName(testName string) string {
 	if len(middle) > maxMiddle {
 		middle = middle[:maxMiddle]
 	}
-	return prefix + middle + "-" + randomHex(6)
+	return prefix + middle + "-" + harness.RandomHex(6)
 }
 
 // waitReady polls MinIO's readiness probe until it answers 200 OK, ctx ends
@@ -223,21 +208,9 @@ func bucketName(testName string) string {
 func waitReady(ctx context.Context, endpoint string, exited <-chan struct{}) error {
 	url := endpoint + "/minio/health/ready"
 	client := &http.Client{Timeout: 2 * time.Second}
-	tick := time.NewTicker(pollInterval)
-	defer tick.Stop()
-	for {
-		err := probe(ctx, client, url)
-		if err == nil {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("not ready (last error: %v): %w", err, ctx.Err())
-		case <-exited:
-			return errExitedEarly
-		case <-tick.C:
-		}
-	}
+	return harness.WaitReady(ctx, pollInterval, exited, errExitedEarly, "not ready", func(ctx context.Context) error {
+		return probe(ctx, client, url)
+	})
 }
 
 func probe(ctx context.Context, client *http.Client, url string) error {
@@ -256,68 +229,16 @@ func probe(ctx context.Context, client *http.Client, url string) error {
 	return nil
 }
 
-// locate returns tools/bin/minio under the repository root, the directory
-// holding go.mod above the working directory (a test binary runs in its
-// package's directory).
+// locate returns tools/bin/minio under the repository root (see
+// harness.RepoRoot).
 func locate() (string, error) {
-	dir, err := os.Getwd()
+	root, err := harness.RepoRoot()
 	if err != nil {
 		return "", err
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("find repository root: no go.mod above the working directory")
-		}
-		dir = parent
-	}
-	bin := filepath.Join(dir, binPath)
+	bin := filepath.Join(root, binPath)
 	if _, err := os.Stat(bin); err != nil {
 		return "", fmt.Errorf("MinIO not found at %s: run `make tools`", bin)
 	}
 	return bin, nil
-}
-
-// freePort asks the kernel for a free loopback port. Another process may
-// take it before MinIO binds it; Start then tries again.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("find a free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-// randomHex returns n random bytes in hex.
-func randomHex(n int) string {
-	b := make([]byte, n)
-	rand.Read(b) // never fails (crypto/rand, Go 1.24 and later)
-	return hex.EncodeToString(b)
-}
-
-// tailBuffer keeps the last max bytes written to it, for error messages.
-type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	buf bytes.Buffer
-}
-
-func (b *tailBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.buf.Write(p)
-	if over := b.buf.Len() - b.max; over > 0 {
-		b.buf.Next(over)
-	}
-	return len(p), nil
-}
-
-func (b *tailBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

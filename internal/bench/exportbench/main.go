@@ -158,7 +158,7 @@ func benchDocument(i, positions, version int) fund.Document {
 	d := fund.Document{
 		ID: fmt.Sprintf("DOC_%06d", i), FundID: fmt.Sprintf("FUND_%04d", f),
 		Kind: fund.KindCapitalAccountStatement, Title: fmt.Sprintf("Statement %d v%d", i, version),
-		AsOf: fund.MustDate(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, i%700).Format("2006-01-02")),
+		AsOf:     fund.MustDate(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, i%700).Format("2006-01-02")),
 		Currency: "USD", CreatedBy: "exportbench",
 		CapitalActivity: &fund.CapitalActivity{Amount: m(100000 + i), Status: fund.StatusCompleted,
 			Date: fund.MustDate("2024-01-15"), Description: "bench"},

@@ -1,5 +1,0 @@
-//go:build !unix
-
-package dynamotest
-
-func processGroupExists(int) bool { return false }
