@@ -249,10 +249,13 @@ func (o *s3Object) Close() error {
 	return err
 }
 
+// Abort fails the upload through its body, so the upload manager aborts
+// the multipart upload while its context is still live; cancelling first
+// would leave the parts pending.
 func (o *s3Object) Abort() {
-	o.cancel()
 	_ = o.pw.CloseWithError(errors.New("export aborted"))
 	<-o.done
+	o.cancel()
 }
 
 func (s *s3Sink) Put(ctx context.Context, key string, data []byte) error {
