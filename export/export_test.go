@@ -95,9 +95,9 @@ func loadPortfolio(t *testing.T, s *service, seed uint64) {
 }
 
 // extremeDocument holds the largest and the most precise amounts the API
-// accepts, and the most negative capital activity.
+// accepts, the most negative capital activity, and the earliest date.
 var extremeDocument = map[string]any{
-	"fundId": "FUND_A", "kind": "capital_account_statement", "title": "limits", "asOf": "2026-06-30", "currency": "USD",
+	"fundId": "FUND_A", "kind": "capital_account_statement", "title": "limits", "asOf": "1900-01-01", "currency": "USD",
 	"capitalActivity": map[string]any{"amount": "-999999999999999.9999", "status": "Pending", "date": "2026-06-30", "description": "most negative"},
 	"positions": []map[string]any{
 		{"positionId": "P_FUND_A_1", "investorId": "INV_1",
@@ -223,7 +223,7 @@ func TestSnapshotMatchesAPI(t *testing.T) {
 }
 
 // TestLimitsExportExactly reads back, through DuckDB, the largest and the
-// most precise amounts the API accepts.
+// most precise amounts the API accepts, and its earliest date.
 func TestLimitsExportExactly(t *testing.T) {
 	s := newService(t)
 	s.call(t, http.MethodPut, "/v1/documents/DOC_EXTREME", extremeDocument, http.StatusCreated)
@@ -236,12 +236,18 @@ func TestLimitsExportExactly(t *testing.T) {
 		UNION ALL SELECT 'unfunded', amount::VARCHAR, typeof(amount) FROM unfunded_commitments
 		UNION ALL SELECT 'commitment', commitment::VARCHAR, typeof(commitment) FROM unfunded_commitments
 		UNION ALL SELECT 'activity', amount::VARCHAR, typeof(amount) FROM capital_activities
+		UNION ALL SELECT 'as of', as_of::VARCHAR, typeof(as_of) FROM documents
+		UNION ALL SELECT 'first as of', first_as_of::VARCHAR, typeof(first_as_of) FROM positions
+		UNION ALL SELECT 'last as of', last_as_of::VARCHAR, typeof(last_as_of) FROM positions
 		ORDER BY 1`)
 	want := [][]string{
 		{"activity", "-999999999999999.9999", "DECIMAL(19,4)"},
+		{"as of", "1900-01-01", "DATE"},
 		{"call", "999999999999999.9999", "DECIMAL(19,4)"},
 		{"commitment", "999999999999999.9999", "DECIMAL(19,4)"},
 		{"distribution", "0.0001", "DECIMAL(19,4)"},
+		{"first as of", "1900-01-01", "DATE"},
+		{"last as of", "1900-01-01", "DATE"},
 		{"unfunded", "999999999999999.9999", "DECIMAL(19,4)"},
 		{"withholding", "0.0001", "DECIMAL(19,4)"},
 	}

@@ -226,10 +226,10 @@ func (x *exporter) writePositions(ctx context.Context, w *datasetWriter[position
 				lastDoc = r.DocumentID
 				p.DocumentCount++
 			}
-			if p.FirstAsOf == 0 && p.DocumentCount == 1 || r.AsOf < p.FirstAsOf {
-				p.FirstAsOf = r.AsOf
+			if p.DocumentCount == 1 { // the first document (dates before 1970 are negative)
+				p.FirstAsOf, p.LastAsOf = r.AsOf, r.AsOf
 			}
-			p.LastAsOf = max(p.LastAsOf, r.AsOf)
+			p.FirstAsOf, p.LastAsOf = min(p.FirstAsOf, r.AsOf), max(p.LastAsOf, r.AsOf)
 		}
 		if p.DocumentCount > 0 {
 			if err := w.write(ctx, p); err != nil {
