@@ -35,7 +35,7 @@ type Config struct {
 	// RowGroupRows caps the rows of one Parquet row group (default 1,048,576).
 	RowGroupRows int64
 	// MemoryRows caps the rows held in memory by the sort before the largest
-	// buffer is spilled to disk (default 100,000).
+	// buffer is spilled to disk (default 32,768, about 10 MB).
 	MemoryRows int
 	// Compression is "zstd" (default) or "snappy".
 	Compression string
@@ -206,7 +206,7 @@ func (c *Config) defaults() {
 		c.RowGroupRows = 1 << 20
 	}
 	if c.MemoryRows <= 0 {
-		c.MemoryRows = 100_000
+		c.MemoryRows = 32_768
 	}
 	if c.Compression == "" {
 		c.Compression = "zstd"
