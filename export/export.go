@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/guregu/dynamo/v2"
 	"golang.org/x/sync/errgroup"
@@ -248,12 +249,22 @@ func (x *exporter) scan(ctx context.Context) error {
 			// read it is seen with every record its commit wrote.
 			it := x.cfg.Table.Scan().Segment(seg, x.cfg.Segments).Consistent(true).Iter()
 			for {
-				var item fund.Item
-				if !it.Next(wctx, &item) {
+				// Raw first: the table holds records that are not entities
+				// (idempotency records store Status as a number), and only
+				// exported types are decoded.
+				var raw dynamo.Item
+				if !it.Next(wctx, &raw) {
 					break
 				}
 				x.items.Add(1)
 				x.cfg.Progress.ItemsScanned.Add(1)
+				if !exported(raw) {
+					continue
+				}
+				var item fund.Item
+				if err := dynamo.UnmarshalItem(raw, &item); err != nil {
+					return fmt.Errorf("export: decode item %v / %v: %w", raw[fund.AttrPK], raw[fund.AttrSK], err)
+				}
 				row, err := classify(&item)
 				if err != nil {
 					return err
@@ -287,6 +298,18 @@ func (x *exporter) scan(ctx context.Context) error {
 		return nil
 	})
 	return g.Wait()
+}
+
+// exportedTypes are the entities classify may turn into rows.
+var exportedTypes = map[string]bool{
+	fund.TypeHead: true, fund.TypeDocument: true, fund.TypeCapitalActivity: true, fund.TypePosition: true,
+	fund.TypeCapitalCall: true, fund.TypeDistribution: true, fund.TypeUnfundedCommitment: true,
+}
+
+// exported reports whether a raw item is of an exported type.
+func exported(raw dynamo.Item) bool {
+	t, ok := raw["Type"].(*types.AttributeValueMemberS)
+	return ok && exportedTypes[t.Value]
 }
 
 // classify turns a stored item into the row it contributes, or nil.

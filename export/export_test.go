@@ -91,18 +91,21 @@ func loadPortfolio(t *testing.T, s *service, seed uint64) {
 			s.call(t, http.MethodPut, "/v1/documents/"+id, body, 0)
 		}
 	}
-	s.call(t, http.MethodPut, "/v1/documents/DOC_EXTREME", extremeDocument, 0)
+	// With an Idempotency-Key, so the table also holds an idempotency
+	// record: not an entity, and one the export must pass over.
+	s.call(t, http.MethodPut, "/v1/documents/DOC_EXTREME", extremeDocument, 0, "Idempotency-Key", fmt.Sprintf("extreme-%d", seed))
 }
 
 // extremeDocument holds the largest and the most precise amounts the API
-// accepts, the most negative capital activity, and the earliest date.
+// accepts, the most negative capital activity, the earliest and the latest
+// dates, and the date that is 0 days from 1970-01-01.
 var extremeDocument = map[string]any{
 	"fundId": "FUND_A", "kind": "capital_account_statement", "title": "limits", "asOf": "1900-01-01", "currency": "USD",
 	"capitalActivity": map[string]any{"amount": "-999999999999999.9999", "status": "Pending", "date": "2026-06-30", "description": "most negative"},
 	"positions": []map[string]any{
 		{"positionId": "P_FUND_A_1", "investorId": "INV_1",
-			"capitalCall":        map[string]any{"amount": "999999999999999.9999", "status": "Pending", "dueDate": "2026-07-31"},
-			"distribution":       map[string]any{"amount": "0.0001", "status": "Completed", "date": "2026-06-30", "withholding": "0.0001"},
+			"capitalCall":        map[string]any{"amount": "999999999999999.9999", "status": "Pending", "dueDate": "1970-01-01"},
+			"distribution":       map[string]any{"amount": "0.0001", "status": "Completed", "date": "9999-12-31", "withholding": "0.0001"},
 			"unfundedCommitment": map[string]any{"amount": "999999999999999.9999", "commitment": "999999999999999.9999"}},
 	},
 }
@@ -223,12 +226,13 @@ func TestSnapshotMatchesAPI(t *testing.T) {
 }
 
 // TestLimitsExportExactly reads back, through DuckDB, the largest and the
-// most precise amounts the API accepts, and its earliest date.
+// most precise amounts the API accepts, and its extreme dates, through a
+// sort that spills every row to disk.
 func TestLimitsExportExactly(t *testing.T) {
 	s := newService(t)
 	s.call(t, http.MethodPut, "/v1/documents/DOC_EXTREME", extremeDocument, http.StatusCreated)
 	sink, dir := dirSink(t)
-	runExport(t, s.Env, sink, nil)
+	runExport(t, s.Env, sink, func(c *export.Config) { c.MemoryRows = 1 })
 	got := duck(t, views(t, dir, ""), `
 		SELECT 'call', amount::VARCHAR, typeof(amount) FROM capital_calls
 		UNION ALL SELECT 'distribution', amount::VARCHAR, typeof(amount) FROM distributions
@@ -237,6 +241,8 @@ func TestLimitsExportExactly(t *testing.T) {
 		UNION ALL SELECT 'commitment', commitment::VARCHAR, typeof(commitment) FROM unfunded_commitments
 		UNION ALL SELECT 'activity', amount::VARCHAR, typeof(amount) FROM capital_activities
 		UNION ALL SELECT 'as of', as_of::VARCHAR, typeof(as_of) FROM documents
+		UNION ALL SELECT 'due date', due_date::VARCHAR, typeof(due_date) FROM capital_calls
+		UNION ALL SELECT 'payment date', payment_date::VARCHAR, typeof(payment_date) FROM distributions
 		UNION ALL SELECT 'first as of', first_as_of::VARCHAR, typeof(first_as_of) FROM positions
 		UNION ALL SELECT 'last as of', last_as_of::VARCHAR, typeof(last_as_of) FROM positions
 		ORDER BY 1`)
@@ -246,8 +252,10 @@ func TestLimitsExportExactly(t *testing.T) {
 		{"call", "999999999999999.9999", "DECIMAL(19,4)"},
 		{"commitment", "999999999999999.9999", "DECIMAL(19,4)"},
 		{"distribution", "0.0001", "DECIMAL(19,4)"},
+		{"due date", "1970-01-01", "DATE"},
 		{"first as of", "1900-01-01", "DATE"},
 		{"last as of", "1900-01-01", "DATE"},
+		{"payment date", "9999-12-31", "DATE"},
 		{"unfunded", "999999999999999.9999", "DECIMAL(19,4)"},
 		{"withholding", "0.0001", "DECIMAL(19,4)"},
 	}

@@ -54,9 +54,10 @@ func newService(t *testing.T) *service {
 	return &service{Env: env, url: srv.URL, token: tok}
 }
 
-// call sends one request and decodes the JSON answer; it fails t unless the
-// status is want (any 2xx for 0).
-func (s *service) call(t *testing.T, method, path string, body any, want int) map[string]any {
+// call sends one request, with headers given as name-value pairs, and
+// decodes the JSON answer; it fails t unless the status is want (any 2xx
+// for 0).
+func (s *service) call(t *testing.T, method, path string, body any, want int, headers ...string) map[string]any {
 	t.Helper()
 	var rd io.Reader
 	if body != nil {
@@ -72,6 +73,9 @@ func (s *service) call(t *testing.T, method, path string, body any, want int) ma
 	}
 	req.Header.Set("Authorization", "Bearer "+s.token)
 	req.Header.Set("Content-Type", "application/json")
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -193,11 +193,15 @@ type positionRef struct {
 
 // Conversions from stored items.
 
-var epochDay = time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC)
-
-// days is a fund.Date as a Parquet DATE.
+// days is a fund.Date as a Parquet DATE: days since 1970-01-01. (Not
+// through time.Duration, which ends in 2262.)
 func days(d fund.Date) int32 {
-	return int32(d.Time().Sub(epochDay).Hours() / 24)
+	secs := d.Time().Unix()
+	n := secs / 86400
+	if secs%86400 < 0 {
+		n-- // floor, for dates before 1970 (dates are midnights, so exact anyway)
+	}
+	return int32(n)
 }
 
 // optDays is an optional date.

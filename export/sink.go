@@ -91,6 +91,11 @@ func (d *dirSink) Create(_ context.Context, key string) (Object, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := f.Chmod(0o644); err != nil { // CreateTemp makes 0600; readers are other users
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
+	}
 	return &fileObject{f: f, final: final}, nil
 }
 
@@ -217,7 +222,9 @@ const (
 )
 
 func (s *s3Sink) Create(ctx context.Context, key string) (Object, error) {
-	ctx, cancel := context.WithCancel(ctx)
+	// Not cancelled with the run: an upload the run gives up on must still
+	// be able to send its AbortMultipartUpload.
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	pr, pw := io.Pipe()
 	o := &s3Object{pw: pw, cancel: cancel, done: make(chan error, 1)}
 	up := manager.NewUploader(s.client, func(u *manager.Uploader) {

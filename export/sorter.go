@@ -3,7 +3,7 @@ package export
 import (
 	"bufio"
 	"container/heap"
-	"encoding/gob"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,7 +13,9 @@ import (
 
 // sorter is an external merge sort: rows are buffered in memory, and when
 // the exporter's row budget is spent the largest buffer is sorted and
-// spilled to a run file (gob) in a temporary directory. Reading merges the
+// spilled to a run file (JSON lines) in a temporary directory. Not gob:
+// gob drops zero values, so a pointer to 0 (an optional DATE of
+// 1970-01-01) would come back as nil. Reading merges the
 // runs and the buffer in order, so memory depends on the budget and the
 // number of runs, never on the size of the table.
 type sorter[T any] struct {
@@ -40,12 +42,12 @@ func (s *sorter[T]) spill() error {
 		return nil
 	}
 	s.sortBuffer()
-	f, err := os.CreateTemp(s.dir, s.name+"-run-*.gob")
+	f, err := os.CreateTemp(s.dir, s.name+"-run-*.jsonl")
 	if err != nil {
 		return fmt.Errorf("spill %s: %w", s.name, err)
 	}
 	w := bufio.NewWriterSize(f, 256<<10)
-	enc := gob.NewEncoder(w)
+	enc := json.NewEncoder(w)
 	for i := range s.buf {
 		if err := enc.Encode(&s.buf[i]); err != nil {
 			f.Close()
@@ -76,7 +78,7 @@ func (s *sorter[T]) iterate() (*merge[T], error) {
 			m.Close()
 			return nil, fmt.Errorf("read %s run: %w", s.name, err)
 		}
-		src := &runReader[T]{f: f, dec: gob.NewDecoder(bufio.NewReaderSize(f, 64<<10))}
+		src := &runReader[T]{dec: json.NewDecoder(bufio.NewReaderSize(f, 64<<10))}
 		m.closers = append(m.closers, f)
 		if err := m.push(src); err != nil {
 			m.Close()
@@ -104,12 +106,11 @@ type source[T any] interface {
 }
 
 type runReader[T any] struct {
-	f   *os.File
-	dec *gob.Decoder
+	dec *json.Decoder
 }
 
 func (r *runReader[T]) next() (T, bool, error) {
-	var row T // fresh each time: gob leaves absent (zero or nil) fields alone
+	var row T // fresh each time: a decoder leaves absent fields alone
 	err := r.dec.Decode(&row)
 	if errors.Is(err, io.EOF) {
 		return row, false, nil

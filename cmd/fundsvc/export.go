@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -99,9 +100,9 @@ func runExport(ctx context.Context, cfg config.Config, f exportFlags, store *fun
 			log.Info("dataset written", "dataset", e.Dataset, "rows", e.Rows, "bytes", e.Bytes, "files", e.Files)
 		}
 	}
+	stop := func() {}
 	if bar {
-		stop := drawBar(stdout, progress)
-		defer stop()
+		stop = drawBar(stdout, progress)
 		onEvent = nil
 	}
 	m, err := export.Run(ctx, export.Config{
@@ -109,6 +110,7 @@ func runExport(ctx context.Context, cfg config.Config, f exportFlags, store *fun
 		TargetFileBytes: cfg.ExportFileBytes, Compression: cfg.ExportCompression,
 		Progress: progress, OnEvent: onEvent,
 	})
+	stop() // the bar's last line ends before anything else is written
 	if err != nil {
 		return err
 	}
@@ -118,7 +120,7 @@ func runExport(ctx context.Context, cfg config.Config, f exportFlags, store *fun
 		rows, size = rows+d.Rows, size+d.Bytes
 	}
 	if bar {
-		fmt.Fprintf(stdout, "\nsnapshot %s published to %s: %d items scanned, %d rows, %s in %d datasets, %.1fs\n",
+		fmt.Fprintf(stdout, "snapshot %s published to %s: %d items scanned, %d rows, %s in %d datasets, %.1fs\n",
 			m.SnapshotDate, sink.URI(export.ManifestKey(date)), m.ItemsScanned, rows, megabytes(size), len(m.Datasets), elapsed.Seconds())
 		return nil
 	}
@@ -151,7 +153,8 @@ func s3Client(ctx context.Context, cfg config.Config, getenv func(string) string
 	}), nil
 }
 
-// drawBar redraws one status line until stop is called.
+// drawBar redraws one status line until stop is called; stop draws it a
+// last time and ends it with a newline.
 func drawBar(w io.Writer, p *export.Progress) (stop func()) {
 	done := make(chan struct{})
 	finished := make(chan struct{})
@@ -166,12 +169,14 @@ func drawBar(w io.Writer, p *export.Progress) (stop func()) {
 				items, rate(items, time.Since(start)), p.RowsWritten.Load(), megabytes(p.BytesWritten.Load()))
 			select {
 			case <-done:
+				fmt.Fprintln(w)
 				return
 			case <-t.C:
 			}
 		}
 	}()
-	return func() { close(done); <-finished }
+	var once sync.Once
+	return func() { once.Do(func() { close(done); <-finished }) }
 }
 
 func isTerminal(w io.Writer) bool {

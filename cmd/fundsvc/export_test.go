@@ -398,14 +398,14 @@ func TestDrawBarShowsTheCounts(t *testing.T) {
 			t.Errorf("first line %q lacks %q", first, w)
 		}
 	}
-	last := lines[len(lines)-1]
+	last := strings.TrimSuffix(lines[len(lines)-1], "\n")
 	for _, w := range []string{"export: 2000 items scanned (", "/s) · 890 rows written · 2.5 MB"} {
 		if !strings.Contains(last, w) {
 			t.Errorf("last line %q lacks %q", last, w)
 		}
 	}
-	if strings.Contains(got, "\n") {
-		t.Errorf("the bar wrote a newline: %q", got)
+	if strings.Count(got, "\n") != 1 || !strings.HasSuffix(got, "\n") {
+		t.Errorf("the bar's lines are not ended by exactly one final newline: %q", got)
 	}
 	if after := out.String(); after != got {
 		t.Errorf("the bar drew after stop returned: %q", strings.TrimPrefix(after, got))
