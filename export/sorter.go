@@ -13,11 +13,11 @@ import (
 
 // sorter is an external merge sort: rows are buffered in memory, and when
 // the exporter's row budget is spent the largest buffer is sorted and
-// spilled to a run file (JSON lines) in a temporary directory. Not gob:
-// gob drops zero values, so a pointer to 0 (an optional DATE of
-// 1970-01-01) would come back as nil. Reading merges the
-// runs and the buffer in order, so memory depends on the budget and the
-// number of runs, never on the size of the table.
+// spilled to a run file (JSON lines) in a temporary directory. (Not gob,
+// which drops zero values: a pointer to 0, an optional DATE of 1970-01-01,
+// would come back nil.) Reading merges all runs and the buffer in one
+// pass, so memory depends on the budget and on the number of runs (a
+// 64 KiB read buffer each), which grows with the table.
 type sorter[T any] struct {
 	name string
 	cmp  func(a, b *T) int
