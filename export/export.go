@@ -324,11 +324,11 @@ func classify(it *fund.Item) (any, error) {
 		return headRow{FundID: it.FundID, DocumentID: it.DocumentID, Version: int32(it.Version), CommitID: it.CommitID}, nil
 
 	case it.Type == fund.TypeDocument && strings.HasPrefix(it.PK, "DOC#") && it.SK != fund.DocumentLatestSK:
-		return documentVersionRow{
+		return documentVersionRow{documentRow: documentRow{
 			FundID: it.FundID, DocumentID: it.DocumentID, Kind: it.Kind, Title: it.Title,
 			AsOf: days(it.AsOf), Currency: it.Currency, PositionCount: int32(it.PositionCount),
 			Version: int32(it.Version), CommitID: it.CommitID, CreatedAt: it.CreatedAt.UTC(), CreatedBy: it.CreatedBy,
-		}, nil
+		}}, nil
 
 	case it.Type == fund.TypeCapitalActivity && strings.HasPrefix(it.PK, "DOC#") && it.SK != fund.CapitalActivityLatestSK:
 		r := capitalActivityRow{

@@ -44,30 +44,10 @@ type documentRow struct {
 }
 
 // documentVersionRow is a documentRow that says whether it is the latest.
-// (Not an embedded documentRow: gob, which spills rows of the sort to disk,
-// skips embedded fields of unexported types.)
+// Parquet and the sort's JSON spill files both flatten the embedded row.
 type documentVersionRow struct {
-	FundID        string    `parquet:"fund_id,dict"`
-	DocumentID    string    `parquet:"document_id"`
-	Kind          string    `parquet:"kind,dict"`
-	Title         string    `parquet:"title"`
-	AsOf          int32     `parquet:"as_of,date"`
-	Currency      string    `parquet:"currency,dict"`
-	PositionCount int32     `parquet:"position_count"`
-	Version       int32     `parquet:"version"`
-	CommitID      string    `parquet:"commit_id"`
-	CreatedAt     time.Time `parquet:"created_at,timestamp(millisecond)"`
-	CreatedBy     string    `parquet:"created_by,dict"`
-	IsLatest      bool      `parquet:"is_latest"`
-}
-
-// document is the version as a row of documents.
-func (r *documentVersionRow) document() documentRow {
-	return documentRow{
-		FundID: r.FundID, DocumentID: r.DocumentID, Kind: r.Kind, Title: r.Title, AsOf: r.AsOf,
-		Currency: r.Currency, PositionCount: r.PositionCount, Version: r.Version, CommitID: r.CommitID,
-		CreatedAt: r.CreatedAt, CreatedBy: r.CreatedBy,
-	}
+	documentRow
+	IsLatest bool `parquet:"is_latest"`
 }
 
 // capitalActivityRow is the capital activity of a document's latest version.

@@ -118,7 +118,7 @@ func (x *exporter) write(ctx context.Context) ([]DatasetManifest, error) {
 			if !r.IsLatest {
 				return nil
 			}
-			return docs.write(ctx, r.document())
+			return docs.write(ctx, r.documentRow)
 		})
 	s.versions.remove()
 	if err := step(err, docs, versions); err != nil {
