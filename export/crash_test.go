@@ -104,16 +104,7 @@ func TestExportSurvivesSIGKILL(t *testing.T) {
 	}
 	read := func() state {
 		t.Helper()
-		root := mirror(t, client, bucket)
-		var sql []string
-		for _, name := range export.Datasets {
-			sql = append(sql, fmt.Sprintf(
-				"SELECT '%s', count(*)::VARCHAR || ':' || coalesce(md5(string_agg(t::VARCHAR, '|' ORDER BY t::VARCHAR)), '') FROM %s t", name, name))
-		}
-		st := state{tables: map[string]string{}}
-		for _, row := range duck(t, views(t, root, bucket+"/lake"), strings.Join(sql, " UNION ALL ")) {
-			st.tables[row[0]] = row[1]
-		}
+		st := state{tables: fingerprints(t, mirror(t, client, bucket), bucket+"/lake")}
 		if b, err := sink.Get(context.Background(), export.ManifestKey(snapshotDate)); err == nil {
 			st.manifest = manifestRun(t, b)
 		}

@@ -50,9 +50,10 @@ func TestDDLGolden(t *testing.T) {
 	golden(t, "ddl.golden.sql", export.AllDDL("s3://lake/fundsvc/"))
 }
 
-// fingerprints reads every published table of a local destination and
-// returns, per dataset, its row count and a digest of all its rows.
-func fingerprints(t *testing.T, dir string) map[string]string {
+// fingerprints reads every published table of a destination under root
+// (see published) and returns, per dataset, its row count and a digest of
+// all its rows.
+func fingerprints(t *testing.T, root, prefix string) map[string]string {
 	t.Helper()
 	var sql []string
 	for _, name := range export.Datasets {
@@ -60,7 +61,7 @@ func fingerprints(t *testing.T, dir string) map[string]string {
 			"SELECT '%s', count(*)::VARCHAR || ':' || coalesce(md5(string_agg(t::VARCHAR, '|' ORDER BY t::VARCHAR)), '') FROM %s t", name, name))
 	}
 	out := map[string]string{}
-	for _, row := range duck(t, views(t, dir, ""), strings.Join(sql, " UNION ALL ")) {
+	for _, row := range duck(t, views(t, root, prefix), strings.Join(sql, " UNION ALL ")) {
 		out[row[0]] = row[1]
 	}
 	return out
@@ -104,7 +105,7 @@ func TestOnlyCommittedRowsAreExported(t *testing.T) {
 	dirty, dirtyDir := dirSink(t)
 	runExport(t, e, dirty, nil)
 
-	want, got := fingerprints(t, cleanDir), fingerprints(t, dirtyDir)
+	want, got := fingerprints(t, cleanDir, ""), fingerprints(t, dirtyDir, "")
 	for _, name := range export.Datasets {
 		if got[name] != want[name] {
 			t.Errorf("%s: %s with the debris, %s without", name, got[name], want[name])
@@ -131,7 +132,7 @@ func TestFilesAreSortedRolledAndCompressed(t *testing.T) {
 		c.TargetFileBytes, c.MemoryRows, c.Segments, c.Compression = target, 7, 5, "snappy"
 	})
 
-	if a, b := fingerprints(t, plainDir), fingerprints(t, smallDir); fmt.Sprint(a) != fmt.Sprint(b) {
+	if a, b := fingerprints(t, plainDir, ""), fingerprints(t, smallDir, ""); fmt.Sprint(a) != fmt.Sprint(b) {
 		t.Fatalf("the same table exported differently:\n%v\n%v", a, b)
 	}
 
