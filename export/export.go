@@ -117,6 +117,14 @@ type FileManifest struct {
 	Bytes int64  `json:"bytes"`
 }
 
+// Totals are the rows and bytes of every dataset of m.
+func (m *Manifest) Totals() (rows, bytes int64) {
+	for _, d := range m.Datasets {
+		rows, bytes = rows+d.Rows, bytes+d.Bytes
+	}
+	return rows, bytes
+}
+
 // Dataset returns the named dataset of m.
 func (m *Manifest) Dataset(name string) (DatasetManifest, bool) {
 	for _, d := range m.Datasets {
@@ -413,10 +421,7 @@ func (x *exporter) publish(ctx context.Context, m *Manifest) error {
 	if err := x.cfg.Sink.Put(ctx, ManifestKey(x.cfg.Date), append(body, '\n')); err != nil {
 		return fmt.Errorf("export: publish manifest: %w", err)
 	}
-	var rows, size int64
-	for _, d := range m.Datasets {
-		rows, size = rows+d.Rows, size+d.Bytes
-	}
+	rows, size := m.Totals()
 	x.event(Event{Kind: EventManifest, Rows: rows, Bytes: size})
 
 	for _, name := range Datasets {

@@ -115,10 +115,7 @@ func runExport(ctx context.Context, cfg config.Config, f exportFlags, store *fun
 		return err
 	}
 	elapsed := m.FinishedAt.Sub(m.StartedAt)
-	var rows, size int64
-	for _, d := range m.Datasets {
-		rows, size = rows+d.Rows, size+d.Bytes
-	}
+	rows, size := m.Totals()
 	if bar {
 		fmt.Fprintf(stdout, "snapshot %s published to %s: %d items scanned, %d rows, %s in %d datasets, %.1fs\n",
 			m.SnapshotDate, sink.URI(export.ManifestKey(date)), m.ItemsScanned, rows, megabytes(size), len(m.Datasets), elapsed.Seconds())
