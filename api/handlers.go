@@ -618,7 +618,7 @@ func (s *server) positionItems(c *gin.Context, pos string, kind fund.ItemKind, q
 		writeError(c, err)
 		return
 	}
-	notFound := fund.Errorf(fund.ENOTFOUND, "position %s not found", pos)
+	notFound := positionNotFound(pos)
 	for _, it := range items {
 		if !mayRead(principal(c), it) {
 			writeError(c, notFound)
@@ -675,8 +675,89 @@ func (s *server) listPositionCapitalCalls(c *gin.Context) {
 // mayRead reports whether p may see a position item: an investor its own
 // investor's, an admin those of its funds.
 func mayRead(p Principal, it fund.PositionItem) bool {
+	return mayReadPosition(p, it.FundID, it.InvestorID)
+}
+
+// mayReadPosition reports whether p may see a position of fundID held by
+// investorID.
+func mayReadPosition(p Principal, fundID, investorID string) bool {
 	if p.Role == RoleInvestor {
-		return it.InvestorID == p.Investor
+		return investorID == p.Investor
 	}
-	return p.MayAdminister(it.FundID)
+	return p.MayAdminister(fundID)
+}
+
+func positionNotFound(pos string) error {
+	return fund.Errorf(fund.ENOTFOUND, "position %s not found", pos)
+}
+
+// getPositionSummary sums up a position on the date asOf (every document
+// when absent). Another's position is 404, as an unknown one.
+func (s *server) getPositionSummary(c *gin.Context) {
+	pos, ok := param(c, "positionId")
+	if !ok {
+		return
+	}
+	asOf, ok := dateParam(c, "asOf")
+	if !ok {
+		return
+	}
+	sum, err := s.positions.Summary(c.Request.Context(), pos, asOf)
+	if err == nil && !mayReadPosition(principal(c), sum.FundID, sum.InvestorID) {
+		err = positionNotFound(pos)
+	}
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, toSummary(sum))
+}
+
+// getPositionCashflows lists a position's dated contributions and
+// distributions with running totals, whole: a running total needs every
+// flow before it, and a position has one flow per document at most.
+func (s *server) getPositionCashflows(c *gin.Context) {
+	pos, ok := param(c, "positionId")
+	if !ok {
+		return
+	}
+	asOf, ok := dateParam(c, "asOf")
+	if !ok {
+		return
+	}
+	identity, flows, err := s.positions.Cashflows(c.Request.Context(), pos, asOf)
+	if err == nil && !mayReadPosition(principal(c), identity.FundID, identity.InvestorID) {
+		err = positionNotFound(pos)
+	}
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, toCashflows(identity, asOf, flows))
+}
+
+// getInvestorSummary sums up an investor's positions and totals them per
+// currency. An investor sees its own; an admin the investor's positions in
+// its funds. Nothing visible is 404, as an unknown investor.
+func (s *server) getInvestorSummary(c *gin.Context) {
+	inv, ok := param(c, "investorId")
+	if !ok {
+		return
+	}
+	asOf, ok := dateParam(c, "asOf")
+	if !ok {
+		return
+	}
+	p := principal(c)
+	if p.Role == RoleInvestor && p.Investor != inv {
+		writeError(c, fund.Errorf(fund.ENOTFOUND, "investor %s not found", inv))
+		return
+	}
+	keep := func(r positions.Registered) bool { return mayReadPosition(p, r.FundID, r.InvestorID) }
+	sum, err := s.positions.InvestorSummary(c.Request.Context(), inv, asOf, keep)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, toInvestorSummary(sum))
 }

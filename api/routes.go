@@ -121,8 +121,11 @@ func (s *server) routes(r *gin.Engine) {
 
 	// Investor portals, for their own investor; admins within their funds.
 	v1.GET("/investors/:investorId/positions", s.listInvestorPositions)
+	v1.GET("/investors/:investorId/summary", s.getInvestorSummary)
 	v1.GET("/positions/:positionId", s.listPositionItems)
 	v1.GET("/positions/:positionId/capital-calls", s.listPositionCapitalCalls)
+	v1.GET("/positions/:positionId/summary", s.getPositionSummary)
+	v1.GET("/positions/:positionId/cashflows", s.getPositionCashflows)
 }
 
 // deadline bounds every request's work.

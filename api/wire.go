@@ -475,3 +475,163 @@ type page[T any] struct {
 	Items []T    `json:"items"`
 	Next  string `json:"next,omitempty"`
 }
+
+// byStatusWire is an amount split by status.
+type byStatusWire struct {
+	Total     fund.Money `json:"total"`
+	Pending   fund.Money `json:"pending"`
+	Completed fund.Money `json:"completed"`
+}
+
+func toByStatus(b positions.ByStatus) byStatusWire {
+	return byStatusWire{Total: b.Total, Pending: b.Pending, Completed: b.Completed}
+}
+
+type distributedWire struct {
+	Gross       byStatusWire `json:"gross"`
+	Withholding byStatusWire `json:"withholding"`
+	Net         byStatusWire `json:"net"`
+}
+
+type unfundedFiguresWire struct {
+	Reported   *fund.Money `json:"reported,omitempty"`
+	Computed   *fund.Money `json:"computed,omitempty"`
+	Difference *fund.Money `json:"difference,omitempty"`
+}
+
+type countsWire struct {
+	CapitalCalls        int `json:"capitalCalls"`
+	Distributions       int `json:"distributions"`
+	UnfundedCommitments int `json:"unfundedCommitments"`
+}
+
+// figuresWire is the money of a position summary, and of an investor's
+// totals in one currency.
+type figuresWire struct {
+	Currency    string              `json:"currency"`
+	Commitment  *fund.Money         `json:"commitment,omitempty"`
+	PaidIn      byStatusWire        `json:"paidIn"`
+	Distributed distributedWire     `json:"distributed"`
+	Recallable  fund.Money          `json:"recallable"`
+	Unfunded    unfundedFiguresWire `json:"unfunded"`
+	DPI         string              `json:"dpi,omitempty"`
+	Counts      countsWire          `json:"counts"`
+}
+
+func toFigures(f positions.Figures) figuresWire {
+	w := figuresWire{
+		Currency: f.Currency, Commitment: f.Commitment, PaidIn: toByStatus(f.PaidIn),
+		Distributed: distributedWire{Gross: toByStatus(f.Distributed), Withholding: toByStatus(f.Withholding), Net: toByStatus(f.DistributedNet)},
+		Recallable:  f.Recallable,
+		Unfunded:    unfundedFiguresWire{Reported: f.UnfundedReported, Computed: f.UnfundedComputed, Difference: f.UnfundedDifference},
+		Counts:      countsWire{CapitalCalls: f.CapitalCalls, Distributions: f.Distributions, UnfundedCommitments: f.UnfundedCommitments},
+	}
+	if f.DPI != nil {
+		w.DPI = f.DPI.StringFixed(positions.DPIScale)
+	}
+	return w
+}
+
+type sourceWire struct {
+	DocumentID string `json:"documentId"`
+	Version    int    `json:"version"`
+	AsOf       string `json:"asOf"`
+}
+
+func toSource(s *positions.Source) *sourceWire {
+	if s == nil {
+		return nil
+	}
+	return &sourceWire{DocumentID: s.DocumentID, Version: s.Version, AsOf: s.AsOf.String()}
+}
+
+type summarySourcesWire struct {
+	Commitment *sourceWire `json:"commitment,omitempty"`
+	Unfunded   *sourceWire `json:"unfunded,omitempty"`
+}
+
+// summaryWire is a position summary.
+type summaryWire struct {
+	PositionID string `json:"positionId"`
+	FundID     string `json:"fundId"`
+	InvestorID string `json:"investorId"`
+	AsOf       string `json:"asOf,omitempty"`
+	figuresWire
+	Sources   summarySourcesWire `json:"sources"`
+	Documents []sourceWire       `json:"documents"`
+}
+
+func toSummary(s positions.Summary) summaryWire {
+	w := summaryWire{PositionID: s.PositionID, FundID: s.FundID, InvestorID: s.InvestorID, AsOf: s.AsOf.String(),
+		figuresWire: toFigures(s.Figures),
+		Sources:     summarySourcesWire{Commitment: toSource(s.CommitmentSource), Unfunded: toSource(s.UnfundedSource)},
+		Documents:   make([]sourceWire, 0, len(s.Documents)),
+	}
+	for i := range s.Documents {
+		w.Documents = append(w.Documents, *toSource(&s.Documents[i]))
+	}
+	return w
+}
+
+type totalsWire struct {
+	figuresWire
+	Positions                  int `json:"positions"`
+	PositionsWithoutCommitment int `json:"positionsWithoutCommitment"`
+}
+
+type investorSummaryWire struct {
+	InvestorID string        `json:"investorId"`
+	AsOf       string        `json:"asOf,omitempty"`
+	Positions  []summaryWire `json:"positions"`
+	Totals     []totalsWire  `json:"totals"`
+}
+
+func toInvestorSummary(s positions.InvestorSummary) investorSummaryWire {
+	w := investorSummaryWire{InvestorID: s.InvestorID, AsOf: s.AsOf.String(), Positions: []summaryWire{}, Totals: []totalsWire{}}
+	for _, p := range s.Positions {
+		w.Positions = append(w.Positions, toSummary(p))
+	}
+	for _, t := range s.Totals {
+		w.Totals = append(w.Totals, totalsWire{figuresWire: toFigures(t.Figures), Positions: t.Positions, PositionsWithoutCommitment: t.PositionsWithoutCommitment})
+	}
+	return w
+}
+
+// cashflowWire is one contribution or distribution with running totals.
+type cashflowWire struct {
+	Date        string      `json:"date"`
+	Type        string      `json:"type"` // contribution or distribution
+	DocumentID  string      `json:"documentId"`
+	Version     int         `json:"version"`
+	Status      string      `json:"status"`
+	Amount      fund.Money  `json:"amount"`
+	Withholding *fund.Money `json:"withholding,omitempty"`
+	Net         *fund.Money `json:"net,omitempty"`
+	PaidIn      fund.Money  `json:"paidIn"`
+	Distributed fund.Money  `json:"distributed"`
+	NetCashflow fund.Money  `json:"netCashflow"`
+}
+
+type cashflowsWire struct {
+	PositionID string         `json:"positionId"`
+	FundID     string         `json:"fundId"`
+	InvestorID string         `json:"investorId"`
+	Currency   string         `json:"currency"`
+	AsOf       string         `json:"asOf,omitempty"`
+	Cashflows  []cashflowWire `json:"cashflows"`
+}
+
+func toCashflows(identity fund.PositionItem, asOf fund.Date, flows []positions.Cashflow) cashflowsWire {
+	w := cashflowsWire{PositionID: identity.PositionID, FundID: identity.FundID, InvestorID: identity.InvestorID,
+		Currency: identity.Currency, AsOf: asOf.String(), Cashflows: make([]cashflowWire, 0, len(flows))}
+	for _, f := range flows {
+		cw := cashflowWire{Date: f.Date.String(), Type: "contribution", DocumentID: f.DocumentID, Version: f.Version,
+			Status: string(f.Status), Amount: f.Amount, PaidIn: f.PaidIn, Distributed: f.Distributed, NetCashflow: f.NetCashflow}
+		if f.Kind == fund.Distribution {
+			withholding, net := f.Withholding, f.Net
+			cw.Type, cw.Withholding, cw.Net = "distribution", &withholding, &net
+		}
+		w.Cashflows = append(w.Cashflows, cw)
+	}
+	return w
+}

@@ -80,6 +80,9 @@ func (d Date) Time() time.Time { return d.t }
 // Before reports whether d is before o.
 func (d Date) Before(o Date) bool { return d.t.Before(o.t) }
 
+// Compare returns -1, 0 or +1 as d is before, equal to or after o.
+func (d Date) Compare(o Date) int { return d.t.Compare(o.t) }
+
 // MarshalText writes YYYY-MM-DD; it makes Date a string in JSON and DynamoDB.
 func (d Date) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
 

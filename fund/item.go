@@ -65,7 +65,8 @@ type PositionItem struct {
 	FundID          string
 	InvestorID      string
 	PositionID      string
-	AsOf            Date // the document's as-of date
+	AsOf            Date      // the document's as-of date
+	CreatedAt       time.Time // when the document version was written
 	Currency        string
 	Amount          Money
 	Status          Status
@@ -105,7 +106,7 @@ func (it *Item) PositionItem() PositionItem {
 	p := PositionItem{
 		Kind: k, DocumentID: it.DocumentID, DocumentVersion: it.Version,
 		FundID: it.FundID, InvestorID: it.InvestorID, PositionID: it.PositionID,
-		AsOf: it.AsOf, Currency: it.Currency, Status: Status(it.Status), Date: it.Date,
+		AsOf: it.AsOf, CreatedAt: it.CreatedAt, Currency: it.Currency, Status: Status(it.Status), Date: it.Date,
 		Investment: it.Investment, ManagementFee: it.ManagementFee, FundExpenses: it.FundExpenses,
 		ReturnOfCapital: it.ReturnOfCapital, RealizedGain: it.RealizedGain, Income: it.Income,
 		Recallable: it.Recallable, Withholding: it.Withholding, Commitment: it.Commitment,

@@ -228,10 +228,11 @@ func (s *Store) stage(ctx context.Context, d *Document, requestIndex map[string]
 }
 
 // registerPositions records the fund and each position (fund + investor).
-// A position ID is claimed once, globally, for one fund and one investor: a
-// document that names it with another fund or investor is ECONFLICT, so no
-// document can move money between investors and no two funds share a
-// position's index partition. The fund's registry items are written before
+// A position ID is claimed once, globally, for one fund, one investor and
+// one currency: a document that names it with another fund, investor or
+// currency is ECONFLICT, so no document can move money between investors, no
+// two funds share a position's index partition, and a position's amounts can
+// always be added up. The fund's registry items are written before
 // the claims, so an interrupted call never leaves a claimed position
 // unlisted; repeating it finishes the job.
 func (s *Store) registerPositions(ctx context.Context, d *Document, requestIndex map[string]int) error {
@@ -258,6 +259,11 @@ func (s *Store) registerPositions(ctx context.Context, d *Document, requestIndex
 			return &Error{Code: ECONFLICT, Field: fmt.Sprintf("positions[%d].positionId", requestIndex[p.ID]),
 				Message: fmt.Sprintf("position ID %s is already used for another fund or investor; a position is one fund plus one investor", p.ID)}
 		}
+		// Claims made before positions kept a currency carry none.
+		if ok && c.Currency != "" && c.Currency != d.Currency {
+			return &Error{Code: ECONFLICT, Field: "currency",
+				Message: fmt.Sprintf("position %s is held in %s, so a document cannot report it in %s", p.ID, c.Currency, d.Currency)}
+		}
 		if ok {
 			continue
 		}
@@ -268,7 +274,7 @@ func (s *Store) registerPositions(ctx context.Context, d *Document, requestIndex
 			CreatedAt: d.CreatedAt,
 		})
 		fresh = append(fresh, Item{PK: PositionClaimPK(p.ID), SK: PositionClaimSK, Type: TypePositionClaim,
-			FundID: d.FundID, InvestorID: p.InvestorID, PositionID: p.ID, CreatedAt: d.CreatedAt})
+			FundID: d.FundID, InvestorID: p.InvestorID, PositionID: p.ID, Currency: d.Currency, CreatedAt: d.CreatedAt})
 	}
 	if err := s.batchPut(ctx, registry); err != nil {
 		return fmt.Errorf("register positions of fund %s: %w", d.FundID, err)
@@ -282,13 +288,14 @@ func (s *Store) registerPositions(ctx context.Context, d *Document, requestIndex
 		g.Go(func() error {
 			tx := s.db.WriteTx()
 			for _, c := range part {
-				tx = tx.Put(s.table.Put(c).If("attribute_not_exists($) OR ($ = ? AND $ = ?)", AttrPK, "FundID", c.FundID, "InvestorID", c.InvestorID))
+				tx = tx.Put(s.table.Put(c).If("attribute_not_exists($) OR ($ = ? AND $ = ? AND $ = ?)",
+					AttrPK, "FundID", c.FundID, "InvestorID", c.InvestorID, "Currency", c.Currency))
 			}
 			return tx.Run(gctx)
 		})
 	}
 	if err := g.Wait(); dynamo.IsCondCheckFailed(err) {
-		return Errorf(ECONFLICT, "a position ID of document %s was just claimed for another fund or investor; retry to see which", d.ID)
+		return Errorf(ECONFLICT, "a position ID of document %s was just claimed for another fund, investor or currency; retry to see which", d.ID)
 	} else if err != nil {
 		return fmt.Errorf("claim positions of document %s: %w", d.ID, err)
 	}

@@ -16,10 +16,11 @@ import (
 // Store reads positions from the fund table.
 type Store struct {
 	table dynamo.Table
+	docs  *fund.Store
 }
 
 // NewStore returns a Store over the table of s.
-func NewStore(s *fund.Store) *Store { return &Store{table: s.Table()} }
+func NewStore(s *fund.Store) *Store { return &Store{table: s.Table(), docs: s} }
 
 // Registered is a position as the fund partition records it: one fund plus
 // one investor.

@@ -1,0 +1,443 @@
+package positions
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/fundsvc/fundsvc/fund"
+	"github.com/shopspring/decimal"
+	"golang.org/x/sync/errgroup"
+)
+
+// DPIScale is the number of decimal places of a DPI: the exact quotient
+// rounded half away from zero.
+const DPIScale = 4
+
+// ByStatus is an amount split by the status of the items that add up to it.
+type ByStatus struct {
+	Total, Pending, Completed fund.Money
+}
+
+func (b *ByStatus) add(s fund.Status, m fund.Money) {
+	b.Total = b.Total.Add(m)
+	switch s {
+	case fund.StatusPending:
+		b.Pending = b.Pending.Add(m)
+	case fund.StatusCompleted:
+		b.Completed = b.Completed.Add(m)
+	}
+}
+
+func (b *ByStatus) addAll(o ByStatus) {
+	b.Total, b.Pending, b.Completed = b.Total.Add(o.Total), b.Pending.Add(o.Pending), b.Completed.Add(o.Completed)
+}
+
+// Source is one document version that figures came from.
+type Source struct {
+	DocumentID string
+	Version    int
+	AsOf       fund.Date
+}
+
+// Figures are a position's money, or the sum of several positions' in one
+// currency.
+type Figures struct {
+	Currency string
+	// Commitment is the total commitment, as the most recent unfunded
+	// commitment that states one reports it; nil when none does.
+	Commitment *fund.Money
+	// PaidIn is the capital called, pending and completed.
+	PaidIn ByStatus
+	// Distributed is gross; Withholding the tax withheld from it;
+	// DistributedNet what reached the investor (gross − withholding).
+	Distributed, Withholding, DistributedNet ByStatus
+	// Recallable is the part of the distributions that may be called again.
+	Recallable fund.Money
+	// UnfundedReported is the unfunded commitment of the most recent
+	// document that reports one; nil when none does.
+	UnfundedReported *fund.Money
+	// UnfundedComputed is Commitment − PaidIn + Recallable, and
+	// UnfundedDifference is UnfundedReported − UnfundedComputed; each is nil
+	// when a figure it needs is.
+	UnfundedComputed, UnfundedDifference *fund.Money
+	// DPI is Distributed ÷ PaidIn (gross, all statuses), rounded to DPIScale
+	// places; nil when nothing was paid in.
+	DPI *decimal.Decimal
+
+	CapitalCalls, Distributions, UnfundedCommitments int
+}
+
+// Summary is where one position stands: what its documents report, each
+// at one version, added up exactly.
+type Summary struct {
+	PositionID string
+	FundID     string
+	InvestorID string
+	// AsOf is the date the summary is taken at; zero for every document.
+	AsOf fund.Date
+	Figures
+	// CommitmentSource and UnfundedSource name the documents the reported
+	// commitment and unfunded commitment came from.
+	CommitmentSource, UnfundedSource *Source
+	// Documents are the versions counted, by as-of date then document.
+	Documents []Source
+}
+
+// Summarize adds up the items a position's documents report, each document
+// at the one version that counts, into a summary. Items of other positions
+// must not be passed.
+func Summarize(pos string, asOf fund.Date, items []fund.PositionItem) Summary {
+	s := Summary{PositionID: pos, AsOf: asOf}
+	docs := map[string]Source{}
+	var commitment, unfunded *fund.PositionItem
+	for i := range items {
+		it := &items[i]
+		s.FundID, s.InvestorID, s.Currency = it.FundID, it.InvestorID, it.Currency
+		docs[it.DocumentID] = Source{DocumentID: it.DocumentID, Version: it.DocumentVersion, AsOf: it.AsOf}
+		switch it.Kind {
+		case fund.CapitalCall:
+			s.CapitalCalls++
+			s.PaidIn.add(it.Status, it.Amount)
+		case fund.Distribution:
+			s.Distributions++
+			withheld := orZero(it.Withholding)
+			s.Distributed.add(it.Status, it.Amount)
+			s.Withholding.add(it.Status, withheld)
+			s.DistributedNet.add(it.Status, it.Amount.Sub(withheld))
+			s.Recallable = s.Recallable.Add(orZero(it.Recallable))
+		case fund.UnfundedCommitment:
+			s.UnfundedCommitments++
+			if unfunded == nil || moreRecent(it, unfunded) {
+				unfunded = it
+			}
+			if it.Commitment != nil && (commitment == nil || moreRecent(it, commitment)) {
+				commitment = it
+			}
+		}
+	}
+	if unfunded != nil {
+		amount := unfunded.Amount
+		s.UnfundedReported, s.UnfundedSource = &amount, sourceOf(unfunded)
+	}
+	if commitment != nil {
+		c := *commitment.Commitment
+		s.Commitment, s.CommitmentSource = &c, sourceOf(commitment)
+	}
+	s.deriveUnfunded()
+	s.deriveDPI()
+	for _, d := range docs {
+		s.Documents = append(s.Documents, d)
+	}
+	sort.Slice(s.Documents, func(i, j int) bool {
+		a, b := s.Documents[i], s.Documents[j]
+		if c := a.AsOf.Compare(b.AsOf); c != 0 {
+			return c < 0
+		}
+		return a.DocumentID < b.DocumentID
+	})
+	return s
+}
+
+// deriveUnfunded computes the unfunded commitment that follows from the
+// commitment, and its difference from the one reported.
+func (f *Figures) deriveUnfunded() {
+	f.UnfundedComputed, f.UnfundedDifference = nil, nil
+	if f.Commitment == nil {
+		return
+	}
+	computed := f.Commitment.Sub(f.PaidIn.Total).Add(f.Recallable)
+	f.UnfundedComputed = &computed
+	if f.UnfundedReported != nil {
+		diff := f.UnfundedReported.Sub(computed)
+		f.UnfundedDifference = &diff
+	}
+}
+
+// deriveDPI divides exactly, then rounds once.
+func (f *Figures) deriveDPI() {
+	f.DPI = nil
+	if f.PaidIn.Total.Sign() > 0 {
+		dpi := f.Distributed.Total.Decimal().DivRound(f.PaidIn.Total.Decimal(), DPIScale)
+		f.DPI = &dpi
+	}
+}
+
+// moreRecent orders reports: the later as-of date, then the later write,
+// then the greater document ID, so the choice never depends on read order.
+func moreRecent(a, b *fund.PositionItem) bool {
+	if c := a.AsOf.Compare(b.AsOf); c != 0 {
+		return c > 0
+	}
+	if !a.CreatedAt.Equal(b.CreatedAt) {
+		return a.CreatedAt.After(b.CreatedAt)
+	}
+	return a.DocumentID > b.DocumentID
+}
+
+func sourceOf(it *fund.PositionItem) *Source {
+	return &Source{DocumentID: it.DocumentID, Version: it.DocumentVersion, AsOf: it.AsOf}
+}
+
+func orZero(m *fund.Money) fund.Money {
+	if m == nil {
+		return fund.Money{}
+	}
+	return *m
+}
+
+// reported returns the items that count for a position on a date: from
+// every document that reports it, the items of the document's latest
+// version dated on or before asOf (every latest version when asOf is zero).
+//
+// One Query of GSI2 (POSITION#<pos>, followed page by page) reads the latest
+// items of every document. Only a document whose latest version is dated
+// after asOf but that has earlier versions needs more: two Queries (see
+// fund.Store.PositionAsOf), made in parallel across such documents. A
+// document whose latest version no longer reports the position does not
+// count at any date: its line was withdrawn.
+//
+// It returns the identity of the position (fund, investor, currency) read
+// from any of its items, and ENOTFOUND if no document reports it.
+func (s *Store) reported(ctx context.Context, pos string, asOf fund.Date) (fund.PositionItem, []fund.PositionItem, error) {
+	var stored []fund.Item
+	err := s.table.Get(fund.AttrGSI2PK, fund.PositionGSI2PK(pos)).Index(fund.IndexGSI2).All(ctx, &stored)
+	if err != nil {
+		return fund.PositionItem{}, nil, fmt.Errorf("items of position %s: %w", pos, err)
+	}
+	if len(stored) == 0 {
+		return fund.PositionItem{}, nil, fund.Errorf(fund.ENOTFOUND, "position %s not found", pos)
+	}
+	identity := stored[0].PositionItem()
+	var counted []fund.PositionItem
+	later := map[string]int{} // document → latest version, dated after asOf
+	for i := range stored {
+		it := stored[i].PositionItem()
+		switch {
+		case asOf.IsZero() || it.AsOf.Compare(asOf) <= 0:
+			counted = append(counted, it)
+		case it.DocumentVersion > 1:
+			later[it.DocumentID] = it.DocumentVersion
+		}
+	}
+	if len(later) == 0 {
+		return identity, counted, nil
+	}
+	earlier := make([][]fund.PositionItem, 0, len(later))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(8)
+	for doc, version := range later {
+		earlier = append(earlier, nil)
+		slot := &earlier[len(earlier)-1]
+		g.Go(func() error {
+			_, items, err := s.docs.PositionAsOf(gctx, doc, pos, asOf, version)
+			*slot = items
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return fund.PositionItem{}, nil, err
+	}
+	for _, items := range earlier {
+		counted = append(counted, items...)
+	}
+	return identity, counted, nil
+}
+
+// Summary sums up a position on a date (zero: every document), each
+// document counted at its latest version dated on or before it. It returns
+// ENOTFOUND if no document reports the position; a position whose documents
+// all come later has a summary of zeros.
+func (s *Store) Summary(ctx context.Context, pos string, asOf fund.Date) (Summary, error) {
+	identity, items, err := s.reported(ctx, pos, asOf)
+	if err != nil {
+		return Summary{}, err
+	}
+	sum := Summarize(pos, asOf, items)
+	sum.FundID, sum.InvestorID, sum.Currency = identity.FundID, identity.InvestorID, identity.Currency
+	return sum, nil
+}
+
+// Cashflow is one dated contribution (a capital call) or distribution, with
+// the position's running totals after it.
+type Cashflow struct {
+	Date       fund.Date // a call's due date, a distribution's payment date, or else the document's as-of date
+	Kind       fund.ItemKind
+	DocumentID string
+	Version    int
+	Status     fund.Status
+	Amount     fund.Money
+	// Withholding and Net (Amount − Withholding) are a distribution's.
+	Withholding, Net fund.Money
+
+	// Running totals: PaidIn and Distributed (gross) up to and including
+	// this flow, and NetCashflow = Distributed − Withholding − PaidIn, what
+	// the investor has received net of what it has paid.
+	PaidIn, Distributed, NetCashflow fund.Money
+}
+
+// Cashflows lists a position's contributions and distributions on a date
+// (zero: every document) in date order, with running totals, read like
+// Summary. Flows of one date are ordered contributions first, then by
+// document. It returns ENOTFOUND if no document reports the position.
+func (s *Store) Cashflows(ctx context.Context, pos string, asOf fund.Date) (fund.PositionItem, []Cashflow, error) {
+	identity, items, err := s.reported(ctx, pos, asOf)
+	if err != nil {
+		return fund.PositionItem{}, nil, err
+	}
+	return identity, CashflowsOf(items), nil
+}
+
+// CashflowsOf orders the calls and distributions among items by date and
+// runs their totals.
+func CashflowsOf(items []fund.PositionItem) []Cashflow {
+	var out []Cashflow
+	for _, it := range items {
+		if it.Kind != fund.CapitalCall && it.Kind != fund.Distribution {
+			continue
+		}
+		f := Cashflow{Date: it.Date, Kind: it.Kind, DocumentID: it.DocumentID, Version: it.DocumentVersion, Status: it.Status, Amount: it.Amount}
+		if f.Date.IsZero() {
+			f.Date = it.AsOf
+		}
+		if it.Kind == fund.Distribution {
+			f.Withholding = orZero(it.Withholding)
+			f.Net = it.Amount.Sub(f.Withholding)
+		}
+		out = append(out, f)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if c := a.Date.Compare(b.Date); c != 0 {
+			return c < 0
+		}
+		if a.Kind != b.Kind {
+			return a.Kind == fund.CapitalCall
+		}
+		return a.DocumentID < b.DocumentID
+	})
+	var paid, distributed, withheld fund.Money
+	for i := range out {
+		f := &out[i]
+		if f.Kind == fund.CapitalCall {
+			paid = paid.Add(f.Amount)
+		} else {
+			distributed, withheld = distributed.Add(f.Amount), withheld.Add(f.Withholding)
+		}
+		f.PaidIn, f.Distributed, f.NetCashflow = paid, distributed, distributed.Sub(withheld).Sub(paid)
+	}
+	return out
+}
+
+// InvestorSummary is an investor's positions summed up, each on its own and
+// totalled per currency: amounts in different currencies are never added.
+type InvestorSummary struct {
+	InvestorID string
+	AsOf       fund.Date
+	Positions  []Summary // by position ID
+	Totals     []Totals  // by currency
+}
+
+// Totals are the figures of an investor's positions held in one currency:
+// each the sum of the positions' figures, but DPI, which divides the totals.
+// A position that states no commitment adds nothing to Commitment,
+// UnfundedComputed or UnfundedDifference (PositionsWithoutCommitment counts
+// them), nor one without a reported unfunded commitment to
+// UnfundedReported or UnfundedDifference; each of these stays nil while no
+// position adds to it.
+type Totals struct {
+	Figures
+	Positions                  int
+	PositionsWithoutCommitment int
+}
+
+// InvestorSummary sums up every position of an investor that keep accepts
+// (the caller's access rule) on a date: one Query of GSI2 (INVESTOR#<inv>,
+// followed page by page) lists the positions, then each is summed up as
+// Summary does, several at a time. Positions no document reports are left
+// out. It returns ENOTFOUND if no position is left.
+func (s *Store) InvestorSummary(ctx context.Context, inv string, asOf fund.Date, keep func(Registered) bool) (InvestorSummary, error) {
+	var stored []fund.Item
+	err := s.table.Get(fund.AttrGSI2PK, fund.InvestorGSI2PK(inv)).Index(fund.IndexGSI2).All(ctx, &stored)
+	if err != nil {
+		return InvestorSummary{}, fmt.Errorf("positions of investor %s: %w", inv, err)
+	}
+	var regs []Registered
+	for i := range stored {
+		if r := registered(&stored[i]); keep(r) {
+			regs = append(regs, r)
+		}
+	}
+	sums := make([]*Summary, len(regs))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(8)
+	for i, r := range regs {
+		g.Go(func() error {
+			sum, err := s.Summary(gctx, r.PositionID, asOf)
+			if fund.ErrorCode(err) == fund.ENOTFOUND {
+				return nil
+			}
+			sums[i] = &sum
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return InvestorSummary{}, err
+	}
+	out := InvestorSummary{InvestorID: inv, AsOf: asOf}
+	totals := map[string]*Totals{}
+	for _, sum := range sums {
+		if sum == nil {
+			continue
+		}
+		out.Positions = append(out.Positions, *sum)
+		t := totals[sum.Currency]
+		if t == nil {
+			t = &Totals{Figures: Figures{Currency: sum.Currency}}
+			totals[sum.Currency] = t
+		}
+		t.add(sum.Figures)
+	}
+	if len(out.Positions) == 0 {
+		return InvestorSummary{}, fund.Errorf(fund.ENOTFOUND, "investor %s not found", inv)
+	}
+	sort.Slice(out.Positions, func(i, j int) bool { return out.Positions[i].PositionID < out.Positions[j].PositionID })
+	for _, t := range totals {
+		t.deriveDPI()
+		out.Totals = append(out.Totals, *t)
+	}
+	sort.Slice(out.Totals, func(i, j int) bool { return out.Totals[i].Currency < out.Totals[j].Currency })
+	return out, nil
+}
+
+// add adds one position's figures; deriveDPI must follow.
+func (t *Totals) add(f Figures) {
+	t.Positions++
+	t.PaidIn.addAll(f.PaidIn)
+	t.Distributed.addAll(f.Distributed)
+	t.Withholding.addAll(f.Withholding)
+	t.DistributedNet.addAll(f.DistributedNet)
+	t.Recallable = t.Recallable.Add(f.Recallable)
+	t.CapitalCalls += f.CapitalCalls
+	t.Distributions += f.Distributions
+	t.UnfundedCommitments += f.UnfundedCommitments
+	for _, sum := range []struct{ total, m **fund.Money }{
+		{&t.Commitment, &f.Commitment}, {&t.UnfundedReported, &f.UnfundedReported},
+		{&t.UnfundedComputed, &f.UnfundedComputed}, {&t.UnfundedDifference, &f.UnfundedDifference},
+	} {
+		if *sum.m != nil {
+			*sum.total = addTo(*sum.total, **sum.m)
+		}
+	}
+	if f.Commitment == nil {
+		t.PositionsWithoutCommitment++
+	}
+}
+
+func addTo(total *fund.Money, m fund.Money) *fund.Money {
+	sum := m
+	if total != nil {
+		sum = total.Add(m)
+	}
+	return &sum
+}
