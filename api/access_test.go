@@ -34,6 +34,11 @@ func TestEachAccessPatternIsOneOperation(t *testing.T) {
 		{"a fund's positions are one Query", "/v1/funds/FUND_A/positions", []string{"Query"}},
 		{"an investor's positions are one GSI2 Query", "/v1/investors/INVESTOR_2/positions", []string{"Query"}},
 		{"one whole past version is two Queries: its record, then its partition", "/v1/documents/DOC001/versions/1", []string{"Query", "Query"}},
+		{"a position's summary is one GSI2 Query", "/v1/positions/POSITION_1/summary", []string{"Query"}},
+		{"a position's summary on a date before a document's only version is the same one GSI2 Query", "/v1/positions/POSITION_1/summary?asOf=2025-09-15", []string{"Query"}},
+		{"a position's summary on a date before a restated document adds one Query of its history", "/v1/positions/POSITION_1/summary?asOf=2025-08-01", []string{"Query", "Query"}},
+		{"a position's cash flows are one GSI2 Query", "/v1/positions/POSITION_1/cashflows", []string{"Query"}},
+		{"an investor's summary is one GSI2 Query for its positions and one per position", "/v1/investors/INVESTOR_1/summary", []string{"Query", "Query"}},
 	}
 	for _, c := range cases {
 		t.Run(c.pattern, func(t *testing.T) {

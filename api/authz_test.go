@@ -122,6 +122,11 @@ func authzRoutes() []authzRoute {
 			pos("/v1/positions/" + p + "?type=Distribution"), pos("/v1/positions/" + p + "?type=UnfundedCommitment"),
 			pos("/v1/positions/" + p + "?limit=1")}
 	}
+	// asOfProbes read a summary now, on a date between the demo's two
+	// documents, and before either.
+	asOfProbes := func(probe func(string) authzProbe, path string) []authzProbe {
+		return []authzProbe{probe(path), probe(path + "?asOf=2025-09-15"), probe(path + "?asOf=2020-01-01")}
+	}
 	callProbes := func(p string) []authzProbe {
 		return []authzProbe{pos("/v1/positions/" + p + "/capital-calls"), pos("/v1/positions/" + p + "/capital-calls?document=DOC001"),
 			pos("/v1/positions/" + p + "/capital-calls?document=DOC002"), pos("/v1/positions/" + p + "/capital-calls?limit=1")}
@@ -163,6 +168,12 @@ func authzRoutes() []authzRoute {
 			probes: positionProbes("POSITION_1"), others: positionProbes("POSITION_2")},
 		{method: http.MethodGet, path: "/v1/positions/:positionId/capital-calls", access: authzPortal,
 			probes: callProbes("POSITION_1"), others: callProbes("POSITION_2")},
+		{method: http.MethodGet, path: "/v1/positions/:positionId/summary", access: authzPortal,
+			probes: asOfProbes(pos, "/v1/positions/POSITION_1/summary"), others: asOfProbes(pos, "/v1/positions/POSITION_2/summary")},
+		{method: http.MethodGet, path: "/v1/positions/:positionId/cashflows", access: authzPortal,
+			probes: asOfProbes(pos, "/v1/positions/POSITION_1/cashflows"), others: asOfProbes(pos, "/v1/positions/POSITION_2/cashflows")},
+		{method: http.MethodGet, path: "/v1/investors/:investorId/summary", access: authzPortal,
+			probes: asOfProbes(inv, "/v1/investors/INVESTOR_1/summary"), others: asOfProbes(inv, "/v1/investors/INVESTOR_2/summary")},
 	}
 }
 

@@ -27,6 +27,10 @@ var goldenReads = []struct{ name, path string }{
 	{"document_DOC001_version_1", "/v1/documents/DOC001/versions/1"},
 	{"fund_FUND_A_documents", "/v1/funds/FUND_A/documents"},
 	{"investor_INVESTOR_1_positions", "/v1/investors/INVESTOR_1/positions"},
+	{"position_POSITION_1_summary", "/v1/positions/POSITION_1/summary"},
+	{"position_POSITION_2_summary_2025-09-30", "/v1/positions/POSITION_2/summary?asOf=2025-09-30"},
+	{"position_POSITION_1_cashflows", "/v1/positions/POSITION_1/cashflows"},
+	{"investor_INVESTOR_1_summary", "/v1/investors/INVESTOR_1/summary"},
 }
 
 // TestGoldenWireShapes compares each read of the demo dataset with its

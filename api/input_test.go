@@ -356,6 +356,8 @@ func TestBadInputChangesNothing(t *testing.T) {
 			inputPosition(d, 0)["positionId"] = "POSITION_9"
 			inputPosition(d, 1)["investorId"] = "INVESTOR_9"
 		}), status: 409, typ: conflict, field: "positions[1].positionId"},
+		{name: "reporting POSITION_1, held in USD, in EUR is a conflict", body: inputDocumentWith(func(d map[string]any) { d["currency"] = "EUR" }),
+			status: 409, typ: conflict, field: "currency"},
 		{name: "a stale If-Match is a failed precondition", path: "/v1/documents/DOC001", body: valid, headers: []string{"If-Match", `"1"`}, status: 412, typ: precondition},
 		{name: "If-Match 0 on an existing document is a failed precondition", path: "/v1/documents/DOC001", body: valid, headers: []string{"If-Match", `"0"`}, status: 412, typ: precondition},
 		{name: "If-Match on a document that does not exist is a failed precondition", body: valid, headers: []string{"If-Match", `"1"`}, status: 412, typ: precondition},
@@ -373,6 +375,10 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{name: "a versions range with a bad date is refused", method: "GET", path: "/v1/documents/DOC001/versions?to=2025-09-31", status: 400, typ: invalid, field: "to"},
 		{name: "a document ID with # in a read is refused", method: "GET", path: "/v1/documents/DOC%23001", status: 400, typ: invalid, field: "documentId"},
 		{name: "a document filter with # is refused", method: "GET", path: "/v1/positions/POSITION_1/capital-calls?document=DOC%23001", status: 400, typ: invalid, field: "document"},
+		{name: "a summary date of February 30 is refused", method: "GET", path: "/v1/positions/POSITION_1/summary?asOf=2025-02-30", status: 400, typ: invalid, field: "asOf"},
+		{name: "a cash flow date that is not a date is refused", method: "GET", path: "/v1/positions/POSITION_1/cashflows?asOf=yesterday", status: 400, typ: invalid, field: "asOf"},
+		{name: "an investor summary date with a time is refused", method: "GET", path: "/v1/investors/INVESTOR_1/summary?asOf=2025-09-01T00:00:00Z", status: 400, typ: invalid, field: "asOf"},
+		{name: "a position ID with # in a summary is refused", method: "GET", path: "/v1/positions/POSITION%231/summary", status: 400, typ: invalid, field: "positionId"},
 		{name: "a cursor that is not one is refused", method: "GET", path: "/v1/funds/FUND_A/positions?cursor=garbage", status: 400, typ: invalid, field: "cursor"},
 
 		// The positive control: a valid write changes the table.
