@@ -460,19 +460,19 @@ func (s *Store) FundExists(ctx context.Context, fundID string) (bool, error) {
 }
 
 // PositionAsOf returns what a document reported for one position in its
-// latest version dated on or before asOf among the versions below before,
-// and that version's number: one Query of the document's history records up
-// to asOf (every version of that date included), then one Query of the
-// chosen version's partition. It serves the rare reads that must look past
+// latest version dated on or before asOf among the versions below before
+// (each item names its version): one Query of the document's history
+// records up to asOf (every version of that date included), then one Query
+// of the chosen version's partition. It serves the rare reads that must look past
 // a restatement that moved a document's as-of date after asOf. A document
 // with no such version, or whose version did not report the position,
-// returns no items and version 0.
-func (s *Store) PositionAsOf(ctx context.Context, doc, pos string, asOf Date, before int) (int, []PositionItem, error) {
+// returns no items.
+func (s *Store) PositionAsOf(ctx context.Context, doc, pos string, asOf Date, before int) ([]PositionItem, error) {
 	lo, hi := DocumentHistoryRange(Date{}, asOf)
 	var history []Item
 	err := s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.Between, lo, hi).Consistent(true).All(ctx, &history)
 	if err != nil {
-		return 0, nil, fmt.Errorf("history of document %s to %s: %w", doc, asOf, err)
+		return nil, fmt.Errorf("history of document %s to %s: %w", doc, asOf, err)
 	}
 	var chosen *Item
 	for i := range history {
@@ -483,20 +483,17 @@ func (s *Store) PositionAsOf(ctx context.Context, doc, pos string, asOf Date, be
 		}
 	}
 	if chosen == nil {
-		return 0, nil, nil
+		return nil, nil
 	}
 	var items []Item
 	err = s.table.Get(AttrPK, VersionPK(doc, chosen.CommitID)).
 		Range(AttrSK, dynamo.BeginsWith, VersionPositionPrefix(pos)).Consistent(true).All(ctx, &items)
 	if err != nil {
-		return 0, nil, fmt.Errorf("position %s of document %s version %d: %w", pos, doc, chosen.Version, err)
+		return nil, fmt.Errorf("position %s of document %s version %d: %w", pos, doc, chosen.Version, err)
 	}
 	out := make([]PositionItem, 0, len(items))
 	for i := range items {
 		out = append(out, items[i].PositionItem())
 	}
-	if len(out) == 0 {
-		return 0, nil, nil
-	}
-	return chosen.Version, out, nil
+	return out, nil
 }

@@ -223,15 +223,16 @@ func (s *Store) reported(ctx context.Context, pos string, asOf fund.Date) (fund.
 	if len(later) == 0 {
 		return identity, counted, nil
 	}
-	earlier := make([][]fund.PositionItem, 0, len(later))
+	docs := make([]string, 0, len(later))
+	for doc := range later {
+		docs = append(docs, doc)
+	}
+	earlier := make([][]fund.PositionItem, len(docs))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(8)
-	for doc, version := range later {
-		earlier = append(earlier, nil)
-		slot := &earlier[len(earlier)-1]
-		g.Go(func() error {
-			_, items, err := s.docs.PositionAsOf(gctx, doc, pos, asOf, version)
-			*slot = items
+	for i, doc := range docs {
+		g.Go(func() (err error) {
+			earlier[i], err = s.docs.PositionAsOf(gctx, doc, pos, asOf, later[doc])
 			return err
 		})
 	}
