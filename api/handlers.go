@@ -691,22 +691,35 @@ func positionNotFound(pos string) error {
 	return fund.Errorf(fund.ENOTFOUND, "position %s not found", pos)
 }
 
+// positionOnDate reads the position and the optional asOf date of a
+// position's summary or cash flows.
+func positionOnDate(c *gin.Context) (string, fund.Date, bool) {
+	pos, ok := param(c, "positionId")
+	if !ok {
+		return "", fund.Date{}, false
+	}
+	asOf, ok := dateParam(c, "asOf")
+	return pos, asOf, ok
+}
+
+// readable turns a read of a position the caller may not see into the
+// not-found of an unknown position.
+func readable(c *gin.Context, pos, fundID, investorID string, err error) error {
+	if err == nil && !mayReadPosition(principal(c), fundID, investorID) {
+		return positionNotFound(pos)
+	}
+	return err
+}
+
 // getPositionSummary sums up a position on the date asOf (every document
 // when absent). Another's position is 404, as an unknown one.
 func (s *server) getPositionSummary(c *gin.Context) {
-	pos, ok := param(c, "positionId")
-	if !ok {
-		return
-	}
-	asOf, ok := dateParam(c, "asOf")
+	pos, asOf, ok := positionOnDate(c)
 	if !ok {
 		return
 	}
 	sum, err := s.positions.Summary(c.Request.Context(), pos, asOf)
-	if err == nil && !mayReadPosition(principal(c), sum.FundID, sum.InvestorID) {
-		err = positionNotFound(pos)
-	}
-	if err != nil {
+	if err = readable(c, pos, sum.FundID, sum.InvestorID, err); err != nil {
 		writeError(c, err)
 		return
 	}
@@ -715,21 +728,14 @@ func (s *server) getPositionSummary(c *gin.Context) {
 
 // getPositionCashflows lists a position's dated contributions and
 // distributions with running totals, whole: a running total needs every
-// flow before it, and a position has one flow per document at most.
+// flow before it, and a position has two flows per document at most.
 func (s *server) getPositionCashflows(c *gin.Context) {
-	pos, ok := param(c, "positionId")
-	if !ok {
-		return
-	}
-	asOf, ok := dateParam(c, "asOf")
+	pos, asOf, ok := positionOnDate(c)
 	if !ok {
 		return
 	}
 	identity, flows, err := s.positions.Cashflows(c.Request.Context(), pos, asOf)
-	if err == nil && !mayReadPosition(principal(c), identity.FundID, identity.InvestorID) {
-		err = positionNotFound(pos)
-	}
-	if err != nil {
+	if err = readable(c, pos, identity.FundID, identity.InvestorID, err); err != nil {
 		writeError(c, err)
 		return
 	}
