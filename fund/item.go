@@ -117,38 +117,63 @@ func (it *Item) PositionItem() PositionItem {
 	return p
 }
 
+// itemsOf appends what position p of d reports to out: one item per kind
+// present, in ItemKinds order.
+func (d *Document) itemsOf(p *Position, out []PositionItem) []PositionItem {
+	base := PositionItem{DocumentID: d.ID, DocumentVersion: d.Version, FundID: d.FundID, InvestorID: p.InvestorID,
+		PositionID: p.ID, AsOf: d.AsOf, CreatedAt: d.CreatedAt, Currency: d.Currency}
+	if c := p.CapitalCall; c != nil {
+		it := base
+		it.Kind, it.Amount, it.Status, it.Date = CapitalCall, c.Amount, c.Status, c.DueDate
+		it.Investment, it.ManagementFee, it.FundExpenses = c.Investment, c.ManagementFee, c.FundExpenses
+		out = append(out, it)
+	}
+	if x := p.Distribution; x != nil {
+		it := base
+		it.Kind, it.Amount, it.Status, it.Date = Distribution, x.Amount, x.Status, x.Date
+		it.ReturnOfCapital, it.RealizedGain, it.Income = x.ReturnOfCapital, x.RealizedGain, x.Income
+		it.Recallable, it.Withholding = x.Recallable, x.Withholding
+		out = append(out, it)
+	}
+	if u := p.UnfundedCommitment; u != nil {
+		it := base
+		it.Kind, it.Amount, it.Status, it.Commitment = UnfundedCommitment, u.Amount, u.Status, u.Commitment
+		out = append(out, it)
+	}
+	return out
+}
+
+// stored is the record of a position item, without keys.
+func (p *PositionItem) stored() Item {
+	amt := p.Amount
+	return Item{
+		Type: p.Kind.Type(), DocumentID: p.DocumentID, FundID: p.FundID, InvestorID: p.InvestorID, PositionID: p.PositionID,
+		AsOf: p.AsOf, Currency: p.Currency, Version: p.DocumentVersion, CreatedAt: p.CreatedAt,
+		Amount: &amt, Status: string(p.Status), Date: p.Date,
+		Investment: p.Investment, ManagementFee: p.ManagementFee, FundExpenses: p.FundExpenses,
+		ReturnOfCapital: p.ReturnOfCapital, RealizedGain: p.RealizedGain, Income: p.Income,
+		Recallable: p.Recallable, Withholding: p.Withholding, Commitment: p.Commitment,
+	}
+}
+
 // positionItems flattens a document's positions into stored items of its
 // latest view (with index keys) or of its version partition (without).
 func positionItems(d *Document, latest bool) []Item {
 	items := make([]Item, 0, len(d.Positions)*len(ItemKinds))
-	for _, p := range d.Positions {
-		add := func(k ItemKind, it Item) {
-			it.Type = k.Type()
-			it.DocumentID, it.FundID, it.InvestorID, it.PositionID = d.ID, d.FundID, p.InvestorID, p.ID
-			it.AsOf, it.Currency, it.Version, it.CreatedAt = d.AsOf, d.Currency, d.Version, d.CreatedAt
+	var reported []PositionItem
+	for i := range d.Positions {
+		reported = d.itemsOf(&d.Positions[i], reported[:0])
+		for j := range reported {
+			pi := &reported[j]
+			it := pi.stored()
 			if latest {
-				it.PK, it.SK = DocPK(d.ID), PositionItemSK(k, p.ID)
-				it.GSI1PK, it.GSI1SK = PositionItemGSI1PK(k, p.ID, d.ID), GSI1LatestSK
-				it.GSI2PK, it.GSI2SK = PositionGSI2PK(p.ID), PositionItemGSI2SK(k, d.ID)
+				it.PK, it.SK = DocPK(d.ID), PositionItemSK(pi.Kind, pi.PositionID)
+				it.GSI1PK, it.GSI1SK = PositionItemGSI1PK(pi.Kind, pi.PositionID, d.ID), GSI1LatestSK
+				it.GSI2PK, it.GSI2SK = PositionGSI2PK(pi.PositionID), PositionItemGSI2SK(pi.Kind, d.ID)
 			} else {
-				it.PK, it.SK = VersionPK(d.ID, d.CommitID), VersionPositionItemSK(p.ID, k)
+				it.PK, it.SK = VersionPK(d.ID, d.CommitID), VersionPositionItemSK(pi.PositionID, pi.Kind)
 			}
 			items = append(items, it)
-		}
-		if c := p.CapitalCall; c != nil {
-			amt := c.Amount
-			add(CapitalCall, Item{Amount: &amt, Status: string(c.Status), Date: c.DueDate,
-				Investment: c.Investment, ManagementFee: c.ManagementFee, FundExpenses: c.FundExpenses})
-		}
-		if x := p.Distribution; x != nil {
-			amt := x.Amount
-			add(Distribution, Item{Amount: &amt, Status: string(x.Status), Date: x.Date,
-				ReturnOfCapital: x.ReturnOfCapital, RealizedGain: x.RealizedGain, Income: x.Income,
-				Recallable: x.Recallable, Withholding: x.Withholding})
-		}
-		if u := p.UnfundedCommitment; u != nil {
-			amt := u.Amount
-			add(UnfundedCommitment, Item{Amount: &amt, Status: string(u.Status), Commitment: u.Commitment})
 		}
 	}
 	return items

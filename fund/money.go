@@ -90,9 +90,12 @@ func (m Money) String() string {
 	return m.d.StringFixed(places)
 }
 
-// MarshalJSON writes the amount as a JSON string.
+// MarshalJSON writes the amount as a JSON string. Its digits, sign and
+// point need no escaping.
 func (m Money) MarshalJSON() ([]byte, error) {
-	return json.Marshal(m.String())
+	s := m.String()
+	b := make([]byte, 0, len(s)+2)
+	return append(append(append(b, '"'), s...), '"'), nil
 }
 
 // UnmarshalJSON accepts a JSON string or a JSON number; it rejects null and

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/guregu/dynamo/v2"
@@ -428,9 +428,9 @@ func (s *Store) FundDocuments(ctx context.Context, fundID string, from, to Date,
 // Items lists the document's position items in sort-key order: capital
 // calls, then distributions, then unfunded commitments, each by position.
 func (d *Document) Items() []PositionItem {
-	var out []PositionItem
-	for _, it := range positionItems(d, true) {
-		out = append(out, it.PositionItem())
+	out := make([]PositionItem, 0, len(d.Positions)*len(ItemKinds))
+	for i := range d.Positions {
+		out = d.itemsOf(&d.Positions[i], out)
 	}
 	sortItems(out)
 	return out
@@ -438,11 +438,11 @@ func (d *Document) Items() []PositionItem {
 
 // sortItems orders items as their latest-view sort keys do: by kind, then position.
 func sortItems(items []PositionItem) {
-	sort.Slice(items, func(i, j int) bool {
-		if items[i].Kind != items[j].Kind {
-			return items[i].Kind < items[j].Kind
+	slices.SortFunc(items, func(a, b PositionItem) int {
+		if a.Kind != b.Kind {
+			return strings.Compare(string(a.Kind), string(b.Kind))
 		}
-		return items[i].PositionID < items[j].PositionID
+		return strings.Compare(a.PositionID, b.PositionID)
 	})
 }
 
