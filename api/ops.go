@@ -104,7 +104,7 @@ func (s *server) livez(c *gin.Context) {
 	c.JSON(http.StatusOK, gin.H{"status": "ok"})
 }
 
-// readyz answers 200 only when the table is reachable (a DescribeTable call).
+// readyz answers 200 only when the table is reachable (one GetItem).
 func (s *server) readyz(c *gin.Context) {
 	ctx, cancel := context.WithTimeout(c.Request.Context(), 2*time.Second)
 	defer cancel()

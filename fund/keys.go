@@ -251,5 +251,9 @@ const IdempotencyRecordSK = "RECORD"
 // IdempotencyBodySK is the sort key of the i-th chunk of a stored body.
 func IdempotencyBodySK(i int) string { return fmt.Sprintf("BODY#%04d", i) }
 
+// PingPK is the partition and sort key that readiness checks read: no item
+// is ever written there.
+const PingPK = "#PING"
+
 // AttrExpiresAt is the table's TTL attribute (epoch seconds).
 const AttrExpiresAt = "ExpiresAt"
