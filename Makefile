@@ -23,7 +23,7 @@ FUZZMINIMIZETIME      ?= 10s
 TEST_FUZZTIME         ?= 3s
 TEST_FUZZMINIMIZETIME ?= 1s
 
-.PHONY: build tools test fuzz run bench-export fmt lint clean
+.PHONY: build tools test fuzz run bench bench-export fmt lint clean
 
 build:
 	$(GO) build -o fundsvc ./cmd/fundsvc
@@ -66,6 +66,13 @@ run: $(TOOLS_STAMP)
 BENCH_EXPORT_FLAGS ?=
 bench-export: $(TOOLS_STAMP) build
 	$(GO) run ./internal/bench/exportbench -fundsvc ./fundsvc -out docs/benchmarks.md $(BENCH_EXPORT_FLAGS)
+
+# The service's routes against the raw DynamoDB operations behind them, and
+# a sustained mixed load, on a dataset loaded into DynamoDB Local (not part
+# of make test). BENCH_FLAGS="-docs=40 -sustain=20s" makes a quick run.
+BENCH_FLAGS ?=
+bench: $(TOOLS_STAMP) build
+	$(GO) run ./internal/bench/servicebench -fundsvc ./fundsvc -out docs/benchmarks.md $(BENCH_FLAGS)
 
 fmt:
 	gofmt -w $(GO_FILES)

@@ -1,0 +1,171 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// apiPageLimit is the service's default page size (config.DefaultPageLimit),
+// which the raw baselines of paginated routes use too.
+const apiPageLimit = 100
+
+// comparison is one route measured against its raw baseline.
+type comparison struct {
+	name     string
+	write    bool    // compared by throughput, not latency
+	target   float64 // minimum (write) or maximum (read) ratio; 0 for none
+	api, raw workload
+	// before runs, untimed, before each raw measurement (ingest re-reads
+	// the versions the raw writes continue from).
+	before func(context.Context) error
+	skip   string // why it was not measured
+
+	results []pair // one per concurrency, in the order measured
+}
+
+// pair is the API and its baseline at one concurrency.
+type pair struct {
+	conc     int
+	api, raw stats
+}
+
+// summaryName names the position summary, whose route a build of the
+// service may not have yet.
+const summaryName = "position summary"
+
+// measured reports whether the comparison called name was measured.
+func measured(comps []*comparison, name string) bool {
+	for _, c := range comps {
+		if c.name == name {
+			return c.skip == ""
+		}
+	}
+	return false
+}
+
+// readComparisons are the read routes and the Query behind each.
+func readComparisons(svc *service, r *raw, ds dataset) []*comparison {
+	doc := func(rng *rand.Rand) string { return ds.doc(rng.IntN(ds.docs)).id }
+	pos := func(rng *rand.Rand) string { return ds.positionID(rng.IntN(ds.funds()), rng.IntN(ds.positions)) }
+	fnd := func(rng *rand.Rand) string { return fundID(rng.IntN(ds.funds())) }
+	get := func(target func(*rand.Rand) string, path string) workload {
+		return func(_, _ int, rng *rand.Rand) call {
+			p := strings.Replace(path, "{}", target(rng), 1)
+			return func(ctx context.Context) error {
+				_, _, err := svc.expect(ctx, http.StatusOK, http.MethodGet, p, nil)
+				return err
+			}
+		}
+	}
+	query := func(target func(*rand.Rand) string, q func(context.Context, string) error) workload {
+		return func(_, _ int, rng *rand.Rand) call {
+			t := target(rng)
+			return func(ctx context.Context) error { return q(ctx, t) }
+		}
+	}
+	return []*comparison{
+		{name: "document overview", target: 1.25,
+			api: get(doc, "/v1/documents/{}"), raw: query(doc, r.overview)},
+		{name: "position across documents", target: 1.25,
+			api: get(pos, "/v1/positions/{}"),
+			raw: query(pos, func(ctx context.Context, p string) error { return r.positionItems(ctx, p, apiPageLimit, false) })},
+		{name: summaryName, target: 1.25,
+			api: get(pos, "/v1/positions/{}/summary"),
+			raw: query(pos, func(ctx context.Context, p string) error { return r.positionItems(ctx, p, 0, true) })},
+		{name: "fund documents",
+			api: get(fnd, "/v1/funds/{}/documents"),
+			raw: query(fnd, func(ctx context.Context, f string) error { return r.fundDocuments(ctx, f, apiPageLimit) })},
+	}
+}
+
+// ingestComparison is PUT of a restatement against its raw writes.
+func ingestComparison(name string, svc *service, r *raw, p *pool) *comparison {
+	return &comparison{name: name, write: true, target: 0.7,
+		api: apiIngest(svc, p), raw: rawIngest(r, p),
+		before: func(ctx context.Context) error { return p.refresh(ctx, r) }}
+}
+
+// probe checks that a route exists in this build of the service: the
+// position summary may not yet.
+func probe(ctx context.Context, svc *service, path string) string {
+	status, _, body, err := svc.do(ctx, http.MethodGet, path, nil)
+	switch {
+	case err != nil:
+		return err.Error()
+	case status == http.StatusOK:
+		return ""
+	case status == http.StatusNotFound && strings.Contains(string(body), "no such route"):
+		return "not measured: this build of fundsvc has no such route"
+	default:
+		return fmt.Sprintf("not measured: %s answered %d: %s", path, status, truncate(body, 200))
+	}
+}
+
+// run measures the comparison at each concurrency, API and raw back to
+// back, after an untimed warm-up of each. Which goes first alternates, so
+// neither always runs on a machine still busy with the other.
+func (c *comparison) run(ctx context.Context, concs []int, b bounds, warmup int, seed uint64) error {
+	seed ^= hash(c.name)
+	if err := c.warmUp(ctx, b.limit, warmup, seed+1); err != nil {
+		return err
+	}
+	for i, conc := range concs {
+		p := pair{conc: conc}
+		if i%2 == 0 {
+			p.api = measure(ctx, conc, b, seed, c.api)
+			p.raw = c.measureRaw(ctx, conc, b, seed)
+		} else {
+			p.raw = c.measureRaw(ctx, conc, b, seed)
+			p.api = measure(ctx, conc, b, seed, c.api)
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		c.results = append(c.results, p)
+		c.print(p)
+	}
+	return nil
+}
+
+// warmUp sends untimed requests to both sides, a tenth as many for writes;
+// any failure there stops the run.
+func (c *comparison) warmUp(ctx context.Context, limit time.Duration, n int, seed uint64) error {
+	b := bounds{requests: n, limit: limit}
+	if c.write {
+		b.requests = max(1, n/10)
+	}
+	if s := measure(ctx, 1, b, seed, c.api); s.firstErr != nil {
+		return fmt.Errorf("%s: API warm-up: %w", c.name, s.firstErr)
+	}
+	if s := c.measureRaw(ctx, 1, b, seed); s.firstErr != nil {
+		return fmt.Errorf("%s: raw warm-up: %w", c.name, s.firstErr)
+	}
+	return nil
+}
+
+func (c *comparison) measureRaw(ctx context.Context, conc int, b bounds, seed uint64) stats {
+	if c.before != nil {
+		if err := c.before(ctx); err != nil {
+			return stats{errors: 1, firstErr: err}
+		}
+	}
+	return measure(ctx, conc, b, seed, c.raw)
+}
+
+// print shows one pair as it is measured.
+func (c *comparison) print(p pair) {
+	fmt.Printf("  %-26s c=%-2d API p50 %8s p99 %8s %7.1f req/s (%d, %d errors) | raw p50 %8s p99 %8s %7.1f req/s (%d, %d errors)\n",
+		c.name, p.conc, ms(p.api.p50), ms(p.api.p99), p.api.rps, p.api.n, p.api.errors,
+		ms(p.raw.p50), ms(p.raw.p99), p.raw.rps, p.raw.n, p.raw.errors)
+	for _, e := range []error{p.api.firstErr, p.raw.firstErr} {
+		if e != nil {
+			fmt.Printf("    first error: %v\n", e)
+		}
+	}
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }

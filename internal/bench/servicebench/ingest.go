@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"sync/atomic"
+
+	"github.com/fundsvc/fundsvc/fund"
+	"golang.org/x/sync/errgroup"
+)
+
+// pool is a set of documents made for this run only, in a fund and with
+// positions of their own, that ingest restates: the dataset's documents
+// stay as loaded, so later runs read the same table.
+type pool struct {
+	specs    []docSpec
+	versions []int // committed version of each document, for the raw writes
+
+	// revision numbers every restatement's content, so that each one
+	// differs from the last.
+	revision atomic.Int64
+}
+
+// newPool writes version 1 of n documents of the given number of positions
+// through the store. tag makes its IDs unique to the run.
+func newPool(ctx context.Context, store *fund.Store, tag string, n, positions int) (*pool, error) {
+	p := &pool{versions: make([]int, n)}
+	p.revision.Store(1)
+	for k := range n {
+		p.specs = append(p.specs, docSpec{
+			id: fmt.Sprintf("W%s_%d_D%02d", tag, positions, k), fundID: fmt.Sprintf("W%s_F%d", tag, positions),
+			seq: k, posPrefix: fmt.Sprintf("W%s_%d_P", tag, positions), positions: positions,
+		})
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(4)
+	for k, s := range p.specs {
+		g.Go(func() error {
+			if _, err := store.Restate(gctx, makeDocument(s, 1), nil); err != nil {
+				return fmt.Errorf("create %s: %w", s.id, err)
+			}
+			p.versions[k] = 1
+			return nil
+		})
+	}
+	return p, g.Wait()
+}
+
+// next returns a new revision of document k, with a new title and new
+// amounts.
+func (p *pool) next(k int) fund.Document {
+	d := makeDocument(p.specs[k], int(p.revision.Add(1)))
+	d.CreatedBy = "servicebench"
+	return d
+}
+
+// refresh reads every document's committed version, before raw writes
+// continue from it.
+func (p *pool) refresh(ctx context.Context, r *raw) error {
+	for k, s := range p.specs {
+		v, err := r.headVersion(ctx, s.id)
+		if err != nil {
+			return err
+		}
+		p.versions[k] = v
+	}
+	return nil
+}
+
+// apiIngest restates documents of the pool with PUT, without If-Match;
+// each worker writes only its own documents.
+func apiIngest(svc *service, p *pool) workload {
+	return func(w, conc int, rng *rand.Rand) call {
+		k := owned(rng, len(p.specs), conc, w)
+		body, err := requestBody(p.next(k))
+		return func(ctx context.Context) error {
+			if err != nil {
+				return err
+			}
+			_, _, err := svc.expect(ctx, http.StatusOK, http.MethodPut, "/v1/documents/"+p.specs[k].id, body)
+			return err
+		}
+	}
+}
+
+// rawIngest writes the same restatements directly (see raw.restate).
+func rawIngest(r *raw, p *pool) workload {
+	return func(w, conc int, rng *rand.Rand) call {
+		k := owned(rng, len(p.specs), conc, w)
+		d := p.next(k)
+		return func(ctx context.Context) error {
+			if err := r.restate(ctx, d, p.versions[k]); err != nil {
+				return err
+			}
+			p.versions[k]++
+			return nil
+		}
+	}
+}

@@ -1,0 +1,242 @@
+// Command servicebench measures the fundsvc REST API against the raw
+// DynamoDB operations behind each route (`make bench`, see
+// docs/benchmarks.md).
+//
+// It starts DynamoDB Local with its tables on disk and loads a dataset
+// through the store (the writes the service makes): documents of 100
+// positions in funds of 20 documents that share their positions, a tenth
+// of them restated twice. Loaded tables are kept and reused. It then runs
+// `fundsvc serve` as a child process on a loopback port and, in one run:
+//
+//   - times each read route (document overview, a position across
+//     documents, a position's summary, a fund's documents) against the
+//     Query behind it, made directly with the AWS SDK;
+//   - times restatements of a 100- and a 1,000-position document (PUT)
+//     against the raw writes of the same version, in the shape the store
+//     makes them (see fund/store.go);
+//   - each at concurrency 1 and 16: p50 and p99 latency, requests per
+//     second, and API ÷ raw, against the targets;
+//   - runs a sustained mixed load of reads and writes, counts the answers
+//     by status, and checks that every acknowledged write is readable
+//     afterwards at its version or later.
+//
+// It prints a Markdown report and, with -out, writes it into that file
+// between the servicebench markers.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/fundsvc/fundsvc/fund"
+	"github.com/fundsvc/fundsvc/internal/dynamotest"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:])
+	stop()
+	if errors.Is(err, flag.ErrHelp) {
+		return
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "servicebench:", err)
+		os.Exit(1)
+	}
+}
+
+type options struct {
+	ds          dataset
+	ingest      []int // positions of each ingested document
+	bin, out    string
+	dataDir     string
+	seed        uint64
+	bounds      bounds
+	warmup      int
+	conc        int
+	sustain     bounds
+	sustainConc int
+	writes      float64
+	serviceLog  string
+	reqTimeout  time.Duration
+
+	args        []string // as given, for the report
+	makeCommand string   // the make invocation that passes them
+	loadBefore  string   // the load average when the measurements started
+	notes       []string // anything that happened that the figures do not show
+}
+
+func parseFlags(args []string) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("servicebench", flag.ContinueOnError)
+	fs.IntVar(&o.ds.docs, "docs", 2000, "documents in the dataset (e.g. 40 for a quick run while developing)")
+	fs.IntVar(&o.ds.positions, "positions", 100, "positions per document of the dataset")
+	fs.Float64Var(&o.ds.restated, "restated", 0.1, "fraction of the dataset's documents restated twice (three versions)")
+	ingest := fs.String("ingest", "100,1000", "positions of the documents whose restatement is timed, comma-separated")
+	fs.StringVar(&o.bin, "fundsvc", "./fundsvc", "the fundsvc binary to run (make build)")
+	fs.StringVar(&o.out, "out", "", "also write the report into this Markdown file, between the servicebench markers")
+	fs.StringVar(&o.dataDir, "data", ".data/servicebench", "DynamoDB Local's folder; loaded tables are kept there and reused")
+	fs.Uint64Var(&o.seed, "seed", 1, "seed of the random choice of documents and positions")
+	fs.IntVar(&o.bounds.requests, "requests", 2000, "at most this many requests per measurement")
+	fs.DurationVar(&o.bounds.limit, "duration", 20*time.Second, "at most this long per measurement")
+	fs.IntVar(&o.warmup, "warmup", 20, "untimed requests before each comparison (a tenth of it for writes)")
+	fs.IntVar(&o.conc, "concurrency", 16, "the concurrency measured besides 1")
+	fs.DurationVar(&o.sustain.limit, "sustain", 5*time.Minute, "duration of the sustained mixed load (0 to skip it)")
+	fs.IntVar(&o.sustain.requests, "sustain-requests", 1_000_000, "at most this many requests of the sustained load")
+	fs.IntVar(&o.sustainConc, "sustain-concurrency", 16, "workers of the sustained load")
+	fs.Float64Var(&o.writes, "sustain-writes", 0.2, "fraction of the sustained load that restates documents")
+	fs.StringVar(&o.serviceLog, "fundsvc-log", "", "also write the service's log to this file")
+	fs.DurationVar(&o.reqTimeout, "request-timeout", 0, "the service's FUNDSVC_REQUEST_TIMEOUT (0: its default, 60s)")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	for _, s := range strings.Split(*ingest, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 || n > fund.DefaultMaxPositions {
+			return o, fmt.Errorf("-ingest: bad number of positions %q", s)
+		}
+		o.ingest = append(o.ingest, n)
+	}
+	switch {
+	case o.ds.docs < 1 || o.ds.positions < 1 || o.ds.positions > fund.DefaultMaxPositions:
+		return o, fmt.Errorf("-docs must be at least 1 and -positions from 1 to %d", fund.DefaultMaxPositions)
+	case o.ds.restated < 0 || o.ds.restated > 1 || o.writes < 0 || o.writes > 1:
+		return o, errors.New("-restated and -sustain-writes are fractions from 0 to 1")
+	case o.conc < 1 || o.sustainConc < 1 || o.bounds.requests < 1 || o.warmup < 0:
+		return o, errors.New("-concurrency, -sustain-concurrency and -requests must be at least 1")
+	}
+	o.args = args
+	o.makeCommand = "make bench"
+	var extra []string
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name != "fundsvc" && f.Name != "out" {
+			extra = append(extra, "-"+f.Name+"="+f.Value.String())
+		}
+	})
+	if len(extra) > 0 {
+		o.makeCommand += ` BENCH_FLAGS="` + strings.Join(extra, " ") + `"`
+	}
+	return o, nil
+}
+
+func run(ctx context.Context, args []string) error {
+	o, err := parseFlags(args)
+	if err != nil {
+		return err
+	}
+	// On disk, as exportbench's: a large dataset outgrows DynamoDB Local's
+	// default Java heap in memory, and loading it takes long enough to keep.
+	if err := os.MkdirAll(o.dataDir, 0o755); err != nil {
+		return err
+	}
+	db, err := dynamotest.StartPersistent(ctx, o.dataDir, 0)
+	if err != nil {
+		return err
+	}
+	defer db.Stop()
+	fdb := fund.NewDB(db.Config())
+	store := fund.NewStore(fdb, o.ds.table())
+	r, err := newRaw(fdb, o.ds.table())
+	if err != nil {
+		return err
+	}
+	if err := ensureLoaded(ctx, r.client, store, o.ds); err != nil {
+		return err
+	}
+	pools, err := newPools(ctx, store, o)
+	if err != nil {
+		return err
+	}
+
+	sc := serviceConfig{bin: o.bin, endpoint: db.Endpoint(), table: o.ds.table(), requestTimeout: o.reqTimeout}
+	if o.serviceLog != "" {
+		f, err := os.Create(o.serviceLog)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		sc.log = f
+	}
+	svc, err := startService(ctx, sc)
+	if err != nil {
+		return err
+	}
+	defer svc.stop()
+	fmt.Printf("fundsvc serves %s on %s\n", o.ds.table(), svc.base)
+
+	if svc.notReady != "" {
+		o.notes = append(o.notes, "fundsvc: "+svc.notReady+".")
+	}
+	o.loadBefore = loadAverage()
+	comps, err := compareAll(ctx, o, svc, r, pools)
+	if err != nil {
+		return err
+	}
+	var sr *sustainResult
+	if o.sustain.limit > 0 {
+		fmt.Printf("sustained mixed load for %s\n", o.sustain.limit)
+		res, err := sustain(ctx, svc, o.ds, pools[0], measured(comps, summaryName), o.sustainConc, o.writes, o.sustain, o.seed)
+		if err != nil {
+			return err
+		}
+		sr = &res
+	}
+
+	report := format(o, comps, sr)
+	fmt.Print("\n" + report)
+	if o.out != "" {
+		return splice(o.out, report)
+	}
+	return nil
+}
+
+// newPools makes this run's documents to restate, one pool per ingest
+// size, each with a document per writer. They are the run's own, so the
+// dataset stays as loaded for the next run.
+func newPools(ctx context.Context, store *fund.Store, o options) ([]*pool, error) {
+	tag := strconv.FormatInt(time.Now().Unix(), 36)
+	pools := make([]*pool, len(o.ingest))
+	for i, n := range o.ingest {
+		start := time.Now()
+		p, err := newPool(ctx, store, tag, o.conc, n)
+		if err != nil {
+			return nil, err
+		}
+		pools[i] = p
+		fmt.Printf("created %d documents of %d positions to restate in %s\n", o.conc, n, time.Since(start).Round(time.Millisecond))
+	}
+	return pools, nil
+}
+
+// compareAll measures every route against its baseline, the reads first,
+// at concurrency 1 and o.conc. The position summary is skipped if this
+// build of the service has no such route.
+func compareAll(ctx context.Context, o options, svc *service, r *raw, pools []*pool) ([]*comparison, error) {
+	comps := readComparisons(svc, r, o.ds)
+	for _, c := range comps {
+		if c.name == summaryName {
+			c.skip = probe(ctx, svc, "/v1/positions/"+o.ds.positionID(0, 0)+"/summary")
+		}
+	}
+	for i, n := range o.ingest {
+		comps = append(comps, ingestComparison(fmt.Sprintf("ingest, %d positions", n), svc, r, pools[i]))
+	}
+	for _, c := range comps {
+		if c.skip != "" {
+			fmt.Printf("  %s: %s\n", c.name, c.skip)
+			continue
+		}
+		if err := c.run(ctx, []int{1, o.conc}, o.bounds, o.warmup, o.seed); err != nil {
+			return nil, err
+		}
+	}
+	return comps, nil
+}

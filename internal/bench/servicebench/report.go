@@ -1,0 +1,214 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+)
+
+// format renders the results as Markdown: the command and machine, a table
+// of every comparison, the targets and the sustained load.
+func format(o options, comps []*comparison, sr *sustainResult) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Command: `%s` (`go run ./internal/bench/servicebench %s`)\n\n", o.makeCommand, strings.Join(o.args, " "))
+	fmt.Fprintf(&b, "Machine: %s/%s, %d CPUs, Go %s; DynamoDB Local (tables in `%s`), fundsvc and the client on the same machine, over loopback.",
+		runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version(), o.dataDir)
+	if o.loadBefore != "" {
+		fmt.Fprintf(&b, " Load average (1, 5, 15 minutes) before the measurements: %s; after: %s.", o.loadBefore, loadAverage())
+	}
+	b.WriteString("\n\n")
+	fmt.Fprintf(&b, "Dataset: %d documents of %d positions (a capital call, a distribution and an unfunded commitment each) in %d funds of up to %d documents that share their positions; %d documents restated twice. ",
+		o.ds.docs, o.ds.positions, o.ds.funds(), docsPerFund, o.ds.restatedCount())
+	fmt.Fprintf(&b, "Each measurement: at most %d requests or %s, after %d untimed warm-up requests (writes: %d); documents and positions drawn with seed %d, the same for the API and its baseline.\n\n",
+		o.bounds.requests, o.bounds.limit, o.warmup, max(1, o.warmup/10), o.seed)
+
+	for _, n := range o.notes {
+		b.WriteString("Note: " + n + "\n\n")
+	}
+	b.WriteString("| measurement | concurrency | API p50 | raw p50 | API p99 | raw p99 | API req/s | raw req/s | API ÷ raw |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, c := range comps {
+		if c.skip != "" {
+			fmt.Fprintf(&b, "| %s | – | – | – | – | – | – | – | %s |\n", c.name, c.skip)
+			continue
+		}
+		for _, p := range c.results {
+			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %.1f | %.1f | %s |\n", c.name, p.conc,
+				latency(p.api, p.api.p50), latency(p.raw, p.raw.p50), latency(p.api, p.api.p99), latency(p.raw, p.raw.p99),
+				p.api.rps, p.raw.rps, c.ratioText(p))
+		}
+	}
+	b.WriteString("\nTargets:\n\n")
+	for _, c := range comps {
+		if c.target > 0 && c.skip == "" {
+			b.WriteString("- " + c.verdict() + "\n")
+		}
+	}
+	if errs := errorLines(comps); len(errs) > 0 {
+		b.WriteString("\nFailed requests (not in the percentiles):\n\n")
+		for _, e := range errs {
+			b.WriteString("- " + e + "\n")
+		}
+	}
+	if sr != nil {
+		b.WriteString("\n" + sr.format())
+	}
+	return b.String()
+}
+
+// latency shows one of a measurement's percentiles, or a dash if no
+// request succeeded.
+func latency(s stats, d time.Duration) string {
+	if s.n == 0 {
+		return "–"
+	}
+	return ms(d)
+}
+
+// ratio is API ÷ raw: p50 latency for reads, requests per second for writes.
+// It is NaN when the baseline (or, for reads, the API) has no successful
+// request to compare.
+func (c *comparison) ratio(p pair) float64 {
+	switch {
+	case p.raw.n == 0 || (!c.write && p.api.n == 0):
+		return math.NaN()
+	case c.write:
+		return p.api.rps / p.raw.rps
+	}
+	return float64(p.api.p50) / float64(p.raw.p50)
+}
+
+func (c *comparison) ratioText(p pair) string {
+	switch {
+	case math.IsNaN(c.ratio(p)):
+		return "–"
+	case c.write:
+		return fmt.Sprintf("%.2f (req/s)", c.ratio(p))
+	}
+	return fmt.Sprintf("%.2f (p50)", c.ratio(p))
+}
+
+// verdict says whether the target was met: for reads at every concurrency
+// measured, for writes at the highest (throughput is the target).
+func (c *comparison) verdict() string {
+	var parts, missed []string
+	for i, p := range c.results {
+		if c.write && i != len(c.results)-1 {
+			continue
+		}
+		r := c.ratio(p)
+		parts = append(parts, fmt.Sprintf("%.2f at concurrency %d", r, p.conc))
+		if math.IsNaN(r) || (c.write && r < c.target) || (!c.write && r > c.target) {
+			missed = append(missed, fmt.Sprintf("concurrency %d", p.conc))
+		}
+	}
+	what, bound := "p50 API ÷ raw", "at most"
+	if c.write {
+		what, bound = "req/s API ÷ raw", "at least"
+	}
+	met := "**met**"
+	if len(missed) > 0 {
+		met = "**not met** at " + strings.Join(missed, " and ")
+	}
+	return fmt.Sprintf("%s: %s %s (target: %s %.2f): %s", c.name, what, strings.Join(parts, ", "), bound, c.target, met)
+}
+
+func errorLines(comps []*comparison) []string {
+	var out []string
+	for _, c := range comps {
+		for _, p := range c.results {
+			for _, side := range []struct {
+				name string
+				s    stats
+			}{{"API", p.api}, {"raw", p.raw}} {
+				if side.s.errors > 0 {
+					out = append(out, fmt.Sprintf("%s, %s, concurrency %d: %d failed; first: %v", c.name, side.name, p.conc, side.s.errors, side.s.firstErr))
+				}
+			}
+		}
+	}
+	return out
+}
+
+func (r *sustainResult) format() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Sustained mixed load: %s with %d workers, %.0f%% writes: %d requests (%.1f req/s).\n\n",
+		r.elapsed.Round(time.Second), r.conc, r.writeShare*100, r.requests, float64(r.requests)/r.elapsed.Seconds())
+	fmt.Fprintf(&b, "Successful reads: p50 %s, p99 %s. Successful writes: p50 %s, p99 %s; %.1f writes in flight on average.\n\n",
+		latency(r.reads, r.reads.p50), latency(r.reads, r.reads.p99), latency(r.writes, r.writes.p50), latency(r.writes, r.writes.p99), r.writesInFlight)
+	b.WriteString("| request | answers |\n|---|---|\n")
+	kinds := make([]string, 0, len(r.counts))
+	for k := range r.counts {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	for _, k := range kinds {
+		var statuses []string
+		for s, n := range r.counts[k] {
+			statuses = append(statuses, fmt.Sprintf("%s: %d", s, n))
+		}
+		sort.Strings(statuses)
+		fmt.Fprintf(&b, "| %s | %s |\n", k, strings.Join(statuses, ", "))
+	}
+	fmt.Fprintf(&b, "\n- 5xx answers: %d.\n", r.serverErrors)
+	failures := make([]string, 0, len(r.firstFailures))
+	for k := range r.firstFailures {
+		failures = append(failures, k)
+	}
+	sort.Strings(failures)
+	for _, k := range failures {
+		fmt.Fprintf(&b, "- First %s: `%s`\n", k, r.firstFailures[k])
+	}
+	fmt.Fprintf(&b, "- Acknowledged writes (200/201): %d; afterwards readable at their version with the content they sent, their document at that version or later: %d; lost: %d; versions acknowledged to two writes: %d.\n",
+		r.acks, r.verified, r.acks-r.verified, r.duplicateAcks)
+	fmt.Fprintf(&b, "- Overviews of documents being written that showed a version older than one already acknowledged: %d of %d.\n", r.staleReads, r.freshChecked)
+	for i, l := range r.lost {
+		if i == 10 {
+			fmt.Fprintf(&b, "- … and %d more.\n", len(r.lost)-10)
+			break
+		}
+		fmt.Fprintf(&b, "- Lost: %s\n", strings.ReplaceAll(l, "\n", " "))
+	}
+	return b.String()
+}
+
+// loadAverage is the system's load average from /proc/loadavg, or "" where
+// there is none: other work on the machine shows in every figure.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return ""
+	}
+	return strings.Join(f[:3], ", ")
+}
+
+// splice replaces the text between the servicebench markers of a Markdown
+// file (or appends a section with them).
+func splice(path, report string) error {
+	const begin, end = "<!-- servicebench:begin -->", "<!-- servicebench:end -->"
+	old, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	s := string(old)
+	block := begin + "\n" + report + end
+	i, j := strings.Index(s, begin), strings.Index(s, end)
+	if i >= 0 && j > i {
+		s = s[:i] + block + s[j+len(end):]
+	} else {
+		s += "\n" + block + "\n"
+	}
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		return fmt.Errorf("write report into %s: %w", path, err)
+	}
+	return nil
+}
