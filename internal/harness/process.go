@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os/exec"
 	"time"
 )
@@ -15,7 +16,8 @@ const outputTail = 16 << 10
 // its own (see SysProcAttr), so that SignalGroup(cmd.Process.Pid, ...)
 // reaches it and anything it spawns, with its standard output and error
 // going to a TailBuffer of the last 16 KiB, for error messages (see
-// WithOutput). It sets cmd's Stdout, Stderr and SysProcAttr.
+// WithOutput); a Stdout the caller set gets a copy of both. It sets cmd's
+// Stdout, Stderr and SysProcAttr.
 //
 // It returns that buffer and a channel that is closed once the process has
 // exited and been waited for; the caller must not call cmd.Wait. The exit
@@ -23,9 +25,11 @@ const outputTail = 16 << 10
 // whoever killed it caused that.
 func StartProcess(cmd *exec.Cmd) (exited <-chan struct{}, out *TailBuffer, err error) {
 	out = NewTailBuffer(outputTail)
-	cmd.Stdout = out
-	cmd.Stderr = out
-	cmd.SysProcAttr = SysProcAttr()
+	var w io.Writer = out
+	if cmd.Stdout != nil {
+		w = io.MultiWriter(out, cmd.Stdout)
+	}
+	cmd.Stdout, cmd.Stderr, cmd.SysProcAttr = w, w, SysProcAttr()
 	if err := cmd.Start(); err != nil {
 		return nil, nil, fmt.Errorf("run %s: %w", cmd.Path, err)
 	}

@@ -29,6 +29,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/fundsvc/fundsvc/fund"
+	"github.com/fundsvc/fundsvc/internal/bench/benchdoc"
 	"github.com/fundsvc/fundsvc/internal/dynamotest"
 	"golang.org/x/sync/errgroup"
 )
@@ -145,7 +146,7 @@ func run() error {
 	report := format(results, *segments, *rounds, strings.Join(os.Args[1:], " "))
 	fmt.Print("\n" + report)
 	if *out != "" {
-		return splice(*out, report)
+		return benchdoc.Splice(*out, "exportbench", report)
 	}
 	return nil
 }
@@ -303,23 +304,4 @@ func format(results []result, segments, rounds int, args string) string {
 			big.items, big.rssMB/small.rssMB, small.items)
 	}
 	return b.String()
-}
-
-// splice replaces the text between the exportbench markers of a Markdown
-// file (or appends a section with them).
-func splice(path, report string) error {
-	const begin, end = "<!-- exportbench:begin -->", "<!-- exportbench:end -->"
-	old, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
-	}
-	s := string(old)
-	block := begin + "\n" + report + end
-	i, j := strings.Index(s, begin), strings.Index(s, end)
-	if i >= 0 && j > i {
-		s = s[:i] + block + s[j+len(end):]
-	} else {
-		s += "\n" + block + "\n"
-	}
-	return os.WriteFile(path, []byte(s), 0o644)
 }

@@ -37,6 +37,7 @@ import (
 	"time"
 
 	"github.com/fundsvc/fundsvc/fund"
+	"github.com/fundsvc/fundsvc/internal/bench/benchdoc"
 	"github.com/fundsvc/fundsvc/internal/dynamotest"
 )
 
@@ -193,7 +194,7 @@ func run(ctx context.Context, args []string) error {
 	report := format(o, comps, sr)
 	fmt.Print("\n" + report)
 	if o.out != "" {
-		return splice(o.out, report)
+		return benchdoc.Splice(o.out, "servicebench", report)
 	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -189,26 +188,4 @@ func loadAverage() string {
 		return ""
 	}
 	return strings.Join(f[:3], ", ")
-}
-
-// splice replaces the text between the servicebench markers of a Markdown
-// file (or appends a section with them).
-func splice(path, report string) error {
-	const begin, end = "<!-- servicebench:begin -->", "<!-- servicebench:end -->"
-	old, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
-	}
-	s := string(old)
-	block := begin + "\n" + report + end
-	i, j := strings.Index(s, begin), strings.Index(s, end)
-	if i >= 0 && j > i {
-		s = s[:i] + block + s[j+len(end):]
-	} else {
-		s += "\n" + block + "\n"
-	}
-	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
-		return fmt.Errorf("write report into %s: %w", path, err)
-	}
-	return nil
 }

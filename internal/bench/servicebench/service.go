@@ -68,8 +68,8 @@ func startService(ctx context.Context, sc serviceConfig) (*service, error) {
 		return nil, err
 	}
 	cmd := exec.Command(sc.bin, "serve")
-	cmd.Env = env
-	exited, out, err := startProcess(cmd, sc.log)
+	cmd.Env, cmd.Stdout = env, sc.log
+	exited, out, err := harness.StartProcess(cmd)
 	if err != nil {
 		return nil, err
 	}
@@ -117,27 +117,6 @@ func (s *service) live(ctx context.Context) bool {
 	}
 	status, _, _, err := s.do(ctx, http.MethodGet, "/livez", nil)
 	return err == nil && status == http.StatusOK
-}
-
-// startProcess starts cmd as harness.StartProcess does (a process group of
-// its own, killed with this process; the tail of its output kept), also
-// copying its output to log if there is one.
-func startProcess(cmd *exec.Cmd, log io.Writer) (<-chan struct{}, *harness.TailBuffer, error) {
-	out := harness.NewTailBuffer(16 << 10)
-	var w io.Writer = out
-	if log != nil {
-		w = io.MultiWriter(out, log)
-	}
-	cmd.Stdout, cmd.Stderr, cmd.SysProcAttr = w, w, harness.SysProcAttr()
-	if err := cmd.Start(); err != nil {
-		return nil, nil, fmt.Errorf("run %s: %w", cmd.Path, err)
-	}
-	done := make(chan struct{})
-	go func() {
-		_ = cmd.Wait()
-		close(done)
-	}()
-	return done, out, nil
 }
 
 // mintToken runs `fundsvc token` for an admin of every fund, with the
