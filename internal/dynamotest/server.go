@@ -160,16 +160,7 @@ func (s *Server) Stop() {
 	if s.cmd == nil {
 		return
 	}
-	s.stopOnce.Do(func() {
-		pid := s.cmd.Process.Pid
-		harness.SignalGroup(pid, false)
-		select {
-		case <-s.exited:
-		case <-time.After(stopGrace):
-			harness.SignalGroup(pid, true)
-			<-s.exited
-		}
-	})
+	s.stopOnce.Do(func() { harness.StopGroup(s.cmd.Process.Pid, s.exited, stopGrace) })
 }
 
 // Config returns an aws.Config for the server: region us-east-1, static dummy

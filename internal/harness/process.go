@@ -41,6 +41,19 @@ func StartProcess(cmd *exec.Cmd) (exited <-chan struct{}, out *TailBuffer, err e
 	return done, out, nil
 }
 
+// StopGroup stops a process started with StartProcess: it sends SIGTERM to
+// its group, waits for exited to close, and kills the group if that takes
+// longer than grace.
+func StopGroup(pid int, exited <-chan struct{}, grace time.Duration) {
+	SignalGroup(pid, false)
+	select {
+	case <-exited:
+	case <-time.After(grace):
+		SignalGroup(pid, true)
+		<-exited
+	}
+}
+
 // WithOutput returns err with what the server called name wrote, such as
 // the TailBuffer from StartProcess, appended below it:
 //

@@ -136,16 +136,7 @@ func mintToken(ctx context.Context, bin string, env []string) (string, error) {
 // stop sends SIGTERM, lets in-flight requests finish and waits for the
 // process to exit, killing it if it takes longer than its own shutdown
 // timeout.
-func (s *service) stop() {
-	pid := s.cmd.Process.Pid
-	harness.SignalGroup(pid, false)
-	select {
-	case <-s.exited:
-	case <-time.After(stopGrace):
-		harness.SignalGroup(pid, true)
-		<-s.exited
-	}
-}
+func (s *service) stop() { harness.StopGroup(s.cmd.Process.Pid, s.exited, stopGrace) }
 
 // do sends one request with the admin token and reads the whole response.
 // It returns the status, the ETag's version (0 if none) and the body.
