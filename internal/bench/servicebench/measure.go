@@ -43,39 +43,48 @@ func measure(ctx context.Context, conc int, b bounds, seed uint64, load workload
 		durations []time.Duration
 		errs      int
 		firstErr  error
-		issued    atomic.Int64
-		wg        sync.WaitGroup
 	)
 	start := time.Now()
-	deadline := start.Add(b.limit)
+	runWorkers(ctx, conc, b, seed, func(w int, rng *rand.Rand) {
+		c := load(w, conc, rng)
+		t0 := time.Now()
+		err := c(ctx)
+		d := time.Since(t0)
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			errs++
+			if firstErr == nil {
+				firstErr = err
+			}
+		} else {
+			durations = append(durations, d)
+		}
+	})
+	wall := time.Since(start)
+	s := stats{n: len(durations), errors: errs, firstErr: firstErr, rps: float64(len(durations)) / wall.Seconds()}
+	s.p50, s.p99 = percentile(durations, 0.50), percentile(durations, 0.99)
+	return s
+}
+
+// runWorkers runs one request at a time in each of conc workers until b's
+// request count or time limit is reached (or ctx ends); worker w draws its
+// choices from its own generator, seeded by seed and w.
+func runWorkers(ctx context.Context, conc int, b bounds, seed uint64, one func(w int, rng *rand.Rand)) {
+	deadline := time.Now().Add(b.limit)
+	var issued atomic.Int64
+	var wg sync.WaitGroup
 	for w := range conc {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			rng := rand.New(rand.NewPCG(seed, uint64(w)))
 			for ctx.Err() == nil && time.Now().Before(deadline) && issued.Add(1) <= int64(b.requests) {
-				c := load(w, conc, rng)
-				t0 := time.Now()
-				err := c(ctx)
-				d := time.Since(t0)
-				mu.Lock()
-				if err != nil {
-					errs++
-					if firstErr == nil {
-						firstErr = err
-					}
-				} else {
-					durations = append(durations, d)
-				}
-				mu.Unlock()
+				one(w, rng)
 			}
 		}()
 	}
 	wg.Wait()
-	wall := time.Since(start)
-	s := stats{n: len(durations), errors: errs, firstErr: firstErr, rps: float64(len(durations)) / wall.Seconds()}
-	s.p50, s.p99 = percentile(durations, 0.50), percentile(durations, 0.99)
-	return s
 }
 
 // percentile is the nearest-rank percentile: the smallest duration that at

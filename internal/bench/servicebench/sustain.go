@@ -69,20 +69,7 @@ func sustain(ctx context.Context, svc *service, ds dataset, p *pool, summary boo
 	s := &sustainer{svc: svc, ds: ds, pool: p, summary: summary, writes: writes,
 		counts: map[string]map[string]int{}, failures: map[string]string{}, acked: make([]atomic.Int64, len(p.specs))}
 	start := time.Now()
-	deadline := start.Add(b.limit)
-	var issued atomic.Int64
-	var wg sync.WaitGroup
-	for w := range conc {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			rng := rand.New(rand.NewPCG(seed, uint64(w)))
-			for ctx.Err() == nil && time.Now().Before(deadline) && issued.Add(1) <= int64(b.requests) {
-				s.one(ctx, rng)
-			}
-		}()
-	}
-	wg.Wait()
+	runWorkers(ctx, conc, b, seed, func(_ int, rng *rand.Rand) { s.one(ctx, rng) })
 	if err := ctx.Err(); err != nil {
 		return sustainResult{}, err
 	}
