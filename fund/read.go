@@ -273,16 +273,8 @@ func (s *Store) DocumentPosition(ctx context.Context, doc, pos string) (int, []P
 	var out []PositionItem
 	if p.consistent() {
 		out = p.livePositions()
-	} else {
-		var vitems []Item
-		err := s.table.Get(AttrPK, VersionPK(doc, p.head.CommitID)).
-			Range(AttrSK, dynamo.BeginsWith, VersionPositionPrefix(pos)).Consistent(true).All(ctx, &vitems)
-		if err != nil {
-			return 0, nil, fmt.Errorf("position %s of document %s: %w", pos, doc, err)
-		}
-		for i := range vitems {
-			out = append(out, vitems[i].PositionItem())
-		}
+	} else if out, err = s.versionPosition(ctx, doc, p.head.CommitID, pos); err != nil {
+		return 0, nil, err
 	}
 	if len(out) == 0 {
 		return 0, nil, Errorf(ENOTFOUND, "position %s not found in document %s", pos, doc)
@@ -485,11 +477,17 @@ func (s *Store) PositionAsOf(ctx context.Context, doc, pos string, asOf Date, be
 	if chosen == nil {
 		return nil, nil
 	}
+	return s.versionPosition(ctx, doc, chosen.CommitID, pos)
+}
+
+// versionPosition reads one position's items of one version from the
+// version's immutable partition, with one Query on the prefix POS#<pos>#.
+func (s *Store) versionPosition(ctx context.Context, doc, commitID, pos string) ([]PositionItem, error) {
 	var items []Item
-	err = s.table.Get(AttrPK, VersionPK(doc, chosen.CommitID)).
+	err := s.table.Get(AttrPK, VersionPK(doc, commitID)).
 		Range(AttrSK, dynamo.BeginsWith, VersionPositionPrefix(pos)).Consistent(true).All(ctx, &items)
 	if err != nil {
-		return nil, fmt.Errorf("position %s of document %s version %d: %w", pos, doc, chosen.Version, err)
+		return nil, fmt.Errorf("position %s of document %s commit %s: %w", pos, doc, commitID, err)
 	}
 	out := make([]PositionItem, 0, len(items))
 	for i := range items {
