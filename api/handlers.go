@@ -547,18 +547,30 @@ func (s *server) listFundPositions(c *gin.Context) {
 	c.JSON(http.StatusOK, page[registeredWire]{Items: toRegistered(rs), Next: s.next(c, query, next)})
 }
 
+func investorNotFound(inv string) error {
+	return fund.Errorf(fund.ENOTFOUND, "investor %s not found", inv)
+}
+
+// ownInvestor answers 404, as for an unknown investor, when an investor
+// token names another investor than its own.
+func ownInvestor(c *gin.Context, inv string) bool {
+	if p := principal(c); p.Role == RoleInvestor && p.Investor != inv {
+		writeError(c, investorNotFound(inv))
+		return false
+	}
+	return true
+}
+
 // listInvestorPositions lists an investor's positions across funds.
 func (s *server) listInvestorPositions(c *gin.Context) {
 	inv, ok := param(c, "investorId")
 	if !ok {
 		return
 	}
-	p := principal(c)
-	notFound := fund.Errorf(fund.ENOTFOUND, "investor %s not found", inv)
-	if p.Role == RoleInvestor && p.Investor != inv {
-		writeError(c, notFound)
+	if !ownInvestor(c, inv) {
 		return
 	}
+	p, notFound := principal(c), investorNotFound(inv)
 	query := "investor-positions:" + inv
 	limit, cur, ok := s.pageRequest(c, query)
 	if !ok {
@@ -754,11 +766,10 @@ func (s *server) getInvestorSummary(c *gin.Context) {
 	if !ok {
 		return
 	}
-	p := principal(c)
-	if p.Role == RoleInvestor && p.Investor != inv {
-		writeError(c, fund.Errorf(fund.ENOTFOUND, "investor %s not found", inv))
+	if !ownInvestor(c, inv) {
 		return
 	}
+	p := principal(c)
 	keep := func(r positions.Registered) bool { return mayReadPosition(p, r.FundID, r.InvestorID) }
 	sum, err := s.positions.InvestorSummary(c.Request.Context(), inv, asOf, keep)
 	if err != nil {
