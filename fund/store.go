@@ -30,6 +30,8 @@ type Store struct {
 	Parallelism int
 	// Now is the clock; tests may replace it.
 	Now func() time.Time
+
+	writers turns // one writer of a document at a time in this process
 }
 
 // NewStore returns a Store on the named table.
@@ -123,7 +125,10 @@ const maxCommitAttempts = 25
 //
 // ifMatch, when not nil, is the version the caller last saw (0 for "must not
 // exist yet"); Restate returns EPRECONDITION if it is not the current one.
-// Without it, concurrent writers are serialized and each gets its own version.
+// Without it, concurrent writers are serialized and each gets its own version:
+// in this process, they take turns in the order they came (a writer waits
+// for the ones before it, and gives up when ctx is done); across processes,
+// a writer that loses the commit to another reads the head and tries again.
 // It returns EINVALID for a document that breaks a rule, ECONFLICT if the
 // document belongs to another fund or a position to another investor.
 //
@@ -144,6 +149,11 @@ func (s *Store) Restate(ctx context.Context, d Document, ifMatch *int) (Document
 	if err != nil {
 		return Document{}, err
 	}
+	done, err := s.writers.wait(ctx, d.ID)
+	if err != nil {
+		return Document{}, fmt.Errorf("wait for the other writers of document %s: %w", d.ID, err)
+	}
+	defer done()
 	for attempt := 1; ; attempt++ {
 		head, err := s.head(ctx, d.ID)
 		if err != nil {

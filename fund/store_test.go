@@ -149,6 +149,11 @@ func TestConcurrentRestatementsLoseNoVersion(t *testing.T) {
 	for err := range errs {
 		t.Fatalf("writer failed: %v", err)
 	}
+	// The writers took turns: each read the head once, so none lost the
+	// commit and staged its version again.
+	if n := e.Counter.Count("GetItem"); n != writers {
+		t.Errorf("%d reads of the head by %d writers: writers raced for the commit", n, writers)
+	}
 	var got []int
 	for v := range versions {
 		got = append(got, v)
