@@ -342,3 +342,28 @@ func TestInternalErrorsLeakNothing(t *testing.T) {
 		}
 	})
 }
+
+// TestWritesHaveTheirOwnDeadline: a read is bounded by RequestTimeout, a
+// write by WriteTimeout, so a large restatement is not cut off at a read's
+// deadline, and a write past its own deadline is 503 and changes nothing.
+func TestWritesHaveTheirOwnDeadline(t *testing.T) {
+	body := authzDocument("FUND_A")
+
+	t.Run("a write outlives the read deadline", func(t *testing.T) {
+		s := startAPI(t, fundtest.New(t), func(o *api.Options) { o.RequestTimeout, o.WriteTimeout = time.Nanosecond, time.Minute })
+		if r := s.do(t, http.MethodPut, "/v1/documents/DOC_T1", body); r.Status != http.StatusCreated {
+			t.Fatalf("PUT: status %d\n%s", r.Status, r.Body)
+		}
+		checkProblem(t, s.do(t, http.MethodGet, "/v1/documents/DOC_T1", nil), http.StatusServiceUnavailable, "/problems/unavailable")
+	})
+
+	t.Run("a write past its deadline is 503 and changes nothing", func(t *testing.T) {
+		s := startAPI(t, fundtest.New(t), func(o *api.Options) { o.RequestTimeout, o.WriteTimeout = time.Minute, time.Nanosecond })
+		before := s.Dump(t)
+		checkProblem(t, s.do(t, http.MethodPut, "/v1/documents/DOC_T1", body), http.StatusServiceUnavailable, "/problems/unavailable")
+		if after := s.Dump(t); len(after) != len(before) {
+			t.Fatalf("%d items before the refused write, %d after", len(before), len(after))
+		}
+		checkProblem(t, s.do(t, http.MethodGet, "/v1/documents/DOC_T1", nil), http.StatusNotFound, "/problems/not_found")
+	})
+}

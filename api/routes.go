@@ -17,14 +17,17 @@ import (
 
 // Options are the server's dependencies and limits.
 type Options struct {
-	Documents      *fund.Store
-	Positions      *positions.Store
-	Logger         *slog.Logger
-	CursorKey      []byte // signs cursors; random when empty (cursors then die with the process)
-	MaxBodyBytes   int64
-	DefaultLimit   int
-	MaxLimit       int
-	RequestTimeout time.Duration
+	Documents    *fund.Store
+	Positions    *positions.Store
+	Logger       *slog.Logger
+	CursorKey    []byte // signs cursors; random when empty (cursors then die with the process)
+	MaxBodyBytes int64
+	DefaultLimit int
+	MaxLimit     int
+	// RequestTimeout bounds a read's work, WriteTimeout a write's (PUT,
+	// POST, PATCH, DELETE): restating a document of thousands of positions
+	// takes far longer than reading one. Zero means no deadline.
+	RequestTimeout, WriteTimeout time.Duration
 	// Verifier checks bearer tokens; every /v1 route requires one.
 	Verifier *Verifier
 	// PublicMetrics and PublicOpenAPI leave /metrics and /openapi.json open;
@@ -33,8 +36,8 @@ type Options struct {
 	PublicMetrics, PublicOpenAPI bool
 	// IdempotencyLease is how long a claimed Idempotency-Key stays locked
 	// if its request never finishes (its process died); IdempotencyTTL how
-	// long a stored response is replayed. Defaults: the request timeout (at
-	// least a minute) plus 10s, and 24h.
+	// long a stored response is replayed. Defaults: the longer of the
+	// request and write timeouts (at least a minute) plus 10s, and 24h.
 	IdempotencyLease, IdempotencyTTL time.Duration
 	// TrustedProxies are the proxies whose X-Forwarded-For is believed for
 	// the client address in logs; none by default.
@@ -49,7 +52,8 @@ type server struct {
 	maxBody      int64
 	defaultLimit int
 	maxLimit     int
-	timeout      time.Duration
+	timeout      time.Duration // of a read
+	writeTimeout time.Duration
 	metrics      *metrics
 	verifier     *Verifier
 	opts         Options
@@ -69,12 +73,13 @@ func NewServer(o Options) http.Handler {
 	s := &server{
 		docs: o.Documents, positions: o.Positions, log: o.Logger, cursors: cursorCodec{key: o.CursorKey},
 		maxBody: o.MaxBodyBytes, defaultLimit: o.DefaultLimit, maxLimit: o.MaxLimit, timeout: o.RequestTimeout,
-		metrics: newMetrics(), verifier: o.Verifier, opts: o,
+		writeTimeout: o.WriteTimeout,
+		metrics:      newMetrics(), verifier: o.Verifier, opts: o,
 		idemLease: o.IdempotencyLease, idemTTL: o.IdempotencyTTL,
 	}
 	if s.idemLease <= 0 {
 		// Longer than any request may run, so no live request loses its key.
-		s.idemLease = max(o.RequestTimeout, time.Minute) + 10*time.Second
+		s.idemLease = max(o.RequestTimeout, o.WriteTimeout, time.Minute) + 10*time.Second
 	}
 	if s.idemTTL <= 0 {
 		s.idemTTL = 24 * time.Hour
@@ -128,13 +133,20 @@ func (s *server) routes(r *gin.Engine) {
 	v1.GET("/positions/:positionId/cashflows", s.getPositionCashflows)
 }
 
-// deadline bounds every request's work.
+// deadline bounds every request's work: a read's by the request timeout, a
+// write's by the write timeout.
 func (s *server) deadline(c *gin.Context) {
-	if s.timeout <= 0 {
+	timeout := s.timeout
+	switch c.Request.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+	default:
+		timeout = s.writeTimeout
+	}
+	if timeout <= 0 {
 		c.Next()
 		return
 	}
-	ctx, cancel := context.WithTimeout(c.Request.Context(), s.timeout)
+	ctx, cancel := context.WithTimeout(c.Request.Context(), timeout)
 	defer cancel()
 	c.Request = c.Request.WithContext(ctx)
 	c.Next()

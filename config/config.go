@@ -27,7 +27,8 @@ type Config struct {
 	MaxBodyBytes     int64         // FUNDSVC_MAX_BODY_BYTES
 	MaxPositions     int           // FUNDSVC_MAX_POSITIONS
 	ShutdownTimeout  time.Duration // FUNDSVC_SHUTDOWN_TIMEOUT
-	RequestTimeout   time.Duration // FUNDSVC_REQUEST_TIMEOUT
+	RequestTimeout   time.Duration // FUNDSVC_REQUEST_TIMEOUT: the deadline of a read
+	WriteTimeout     time.Duration // FUNDSVC_WRITE_TIMEOUT: the deadline of a write (a large restatement takes longer)
 	DefaultPageLimit int
 	MaxPageLimit     int
 
@@ -67,6 +68,7 @@ func Default() Config {
 		MaxPositions:     5000,
 		ShutdownTimeout:  20 * time.Second,
 		RequestTimeout:   60 * time.Second,
+		WriteTimeout:     5 * time.Minute,
 		DefaultPageLimit: 100,
 		MaxPageLimit:     1000,
 		JWTLeeway:        30 * time.Second,
@@ -106,6 +108,7 @@ func Load(getenv func(string) string, args []string, name string, more ...func(*
 	env("FUNDSVC_MAX_POSITIONS", func(v string) (err error) { c.MaxPositions, err = strconv.Atoi(v); return })
 	env("FUNDSVC_SHUTDOWN_TIMEOUT", func(v string) (err error) { c.ShutdownTimeout, err = time.ParseDuration(v); return })
 	env("FUNDSVC_REQUEST_TIMEOUT", func(v string) (err error) { c.RequestTimeout, err = time.ParseDuration(v); return })
+	env("FUNDSVC_WRITE_TIMEOUT", func(v string) (err error) { c.WriteTimeout, err = time.ParseDuration(v); return })
 	env("FUNDSVC_IDEMPOTENCY_LEASE", func(v string) (err error) { c.IdempotencyLease, err = time.ParseDuration(v); return })
 	env("FUNDSVC_IDEMPOTENCY_TTL", func(v string) (err error) { c.IdempotencyTTL, err = time.ParseDuration(v); return })
 	env("FUNDSVC_JWT_HS256_SECRET", str(&c.JWTSecret))
@@ -176,7 +179,7 @@ func (c Config) Validate() error {
 	if c.MaxPositions < 1 || c.MaxPositions > 100000 {
 		errs = append(errs, fmt.Errorf("max positions %d: want 1 to 100000", c.MaxPositions))
 	}
-	if c.ShutdownTimeout <= 0 || c.RequestTimeout <= 0 {
+	if c.ShutdownTimeout <= 0 || c.RequestTimeout <= 0 || c.WriteTimeout <= 0 {
 		errs = append(errs, errors.New("timeouts must be positive durations such as 20s"))
 	}
 	if c.CursorKey != "" && len(c.CursorKey) < 16 {

@@ -239,6 +239,7 @@ func serve(ctx context.Context, cfg config.Config, store *fund.Store, log *slog.
 		Documents: store, Positions: positions.NewStore(store), Logger: log,
 		CursorKey: []byte(cfg.CursorKey), MaxBodyBytes: cfg.MaxBodyBytes,
 		DefaultLimit: cfg.DefaultPageLimit, MaxLimit: cfg.MaxPageLimit, RequestTimeout: cfg.RequestTimeout,
+		WriteTimeout: cfg.WriteTimeout,
 	})
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
@@ -248,7 +249,7 @@ func serve(ctx context.Context, cfg config.Config, store *fund.Store, log *slog.
 		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
-		WriteTimeout:      cfg.RequestTimeout + 10*time.Second,
+		WriteTimeout:      max(cfg.RequestTimeout, cfg.WriteTimeout) + 10*time.Second,
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    64 << 10,
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },

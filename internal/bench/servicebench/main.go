@@ -68,6 +68,7 @@ type options struct {
 	writes      float64
 	serviceLog  string
 	reqTimeout  time.Duration
+	wrTimeout   time.Duration
 
 	args        []string // as given, for the report
 	makeCommand string   // the make invocation that passes them
@@ -96,6 +97,7 @@ func parseFlags(args []string) (options, error) {
 	fs.Float64Var(&o.writes, "sustain-writes", 0.2, "fraction of the sustained load that restates documents")
 	fs.StringVar(&o.serviceLog, "fundsvc-log", "", "also write the service's log to this file")
 	fs.DurationVar(&o.reqTimeout, "request-timeout", 0, "the service's FUNDSVC_REQUEST_TIMEOUT (0: its default, 60s)")
+	fs.DurationVar(&o.wrTimeout, "write-timeout", 0, "the service's FUNDSVC_WRITE_TIMEOUT (0: its default, 5m)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -157,7 +159,7 @@ func run(ctx context.Context, args []string) error {
 		return err
 	}
 
-	sc := serviceConfig{bin: o.bin, endpoint: db.Endpoint(), table: o.ds.table(), requestTimeout: o.reqTimeout}
+	sc := serviceConfig{bin: o.bin, endpoint: db.Endpoint(), table: o.ds.table(), requestTimeout: o.reqTimeout, writeTimeout: o.wrTimeout}
 	if o.serviceLog != "" {
 		f, err := os.Create(o.serviceLog)
 		if err != nil {

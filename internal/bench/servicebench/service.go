@@ -18,7 +18,11 @@ import (
 
 const (
 	readyTimeout = 30 * time.Second
-	stopGrace    = 25 * time.Second // the service's shutdown timeout is 20s
+	// clientTimeout is longer than the service's deadlines (60s for a read,
+	// 5 minutes for a write by default), so the service's answer is measured,
+	// not the client giving up.
+	clientTimeout = 6 * time.Minute
+	stopGrace     = 25 * time.Second // the service's shutdown timeout is 20s
 )
 
 // service is `fundsvc serve` running as a child process on a loopback
@@ -44,6 +48,7 @@ type serviceConfig struct {
 	bin, endpoint, table string
 	log                  io.Writer     // gets the service's output besides the tail kept for errors; may be nil
 	requestTimeout       time.Duration // FUNDSVC_REQUEST_TIMEOUT; zero for the service's default
+	writeTimeout         time.Duration // FUNDSVC_WRITE_TIMEOUT; zero for the service's default
 }
 
 // startService runs `fundsvc serve` against the table on DynamoDB Local,
@@ -63,6 +68,9 @@ func startService(ctx context.Context, sc serviceConfig) (*service, error) {
 	if sc.requestTimeout > 0 {
 		env = append(env, "FUNDSVC_REQUEST_TIMEOUT="+sc.requestTimeout.String())
 	}
+	if sc.writeTimeout > 0 {
+		env = append(env, "FUNDSVC_WRITE_TIMEOUT="+sc.writeTimeout.String())
+	}
 	token, err := mintToken(ctx, sc.bin, env)
 	if err != nil {
 		return nil, err
@@ -77,7 +85,7 @@ func startService(ctx context.Context, sc serviceConfig) (*service, error) {
 		base: "http://127.0.0.1:" + strconv.Itoa(port), token: token,
 		// Enough idle connections for every worker, so that no request
 		// pays for a new connection.
-		client: &http.Client{Timeout: 2 * time.Minute, Transport: &http.Transport{MaxIdleConns: 128, MaxIdleConnsPerHost: 128}},
+		client: &http.Client{Timeout: clientTimeout, Transport: &http.Transport{MaxIdleConns: 128, MaxIdleConnsPerHost: 128}},
 		cmd:    cmd, exited: exited, out: out,
 	}
 	wctx, cancel := context.WithTimeout(ctx, readyTimeout)
