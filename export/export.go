@@ -31,6 +31,11 @@ type Config struct {
 	Date fund.Date
 	// Segments is the number of parallel Scan segments (default 4).
 	Segments int
+	// PageItems caps the items of one Scan request (default: 16,384 ÷
+	// Segments, at least 256; DynamoDB also ends a page at 1 MB). Each
+	// segment holds its current page decoded in memory, so the pages in
+	// flight hold about 16,384 items whatever the number of segments.
+	PageItems int
 	// TargetFileBytes is where files are rolled (default 128 MiB).
 	TargetFileBytes int64
 	// RowGroupRows caps the rows of one Parquet row group (default 1,048,576).
@@ -208,6 +213,9 @@ func (c *Config) defaults() {
 	if c.Segments <= 0 {
 		c.Segments = 4
 	}
+	if c.PageItems <= 0 {
+		c.PageItems = max(256, scanBudgetItems/c.Segments)
+	}
 	if c.TargetFileBytes <= 0 {
 		c.TargetFileBytes = 128 << 20
 	}
@@ -244,6 +252,10 @@ func (x *exporter) event(e Event) {
 	}
 }
 
+// scanBudgetItems is about how many items the pages of all segments hold
+// at once, decoded (some 1.6 KB each), by default.
+const scanBudgetItems = 16_384
+
 // scan reads every item over cfg.Segments parallel Scan segments. Workers
 // decode and classify items; one collector owns the sorts, so the row
 // budget is kept without locks.
@@ -253,43 +265,14 @@ func (x *exporter) scan(ctx context.Context) error {
 	workers, wctx := errgroup.WithContext(gctx)
 	for seg := 0; seg < x.cfg.Segments; seg++ {
 		workers.Go(func() error {
-			// Strongly consistent: a head that committed before the Scan
-			// read it is seen with every record its commit wrote.
-			it := x.cfg.Table.Scan().Segment(seg, x.cfg.Segments).Consistent(true).Iter()
-			for {
-				// Raw first: the table holds records that are not entities
-				// (idempotency records store Status as a number), and only
-				// exported types are decoded.
-				var raw dynamo.Item
-				if !it.Next(wctx, &raw) {
-					break
-				}
-				x.items.Add(1)
-				x.cfg.Progress.ItemsScanned.Add(1)
-				if !exported(raw) {
-					continue
-				}
-				var item fund.Item
-				if err := dynamo.UnmarshalItem(raw, &item); err != nil {
-					return fmt.Errorf("export: decode item %v / %v: %w", raw[fund.AttrPK], raw[fund.AttrSK], err)
-				}
-				row, err := classify(&item)
-				if err != nil {
-					return err
-				}
-				if row == nil {
-					continue
-				}
+			return x.scanSegment(wctx, seg, func(row any) error {
 				select {
 				case rows <- row:
+					return nil
 				case <-wctx.Done():
 					return wctx.Err()
 				}
-			}
-			if err := it.Err(); err != nil {
-				return fmt.Errorf("export: scan segment %d of %d: %w", seg, x.cfg.Segments, err)
-			}
-			return nil
+			})
 		})
 	}
 	g.Go(func() error {
@@ -306,6 +289,61 @@ func (x *exporter) scan(ctx context.Context) error {
 		return nil
 	})
 	return g.Wait()
+}
+
+// scanSegment reads one segment, a request of at most cfg.PageItems items
+// at a time, and passes the row of each exported item to emit.
+func (x *exporter) scanSegment(ctx context.Context, seg int, emit func(any) error) error {
+	var from dynamo.PagingKey
+	for {
+		// Strongly consistent: a head that committed before the Scan read
+		// it is seen with every record its commit wrote. With SearchLimit,
+		// the iterator makes one request; the loop goes on from where it
+		// stopped.
+		scan := x.cfg.Table.Scan().Segment(seg, x.cfg.Segments).Consistent(true).SearchLimit(x.cfg.PageItems)
+		if from != nil {
+			scan = scan.StartFrom(from)
+		}
+		it := scan.Iter()
+		// Raw first: the table holds records that are not entities
+		// (idempotency records store Status as a number), and only exported
+		// types are decoded.
+		for {
+			var raw dynamo.Item
+			if !it.Next(ctx, &raw) {
+				break
+			}
+			x.items.Add(1)
+			x.cfg.Progress.ItemsScanned.Add(1)
+			if !exported(raw) {
+				continue
+			}
+			var item fund.Item
+			if err := dynamo.UnmarshalItem(raw, &item); err != nil {
+				return fmt.Errorf("export: decode item %v / %v: %w", raw[fund.AttrPK], raw[fund.AttrSK], err)
+			}
+			row, err := classify(&item)
+			if err != nil {
+				return err
+			}
+			if row == nil {
+				continue
+			}
+			if err := emit(row); err != nil {
+				return err
+			}
+		}
+		if err := it.Err(); err != nil {
+			return fmt.Errorf("export: scan segment %d of %d: %w", seg, x.cfg.Segments, err)
+		}
+		var err error
+		if from, err = it.LastEvaluatedKey(ctx); err != nil {
+			return fmt.Errorf("export: scan segment %d of %d: %w", seg, x.cfg.Segments, err)
+		}
+		if from == nil {
+			return nil
+		}
+	}
 }
 
 // exportedTypes are the entities classify may turn into rows.

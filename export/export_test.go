@@ -129,6 +129,7 @@ func TestSnapshotMatchesAPI(t *testing.T) {
 	m := runExport(t, s.Env, sink, func(c *export.Config) {
 		c.TargetFileBytes = 1 << 10 // several files per dataset
 		c.MemoryRows = 40           // and a sort that spills
+		c.PageItems = 9             // and many Scan requests per segment
 	})
 	root := mirror(t, client, bucket)
 	setup := views(t, root, bucket+"/lake/fundsvc")
