@@ -461,7 +461,7 @@ func (c *countingWriter) Write(b []byte) (int, error) {
 func codec(name string) (compress.Codec, error) {
 	switch name {
 	case "zstd":
-		return &parquet.Zstd, nil
+		return &exportZstd, nil
 	case "snappy":
 		return &parquet.Snappy, nil
 	}
