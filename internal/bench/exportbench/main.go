@@ -56,7 +56,8 @@ func run() error {
 	segments := flag.Int("segments", 4, "parallel Scan segments, for both the raw Scan and the export")
 	rounds := flag.Int("rounds", 3, "measurements per size; medians are reported")
 	bin := flag.String("fundsvc", "./fundsvc", "the fundsvc binary to run")
-	out := flag.String("out", "", "also write the results into this Markdown file, between the exportbench markers")
+	out := flag.String("out", "", "also write the results into this Markdown file, between the markers named by -marker")
+	marker := flag.String("marker", "exportbench", "the markers in -out: <!-- NAME:begin --> and <!-- NAME:end -->")
 	dataDir := flag.String("data", ".data/exportbench", "DynamoDB Local's folder; loaded tables are kept there and reused")
 	withRaw := flag.Bool("raw", true, "also time the raw Scan; -raw=false measures the export alone (its peak RSS), "+
 		"for tables so large that DynamoDB Local's Scans take far longer than the export's own work")
@@ -146,7 +147,7 @@ func run() error {
 	report := format(results, *segments, *rounds, strings.Join(os.Args[1:], " "))
 	fmt.Print("\n" + report)
 	if *out != "" {
-		return benchdoc.Splice(*out, "exportbench", report)
+		return benchdoc.Splice(*out, *marker, report)
 	}
 	return nil
 }

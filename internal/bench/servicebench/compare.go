@@ -105,26 +105,38 @@ func probe(ctx context.Context, svc *service, path string) string {
 	}
 }
 
-// run measures the comparison at each concurrency, API and raw back to
-// back, after an untimed warm-up of each. Which goes first alternates, so
-// neither always runs on a machine still busy with the other.
-func (c *comparison) run(ctx context.Context, concs []int, b bounds, warmup int, seed uint64) error {
+// run measures the comparison at each concurrency, after an untimed
+// warm-up of each side. A read is measured in slices: the API and raw
+// alternate, a slice of the bounds each, which goes first swapping from
+// slice to slice, and each side's requests are pooled, so a change in the
+// machine's load during the measurement falls on both sides alike. A write
+// is measured in one slice (its raw baseline must first re-read what the
+// API wrote).
+func (c *comparison) run(ctx context.Context, concs []int, b bounds, slices, warmup int, seed uint64) error {
 	seed ^= hash(c.name)
 	if err := c.warmUp(ctx, b.limit, warmup, seed+1); err != nil {
 		return err
 	}
+	if c.write {
+		slices = 1
+	}
+	slice := bounds{requests: max(1, b.requests/slices), limit: b.limit / time.Duration(slices)}
 	for i, conc := range concs {
-		p := pair{conc: conc}
-		if i%2 == 0 {
-			p.api = measure(ctx, conc, b, seed, c.api)
-			p.raw = c.measureRaw(ctx, conc, b, seed)
-		} else {
-			p.raw = c.measureRaw(ctx, conc, b, seed)
-			p.api = measure(ctx, conc, b, seed, c.api)
+		var api, raw samples
+		for k := range slices {
+			s := seed + uint64(k)*7919 // the same targets for both sides of a slice
+			if (i+k)%2 == 0 {
+				api.add(measure(ctx, conc, slice, s, c.api))
+				raw.add(c.measureRaw(ctx, conc, slice, s))
+			} else {
+				raw.add(c.measureRaw(ctx, conc, slice, s))
+				api.add(measure(ctx, conc, slice, s, c.api))
+			}
 		}
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		p := pair{conc: conc, api: api.stats(), raw: raw.stats()}
 		c.results = append(c.results, p)
 		c.print(p)
 	}
@@ -147,10 +159,10 @@ func (c *comparison) warmUp(ctx context.Context, limit time.Duration, n int, see
 	return nil
 }
 
-func (c *comparison) measureRaw(ctx context.Context, conc int, b bounds, seed uint64) stats {
+func (c *comparison) measureRaw(ctx context.Context, conc int, b bounds, seed uint64) samples {
 	if c.before != nil {
 		if err := c.before(ctx); err != nil {
-			return stats{errors: 1, firstErr: err}
+			return samples{errors: 1, firstErr: err}
 		}
 	}
 	return measure(ctx, conc, b, seed, c.raw)

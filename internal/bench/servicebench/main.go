@@ -62,6 +62,7 @@ type options struct {
 	seed        uint64
 	bounds      bounds
 	warmup      int
+	slices      int
 	conc        int
 	sustain     bounds
 	sustainConc int
@@ -90,6 +91,7 @@ func parseFlags(args []string) (options, error) {
 	fs.IntVar(&o.bounds.requests, "requests", 2000, "at most this many requests per measurement")
 	fs.DurationVar(&o.bounds.limit, "duration", 20*time.Second, "at most this long per measurement")
 	fs.IntVar(&o.warmup, "warmup", 20, "untimed requests before each comparison (a tenth of it for writes)")
+	fs.IntVar(&o.slices, "slices", 5, "a read's measurement alternates API and raw in this many slices of -requests and -duration each")
 	fs.IntVar(&o.conc, "concurrency", 16, "the concurrency measured besides 1")
 	fs.DurationVar(&o.sustain.limit, "sustain", 5*time.Minute, "duration of the sustained mixed load (0 to skip it)")
 	fs.IntVar(&o.sustain.requests, "sustain-requests", 1_000_000, "at most this many requests of the sustained load")
@@ -113,8 +115,8 @@ func parseFlags(args []string) (options, error) {
 		return o, fmt.Errorf("-docs must be at least 1 and -positions from 1 to %d", fund.DefaultMaxPositions)
 	case o.ds.restated < 0 || o.ds.restated > 1 || o.writes < 0 || o.writes > 1:
 		return o, errors.New("-restated and -sustain-writes are fractions from 0 to 1")
-	case o.conc < 1 || o.sustainConc < 1 || o.bounds.requests < 1 || o.warmup < 0:
-		return o, errors.New("-concurrency, -sustain-concurrency and -requests must be at least 1")
+	case o.conc < 1 || o.sustainConc < 1 || o.bounds.requests < 1 || o.warmup < 0 || o.slices < 1:
+		return o, errors.New("-concurrency, -sustain-concurrency, -requests and -slices must be at least 1")
 	}
 	o.args = args
 	o.makeCommand = "make bench"
@@ -237,7 +239,7 @@ func compareAll(ctx context.Context, o options, svc *service, r *raw, pools []*p
 			fmt.Printf("  %s: %s\n", c.name, c.skip)
 			continue
 		}
-		if err := c.run(ctx, []int{1, o.conc}, o.bounds, o.warmup, o.seed); err != nil {
+		if err := c.run(ctx, []int{1, o.conc}, o.bounds, o.slices, o.warmup, o.seed); err != nil {
 			return nil, err
 		}
 	}

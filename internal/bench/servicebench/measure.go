@@ -35,14 +35,40 @@ type stats struct {
 	rps       float64 // completed requests per second of wall time
 }
 
-// measure runs load with conc workers until b is reached and returns
-// latency percentiles over the successful requests and their rate.
-func measure(ctx context.Context, conc int, b bounds, seed uint64, load workload) stats {
+// samples are the raw results of one or more measurements of one side.
+type samples struct {
+	durations []time.Duration // of the successful requests
+	errors    int
+	firstErr  error
+	wall      time.Duration
+}
+
+// add pools o into s.
+func (s *samples) add(o samples) {
+	s.durations = append(s.durations, o.durations...)
+	s.errors += o.errors
+	if s.firstErr == nil {
+		s.firstErr = o.firstErr
+	}
+	s.wall += o.wall
+}
+
+// stats are the percentiles of the pooled requests and their rate over
+// the pooled wall time.
+func (s samples) stats() stats {
+	st := stats{n: len(s.durations), errors: s.errors, firstErr: s.firstErr}
+	if s.wall > 0 {
+		st.rps = float64(len(s.durations)) / s.wall.Seconds()
+	}
+	st.p50, st.p99 = percentile(s.durations, 0.50), percentile(s.durations, 0.99)
+	return st
+}
+
+// measure runs load with conc workers until b is reached.
+func measure(ctx context.Context, conc int, b bounds, seed uint64, load workload) samples {
 	var (
-		mu        sync.Mutex
-		durations []time.Duration
-		errs      int
-		firstErr  error
+		mu sync.Mutex
+		s  samples
 	)
 	start := time.Now()
 	runWorkers(ctx, conc, b, seed, func(w int, rng *rand.Rand) {
@@ -53,17 +79,15 @@ func measure(ctx context.Context, conc int, b bounds, seed uint64, load workload
 		mu.Lock()
 		defer mu.Unlock()
 		if err != nil {
-			errs++
-			if firstErr == nil {
-				firstErr = err
+			s.errors++
+			if s.firstErr == nil {
+				s.firstErr = err
 			}
 		} else {
-			durations = append(durations, d)
+			s.durations = append(s.durations, d)
 		}
 	})
-	wall := time.Since(start)
-	s := stats{n: len(durations), errors: errs, firstErr: firstErr, rps: float64(len(durations)) / wall.Seconds()}
-	s.p50, s.p99 = percentile(durations, 0.50), percentile(durations, 0.99)
+	s.wall = time.Since(start)
 	return s
 }
 

@@ -23,8 +23,10 @@ func format(o options, comps []*comparison, sr *sustainResult) string {
 	b.WriteString("\n\n")
 	fmt.Fprintf(&b, "Dataset: %d documents of %d positions (a capital call, a distribution and an unfunded commitment each) in %d funds of up to %d documents that share their positions; %d documents restated twice. ",
 		o.ds.docs, o.ds.positions, o.ds.funds(), docsPerFund, o.ds.restatedCount())
-	fmt.Fprintf(&b, "Each measurement: at most %d requests or %s, after %d untimed warm-up requests (writes: %d); documents and positions drawn with seed %d, the same for the API and its baseline.\n\n",
+	fmt.Fprintf(&b, "Each measurement: at most %d requests or %s, after %d untimed warm-up requests (writes: %d); documents and positions drawn with seed %d, the same for the API and its baseline. ",
 		o.bounds.requests, o.bounds.limit, o.warmup, max(1, o.warmup/10), o.seed)
+	fmt.Fprintf(&b, "A read's measurement is %d slices per side (at most %d requests or %s each), alternating API and raw, pooled per side; a write's is one.\n\n",
+		o.slices, max(1, o.bounds.requests/o.slices), o.bounds.limit/time.Duration(o.slices))
 
 	for _, n := range o.notes {
 		b.WriteString("Note: " + n + "\n\n")
