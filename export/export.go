@@ -288,7 +288,10 @@ func (x *exporter) scan(ctx context.Context) error {
 		}
 		return nil
 	})
-	return g.Wait()
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	return x.sorts.settle()
 }
 
 // scanSegment reads one segment, a request of at most cfg.PageItems items

@@ -67,6 +67,21 @@ func (s *sorter[T]) spill() error {
 	return nil
 }
 
+// settle ends the adding: a sort that has spilled runs spills the rest of
+// its buffer too and lets the buffer's memory go, so the datasets written
+// first do not share the memory with buffers that wait for their turn; a
+// sort that never spilled keeps its rows in memory.
+func (s *sorter[T]) settle() error {
+	if len(s.runs) == 0 {
+		return nil
+	}
+	if err := s.spill(); err != nil {
+		return err
+	}
+	s.buf = nil
+	return nil
+}
+
 // iterate returns the rows in order. It may be called more than once once
 // adding has stopped; every call reads the runs afresh.
 func (s *sorter[T]) iterate() (*merge[T], error) {

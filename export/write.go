@@ -29,6 +29,22 @@ type sorts struct {
 type spiller interface {
 	buffered() int
 	spill() error
+	settle() error
+}
+
+func (s *sorts) all() []spiller {
+	return []spiller{s.heads, s.versions, s.activities, s.calls, s.dists, s.unfunded, s.registry}
+}
+
+// settle ends the adding (see sorter.settle).
+func (s *sorts) settle() error {
+	for _, sp := range s.all() {
+		if err := sp.settle(); err != nil {
+			return err
+		}
+	}
+	s.buffered = 0
+	return nil
 }
 
 func newSorts(dir string) *sorts {
@@ -82,7 +98,7 @@ func (s *sorts) add(row any, budget int) error {
 		return nil
 	}
 	var largest spiller
-	for _, sp := range []spiller{s.heads, s.versions, s.activities, s.calls, s.dists, s.unfunded, s.registry} {
+	for _, sp := range s.all() {
 		if largest == nil || sp.buffered() > largest.buffered() {
 			largest = sp
 		}
