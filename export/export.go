@@ -214,7 +214,7 @@ func (c *Config) defaults() {
 		c.Segments = 4
 	}
 	if c.PageItems <= 0 {
-		c.PageItems = max(256, scanBudgetItems/c.Segments)
+		c.PageItems = DefaultPageItems(c.Segments)
 	}
 	if c.TargetFileBytes <= 0 {
 		c.TargetFileBytes = 128 << 20
@@ -252,9 +252,10 @@ func (x *exporter) event(e Event) {
 	}
 }
 
-// scanBudgetItems is about how many items the pages of all segments hold
-// at once, decoded (some 1.6 KB each), by default.
-const scanBudgetItems = 16_384
+// DefaultPageItems is the default Config.PageItems for a number of
+// segments: the pages of all segments then hold about 16,384 items at
+// once, decoded (some 1.6 KB each).
+func DefaultPageItems(segments int) int { return max(256, 16_384/max(1, segments)) }
 
 // scan reads every item over cfg.Segments parallel Scan segments. Workers
 // decode and classify items; one collector owns the sorts, so the row

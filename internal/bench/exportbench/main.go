@@ -28,6 +28,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/fundsvc/fundsvc/export"
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/internal/bench/benchdoc"
 	"github.com/fundsvc/fundsvc/internal/dynamotest"
@@ -56,8 +57,7 @@ func run() error {
 	segments := flag.Int("segments", 4, "parallel Scan segments, for both the raw Scan and the export")
 	rounds := flag.Int("rounds", 3, "measurements per size; medians are reported")
 	bin := flag.String("fundsvc", "./fundsvc", "the fundsvc binary to run")
-	out := flag.String("out", "", "also write the results into this Markdown file, between the markers named by -marker")
-	marker := flag.String("marker", "exportbench", "the markers in -out: <!-- NAME:begin --> and <!-- NAME:end -->")
+	out := flag.String("out", "", "also write the results into this Markdown file, between the exportbench markers")
 	dataDir := flag.String("data", ".data/exportbench", "DynamoDB Local's folder; loaded tables are kept there and reused")
 	withRaw := flag.Bool("raw", true, "also time the raw Scan; -raw=false measures the export alone (its peak RSS), "+
 		"for tables so large that DynamoDB Local's Scans take far longer than the export's own work")
@@ -147,7 +147,7 @@ func run() error {
 	report := format(results, *segments, *rounds, strings.Join(os.Args[1:], " "))
 	fmt.Print("\n" + report)
 	if *out != "" {
-		return benchdoc.Splice(*out, *marker, report)
+		return benchdoc.Splice(*out, "exportbench", report)
 	}
 	return nil
 }
@@ -227,7 +227,8 @@ func loaded(ctx context.Context, client *dynamodb.Client, table string) bool {
 }
 
 // rawScan counts the table's items with a parallel Scan through the SDK,
-// reading every attribute as the export does and decoding nothing.
+// making the requests the export makes (every attribute, the same Limit)
+// and decoding nothing.
 func rawScan(ctx context.Context, client *dynamodb.Client, table string, segments int) (int64, time.Duration, error) {
 	start := time.Now()
 	var n atomic.Int64
@@ -237,6 +238,7 @@ func rawScan(ctx context.Context, client *dynamodb.Client, table string, segment
 			p := dynamodb.NewScanPaginator(client, &dynamodb.ScanInput{
 				TableName: aws.String(table), ConsistentRead: aws.Bool(true),
 				Segment: aws.Int32(int32(seg)), TotalSegments: aws.Int32(int32(segments)),
+				Limit: aws.Int32(int32(export.DefaultPageItems(segments))),
 			})
 			for p.HasMorePages() {
 				page, err := p.NextPage(gctx)
