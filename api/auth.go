@@ -11,6 +11,7 @@ import (
 	"math/big"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/fundsvc/fundsvc/fund"
@@ -99,6 +100,8 @@ type Verifier struct {
 	keys    map[string]any // kid → *rsa.PublicKey or *ecdsa.PublicKey
 	methods []string
 	opts    []jwt.ParserOption
+	now     func() time.Time
+	known   knownTokens
 }
 
 // MinSecretBytes is the shortest HS256 secret accepted.
@@ -107,7 +110,7 @@ const MinSecretBytes = 32
 // NewVerifier builds a Verifier; it fails if no key is configured or a key is
 // unusable.
 func NewVerifier(c AuthConfig) (*Verifier, error) {
-	v := &Verifier{keys: map[string]any{}}
+	v := &Verifier{keys: map[string]any{}, now: time.Now}
 	if len(c.HS256Secret) > 0 {
 		if len(c.HS256Secret) < MinSecretBytes {
 			return nil, fmt.Errorf("the HS256 secret must be at least %d bytes", MinSecretBytes)
@@ -123,7 +126,8 @@ func NewVerifier(c AuthConfig) (*Verifier, error) {
 	if len(v.methods) == 0 {
 		return nil, errors.New("no token keys configured: set an HS256 secret or a JWKS file")
 	}
-	v.opts = []jwt.ParserOption{jwt.WithValidMethods(v.methods), jwt.WithExpirationRequired(), jwt.WithLeeway(c.Leeway), jwt.WithIssuedAt()}
+	v.opts = []jwt.ParserOption{jwt.WithValidMethods(v.methods), jwt.WithExpirationRequired(), jwt.WithLeeway(c.Leeway), jwt.WithIssuedAt(),
+		jwt.WithTimeFunc(func() time.Time { return v.now() })}
 	if c.Issuer != "" {
 		v.opts = append(v.opts, jwt.WithIssuer(c.Issuer))
 	}
@@ -217,7 +221,15 @@ func (v *Verifier) key(t *jwt.Token) (any, error) {
 // Verify checks a bearer token and returns its principal. Every failure is
 // EUNAUTHORIZED with a message that says what kind of problem, not which
 // key or claim value would have worked.
+//
+// A token verified in the last minute is not verified again: its principal
+// is remembered until then or until the token expires, whichever is
+// first (see knownTokens). The keys do not change while the process runs.
 func (v *Verifier) Verify(token string) (Principal, error) {
+	now := v.now()
+	if p, ok := v.known.get(token, now); ok {
+		return p, nil
+	}
 	var c claims
 	if _, err := jwt.ParseWithClaims(token, &c, v.key, v.opts...); err != nil {
 		msg := "the bearer token is not valid"
@@ -235,7 +247,60 @@ func (v *Verifier) Verify(token string) (Principal, error) {
 	if err != nil {
 		return Principal{}, &fund.Error{Code: fund.EUNAUTHORIZED, Message: "the bearer token's claims are not usable: " + err.Error()}
 	}
+	v.known.put(token, p, now, c.ExpiresAt.Time) // exp is required, so present
 	return p, nil
+}
+
+// knownTokens remembers the principals of recently verified tokens, so a
+// portal that sends the same token with every request pays for one
+// signature check a minute rather than one a request (about a tenth of a
+// millisecond of CPU each for HS256, more for RS256 and ES256). A token is
+// remembered for at most knownTokenTTL and never past its exp (the leeway
+// is not granted again). The key is the whole token, signature included,
+// so only the very token verified is recognised. At most knownTokenMax
+// tokens are kept, of at most knownTokenBytes each; when full, it starts
+// afresh. The zero value is ready to use; it is safe for concurrent use.
+type knownTokens struct {
+	mu sync.Mutex
+	m  map[string]knownToken
+}
+
+type knownToken struct {
+	p     Principal
+	until time.Time
+}
+
+const (
+	knownTokenTTL   = time.Minute
+	knownTokenMax   = 4096
+	knownTokenBytes = 4096
+)
+
+func (k *knownTokens) get(token string, now time.Time) (Principal, bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	t, ok := k.m[token]
+	if !ok || !now.Before(t.until) {
+		return Principal{}, false
+	}
+	return t.p, true
+}
+
+func (k *knownTokens) put(token string, p Principal, now, exp time.Time) {
+	if len(token) > knownTokenBytes {
+		return
+	}
+	until := now.Add(knownTokenTTL)
+	if exp.Before(until) {
+		until = exp
+	}
+	p.Funds = slices.Clone(p.Funds) // the remembered principal is its own
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.m == nil || len(k.m) >= knownTokenMax {
+		k.m = make(map[string]knownToken)
+	}
+	k.m[token] = knownToken{p: p, until: until}
 }
 
 // MintToken signs an HS256 development token for p, valid for ttl.
