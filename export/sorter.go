@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
+	"sort"
 )
 
 // sorter is an external merge sort: rows are buffered in memory, and when
@@ -26,13 +26,27 @@ type sorter[T any] struct {
 	runs []string
 }
 
+// inPlace sorts rows by cmp without copying them to compare.
+type inPlace[T any] struct {
+	rows []T
+	cmp  func(a, b *T) int
+}
+
+func (p inPlace[T]) Len() int           { return len(p.rows) }
+func (p inPlace[T]) Less(i, j int) bool { return p.cmp(&p.rows[i], &p.rows[j]) < 0 }
+func (p inPlace[T]) Swap(i, j int)      { p.rows[i], p.rows[j] = p.rows[j], p.rows[i] }
+
 func newSorter[T any](dir, name string, cmp func(a, b *T) int) *sorter[T] {
 	return &sorter[T]{name: name, cmp: cmp, dir: dir}
 }
 
-func (s *sorter[T]) add(r T)          { s.buf = append(s.buf, r) }
-func (s *sorter[T]) buffered() int    { return len(s.buf) }
-func (s *sorter[T]) sortBuffer()      { slices.SortFunc(s.buf, func(a, b T) int { return s.cmp(&a, &b) }) }
+func (s *sorter[T]) add(r T)       { s.buf = append(s.buf, r) }
+func (s *sorter[T]) buffered() int { return len(s.buf) }
+
+// sortBuffer sorts the buffer in place, comparing rows where they lie
+// (slices.SortFunc would hand the comparison copies of these wide rows).
+func (s *sorter[T]) sortBuffer() { sort.Sort(inPlace[T]{s.buf, s.cmp}) }
+
 func (s *sorter[T]) spilled() int     { return len(s.runs) }
 func (s *sorter[T]) sortName() string { return s.name }
 
