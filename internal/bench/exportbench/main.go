@@ -59,8 +59,6 @@ func run() error {
 	bin := flag.String("fundsvc", "./fundsvc", "the fundsvc binary to run")
 	out := flag.String("out", "", "also write the results into this Markdown file, between the exportbench markers")
 	dataDir := flag.String("data", ".data/exportbench", "DynamoDB Local's folder; loaded tables are kept there and reused")
-	withRaw := flag.Bool("raw", true, "also time the raw Scan; -raw=false measures the export alone (its peak RSS), "+
-		"for tables so large that DynamoDB Local's Scans take far longer than the export's own work")
 	flag.Parse()
 
 	ctx := context.Background()
@@ -108,39 +106,26 @@ func run() error {
 		}
 
 		// One untimed Scan warms DynamoDB Local's JIT and caches.
-		if *withRaw {
-			if _, _, err := rawScan(ctx, raw, table, *segments); err != nil {
-				return err
-			}
+		if _, _, err := rawScan(ctx, raw, table, *segments); err != nil {
+			return err
 		}
 		var rawRates, expRates, ratios []float64
 		for round := 1; round <= *rounds; round++ {
-			n, rawTime := target, time.Duration(0)
-			if *withRaw {
-				if n, rawTime, err = rawScan(ctx, raw, table, *segments); err != nil {
-					return err
-				}
+			n, rawTime, err := rawScan(ctx, raw, table, *segments)
+			if err != nil {
+				return err
 			}
 			expTime, rss, err := exportOnce(ctx, *bin, db.Endpoint(), table, *segments)
 			if err != nil {
 				return err
 			}
 			r.items, r.rssMB = n, max(r.rssMB, rss)
-			er := float64(n) / expTime.Seconds()
-			expRates = append(expRates, er)
-			if !*withRaw {
-				fmt.Printf("  round %d: about %d items; export %.0f items/s; export peak RSS %.0f MB\n", round, n, er, rss)
-				continue
-			}
-			rr := float64(n) / rawTime.Seconds()
-			rawRates, ratios = append(rawRates, rr), append(ratios, er/rr)
+			rr, er := float64(n)/rawTime.Seconds(), float64(n)/expTime.Seconds()
+			rawRates, expRates, ratios = append(rawRates, rr), append(expRates, er), append(ratios, er/rr)
 			fmt.Printf("  round %d: %d items; raw Scan %.0f items/s, export %.0f items/s (%.2f); export peak RSS %.0f MB\n",
 				round, n, rr, er, er/rr, rss)
 		}
-		r.expRate = median(expRates)
-		if *withRaw {
-			r.rawRate, r.ratio = median(rawRates), median(ratios)
-		}
+		r.rawRate, r.expRate, r.ratio = median(rawRates), median(expRates), median(ratios)
 		results = append(results, r)
 	}
 
@@ -295,10 +280,6 @@ func format(results []result, segments, rounds int, args string) string {
 	b.WriteString("| items | documents | raw Scan items/s | export items/s | export ÷ raw | export peak RSS |\n")
 	b.WriteString("|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range results {
-		if r.rawRate == 0 { // -raw=false: the item count is the size asked for
-			fmt.Fprintf(&b, "| about %d | %d | – | %.0f | – | %.0f MB |\n", r.items, r.docs, r.expRate, r.rssMB)
-			continue
-		}
 		fmt.Fprintf(&b, "| %d | %d | %.0f | %.0f | %.2f | %.0f MB |\n", r.items, r.docs, r.rawRate, r.expRate, r.ratio, r.rssMB)
 	}
 	if len(results) >= 2 {

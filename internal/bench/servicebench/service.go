@@ -101,10 +101,9 @@ func startService(ctx context.Context, sc serviceConfig) (*service, error) {
 		return err
 	})
 	if err != nil && s.live(ctx) {
-		// /readyz checks the table with a DescribeTable of at most 2s, and
-		// DynamoDB Local's, which returns the exact item count, takes
-		// longer on a large table. A live service is measured all the
-		// same, and the report says so.
+		// /readyz gives its check of the table 2s; a DynamoDB Local busy
+		// with a large table can take longer. A live service is measured
+		// all the same, and the report says so.
 		s.notReady = fmt.Sprintf("/readyz did not answer 200 within %s (last answer: %s); measured anyway, since /livez answered 200", readyTimeout, last)
 		fmt.Println("warning:", s.notReady)
 		err = nil
