@@ -79,23 +79,60 @@ func (m Money) Sign() int { return m.d.Sign() }
 // at least two decimal places ("500000.00", "1.2300" → "1.23", "0.0001").
 // The same amount always prints the same, whether it was just sent or read
 // back from DynamoDB, which normalizes numbers.
-func (m Money) String() string {
-	places := int32(2)
-	for exp := -m.d.Exponent(); exp > places; exp-- {
-		if !m.d.Truncate(exp - 1).Equal(m.d) {
-			places = exp
-			break
-		}
+func (m Money) String() string { return string(m.Append(nil)) }
+
+// Append appends the canonical form String returns to b. It works on the
+// decimal's digits and exponent directly: responses print thousands of
+// amounts, and rounding through the decimal package allocated for each.
+func (m Money) Append(b []byte) []byte {
+	var scratch [40]byte
+	digits := m.d.Coefficient().Append(scratch[:0], 10)
+	if digits[0] == '-' {
+		b, digits = append(b, '-'), digits[1:]
 	}
-	return m.d.StringFixed(places)
+	exp := int(m.d.Exponent())
+	if exp >= 0 {
+		b = append(b, digits...)
+		if string(digits) != "0" {
+			for range exp {
+				b = append(b, '0')
+			}
+		}
+		return append(b, ".00"...)
+	}
+	// Split the digits at the point, which lies -exp digits from the right.
+	places := -exp
+	lead := 0 // zeros between the point and the first digit
+	if len(digits) > places {
+		b = append(b, digits[:len(digits)-places]...)
+		digits = digits[len(digits)-places:]
+	} else {
+		b = append(b, '0')
+		lead = places - len(digits)
+	}
+	for len(digits) > 0 && digits[len(digits)-1] == '0' {
+		digits = digits[:len(digits)-1]
+	}
+	if len(digits) == 0 {
+		lead = 0 // the fraction was all zeros
+	}
+	b = append(b, '.')
+	for range lead {
+		b = append(b, '0')
+	}
+	b = append(b, digits...)
+	for n := lead + len(digits); n < 2; n++ {
+		b = append(b, '0')
+	}
+	return b
 }
 
 // MarshalJSON writes the amount as a JSON string. Its digits, sign and
 // point need no escaping.
 func (m Money) MarshalJSON() ([]byte, error) {
-	s := m.String()
-	b := make([]byte, 0, len(s)+2)
-	return append(append(append(b, '"'), s...), '"'), nil
+	b := make([]byte, 0, 24)
+	b = m.Append(append(b, '"'))
+	return append(b, '"'), nil
 }
 
 // UnmarshalJSON accepts a JSON string or a JSON number; it rejects null and

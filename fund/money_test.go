@@ -1,16 +1,17 @@
 package fund
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
-	"unicode/utf8"
-
-	"encoding/json"
-	"github.com/aws/aws-sdk-go-v2/aws"
+	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/shopspring/decimal"
 )
 
 func TestParseMoney(t *testing.T) {
@@ -126,6 +127,9 @@ func FuzzParseMoney(f *testing.F) {
 			return
 		}
 		// Whatever is accepted survives the round trips exactly.
+		if m.String() != roundedString(m) {
+			t.Fatalf("%q prints %q, rounding says %q", s, m, roundedString(m))
+		}
 		back, err := ParseMoney(m.String())
 		if err != nil || !back.Equal(m) || back.String() != m.String() {
 			t.Fatalf("%q → %s → %s, %v", s, m, back, err)
@@ -152,5 +156,39 @@ func TestErrorsQuoteLongInputWithoutBreakingCharacters(t *testing.T) {
 	err := CheckID("documentId", strings.Repeat("é", 60))
 	if err == nil || !utf8.ValidString(err.Error()) {
 		t.Fatalf("%q", err)
+	}
+}
+
+// roundedString is how String was first written, through the decimal
+// package's rounding: slow, but plainly right. Append must agree with it.
+func roundedString(m Money) string {
+	places := int32(2)
+	for exp := -m.d.Exponent(); exp > places; exp-- {
+		if !m.d.Truncate(exp - 1).Equal(m.d) {
+			places = exp
+			break
+		}
+	}
+	return m.d.StringFixed(places)
+}
+
+func TestMoneyStringMatchesRounding(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	check := func(d decimal.Decimal) {
+		t.Helper()
+		m := Money{d: d}
+		if got, want := m.String(), roundedString(m); got != want {
+			t.Fatalf("%s (coefficient %s, exponent %d): String %q, want %q", d, d.Coefficient(), d.Exponent(), got, want)
+		}
+	}
+	for _, s := range []string{"0", "-0", "0.00", "0.0000", "1", "-1", "10", "1.2300", "0.0001", "-0.5", "1E+3", "-25E+2", "0E+4", "0.10", "100.1000"} {
+		check(decimal.RequireFromString(s))
+	}
+	for range 20000 {
+		coef := rng.Int64N(2_000_000_000) - 1_000_000_000
+		if rng.IntN(4) == 0 {
+			coef = rng.Int64N(100) * []int64{1, 10, 100, 1000, 10000}[rng.IntN(5)]
+		}
+		check(decimal.New(coef, int32(rng.IntN(14)-10)))
 	}
 }
