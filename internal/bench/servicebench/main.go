@@ -31,6 +31,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -70,6 +71,7 @@ type options struct {
 	serviceLog  string
 	reqTimeout  time.Duration
 	wrTimeout   time.Duration
+	only        *regexp.Regexp // measure only the comparisons it matches; nil for all
 
 	args        []string // as given, for the report
 	makeCommand string   // the make invocation that passes them
@@ -100,15 +102,25 @@ func parseFlags(args []string) (options, error) {
 	fs.StringVar(&o.serviceLog, "fundsvc-log", "", "also write the service's log to this file")
 	fs.DurationVar(&o.reqTimeout, "request-timeout", 0, "the service's FUNDSVC_REQUEST_TIMEOUT (0: its default, 60s)")
 	fs.DurationVar(&o.wrTimeout, "write-timeout", 0, "the service's FUNDSVC_WRITE_TIMEOUT (0: its default, 5m)")
+	only := fs.String("only", "", "measure only the comparisons whose name matches this regular expression (e.g. 'overview|position'); empty for all")
 	if err := fs.Parse(args); err != nil {
 		return o, err
+	}
+	if *only != "" {
+		re, err := regexp.Compile(*only)
+		if err != nil {
+			return o, fmt.Errorf("-only: %w", err)
+		}
+		o.only = re
 	}
 	for _, s := range strings.Split(*ingest, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || n < 1 || n > fund.DefaultMaxPositions {
 			return o, fmt.Errorf("-ingest: bad number of positions %q", s)
 		}
-		o.ingest = append(o.ingest, n)
+		if o.only == nil || o.only.MatchString(ingestName(n)) {
+			o.ingest = append(o.ingest, n)
+		}
 	}
 	switch {
 	case o.ds.docs < 1 || o.ds.positions < 1 || o.ds.positions > fund.DefaultMaxPositions:
@@ -117,6 +129,8 @@ func parseFlags(args []string) (options, error) {
 		return o, errors.New("-restated and -sustain-writes are fractions from 0 to 1")
 	case o.conc < 1 || o.sustainConc < 1 || o.bounds.requests < 1 || o.warmup < 0 || o.slices < 1:
 		return o, errors.New("-concurrency, -sustain-concurrency, -requests and -slices must be at least 1")
+	case o.sustain.limit > 0 && len(o.ingest) == 0:
+		return o, errors.New("the sustained load restates documents of the first -ingest size, which -only leaves out: add -sustain=0")
 	}
 	o.args = args
 	o.makeCommand = "make bench"
@@ -221,18 +235,24 @@ func newPools(ctx context.Context, store *fund.Store, o options) ([]*pool, error
 	return pools, nil
 }
 
+// ingestName names the ingest comparison of documents of n positions.
+func ingestName(n int) string { return fmt.Sprintf("ingest, %d positions", n) }
+
 // compareAll measures every route against its baseline, the reads first,
 // at concurrency 1 and o.conc. The position summary is skipped if this
 // build of the service has no such route.
 func compareAll(ctx context.Context, o options, svc *service, r *raw, pools []*pool) ([]*comparison, error) {
 	comps := readComparisons(svc, r, o.ds)
 	for _, c := range comps {
-		if c.name == summaryName {
+		switch {
+		case o.only != nil && !o.only.MatchString(c.name):
+			c.skip = "not measured: -only " + o.only.String()
+		case c.name == summaryName:
 			c.skip = probe(ctx, svc, "/v1/positions/"+o.ds.positionID(0, 0)+"/summary")
 		}
 	}
 	for i, n := range o.ingest {
-		comps = append(comps, ingestComparison(fmt.Sprintf("ingest, %d positions", n), svc, r, pools[i]))
+		comps = append(comps, ingestComparison(ingestName(n), svc, r, pools[i]))
 	}
 	for _, c := range comps {
 		if c.skip != "" {
