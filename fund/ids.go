@@ -74,6 +74,14 @@ func (d Date) String() string {
 	return d.t.Format(dateLayout)
 }
 
+// Append appends what String returns to b.
+func (d Date) Append(b []byte) []byte {
+	if d.IsZero() {
+		return b
+	}
+	return d.t.AppendFormat(b, dateLayout)
+}
+
 // Time returns midnight UTC of d (the zero time for the zero date).
 func (d Date) Time() time.Time { return d.t }
 

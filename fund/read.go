@@ -45,8 +45,8 @@ type Snapshot struct {
 // partition sorts the items of a document partition by role.
 type partition struct {
 	head, latestDoc, latestActivity *Item
-	history, activities             []Item
-	positions                       []Item // live and tombstoned
+	history, activities             []*Item
+	positions                       []*Item // live and tombstoned
 }
 
 func classify(items []Item) partition {
@@ -61,12 +61,12 @@ func classify(items []Item) partition {
 		case it.SK == CapitalActivityLatestSK:
 			p.latestActivity = it
 		case strings.HasPrefix(it.SK, DocumentPrefix):
-			p.history = append(p.history, *it)
+			p.history = append(p.history, it)
 		case strings.HasPrefix(it.SK, "CAPITAL_ACTIVITY#"):
-			p.activities = append(p.activities, *it)
+			p.activities = append(p.activities, it)
 		default:
 			if _, ok := ItemKindOfType(it.Type); ok {
-				p.positions = append(p.positions, *it)
+				p.positions = append(p.positions, it)
 			}
 		}
 	}
@@ -96,10 +96,10 @@ func (p *partition) consistent() bool {
 }
 
 func (p *partition) livePositions() []PositionItem {
-	var out []PositionItem
-	for i := range p.positions {
-		if !p.positions[i].Tombstone {
-			out = append(out, p.positions[i].PositionItem())
+	out := make([]PositionItem, 0, len(p.positions))
+	for _, it := range p.positions {
+		if !it.Tombstone {
+			out = append(out, it.PositionItem())
 		}
 	}
 	return out
@@ -420,11 +420,18 @@ func (s *Store) FundDocuments(ctx context.Context, fundID string, from, to Date,
 // Items lists the document's position items in sort-key order: capital
 // calls, then distributions, then unfunded commitments, each by position.
 func (d *Document) Items() []PositionItem {
+	out := d.ItemsByPosition()
+	sortItems(out)
+	return out
+}
+
+// ItemsByPosition lists the document's position items position by position,
+// in the order of d.Positions, each position's in ItemKinds order.
+func (d *Document) ItemsByPosition() []PositionItem {
 	out := make([]PositionItem, 0, len(d.Positions)*len(ItemKinds))
 	for i := range d.Positions {
 		out = d.itemsOf(&d.Positions[i], out)
 	}
-	sortItems(out)
 	return out
 }
 
