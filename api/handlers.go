@@ -219,9 +219,8 @@ func (s *server) getOverview(c *gin.Context) {
 	if !ok {
 		return
 	}
-	resp := overviewResponse{DocumentID: id}
+	resp := overview{DocumentID: id}
 	var doc fund.Document
-	var items []fund.PositionItem
 	more := false
 	if cur.Commit == "" {
 		snap, err := s.docs.Overview(c.Request.Context(), id)
@@ -250,27 +249,35 @@ func (s *server) getOverview(c *gin.Context) {
 		if len(page.Positions) > limit {
 			page.Positions, more = page.Positions[:limit], true
 		}
-		items = page.Items()
+		resp.Items = page.ItemsByPosition()
 	} else {
 		var err error
-		items, more, err = s.docs.PositionsAfter(c.Request.Context(), id, cur.Commit, cur.After, limit)
+		resp.Items, more, err = s.docs.PositionsAfter(c.Request.Context(), id, cur.Commit, cur.After, limit)
 		if err != nil {
 			writeError(c, err)
 			return
 		}
-		if len(items) > 0 && !visible(c, items[0].FundID, documentNotFound(id)) {
+		if len(resp.Items) > 0 && !visible(c, resp.Items[0].FundID, documentNotFound(id)) {
 			return
 		}
 		doc = fund.Document{ID: id, Version: cur.Version, CommitID: cur.Commit}
 	}
 	resp.Version = doc.Version
-	var last string
-	resp.Positions, last = groupItems(items)
 	if more {
-		resp.Next = s.cursors.encode(cursor{Query: bind(c, query), Commit: doc.CommitID, Version: doc.Version, After: last})
+		resp.Next = s.cursors.encode(cursor{Query: bind(c, query), Commit: doc.CommitID, Version: doc.Version, After: lastPosition(resp.Items)})
 	}
 	setETag(c, doc.Version)
-	c.JSON(http.StatusOK, resp)
+	writeBody(c, func(b []byte) []byte { return appendOverview(b, &resp) })
+}
+
+// lastPosition is the greatest position ID among items, where the next page
+// of an overview starts.
+func lastPosition(items []fund.PositionItem) string {
+	last := ""
+	for i := range items {
+		last = max(last, items[i].PositionID)
+	}
+	return last
 }
 
 // getVersions compares the latest document with its earlier versions; with
@@ -507,11 +514,12 @@ func (s *server) listFundDocuments(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	out := page[documentHeader]{Items: []documentHeader{}, Next: s.next(c, query, next)}
+	headers := make([]documentHeader, 0, len(docs))
 	for _, d := range docs {
-		out.Items = append(out.Items, toHeader(d, ""))
+		headers = append(headers, toHeader(d, ""))
 	}
-	c.JSON(http.StatusOK, out)
+	nextCursor := s.next(c, query, next)
+	writeBody(c, func(b []byte) []byte { return appendHeaderPage(b, headers, nextCursor) })
 }
 
 func (s *server) fundMustExist(c *gin.Context, fundID string) error {
@@ -654,7 +662,8 @@ func (s *server) positionItems(c *gin.Context, pos string, kind fund.ItemKind, q
 			return
 		}
 	}
-	c.JSON(http.StatusOK, page[itemWire]{Items: toItems(items), Next: s.next(c, query, next)})
+	nextCursor := s.next(c, query, next)
+	writeBody(c, func(b []byte) []byte { return appendItemPage(b, items, nextCursor) })
 }
 
 // listPositionCapitalCalls lists a position's capital calls across documents,

@@ -383,51 +383,6 @@ func toItems(items []fund.PositionItem) []itemWire {
 	return out
 }
 
-// positionGroup is one position's items in an overview.
-type positionGroup struct {
-	InvestorID          string     `json:"investorId"`
-	CapitalCalls        []itemWire `json:"capitalCalls"`
-	Distributions       []itemWire `json:"distributions"`
-	UnfundedCommitments []itemWire `json:"unfundedCommitments"`
-}
-
-// groupItems groups a page of items by position, and returns the last
-// position's ID, where the next page starts.
-func groupItems(items []fund.PositionItem) (map[string]*positionGroup, string) {
-	out := map[string]*positionGroup{}
-	last := ""
-	for _, it := range items {
-		g := out[it.PositionID]
-		if g == nil {
-			g = &positionGroup{InvestorID: it.InvestorID, CapitalCalls: []itemWire{}, Distributions: []itemWire{}, UnfundedCommitments: []itemWire{}}
-			out[it.PositionID] = g
-		}
-		if it.PositionID > last {
-			last = it.PositionID
-		}
-		w := toItem(it)
-		switch it.Kind {
-		case fund.CapitalCall:
-			g.CapitalCalls = append(g.CapitalCalls, w)
-		case fund.Distribution:
-			g.Distributions = append(g.Distributions, w)
-		default:
-			g.UnfundedCommitments = append(g.UnfundedCommitments, w)
-		}
-	}
-	return out, last
-}
-
-type overviewResponse struct {
-	DocumentID string `json:"documentId"`
-	Version    int    `json:"version"`
-	// Documents and capital activities come with the first page only.
-	Documents         *overviewDocuments        `json:"documents,omitempty"`
-	CapitalActivities *overviewActivities       `json:"capitalActivities,omitempty"`
-	Positions         map[string]*positionGroup `json:"positions"`
-	Next              string                    `json:"next,omitempty"`
-}
-
 type overviewDocuments struct {
 	Latest     documentHeader   `json:"latest"`
 	Historical []documentHeader `json:"historical"`
