@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -228,7 +229,22 @@ func mintToken(args []string, getenv func(string) string, stdout io.Writer) erro
 	return nil
 }
 
+// serveGCPercent is the garbage collector's target while serving, unless
+// GOGC says otherwise. The service's live heap is a few megabytes, so at Go's
+// default of 100 it collected every few requests: a fifth of its CPU on
+// reads. At 400 it collects a quarter as often, for a heap of some tens of
+// megabytes.
+const serveGCPercent = 400
+
+// tuneGC sets serveGCPercent unless the GOGC environment variable is set.
+func tuneGC(getenv func(string) string) {
+	if getenv("GOGC") == "" {
+		debug.SetGCPercent(serveGCPercent)
+	}
+}
+
 func serve(ctx context.Context, cfg config.Config, store *fund.Store, log *slog.Logger, stdout io.Writer) error {
+	tuneGC(os.Getenv)
 	v, err := verifier(cfg)
 	if err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"regexp"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -235,5 +236,25 @@ func TestTokenMintsWhatServeAccepts(t *testing.T) {
 	}
 	if err := run(context.Background(), []string{"serve"}, noSecret, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "no token keys") {
 		t.Fatalf("serve without keys: %v", err)
+	}
+}
+
+func TestServeSetsTheGCTargetUnlessGOGCIsSet(t *testing.T) {
+	before := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(before)
+	for _, c := range []struct {
+		gogc string
+		want int
+	}{{"", serveGCPercent}, {"50", 100}, {"off", 100}} {
+		debug.SetGCPercent(100)
+		tuneGC(func(name string) string {
+			if name == "GOGC" {
+				return c.gogc
+			}
+			return ""
+		})
+		if got := debug.SetGCPercent(100); got != c.want {
+			t.Errorf("GOGC=%q: GC percent %d, want %d", c.gogc, got, c.want)
+		}
 	}
 }
