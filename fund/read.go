@@ -14,22 +14,44 @@ import (
 // opaque, signed cursor.
 type PageKey = dynamo.PagingKey
 
+// QueryAll runs q to its end, page by page, and returns its items. Each is
+// decoded by Item's own decoder into one slice: guregu's All allocates and
+// appends every item through reflection, which cost as much as decoding on
+// reads of hundreds of items.
+func QueryAll(ctx context.Context, q *dynamo.Query) ([]Item, error) {
+	return collect(ctx, q.Iter())
+}
+
 // QueryPage runs q for one DynamoDB request of at most limit items, resuming
-// at start, and returns the key to resume from (nil at the end).
-func QueryPage(ctx context.Context, q *dynamo.Query, limit int, start PageKey, out any) (PageKey, error) {
+// at start, and returns its items and the key to resume from (nil at the end).
+func QueryPage(ctx context.Context, q *dynamo.Query, limit int, start PageKey) ([]Item, PageKey, error) {
 	if len(start) > 0 {
 		q = q.StartFrom(start)
 	}
 	// One request, consumed whole, so the LastEvaluatedKey is DynamoDB's own
 	// and never needs a DescribeTable to infer.
-	next, err := q.SearchLimit(limit).RequestLimit(1).AllWithLastEvaluatedKey(ctx, out)
+	iter := q.SearchLimit(limit).RequestLimit(1).Iter()
+	items, err := collect(ctx, iter)
+	if err != nil {
+		return nil, nil, err
+	}
+	next, err := iter.LastEvaluatedKey(ctx)
 	if errors.Is(err, dynamo.ErrNotFound) {
 		err = nil
 	}
 	if len(next) == 0 {
 		next = nil
 	}
-	return next, err
+	return items, next, err
+}
+
+func collect(ctx context.Context, iter dynamo.PagingIter) ([]Item, error) {
+	var items []Item
+	var it Item // UnmarshalDynamoItem clears it first
+	for iter.Next(ctx, &it) {
+		items = append(items, it)
+	}
+	return items, iter.Err()
 }
 
 // Snapshot is one consistent version of a document with its history.
@@ -113,8 +135,8 @@ func notFound(doc string) error { return Errorf(ENOTFOUND, "document %s not foun
 // mid-rewrite, the committed version is read from its own partition instead.
 // It returns ENOTFOUND for an unknown document.
 func (s *Store) Overview(ctx context.Context, doc string) (Snapshot, error) {
-	var items []Item
-	if err := s.table.Get(AttrPK, DocPK(doc)).Consistent(true).All(ctx, &items); err != nil {
+	items, err := QueryAll(ctx, s.table.Get(AttrPK, DocPK(doc)).Consistent(true))
+	if err != nil {
 		return Snapshot{}, fmt.Errorf("overview of document %s: %w", doc, err)
 	}
 	p := classify(items)
@@ -146,8 +168,8 @@ func (s *Store) Overview(ctx context.Context, doc string) (Snapshot, error) {
 
 // readVersion reads one version whole from its immutable partition.
 func (s *Store) readVersion(ctx context.Context, doc, commitID string) (Document, error) {
-	var items []Item
-	if err := s.table.Get(AttrPK, VersionPK(doc, commitID)).Consistent(true).All(ctx, &items); err != nil {
+	items, err := QueryAll(ctx, s.table.Get(AttrPK, VersionPK(doc, commitID)).Consistent(true))
+	if err != nil {
 		return Document{}, fmt.Errorf("read document %s commit %s: %w", doc, commitID, err)
 	}
 	var header, activity *Item
@@ -214,8 +236,7 @@ type Capital struct {
 // It returns ENOTFOUND for an unknown document.
 func (s *Store) Capital(ctx context.Context, doc string) (Capital, error) {
 	lo, hi := CapitalRange()
-	var items []Item
-	err := s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.Between, lo, hi).Consistent(true).All(ctx, &items)
+	items, err := QueryAll(ctx, s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.Between, lo, hi).Consistent(true))
 	if err != nil {
 		return Capital{}, fmt.Errorf("capital of document %s: %w", doc, err)
 	}
@@ -338,8 +359,7 @@ type Versions struct {
 // with one Query on the "DOCUMENT#" sort keys. It returns ENOTFOUND for an
 // unknown document.
 func (s *Store) Versions(ctx context.Context, doc string) (Versions, error) {
-	var items []Item
-	err := s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.BeginsWith, DocumentPrefix).Consistent(true).All(ctx, &items)
+	items, err := QueryAll(ctx, s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.BeginsWith, DocumentPrefix).Consistent(true))
 	if err != nil {
 		return Versions{}, fmt.Errorf("versions of document %s: %w", doc, err)
 	}
@@ -366,8 +386,7 @@ func (s *Store) Versions(ctx context.Context, doc string) (Versions, error) {
 // Query using BETWEEN on the sort key. An unknown document has none.
 func (s *Store) HistoryBetween(ctx context.Context, doc string, from, to Date) ([]DocumentHeader, error) {
 	lo, hi := DocumentHistoryRange(from, to)
-	var items []Item
-	err := s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.Between, lo, hi).Consistent(true).All(ctx, &items)
+	items, err := QueryAll(ctx, s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.Between, lo, hi).Consistent(true))
 	if err != nil {
 		return nil, fmt.Errorf("history of document %s: %w", doc, err)
 	}
@@ -382,9 +401,8 @@ func (s *Store) HistoryBetween(ctx context.Context, doc string, from, to Date) (
 // Query finds the version's record, one more reads its partition.
 // It returns ENOTFOUND if the document or the version does not exist.
 func (s *Store) Version(ctx context.Context, doc string, n int) (Document, error) {
-	var items []Item
-	err := s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.BeginsWith, DocumentPrefix).
-		Filter("$ = ?", "Version", n).Consistent(true).All(ctx, &items)
+	items, err := QueryAll(ctx, s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.BeginsWith, DocumentPrefix).
+		Filter("$ = ?", "Version", n).Consistent(true))
 	if err != nil {
 		return Document{}, fmt.Errorf("version %d of document %s: %w", n, doc, err)
 	}
@@ -405,8 +423,7 @@ func (s *Store) FundDocuments(ctx context.Context, fundID string, from, to Date,
 	if kind != "" {
 		q = q.Filter("$ = ?", "Kind", string(kind))
 	}
-	var items []Item
-	next, err := QueryPage(ctx, q, limit, start, &items)
+	items, next, err := QueryPage(ctx, q, limit, start)
 	if err != nil {
 		return nil, nil, fmt.Errorf("documents of fund %s: %w", fundID, err)
 	}
@@ -468,8 +485,7 @@ func (s *Store) FundExists(ctx context.Context, fundID string) (bool, error) {
 // returns no items.
 func (s *Store) PositionAsOf(ctx context.Context, doc, pos string, asOf Date, before int) ([]PositionItem, error) {
 	lo, hi := DocumentHistoryRange(Date{}, asOf)
-	var history []Item
-	err := s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.Between, lo, hi).Consistent(true).All(ctx, &history)
+	history, err := QueryAll(ctx, s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.Between, lo, hi).Consistent(true))
 	if err != nil {
 		return nil, fmt.Errorf("history of document %s to %s: %w", doc, asOf, err)
 	}
@@ -490,9 +506,8 @@ func (s *Store) PositionAsOf(ctx context.Context, doc, pos string, asOf Date, be
 // versionPosition reads one position's items of one version from the
 // version's immutable partition, with one Query on the prefix POS#<pos>#.
 func (s *Store) versionPosition(ctx context.Context, doc, commitID, pos string) ([]PositionItem, error) {
-	var items []Item
-	err := s.table.Get(AttrPK, VersionPK(doc, commitID)).
-		Range(AttrSK, dynamo.BeginsWith, VersionPositionPrefix(pos)).Consistent(true).All(ctx, &items)
+	items, err := QueryAll(ctx, s.table.Get(AttrPK, VersionPK(doc, commitID)).
+		Range(AttrSK, dynamo.BeginsWith, VersionPositionPrefix(pos)).Consistent(true))
 	if err != nil {
 		return nil, fmt.Errorf("position %s of document %s commit %s: %w", pos, doc, commitID, err)
 	}

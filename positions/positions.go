@@ -46,8 +46,7 @@ func (s *Store) Items(ctx context.Context, pos string, kind fund.ItemKind, limit
 	if kind != "" {
 		q = q.Range(fund.AttrGSI2SK, dynamo.BeginsWith, fund.PositionKindPrefix(kind))
 	}
-	var items []fund.Item
-	next, err := fund.QueryPage(ctx, q, limit, start, &items)
+	items, next, err := fund.QueryPage(ctx, q, limit, start)
 	if err != nil {
 		return nil, nil, fmt.Errorf("items of position %s: %w", pos, err)
 	}
@@ -88,8 +87,7 @@ func (s *Store) OfFund(ctx context.Context, fundID string, limit int, start fund
 }
 
 func (s *Store) list(ctx context.Context, q *dynamo.Query, limit int, start fund.PageKey, what string) ([]Registered, fund.PageKey, error) {
-	var items []fund.Item
-	next, err := fund.QueryPage(ctx, q, limit, start, &items)
+	items, next, err := fund.QueryPage(ctx, q, limit, start)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", what, err)
 	}

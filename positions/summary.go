@@ -200,8 +200,7 @@ func orZero(m *fund.Money) fund.Money {
 // It returns the identity of the position (fund, investor, currency) read
 // from any of its items, and ENOTFOUND if no document reports it.
 func (s *Store) reported(ctx context.Context, pos string, asOf fund.Date) (fund.PositionItem, []fund.PositionItem, error) {
-	var stored []fund.Item
-	err := s.table.Get(fund.AttrGSI2PK, fund.PositionGSI2PK(pos)).Index(fund.IndexGSI2).All(ctx, &stored)
+	stored, err := fund.QueryAll(ctx, s.table.Get(fund.AttrGSI2PK, fund.PositionGSI2PK(pos)).Index(fund.IndexGSI2))
 	if err != nil {
 		return fund.PositionItem{}, nil, fmt.Errorf("items of position %s: %w", pos, err)
 	}
@@ -358,8 +357,7 @@ type Totals struct {
 // Summary does, several at a time. Positions no document reports are left
 // out. It returns ENOTFOUND if no position is left.
 func (s *Store) InvestorSummary(ctx context.Context, inv string, asOf fund.Date, keep func(Registered) bool) (InvestorSummary, error) {
-	var stored []fund.Item
-	err := s.table.Get(fund.AttrGSI2PK, fund.InvestorGSI2PK(inv)).Index(fund.IndexGSI2).All(ctx, &stored)
+	stored, err := fund.QueryAll(ctx, s.table.Get(fund.AttrGSI2PK, fund.InvestorGSI2PK(inv)).Index(fund.IndexGSI2))
 	if err != nil {
 		return InvestorSummary{}, fmt.Errorf("positions of investor %s: %w", inv, err)
 	}
