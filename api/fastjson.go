@@ -19,8 +19,10 @@ import (
 // amount went through a MarshalJSON whose output was validated again, and
 // an overview's body cost more CPU than the whole rest of the request.
 // The appenders write the very bytes encoding/json writes for the wire
-// structs in wire.go (compact, HTML-escaped, fields in declaration order,
-// map keys sorted); TestAppendersMatchEncodingJSON holds them to it.
+// structs (compact, HTML-escaped, fields in declaration order, map keys
+// sorted): itemWire and documentHeader in wire.go, and the overview's
+// overviewResponse, which only the test still encodes and so lives there.
+// TestAppendersMatchEncodingJSON holds them to it.
 
 // bodies recycles the buffers responses are built in.
 var bodies = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
