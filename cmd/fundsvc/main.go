@@ -232,8 +232,9 @@ func mintToken(args []string, getenv func(string) string, stdout io.Writer) erro
 // serveGCPercent is the garbage collector's target while serving, unless
 // GOGC says otherwise. The service's live heap is a few megabytes, so at Go's
 // default of 100 it collected every few requests: a fifth of its CPU on
-// reads. At 400 it collects a quarter as often, for a heap of some tens of
-// megabytes.
+// reads. At 400 it collects a quarter as often, and the heap may grow to five
+// times what is live rather than twice; where memory is capped, GOMEMLIMIT
+// (Go's own) makes it collect sooner near the cap.
 const serveGCPercent = 400
 
 // tuneGC sets serveGCPercent unless the GOGC environment variable is set.
