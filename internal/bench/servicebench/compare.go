@@ -120,7 +120,7 @@ func (c *comparison) run(ctx context.Context, concs []int, b bounds, slices, war
 	if c.write {
 		slices = 1
 	}
-	slice := bounds{requests: max(1, b.requests/slices), limit: b.limit / time.Duration(slices)}
+	slice := b.slice(slices)
 	for i, conc := range concs {
 		var api, raw samples
 		for k := range slices {

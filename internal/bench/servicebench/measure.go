@@ -27,6 +27,11 @@ type bounds struct {
 	limit    time.Duration
 }
 
+// slice is one of n equal slices of b (at least one request each).
+func (b bounds) slice(n int) bounds {
+	return bounds{requests: max(1, b.requests/n), limit: b.limit / time.Duration(n)}
+}
+
 // stats summarizes one measurement.
 type stats struct {
 	n, errors int

@@ -25,8 +25,9 @@ func format(o options, comps []*comparison, sr *sustainResult) string {
 		o.ds.docs, o.ds.positions, o.ds.funds(), docsPerFund, o.ds.restatedCount())
 	fmt.Fprintf(&b, "Each measurement: at most %d requests or %s, after %d untimed warm-up requests (writes: %d); documents and positions drawn with seed %d, the same for the API and its baseline. ",
 		o.bounds.requests, o.bounds.limit, o.warmup, max(1, o.warmup/10), o.seed)
+	slice := o.bounds.slice(o.slices)
 	fmt.Fprintf(&b, "A read's measurement is %d slices per side (at most %d requests or %s each), alternating API and raw, pooled per side; a write's is one.\n\n",
-		o.slices, max(1, o.bounds.requests/o.slices), o.bounds.limit/time.Duration(o.slices))
+		o.slices, slice.requests, slice.limit)
 
 	for _, n := range o.notes {
 		b.WriteString("Note: " + n + "\n\n")
