@@ -108,22 +108,22 @@ func appendItem(b []byte, it *fund.PositionItem) []byte {
 	return append(b, '}')
 }
 
-// appendItems writes the items as a JSON array, those of kind only if kind
-// is set.
-func appendItems(b []byte, items []fund.PositionItem, kind fund.ItemKind) []byte {
+// appendArray writes xs as a JSON array, each element with appendOne.
+func appendArray[T any](b []byte, xs []T, appendOne func([]byte, *T) []byte) []byte {
 	b = append(b, '[')
-	n := 0
-	for i := range items {
-		if kind != "" && items[i].Kind != kind {
-			continue
-		}
-		if n > 0 {
+	for i := range xs {
+		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendItem(b, &items[i])
-		n++
+		b = appendOne(b, &xs[i])
 	}
 	return append(b, ']')
+}
+
+// appendPage writes a page[T] of xs, each with appendOne.
+func appendPage[T any](b []byte, xs []T, appendOne func([]byte, *T) []byte, next string) []byte {
+	b = appendArray(append(b, `{"items":`...), xs, appendOne)
+	return append(appendNext(b, next), '}')
 }
 
 // appendNext writes a page's "next" member, left out when there is none.
@@ -134,10 +134,21 @@ func appendNext(b []byte, next string) []byte {
 	return appendString(append(b, `,"next":`...), next)
 }
 
-// appendItemPage writes a page[itemWire].
-func appendItemPage(b []byte, items []fund.PositionItem, next string) []byte {
-	b = appendItems(append(b, `{"items":`...), items, "")
-	return append(appendNext(b, next), '}')
+// appendKind writes the items of one kind as a JSON array.
+func appendKind(b []byte, items []fund.PositionItem, kind fund.ItemKind) []byte {
+	b = append(b, '[')
+	n := 0
+	for i := range items {
+		if items[i].Kind != kind {
+			continue
+		}
+		if n > 0 {
+			b = append(b, ',')
+		}
+		b = appendItem(b, &items[i])
+		n++
+	}
+	return append(b, ']')
 }
 
 // appendHeader writes a documentHeader.
@@ -158,24 +169,6 @@ func appendHeader(b []byte, h *documentHeader) []byte {
 		b = appendString(append(b, `,"createdBy":`...), h.CreatedBy)
 	}
 	return append(b, '}')
-}
-
-// appendHeaders writes documentHeaders as a JSON array.
-func appendHeaders(b []byte, hs []documentHeader) []byte {
-	b = append(b, '[')
-	for i := range hs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendHeader(b, &hs[i])
-	}
-	return append(b, ']')
-}
-
-// appendHeaderPage writes a page[documentHeader].
-func appendHeaderPage(b []byte, hs []documentHeader, next string) []byte {
-	b = appendHeaders(append(b, `{"items":`...), hs)
-	return append(appendNext(b, next), '}')
 }
 
 // appendActivity writes an activityWire, or null.
@@ -213,18 +206,11 @@ func appendOverview(b []byte, o *overview) []byte {
 	b = strconv.AppendInt(append(b, `,"version":`...), int64(o.Version), 10)
 	if d := o.Documents; d != nil {
 		b = appendHeader(append(b, `,"documents":{"latest":`...), &d.Latest)
-		b = append(appendHeaders(append(b, `,"historical":`...), d.Historical), '}')
+		b = append(appendArray(append(b, `,"historical":`...), d.Historical, appendHeader), '}')
 	}
 	if a := o.CapitalActivities; a != nil {
 		b = appendActivity(append(b, `,"capitalActivities":{"latest":`...), a.Latest)
-		b = append(b, `,"historical":[`...)
-		for i := range a.Historical {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendActivity(b, &a.Historical[i])
-		}
-		b = append(b, "]}"...)
+		b = append(appendArray(append(b, `,"historical":`...), a.Historical, appendActivity), '}')
 	}
 	b = append(b, `,"positions":{`...)
 	items := o.Items
@@ -243,9 +229,9 @@ func appendOverview(b []byte, o *overview) []byte {
 		group := items[i:j]
 		b = append(appendString(b, items[i].PositionID), ':')
 		b = appendString(append(b, `{"investorId":`...), items[i].InvestorID)
-		b = appendItems(append(b, `,"capitalCalls":`...), group, fund.CapitalCall)
-		b = appendItems(append(b, `,"distributions":`...), group, fund.Distribution)
-		b = appendItems(append(b, `,"unfundedCommitments":`...), group, fund.UnfundedCommitment)
+		b = appendKind(append(b, `,"capitalCalls":`...), group, fund.CapitalCall)
+		b = appendKind(append(b, `,"distributions":`...), group, fund.Distribution)
+		b = appendKind(append(b, `,"unfundedCommitments":`...), group, fund.UnfundedCommitment)
 		b = append(b, '}')
 		i = j
 	}

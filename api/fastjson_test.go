@@ -144,13 +144,13 @@ func TestAppendersMatchEncodingJSON(t *testing.T) {
 	}
 	for range 2000 {
 		items, next := d.items(), d.next()
-		same("item page", appendItemPage(nil, items, next), page[itemWire]{Items: toItems(items), Next: next})
+		same("item page", appendPage(nil, items, appendItem, next), page[itemWire]{Items: toItems(items), Next: next})
 
 		headers := make([]documentHeader, d.rng.IntN(4))
 		for i := range headers {
 			headers[i] = d.header()
 		}
-		same("header page", appendHeaderPage(nil, headers, next), page[documentHeader]{Items: append([]documentHeader{}, headers...), Next: next})
+		same("header page", appendPage(nil, headers, appendHeader, next), page[documentHeader]{Items: append([]documentHeader{}, headers...), Next: next})
 
 		o := overview{DocumentID: d.str(), Version: d.rng.IntN(9), Items: items, Next: next}
 		if d.rng.IntN(3) > 0 {

@@ -519,7 +519,7 @@ func (s *server) listFundDocuments(c *gin.Context) {
 		headers = append(headers, toHeader(d, ""))
 	}
 	nextCursor := s.next(c, query, next)
-	writeBody(c, func(b []byte) []byte { return appendHeaderPage(b, headers, nextCursor) })
+	writeBody(c, func(b []byte) []byte { return appendPage(b, headers, appendHeader, nextCursor) })
 }
 
 func (s *server) fundMustExist(c *gin.Context, fundID string) error {
@@ -663,7 +663,7 @@ func (s *server) positionItems(c *gin.Context, pos string, kind fund.ItemKind, q
 		}
 	}
 	nextCursor := s.next(c, query, next)
-	writeBody(c, func(b []byte) []byte { return appendItemPage(b, items, nextCursor) })
+	writeBody(c, func(b []byte) []byte { return appendPage(b, items, appendItem, nextCursor) })
 }
 
 // listPositionCapitalCalls lists a position's capital calls across documents,
