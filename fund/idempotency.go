@@ -33,7 +33,11 @@ type idempotencyItem struct {
 	Status      int               `dynamo:",omitempty"`
 	Header      map[string]string `dynamo:",omitempty"`
 	Chunks      int               `dynamo:",omitempty"`
-	Body        []byte            `dynamo:",omitempty"`
+	// BodyOwner names the owner whose chunks (IdempotencyBodySK) hold the
+	// body of a done record. It is empty in records completed before chunks
+	// were owned, whose chunks are IdempotencyLegacyBodySK.
+	BodyOwner string `dynamo:",omitempty"`
+	Body      []byte `dynamo:",omitempty"`
 }
 
 const (
@@ -49,7 +53,8 @@ const (
 // ECONFLICT while the first request with the key is still running (its lease
 // not expired) and EIDEMPOTENCY if the key was used for another request.
 // An expired record, or an abandoned one of the same request whose lease
-// has run out (its writer died), is taken over.
+// has run out (its writer died or stalled), is taken over: the new owner's
+// answer is the one stored, whatever the stale owner does later.
 func (s *Store) BeginIdempotent(ctx context.Context, scope, key, requestHash string, now time.Time, lease, ttl time.Duration) (string, *Replay, error) {
 	pk := IdempotencyPK(scope, key)
 	owner := randomHex(8)
@@ -65,39 +70,60 @@ func (s *Store) BeginIdempotent(ctx context.Context, scope, key, requestHash str
 	if !dynamo.IsCondCheckFailed(err) {
 		return "", nil, fmt.Errorf("claim idempotency key: %w", err)
 	}
-	var items []idempotencyItem
-	if err := s.table.Get(AttrPK, pk).Consistent(true).All(ctx, &items); err != nil {
-		return "", nil, fmt.Errorf("read idempotency key: %w", err)
-	}
-	var head *idempotencyItem
-	var chunks [][]byte // in order: BODY#0000, BODY#0001, ...
-	for i := range items {
-		if items[i].SK == IdempotencyRecordSK {
-			head = &items[i]
-		} else {
-			chunks = append(chunks, items[i].Body)
-		}
-	}
+	var head idempotencyItem
+	err = s.table.Get(AttrPK, pk).Range(AttrSK, dynamo.Equal, IdempotencyRecordSK).Consistent(true).One(ctx, &head)
 	switch {
-	case head == nil: // released between the claim and the read
+	case errors.Is(err, dynamo.ErrNotFound): // released between the claim and the read
 		return "", nil, Errorf(ECONFLICT, "a request with this Idempotency-Key is in flight; retry shortly")
+	case err != nil:
+		return "", nil, fmt.Errorf("read idempotency key: %w", err)
 	case head.RequestHash != requestHash:
 		return "", nil, &Error{Code: EIDEMPOTENCY, Field: "Idempotency-Key", Message: "this Idempotency-Key was used for a different request; use a new key"}
 	case head.State != stateDone:
 		return "", nil, Errorf(ECONFLICT, "a request with this Idempotency-Key is in flight; retry shortly")
-	case len(chunks) < head.Chunks:
-		return "", nil, Errorf(ECONFLICT, "the response of this Idempotency-Key is being stored; retry shortly")
 	}
-	body, err := gunzip(bytes.Join(chunks[:head.Chunks], nil))
+	body, err := s.storedBody(ctx, pk, head)
 	if err != nil {
 		return "", nil, fmt.Errorf("stored response of an idempotency key: %w", err)
 	}
 	return "", &Replay{Status: head.Status, Header: head.Header, Body: body}, nil
 }
 
+// storedBody reads the body of a done record: exactly the chunks of the owner
+// that completed it, never those a stale owner left beside them.
+func (s *Store) storedBody(ctx context.Context, pk string, head idempotencyItem) ([]byte, error) {
+	prefix, sk := IdempotencyBodyPrefix(head.BodyOwner), func(i int) string { return IdempotencyBodySK(head.BodyOwner, i) }
+	if head.BodyOwner == "" {
+		// Completed before chunks were owned; such records live a TTL (a day)
+		// after the upgrade, and are replayed as they were stored.
+		prefix, sk = "BODY#", IdempotencyLegacyBodySK
+	}
+	var items []idempotencyItem
+	if err := s.table.Get(AttrPK, pk).Range(AttrSK, dynamo.BeginsWith, prefix).Consistent(true).All(ctx, &items); err != nil {
+		return nil, err
+	}
+	bySK := make(map[string][]byte, len(items))
+	for _, it := range items {
+		bySK[it.SK] = it.Body
+	}
+	var z []byte
+	for i := 0; i < head.Chunks; i++ {
+		b, ok := bySK[sk(i)]
+		if !ok {
+			return nil, fmt.Errorf("chunk %d of %d is missing", i, head.Chunks)
+		}
+		z = append(z, b...)
+	}
+	return gunzip(z)
+}
+
 // FinishIdempotent stores the response of the request that owns the key.
-// The body is compressed and split into chunks written before the record is
-// marked done, so a replay never sees a partial body.
+// The body is compressed and split into chunks of this owner, written before
+// the record is marked done and named as this owner's, so a replay never
+// sees a partial body nor another owner's. It returns ECONFLICT if the key
+// is no longer this owner's (its lease ended and a repeat took it over, or
+// it expired): nothing is stored then, and the chunks just written are
+// deleted, best-effort (they expire with the TTL otherwise).
 func (s *Store) FinishIdempotent(ctx context.Context, scope, key, owner string, r Replay, now time.Time, ttl time.Duration) error {
 	pk := IdempotencyPK(scope, key)
 	z, err := gzipBytes(r.Body)
@@ -106,17 +132,26 @@ func (s *Store) FinishIdempotent(ctx context.Context, scope, key, owner string, 
 	}
 	expires := now.Add(ttl).Unix()
 	var chunks []any
+	var keys []dynamo.Keyed
 	for i := 0; i*bodyChunk < len(z); i++ {
-		chunks = append(chunks, idempotencyItem{PK: pk, SK: IdempotencyBodySK(i), Type: TypeIdempotency, ExpiresAt: expires,
+		chunks = append(chunks, idempotencyItem{PK: pk, SK: IdempotencyBodySK(owner, i), Type: TypeIdempotency, ExpiresAt: expires,
 			Body: z[i*bodyChunk : min((i+1)*bodyChunk, len(z))]})
+		keys = append(keys, dynamo.Keys{pk, IdempotencyBodySK(owner, i)})
 	}
 	if err := s.batchPut(ctx, chunks); err != nil {
 		return fmt.Errorf("store idempotent response: %w", err)
 	}
+	// Only the owner condition, not the state: a retried update of this very
+	// owner must succeed again rather than look like a lost key.
 	err = s.table.Update(AttrPK, pk).Range(AttrSK, IdempotencyRecordSK).
 		Set("State", stateDone).Set("Status", r.Status).Set("Header", r.Header).Set("Chunks", len(chunks)).
-		Set(AttrExpiresAt, expires).Remove("LeaseUntil").
+		Set("BodyOwner", owner).Set(AttrExpiresAt, expires).Remove("LeaseUntil").
 		If("$ = ?", "Owner", owner).Run(ctx)
+	if dynamo.IsCondCheckFailed(err) {
+		// Another owner holds the record; these chunks are named by no record.
+		_, _ = s.table.Batch(AttrPK, AttrSK).Write().Delete(keys...).Run(ctx)
+		return Errorf(ECONFLICT, "the Idempotency-Key was taken over by a repeat after this request's lease ended; its answer was not stored")
+	}
 	if err != nil {
 		return fmt.Errorf("complete idempotency record: %w", err)
 	}
@@ -124,7 +159,8 @@ func (s *Store) FinishIdempotent(ctx context.Context, scope, key, owner string, 
 }
 
 // AbandonIdempotent releases a key whose request failed on the server's
-// side, so that repeating it runs it again at once.
+// side, so that repeating it runs it again at once. A key another owner has
+// taken over is left alone.
 func (s *Store) AbandonIdempotent(ctx context.Context, scope, key, owner string) error {
 	err := s.table.Delete(AttrPK, IdempotencyPK(scope, key)).Range(AttrSK, IdempotencyRecordSK).If("$ = ?", "Owner", owner).Run(ctx)
 	if err != nil && !dynamo.IsCondCheckFailed(err) {

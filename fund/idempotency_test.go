@@ -2,11 +2,16 @@ package fund_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"crypto/rand"
+	"errors"
+	"fmt"
+	"reflect"
 	"testing"
 	"time"
 
 	"github.com/fundsvc/fundsvc/fund"
+	"github.com/fundsvc/fundsvc/internal/dynamotest"
 	"github.com/fundsvc/fundsvc/internal/fundtest"
 )
 
@@ -69,4 +74,183 @@ func TestIdempotencyRecords(t *testing.T) {
 			t.Fatalf("after expiry: %v", err)
 		}
 	})
+}
+
+// TestAStaleOwnerNeverMixesItsAnswerIntoTheReplay: request A claims a key
+// and stalls past its lease; a repeat B takes the key over and completes.
+// Whenever A's answer then arrives (after B completed, with its chunks
+// before B took over, or between B's chunks and B's record), the key
+// replays exactly B's answer, whichever of the two has more chunks, and A's
+// chunks are gone.
+func TestAStaleOwnerNeverMixesItsAnswerIntoTheReplay(t *testing.T) {
+	e := fundtest.New(t)
+	raw := fund.NewDB(dynamotest.Shared().Config()).Table(e.Table)
+	hookA, hookB := &dynamotest.WriteHook{}, &dynamotest.WriteHook{}
+	storeA, storeB := hookedStore(e, hookA), hookedStore(e, hookB)
+	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	const lease, ttl = time.Minute, 24 * time.Hour
+	later := now.Add(lease + time.Second) // A's lease is over
+
+	big := make([]byte, 800<<10) // random, so it stays three chunks once compressed
+	_, _ = rand.Read(big)
+	small := fund.Replay{Status: 201, Header: map[string]string{"ETag": `"1"`, "Content-Type": "application/json"}, Body: []byte(`{"version":1}`)}
+	large := fund.Replay{Status: 200, Header: map[string]string{"ETag": `"3"`}, Body: big}
+
+	type outcome struct {
+		ownerB     string
+		errA, errB error
+	}
+	orders := []struct {
+		name string
+		run  func(key string, a, b fund.Replay) outcome
+	}{
+		{"A stores its answer after B completed", func(key string, a, b fund.Replay) (o outcome) {
+			ownerA, _, err := storeA.BeginIdempotent(ctx, "scope", key, "h", now, lease, ttl)
+			if err != nil {
+				return outcome{errA: err}
+			}
+			if o.ownerB, _, o.errB = storeB.BeginIdempotent(ctx, "scope", key, "h", later, lease, ttl); o.errB == nil {
+				o.errB = storeB.FinishIdempotent(ctx, "scope", key, o.ownerB, b, later, ttl)
+			}
+			o.errA = storeA.FinishIdempotent(ctx, "scope", key, ownerA, a, later, ttl)
+			return o
+		}},
+		{"A writes its chunks before B takes over, its record after B completed", func(key string, a, b fund.Replay) (o outcome) {
+			ownerA, _, err := storeA.BeginIdempotent(ctx, "scope", key, "h", now, lease, ttl)
+			if err != nil {
+				return outcome{errA: err}
+			}
+			hookA.OnWriteOp("UpdateItem", 1, func() {
+				if o.ownerB, _, o.errB = storeB.BeginIdempotent(ctx, "scope", key, "h", later, lease, ttl); o.errB == nil {
+					o.errB = storeB.FinishIdempotent(ctx, "scope", key, o.ownerB, b, later, ttl)
+				}
+			})
+			o.errA = storeA.FinishIdempotent(ctx, "scope", key, ownerA, a, later, ttl)
+			if !hookA.Fired() {
+				o.errA = errors.New("A's record update never happened")
+			}
+			return o
+		}},
+		{"A writes its chunks and record between B's chunks and B's record", func(key string, a, b fund.Replay) (o outcome) {
+			ownerA, _, err := storeA.BeginIdempotent(ctx, "scope", key, "h", now, lease, ttl)
+			if err != nil {
+				return outcome{errA: err}
+			}
+			if o.ownerB, _, o.errB = storeB.BeginIdempotent(ctx, "scope", key, "h", later, lease, ttl); o.errB != nil {
+				return o
+			}
+			hookB.OnWriteOp("UpdateItem", 1, func() { o.errA = storeA.FinishIdempotent(ctx, "scope", key, ownerA, a, later, ttl) })
+			o.errB = storeB.FinishIdempotent(ctx, "scope", key, o.ownerB, b, later, ttl)
+			if !hookB.Fired() {
+				o.errB = errors.New("B's record update never happened")
+			}
+			return o
+		}},
+	}
+	sizes := []struct {
+		name    string
+		a, b    fund.Replay
+		chunksB int // of B's answer, as stored
+	}{
+		{"the stale answer has more chunks", large, small, 1},
+		{"the stale answer has fewer chunks", small, large, 3},
+	}
+	n := 0
+	for _, order := range orders {
+		for _, size := range sizes {
+			t.Run(order.name+", "+size.name, func(t *testing.T) {
+				n++
+				key := fmt.Sprintf("takeover-%d", n)
+				o := order.run(key, size.a, size.b)
+				if o.errB != nil {
+					t.Fatalf("the repeat B: %v", o.errB)
+				}
+				if fund.ErrorCode(o.errA) != fund.ECONFLICT {
+					t.Fatalf("the stale owner A storing its answer: %v, want a conflict", o.errA)
+				}
+				for i := 0; i < 2; i++ {
+					_, replay, err := e.Store.BeginIdempotent(ctx, "scope", key, "h", later.Add(time.Second), lease, ttl)
+					if err != nil || replay == nil {
+						t.Fatalf("replay: %v %v", replay, err)
+					}
+					if replay.Status != size.b.Status || !reflect.DeepEqual(replay.Header, size.b.Header) || !bytes.Equal(replay.Body, size.b.Body) {
+						t.Fatalf("replay %d: status %d, header %v, %d bytes; want B's %d, %v, %d bytes",
+							i, replay.Status, replay.Header, len(replay.Body), size.b.Status, size.b.Header, len(size.b.Body))
+					}
+				}
+				var items []struct {
+					SK        string
+					BodyOwner string
+				}
+				if err := raw.Get(fund.AttrPK, fund.IdempotencyPK("scope", key)).Consistent(true).All(ctx, &items); err != nil {
+					t.Fatal(err)
+				}
+				var sks []string
+				for _, it := range items {
+					sks = append(sks, it.SK)
+					if it.SK == fund.IdempotencyRecordSK && it.BodyOwner != o.ownerB {
+						t.Errorf("the record names %q as the owner of its body, want B's %q", it.BodyOwner, o.ownerB)
+					}
+				}
+				var want []string
+				for i := range size.chunksB {
+					want = append(want, fund.IdempotencyBodySK(o.ownerB, i))
+				}
+				want = append(want, fund.IdempotencyRecordSK)
+				if !reflect.DeepEqual(sks, want) {
+					t.Errorf("the key's items are %v, want B's chunks and the record %v (A's chunks deleted)", sks, want)
+				}
+			})
+		}
+	}
+}
+
+// TestAResponseStoredBeforeChunksWereOwnedStillReplays: records completed
+// by the previous release (chunks BODY#0000, no BodyOwner) live for their
+// TTL after an upgrade and must replay as stored.
+func TestAResponseStoredBeforeChunksWereOwnedStillReplays(t *testing.T) {
+	e := fundtest.New(t)
+	raw := fund.NewDB(dynamotest.Shared().Config()).Table(e.Table)
+	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	body := make([]byte, 500<<10)
+	_, _ = rand.Read(body)
+	var z bytes.Buffer
+	w := gzip.NewWriter(&z)
+	_, _ = w.Write(body)
+	_ = w.Close()
+	half := z.Len() / 2
+
+	type legacyItem struct {
+		PK, SK, Type       string
+		RequestHash, State string            `dynamo:",omitempty"`
+		Owner              string            `dynamo:",omitempty"`
+		ExpiresAt          int64             `dynamo:",omitempty"`
+		Status             int               `dynamo:",omitempty"`
+		Header             map[string]string `dynamo:",omitempty"`
+		Chunks             int               `dynamo:",omitempty"`
+		Body               []byte            `dynamo:",omitempty"`
+	}
+	pk, expires := fund.IdempotencyPK("scope", "old"), now.Add(time.Hour).Unix()
+	for _, it := range []legacyItem{
+		{PK: pk, SK: fund.IdempotencyRecordSK, Type: fund.TypeIdempotency, RequestHash: "h", State: "done", Owner: "0123456789abcdef",
+			ExpiresAt: expires, Status: 201, Header: map[string]string{"ETag": `"1"`}, Chunks: 2},
+		{PK: pk, SK: fund.IdempotencyLegacyBodySK(0), Type: fund.TypeIdempotency, ExpiresAt: expires, Body: z.Bytes()[:half]},
+		{PK: pk, SK: fund.IdempotencyLegacyBodySK(1), Type: fund.TypeIdempotency, ExpiresAt: expires, Body: z.Bytes()[half:]},
+		// A stale owner's chunk under the new layout sorts among them and must be ignored.
+		{PK: pk, SK: fund.IdempotencyBodySK("00aa00aa00aa00aa", 0), Type: fund.TypeIdempotency, ExpiresAt: expires, Body: []byte("not gzip")},
+	} {
+		if err := raw.Put(it).Run(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, replay, err := e.Store.BeginIdempotent(ctx, "scope", "old", "h", now, time.Minute, 24*time.Hour)
+	if err != nil || replay == nil || replay.Status != 201 || replay.Header["ETag"] != `"1"` || !bytes.Equal(replay.Body, body) {
+		t.Fatalf("legacy replay: %v (status %v)", err, replay)
+	}
+}
+
+// hookedStore is a store on e's table through its own client, whose writes
+// hook holds: another instance of the service.
+func hookedStore(e *fundtest.Env, hook *dynamotest.WriteHook) *fund.Store {
+	return fund.NewStore(fund.NewDB(dynamotest.Shared().Config(dynamotest.WithAPIOptions(hook.APIOption()))), e.Table)
 }

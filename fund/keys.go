@@ -248,8 +248,20 @@ func IdempotencyPK(scope, key string) string {
 // stored response body.
 const IdempotencyRecordSK = "RECORD"
 
-// IdempotencyBodySK is the sort key of the i-th chunk of a stored body.
-func IdempotencyBodySK(i int) string { return fmt.Sprintf("BODY#%04d", i) }
+// IdempotencyBodySK is the sort key of the i-th chunk of the body stored by
+// one owner (claim) of the key: owners never share a chunk, so a stale owner
+// cannot overwrite the body of the owner that completed the record.
+func IdempotencyBodySK(owner string, i int) string {
+	return fmt.Sprintf("%s%04d", IdempotencyBodyPrefix(owner), i)
+}
+
+// IdempotencyBodyPrefix begins the sort keys of every chunk of one owner.
+func IdempotencyBodyPrefix(owner string) string { return "BODY#" + owner + "#" }
+
+// IdempotencyLegacyBodySK is the sort key of the i-th chunk of a body stored
+// before chunks were owned (BODY#0000); such records are still replayed
+// until their TTL ends.
+func IdempotencyLegacyBodySK(i int) string { return fmt.Sprintf("BODY#%04d", i) }
 
 // PingPK is the partition and sort key that readiness checks read: no item
 // is ever written there.
