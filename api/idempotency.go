@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"runtime/debug"
 	"time"
 
 	"github.com/fundsvc/fundsvc/fund"
@@ -22,9 +23,11 @@ const maxIdempotencyKey = 255
 // table per principal, for a day; a repeat of the same request gets it byte
 // for byte and writes nothing; the same key with another request is 422;
 // while the first is still running, 409. A request that failed on the
-// server's side (5xx) or met a conflict (409) releases its key, so repeating
-// it runs it again; one whose process died keeps the key for its lease, then
-// may be repeated.
+// server's side (5xx), met a conflict (409) or panicked releases its key, so
+// repeating it runs it again; one whose process died keeps the key for its
+// lease, then may be repeated. A request that outlives its lease (stalled)
+// and whose key a repeat took over stores nothing: the repeat's answer is
+// the key's.
 func (s *server) idempotent(c *gin.Context) {
 	key := c.GetHeader("Idempotency-Key")
 	if key == "" {
@@ -72,10 +75,26 @@ func (s *server) idempotent(c *gin.Context) {
 	c.Request = c.Request.WithContext(context.WithValue(c.Request.Context(), keyRequestIdentity, fund.IdempotencyPK(scope, key)))
 	rec := &recorder{ResponseWriter: c.Writer}
 	c.Writer = rec
+	// The request's context may be over; the record must still be settled.
+	settle := func() (context.Context, context.CancelFunc) {
+		return context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	}
+	defer func() {
+		// A panicking handler would otherwise hold the key until its lease
+		// ends; release it, then let gin's recovery answer 500.
+		if v := recover(); v != nil {
+			sctx, cancel := settle()
+			defer cancel()
+			if err := s.docs.AbandonIdempotent(sctx, scope, key, owner); err != nil {
+				logger(c).Error("idempotency key of a panicking request not released; it stays locked until its lease ends", slog.String("error", err.Error()))
+			}
+			logger(c).Error("panic in an idempotent request; its key is released", slog.Any("panic", v), slog.String("stack", string(debug.Stack())))
+			panic(v)
+		}
+	}()
 	c.Next()
 
-	// The request's context may be over; the record must still be settled.
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	sctx, cancel := settle()
 	defer cancel()
 	status := rec.Status()
 	// A server error or a conflict may pass; the repeat should run again.
@@ -90,7 +109,12 @@ func (s *server) idempotent(c *gin.Context) {
 		}
 		err = s.docs.FinishIdempotent(sctx, scope, key, owner, fund.Replay{Status: status, Header: header, Body: rec.body.Bytes()}, time.Now(), s.idemTTL)
 	}
-	if err != nil {
+	switch {
+	case fund.ErrorCode(err) == fund.ECONFLICT:
+		// This request outlived its lease and a repeat took the key over; the
+		// repeat's answer is the one replayed.
+		logger(c).Warn("idempotency key taken over by a repeat; this request's answer was not stored", slog.String("error", err.Error()))
+	case err != nil:
 		logger(c).Error("idempotency record not settled; the key stays locked until its lease ends", slog.String("error", err.Error()))
 	}
 }

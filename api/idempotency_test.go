@@ -6,10 +6,17 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/fundsvc/fundsvc/api"
+	"github.com/fundsvc/fundsvc/fund"
+	"github.com/fundsvc/fundsvc/internal/dynamotest"
+	"github.com/fundsvc/fundsvc/internal/fundtest"
+	"github.com/fundsvc/fundsvc/positions"
 )
 
 func smallDocument(title string) map[string]any {
@@ -165,4 +172,131 @@ func TestARepeatAfterALostAnswerAddsNoVersion(t *testing.T) {
 	if latest.Version != 3 {
 		t.Fatalf("latest version %d after repeating version 3's request, want 3", latest.Version)
 	}
+}
+
+// instanceWithHook serves the API over env's table through a DynamoDB client
+// of its own whose writes hook holds: a second instance of the service, which
+// can be stalled or made to panic while the other runs freely.
+func instanceWithHook(t *testing.T, env *fundtest.Env, hook *dynamotest.WriteHook, tweak func(*api.Options)) *testServer {
+	t.Helper()
+	store := fund.NewStore(fund.NewDB(dynamotest.Shared().Config(dynamotest.WithAPIOptions(hook.APIOption()))), env.Table)
+	store.Now = env.Store.Now
+	return startAPI(t, env, func(o *api.Options) {
+		o.Documents, o.Positions = store, positions.NewStore(store)
+		if tweak != nil {
+			tweak(o)
+		}
+	})
+}
+
+// waitForLog polls s's log until it holds text.
+func waitForLog(t *testing.T, s *testServer, text string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(s.logs.String(), text) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the log never said %q:\n%s", text, s.logs.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestAReplayAfterALeaseTakeoverIsTheRepeatsAnswer: request A (on one
+// instance) claims its key and stalls before its first write past its lease;
+// the same request B (on another instance) takes the key over and completes;
+// another writer restates the document; A resumes, writes and tries to store
+// its own, different answer. Every later replay, on either instance, is B's
+// stored answer byte for byte.
+func TestAReplayAfterALeaseTakeoverIsTheRepeatsAnswer(t *testing.T) {
+	env := fundtest.New(t)
+	instB := startAPI(t, env, nil)
+	hook := &dynamotest.WriteHook{}
+	instA := instanceWithHook(t, env, hook, func(o *api.Options) { o.IdempotencyLease = 200 * time.Millisecond })
+	held, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	resume := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(resume) // before the servers close, which waits for A
+	// A's first write is its claim; it stalls just before the second.
+	hook.OnWrite(2, func() { close(held); <-release })
+
+	const path, key = "/v1/documents/DOC_TAKEOVER", "key-takeover"
+	doneA := make(chan response, 1)
+	go func() { doneA <- instA.do(t, http.MethodPut, path, smallDocument("first"), "Idempotency-Key", key) }()
+	select {
+	case <-held:
+	case <-time.After(30 * time.Second):
+		t.Fatal("request A never reached its first write")
+	}
+
+	var b response
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		b = instB.do(t, http.MethodPut, path, smallDocument("first"), "Idempotency-Key", key)
+		if b.Status != http.StatusConflict || time.Now().After(deadline) {
+			break // 409 until A's lease ends
+		}
+	}
+	if b.Status != http.StatusCreated || b.Header.Get("ETag") != `"1"` || b.Header.Get("Idempotent-Replayed") != "" {
+		t.Fatalf("the repeat B after A's lease: %d ETag %s %s", b.Status, b.Header.Get("ETag"), b.Body)
+	}
+	if r := instB.do(t, http.MethodPut, path, smallDocument("second")); r.Status != http.StatusOK {
+		t.Fatalf("another writer: %d %s", r.Status, r.Body)
+	}
+
+	resume()
+	a := <-doneA
+	if a.Status >= 500 || a.Status == http.StatusConflict || bytes.Equal(a.Body, b.Body) {
+		t.Fatalf("the stale request A should have had an answer of its own to store: %d %s", a.Status, a.Body)
+	}
+	for i, inst := range []*testServer{instA, instB, instA} {
+		r := inst.do(t, http.MethodPut, path, smallDocument("first"), "Idempotency-Key", key)
+		if r.Status != b.Status || !bytes.Equal(r.Body, b.Body) || r.Header.Get("Idempotent-Replayed") != "true" {
+			t.Fatalf("replay %d: %d %s\nwant B's %d %s", i, r.Status, r.Body, b.Status, b.Body)
+		}
+		for _, h := range []string{"Content-Type", "Cache-Control", "ETag", "Location"} {
+			if r.Header.Get(h) != b.Header.Get(h) {
+				t.Errorf("replay %d: %s %q, B's was %q", i, h, r.Header.Get(h), b.Header.Get(h))
+			}
+		}
+	}
+	waitForLog(t, instA, "idempotency key taken over by a repeat")
+}
+
+// TestAPanicInAnIdempotentWriteReleasesItsKey: a write that panics after its
+// key was claimed (here in the commit transaction) is answered 500 by the
+// recovery, and its key is released at once: the repeat runs, well within
+// the lease, and its answer is the one replayed.
+func TestAPanicInAnIdempotentWriteReleasesItsKey(t *testing.T) {
+	env := fundtest.New(t)
+	hook := &dynamotest.WriteHook{}
+	s := instanceWithHook(t, env, hook, func(o *api.Options) { o.IdempotencyLease = time.Hour })
+	hook.OnWriteWhere(func(op string, input any) bool {
+		tx, ok := input.(*dynamodb.TransactWriteItemsInput)
+		if !ok {
+			return false
+		}
+		for _, it := range tx.TransactItems {
+			if it.Put == nil {
+				continue
+			}
+			if sk, ok := it.Put.Item[fund.AttrSK].(*types.AttributeValueMemberS); ok && sk.Value == fund.HeadSK {
+				return true
+			}
+		}
+		return false
+	}, 1, func() { panic("injected panic in the commit") })
+
+	const path, key = "/v1/documents/DOC_PANIC", "key-panic"
+	r := s.do(t, http.MethodPut, path, smallDocument("x"), "Idempotency-Key", key)
+	if !hook.Fired() || r.Status != http.StatusInternalServerError || r.Header.Get("Content-Type") != "application/problem+json" {
+		t.Fatalf("the panicking write: fired %v, %d %s %s", hook.Fired(), r.Status, r.Header.Get("Content-Type"), r.Body)
+	}
+	again := s.do(t, http.MethodPut, path, smallDocument("x"), "Idempotency-Key", key)
+	if again.Status != http.StatusCreated || again.Header.Get("Idempotent-Replayed") != "" {
+		t.Fatalf("the repeat right after the panic: %d %s, want it to run and create version 1", again.Status, again.Body)
+	}
+	replay := s.do(t, http.MethodPut, path, smallDocument("x"), "Idempotency-Key", key)
+	if replay.Status != again.Status || !bytes.Equal(replay.Body, again.Body) || replay.Header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("replay: %d %s, want the repeat's %d %s", replay.Status, replay.Body, again.Status, again.Body)
+	}
+	waitForLog(t, s, "panic in an idempotent request")
 }
