@@ -37,7 +37,7 @@ func TestKnownTokensExpireWithTheToken(t *testing.T) {
 	}
 	// Within the minute and before exp: from memory, with the same principal.
 	now = now.Add(20 * time.Second)
-	if got, ok := v.known.get(short, now); !ok || got.Subject != p.Subject || got.Role != p.Role || got.Investor != p.Investor {
+	if got, ok := v.known.get(short, now, 0); !ok || got.Subject != p.Subject || got.Role != p.Role || got.Investor != p.Investor {
 		t.Fatalf("short token within its life: %+v, %v", got, ok)
 	}
 	// Past the short token's exp: refused, though remembered less than a minute ago.
@@ -47,7 +47,7 @@ func TestKnownTokensExpireWithTheToken(t *testing.T) {
 	}
 	// Past the minute: the long token is checked again (and still good).
 	now = now.Add(time.Minute)
-	if _, ok := v.known.get(long, now); ok {
+	if _, ok := v.known.get(long, now, 0); ok {
 		t.Fatal("a token remembered for more than a minute")
 	}
 	if _, err := v.Verify(long); err != nil {

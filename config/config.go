@@ -35,6 +35,8 @@ type Config struct {
 	// Bearer tokens (see the README's security section).
 	JWTSecret      string        // FUNDSVC_JWT_HS256_SECRET: HS256 secret, at least 32 bytes
 	JWKSFile       string        // FUNDSVC_JWT_JWKS_FILE: RS256/ES256 public keys
+	JWKSRefresh    time.Duration // FUNDSVC_JWT_JWKS_REFRESH: how often the JWKS file is re-read
+	JWTMaxLifetime time.Duration // FUNDSVC_JWT_MAX_LIFETIME: longest exp - iat accepted
 	JWTIssuer      string        // FUNDSVC_JWT_ISSUER: required iss, when set
 	JWTAudience    string        // FUNDSVC_JWT_AUDIENCE: required aud, when set
 	JWTLeeway      time.Duration // FUNDSVC_JWT_LEEWAY: clock skew allowed
@@ -72,6 +74,8 @@ func Default() Config {
 		DefaultPageLimit: 100,
 		MaxPageLimit:     1000,
 		JWTLeeway:        30 * time.Second,
+		JWKSRefresh:      5 * time.Minute,
+		JWTMaxLifetime:   24 * time.Hour,
 		PublicMetrics:    true,
 		PublicOpenAPI:    true,
 
@@ -116,6 +120,8 @@ func Load(getenv func(string) string, args []string, name string, more ...func(*
 	env("FUNDSVC_JWT_ISSUER", str(&c.JWTIssuer))
 	env("FUNDSVC_JWT_AUDIENCE", str(&c.JWTAudience))
 	env("FUNDSVC_JWT_LEEWAY", func(v string) (err error) { c.JWTLeeway, err = time.ParseDuration(v); return })
+	env("FUNDSVC_JWT_JWKS_REFRESH", func(v string) (err error) { c.JWKSRefresh, err = time.ParseDuration(v); return })
+	env("FUNDSVC_JWT_MAX_LIFETIME", func(v string) (err error) { c.JWTMaxLifetime, err = time.ParseDuration(v); return })
 	env("FUNDSVC_PUBLIC_METRICS", func(v string) (err error) { c.PublicMetrics, err = strconv.ParseBool(v); return })
 	env("FUNDSVC_PUBLIC_OPENAPI", func(v string) (err error) { c.PublicOpenAPI, err = strconv.ParseBool(v); return })
 	env("FUNDSVC_TRUSTED_PROXIES", func(v string) error {
@@ -190,6 +196,12 @@ func (c Config) Validate() error {
 	}
 	if c.JWTLeeway < 0 || c.JWTLeeway > 5*time.Minute {
 		errs = append(errs, errors.New("JWT leeway: between 0 and 5m"))
+	}
+	if c.JWKSRefresh < time.Second || c.JWKSRefresh > 24*time.Hour {
+		errs = append(errs, errors.New("JWKS refresh: between 1s and 24h (FUNDSVC_JWT_JWKS_REFRESH)"))
+	}
+	if c.JWTMaxLifetime < time.Minute || c.JWTMaxLifetime > 30*24*time.Hour {
+		errs = append(errs, errors.New("JWT max lifetime: between 1m and 720h (FUNDSVC_JWT_MAX_LIFETIME)"))
 	}
 	if c.ExportSegments < 1 || c.ExportSegments > 1000 {
 		errs = append(errs, fmt.Errorf("export segments %d: want 1 to 1000", c.ExportSegments))

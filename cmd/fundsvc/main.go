@@ -42,7 +42,7 @@ commands:
   token              mint a development token with the configured HS256 secret:
                        fundsvc token --role admin --funds FUND_A,FUND_B   (or --funds '*')
                        fundsvc token --role investor --investor INVESTOR_1
-                     [--subject NAME] [--ttl 12h]
+                     [--subject NAME] [--ttl 12h, at most FUNDSVC_JWT_MAX_LIFETIME]
 
 flags (each also an environment variable):
   --table      FUNDSVC_TABLE              table name (default fundsvc)
@@ -64,6 +64,8 @@ export (each also a flag of export, except the S3 settings):
 tokens (serve needs one of the first two):
   FUNDSVC_JWT_HS256_SECRET   shared secret, at least 32 bytes
   FUNDSVC_JWT_JWKS_FILE      JWKS file of RS256/ES256 public keys
+  FUNDSVC_JWT_JWKS_REFRESH   how often the JWKS file is re-read (5m; also on an unknown kid, at most every 10s)
+  FUNDSVC_JWT_MAX_LIFETIME   longest token lifetime, exp - iat (24h; tokens need exp and iat)
   FUNDSVC_JWT_ISSUER, FUNDSVC_JWT_AUDIENCE, FUNDSVC_JWT_LEEWAY (30s)
   FUNDSVC_PUBLIC_METRICS, FUNDSVC_PUBLIC_OPENAPI (true: no token needed)
 `
@@ -178,17 +180,15 @@ func envCredentials(getenv func(string) string) aws.CredentialsProvider {
 	return credentials.NewStaticCredentialsProvider(id, getenv("AWS_SECRET_ACCESS_KEY"), getenv("AWS_SESSION_TOKEN"))
 }
 
-// verifier builds the token verifier from the configured keys.
+// verifier builds the token verifier from the configured keys. The JWKS
+// file is read now and re-read while serving; its re-reads are logged as
+// JSON to standard error.
 func verifier(cfg config.Config) (*api.Verifier, error) {
-	ac := api.AuthConfig{HS256Secret: []byte(cfg.JWTSecret), Issuer: cfg.JWTIssuer, Audience: cfg.JWTAudience, Leeway: cfg.JWTLeeway}
-	if cfg.JWKSFile != "" {
-		b, err := os.ReadFile(cfg.JWKSFile)
-		if err != nil {
-			return nil, fmt.Errorf("JWKS file: %w", err)
-		}
-		ac.JWKS = b
-	}
-	v, err := api.NewVerifier(ac)
+	v, err := api.NewVerifier(api.AuthConfig{
+		HS256Secret: []byte(cfg.JWTSecret), JWKSFile: cfg.JWKSFile, JWKSRefresh: cfg.JWKSRefresh,
+		Issuer: cfg.JWTIssuer, Audience: cfg.JWTAudience, Leeway: cfg.JWTLeeway, MaxLifetime: cfg.JWTMaxLifetime,
+		Logger: slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel})),
+	})
 	if err != nil {
 		return nil, fmt.Errorf("%w (FUNDSVC_JWT_HS256_SECRET or FUNDSVC_JWT_JWKS_FILE; make run generates a local secret)", err)
 	}
@@ -213,6 +213,14 @@ func mintToken(args []string, getenv func(string) string, stdout io.Writer) erro
 	}
 	if cfg.JWTSecret == "" {
 		return errors.New("token: set FUNDSVC_JWT_HS256_SECRET to the secret the service verifies with")
+	}
+	ttlSet := false
+	fs.Visit(func(f *flag.Flag) { ttlSet = ttlSet || f.Name == "ttl" })
+	if !ttlSet {
+		*ttl = min(*ttl, cfg.JWTMaxLifetime)
+	}
+	if *ttl <= 0 || *ttl > cfg.JWTMaxLifetime {
+		return fmt.Errorf("token: --ttl %s: want more than 0 and at most %s, the longest lifetime the service accepts (FUNDSVC_JWT_MAX_LIFETIME)", *ttl, cfg.JWTMaxLifetime)
 	}
 	p := api.Principal{Subject: *subject, Role: *role, Investor: *investor}
 	if *funds != "" {
