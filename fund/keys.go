@@ -36,6 +36,7 @@ const (
 	TypeDocumentIndex      = "DocumentIndex"
 	TypeIdempotency        = "IdempotencyRecord"
 	TypePositionClaim      = "PositionClaim"
+	TypeClaimFence         = "ClaimFence"
 )
 
 // ItemKind is one of the three position-level entities.
@@ -212,6 +213,13 @@ func PositionClaimPK(pos string) string { return "POSITION#" + pos }
 // PositionClaimSK is the sort key of a position's claim.
 const PositionClaimSK = "CLAIM"
 
+// ClaimFencePK is the fence of one staged version's position claims: its
+// commit is possible only while the fence is not revoked (see claims.go).
+func ClaimFencePK(doc, commitID string) string { return "FENCE#" + doc + "#" + commitID }
+
+// ClaimFenceSK is the sort key of a claim fence.
+const ClaimFenceSK = "FENCE"
+
 // InvestorGSI2PK pivots a registered position by investor.
 func InvestorGSI2PK(inv string) string { return "INVESTOR#" + inv }
 
@@ -269,3 +277,17 @@ const PingPK = "#PING"
 
 // AttrExpiresAt is the table's TTL attribute (epoch seconds).
 const AttrExpiresAt = "ExpiresAt"
+
+// Export lease (export/lease.go): one item per snapshot date, so that two
+// exports of one date never run at once. It carries no index keys, and its
+// Type is no entity any reader or the export's classification knows, so
+// every reader passes over it.
+
+// TypeExportLease is the Type of an export lease.
+const TypeExportLease = "ExportLease"
+
+// ExportLeasePK is the partition of the export lease of one snapshot date.
+func ExportLeasePK(date Date) string { return "EXPORT#" + date.String() }
+
+// ExportLeaseSK is the sort key of an export lease.
+const ExportLeaseSK = "LEASE"

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -30,6 +31,10 @@ type Store struct {
 	Parallelism int
 	// Now is the clock; tests may replace it.
 	Now func() time.Time
+	// ClaimLease is how long a writer's pending position claims cannot be
+	// taken over by a writer of another investor (DefaultClaimLease when
+	// zero); it must outlast the write deadline.
+	ClaimLease time.Duration
 
 	writers turns // one writer of a document at a time in this process
 }
@@ -181,17 +186,32 @@ func (s *Store) Restate(ctx context.Context, d Document, ifMatch *int) (Document
 			if head.Materialized {
 				return d, nil
 			}
-			return d, s.materialize(ctx, &d)
+			return d, s.materialize(ctx, &d, nil)
 		}
 
 		d.Version, d.CreatedAt = current+1, s.Now()
 		d.CommitID = fmt.Sprintf("%d-%s", d.Version, randomHex(6))
-		if err := s.stage(ctx, &d, requestIndex); err != nil {
+		cl, err := s.claim(ctx, &d, requestIndex)
+		if errors.Is(err, errClaimRace) {
+			if attempt < maxCommitAttempts {
+				continue
+			}
+			return Document{}, Errorf(ECONFLICT, "a position ID of document %s is being claimed by other writers; retry", d.ID)
+		}
+		if err != nil {
 			return Document{}, err
 		}
-		err = s.commit(ctx, &d, head, hash)
-		if dynamo.IsCondCheckFailed(err) {
+		if err := s.stage(ctx, &d); err != nil {
 			s.discardStaged(ctx, &d)
+			s.release(ctx, cl)
+			return Document{}, err
+		}
+		err = s.commit(ctx, &d, head, hash, cl)
+		if dynamo.IsCondCheckFailed(err) {
+			// Another writer committed first, or this one's claims were
+			// revoked (it outlived their lease): nothing of it was committed.
+			s.discardStaged(ctx, &d)
+			s.release(ctx, cl)
 			if ifMatch != nil {
 				return Document{}, Errorf(EPRECONDITION, "document %s changed while writing version %d", d.ID, d.Version)
 			}
@@ -201,9 +221,14 @@ func (s *Store) Restate(ctx context.Context, d Document, ifMatch *int) (Document
 			return Document{}, Errorf(ECONFLICT, "document %s is being written by too many callers at once; retry", d.ID)
 		}
 		if err != nil {
+			// The commit may have happened; release revokes the fence first
+			// and gives the claims up only if that proves it did not.
+			if s.release(ctx, cl) {
+				s.discardStaged(ctx, &d)
+			}
 			return Document{}, fmt.Errorf("commit document %s version %d: %w", d.ID, d.Version, err)
 		}
-		return d, s.materialize(ctx, &d)
+		return d, s.materialize(ctx, &d, cl)
 	}
 }
 
@@ -220,13 +245,9 @@ func (s *Store) head(ctx context.Context, doc string) (*Item, error) {
 	return &h, nil
 }
 
-// stage writes everything that must exist before the commit can flip: the
-// version's immutable items in their own partition (invisible to readers
-// until the head points at them) and the fund's collection items.
-func (s *Store) stage(ctx context.Context, d *Document, requestIndex map[string]int) error {
-	if err := s.registerPositions(ctx, d, requestIndex); err != nil {
-		return err
-	}
+// stage writes the version's immutable items in their own partition,
+// invisible to readers until a head points at it.
+func (s *Store) stage(ctx context.Context, d *Document) error {
 	pk := VersionPK(d.ID, d.CommitID)
 	items := []any{documentItem(d, pk, VersionDocumentSK)}
 	if d.CapitalActivity != nil {
@@ -241,86 +262,11 @@ func (s *Store) stage(ctx context.Context, d *Document, requestIndex map[string]
 	return nil
 }
 
-// registerPositions records the fund and each position (fund + investor).
-// A position ID is claimed once, globally, for one fund, one investor and
-// one currency: a document that names it with another fund, investor or
-// currency is ECONFLICT, so no document can move money between investors, no
-// two funds share a position's index partition, and a position's amounts can
-// always be added up. The fund's registry items are written before
-// the claims, so an interrupted call never leaves a claimed position
-// unlisted; repeating it finishes the job.
-func (s *Store) registerPositions(ctx context.Context, d *Document, requestIndex map[string]int) error {
-	keys := make([]dynamo.Keyed, 0, len(d.Positions))
-	for _, p := range d.Positions {
-		keys = append(keys, dynamo.Keys{PositionClaimPK(p.ID), PositionClaimSK})
-	}
-	var claims []Item
-	if len(keys) > 0 {
-		err := s.table.Batch(AttrPK, AttrSK).Get(keys...).Consistent(true).All(ctx, &claims)
-		if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
-			return fmt.Errorf("read position claims of document %s: %w", d.ID, err)
-		}
-	}
-	claimed := make(map[string]Item, len(claims))
-	for _, c := range claims {
-		claimed[c.PositionID] = c
-	}
-	registry := []any{Item{PK: FundPK(d.FundID), SK: FundSK, Type: TypeFund, FundID: d.FundID, Currency: d.Currency}}
-	var fresh []Item
-	for _, p := range d.Positions {
-		c, ok := claimed[p.ID]
-		if ok && (c.FundID != d.FundID || c.InvestorID != p.InvestorID) {
-			return &Error{Code: ECONFLICT, Field: fmt.Sprintf("positions[%d].positionId", requestIndex[p.ID]),
-				Message: fmt.Sprintf("position ID %s is already used for another fund or investor; a position is one fund plus one investor", p.ID)}
-		}
-		// Claims made before positions kept a currency carry none.
-		if ok && c.Currency != "" && c.Currency != d.Currency {
-			return &Error{Code: ECONFLICT, Field: "currency",
-				Message: fmt.Sprintf("position %s is held in %s, so a document cannot report it in %s", p.ID, c.Currency, d.Currency)}
-		}
-		if ok {
-			continue
-		}
-		registry = append(registry, Item{
-			PK: FundPK(d.FundID), SK: FundPositionSK(p.ID), Type: TypePosition,
-			GSI2PK: InvestorGSI2PK(p.InvestorID), GSI2SK: InvestorPositionGSI2SK(p.ID),
-			FundID: d.FundID, InvestorID: p.InvestorID, PositionID: p.ID, Currency: d.Currency,
-			CreatedAt: d.CreatedAt,
-		})
-		fresh = append(fresh, Item{PK: PositionClaimPK(p.ID), SK: PositionClaimSK, Type: TypePositionClaim,
-			FundID: d.FundID, InvestorID: p.InvestorID, PositionID: p.ID, Currency: d.Currency, CreatedAt: d.CreatedAt})
-	}
-	if err := s.batchPut(ctx, registry); err != nil {
-		return fmt.Errorf("register positions of fund %s: %w", d.FundID, err)
-	}
-	// Claims are conditional, so two documents racing for a new position ID
-	// cannot both win it.
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(s.parallelism())
-	for i := 0; i < len(fresh); i += 100 {
-		part := fresh[i:min(i+100, len(fresh))]
-		g.Go(func() error {
-			tx := s.db.WriteTx()
-			for _, c := range part {
-				tx = tx.Put(s.table.Put(c).If("attribute_not_exists($) OR ($ = ? AND $ = ? AND $ = ?)",
-					AttrPK, "FundID", c.FundID, "InvestorID", c.InvestorID, "Currency", c.Currency))
-			}
-			return tx.Run(gctx)
-		})
-	}
-	if err := g.Wait(); dynamo.IsCondCheckFailed(err) {
-		return Errorf(ECONFLICT, "a position ID of document %s was just claimed for another fund, investor or currency; retry to see which", d.ID)
-	} else if err != nil {
-		return fmt.Errorf("claim positions of document %s: %w", d.ID, err)
-	}
-	return nil
-}
-
 // commit flips the head to d in one transaction, together with every
 // document-level item of the latest view, the version's history records and
 // the fund's index entry. It fails the condition check if another writer
 // moved the head since it was read.
-func (s *Store) commit(ctx context.Context, d *Document, prev *Item, hash string) error {
+func (s *Store) commit(ctx context.Context, d *Document, prev *Item, hash string, cl *claims) error {
 	head := Item{
 		PK: DocPK(d.ID), SK: HeadSK, Type: TypeHead, DocumentID: d.ID, FundID: d.FundID,
 		AsOf: d.AsOf, Version: d.Version, CommitID: d.CommitID, ContentHash: hash,
@@ -338,6 +284,7 @@ func (s *Store) commit(ctx context.Context, d *Document, prev *Item, hash string
 	index.Type = TypeDocumentIndex
 
 	tx := s.db.WriteTx().Put(put).
+		Put(s.table.Put(Item{PK: FundPK(d.FundID), SK: FundSK, Type: TypeFund, FundID: d.FundID, Currency: d.Currency})).
 		Put(s.table.Put(latest)).
 		Put(s.table.Put(documentItem(d, DocPK(d.ID), DocumentHistorySK(d.AsOf, d.Version)))).
 		Put(s.table.Put(index))
@@ -350,6 +297,12 @@ func (s *Store) commit(ctx context.Context, d *Document, prev *Item, hash string
 	if prev != nil && prev.AsOf != d.AsOf {
 		tx = tx.Delete(s.table.Delete(AttrPK, FundPK(d.FundID)).Range(AttrSK, FundDocumentSK(prev.AsOf, d.ID)))
 	}
+	if cl != nil && cl.fence != "" {
+		// The claims this version relies on stay its own only if no one
+		// revoked them; a committed fence is kept until they are confirmed.
+		tx = tx.Update(s.table.Update(AttrPK, cl.fence).Range(AttrSK, ClaimFenceSK).Set("Committed", true).Remove(AttrExpiresAt).
+			If("attribute_exists($) AND attribute_not_exists($)", AttrPK, "Revoked"))
+	}
 	return tx.Run(ctx)
 }
 
@@ -357,7 +310,15 @@ func (s *Store) commit(ctx context.Context, d *Document, prev *Item, hash string
 // version, then marks the head materialized. Every write is conditional on
 // not overwriting a newer version, so a slow writer cannot undo a faster one;
 // if a newer version has taken over, materialize stops quietly.
-func (s *Store) materialize(ctx context.Context, d *Document) error {
+func (s *Store) materialize(ctx context.Context, d *Document, cl *claims) error {
+	var pending []string // nil: find out which claims are pending
+	if cl != nil {
+		pending = slices.Sorted(slices.Values(cl.held))
+	}
+	if err := s.confirm(ctx, d, pending); err != nil {
+		return err
+	}
+	defer s.dropFence(ctx, cl)
 	var existing []Item
 	err := s.table.Get(AttrPK, DocPK(d.ID)).
 		Project(AttrPK, AttrSK, "Type", "Version", "Tombstone", "PositionID").
@@ -409,12 +370,14 @@ func (s *Store) materialize(ctx context.Context, d *Document) error {
 	}
 
 	// One transaction holds whole positions, so a position's items in a
-	// document always change together.
+	// document always change together, and checks that the head still names
+	// this version: once a newer version is committed, no item of this one
+	// can be created, not only none overwritten.
 	var batches [][]op
 	var cur []op
 	for _, pos := range order {
 		ops := byPosition[pos]
-		if len(cur)+len(ops) > 100 {
+		if len(cur)+len(ops) > 99 {
 			batches = append(batches, cur)
 			cur = nil
 		}
@@ -427,7 +390,7 @@ func (s *Store) materialize(ctx context.Context, d *Document) error {
 	g.SetLimit(s.parallelism())
 	for _, batch := range batches {
 		g.Go(func() error {
-			tx := s.db.WriteTx()
+			tx := s.db.WriteTx().Check(s.table.Check(AttrPK, DocPK(d.ID)).Range(AttrSK, HeadSK).If("$ = ?", "Version", d.Version))
 			for _, o := range batch {
 				if o.put != nil {
 					tx = tx.Put(s.table.Put(*o.put).If("attribute_not_exists($) OR $ <= ?", AttrPK, "Version", d.Version))
@@ -455,6 +418,8 @@ func (s *Store) materialize(ctx context.Context, d *Document) error {
 // discardStaged deletes the items of a version that lost the race to commit.
 // It is best effort: an unreferenced version partition is invisible anyway.
 func (s *Store) discardStaged(ctx context.Context, d *Document) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
 	pk := VersionPK(d.ID, d.CommitID)
 	var keys []dynamo.Keyed
 	keys = append(keys, dynamo.Keys{pk, VersionDocumentSK}, dynamo.Keys{pk, VersionCapitalActivitySK})

@@ -40,6 +40,7 @@ type FaultInjector struct {
 	mu       sync.Mutex
 	armed    bool
 	allowed  int // writes still let through while armed
+	failing  int // writes still to fail before disarming itself; 0: every one
 	writes   int
 	injected int
 }
@@ -48,7 +49,16 @@ type FaultInjector struct {
 func (f *FaultInjector) FailAfterWrites(k int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.armed, f.allowed = true, max(k, 0)
+	f.armed, f.allowed, f.failing = true, max(k, 0), 0
+}
+
+// FailWrites arms the injector for n failures only: the next k writes pass,
+// the n after them fail, and every later one passes again, as for a request
+// that fails at one point while the store stays up (so its clean-up runs).
+func (f *FaultInjector) FailWrites(k, n int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.armed, f.allowed, f.failing = true, max(k, 0), max(n, 1)
 }
 
 // Disarm lets every write through again.
@@ -94,6 +104,10 @@ func (f *FaultInjector) APIOption() func(*middleware.Stack) error {
 			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
 				f.mu.Lock()
 				fail := f.armed && f.allowed == 0
+				if fail && f.failing > 0 {
+					f.failing--
+					f.armed = f.failing > 0
+				}
 				if !fail {
 					if f.armed {
 						f.allowed--

@@ -1,0 +1,388 @@
+package fund
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/guregu/dynamo/v2"
+	"golang.org/x/sync/errgroup"
+)
+
+// Position claims tie a position ID, globally, to one fund, one investor and
+// one currency, so that no document can move money between investors. A
+// claim is taken before a version is committed (a document of 5,000 new
+// positions cannot claim them inside its commit transaction) and must
+// therefore never be visible, nor permanent, unless that commit happens:
+//
+//   - A writer that needs claims first puts a fence (FENCE#<doc>#<commit>),
+//     then puts its claims as pending, naming the fence among their Holders.
+//     Its commit transaction sets the fence Committed, on condition that it
+//     was not revoked.
+//   - After the commit, the writer confirms each claim and writes the
+//     fund's registry row in one transaction per position, so the listings
+//     (fund positions, investor positions, investor summary) only ever show
+//     positions of committed documents.
+//   - A refused write (412, 409, an error before the commit) revokes its own
+//     fence, which makes its commit impossible, and removes itself from its
+//     claims, deleting those it alone held.
+//   - A pending claim of another identity is taken over only once every
+//     holder's fence is revoked; revoking is conditional on the fence being
+//     neither committed nor within its lease. So a live writer keeps its
+//     claims, a dead one's claims are free again after the lease, and a
+//     committed one's are never taken.
+//
+// See docs/commit-protocol.md.
+
+// DefaultClaimLease is how long a writer's pending claims are safe from being
+// taken over: longer than the default write deadline, so no live writer
+// loses them.
+const DefaultClaimLease = 5*time.Minute + 10*time.Second
+
+// revokedFenceTTL is how long a revoked fence is kept before the table's TTL
+// removes it: long enough that its writer, if still alive, finds it.
+const revokedFenceTTL = 7 * 24 * time.Hour
+
+// claimItem is a position's claim as stored.
+type claimItem struct {
+	PK, SK, Type string
+	FundID       string
+	InvestorID   string
+	PositionID   string
+	Currency     string    `dynamo:",omitempty"`
+	CreatedAt    time.Time `dynamo:",omitempty"`
+	// Pending marks a claim made by this protocol; Confirmed, set once a
+	// committed document names it, makes it permanent. A claim with neither
+	// was written before claims could be pending, and is permanent.
+	Pending   bool     `dynamo:",omitempty"`
+	Confirmed bool     `dynamo:",omitempty"`
+	Holders   []string `dynamo:",set,omitempty"` // fences of the writers relying on a pending claim
+}
+
+func (c *claimItem) permanent() bool { return c.Confirmed || !c.Pending }
+
+// fenceItem decides whether one staged version can still commit.
+type fenceItem struct {
+	PK, SK, Type string
+	DocumentID   string `dynamo:",omitempty"`
+	CommitID     string `dynamo:",omitempty"`
+	LeaseUntil   int64  `dynamo:",omitempty"` // unix milliseconds
+	Committed    bool   `dynamo:",omitempty"`
+	Revoked      bool   `dynamo:",omitempty"`
+	ExpiresAt    int64  `dynamo:",omitempty"` // TTL, unix seconds; never on a committed fence
+}
+
+// claims is what one attempt to write a version holds.
+type claims struct {
+	fence string   // the fence's key, empty if the writer holds no claim
+	held  []string // positions whose pending claim names the fence
+}
+
+// claimLease returns the configured lease, or the default.
+func (s *Store) claimLease() time.Duration {
+	if s.ClaimLease > 0 {
+		return s.ClaimLease
+	}
+	return DefaultClaimLease
+}
+
+// errClaimRace is returned when a claim changed between the read and the
+// conditional write; the writer releases what it holds and tries again.
+var errClaimRace = errors.New("a position claim changed while claiming")
+
+// claim takes every claim d needs that is not permanent yet. It returns
+// ECONFLICT if a position belongs to another fund, investor or currency (or
+// is being claimed for one by a live writer), and errClaimRace if a claim
+// changed meanwhile; in both cases nothing is left held.
+func (s *Store) claim(ctx context.Context, d *Document, requestIndex map[string]int) (*claims, error) {
+	keys := make([]dynamo.Keyed, 0, len(d.Positions))
+	for _, p := range d.Positions {
+		keys = append(keys, dynamo.Keys{PositionClaimPK(p.ID), PositionClaimSK})
+	}
+	var stored []claimItem
+	if len(keys) > 0 {
+		err := s.table.Batch(AttrPK, AttrSK).Get(keys...).Consistent(true).All(ctx, &stored)
+		if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+			return nil, fmt.Errorf("read position claims of document %s: %w", d.ID, err)
+		}
+	}
+	existing := make(map[string]*claimItem, len(stored))
+	for i := range stored {
+		existing[stored[i].PositionID] = &stored[i]
+	}
+	var fresh, join, takeover []*claimItem
+	for _, p := range d.Positions {
+		want := &claimItem{PK: PositionClaimPK(p.ID), SK: PositionClaimSK, Type: TypePositionClaim,
+			FundID: d.FundID, InvestorID: p.InvestorID, PositionID: p.ID, Currency: d.Currency, CreatedAt: d.CreatedAt, Pending: true}
+		c, ok := existing[p.ID]
+		switch {
+		case !ok:
+			fresh = append(fresh, want)
+		case c.FundID == d.FundID && c.InvestorID == p.InvestorID && (c.Currency == "" || c.Currency == d.Currency):
+			if !c.permanent() {
+				join = append(join, want)
+			}
+		case c.permanent():
+			return nil, claimConflict(c, d, p, requestIndex)
+		default:
+			takeover = append(takeover, c)
+		}
+	}
+	if len(fresh)+len(join)+len(takeover) == 0 {
+		return &claims{}, nil
+	}
+	cl := &claims{fence: ClaimFencePK(d.ID, d.CommitID)}
+	fence := fenceItem{PK: cl.fence, SK: ClaimFenceSK, Type: TypeClaimFence, DocumentID: d.ID, CommitID: d.CommitID,
+		LeaseUntil: s.Now().Add(s.claimLease()).UnixMilli(), ExpiresAt: s.Now().Add(revokedFenceTTL).Unix()}
+	if err := s.table.Put(fence).If("attribute_not_exists($)", AttrPK).Run(ctx); err != nil {
+		return nil, fmt.Errorf("fence the claims of document %s: %w", d.ID, err)
+	}
+	fail := func(err error) (*claims, error) {
+		s.release(ctx, cl)
+		return nil, err
+	}
+	for _, old := range takeover {
+		p, _ := d.PositionByID(old.PositionID)
+		if err := s.takeOver(ctx, old, cl.fence); err != nil {
+			if errors.Is(err, errClaimHeld) {
+				return fail(claimConflict(old, d, p, requestIndex))
+			}
+			return fail(err)
+		}
+		want := &claimItem{PK: old.PK, SK: old.SK, Type: TypePositionClaim, FundID: d.FundID, InvestorID: p.InvestorID,
+			PositionID: p.ID, Currency: d.Currency, CreatedAt: d.CreatedAt, Pending: true, Holders: []string{cl.fence}}
+		cond, args := sameHolders(old.Holders)
+		err := s.table.Put(want).If("$ = ? AND attribute_not_exists($) AND "+cond, append([]any{"Pending", true, "Confirmed"}, args...)...).Run(ctx)
+		if dynamo.IsCondCheckFailed(err) {
+			return fail(errClaimRace)
+		}
+		if err != nil {
+			return fail(fmt.Errorf("take over the claim of position %s: %w", p.ID, err))
+		}
+		cl.held = append(cl.held, p.ID)
+	}
+
+	type op struct {
+		c     *claimItem
+		fresh bool
+	}
+	var ops []op
+	for _, c := range fresh {
+		c.Holders = []string{cl.fence}
+		ops = append(ops, op{c, true})
+	}
+	for _, c := range join {
+		ops = append(ops, op{c, false})
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(s.parallelism())
+	done := make([]bool, (len(ops)+99)/100)
+	for b := 0; b*100 < len(ops); b++ {
+		part := ops[b*100 : min((b+1)*100, len(ops))]
+		g.Go(func() error {
+			tx := s.db.WriteTx()
+			for _, o := range part {
+				if o.fresh {
+					tx = tx.Put(s.table.Put(*o.c).If("attribute_not_exists($)", AttrPK))
+					continue
+				}
+				tx = tx.Update(s.table.Update(AttrPK, o.c.PK).Range(AttrSK, o.c.SK).AddStringsToSet("Holders", cl.fence).
+					If("$ = ? AND $ = ? AND $ = ? AND $ = ?", "Pending", true, "FundID", o.c.FundID, "InvestorID", o.c.InvestorID, "Currency", o.c.Currency))
+			}
+			if err := tx.Run(gctx); err != nil {
+				return err
+			}
+			done[b] = true
+			return nil
+		})
+	}
+	err := g.Wait()
+	for b, ok := range done {
+		if ok {
+			for _, o := range ops[b*100 : min((b+1)*100, len(ops))] {
+				cl.held = append(cl.held, o.c.PositionID)
+			}
+		}
+	}
+	if dynamo.IsCondCheckFailed(err) {
+		return fail(errClaimRace)
+	}
+	if err != nil {
+		return fail(fmt.Errorf("claim positions of document %s: %w", d.ID, err))
+	}
+	return cl, nil
+}
+
+func claimConflict(c *claimItem, d *Document, p Position, requestIndex map[string]int) error {
+	if c.FundID == d.FundID && c.InvestorID == p.InvestorID {
+		return &Error{Code: ECONFLICT, Field: "currency",
+			Message: fmt.Sprintf("position %s is held in %s, so a document cannot report it in %s", p.ID, c.Currency, d.Currency)}
+	}
+	return &Error{Code: ECONFLICT, Field: fmt.Sprintf("positions[%d].positionId", requestIndex[p.ID]),
+		Message: fmt.Sprintf("position ID %s is already used for another fund or investor; a position is one fund plus one investor", p.ID)}
+}
+
+// sameHolders is a condition that the Holders set is exactly holders.
+func sameHolders(holders []string) (string, []any) {
+	parts := []string{"size($) = ?"}
+	args := []any{"Holders", len(holders)}
+	for _, h := range holders {
+		parts = append(parts, "contains($, ?)")
+		args = append(args, "Holders", h)
+	}
+	return strings.Join(parts, " AND "), args
+}
+
+// errClaimHeld means a pending claim's holder may still commit.
+var errClaimHeld = errors.New("the claim is held by a live or committed writer")
+
+// takeOver revokes every fence holding a pending claim, so that none of
+// their writes can commit. It returns errClaimHeld if one has committed or
+// is still within its lease.
+func (s *Store) takeOver(ctx context.Context, c *claimItem, by string) error {
+	now := s.Now()
+	for _, h := range c.Holders {
+		if h == by {
+			continue
+		}
+		err := s.table.Update(AttrPK, h).Range(AttrSK, ClaimFenceSK).
+			Set("Revoked", true).Set("Type", TypeClaimFence).Set(AttrExpiresAt, now.Add(revokedFenceTTL).Unix()).
+			If("attribute_not_exists($) AND (attribute_not_exists($) OR $ < ?)", "Committed", "LeaseUntil", "LeaseUntil", now.UnixMilli()).Run(ctx)
+		if dynamo.IsCondCheckFailed(err) {
+			return errClaimHeld
+		}
+		if err != nil {
+			return fmt.Errorf("revoke the fence of a claim of position %s: %w", c.PositionID, err)
+		}
+	}
+	return nil
+}
+
+// revoke makes the writer's own commit impossible. It returns false if the
+// commit happened, in which case its claims must stay.
+func (s *Store) revoke(ctx context.Context, cl *claims) (bool, error) {
+	err := s.table.Update(AttrPK, cl.fence).Range(AttrSK, ClaimFenceSK).
+		Set("Revoked", true).Set("Type", TypeClaimFence).Set(AttrExpiresAt, s.Now().Add(revokedFenceTTL).Unix()).
+		If("attribute_not_exists($)", "Committed").Run(ctx)
+	if dynamo.IsCondCheckFailed(err) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// release gives up the claims of a write that did not, and now cannot,
+// commit: it revokes the writer's fence, then removes the fence from each
+// claim it holds and deletes the claims no one else holds. It is best
+// effort, on a context of its own (the request's may be over): whatever is
+// left is pending, invisible to readers, and free again after the lease. It
+// reports whether the fence was revoked, which proves the commit did not
+// and will not happen.
+func (s *Store) release(ctx context.Context, cl *claims) (revoked bool) {
+	if cl == nil || cl.fence == "" {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if ok, err := s.revoke(ctx, cl); !ok || err != nil {
+		return false
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(s.parallelism())
+	for _, pos := range cl.held {
+		g.Go(func() error {
+			var after claimItem
+			err := s.table.Update(AttrPK, PositionClaimPK(pos)).Range(AttrSK, PositionClaimSK).
+				DeleteStringsFromSet("Holders", cl.fence).If("attribute_exists($)", AttrPK).Value(gctx, &after)
+			if dynamo.IsCondCheckFailed(err) {
+				return nil // no such claim
+			}
+			if err != nil || len(after.Holders) > 0 || after.permanent() {
+				return err
+			}
+			_ = s.table.Delete(AttrPK, after.PK).Range(AttrSK, after.SK).
+				If("attribute_not_exists($) AND attribute_not_exists($)", "Holders", "Confirmed").Run(gctx)
+			return nil
+		})
+	}
+	if g.Wait() != nil {
+		return true // a claim may still name the fence: keep it revoked
+	}
+	// No claim names the fence any more. Deleting it keeps the commit
+	// impossible too: the commit needs the fence to exist.
+	_ = s.table.Delete(AttrPK, cl.fence).Range(AttrSK, ClaimFenceSK).If("$ = ?", "Revoked", true).Run(ctx)
+	return true
+}
+
+// confirm makes the claims of a committed version permanent and lists each
+// position in its fund, one transaction per position: the registry row of a
+// position exists only once a committed document names it. positions are
+// those whose claim was pending when the version was staged; nil means "find
+// out", for a call that finishes another's commit.
+func (s *Store) confirm(ctx context.Context, d *Document, positions []string) error {
+	if positions == nil {
+		var err error
+		if positions, err = s.pendingClaims(ctx, d); err != nil {
+			return err
+		}
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(s.parallelism())
+	const perTx = 50 // two items a position
+	for i := 0; i < len(positions); i += perTx {
+		part := positions[i:min(i+perTx, len(positions))]
+		g.Go(func() error {
+			tx := s.db.WriteTx()
+			for _, id := range part {
+				p, _ := d.PositionByID(id)
+				tx = tx.Update(s.table.Update(AttrPK, PositionClaimPK(id)).Range(AttrSK, PositionClaimSK).Set("Confirmed", true).
+					If("$ = ? AND $ = ?", "FundID", d.FundID, "InvestorID", p.InvestorID)).
+					Put(s.table.Put(Item{
+						PK: FundPK(d.FundID), SK: FundPositionSK(id), Type: TypePosition,
+						GSI2PK: InvestorGSI2PK(p.InvestorID), GSI2SK: InvestorPositionGSI2SK(id),
+						FundID: d.FundID, InvestorID: p.InvestorID, PositionID: id, Currency: d.Currency, CreatedAt: d.CreatedAt,
+					}))
+			}
+			return tx.Run(gctx)
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return fmt.Errorf("confirm the position claims of document %s version %d: %w", d.ID, d.Version, err)
+	}
+	return nil
+}
+
+// pendingClaims lists the positions of d whose claim is not permanent yet.
+func (s *Store) pendingClaims(ctx context.Context, d *Document) ([]string, error) {
+	keys := make([]dynamo.Keyed, 0, len(d.Positions))
+	for _, p := range d.Positions {
+		keys = append(keys, dynamo.Keys{PositionClaimPK(p.ID), PositionClaimSK})
+	}
+	out := []string{}
+	if len(keys) == 0 {
+		return out, nil
+	}
+	var stored []claimItem
+	err := s.table.Batch(AttrPK, AttrSK).Get(keys...).Consistent(true).All(ctx, &stored)
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+		return nil, fmt.Errorf("read position claims of document %s: %w", d.ID, err)
+	}
+	for i := range stored {
+		if !stored[i].permanent() {
+			out = append(out, stored[i].PositionID)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// dropFence deletes a committed fence once its claims are confirmed: no
+// claim names it any more as the reason it cannot be taken.
+func (s *Store) dropFence(ctx context.Context, cl *claims) {
+	if cl == nil || cl.fence == "" {
+		return
+	}
+	_ = s.table.Delete(AttrPK, cl.fence).Range(AttrSK, ClaimFenceSK).Run(ctx)
+}
