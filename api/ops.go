@@ -32,8 +32,11 @@ const (
 var requestIDPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 
 // observe gives every request an ID (the caller's X-Request-ID when it is
-// sane), a logger that carries it, metrics labelled by route template, and
-// one access log line.
+// sane), a logger that carries it, metrics labelled from fixed sets (see
+// methodLabel, routeLabel, statusLabel), and one access log line with the
+// client's address. Every answer is Cache-Control: no-store unless its
+// handler says otherwise: /v1 answers hold investors' figures, which must
+// never sit in a shared cache.
 func (s *server) observe(c *gin.Context) {
 	start := time.Now()
 	id := c.GetHeader("X-Request-ID")
@@ -43,6 +46,7 @@ func (s *server) observe(c *gin.Context) {
 		id = hex.EncodeToString(b)
 	}
 	c.Header("X-Request-ID", id)
+	c.Header("Cache-Control", "no-store")
 	log := s.log.With(slog.String("request_id", id))
 	ctx := context.WithValue(c.Request.Context(), keyLogger, log)
 	ctx = context.WithValue(ctx, keyRequestID, id)
@@ -50,17 +54,65 @@ func (s *server) observe(c *gin.Context) {
 
 	c.Next()
 
-	route := c.FullPath()
-	if route == "" {
-		route = "unmatched"
-	}
+	route := routeLabel(c)
 	status := c.Writer.Status()
 	elapsed := time.Since(start)
-	s.metrics.requests.WithLabelValues(c.Request.Method, route, strconv.Itoa(status)).Inc()
-	s.metrics.duration.WithLabelValues(c.Request.Method, route).Observe(elapsed.Seconds())
+	method := methodLabel(c.Request.Method)
+	s.metrics.requests.WithLabelValues(method, route, statusLabel(status)).Inc()
+	s.metrics.duration.WithLabelValues(method, route).Observe(elapsed.Seconds())
 	log.LogAttrs(c.Request.Context(), slog.LevelInfo, "request",
-		slog.String("method", c.Request.Method), slog.String("route", route), slog.String("path", c.Request.URL.Path),
-		slog.Int("status", status), slog.Int("bytes", c.Writer.Size()), slog.Duration("elapsed", elapsed))
+		slog.String("method", loggedMethod(c.Request.Method)), slog.String("route", route), slog.String("path", c.Request.URL.Path),
+		slog.Int("status", status), slog.Int("bytes", c.Writer.Size()), slog.Duration("elapsed", elapsed),
+		slog.String("client", c.ClientIP()))
+}
+
+// Metrics labels come from fixed sets, whatever a client sends: a label
+// value is a new time series held for the life of the process, so a raw
+// method or path would let anyone grow /metrics (and the server's memory)
+// without a token.
+
+// methodLabel is method if it is one of the standard HTTP methods, and
+// "other" for anything else (methods are case-sensitive: "get" is other).
+func methodLabel(method string) string {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodConnect, http.MethodOptions, http.MethodTrace:
+		return method
+	}
+	return "other"
+}
+
+// routeLabel is the template of the route that served the request (gin's
+// FullPath, such as /v1/documents/:documentId), or "unmatched".
+func routeLabel(c *gin.Context) string {
+	if route := c.FullPath(); route != "" {
+		return route
+	}
+	return "unmatched"
+}
+
+// statusLabel is the status code when it is one net/http knows (a fixed
+// set of about sixty; the server only writes codes of its own choosing),
+// and its class, such as "5xx", otherwise.
+func statusLabel(status int) string {
+	if http.StatusText(status) != "" {
+		return strconv.Itoa(status)
+	}
+	if status >= 100 && status < 600 {
+		return strconv.Itoa(status/100) + "xx"
+	}
+	return "other"
+}
+
+// loggedMethod is the method as an access log line repeats it: cut to 32
+// bytes, since an invented method may be as long as the request line allows
+// (methods are tokens, ASCII only, so the cut splits no character).
+func loggedMethod(m string) string {
+	const most = 32
+	if len(m) <= most {
+		return m
+	}
+	return m[:most] + "..."
 }
 
 func logger(c *gin.Context) *slog.Logger {
@@ -104,8 +156,14 @@ func (s *server) livez(c *gin.Context) {
 	c.JSON(http.StatusOK, gin.H{"status": "ok"})
 }
 
-// readyz answers 200 only when the table is reachable (one GetItem).
+// readyz answers 200 only when the table is reachable (one GetItem), and
+// 503 from the moment the server begins to shut down, so that a load
+// balancer stops sending it requests while the ones in flight finish.
 func (s *server) readyz(c *gin.Context) {
+	if s.opts.Draining != nil && s.opts.Draining() {
+		writeError(c, &fund.Error{Code: fund.EUNAVAILABLE, Message: "the server is shutting down"})
+		return
+	}
 	ctx, cancel := context.WithTimeout(c.Request.Context(), 2*time.Second)
 	defer cancel()
 	if err := s.docs.Ping(ctx); err != nil {

@@ -2,10 +2,14 @@ package api_test
 
 import (
 	"encoding/json"
+	"io"
+	"math/rand/v2"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -74,6 +78,24 @@ func TestHealth(t *testing.T) {
 		// livez does not depend on the table.
 		if r := missing.do(t, http.MethodGet, "/livez", nil); r.Status != http.StatusOK {
 			t.Errorf("livez over a missing table: status %d", r.Status)
+		}
+	})
+
+	t.Run("readyz answers 503 once the server is draining", func(t *testing.T) {
+		var draining atomic.Bool
+		d := startAPI(t, fundtest.New(t), func(o *api.Options) { o.Draining = draining.Load })
+		if r := d.do(t, http.MethodGet, "/readyz", nil); r.Status != http.StatusOK {
+			t.Fatalf("before draining: status %d", r.Status)
+		}
+		draining.Store(true)
+		r := d.do(t, http.MethodGet, "/readyz", nil)
+		checkProblem(t, r, http.StatusServiceUnavailable, "/problems/unavailable")
+		if r.Header.Get("Retry-After") == "" {
+			t.Error("no Retry-After")
+		}
+		// Requests in flight or arriving late are still served.
+		if r := d.do(t, http.MethodGet, "/livez", nil); r.Status != http.StatusOK {
+			t.Errorf("livez while draining: status %d", r.Status)
 		}
 	})
 }
@@ -365,5 +387,188 @@ func TestWritesHaveTheirOwnDeadline(t *testing.T) {
 			t.Fatalf("%d items before the refused write, %d after", len(before), len(after))
 		}
 		checkProblem(t, s.do(t, http.MethodGet, "/v1/documents/DOC_T1", nil), http.StatusNotFound, "/problems/not_found")
+	})
+}
+
+// tokenChars are the characters of an HTTP token (RFC 9110), of which a
+// method is made.
+const tokenChars = "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+func randomString(rng *rand.Rand, alphabet string, n int) string {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = alphabet[rng.IntN(len(alphabet))]
+	}
+	return string(b)
+}
+
+// httpSeries counts the samples of the server's own HTTP metrics in a
+// /metrics text.
+func httpSeries(metrics string) int {
+	n := 0
+	for _, line := range strings.Split(metrics, "\n") {
+		if strings.HasPrefix(line, "fundsvc_http_") {
+			n++
+		}
+	}
+	return n
+}
+
+// TestMetricsSeriesDoNotGrowWithRequests sends 10,000 unauthenticated
+// requests with invented methods (up to 1 KB) and random paths: the series of
+// /metrics after them are those after the first 100, every label comes
+// from a fixed set, and /metrics stays small.
+func TestMetricsSeriesDoNotGrowWithRequests(t *testing.T) {
+	o := testOptions(t, fundtest.New(t), io.Discard)
+	o.PublicMetrics = true // as by default
+	h := api.NewServer(o)
+	rng := rand.New(rand.NewPCG(13, 4))
+	const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"
+	methods := []func() string{
+		func() string { return randomString(rng, tokenChars, 1+rng.IntN(1024)) },
+		func() string { return "GET" },
+		func() string { return "PUT" },
+		func() string { return "get" },
+	}
+	paths := []func() string{
+		func() string { return "/livez" },
+		func() string { return "/" + randomString(rng, alnum, 1+rng.IntN(200)) },
+		func() string { return "/v1/documents/" + randomString(rng, alnum, 1+rng.IntN(64)) },
+		func() string {
+			return "/v1/" + randomString(rng, alnum, 1+rng.IntN(100)) + "/" + randomString(rng, alnum, 1+rng.IntN(100))
+		},
+	}
+	metrics := func() string {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+		if rec.Code != http.StatusOK {
+			t.Fatalf("/metrics: status %d", rec.Code)
+		}
+		return rec.Body.String()
+	}
+	// Each of the first 100 requests takes the next of the 16 shapes, so
+	// that every label set the shapes can produce appears among them.
+	send := func(from, to int) {
+		for i := from; i < to; i++ {
+			shape := i % (len(methods) * len(paths))
+			req := httptest.NewRequest(methods[shape/len(paths)](), paths[shape%len(paths)](), nil)
+			h.ServeHTTP(httptest.NewRecorder(), req)
+		}
+	}
+	metrics() // so that the series of /metrics itself exist before the count
+	send(0, 100)
+	after100 := metrics()
+	send(100, 10_000)
+	after10k := metrics()
+
+	if n := httpSeries(after100); n == 0 {
+		t.Fatalf("no fundsvc_http_ series after 100 requests:\n%s", after100)
+	}
+	if a, b := httpSeries(after100), httpSeries(after10k); a != b {
+		t.Errorf("%d HTTP series after 100 requests, %d after 10,000: the labels grow with the requests", a, b)
+	}
+	if len(after10k) > 64<<10 {
+		t.Errorf("/metrics is %d bytes after 10,000 requests, want at most 64 KiB", len(after10k))
+	}
+	fixed := map[string]map[string]bool{
+		"method": {"GET": true, "HEAD": true, "POST": true, "PUT": true, "PATCH": true, "DELETE": true,
+			"CONNECT": true, "OPTIONS": true, "TRACE": true, "other": true},
+	}
+	label := regexp.MustCompile(`(method|route|status)="([^"]*)"`)
+	seen := map[string]map[string]bool{}
+	for _, line := range strings.Split(after10k, "\n") {
+		if !strings.HasPrefix(line, "fundsvc_http_") {
+			continue
+		}
+		for _, m := range label.FindAllStringSubmatch(line, -1) {
+			if seen[m[1]] == nil {
+				seen[m[1]] = map[string]bool{}
+			}
+			seen[m[1]][m[2]] = true
+		}
+	}
+	for v := range seen["method"] {
+		if !fixed["method"][v] {
+			t.Errorf("method label %q is not a standard method or other", v)
+		}
+	}
+	if !seen["method"]["other"] {
+		t.Errorf("no method label other, though most requests invented their method: %v", seen["method"])
+	}
+	for v := range seen["route"] {
+		if v != "unmatched" && v != "/livez" && v != "/metrics" && v != "/v1/documents/:documentId" {
+			t.Errorf("route label %q is neither a route template these requests could match nor unmatched", v)
+		}
+	}
+	for v := range seen["status"] {
+		if n, err := strconv.Atoi(v); err != nil || http.StatusText(n) == "" {
+			t.Errorf("status label %q is not a standard status code", v)
+		}
+	}
+}
+
+// TestAnswersAreNotStored: /v1 answers, successful or not, and the
+// operational answers carry Cache-Control: no-store, so that no shared cache
+// keeps an investor's figures.
+func TestAnswersAreNotStored(t *testing.T) {
+	s := newServer(t, true)
+	investor := []string{"Authorization", "Bearer " + token(t, api.Principal{Subject: "portal", Role: api.RoleInvestor, Investor: "INVESTOR_1"})}
+	for _, tc := range []struct {
+		name, method, path string
+		body               any
+		headers            []string
+		status             int
+	}{
+		{"a document overview", http.MethodGet, "/v1/documents/DOC001", nil, nil, http.StatusOK},
+		{"a created document", http.MethodPut, "/v1/documents/DOC_CACHE", authzDocument("FUND_A"), nil, http.StatusCreated},
+		{"an investor's positions", http.MethodGet, "/v1/investors/INVESTOR_1/positions", nil, investor, http.StatusOK},
+		{"a position summary", http.MethodGet, "/v1/positions/POSITION_1/summary", nil, investor, http.StatusOK},
+		{"an unknown document", http.MethodGet, "/v1/documents/NOPE", nil, nil, http.StatusNotFound},
+		{"a request without a token", http.MethodGet, "/v1/documents/DOC001", nil, []string{"Authorization", ""}, http.StatusUnauthorized},
+		{"livez", http.MethodGet, "/livez", nil, nil, http.StatusOK},
+		{"readyz", http.MethodGet, "/readyz", nil, nil, http.StatusOK},
+		{"metrics", http.MethodGet, "/metrics", nil, nil, http.StatusOK},
+	} {
+		t.Run(tc.name+" is no-store", func(t *testing.T) {
+			r := s.do(t, tc.method, tc.path, tc.body, tc.headers...)
+			if r.Status != tc.status {
+				t.Fatalf("status %d, want %d\n%s", r.Status, tc.status, r.Body)
+			}
+			if got := r.Header.Values("Cache-Control"); len(got) != 1 || got[0] != "no-store" {
+				t.Errorf("Cache-Control = %q, want exactly no-store", got)
+			}
+		})
+	}
+}
+
+// TestAccessLogHasTheClientAddress: the access log line names the client's
+// address, taken from X-Forwarded-For only when the peer is a trusted proxy.
+func TestAccessLogHasTheClientAddress(t *testing.T) {
+	clientOf := func(t *testing.T, s *testServer, id string) any {
+		t.Helper()
+		for _, l := range logLines(t, s) {
+			if l["msg"] == "request" && l["request_id"] == id {
+				return l["client"]
+			}
+		}
+		t.Fatalf("no access log line with request_id %q:\n%s", id, s.logs.String())
+		return nil
+	}
+	const forwarded = "203.0.113.7"
+
+	t.Run("without trusted proxies it is the peer's address, whatever X-Forwarded-For says", func(t *testing.T) {
+		s := startAPI(t, fundtest.New(t), nil)
+		s.do(t, http.MethodGet, "/livez", nil, "X-Request-ID", "direct-1", "X-Forwarded-For", forwarded)
+		if got := clientOf(t, s, "direct-1"); got != "127.0.0.1" {
+			t.Errorf("client = %v, want 127.0.0.1 (the peer; its X-Forwarded-For is not believed)", got)
+		}
+	})
+
+	t.Run("behind a trusted proxy it is the address the proxy forwards", func(t *testing.T) {
+		s := startAPI(t, fundtest.New(t), func(o *api.Options) { o.TrustedProxies = []string{"127.0.0.1"} })
+		s.do(t, http.MethodGet, "/v1/documents/NOPE", nil, "X-Request-ID", "proxied-1", "X-Forwarded-For", forwarded)
+		if got := clientOf(t, s, "proxied-1"); got != forwarded {
+			t.Errorf("client = %v, want %s (forwarded by a trusted proxy)", got, forwarded)
+		}
 	})
 }

@@ -42,6 +42,14 @@ type Options struct {
 	// TrustedProxies are the proxies whose X-Forwarded-For is believed for
 	// the client address in logs; none by default.
 	TrustedProxies []string
+	// RateLimit is how many /v1 requests a second each principal may make
+	// on average, RateBurst how many at once; zero RateLimit means no limit.
+	// The buckets are this process's own (see ratelimit.go).
+	RateLimit float64
+	RateBurst int
+	// Draining, when set and true, makes /readyz answer 503: the process is
+	// shutting down and finishing the requests it has.
+	Draining func() bool
 }
 
 type server struct {
@@ -59,6 +67,7 @@ type server struct {
 	opts         Options
 	idemLease    time.Duration
 	idemTTL      time.Duration
+	limiter      *principalLimiter // nil: no rate limit
 }
 
 // NewServer returns the HTTP handler of the whole API.
@@ -76,6 +85,7 @@ func NewServer(o Options) http.Handler {
 		writeTimeout: o.WriteTimeout,
 		metrics:      newMetrics(), verifier: o.Verifier, opts: o,
 		idemLease: o.IdempotencyLease, idemTTL: o.IdempotencyTTL,
+		limiter: newPrincipalLimiter(o.RateLimit, o.RateBurst),
 	}
 	if s.idemLease <= 0 {
 		// Longer than any request may run, so no live request loses its key.
@@ -110,7 +120,9 @@ func (s *server) routes(r *gin.Engine) {
 	r.GET("/metrics", s.openUnless(s.opts.PublicMetrics), gin.WrapH(s.metrics.handler()))
 	r.GET("/openapi.json", s.openUnless(s.opts.PublicOpenAPI), s.openAPI)
 
-	v1 := r.Group("/v1", s.authenticate)
+	// The rate limit is decided as soon as the principal is known, before
+	// any route does work on its behalf.
+	v1 := r.Group("/v1", s.authenticate, s.rateLimit)
 
 	// Fund administrators, within the funds their token names.
 	admin := v1.Group("", s.requireRole(RoleAdmin))
