@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/url"
 	"regexp"
@@ -26,7 +27,8 @@ type Config struct {
 	CursorKey        string        // FUNDSVC_CURSOR_KEY: signs pagination cursors; random per process if empty
 	MaxBodyBytes     int64         // FUNDSVC_MAX_BODY_BYTES
 	MaxPositions     int           // FUNDSVC_MAX_POSITIONS
-	ShutdownTimeout  time.Duration // FUNDSVC_SHUTDOWN_TIMEOUT
+	ShutdownTimeout  time.Duration // FUNDSVC_SHUTDOWN_TIMEOUT: default the longer of the request and write timeouts plus 10s
+	DrainDelay       time.Duration // FUNDSVC_DRAIN_DELAY: how long /readyz fails before the listener closes
 	RequestTimeout   time.Duration // FUNDSVC_REQUEST_TIMEOUT: the deadline of a read
 	WriteTimeout     time.Duration // FUNDSVC_WRITE_TIMEOUT: the deadline of a write (a large restatement takes longer)
 	DefaultPageLimit int
@@ -43,6 +45,10 @@ type Config struct {
 	PublicMetrics  bool          // FUNDSVC_PUBLIC_METRICS: /metrics without a token
 	PublicOpenAPI  bool          // FUNDSVC_PUBLIC_OPENAPI: /openapi.json without a token
 	TrustedProxies []string      // FUNDSVC_TRUSTED_PROXIES: comma-separated CIDRs or IPs
+
+	// Per-principal rate limit of /v1, per process (see the README).
+	RateLimit float64 // FUNDSVC_RATE_LIMIT: requests a second per principal; 0 disables
+	RateBurst int     // FUNDSVC_RATE_BURST: requests at once per principal
 
 	IdempotencyLease time.Duration // FUNDSVC_IDEMPOTENCY_LEASE: default max(request timeout, 1m) + 10s
 	IdempotencyTTL   time.Duration // FUNDSVC_IDEMPOTENCY_TTL: default 24h
@@ -68,7 +74,7 @@ func Default() Config {
 		LogLevel:         slog.LevelInfo,
 		MaxBodyBytes:     16 << 20,
 		MaxPositions:     5000,
-		ShutdownTimeout:  20 * time.Second,
+		ShutdownTimeout:  5*time.Minute + shutdownMargin, // Load derives it from the timeouts when not set
 		RequestTimeout:   60 * time.Second,
 		WriteTimeout:     5 * time.Minute,
 		DefaultPageLimit: 100,
@@ -78,6 +84,8 @@ func Default() Config {
 		JWTMaxLifetime:   24 * time.Hour,
 		PublicMetrics:    true,
 		PublicOpenAPI:    true,
+		RateLimit:        100,
+		RateBurst:        200,
 
 		ExportDest:        "fundsvc-export",
 		ExportSegments:    4,
@@ -113,6 +121,15 @@ func Load(getenv func(string) string, args []string, name string, more ...func(*
 	env("FUNDSVC_SHUTDOWN_TIMEOUT", func(v string) (err error) { c.ShutdownTimeout, err = time.ParseDuration(v); return })
 	env("FUNDSVC_REQUEST_TIMEOUT", func(v string) (err error) { c.RequestTimeout, err = time.ParseDuration(v); return })
 	env("FUNDSVC_WRITE_TIMEOUT", func(v string) (err error) { c.WriteTimeout, err = time.ParseDuration(v); return })
+	if strings.TrimSpace(getenv("FUNDSVC_SHUTDOWN_TIMEOUT")) == "" {
+		// A request in flight when shutdown begins may run for its whole
+		// timeout; the grace covers the longest, so SIGTERM never cuts off
+		// a restatement.
+		c.ShutdownTimeout = max(c.RequestTimeout, c.WriteTimeout) + shutdownMargin
+	}
+	env("FUNDSVC_DRAIN_DELAY", func(v string) (err error) { c.DrainDelay, err = time.ParseDuration(v); return })
+	env("FUNDSVC_RATE_LIMIT", func(v string) (err error) { c.RateLimit, err = strconv.ParseFloat(v, 64); return })
+	env("FUNDSVC_RATE_BURST", func(v string) (err error) { c.RateBurst, err = strconv.Atoi(v); return })
 	env("FUNDSVC_IDEMPOTENCY_LEASE", func(v string) (err error) { c.IdempotencyLease, err = time.ParseDuration(v); return })
 	env("FUNDSVC_IDEMPOTENCY_TTL", func(v string) (err error) { c.IdempotencyTTL, err = time.ParseDuration(v); return })
 	env("FUNDSVC_JWT_HS256_SECRET", str(&c.JWTSecret))
@@ -160,6 +177,10 @@ func Load(getenv func(string) string, args []string, name string, more ...func(*
 	return c, fs.Args(), c.Validate()
 }
 
+// shutdownMargin is what the default shutdown grace adds to the longest
+// request timeout: time to write the answer and close the connection.
+const shutdownMargin = 10 * time.Second
+
 var tableName = regexp.MustCompile(`^[A-Za-z0-9_.-]{3,255}$`)
 
 // Validate reports every setting that cannot work, each with what to fix.
@@ -187,6 +208,19 @@ func (c Config) Validate() error {
 	}
 	if c.ShutdownTimeout <= 0 || c.RequestTimeout <= 0 || c.WriteTimeout <= 0 {
 		errs = append(errs, errors.New("timeouts must be positive durations such as 20s"))
+	}
+	if longest := max(c.RequestTimeout, c.WriteTimeout); c.ShutdownTimeout > 0 && c.ShutdownTimeout < longest {
+		errs = append(errs, fmt.Errorf("shutdown timeout %s is shorter than the request or write timeout (%s): a request in flight at shutdown would be cut off; "+
+			"raise FUNDSVC_SHUTDOWN_TIMEOUT (unset, it is %s plus 10s) or lower FUNDSVC_WRITE_TIMEOUT", c.ShutdownTimeout, longest, longest))
+	}
+	if c.DrainDelay < 0 || c.DrainDelay > 5*time.Minute {
+		errs = append(errs, errors.New("drain delay: between 0 and 5m (FUNDSVC_DRAIN_DELAY)"))
+	}
+	if math.IsNaN(c.RateLimit) || c.RateLimit < 0 || c.RateLimit > 1e6 {
+		errs = append(errs, errors.New("rate limit: requests a second per principal, from 0 (no limit) to 1000000 (FUNDSVC_RATE_LIMIT)"))
+	}
+	if c.RateLimit > 0 && (c.RateBurst < 1 || c.RateBurst > 1e6) {
+		errs = append(errs, fmt.Errorf("rate burst %d: want 1 to 1000000 requests (FUNDSVC_RATE_BURST)", c.RateBurst))
 	}
 	if c.CursorKey != "" && len(c.CursorKey) < 16 {
 		errs = append(errs, errors.New("cursor key: at least 16 characters"))

@@ -16,6 +16,7 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -68,6 +69,13 @@ tokens (serve needs one of the first two):
   FUNDSVC_JWT_MAX_LIFETIME   longest token lifetime, exp - iat (24h; tokens need exp and iat)
   FUNDSVC_JWT_ISSUER, FUNDSVC_JWT_AUDIENCE, FUNDSVC_JWT_LEEWAY (30s)
   FUNDSVC_PUBLIC_METRICS, FUNDSVC_PUBLIC_OPENAPI (true: no token needed)
+
+serve limits and shutdown (see the README for the rest):
+  FUNDSVC_RATE_LIMIT         /v1 requests a second per principal and process (default 100; 0: no limit)
+  FUNDSVC_RATE_BURST         /v1 requests at once per principal (default 200)
+  FUNDSVC_WRITE_TIMEOUT      deadline of a write (default 5m); FUNDSVC_REQUEST_TIMEOUT of a read (60s)
+  FUNDSVC_SHUTDOWN_TIMEOUT   how long shutdown waits for requests in flight (default the longer timeout + 10s)
+  FUNDSVC_DRAIN_DELAY        how long /readyz fails before new connections are refused (default 0)
 `
 
 func main() {
@@ -258,13 +266,15 @@ func serve(ctx context.Context, cfg config.Config, store *fund.Store, log *slog.
 	if err != nil {
 		return err
 	}
+	var draining atomic.Bool // /readyz answers 503 once set
 	handler := api.NewServer(api.Options{
 		Verifier: v, PublicMetrics: cfg.PublicMetrics, PublicOpenAPI: cfg.PublicOpenAPI, TrustedProxies: cfg.TrustedProxies,
 		IdempotencyLease: cfg.IdempotencyLease, IdempotencyTTL: cfg.IdempotencyTTL,
 		Documents: store, Positions: positions.NewStore(store), Logger: log,
 		CursorKey: []byte(cfg.CursorKey), MaxBodyBytes: cfg.MaxBodyBytes,
 		DefaultLimit: cfg.DefaultPageLimit, MaxLimit: cfg.MaxPageLimit, RequestTimeout: cfg.RequestTimeout,
-		WriteTimeout: cfg.WriteTimeout,
+		WriteTimeout: cfg.WriteTimeout, RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst,
+		Draining: draining.Load,
 	})
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
@@ -287,11 +297,27 @@ func serve(ctx context.Context, cfg config.Config, store *fund.Store, log *slog.
 		return err
 	case <-ctx.Done():
 	}
-	log.Info("shutting down: finishing in-flight requests", slog.Duration("timeout", cfg.ShutdownTimeout))
+	// From here /readyz fails, so a load balancer stops sending requests;
+	// for the drain delay new ones are still served (the balancer may not
+	// have noticed yet), each on a connection that then closes. Shutdown
+	// then refuses new connections and waits for the requests in flight,
+	// for as long as the longest of them may run (config.Validate holds
+	// the shutdown timeout to at least the write timeout).
+	draining.Store(true)
+	srv.SetKeepAlivesEnabled(false)
+	log.Info("shutting down: /readyz fails from now", slog.Duration("drain_delay", cfg.DrainDelay), slog.Duration("timeout", cfg.ShutdownTimeout))
+	if cfg.DrainDelay > 0 {
+		select {
+		case <-time.After(cfg.DrainDelay):
+		case err := <-errc:
+			return err
+		}
+	}
+	log.Info("finishing in-flight requests")
 	sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
+		return fmt.Errorf("shutdown: requests still running after %s: %w", cfg.ShutdownTimeout, err)
 	}
 	log.Info("stopped")
 	return nil

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
+	"log/slog"
 	"net/http"
 	"os"
 	"regexp"
@@ -13,9 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/fundsvc/fundsvc/config"
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/internal/dynamotest"
@@ -95,6 +92,11 @@ func TestBadConfigurationIsRefusedClearly(t *testing.T) {
 		{"a table name DynamoDB refuses", []string{"seed", "--table", "a#b"}, nil, "table"},
 		{"a non-numeric limit", []string{"serve"}, map[string]string{"FUNDSVC_MAX_POSITIONS": "many"}, "FUNDSVC_MAX_POSITIONS"},
 		{"an unknown log level", []string{"serve", "--log-level", "loud"}, nil, "log-level"},
+		{"a shutdown timeout shorter than the write timeout", []string{"serve"}, map[string]string{"FUNDSVC_SHUTDOWN_TIMEOUT": "20s"}, "FUNDSVC_SHUTDOWN_TIMEOUT"},
+		{"a negative rate limit", []string{"serve"}, map[string]string{"FUNDSVC_RATE_LIMIT": "-1"}, "FUNDSVC_RATE_LIMIT"},
+		{"a rate limit that is not a number", []string{"serve"}, map[string]string{"FUNDSVC_RATE_LIMIT": "NaN"}, "FUNDSVC_RATE_LIMIT"},
+		{"a rate limit without a burst", []string{"serve"}, map[string]string{"FUNDSVC_RATE_BURST": "0"}, "FUNDSVC_RATE_BURST"},
+		{"a negative drain delay", []string{"serve"}, map[string]string{"FUNDSVC_DRAIN_DELAY": "-1s"}, "FUNDSVC_DRAIN_DELAY"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -112,20 +114,29 @@ func TestBadConfigurationIsRefusedClearly(t *testing.T) {
 	}
 }
 
-// TestServeShutsDownGracefully starts the real server, waits for /readyz,
-// sends a large write, cancels while it is in flight, and checks the write
-// still completes before run returns.
+// TestServeShutsDownGracefully starts the real server with a write held
+// at its first DynamoDB write (a WriteHook), begins shutdown while it is held,
+// and checks that /readyz fails during the drain delay, that new connections
+// are then refused, and that the held write still completes (201, readable
+// afterwards) before serve returns.
 func TestServeShutsDownGracefully(t *testing.T) {
 	table := dynamotest.UniqueName(t, "cmd")
-	getenv := env(t, table)
+	getenv := withVars(env(t, table), map[string]string{"FUNDSVC_DRAIN_DELAY": "3s"})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	if err := run(ctx, []string{"table", "create"}, getenv, &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
+	cfg, _, err := config.Load(getenv, nil, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hook := &dynamotest.WriteHook{}
+	store := fund.NewStore(fund.NewDB(dynamotest.Shared().Config(dynamotest.WithAPIOptions(hook.APIOption()))), table)
 	out := &fundtest.SyncBuffer{}
+	log := slog.New(slog.NewJSONHandler(out, nil))
 	done := make(chan error, 1)
-	go func() { done <- run(ctx, []string{"serve"}, getenv, out) }()
+	go func() { done <- serve(ctx, cfg, store, log, out) }()
 
 	addr := regexp.MustCompile(`"addr":"(http://[^"]+)"`)
 	var base string
@@ -136,26 +147,33 @@ func TestServeShutsDownGracefully(t *testing.T) {
 		}
 		return false
 	})
-	poll(t, "/readyz", func() bool {
+	readyz := func() int {
 		res, err := http.Get(base + "/readyz")
 		if err != nil {
-			return false
+			return -1 // refused
 		}
 		res.Body.Close()
-		return res.StatusCode == http.StatusOK
-	})
-
-	var positions []map[string]any
-	for i := 0; i < 300; i++ {
-		positions = append(positions, map[string]any{"positionId": fmt.Sprintf("P%d", i), "investorId": fmt.Sprintf("I%d", i),
-			"capitalCall": map[string]any{"amount": "100.00"}})
+		return res.StatusCode
 	}
-	body, _ := json.Marshal(map[string]any{"fundId": "FUND_S", "kind": "capital_call_notice", "title": "t", "asOf": "2025-01-31", "positions": positions})
+	poll(t, "/readyz", func() bool { return readyz() == http.StatusOK })
+
+	held, release := make(chan struct{}), make(chan struct{})
+	hook.OnWrite(1, func() { close(held); <-release })
+	defer func() {
+		select {
+		case <-release:
+		default:
+			close(release)
+		}
+	}()
+	body, _ := json.Marshal(map[string]any{"fundId": "FUND_S", "kind": "capital_call_notice", "title": "t", "asOf": "2025-01-31",
+		"positions": []map[string]any{{"positionId": "P1", "investorId": "I1", "capitalCall": map[string]any{"amount": "100.00"}}}})
+	admin := mint(t, getenv, "--role", "admin", "--funds", "FUND_S")
 	status := make(chan int, 1)
 	go func() {
 		req, _ := http.NewRequest(http.MethodPut, base+"/v1/documents/SHUTDOWN", bytes.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Authorization", "Bearer "+mint(t, getenv, "--role", "admin", "--funds", "FUND_S"))
+		req.Header.Set("Authorization", "Bearer "+admin)
 		res, err := http.DefaultClient.Do(req)
 		if err != nil {
 			status <- -1
@@ -164,31 +182,58 @@ func TestServeShutsDownGracefully(t *testing.T) {
 		res.Body.Close()
 		status <- res.StatusCode
 	}()
-	// Wait until the write is under way: it registers the fund first.
-	raw := dynamodb.NewFromConfig(dynamotest.Shared().Config())
-	poll(t, "the write to start", func() bool {
-		got, err := raw.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String(table),
-			Key: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: fund.FundPK("FUND_S")}, "SK": &types.AttributeValueMemberS{Value: fund.FundSK}}})
-		return err == nil && got.Item != nil
-	})
+	<-held
 	cancel()
 
+	poll(t, "/readyz to answer 503 while draining", func() bool { return readyz() == http.StatusServiceUnavailable })
+	poll(t, "new connections to be refused once the drain delay is over", func() bool { return readyz() == -1 })
 	select {
 	case code := <-status:
-		t.Fatalf("the write finished (%d) before shutdown began; the test proves nothing", code)
+		t.Fatalf("the held write finished (%d) before it was released", code)
+	case err := <-done:
+		t.Fatalf("serve returned (%v) while a write was in flight", err)
 	default:
 	}
-	if err := <-done; err != nil {
-		t.Fatalf("run: %v", err)
-	}
+	close(release)
+
 	if code := <-status; code != http.StatusCreated {
-		t.Fatalf("in-flight write ended with %d, want 201", code)
+		t.Fatalf("the write in flight at shutdown ended with %d, want 201", code)
 	}
-	if _, err := http.Get(base + "/livez"); err == nil {
-		t.Fatal("the server still accepts connections after shutdown")
+	if err := <-done; err != nil {
+		t.Fatalf("serve: %v", err)
 	}
 	if !strings.Contains(out.String(), `"msg":"stopped"`) {
 		t.Fatalf("no stop log line:\n%s", out.String())
+	}
+	got, err := fund.NewStore(fund.NewDB(dynamotest.Shared().Config()), table).LatestDocument(context.Background(), "SHUTDOWN")
+	if err != nil || got.Version != 1 {
+		t.Fatalf("the write acknowledged at shutdown is not readable at version 1: %+v %v", got, err)
+	}
+}
+
+// TestShutdownGraceCoversTheWriteTimeout: unless set, the shutdown timeout
+// is the longer of the request and write timeouts plus a margin, so a
+// write running when SIGTERM comes is not cut off; a shorter one is refused.
+func TestShutdownGraceCoversTheWriteTimeout(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		vars map[string]string
+		want time.Duration
+	}{
+		{"by default it covers the default write timeout", nil, 5*time.Minute + 10*time.Second},
+		{"it follows a longer write timeout", map[string]string{"FUNDSVC_WRITE_TIMEOUT": "30m"}, 30*time.Minute + 10*time.Second},
+		{"it follows a request timeout longer than the write timeout", map[string]string{"FUNDSVC_REQUEST_TIMEOUT": "10m", "FUNDSVC_WRITE_TIMEOUT": "1m"}, 10*time.Minute + 10*time.Second},
+		{"an explicit one at least the write timeout is kept", map[string]string{"FUNDSVC_SHUTDOWN_TIMEOUT": "6m"}, 6 * time.Minute},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, _, err := config.Load(withVars(env(t, "fundsvc"), tc.vars), nil, "test")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.ShutdownTimeout != tc.want || cfg.ShutdownTimeout < cfg.WriteTimeout {
+				t.Errorf("shutdown timeout %s (write timeout %s), want %s", cfg.ShutdownTimeout, cfg.WriteTimeout, tc.want)
+			}
+		})
 	}
 }
 
