@@ -98,11 +98,11 @@ func (cl *Client) PutDocument(ctx context.Context, id string, d Document) (Respo
 	return cl.Do(ctx, http.MethodPut, "/v1/documents/"+url.PathEscape(id), d, nil)
 }
 
-// GetJSON reads path and, when the answer is 200, decodes its body into v.
-// A 200 whose body does not decode is an error.
+// GetJSON reads path and, when the answer is 200 and v is not nil, decodes
+// its body into v. A 200 whose body does not decode is an error.
 func (cl *Client) GetJSON(ctx context.Context, path string, v any) (Response, error) {
 	resp, err := cl.Do(ctx, http.MethodGet, path, nil, nil)
-	if err != nil || resp.Status != http.StatusOK {
+	if err != nil || resp.Status != http.StatusOK || v == nil {
 		return resp, err
 	}
 	if err := json.Unmarshal(resp.Body, v); err != nil {

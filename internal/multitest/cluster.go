@@ -266,10 +266,19 @@ func (c *Cluster) stop() {
 	c.http.CloseIdleConnections()
 }
 
+// logOutput logs what each instance wrote, less the AWS SDK's warnings
+// about response checksums, which DynamoDB Local provokes on every request
+// and which would crowd out the service's own lines.
 func (c *Cluster) logOutput(t testing.TB) {
 	for i, in := range c.instances {
-		if out := strings.TrimSpace(in.out.String()); out != "" {
-			t.Logf("instance %d (%s) logged:\n%s", i, in.base, out)
+		var lines []string
+		for _, l := range strings.Split(in.out.String(), "\n") {
+			if l = strings.TrimSpace(l); l != "" && !strings.Contains(l, "failed to close HTTP response body") {
+				lines = append(lines, l)
+			}
+		}
+		if len(lines) > 0 {
+			t.Logf("instance %d (%s) logged:\n%s", i, in.base, strings.Join(lines, "\n"))
 		}
 	}
 }

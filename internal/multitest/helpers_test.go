@@ -16,43 +16,53 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(Main(m)) }
 
-// problems collects what a check found wrong, from many goroutines, and
-// reports it once: every problem counted, the first ones shown.
+// problems collects what a check found wrong, from many goroutines, by
+// kind, and reports it once: every kind with its count and first examples.
 type problems struct {
-	mu   sync.Mutex
-	list []string
+	mu    sync.Mutex
+	kinds map[string][]string
+	n     int
 }
 
-func (p *problems) add(format string, args ...any) {
+// add records one problem of a kind, such as "registry row of a refused
+// write".
+func (p *problems) add(kind, format string, args ...any) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.list = append(p.list, fmt.Sprintf(format, args...))
+	if p.kinds == nil {
+		p.kinds = map[string][]string{}
+	}
+	p.kinds[kind] = append(p.kinds[kind], fmt.Sprintf(format, args...))
+	p.n++
 }
 
 func (p *problems) len() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return len(p.list)
+	return p.n
 }
 
-// report fails t with the problems found under the heading what, if any.
+// report fails t with the problems found under the heading what, if any,
+// and forgets them.
 func (p *problems) report(t *testing.T, what string) {
 	t.Helper()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if len(p.list) == 0 {
+	if p.n == 0 {
 		return
 	}
-	const shown = 25
-	list := slices.Clone(p.list)
-	sort.Strings(list)
-	more := ""
-	if len(list) > shown {
-		more = fmt.Sprintf("\n  … and %d more", len(list)-shown)
-		list = list[:shown]
+	const shown = 4
+	var b strings.Builder
+	for _, kind := range keys(p.kinds) {
+		list := slices.Clone(p.kinds[kind])
+		sort.Strings(list)
+		fmt.Fprintf(&b, "\n  %s: %d, such as", kind, len(list))
+		for _, s := range list[:min(shown, len(list))] {
+			fmt.Fprintf(&b, "\n    %s", s)
+		}
 	}
-	t.Errorf("%s: %d problems:\n  %s%s", what, len(p.list), strings.Join(list, "\n  "), more)
-	p.list = nil
+	t.Errorf("%s: %d problems of %d kinds:%s", what, p.n, len(p.kinds), b.String())
+	p.kinds, p.n = nil, 0
 }
 
 // parallel runs f for every element of jobs on n goroutines.
@@ -85,11 +95,11 @@ func acknowledged(status int) bool { return status == http.StatusOK || status ==
 func get(ctx context.Context, p *problems, cl *Client, who, path string, want int, v any) bool {
 	resp, err := cl.GetJSON(ctx, path, v)
 	if err != nil {
-		p.add("%s GET %s: %v", who, path, err)
+		p.add("no answer", "%s GET %s: %v", who, path, err)
 		return false
 	}
 	if resp.Status != want {
-		p.add("%s GET %s: want %d, got %s", who, path, want, resp)
+		p.add(fmt.Sprintf("GET answered %d, want %d", resp.Status, want), "%s GET %s: %s", who, path, resp)
 		return false
 	}
 	return resp.Status == http.StatusOK
