@@ -209,9 +209,10 @@ func (c Config) Validate() error {
 	if c.ShutdownTimeout <= 0 || c.RequestTimeout <= 0 || c.WriteTimeout <= 0 {
 		errs = append(errs, errors.New("timeouts must be positive durations such as 20s"))
 	}
-	if longest := max(c.RequestTimeout, c.WriteTimeout); c.ShutdownTimeout > 0 && c.ShutdownTimeout < longest {
-		errs = append(errs, fmt.Errorf("shutdown timeout %s is shorter than the request or write timeout (%s): a request in flight at shutdown would be cut off; "+
-			"raise FUNDSVC_SHUTDOWN_TIMEOUT (unset, it is %s plus 10s) or lower FUNDSVC_WRITE_TIMEOUT", c.ShutdownTimeout, longest, longest))
+	if c.ShutdownTimeout > 0 && c.ShutdownTimeout < c.WriteTimeout {
+		errs = append(errs, fmt.Errorf("shutdown timeout %s is shorter than the write timeout %s: a restatement in flight at shutdown would be cut off; "+
+			"raise FUNDSVC_SHUTDOWN_TIMEOUT (unset, it is the longer of the request and write timeouts plus 10s) or lower FUNDSVC_WRITE_TIMEOUT",
+			c.ShutdownTimeout, c.WriteTimeout))
 	}
 	if c.DrainDelay < 0 || c.DrainDelay > 5*time.Minute {
 		errs = append(errs, errors.New("drain delay: between 0 and 5m (FUNDSVC_DRAIN_DELAY)"))
