@@ -115,6 +115,9 @@ type Options struct {
 	// Env adds to or overrides the environment of every instance, such as
 	// FUNDSVC_MAX_POSITIONS.
 	Env map[string]string
+	// Intercept, when set, puts a proxy between each instance and DynamoDB
+	// Local that calls it with every request (see Hold).
+	Intercept Intercept
 }
 
 // Cluster is several `fundsvc serve` processes on one table, sharing one
@@ -165,11 +168,10 @@ func Start(t testing.TB, o Options) *Cluster {
 		http: &http.Client{Timeout: clientTimeout, Transport: &http.Transport{MaxIdleConns: 64, MaxIdleConnsPerHost: 16}},
 	}
 	vars := map[string]string{
-		"FUNDSVC_TABLE":             env.Table,
-		"FUNDSVC_DYNAMODB_ENDPOINT": dynamotest.Shared().Endpoint(),
-		"FUNDSVC_JWT_HS256_SECRET":  harness.RandomHex(32),
-		"FUNDSVC_CURSOR_KEY":        harness.RandomHex(32),
-		"FUNDSVC_SHUTDOWN_TIMEOUT":  shutdownTimeout.String(),
+		"FUNDSVC_TABLE":            env.Table,
+		"FUNDSVC_JWT_HS256_SECRET": harness.RandomHex(32),
+		"FUNDSVC_CURSOR_KEY":       harness.RandomHex(32),
+		"FUNDSVC_SHUTDOWN_TIMEOUT": shutdownTimeout.String(),
 		// Warnings and errors only: the tail kept for a failed test's log
 		// is then not crowded out by access log lines.
 		"FUNDSVC_LOG_LEVEL": "warn",
@@ -185,7 +187,11 @@ func Start(t testing.TB, o Options) *Cluster {
 		}
 	})
 	for i := 0; i < o.Instances; i++ {
-		in, err := harness.Retry(context.Background(), startAttempts, errExited, func() (*instance, error) { return c.startInstance() })
+		endpoint := dynamotest.Shared().Endpoint()
+		if o.Intercept != nil {
+			endpoint = startProxy(t, i, endpoint, o.Intercept)
+		}
+		in, err := harness.Retry(context.Background(), startAttempts, errExited, func() (*instance, error) { return c.startInstance(endpoint) })
 		if err != nil {
 			t.Fatalf("start instance %d of %d: %v", i+1, o.Instances, err)
 		}
@@ -215,14 +221,14 @@ func environ(vars map[string]string) []string {
 	return env
 }
 
-func (c *Cluster) startInstance() (*instance, error) {
+func (c *Cluster) startInstance(endpoint string) (*instance, error) {
 	port, err := harness.FreePort()
 	if err != nil {
 		return nil, err
 	}
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	cmd := exec.Command(c.bin, "serve")
-	cmd.Env = append(slices.Clone(c.env), "FUNDSVC_LISTEN="+addr)
+	cmd.Env = append(slices.Clone(c.env), "FUNDSVC_LISTEN="+addr, "FUNDSVC_DYNAMODB_ENDPOINT="+endpoint)
 	exited, out, err := harness.StartProcess(cmd)
 	if err != nil {
 		return nil, err
@@ -308,10 +314,11 @@ func (c *Cluster) InvestorToken(t testing.TB, investor string) string {
 
 func (c *Cluster) token(t testing.TB, args ...string) string {
 	t.Helper()
+	// The token subcommand reads no table; the endpoint only has to be valid.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, c.bin, append([]string{"token", "--ttl", "1h"}, args...)...)
-	cmd.Env = c.env
+	cmd.Env = append(slices.Clone(c.env), "FUNDSVC_DYNAMODB_ENDPOINT="+dynamotest.Shared().Endpoint())
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
