@@ -33,7 +33,7 @@ const restateFund = "FUND_R"
 // the fallback to the version partition.
 func TestConcurrentRestatementsAcrossInstances(t *testing.T) {
 	const (
-		rounds  = 12
+		rounds  = 10
 		docs    = 2 // per round
 		perDoc  = 3 // writers per document, one on each instance
 		eachOne = 2 // restatements per writer
