@@ -45,9 +45,14 @@ const (
 	buildTimeout = 5 * time.Minute
 	// readyTimeout bounds one instance's start until /readyz answers 200.
 	readyTimeout = 30 * time.Second
-	// shutdownTimeout is the instances' FUNDSVC_SHUTDOWN_TIMEOUT; stopGrace
-	// lets them use it before their process group is killed.
-	shutdownTimeout = 5 * time.Second
+	// requestTimeout is the instances' deadline of a read and of a write
+	// (FUNDSVC_REQUEST_TIMEOUT, FUNDSVC_WRITE_TIMEOUT): no request of these
+	// tests should take near it. The shutdown timeout must be longer than
+	// both, so that no request in flight is cut off; stopGrace lets the
+	// instances use it before their process groups are killed. An idle
+	// instance stops at once.
+	requestTimeout  = 30 * time.Second
+	shutdownTimeout = requestTimeout + 10*time.Second
 	stopGrace       = shutdownTimeout + 5*time.Second
 	// startAttempts covers another process taking the free port between
 	// FreePort and the instance binding it.
@@ -171,6 +176,8 @@ func Start(t testing.TB, o Options) *Cluster {
 		"FUNDSVC_TABLE":            env.Table,
 		"FUNDSVC_JWT_HS256_SECRET": harness.RandomHex(32),
 		"FUNDSVC_CURSOR_KEY":       harness.RandomHex(32),
+		"FUNDSVC_REQUEST_TIMEOUT":  requestTimeout.String(),
+		"FUNDSVC_WRITE_TIMEOUT":    requestTimeout.String(),
 		"FUNDSVC_SHUTDOWN_TIMEOUT": shutdownTimeout.String(),
 		// Warnings and errors only: the tail kept for a failed test's log
 		// is then not crowded out by access log lines.
