@@ -442,3 +442,72 @@ func TestTokenLifetimeIsBounded(t *testing.T) {
 		})
 	}
 }
+
+// FuzzJWKS: parseJWKS never panics, and a set it accepts holds only RS256
+// keys of at least 2048 bits and P-256 keys, from a document in which no
+// kid names two keys.
+func FuzzJWKS(f *testing.F) {
+	ec := func(kid string) map[string]any {
+		k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		if err != nil {
+			f.Fatal(err)
+		}
+		point, err := k.PublicKey.Bytes()
+		if err != nil {
+			f.Fatal(err)
+		}
+		return map[string]any{"kty": "EC", "kid": kid, "alg": "ES256", "use": "sig", "crv": "P-256", "x": b64(point[1:33]), "y": b64(point[33:])}
+	}
+	rk, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, keys := range [][]map[string]any{
+		{ec("a")}, {ec("a"), ec("a")}, {ec("a"), rsaJWK("b", rk)}, {rsaJWK("b", rk, "alg", "")}, {ec("a"), withMembers(ec("b"), "use", "enc")},
+	} {
+		doc, err := json.Marshal(map[string]any{"keys": keys})
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(doc)
+	}
+	f.Add([]byte(`{"keys":[{"kty":"oct","kid":"x","k":"AAAA"}]}`))
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		set, err := parseJWKS(doc)
+		if err != nil {
+			return
+		}
+		var raw struct {
+			Keys []struct {
+				Kid string `json:"kid"`
+			} `json:"keys"`
+		}
+		if err := json.Unmarshal(doc, &raw); err != nil {
+			t.Fatalf("accepted a document encoding/json refuses: %v", err)
+		}
+		seen := map[string]bool{}
+		for _, k := range raw.Keys {
+			if seen[k.Kid] {
+				t.Fatalf("accepted kid %q twice", k.Kid)
+			}
+			seen[k.Kid] = true
+		}
+		if len(set.keys) == 0 {
+			t.Fatal("accepted a set without keys")
+		}
+		for kid, k := range set.keys {
+			switch k := k.(type) {
+			case *rsa.PublicKey:
+				if k.N.BitLen() < 2048 {
+					t.Fatalf("key %q: RSA of %d bits", kid, k.N.BitLen())
+				}
+			case *ecdsa.PublicKey:
+				if k.Curve != elliptic.P256() {
+					t.Fatalf("key %q: curve %s", kid, k.Curve.Params().Name)
+				}
+			default:
+				t.Fatalf("key %q: %T", kid, k)
+			}
+		}
+	})
+}

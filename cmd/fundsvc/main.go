@@ -197,7 +197,10 @@ func verifier(cfg config.Config) (*api.Verifier, error) {
 		Issuer: cfg.JWTIssuer, Audience: cfg.JWTAudience, Leeway: cfg.JWTLeeway, MaxLifetime: cfg.JWTMaxLifetime,
 		Logger: slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel})),
 	})
-	if err != nil {
+	switch {
+	case err != nil && cfg.JWKSFile != "":
+		return nil, fmt.Errorf("FUNDSVC_JWT_JWKS_FILE %s: %w", cfg.JWKSFile, err)
+	case err != nil:
 		return nil, fmt.Errorf("%w (FUNDSVC_JWT_HS256_SECRET or FUNDSVC_JWT_JWKS_FILE; make run generates a local secret)", err)
 	}
 	return v, nil
