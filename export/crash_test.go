@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -54,6 +55,9 @@ func TestExportChild(t *testing.T) {
 	_, err = export.Run(context.Background(), export.Config{
 		Table: store.Table(), Sink: sink, Date: snapshotDate, Segments: 2, TempDir: t.TempDir(),
 		TargetFileBytes: 1 << 10, MemoryRows: 50,
+		// Each child is killed holding the date's lease: a short lease lets
+		// the next child (and the parent's runs) take it over soon after.
+		LeaseDuration: time.Second, LeaseWait: time.Minute,
 		OnEvent: func(e export.Event) {
 			if string(e.Kind) == kind {
 				if seen++; seen == n {
@@ -120,7 +124,9 @@ func TestExportSurvivesSIGKILL(t *testing.T) {
 		}
 	}
 
-	first := runExport(t, s.Env, sink, nil)
+	// The parent waits for the lease the last killed child left.
+	waitLease := func(c *export.Config) { c.LeaseWait = time.Minute }
+	first := runExport(t, s.Env, sink, waitLease)
 	old := read()
 	if old.manifest != first.RunID {
 		t.Fatalf("manifest names run %q, want %q", old.manifest, first.RunID)
@@ -141,7 +147,7 @@ func TestExportSurvivesSIGKILL(t *testing.T) {
 		kills = append(kills, killed{at, read()})
 	}
 
-	rerun := runExport(t, s.Env, sink, nil)
+	rerun := runExport(t, s.Env, sink, waitLease)
 	fresh := read()
 	if fresh.manifest != rerun.RunID {
 		t.Fatalf("after the rerun the manifest names run %q, want %q", fresh.manifest, rerun.RunID)

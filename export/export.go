@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -49,10 +50,20 @@ type Config struct {
 	TempDir string
 	// Progress, if set, is updated while the export runs.
 	Progress *Progress
-	// OnEvent, if set, is called after each step (see Event).
+	// OnEvent, if set, is called after each step (see Event), never by two
+	// goroutines at once; the step waits for it to return.
 	OnEvent func(Event)
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// LeaseDuration is how long the per-date export lease lasts unless
+	// renewed (default 1 minute); the run renews it every third of that.
+	// A run that crashed blocks its date for at most this long. The clocks
+	// of the machines that export must agree to well within it.
+	LeaseDuration time.Duration
+	// LeaseWait is how long to wait for another run of the same date to
+	// finish before refusing with ErrExportRunning (default 0: refuse at
+	// once).
+	LeaseWait time.Duration
 }
 
 // Progress counts the work done so far; a progress bar reads it.
@@ -66,7 +77,7 @@ type Progress struct {
 type Event struct {
 	Kind    EventKind
 	Dataset string        // for EventFile, EventDataset and EventTable
-	Key     string        // for EventFile: the file's key
+	Key     string        // for EventFile: the file's key; for EventPage, a partition key; for EventReread, what was read
 	Items   int64         // for EventScan: items scanned
 	Rows    int64         // rows of the file, the dataset or the snapshot
 	Bytes   int64         // bytes of the file, the dataset or the snapshot
@@ -79,7 +90,9 @@ type EventKind string
 
 // The steps, in the order they happen.
 const (
+	EventPage     EventKind = "page"      // a Scan request has been answered (Items: its items, Key: the PK of its last item)
 	EventScan     EventKind = "scanned"   // the Scan has finished
+	EventReread   EventKind = "reread"    // a document's version (Key: its partition) or a position (Key: its registry item) was read again
 	EventFile     EventKind = "file"      // a data file is complete (not yet published)
 	EventDataset  EventKind = "dataset"   // every file of a dataset is complete
 	EventTable    EventKind = "published" // a dataset's table now reads this run
@@ -181,14 +194,41 @@ func Run(ctx context.Context, cfg Config) (*Manifest, error) {
 	if _, err := codec(cfg.Compression); err != nil {
 		return nil, err
 	}
+
+	// The lease comes first: a run that may not publish writes nothing.
+	runID := newRunID(cfg.Now().UTC())
+	l := newLease(&cfg, runID)
+	if err := l.acquire(ctx, cfg.LeaseWait); err != nil {
+		return nil, err
+	}
+	defer l.release(ctx)
+	start := cfg.Now().UTC()
+	ctx, stop := context.WithCancelCause(ctx)
+	kept := make(chan struct{})
+	go func() {
+		defer close(kept)
+		l.keep(ctx, stop)
+	}()
+	defer func() {
+		stop(nil)
+		<-kept
+	}()
+	m, err := run(ctx, cfg, start, runID, l)
+	if cause := context.Cause(ctx); err != nil && errors.Is(cause, ErrLeaseLost) {
+		return nil, cause
+	}
+	return m, err
+}
+
+// run is one export while the lease is held.
+func run(ctx context.Context, cfg Config, start time.Time, runID string, l *lease) (*Manifest, error) {
 	tmp, err := os.MkdirTemp(cfg.TempDir, "fundsvc-export-*")
 	if err != nil {
 		return nil, fmt.Errorf("export: %w", err)
 	}
 	defer os.RemoveAll(tmp)
 
-	start := cfg.Now().UTC()
-	x := &exporter{cfg: cfg, tmp: tmp, start: start, runID: newRunID(start)}
+	x := &exporter{cfg: cfg, tmp: tmp, start: start, runID: runID, lease: l}
 	x.sorts = newSorts(tmp)
 	m := &Manifest{
 		SchemaVersion: SchemaVersion, SnapshotDate: cfg.Date.String(), RunID: x.runID,
@@ -199,6 +239,9 @@ func Run(ctx context.Context, cfg Config) (*Manifest, error) {
 	}
 	m.ItemsScanned = x.items.Load()
 	x.event(Event{Kind: EventScan, Items: m.ItemsScanned})
+	if err := x.checkHeads(); err != nil {
+		return nil, err
+	}
 
 	if m.Datasets, err = x.write(ctx); err != nil {
 		return nil, err
@@ -234,6 +277,9 @@ func (c *Config) defaults() {
 	if c.Progress == nil {
 		c.Progress = &Progress{}
 	}
+	if c.LeaseDuration <= 0 {
+		c.LeaseDuration = time.Minute
+	}
 }
 
 type exporter struct {
@@ -243,10 +289,14 @@ type exporter struct {
 	runID string
 	sorts *sorts
 	items atomic.Int64
+	lease *lease
+	onEv  sync.Mutex
 }
 
 func (x *exporter) event(e Event) {
 	if x.cfg.OnEvent != nil {
+		x.onEv.Lock()
+		defer x.onEv.Unlock()
 		e.Elapsed = x.cfg.Now().Sub(x.start)
 		x.cfg.OnEvent(e)
 	}
@@ -312,10 +362,16 @@ func (x *exporter) scanSegment(ctx context.Context, seg int, emit func(any) erro
 		// Raw first: the table holds records that are not entities
 		// (idempotency records store Status as a number), and only exported
 		// types are decoded.
+		var page int64
+		var last string
 		for {
 			var raw dynamo.Item
 			if !it.Next(ctx, &raw) {
 				break
+			}
+			page++
+			if pk, ok := raw[fund.AttrPK].(*types.AttributeValueMemberS); ok {
+				last = pk.Value
 			}
 			x.items.Add(1)
 			x.cfg.Progress.ItemsScanned.Add(1)
@@ -340,6 +396,7 @@ func (x *exporter) scanSegment(ctx context.Context, seg int, emit func(any) erro
 		if err := it.Err(); err != nil {
 			return fmt.Errorf("export: scan segment %d of %d: %w", seg, x.cfg.Segments, err)
 		}
+		x.event(Event{Kind: EventPage, Items: page, Key: last})
 		var err error
 		if from, err = it.LastEvaluatedKey(ctx); err != nil {
 			return fmt.Errorf("export: scan segment %d of %d: %w", seg, x.cfg.Segments, err)
@@ -371,7 +428,8 @@ func classify(it *fund.Item) (any, error) {
 	var err error
 	switch {
 	case it.Type == fund.TypeHead && it.SK == fund.HeadSK:
-		return headRow{FundID: it.FundID, DocumentID: it.DocumentID, Version: int32(it.Version), CommitID: it.CommitID}, nil
+		return headRow{FundID: it.FundID, DocumentID: it.DocumentID, Version: int32(it.Version), CommitID: it.CommitID,
+			Materialized: it.Materialized, PositionCount: int32(it.PositionCount)}, nil
 
 	case it.Type == fund.TypeDocument && strings.HasPrefix(it.PK, "DOC#") && it.SK != fund.DocumentLatestSK:
 		return documentVersionRow{documentRow: documentRow{
@@ -395,6 +453,12 @@ func classify(it *fund.Item) (any, error) {
 
 	_, commitID, inVersion := fund.ParseVersionPK(it.PK)
 	kind, isPosition := fund.ItemKindOfType(it.Type)
+	if isPosition && it.PK == fund.DocPK(it.DocumentID) && it.SK == fund.PositionItemSK(kind, it.PositionID) {
+		// The latest view is not exported, but it says how many items of
+		// each kind the head's version has (see checkHeads).
+		return latestRow{DocumentID: it.DocumentID, PositionID: it.PositionID, Kind: kindIndex(kind),
+			Version: int32(it.Version), Tombstone: it.Tombstone}, nil
+	}
 	if !inVersion || !isPosition {
 		return nil, nil
 	}
@@ -441,6 +505,9 @@ func itemError(it *fund.Item, err error) error {
 // earlier or crashed runs of the same date deleted.
 func (x *exporter) publish(ctx context.Context, m *Manifest) error {
 	for _, name := range Datasets {
+		if err := x.lease.hold(ctx); err != nil {
+			return err
+		}
 		if err := x.cfg.Sink.Put(ctx, DDLKey(name), []byte(DDL(name, x.cfg.Sink.URI(""))+"\n")); err != nil {
 			return fmt.Errorf("export: write DDL of %s: %w", name, err)
 		}
@@ -450,6 +517,9 @@ func (x *exporter) publish(ctx context.Context, m *Manifest) error {
 		for _, f := range d.Files {
 			b.WriteString(f.URI + "\n")
 		}
+		if err := x.lease.hold(ctx); err != nil {
+			return err
+		}
 		if err := x.cfg.Sink.Put(ctx, SymlinkKey(d.Name, x.cfg.Date), []byte(b.String())); err != nil {
 			return fmt.Errorf("export: publish %s: %w", d.Name, err)
 		}
@@ -458,6 +528,9 @@ func (x *exporter) publish(ctx context.Context, m *Manifest) error {
 	m.FinishedAt = x.cfg.Now().UTC()
 	body, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
+		return err
+	}
+	if err := x.lease.hold(ctx); err != nil {
 		return err
 	}
 	if err := x.cfg.Sink.Put(ctx, ManifestKey(x.cfg.Date), append(body, '\n')); err != nil {
@@ -477,6 +550,9 @@ func (x *exporter) publish(ctx context.Context, m *Manifest) error {
 			if !strings.HasPrefix(k, keep) {
 				stale = append(stale, k)
 			}
+		}
+		if err := x.lease.hold(ctx); err != nil {
+			return err
 		}
 		if err := x.cfg.Sink.Delete(ctx, stale); err != nil {
 			return fmt.Errorf("export: delete earlier runs of %s: %w", name, err)

@@ -140,6 +140,32 @@ type headRow struct {
 	FundID, DocumentID string
 	Version            int32
 	CommitID           string
+	Materialized       bool
+	PositionCount      int32
+	// Set by checkHeads: Whole says the latest view, as scanned, is exactly
+	// the head's version, and Expect then counts that version's items of
+	// each kind (indexed by kindIndex).
+	Whole  bool
+	Expect [3]int32
+}
+
+// latestRow is one item of a document's latest view, as scanned: what
+// checkHeads needs to know how many items the head's version has.
+type latestRow struct {
+	DocumentID, PositionID string
+	Kind                   int8
+	Version                int32
+	Tombstone              bool
+}
+
+// kindIndex numbers the position-level kinds, in the order of fund.ItemKinds.
+func kindIndex(k fund.ItemKind) int8 {
+	for i, kk := range fund.ItemKinds {
+		if kk == k {
+			return int8(i)
+		}
+	}
+	return 0
 }
 
 // itemKey is what the join needs of a position-level row.
@@ -165,10 +191,26 @@ func (k itemKey) compare(o itemKey) int {
 	return cmp.Or(cmp.Compare(k.fund, o.fund), cmp.Compare(k.doc, o.doc), cmp.Compare(k.pos, o.pos), cmp.Compare(k.commit, o.commit))
 }
 
-// positionRef says that a committed document reports a position.
+// positionRef says that a committed document reports a position, and
+// what it says of the position (for a position whose registry item the
+// Scan did not find; see lookupPosition).
 type positionRef struct {
 	FundID, PositionID, DocumentID string
 	AsOf                           int32
+	InvestorID, Currency           string
+	CreatedAt                      time.Time
+}
+
+func (r *capitalCallRow) ref() positionRef {
+	return positionRef{r.FundID, r.PositionID, r.DocumentID, r.AsOf, r.InvestorID, r.Currency, r.CreatedAt}
+}
+
+func (r *distributionRow) ref() positionRef {
+	return positionRef{r.FundID, r.PositionID, r.DocumentID, r.AsOf, r.InvestorID, r.Currency, r.CreatedAt}
+}
+
+func (r *unfundedCommitmentRow) ref() positionRef {
+	return positionRef{r.FundID, r.PositionID, r.DocumentID, r.AsOf, r.InvestorID, r.Currency, r.CreatedAt}
 }
 
 // Conversions from stored items.

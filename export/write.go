@@ -4,9 +4,12 @@ import (
 	"bufio"
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
+	"github.com/fundsvc/fundsvc/fund"
+	"github.com/guregu/dynamo/v2"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
 )
@@ -14,7 +17,9 @@ import (
 // sorts holds one sort per kind of scanned row, all sorted by fund and
 // document first, and keeps their joint memory budget.
 type sorts struct {
-	heads      *sorter[headRow]
+	scanned    *sorter[headRow] // the heads as scanned, by document
+	latest     *sorter[latestRow]
+	heads      *sorter[headRow] // the checked heads (see checkHeads), by fund and document
 	versions   *sorter[documentVersionRow]
 	activities *sorter[capitalActivityRow]
 	calls      *sorter[capitalCallRow]
@@ -33,7 +38,7 @@ type spiller interface {
 }
 
 func (s *sorts) all() []spiller {
-	return []spiller{s.heads, s.versions, s.activities, s.calls, s.dists, s.unfunded, s.registry}
+	return []spiller{s.scanned, s.latest, s.heads, s.versions, s.activities, s.calls, s.dists, s.unfunded, s.registry}
 }
 
 // settle ends the adding (see sorter.settle).
@@ -50,6 +55,10 @@ func (s *sorts) settle() error {
 func newSorts(dir string) *sorts {
 	byDoc := func(af, ad, bf, bd string) int { return cmp.Or(cmp.Compare(af, bf), cmp.Compare(ad, bd)) }
 	return &sorts{
+		scanned: newSorter(dir, "scanned_heads", func(a, b *headRow) int { return cmp.Compare(a.DocumentID, b.DocumentID) }),
+		latest: newSorter(dir, "latest_view", func(a, b *latestRow) int {
+			return cmp.Or(cmp.Compare(a.DocumentID, b.DocumentID), cmp.Compare(a.PositionID, b.PositionID), cmp.Compare(a.Kind, b.Kind))
+		}),
 		heads: newSorter(dir, "heads", func(a, b *headRow) int {
 			return byDoc(a.FundID, a.DocumentID, b.FundID, b.DocumentID)
 		}),
@@ -77,7 +86,9 @@ func newSorts(dir string) *sorts {
 func (s *sorts) add(row any, budget int) error {
 	switch r := row.(type) {
 	case headRow:
-		s.heads.add(r)
+		s.scanned.add(r)
+	case latestRow:
+		s.latest.add(r)
 	case documentVersionRow:
 		s.versions.add(r)
 	case capitalActivityRow:
@@ -154,15 +165,15 @@ func (x *exporter) write(ctx context.Context) ([]DatasetManifest, error) {
 		return nil, err
 	}
 
-	calls, err := writeItems(ctx, x, "capital_calls", s.calls, (*capitalCallRow).key)
+	calls, err := writeItems(ctx, x, "capital_calls", fund.CapitalCall, s.calls, (*capitalCallRow).key, (*capitalCallRow).ref)
 	if err := step(err, calls); err != nil {
 		return nil, err
 	}
-	dists, err := writeItems(ctx, x, "distributions", s.dists, (*distributionRow).key)
+	dists, err := writeItems(ctx, x, "distributions", fund.Distribution, s.dists, (*distributionRow).key, (*distributionRow).ref)
 	if err := step(err, dists); err != nil {
 		return nil, err
 	}
-	unfunded, err := writeItems(ctx, x, "unfunded_commitments", s.unfunded, (*unfundedCommitmentRow).key)
+	unfunded, err := writeItems(ctx, x, "unfunded_commitments", fund.UnfundedCommitment, s.unfunded, (*unfundedCommitmentRow).key, (*unfundedCommitmentRow).ref)
 	if err := step(err, unfunded); err != nil {
 		return nil, err
 	}
@@ -178,36 +189,204 @@ func (x *exporter) write(ctx context.Context) ([]DatasetManifest, error) {
 	return out, nil
 }
 
+// checkHeads joins the scanned heads with the scanned latest view, both
+// sorted by document, and files each head, with what the check found, in
+// the heads sort by fund and document that every dataset is joined with.
+//
+// A Scan is not a snapshot across partitions: a version committed while it
+// runs can have its head read after its version partition was passed,
+// before (or while) that partition was staged. The head does not say how
+// many items its version has, but the latest view does, once it is at the
+// head's version: materializing version N leaves exactly N's items and
+// tombstones, all marked N, and only then marks the head materialized. The
+// head sorts first in its partition, so the Scan reads it before the latest
+// view's items; if the head it read is materialized and every latest item
+// read after it is at the head's version, no later version had begun to
+// change that view, and its live items are the version's items. So a head
+// is Whole when it is materialized, every latest item is at its version,
+// and the live items name as many positions as the head records; Expect
+// then counts the version's items of each kind. writeItems compares those
+// counts with the rows the Scan found and reads the version again when they
+// differ or the head is not Whole.
+func (x *exporter) checkHeads() error {
+	s := x.sorts
+	hs, err := s.scanned.iterate()
+	if err != nil {
+		return err
+	}
+	defer hs.Close()
+	ls, err := s.latest.iterate()
+	if err != nil {
+		return err
+	}
+	defer ls.Close()
+	lp := &peeker[latestRow]{src: ls}
+	for {
+		h, ok, err := hs.next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		h.Whole, h.Expect = h.Materialized, [3]int32{}
+		positions, lastPos := int32(0), ""
+		for {
+			r, err := lp.peek()
+			if err != nil {
+				return err
+			}
+			if r == nil || r.DocumentID > h.DocumentID {
+				break
+			}
+			lp.take()
+			if r.DocumentID < h.DocumentID {
+				continue // a latest view without a head: nothing reads it
+			}
+			if r.Version != h.Version {
+				h.Whole = false
+			}
+			if r.Tombstone {
+				continue
+			}
+			h.Expect[r.Kind]++
+			if positions == 0 || r.PositionID != lastPos {
+				positions, lastPos = positions+1, r.PositionID
+			}
+		}
+		if positions != h.PositionCount {
+			h.Whole = false
+		}
+		s.heads.add(h)
+		if s.heads.buffered() >= x.cfg.MemoryRows {
+			if err := s.heads.spill(); err != nil {
+				return err
+			}
+		}
+	}
+	hs.Close()
+	ls.Close()
+	s.scanned.remove()
+	s.latest.remove()
+	return s.heads.settle()
+}
+
 // writeItems writes one position-level dataset. Its rows come from version
 // partitions, and only the head's commit counts, so a staged version that
 // never committed (or lost the race for its version number) is left out.
-// Each row written also records, for the positions dataset, that a
-// committed document reports its position.
-func writeItems[T any](ctx context.Context, x *exporter, name string, rows *sorter[T], key func(*T) itemKey) (*datasetWriter[T], error) {
+// A document whose rows the Scan may have caught short (see checkHeads) is
+// read again from its version partition with a Query, so every document is
+// whole at its head's version. Each row written also records, for the
+// positions dataset, that a committed document reports its position.
+func writeItems[T any](ctx context.Context, x *exporter, name string, kind fund.ItemKind, rows *sorter[T], key func(*T) itemKey, ref func(*T) positionRef) (*datasetWriter[T], error) {
 	w := newDatasetWriter[T](x, name)
 	refs := x.sorts.refs
-	err := joinHeads(x.sorts.heads, rows, func(r *T) (string, string) { k := key(r); return k.fund, k.doc },
-		func(r *T, h *headRow) error {
-			k := key(r)
-			if k.commit != h.CommitID {
-				return nil
+	k := kindIndex(kind)
+	err := eachDocument(x.sorts.heads, rows, key, func(h *headRow, doc []T) error {
+		if !h.Whole || len(doc) != int(h.Expect[k]) {
+			var err error
+			if doc, err = reread[T](ctx, x, h, kind); err != nil {
+				return err
 			}
-			refs.add(positionRef{FundID: k.fund, PositionID: k.pos, DocumentID: k.doc, AsOf: k.asOf})
+		}
+		for i := range doc {
+			refs.add(ref(&doc[i]))
 			if refs.buffered() >= x.cfg.MemoryRows {
 				if err := refs.spill(); err != nil {
 					return err
 				}
 			}
-			return w.write(ctx, *r)
-		})
+			if err := w.write(ctx, doc[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	rows.remove()
 	return w, err
+}
+
+// reread reads the items of one kind of a head's version from its version
+// partition: immutable, and complete since before the head named it. A
+// Query on one partition, never a Scan.
+func reread[T any](ctx context.Context, x *exporter, h *headRow, kind fund.ItemKind) ([]T, error) {
+	pk := fund.VersionPK(h.DocumentID, h.CommitID)
+	it := x.cfg.Table.Get(fund.AttrPK, pk).Range(fund.AttrSK, dynamo.BeginsWith, fund.VersionPositionsPrefix).
+		Filter("$ = ?", "Type", kind.Type()).Consistent(true).Iter()
+	var out []T
+	for {
+		var item fund.Item
+		if !it.Next(ctx, &item) {
+			break
+		}
+		row, err := classify(&item)
+		if err != nil {
+			return nil, err
+		}
+		r, ok := row.(T)
+		if !ok {
+			return nil, fmt.Errorf("export: re-read %s / %s: unexpected row %T", item.PK, item.SK, row)
+		}
+		out = append(out, r)
+	}
+	if err := it.Err(); err != nil {
+		return nil, fmt.Errorf("export: re-read version %d of document %s: %w", h.Version, h.DocumentID, err)
+	}
+	x.event(Event{Kind: EventReread, Dataset: kind.Type(), Key: pk, Rows: int64(len(out))})
+	return out, nil
+}
+
+// eachDocument walks heads and rows, both sorted by fund and document, and
+// calls fn once per head with the rows of its document at the head's commit
+// (none, when the Scan found none). Rows of other commits, and of documents
+// without a head, are dropped. It holds one document's rows at a time.
+func eachDocument[T any](heads *sorter[headRow], rows *sorter[T], key func(*T) itemKey, fn func(*headRow, []T) error) error {
+	hm, err := heads.iterate()
+	if err != nil {
+		return err
+	}
+	defer hm.Close()
+	rm, err := rows.iterate()
+	if err != nil {
+		return err
+	}
+	defer rm.Close()
+	rp := &peeker[T]{src: rm}
+	var doc []T
+	for {
+		h, ok, err := hm.next()
+		if err != nil || !ok {
+			return err
+		}
+		doc = doc[:0]
+		for {
+			r, err := rp.peek()
+			if err != nil {
+				return err
+			}
+			if r == nil {
+				break
+			}
+			k := key(r)
+			if c := cmp.Or(cmp.Compare(k.fund, h.FundID), cmp.Compare(k.doc, h.DocumentID)); c > 0 {
+				break
+			} else if c == 0 && k.commit == h.CommitID {
+				doc = append(doc, *r)
+			}
+			rp.take()
+		}
+		if err := fn(&h, doc); err != nil {
+			return err
+		}
+	}
 }
 
 // writePositions joins the fund registries with the references of
 // committed documents: a position is exported once at least one document
 // reports it at its latest committed version, so a position registered by
-// an ingest that never committed stays out.
+// an ingest that never committed stays out. A position that a document
+// reports but whose registry item the Scan passed before it was written
+// (an ingest during the Scan) is read with one GetItem.
 func (x *exporter) writePositions(ctx context.Context, w *datasetWriter[positionRow]) error {
 	reg, err := x.sorts.registry.iterate()
 	if err != nil {
@@ -219,25 +398,44 @@ func (x *exporter) writePositions(ctx context.Context, w *datasetWriter[position
 		return err
 	}
 	defer refs.Close()
+	gp := &peeker[positionRow]{src: reg}
 	rp := &peeker[positionRef]{src: refs}
 	for {
-		p, ok, err := reg.next()
-		if err != nil || !ok {
+		g, err := gp.peek()
+		if err != nil {
 			return err
 		}
+		r, err := rp.peek()
+		if err != nil {
+			return err
+		}
+		if g == nil && r == nil {
+			return nil
+		}
+		// The next position, in order, of either stream.
+		var p positionRow
+		registered := false
+		switch {
+		case r == nil || g != nil && cmp.Or(cmp.Compare(g.FundID, r.FundID), cmp.Compare(g.PositionID, r.PositionID)) <= 0:
+			p, registered = *g, true
+			gp.take()
+		default:
+			p = positionRow{FundID: r.FundID, PositionID: r.PositionID}
+		}
 		lastDoc := ""
+		var first positionRef
 		for {
 			r, err := rp.peek()
 			if err != nil {
 				return err
 			}
-			if r == nil || cmp.Or(cmp.Compare(r.FundID, p.FundID), cmp.Compare(r.PositionID, p.PositionID)) > 0 {
+			if r == nil || r.FundID != p.FundID || r.PositionID != p.PositionID {
 				break
 			}
-			rp.take()
-			if r.FundID != p.FundID || r.PositionID != p.PositionID {
-				continue // a reference without a registry item
+			if p.DocumentCount == 0 {
+				first = *r
 			}
+			rp.take()
 			if r.DocumentID != lastDoc {
 				lastDoc = r.DocumentID
 				p.DocumentCount++
@@ -247,12 +445,49 @@ func (x *exporter) writePositions(ctx context.Context, w *datasetWriter[position
 			}
 			p.FirstAsOf, p.LastAsOf = min(p.FirstAsOf, r.AsOf), max(p.LastAsOf, r.AsOf)
 		}
-		if p.DocumentCount > 0 {
-			if err := w.write(ctx, p); err != nil {
+		if p.DocumentCount == 0 {
+			continue
+		}
+		if !registered {
+			if err := x.lookupPosition(ctx, &p, &first); err != nil {
 				return err
 			}
 		}
+		if err := w.write(ctx, p); err != nil {
+			return err
+		}
 	}
+}
+
+// lookupPosition fills in a position that committed documents report but
+// whose registry item the Scan did not find: the registry item was written
+// after the Scan passed its place (registry items are written after the
+// commit), or not yet, if the writer died between its commit and its
+// registry write. It reads the registry item, then the position's claim,
+// with one GetItem each; failing both, it takes what the first document
+// that reports the position says of it (its investor and currency, which
+// the claim fixed before that document could commit).
+func (x *exporter) lookupPosition(ctx context.Context, p *positionRow, ref *positionRef) error {
+	p.InvestorID, p.Currency, p.RegisteredAt = ref.InvestorID, ref.Currency, ref.CreatedAt
+	for _, key := range [][2]string{
+		{fund.FundPK(p.FundID), fund.FundPositionSK(p.PositionID)},
+		{fund.PositionClaimPK(p.PositionID), fund.PositionClaimSK},
+	} {
+		var it fund.Item
+		err := x.cfg.Table.Get(fund.AttrPK, key[0]).Range(fund.AttrSK, dynamo.Equal, key[1]).Consistent(true).One(ctx, &it)
+		if errors.Is(err, dynamo.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("export: read position %s of fund %s: %w", p.PositionID, p.FundID, err)
+		}
+		x.event(Event{Kind: EventReread, Dataset: "positions", Key: key[0] + " / " + key[1], Rows: 1})
+		if it.FundID == p.FundID && it.InvestorID == ref.InvestorID && !it.CreatedAt.IsZero() {
+			p.Currency, p.RegisteredAt = cmp.Or(it.Currency, p.Currency), it.CreatedAt.UTC()
+			return nil
+		}
+	}
+	return nil
 }
 
 // joinHeads walks rows and heads, both sorted by fund and document, and
