@@ -22,9 +22,10 @@ import (
 
 // exportFlags are the flags of export and ddl beyond the shared ones.
 type exportFlags struct {
-	date     string
-	progress string
-	location string
+	date      string
+	progress  string
+	location  string
+	waitLease time.Duration
 }
 
 func (f *exportFlags) register(cmd string) func(*flag.FlagSet, *config.Config) {
@@ -37,6 +38,7 @@ func (f *exportFlags) register(cmd string) func(*flag.FlagSet, *config.Config) {
 			fs.StringVar(&c.ExportCompression, "compression", c.ExportCompression, "zstd or snappy (FUNDSVC_EXPORT_COMPRESSION)")
 			fs.StringVar(&f.date, "date", "", "snapshot date YYYY-MM-DD (default today, UTC)")
 			fs.StringVar(&f.progress, "progress", "auto", "auto, bar or log")
+			fs.DurationVar(&f.waitLease, "wait-lease", 0, "wait up to this long for another export of the same date to finish (default 0: refuse at once)")
 		case "ddl":
 			fs.StringVar(&f.location, "location", "", "where the snapshots are (default the export destination)")
 		}
@@ -65,6 +67,9 @@ func printDDL(cfg config.Config, f exportFlags, stdout io.Writer) error {
 func runExport(ctx context.Context, cfg config.Config, f exportFlags, store *fund.Store, log *slog.Logger, getenv func(string) string, stdout io.Writer) error {
 	if f.progress != "auto" && f.progress != "bar" && f.progress != "log" {
 		return fmt.Errorf("export: --progress %q: want auto, bar or log", f.progress)
+	}
+	if f.waitLease < 0 {
+		return fmt.Errorf("export: --wait-lease %s: want a duration of 0 or more", f.waitLease)
 	}
 	date := fund.Date{}
 	if f.date == "" {
@@ -108,7 +113,7 @@ func runExport(ctx context.Context, cfg config.Config, f exportFlags, store *fun
 	m, err := export.Run(ctx, export.Config{
 		Table: store.Table(), Sink: sink, Date: date, Segments: cfg.ExportSegments,
 		TargetFileBytes: cfg.ExportFileBytes, Compression: cfg.ExportCompression,
-		Progress: progress, OnEvent: onEvent,
+		Progress: progress, OnEvent: onEvent, LeaseWait: f.waitLease,
 	})
 	stop() // the bar's last line ends before anything else is written
 	if err != nil {

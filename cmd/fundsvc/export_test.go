@@ -5,12 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -283,6 +286,7 @@ func TestExportRefusesBadFlags(t *testing.T) {
 		{"no segments", []string{"--segments", "0"}, []string{"segments 0", "1 to 1000"}},
 		{"a fancy progress", []string{"--progress", "fancy"}, []string{`--progress "fancy"`, "auto, bar or log"}},
 		{"ftp", []string{"--dest", "ftp://x"}, []string{`"ftp://x"`, "only s3:// URLs and local directories"}},
+		{"a negative wait for the lease", []string{"--wait-lease", "-1s"}, []string{"--wait-lease -1s", "0 or more"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -410,4 +414,198 @@ func TestDrawBarShowsTheCounts(t *testing.T) {
 	if after := out.String(); after != got {
 		t.Errorf("the bar drew after stop returned: %q", strings.TrimPrefix(after, got))
 	}
+}
+
+// exportChildArgs holds, as JSON, the arguments of TestExportProcessChild.
+const exportChildArgs = "FUNDSVC_EXPORT_CHILD_ARGS"
+
+// TestExportProcessChild is a `fundsvc export` process for the tests that
+// need several: it runs the command with the arguments and environment it
+// is given, and exits as main would.
+func TestExportProcessChild(t *testing.T) {
+	raw := os.Getenv(exportChildArgs)
+	if raw == "" {
+		t.Skip("a child process of TestTwoExportProcessesOfOneDate")
+	}
+	var args []string
+	if err := json.Unmarshal([]byte(raw), &args); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(context.Background(), args, os.Getenv, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "fundsvc:", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+// exportProcess is one finished `fundsvc export` process.
+type exportProcess struct {
+	code           int
+	stdout, stderr string
+	runID          string // of its "snapshot published" line
+}
+
+// startExport starts `fundsvc export` with args on table; wait returns
+// what it did.
+func startExport(t *testing.T, table, dest string, args ...string) (wait func() exportProcess) {
+	t.Helper()
+	all, _ := json.Marshal(append([]string{"export", "--date", snapshotDate, "--progress", "log", "--dest", dest, "--segments", "1"}, args...))
+	cmd := exec.Command(os.Args[0], "-test.run=^TestExportProcessChild$", "-test.count=1")
+	get := env(t, table)
+	cmd.Env = append(os.Environ(), exportChildArgs+"="+string(all))
+	for _, k := range []string{"FUNDSVC_TABLE", "FUNDSVC_DYNAMODB_ENDPOINT", "FUNDSVC_JWT_HS256_SECRET"} {
+		cmd.Env = append(cmd.Env, k+"="+get(k))
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return func() exportProcess {
+		err := cmd.Wait()
+		p := exportProcess{stdout: stdout.String(), stderr: stderr.String()}
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			p.code = exit.ExitCode()
+		} else if err != nil {
+			t.Fatalf("export process: %v", err)
+		}
+		for _, l := range strings.Split(p.stdout, "\n") {
+			var m map[string]any
+			if json.Unmarshal([]byte(l), &m) == nil && m["msg"] == "snapshot published" {
+				p.runID, _ = m["run_id"].(string)
+			}
+		}
+		return p
+	}
+}
+
+// checkSnapshotWhole checks the snapshot under dir: the manifest names run
+// want, every file it lists exists with its size, and those are the only
+// data files of the date.
+func checkSnapshotWhole(t *testing.T, dir, want string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "_manifests", "snapshot_date="+snapshotDate, "manifest.json"))
+	if err != nil {
+		t.Fatalf("no manifest: %v", err)
+	}
+	var m export.Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	if m.RunID != want {
+		t.Errorf("the manifest names run %s, want %s", m.RunID, want)
+	}
+	listed := map[string]bool{}
+	for _, d := range m.Datasets {
+		if want, ok := demoRows[d.Name]; !ok || d.Rows != want {
+			t.Errorf("manifest %s: %d rows, want %d", d.Name, d.Rows, want)
+		}
+		for _, f := range d.Files {
+			listed[filepath.Join(dir, filepath.FromSlash(f.Key))] = true
+			if st, err := os.Stat(filepath.Join(dir, filepath.FromSlash(f.Key))); err != nil || st.Size() != f.Bytes {
+				t.Errorf("file %s of the published run: %v", f.Key, err)
+			}
+		}
+	}
+	for _, name := range export.Datasets {
+		_ = filepath.WalkDir(filepath.Join(dir, name), func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && !listed[p] {
+				t.Errorf("%s is left beside the published run", p)
+			}
+			return nil
+		})
+	}
+}
+
+// TestTwoExportProcessesOfOneDate runs `fundsvc export` processes of one
+// date on one table: a process refuses, naming the lease, while another run
+// holds it, and writes nothing; two processes started together without
+// --wait-lease leave one whole snapshot (one of them may refuse, with the
+// lease named); two started together with --wait-lease both publish, one
+// after the other, and the last one's snapshot is whole.
+func TestTwoExportProcessesOfOneDate(t *testing.T) {
+	fe := fundtest.New(t)
+	fe.Seed(t)
+	ctx := context.Background()
+
+	t.Run("a live lease is refused", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "out")
+		lease := map[string]any{"PK": fund.ExportLeasePK(fund.MustDate(snapshotDate)), "SK": fund.ExportLeaseSK,
+			"Type": fund.TypeExportLease, "Owner": "another", "RunID": "another-run", "LeaseUntil": time.Now().Add(time.Hour).UnixMilli()}
+		if err := fe.Store.Table().Put(lease).Run(ctx); err != nil {
+			t.Fatal(err)
+		}
+		p := startExport(t, fe.Table, dir)()
+		if err := fe.Store.Table().Delete(fund.AttrPK, lease["PK"]).Range(fund.AttrSK, fund.ExportLeaseSK).Run(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if p.code != 1 || !strings.Contains(p.stderr, "another export of "+snapshotDate+" is running: run another-run holds the lease until") {
+			t.Fatalf("exit %d, stderr %q: want 1 and the lease named", p.code, p.stderr)
+		}
+		var files []string
+		_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				files = append(files, p)
+			}
+			return nil
+		})
+		if len(files) != 0 {
+			t.Errorf("the refused process wrote %v", files)
+		}
+	})
+
+	t.Run("started together, without waiting", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "out")
+		a, b := startExport(t, fe.Table, dir), startExport(t, fe.Table, dir)
+		pa, pb := a(), b()
+		published := ""
+		for _, p := range []exportProcess{pa, pb} {
+			switch {
+			case p.code == 0 && p.runID != "":
+				published = p.runID // the later of two that did not overlap replaced the earlier
+			case p.code == 1 && strings.Contains(p.stderr, "another export of "+snapshotDate+" is running"):
+			default:
+				t.Fatalf("exit %d, stdout %q, stderr %q: want a published snapshot or a refusal naming the lease", p.code, p.stdout, p.stderr)
+			}
+		}
+		if published == "" {
+			t.Fatal("neither process published")
+		}
+		t.Logf("exit codes %d and %d (1: refused, the lease held by the other)", pa.code, pb.code)
+		if pa.code == 0 && pb.code == 0 {
+			// Both ran, so one after the other: the manifest names the
+			// later, whichever it is.
+			m, _ := os.ReadFile(filepath.Join(dir, "_manifests", "snapshot_date="+snapshotDate, "manifest.json"))
+			if !strings.Contains(string(m), pa.runID) && !strings.Contains(string(m), pb.runID) {
+				t.Fatalf("the manifest names neither run: %s", m)
+			}
+			if strings.Contains(string(m), pa.runID) {
+				published = pa.runID
+			} else {
+				published = pb.runID
+			}
+		}
+		checkSnapshotWhole(t, dir, published)
+	})
+
+	t.Run("started together, with --wait-lease", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "out")
+		a, b := startExport(t, fe.Table, dir, "--wait-lease", "2m"), startExport(t, fe.Table, dir, "--wait-lease", "2m")
+		pa, pb := a(), b()
+		for _, p := range []exportProcess{pa, pb} {
+			if p.code != 0 || p.runID == "" {
+				t.Fatalf("exit %d, stdout %q, stderr %q: want a published snapshot", p.code, p.stdout, p.stderr)
+			}
+		}
+		if pa.runID == pb.runID {
+			t.Fatal("both processes report one run")
+		}
+		m, _ := os.ReadFile(filepath.Join(dir, "_manifests", "snapshot_date="+snapshotDate, "manifest.json"))
+		last := pa.runID
+		if strings.Contains(string(m), pb.runID) {
+			last = pb.runID
+		}
+		checkSnapshotWhole(t, dir, last)
+	})
 }
