@@ -72,7 +72,8 @@ func (s *server) idempotent(c *gin.Context) {
 
 	// The write records which request made it, so that a repeat after a lost
 	// answer returns that version instead of adding one.
-	c.Request = c.Request.WithContext(context.WithValue(c.Request.Context(), keyRequestIdentity, fund.IdempotencyPK(scope, key)))
+	rctx := context.WithValue(c.Request.Context(), keyRequestIdentity, fund.IdempotencyPK(scope, key))
+	c.Request = c.Request.WithContext(context.WithValue(rctx, keyRequestOwner, owner))
 	rec := &recorder{ResponseWriter: c.Writer}
 	c.Writer = rec
 	// The request's context may be over; the record must still be settled.

@@ -27,6 +27,7 @@ const (
 	keyRequestID
 	keyPrincipal
 	keyRequestIdentity
+	keyRequestOwner
 )
 
 var requestIDPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"sort"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Kind is the kind of fund document.
@@ -71,6 +73,11 @@ type Document struct {
 	// RequestID names the idempotent request that wrote this version, if
 	// any: repeating that request returns this version instead of adding one.
 	RequestID string
+	// RequestOwner is the idempotency record's owner token of that request:
+	// the commit holds only while the request still owns its key, so a
+	// request that stalled past its lease, and whose repeat took the key
+	// over, cannot write the same change a second time.
+	RequestOwner string `json:"-"`
 }
 
 // CapitalActivity is the document-level capital movement.
@@ -173,6 +180,9 @@ func (d *Document) Validate(maxPositions int) error {
 	if d.Title == "" || len(d.Title) > MaxTitleLength {
 		return Invalid("title", "is required, at most %d bytes", MaxTitleLength)
 	}
+	if err := checkText("title", d.Title); err != nil {
+		return err
+	}
 	if d.AsOf.IsZero() {
 		return Invalid("asOf", "is required (YYYY-MM-DD)")
 	}
@@ -185,6 +195,9 @@ func (d *Document) Validate(maxPositions int) error {
 		}
 		if len(a.Description) > MaxTitleLength {
 			return Invalid("capitalActivity.description", "is at most %d bytes", MaxTitleLength)
+		}
+		if err := checkText("capitalActivity.description", a.Description); err != nil {
+			return err
 		}
 	}
 	if len(d.Positions) > maxPositions {
@@ -260,7 +273,10 @@ func checkParts(field string, amount Money, parts map[string]*Money) error {
 	}
 	var sum Money
 	given := false
-	for _, m := range parts {
+	for name, m := range parts {
+		if m != nil && m.Sign() < 0 {
+			return Invalid(field+"."+name, "must not be negative, got %s", m)
+		}
 		if m != nil {
 			sum, given = sum.Add(*m), true
 		}
@@ -272,6 +288,21 @@ func checkParts(field string, amount Money, parts map[string]*Money) error {
 		}
 		sort.Strings(names)
 		return Invalid(field, "line items %v add up to %s, not the amount %s", names, sum, amount)
+	}
+	return nil
+}
+
+// checkText refuses text that is not UTF-8 or holds a control character
+// (a line break, an escape sequence, a NUL): a title is shown in portals,
+// logs and exports, where such characters forge or break what surrounds it.
+func checkText(field, s string) error {
+	if !utf8.ValidString(s) {
+		return Invalid(field, "must be UTF-8 text")
+	}
+	for i, r := range s {
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			return Invalid(field, "must not hold control characters (found U+%04X at byte %d)", r, i)
+		}
 	}
 	return nil
 }
