@@ -349,7 +349,15 @@ func TestBadInputChangesNothing(t *testing.T) {
 
 		// Conflicts and preconditions.
 		{name: "moving DOC001 to another fund is a conflict", path: "/v1/documents/DOC001", body: inputDocumentWith(func(d map[string]any) { d["fundId"] = "FUND_B" }),
-			status: 409, typ: conflict},
+			status: 409, typ: conflict, field: "fundId"},
+		{name: "a negative line item is refused", body: inputDocumentWith(func(d map[string]any) {
+			call := inputItem(d, 0, "capitalCall") // still adding up to the amount
+			call["investment"], call["managementFee"] = "-1000.00", "60000.00"
+		}), status: 400, typ: invalid, field: "positions[0].capitalCall.investment"},
+		{name: "a control character in the title is refused", body: inputDocumentWith(func(d map[string]any) { d["title"] = "Call\nSigned: the GP" }),
+			status: 400, typ: invalid, field: "title"},
+		{name: "an escape sequence in the title is refused", body: inputDocumentWith(func(d map[string]any) { d["title"] = "Call \u001b[31m" }),
+			status: 400, typ: invalid, field: "title"},
 		{name: "re-using POSITION_1 with another investor is a conflict", body: inputDocumentWith(func(d map[string]any) { inputPosition(d, 0)["investorId"] = "INVESTOR_2" }),
 			status: 409, typ: conflict, field: "positions[0].positionId"},
 		{name: "a new position beside one re-used with another investor is a conflict", body: inputDocumentWith(func(d map[string]any) {
@@ -445,11 +453,11 @@ func TestAmountsRoundTripExactly(t *testing.T) {
 	"positions": [
 		{"positionId": "RT_MAX", "investorId": "INV_MAX", "capitalCall": {"amount": "999999999999999.9999"},
 		 "unfundedCommitment": {"amount": "0.0001", "commitment": "999999999999999.9999"}},
-		{"positionId": "RT_NEG", "investorId": "INV_NEG", "distribution": {"amount": "0.0001",
-		 "returnOfCapital": "999999999999999.9999", "realizedGain": "-999999999999999.9998", "income": "0",
+		{"positionId": "RT_NEG", "investorId": "INV_NEG", "distribution": {"amount": "999999999999999.9999",
+		 "returnOfCapital": "999999999999999.9998", "realizedGain": "0.0001", "income": "0",
 		 "recallable": "0.0001", "withholding": "0"}},
 		{"positionId": "RT_NUM", "investorId": "INV_NUM", "capitalCall": {"amount": 500000.5, "investment": 500000, "managementFee": 0.5},
-		 "distribution": {"amount": 0, "returnOfCapital": -12.3456, "income": 12.3456}},
+		 "distribution": {"amount": 12.3456, "returnOfCapital": 12.3456, "income": 0}},
 		{"positionId": "RT_ZERO", "investorId": "INV_ZERO", "capitalCall": {"amount": "0.00"},
 		 "unfundedCommitment": {"amount": "1.2300"}}
 	]}`
@@ -497,14 +505,14 @@ func TestAmountsRoundTripExactly(t *testing.T) {
 		{"the largest amount reads back whole", "RT_MAX", "capitalCall", "amount", "999999999999999.9999"},
 		{"the largest commitment reads back whole", "RT_MAX", "unfundedCommitment", "commitment", "999999999999999.9999"},
 		{"the smallest positive amount reads back whole", "RT_MAX", "unfundedCommitment", "amount", "0.0001"},
-		{"the most negative line item reads back whole", "RT_NEG", "distribution", "realizedGain", "-999999999999999.9998"},
-		{"a line item of the largest amount reads back whole", "RT_NEG", "distribution", "returnOfCapital", "999999999999999.9999"},
+		{"the smallest line item reads back whole", "RT_NEG", "distribution", "realizedGain", "0.0001"},
+		{"a line item just under the largest amount reads back whole", "RT_NEG", "distribution", "returnOfCapital", "999999999999999.9998"},
 		{"a line item of zero reads back as 0.00", "RT_NEG", "distribution", "income", "0.00"},
 		{"a JSON number with one decimal reads back as a string with two", "RT_NUM", "capitalCall", "amount", "500000.50"},
 		{"a whole JSON number reads back with two decimals", "RT_NUM", "capitalCall", "investment", "500000.00"},
 		{"a JSON number below one reads back exactly", "RT_NUM", "capitalCall", "managementFee", "0.50"},
-		{"a negative JSON number with four decimals reads back exactly", "RT_NUM", "distribution", "returnOfCapital", "-12.3456"},
-		{"a JSON number zero reads back as 0.00", "RT_NUM", "distribution", "amount", "0.00"},
+		{"a JSON number with four decimals reads back exactly", "RT_NUM", "distribution", "returnOfCapital", "12.3456"},
+		{"a JSON number zero reads back as 0.00", "RT_NUM", "distribution", "income", "0.00"},
 		{"a zero string reads back as 0.00", "RT_ZERO", "capitalCall", "amount", "0.00"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

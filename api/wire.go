@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,7 +24,47 @@ type documentRequest struct {
 	AsOf            string           `json:"asOf"`
 	Currency        string           `json:"currency"`
 	CapitalActivity *activityRequest `json:"capitalActivity"`
-	Positions       []positionWire   `json:"positions"`
+	Positions       positionList     `json:"positions"`
+}
+
+// positionList decodes a document's positions one at a time and stops at
+// the first one past max, so an oversized body never becomes tens of
+// thousands of positions in memory before the limit is applied.
+type positionList struct {
+	max   int // 0: no limit
+	items []positionWire
+	set   bool // the field was present (null counts as absent)
+}
+
+func (l *positionList) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if string(b) == "null" {
+		return nil
+	}
+	if len(b) == 0 || b[0] != '[' {
+		return fund.Invalid("positions", "must be a JSON array of positions")
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if _, err := dec.Token(); err != nil { // '['
+		return err
+	}
+	l.set, l.items = true, []positionWire{}
+	for dec.More() {
+		if l.max > 0 && len(l.items) == l.max {
+			return fund.Invalid("positions", "a document holds at most %d positions; more were sent", l.max)
+		}
+		var p positionWire
+		if err := dec.Decode(&p); err != nil {
+			var typ *json.UnmarshalTypeError
+			if errors.As(err, &typ) {
+				typ.Field = fmt.Sprintf("positions[%d].%s", len(l.items), typ.Field)
+			}
+			return err
+		}
+		l.items = append(l.items, p)
+	}
+	return nil
 }
 
 type activityRequest struct {
@@ -188,10 +229,10 @@ func (r *documentRequest) toDocument(id string) (fund.Document, error) {
 		}
 		d.CapitalActivity = &act
 	}
-	if r.Positions == nil {
+	if !r.Positions.set {
 		return d, fund.Invalid("positions", "is required (an empty list is allowed)")
 	}
-	for i, p := range r.Positions {
+	for i, p := range r.Positions.items {
 		pos, err := p.toPosition(fmt.Sprintf("positions[%d]", i))
 		if err != nil {
 			return d, err
@@ -538,7 +579,8 @@ type investorSummaryWire struct {
 	InvestorID string        `json:"investorId"`
 	AsOf       string        `json:"asOf,omitempty"`
 	Positions  []summaryWire `json:"positions"`
-	Totals     []totalsWire  `json:"totals"`
+	Totals     []totalsWire  `json:"totals"` // of this page's positions
+	Next       string        `json:"next,omitempty"`
 }
 
 func toInvestorSummary(s positions.InvestorSummary) investorSummaryWire {
