@@ -51,6 +51,7 @@ type Config struct {
 	RateBurst int     // FUNDSVC_RATE_BURST: requests at once per principal
 
 	IdempotencyLease time.Duration // FUNDSVC_IDEMPOTENCY_LEASE: default max(request timeout, 1m) + 10s
+	ClaimLease       time.Duration // FUNDSVC_CLAIM_LEASE: how long a write's pending position claims are safe; default write timeout + 10s
 	IdempotencyTTL   time.Duration // FUNDSVC_IDEMPOTENCY_TTL: default 24h
 
 	// The nightly export (fundsvc export, fundsvc ddl).
@@ -131,6 +132,7 @@ func Load(getenv func(string) string, args []string, name string, more ...func(*
 	env("FUNDSVC_RATE_LIMIT", func(v string) (err error) { c.RateLimit, err = strconv.ParseFloat(v, 64); return })
 	env("FUNDSVC_RATE_BURST", func(v string) (err error) { c.RateBurst, err = strconv.Atoi(v); return })
 	env("FUNDSVC_IDEMPOTENCY_LEASE", func(v string) (err error) { c.IdempotencyLease, err = time.ParseDuration(v); return })
+	env("FUNDSVC_CLAIM_LEASE", func(v string) (err error) { c.ClaimLease, err = time.ParseDuration(v); return })
 	env("FUNDSVC_IDEMPOTENCY_TTL", func(v string) (err error) { c.IdempotencyTTL, err = time.ParseDuration(v); return })
 	env("FUNDSVC_JWT_HS256_SECRET", str(&c.JWTSecret))
 	env("FUNDSVC_JWT_JWKS_FILE", str(&c.JWKSFile))
@@ -208,6 +210,10 @@ func (c Config) Validate() error {
 	}
 	if c.ShutdownTimeout <= 0 || c.RequestTimeout <= 0 || c.WriteTimeout <= 0 {
 		errs = append(errs, errors.New("timeouts must be positive durations such as 20s"))
+	}
+	if c.ClaimLease != 0 && c.ClaimLease <= c.WriteTimeout {
+		errs = append(errs, fmt.Errorf("claim lease %s is not longer than the write timeout %s: a slow write could lose its position claims to another investor's and fail; "+
+			"raise FUNDSVC_CLAIM_LEASE (unset, it is the write timeout plus 10s)", c.ClaimLease, c.WriteTimeout))
 	}
 	if c.ShutdownTimeout > 0 && c.ShutdownTimeout < c.WriteTimeout {
 		errs = append(errs, fmt.Errorf("shutdown timeout %s is shorter than the write timeout %s: a restatement in flight at shutdown would be cut off; "+

@@ -174,6 +174,12 @@ func open(ctx context.Context, cfg config.Config, getenv func(string) string) (*
 	}
 	store := fund.NewStore(fund.NewDB(awsCfg), cfg.Table)
 	store.MaxPositions = cfg.MaxPositions
+	// A live writer must never lose its pending claims: the lease outlasts
+	// the longest a write may run.
+	store.ClaimLease = cfg.ClaimLease
+	if store.ClaimLease <= 0 {
+		store.ClaimLease = cfg.WriteTimeout + 10*time.Second
+	}
 	return store, nil
 }
 

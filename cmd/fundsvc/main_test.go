@@ -93,6 +93,7 @@ func TestBadConfigurationIsRefusedClearly(t *testing.T) {
 		{"a non-numeric limit", []string{"serve"}, map[string]string{"FUNDSVC_MAX_POSITIONS": "many"}, "FUNDSVC_MAX_POSITIONS"},
 		{"an unknown log level", []string{"serve", "--log-level", "loud"}, nil, "log-level"},
 		{"a shutdown timeout shorter than the write timeout", []string{"serve"}, map[string]string{"FUNDSVC_SHUTDOWN_TIMEOUT": "20s"}, "FUNDSVC_SHUTDOWN_TIMEOUT"},
+		{"a claim lease no longer than the write timeout", []string{"serve"}, map[string]string{"FUNDSVC_CLAIM_LEASE": "5m"}, "FUNDSVC_CLAIM_LEASE"},
 		{"a negative rate limit", []string{"serve"}, map[string]string{"FUNDSVC_RATE_LIMIT": "-1"}, "FUNDSVC_RATE_LIMIT"},
 		{"a rate limit that is not a number", []string{"serve"}, map[string]string{"FUNDSVC_RATE_LIMIT": "NaN"}, "FUNDSVC_RATE_LIMIT"},
 		{"a rate limit without a burst", []string{"serve"}, map[string]string{"FUNDSVC_RATE_BURST": "0"}, "FUNDSVC_RATE_BURST"},

@@ -64,6 +64,9 @@ func startService(ctx context.Context, sc serviceConfig) (*service, error) {
 		"FUNDSVC_DYNAMODB_ENDPOINT="+sc.endpoint,
 		"FUNDSVC_TABLE="+sc.table,
 		"FUNDSVC_JWT_HS256_SECRET="+harness.RandomHex(32),
+		// One token drives the whole load: the per-principal rate limit
+		// would measure 429s, not the service.
+		"FUNDSVC_RATE_LIMIT=0",
 	)
 	if sc.requestTimeout > 0 {
 		env = append(env, "FUNDSVC_REQUEST_TIMEOUT="+sc.requestTimeout.String())
