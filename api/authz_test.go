@@ -367,8 +367,22 @@ func authzLikeUnknown(t *testing.T, s *testServer, method, path string, body any
 	if unknownPath == path {
 		t.Fatalf("no made-up ID for %s", path)
 	}
+	s.Counter.Reset()
 	got := authzSend(t, s, method, path, body, auth, headers...)
+	gotOps := s.Counter.Ops()
+	s.Counter.Reset()
 	ctl := authzSend(t, s, method, unknownPath, body, auth, headers...)
+	ctlOps := s.Counter.Ops()
+	if got.Status >= 400 && ctl.Status >= 400 {
+		// Authorization comes before any read that depends on the data: the
+		// refusal costs what an unknown ID costs, operation for operation.
+		slices.Sort(gotOps)
+		slices.Sort(ctlOps)
+		if !slices.Equal(gotOps, ctlOps) || len(gotOps) > 3 {
+			t.Errorf("%s %s costs DynamoDB operations %v, but for IDs that do not exist %v: a refusal must cost what an unknown ID costs, at most three operations",
+				method, path, gotOps, ctlOps)
+		}
+	}
 	if ctl.Status != want {
 		t.Errorf("control: %s %s, naming IDs that do not exist, is %d, want %d\n%s", method, unknownPath, ctl.Status, want, ctl.Body)
 	}

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"errors"
 	"mime"
 	"net/http"
 	"strconv"
@@ -29,6 +30,27 @@ func visible(c *gin.Context, fundID string, notFound error) bool {
 	}
 	writeError(c, notFound)
 	return false
+}
+
+// mayReadDocument answers 404 unless the caller may administer the fund of
+// document id, read from its commit head with one GetItem: authorization is
+// decided before any read that grows with the document, so another fund's
+// document costs what an unknown one does. An admin of every fund needs no
+// read.
+func (s *server) mayReadDocument(c *gin.Context, id string) bool {
+	p := principal(c)
+	if p.MayAdminister(AllFunds) {
+		return true
+	}
+	fundID, _, err := s.docs.DocumentFund(c.Request.Context(), id)
+	if err == nil && !p.MayAdminister(fundID) {
+		err = documentNotFound(id)
+	}
+	if err != nil {
+		writeError(c, err)
+		return false
+	}
+	return true
 }
 
 func documentNotFound(id string) error {
@@ -123,28 +145,23 @@ func setETag(c *gin.Context, version int) {
 }
 
 // ifMatch reads If-Match as a version number ("3" or 3). "*" asks only that
-// the document exist (RFC 9110): it is pinned to the current version, so a
-// missing document is 412.
-func (s *server) ifMatch(c *gin.Context, id string) (*int, bool) {
+// the document exist (RFC 9110), whatever its version when the write
+// commits. If-Match compares strongly (RFC 9110 13.1.1): a weak tag (W/"3")
+// never matches, so it is 412.
+func (s *server) ifMatch(c *gin.Context) (*int, bool) {
 	v := strings.TrimSpace(c.GetHeader("If-Match"))
 	if v == "" {
 		return nil, true
 	}
 	if v == "*" {
-		h, err := s.docs.LatestDocument(c.Request.Context(), id)
-		if err == nil && !principal(c).MayAdminister(h.FundID) {
-			err = fund.Errorf(fund.ENOTFOUND, "absent")
-		}
-		if fund.ErrorCode(err) == fund.ENOTFOUND {
-			err = fund.Errorf(fund.EPRECONDITION, "If-Match: * but document %s does not exist", id)
-		}
-		if err != nil {
-			writeError(c, err)
-			return nil, false
-		}
-		return &h.Version, true
+		any := fund.AnyVersion
+		return &any, true
 	}
-	n, err := strconv.Atoi(strings.Trim(strings.TrimPrefix(v, "W/"), `"`))
+	if strings.HasPrefix(v, "W/") {
+		writeError(c, fund.Errorf(fund.EPRECONDITION, "If-Match compares entity tags strongly; a weak tag never matches"))
+		return nil, false
+	}
+	n, err := strconv.Atoi(strings.Trim(v, `"`))
 	if err != nil || n < 0 {
 		writeError(c, fund.Invalid("If-Match", "must be a version such as \"3\" taken from an ETag, or *"))
 		return nil, false
@@ -162,11 +179,11 @@ func (s *server) putDocument(c *gin.Context) {
 		writeError(c, &fund.Error{Code: codeUnsupported, Field: "Content-Type", Message: "send the document as application/json"})
 		return
 	}
-	expect, ok := s.ifMatch(c, id)
+	expect, ok := s.ifMatch(c)
 	if !ok {
 		return
 	}
-	var req documentRequest
+	req := documentRequest{Positions: positionList{max: s.maxPositions}}
 	if err := decodeStrict(http.MaxBytesReader(c.Writer, c.Request.Body, s.maxBody), &req); err != nil {
 		writeError(c, err)
 		return
@@ -181,17 +198,30 @@ func (s *server) putDocument(c *gin.Context) {
 		writeError(c, &fund.Error{Code: fund.EFORBIDDEN, Field: "fundId", Message: "your token does not cover fund " + doc.FundID})
 		return
 	}
-	// A document of a fund outside the token's scope is answered as absent.
-	if h, err := s.docs.LatestDocument(c.Request.Context(), id); err == nil && !p.MayAdminister(h.FundID) {
+	// A document of a fund outside the token's scope is answered as absent:
+	// 404, or 412 for If-Match: *, exactly as for a document that does not
+	// exist, at the same cost (one GetItem of the head).
+	fundID, _, err := s.docs.DocumentFund(c.Request.Context(), id)
+	absent := fund.ErrorCode(err) == fund.ENOTFOUND || (err == nil && !p.MayAdminister(fundID))
+	switch {
+	case absent && expect != nil && *expect == fund.AnyVersion:
+		writeError(c, fund.Errorf(fund.EPRECONDITION, "If-Match: * but document %s does not exist", id))
+		return
+	case err == nil && absent:
 		writeError(c, documentNotFound(id))
 		return
-	} else if err != nil && fund.ErrorCode(err) != fund.ENOTFOUND {
+	case err != nil && !absent:
 		writeError(c, err)
 		return
 	}
 	doc.CreatedBy = p.Subject
 	doc.RequestID, _ = c.Request.Context().Value(keyRequestIdentity).(string)
+	doc.RequestOwner, _ = c.Request.Context().Value(keyRequestOwner).(string)
 	saved, err := s.docs.Restate(c.Request.Context(), doc, expect)
+	var fe *fund.Error
+	if errors.As(err, &fe) && fe.Code == fund.ECONFLICT && fe.Field == "fundId" && !s.mayReadDocument(c, id) {
+		return // another fund created it meanwhile: absent, as above
+	}
 	if err != nil {
 		writeError(c, err)
 		return
@@ -223,6 +253,9 @@ func (s *server) getOverview(c *gin.Context) {
 	var doc fund.Document
 	more := false
 	if cur.Commit == "" {
+		if !s.mayReadDocument(c, id) {
+			return
+		}
 		snap, err := s.docs.Overview(c.Request.Context(), id)
 		if err != nil {
 			writeError(c, err)
@@ -280,9 +313,11 @@ func lastPosition(items []fund.PositionItem) string {
 	return last
 }
 
-// getVersions compares the latest document with its earlier versions; with
-// from or to it lists the record of every version whose asOf lies between
-// them (every version of the end date included, the current one too).
+// getVersions lists a document's latest record beside its earlier ones, a
+// page of history records at a time (limit, cursor); with from or to, the
+// record of every version whose asOf lies between them (every version of the
+// end date included, the current one too). The latest record is read first,
+// so another fund's document is refused before its history is read.
 func (s *server) getVersions(c *gin.Context) {
 	id, ok := param(c, "documentId")
 	if !ok {
@@ -292,52 +327,45 @@ func (s *server) getVersions(c *gin.Context) {
 	if !ok {
 		return
 	}
+	query := "versions:" + id + ":" + from.String() + ":" + to.String()
+	limit, cur, ok := s.pageRequest(c, query)
+	if !ok {
+		return
+	}
 	ctx := c.Request.Context()
+	latest, err := s.docs.LatestDocument(ctx, id)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	if !visible(c, latest.FundID, documentNotFound(id)) {
+		return
+	}
+	history, next, err := s.docs.HistoryPage(ctx, id, from, to, limit, stringsToKey(cur.Key))
+	if err != nil {
+		writeError(c, err)
+		return
+	}
 	type response struct {
 		DocumentID string           `json:"documentId"`
 		Latest     *documentHeader  `json:"latest,omitempty"`
 		Historical []documentHeader `json:"historical"`
+		Next       string           `json:"next,omitempty"`
 	}
-	resp := response{DocumentID: id, Historical: []documentHeader{}}
-	var history []fund.DocumentHeader
-	if from.IsZero() && to.IsZero() {
-		v, err := s.docs.Versions(ctx, id)
-		if err != nil {
-			writeError(c, err)
-			return
-		}
-		if !visible(c, v.Latest.FundID, documentNotFound(id)) {
-			return
-		}
-		latest := toHeader(v.Latest, "Active")
-		resp.Latest, history = &latest, v.History
-		setETag(c, v.Latest.Version)
-		for _, h := range history {
-			resp.Historical = append(resp.Historical, toHeader(h, "Historical"))
-		}
-	} else {
-		var err error
-		if history, err = s.docs.HistoryBetween(ctx, id, from, to); err != nil {
-			writeError(c, err)
-			return
-		}
-		fundID := ""
-		if len(history) > 0 {
-			fundID = history[0].FundID
-		} else {
-			h, err := s.docs.LatestDocument(ctx, id)
-			if err != nil {
-				writeError(c, err)
-				return
-			}
-			fundID = h.FundID
-		}
-		if !visible(c, fundID, documentNotFound(id)) {
-			return
-		}
-		// Every version's record in the range, the current one included.
-		for _, h := range history {
+	resp := response{DocumentID: id, Historical: []documentHeader{}, Next: s.next(c, query, next)}
+	ranged := !from.IsZero() || !to.IsZero()
+	if !ranged {
+		h := toHeader(latest, "Active")
+		resp.Latest = &h
+		setETag(c, latest.Version)
+	}
+	for _, h := range history {
+		switch {
+		case ranged:
+			// Every version's record in the range, the current one included.
 			resp.Historical = append(resp.Historical, toHeader(h, ""))
+		case h.Version < latest.Version:
+			resp.Historical = append(resp.Historical, toHeader(h, "Historical"))
 		}
 	}
 	c.JSON(http.StatusOK, resp)
@@ -366,6 +394,9 @@ func (s *server) getVersion(c *gin.Context) {
 	n, err := strconv.Atoi(c.Param("version"))
 	if err != nil || n < 1 {
 		writeError(c, fund.Invalid("version", "must be a version number from 1, or latest"))
+		return
+	}
+	if !s.mayReadDocument(c, id) {
 		return
 	}
 	d, err := s.docs.Version(ctx, id, n)
@@ -401,6 +432,9 @@ func (s *server) getDocumentPosition(c *gin.Context) {
 		Version    int        `json:"version"`
 		Items      []itemWire `json:"items"`
 	}
+	if !s.mayReadDocument(c, id) {
+		return
+	}
 	ctx := c.Request.Context()
 	if kind != "" {
 		it, err := s.docs.PositionItemByKey(ctx, id, kind, pos)
@@ -429,7 +463,7 @@ func (s *server) getDocumentPosition(c *gin.Context) {
 // getCapital returns the capital activities and capital calls of a document.
 func (s *server) getCapital(c *gin.Context) {
 	id, ok := param(c, "documentId")
-	if !ok {
+	if !ok || !s.mayReadDocument(c, id) {
 		return
 	}
 	capital, err := s.docs.Capital(c.Request.Context(), id)
@@ -460,7 +494,7 @@ func (s *server) getCapital(c *gin.Context) {
 // document's latest version calls, distributes and reports unfunded.
 func (s *server) getAnalysis(c *gin.Context) {
 	id, ok := param(c, "documentId")
-	if !ok {
+	if !ok || !s.mayReadDocument(c, id) {
 		return
 	}
 	snap, err := s.docs.Overview(c.Request.Context(), id)
@@ -559,6 +593,12 @@ func investorNotFound(inv string) error {
 	return fund.Errorf(fund.ENOTFOUND, "investor %s not found", inv)
 }
 
+// filtersInvestor reports whether p may see only some of an investor's
+// positions: an admin whose token does not cover every fund.
+func filtersInvestor(p Principal) bool {
+	return p.Role != RoleInvestor && !p.MayAdminister(AllFunds)
+}
+
 // ownInvestor answers 404, as for an unknown investor, when an investor
 // token names another investor than its own.
 func ownInvestor(c *gin.Context, inv string) bool {
@@ -584,26 +624,15 @@ func (s *server) listInvestorPositions(c *gin.Context) {
 	if !ok {
 		return
 	}
-	// An admin sees the investor's positions in the funds the token covers;
-	// pages filtered empty are skipped, so an empty answer never hints that
-	// the investor has positions elsewhere.
-	var mine []positions.Registered
-	next := stringsToKey(cur.Key)
-	for {
-		rs, n, err := s.positions.OfInvestor(c.Request.Context(), inv, limit, next)
-		if err != nil {
-			writeError(c, err)
-			return
-		}
-		for _, r := range rs {
-			if p.Role == RoleInvestor || p.MayAdminister(r.FundID) {
-				mine = append(mine, r)
-			}
-		}
-		next = n
-		if len(mine) > 0 || next == nil {
-			break
-		}
+	// An admin sees the investor's positions in the funds the token covers,
+	// read a bounded number of rows at a time: a page may hold fewer than
+	// limit with a next cursor, but reading it never costs more than two
+	// Queries, whoever asks.
+	keep := func(r positions.Registered) bool { return mayReadPosition(p, r.FundID, r.InvestorID) }
+	mine, next, err := s.positions.VisibleOfInvestor(c.Request.Context(), inv, keep, filtersInvestor(p), limit, stringsToKey(cur.Key))
+	if err != nil {
+		writeError(c, err)
+		return
 	}
 	if len(mine) == 0 && cur.Key == nil && next == nil {
 		writeError(c, notFound)
@@ -641,6 +670,11 @@ func (s *server) positionItems(c *gin.Context, pos string, kind fund.ItemKind, q
 	notFound := positionNotFound(pos)
 	for _, it := range items {
 		if !mayRead(principal(c), it) {
+			if kind != "" && cur.Key == nil {
+				// An unknown position costs a second Query (below); so does
+				// another's, or its cost would tell that it exists.
+				_, _, _ = s.positions.Items(ctx, pos, "", 1, nil)
+			}
 			writeError(c, notFound)
 			return
 		}
@@ -708,6 +742,12 @@ func mayReadPosition(p Principal, fundID, investorID string) bool {
 	return p.MayAdminister(fundID)
 }
 
+// allowFor is p's access rule for the positions package, applied before
+// any read past the first.
+func allowFor(p Principal) positions.Allow {
+	return func(fundID, investorID string) bool { return mayReadPosition(p, fundID, investorID) }
+}
+
 func positionNotFound(pos string) error {
 	return fund.Errorf(fund.ENOTFOUND, "position %s not found", pos)
 }
@@ -739,7 +779,7 @@ func (s *server) getPositionSummary(c *gin.Context) {
 	if !ok {
 		return
 	}
-	sum, err := s.positions.Summary(c.Request.Context(), pos, asOf)
+	sum, err := s.positions.SummaryFor(c.Request.Context(), pos, asOf, allowFor(principal(c)))
 	if err = readable(c, pos, sum.FundID, sum.InvestorID, err); err != nil {
 		writeError(c, err)
 		return
@@ -755,7 +795,7 @@ func (s *server) getPositionCashflows(c *gin.Context) {
 	if !ok {
 		return
 	}
-	identity, flows, err := s.positions.Cashflows(c.Request.Context(), pos, asOf)
+	identity, flows, err := s.positions.CashflowsFor(c.Request.Context(), pos, asOf, allowFor(principal(c)))
 	if err = readable(c, pos, identity.FundID, identity.InvestorID, err); err != nil {
 		writeError(c, err)
 		return
@@ -778,12 +818,19 @@ func (s *server) getInvestorSummary(c *gin.Context) {
 	if !ownInvestor(c, inv) {
 		return
 	}
+	query := "investor-summary:" + inv + ":" + asOf.String()
+	limit, cur, ok := s.pageRequest(c, query)
+	if !ok {
+		return
+	}
 	p := principal(c)
 	keep := func(r positions.Registered) bool { return mayReadPosition(p, r.FundID, r.InvestorID) }
-	sum, err := s.positions.InvestorSummary(c.Request.Context(), inv, asOf, keep)
+	sum, next, err := s.positions.InvestorSummary(c.Request.Context(), inv, asOf, keep, filtersInvestor(p), limit, stringsToKey(cur.Key))
 	if err != nil {
 		writeError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, toInvestorSummary(sum))
+	resp := toInvestorSummary(sum)
+	resp.Next = s.next(c, query, next)
+	c.JSON(http.StatusOK, resp)
 }

@@ -68,6 +68,7 @@ type server struct {
 	idemLease    time.Duration
 	idemTTL      time.Duration
 	limiter      *principalLimiter // nil: no rate limit
+	maxPositions int               // of a document, counted while its body is decoded; 0: no limit
 }
 
 // NewServer returns the HTTP handler of the whole API.
@@ -90,6 +91,9 @@ func NewServer(o Options) http.Handler {
 	if s.idemLease <= 0 {
 		// Longer than any request may run, so no live request loses its key.
 		s.idemLease = max(o.RequestTimeout, o.WriteTimeout, time.Minute) + 10*time.Second
+	}
+	if o.Documents != nil {
+		s.maxPositions = o.Documents.MaxPositions
 	}
 	if s.idemTTL <= 0 {
 		s.idemTTL = 24 * time.Hour

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/guregu/dynamo/v2"
 )
 
@@ -54,11 +55,15 @@ func collect(ctx context.Context, iter dynamo.PagingIter) ([]Item, error) {
 	return items, iter.Err()
 }
 
+// OverviewHistory is how many earlier versions an overview lists (their
+// document and capital activity records); the versions route lists every one.
+const OverviewHistory = 20
+
 // Snapshot is one consistent version of a document with its history.
 type Snapshot struct {
 	Document   Document         // the latest committed version, with its positions
-	History    []DocumentHeader // every earlier version's record, by asOf then version
-	Activities []ActivityRecord // every earlier version's capital activity, by date then version
+	History    []DocumentHeader // the OverviewHistory latest earlier versions' records, by asOf then version
+	Activities []ActivityRecord // their capital activities, by date then version
 	// FromVersion is true when the latest view was being rewritten and the
 	// snapshot was read from the committed version's own partition instead.
 	FromVersion bool
@@ -144,13 +149,15 @@ func (s *Store) Overview(ctx context.Context, doc string) (Snapshot, error) {
 		return Snapshot{}, notFound(doc)
 	}
 	snap := Snapshot{}
+	// The most recent earlier versions only: /versions pages through all.
+	oldest := p.head.Version - OverviewHistory
 	for _, h := range p.history {
-		if h.Version < p.head.Version {
+		if h.Version < p.head.Version && h.Version >= oldest {
 			snap.History = append(snap.History, h.Header())
 		}
 	}
 	for _, a := range p.activities {
-		if a.Version < p.head.Version {
+		if a.Version < p.head.Version && a.Version >= oldest {
 			snap.Activities = append(snap.Activities, a.Activity())
 		}
 	}
@@ -349,52 +356,51 @@ func (s *Store) LatestDocumentByIndex(ctx context.Context, doc string) (Document
 	return it.Header(), nil
 }
 
-// Versions is a document's latest record beside its earlier ones.
-type Versions struct {
-	Latest  DocumentHeader
-	History []DocumentHeader
-}
-
-// Versions compares the latest document with its earlier versions, read
-// with one Query on the "DOCUMENT#" sort keys. It returns ENOTFOUND for an
-// unknown document.
-func (s *Store) Versions(ctx context.Context, doc string) (Versions, error) {
-	items, err := QueryAll(ctx, s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.BeginsWith, DocumentPrefix).Consistent(true))
+// DocumentFund returns the fund a document belongs to and its committed
+// version, read from its commit head with one GetItem: what a route needs
+// to authorize the caller before any read that grows with the document.
+// It returns ENOTFOUND for an unknown document.
+func (s *Store) DocumentFund(ctx context.Context, doc string) (fundID string, version int, err error) {
+	h, err := s.head(ctx, doc)
 	if err != nil {
-		return Versions{}, fmt.Errorf("versions of document %s: %w", doc, err)
+		return "", 0, err
 	}
-	var v Versions
-	found := false
-	for i := range items {
-		if items[i].SK == DocumentLatestSK {
-			v.Latest, found = items[i].Header(), true
-		}
+	if h == nil {
+		return "", 0, notFound(doc)
 	}
-	if !found {
-		return Versions{}, notFound(doc)
-	}
-	for i := range items {
-		if items[i].SK != DocumentLatestSK && items[i].Version < v.Latest.Version {
-			v.History = append(v.History, items[i].Header())
-		}
-	}
-	return v, nil
+	return h.FundID, h.Version, nil
 }
 
-// HistoryBetween returns the historical document records whose asOf lies
-// between from and to (every version of the end date included), read with one
-// Query using BETWEEN on the sort key. An unknown document has none.
-func (s *Store) HistoryBetween(ctx context.Context, doc string, from, to Date) ([]DocumentHeader, error) {
+// HistoryPage returns up to limit of a document's history records whose
+// asOf lies between from and to (either may be zero for an open end; every
+// version of the end date included), ordered by asOf then version, with one
+// Query, resuming at start; the key to resume from is nil at the end. The
+// latest record is not among them; the current version's history record is.
+func (s *Store) HistoryPage(ctx context.Context, doc string, from, to Date, limit int, start PageKey) ([]DocumentHeader, PageKey, error) {
 	lo, hi := DocumentHistoryRange(from, to)
-	items, err := QueryAll(ctx, s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.Between, lo, hi).Consistent(true))
+	items, next, err := QueryPage(ctx, s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.Between, lo, hi).Consistent(true), limit, start)
 	if err != nil {
-		return nil, fmt.Errorf("history of document %s: %w", doc, err)
+		return nil, nil, fmt.Errorf("history of document %s: %w", doc, err)
 	}
 	out := make([]DocumentHeader, 0, len(items))
 	for i := range items {
 		out = append(out, items[i].Header())
 	}
-	return out, nil
+	return out, next, nil
+}
+
+// IndexPageKey is the key that resumes a Query of index after it, an item
+// the Query returned: a page can then end on any item, not only where a
+// DynamoDB response ended.
+func IndexPageKey(it *Item, index string) PageKey {
+	key := PageKey{AttrPK: &types.AttributeValueMemberS{Value: it.PK}, AttrSK: &types.AttributeValueMemberS{Value: it.SK}}
+	switch index {
+	case IndexGSI1:
+		key[AttrGSI1PK], key[AttrGSI1SK] = &types.AttributeValueMemberS{Value: it.GSI1PK}, &types.AttributeValueMemberS{Value: it.GSI1SK}
+	case IndexGSI2:
+		key[AttrGSI2PK], key[AttrGSI2SK] = &types.AttributeValueMemberS{Value: it.GSI2PK}, &types.AttributeValueMemberS{Value: it.GSI2SK}
+	}
+	return key
 }
 
 // Version returns version n of a document whole, positions included: one

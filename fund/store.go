@@ -121,6 +121,10 @@ func (s *Store) Ping(ctx context.Context) error {
 	return nil
 }
 
+// AnyVersion, as Restate's ifMatch, asks only that the document exist
+// (If-Match: *): whichever version is current when the write commits.
+const AnyVersion = -1
+
 // maxCommitAttempts bounds how often a writer without If-Match re-reads the
 // head after losing a race to another writer.
 const maxCommitAttempts = 25
@@ -172,11 +176,17 @@ func (s *Store) Restate(ctx context.Context, d Document, ifMatch *int) (Document
 		if head != nil {
 			current = head.Version
 		}
-		if ifMatch != nil && *ifMatch != current && !repeat {
+		switch {
+		case repeat || ifMatch == nil:
+		case *ifMatch == AnyVersion && head == nil:
+			return Document{}, Errorf(EPRECONDITION, "If-Match: * but document %s does not exist", d.ID)
+		case *ifMatch != AnyVersion && *ifMatch != current:
 			return Document{}, Errorf(EPRECONDITION, "document %s is at version %d, not %d", d.ID, current, *ifMatch)
 		}
 		if head != nil && head.FundID != d.FundID {
-			return Document{}, Errorf(ECONFLICT, "document %s belongs to fund %s; a restatement cannot move it to %s", d.ID, head.FundID, d.FundID)
+			// The other fund is not named: the caller may not administer it.
+			return Document{}, &Error{Code: ECONFLICT, Field: "fundId",
+				Message: fmt.Sprintf("document %s belongs to another fund; a restatement cannot move it to %s", d.ID, d.FundID)}
 		}
 		if repeat || (head != nil && !head.Materialized && head.ContentHash == hash) {
 			// This very request committed the head (its answer was lost), or
@@ -208,11 +218,15 @@ func (s *Store) Restate(ctx context.Context, d Document, ifMatch *int) (Document
 		}
 		err = s.commit(ctx, &d, head, hash, cl)
 		if dynamo.IsCondCheckFailed(err) {
-			// Another writer committed first, or this one's claims were
-			// revoked (it outlived their lease): nothing of it was committed.
+			// Another writer committed first, this one's claims were
+			// revoked or its Idempotency-Key was taken over (it outlived a
+			// lease): nothing of it was committed.
 			s.discardStaged(ctx, &d)
 			s.release(ctx, cl)
-			if ifMatch != nil {
+			if lost, err := s.lostIdempotencyKey(ctx, &d); err != nil || lost {
+				return Document{}, errors.Join(err, Errorf(ECONFLICT, "this request's Idempotency-Key was taken over by a repeat of it after its lease ran out; the repeat's answer is the one kept"))
+			}
+			if ifMatch != nil && *ifMatch != AnyVersion {
 				return Document{}, Errorf(EPRECONDITION, "document %s changed while writing version %d", d.ID, d.Version)
 			}
 			if attempt < maxCommitAttempts {
@@ -230,6 +244,23 @@ func (s *Store) Restate(ctx context.Context, d Document, ifMatch *int) (Document
 		}
 		return d, s.materialize(ctx, &d, cl)
 	}
+}
+
+// lostIdempotencyKey reports whether the request that writes d no longer
+// owns its Idempotency-Key.
+func (s *Store) lostIdempotencyKey(ctx context.Context, d *Document) (bool, error) {
+	if d.RequestID == "" || d.RequestOwner == "" {
+		return false, nil
+	}
+	var rec idempotencyItem
+	err := s.table.Get(AttrPK, d.RequestID).Range(AttrSK, dynamo.Equal, IdempotencyRecordSK).Consistent(true).One(ctx, &rec)
+	if errors.Is(err, dynamo.ErrNotFound) {
+		return true, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("read the idempotency record of document %s: %w", d.ID, err)
+	}
+	return rec.Owner != d.RequestOwner, nil
 }
 
 // head reads the commit head of a document, or nil if it has none.
@@ -296,6 +327,9 @@ func (s *Store) commit(ctx context.Context, d *Document, prev *Item, hash string
 	}
 	if prev != nil && prev.AsOf != d.AsOf {
 		tx = tx.Delete(s.table.Delete(AttrPK, FundPK(d.FundID)).Range(AttrSK, FundDocumentSK(prev.AsOf, d.ID)))
+	}
+	if d.RequestID != "" && d.RequestOwner != "" {
+		tx = tx.Check(s.table.Check(AttrPK, d.RequestID).Range(AttrSK, IdempotencyRecordSK).If("$ = ?", "Owner", d.RequestOwner))
 	}
 	if cl != nil && cl.fence != "" {
 		// The claims this version relies on stay its own only if no one
@@ -453,7 +487,7 @@ func (s *Store) parallelism() int {
 
 // contentHash identifies what the caller sent, apart from server-owned fields.
 func contentHash(d Document) (string, error) {
-	d.Version, d.CommitID, d.CreatedAt, d.CreatedBy, d.RequestID = 0, "", time.Time{}, "", ""
+	d.Version, d.CommitID, d.CreatedAt, d.CreatedBy, d.RequestID, d.RequestOwner = 0, "", time.Time{}, "", "", ""
 	b, err := json.Marshal(d)
 	if err != nil {
 		return "", fmt.Errorf("hash document %s: %w", d.ID, err)

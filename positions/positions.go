@@ -80,6 +80,54 @@ func (s *Store) OfInvestor(ctx context.Context, inv string, limit int, start fun
 	return s.list(ctx, q, limit, start, "positions of investor "+inv)
 }
 
+// maxRegistryReads bounds the Queries one call of VisibleOfInvestor makes,
+// and registryReadRows the rows each reads when the caller sees only some:
+// a caller who sees few or none of an investor's positions costs a bounded
+// read, not one Query per position.
+const (
+	maxRegistryReads = 2
+	registryReadRows = 1000
+)
+
+// VisibleOfInvestor lists up to limit of an investor's positions that keep
+// accepts (the caller's access rule), resuming at start, with at most two
+// Queries of GSI2 (INVESTOR#<inv>). filtered says keep may refuse some: each
+// Query then reads up to 1,000 rows. A page ends after its last position, so
+// the next one starts right after it; it may hold fewer than limit (even
+// none) with a key to go on from when the reads were used up first.
+func (s *Store) VisibleOfInvestor(ctx context.Context, inv string, keep func(Registered) bool, filtered bool, limit int, start fund.PageKey) ([]Registered, fund.PageKey, error) {
+	q := s.table.Get(fund.AttrGSI2PK, fund.InvestorGSI2PK(inv)).Index(fund.IndexGSI2)
+	read := limit
+	if filtered {
+		read = max(limit, registryReadRows)
+	}
+	var out []Registered
+	next := start
+	for range maxRegistryReads {
+		items, n, err := fund.QueryPage(ctx, q, read, next)
+		if err != nil {
+			return nil, nil, fmt.Errorf("positions of investor %s: %w", inv, err)
+		}
+		for i := range items {
+			r := registered(&items[i])
+			if !keep(r) {
+				continue
+			}
+			out = append(out, r)
+			if len(out) == limit {
+				if i == len(items)-1 {
+					return out, n, nil
+				}
+				return out, fund.IndexPageKey(&items[i], fund.IndexGSI2), nil
+			}
+		}
+		if next = n; next == nil {
+			break
+		}
+	}
+	return out, next, nil
+}
+
 // OfFund lists a fund's positions with one Query of the fund partition.
 func (s *Store) OfFund(ctx context.Context, fundID string, limit int, start fund.PageKey) ([]Registered, fund.PageKey, error) {
 	q := s.table.Get(fund.AttrPK, fund.FundPK(fundID)).Range(fund.AttrSK, dynamo.BeginsWith, fund.FundPositionPrefix)

@@ -3,6 +3,7 @@ package positions
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/fundsvc/fundsvc/fund"
@@ -199,15 +200,23 @@ func orZero(m *fund.Money) fund.Money {
 //
 // It returns the identity of the position (fund, investor, currency) read
 // from any of its items, and ENOTFOUND if no document reports it.
-func (s *Store) reported(ctx context.Context, pos string, asOf fund.Date) (fund.PositionItem, []fund.PositionItem, error) {
+func (s *Store) reported(ctx context.Context, pos string, asOf fund.Date, owner *Registered, allow Allow) (fund.PositionItem, []fund.PositionItem, error) {
 	stored, err := fund.QueryAll(ctx, s.table.Get(fund.AttrGSI2PK, fund.PositionGSI2PK(pos)).Index(fund.IndexGSI2))
 	if err != nil {
 		return fund.PositionItem{}, nil, fmt.Errorf("items of position %s: %w", pos, err)
+	}
+	if owner != nil {
+		stored = slices.DeleteFunc(stored, func(it fund.Item) bool {
+			return it.FundID != owner.FundID || it.InvestorID != owner.InvestorID
+		})
 	}
 	if len(stored) == 0 {
 		return fund.PositionItem{}, nil, fund.Errorf(fund.ENOTFOUND, "position %s not found", pos)
 	}
 	identity := stored[0].PositionItem()
+	if allow != nil && !allow(identity.FundID, identity.InvestorID) {
+		return fund.PositionItem{}, nil, fund.Errorf(fund.ENOTFOUND, "position %s not found", pos)
+	}
 	var counted []fund.PositionItem
 	later := map[string]int{} // document → latest version, dated after asOf
 	for i := range stored {
@@ -249,7 +258,24 @@ func (s *Store) reported(ctx context.Context, pos string, asOf fund.Date) (fund.
 // ENOTFOUND if no document reports the position; a position whose documents
 // all come later has a summary of zeros.
 func (s *Store) Summary(ctx context.Context, pos string, asOf fund.Date) (Summary, error) {
-	identity, items, err := s.reported(ctx, pos, asOf)
+	return s.SummaryFor(ctx, pos, asOf, nil)
+}
+
+// Allow is a caller's access rule for a position of fundID held by
+// investorID; nil allows every position.
+type Allow func(fundID, investorID string) bool
+
+// SummaryFor is Summary for a caller that allow may refuse: it decides right
+// after the position's first Query, before any further read, and returns
+// ENOTFOUND, as for an unknown position, if allow refuses.
+func (s *Store) SummaryFor(ctx context.Context, pos string, asOf fund.Date, allow Allow) (Summary, error) {
+	return s.summary(ctx, pos, asOf, nil, allow)
+}
+
+// summary is SummaryFor counting, when owner is set, only the items of
+// owner's fund and investor.
+func (s *Store) summary(ctx context.Context, pos string, asOf fund.Date, owner *Registered, allow Allow) (Summary, error) {
+	identity, items, err := s.reported(ctx, pos, asOf, owner, allow)
 	if err != nil {
 		return Summary{}, err
 	}
@@ -281,7 +307,13 @@ type Cashflow struct {
 // Summary. Flows of one date are ordered contributions first, then by
 // document. It returns ENOTFOUND if no document reports the position.
 func (s *Store) Cashflows(ctx context.Context, pos string, asOf fund.Date) (fund.PositionItem, []Cashflow, error) {
-	identity, items, err := s.reported(ctx, pos, asOf)
+	return s.CashflowsFor(ctx, pos, asOf, nil)
+}
+
+// CashflowsFor is Cashflows for a caller that allow may refuse (see
+// SummaryFor).
+func (s *Store) CashflowsFor(ctx context.Context, pos string, asOf fund.Date, allow Allow) (fund.PositionItem, []Cashflow, error) {
+	identity, items, err := s.reported(ctx, pos, asOf, nil, allow)
 	if err != nil {
 		return fund.PositionItem{}, nil, err
 	}
@@ -351,28 +383,24 @@ type Totals struct {
 	PositionsWithoutCommitment int
 }
 
-// InvestorSummary sums up every position of an investor that keep accepts
-// (the caller's access rule) on a date: one Query of GSI2 (INVESTOR#<inv>,
-// followed page by page) lists the positions, then each is summed up as
-// Summary does, several at a time. Positions no document reports are left
-// out. It returns ENOTFOUND if no position is left.
-func (s *Store) InvestorSummary(ctx context.Context, inv string, asOf fund.Date, keep func(Registered) bool) (InvestorSummary, error) {
-	stored, err := fund.QueryAll(ctx, s.table.Get(fund.AttrGSI2PK, fund.InvestorGSI2PK(inv)).Index(fund.IndexGSI2))
+// InvestorSummary sums up the investor's positions that keep accepts (the
+// caller's access rule) on a date, up to limit of them from start (see
+// VisibleOfInvestor), each as Summary does, several at a time, and returns
+// the key of the next page. Each position counts only the items whose fund
+// and investor are the ones its registry row names: the row authorized the
+// read, so nothing else may be added in. Positions no document reports are
+// left out. It returns ENOTFOUND if, on the first page, no position is left.
+func (s *Store) InvestorSummary(ctx context.Context, inv string, asOf fund.Date, keep func(Registered) bool, filtered bool, limit int, start fund.PageKey) (InvestorSummary, fund.PageKey, error) {
+	regs, next, err := s.VisibleOfInvestor(ctx, inv, keep, filtered, limit, start)
 	if err != nil {
-		return InvestorSummary{}, fmt.Errorf("positions of investor %s: %w", inv, err)
-	}
-	var regs []Registered
-	for i := range stored {
-		if r := registered(&stored[i]); keep(r) {
-			regs = append(regs, r)
-		}
+		return InvestorSummary{}, nil, err
 	}
 	sums := make([]*Summary, len(regs))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(8)
 	for i, r := range regs {
 		g.Go(func() error {
-			sum, err := s.Summary(gctx, r.PositionID, asOf)
+			sum, err := s.summary(gctx, r.PositionID, asOf, &r, nil)
 			if fund.ErrorCode(err) == fund.ENOTFOUND {
 				return nil
 			}
@@ -381,7 +409,7 @@ func (s *Store) InvestorSummary(ctx context.Context, inv string, asOf fund.Date,
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return InvestorSummary{}, err
+		return InvestorSummary{}, nil, err
 	}
 	out := InvestorSummary{InvestorID: inv, AsOf: asOf}
 	totals := map[string]*Totals{}
@@ -397,8 +425,8 @@ func (s *Store) InvestorSummary(ctx context.Context, inv string, asOf fund.Date,
 		}
 		t.add(sum.Figures)
 	}
-	if len(out.Positions) == 0 {
-		return InvestorSummary{}, fund.Errorf(fund.ENOTFOUND, "investor %s not found", inv)
+	if len(out.Positions) == 0 && start == nil && next == nil {
+		return InvestorSummary{}, nil, fund.Errorf(fund.ENOTFOUND, "investor %s not found", inv)
 	}
 	sort.Slice(out.Positions, func(i, j int) bool { return out.Positions[i].PositionID < out.Positions[j].PositionID })
 	for _, t := range totals {
@@ -406,7 +434,7 @@ func (s *Store) InvestorSummary(ctx context.Context, inv string, asOf fund.Date,
 		out.Totals = append(out.Totals, *t)
 	}
 	sort.Slice(out.Totals, func(i, j int) bool { return out.Totals[i].Currency < out.Totals[j].Currency })
-	return out, nil
+	return out, next, nil
 }
 
 // add adds one position's figures; deriveDPI must follow.

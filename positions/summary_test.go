@@ -258,7 +258,7 @@ func TestSummariesWorkedOutByHand(t *testing.T) {
 
 	t.Run("INV_A's totals keep USD and EUR apart and count PD's missing commitment", func(t *testing.T) {
 		e.Counter.Reset()
-		s, err := e.Positions.InvestorSummary(ctx, "INV_A", fund.Date{}, func(positions.Registered) bool { return true })
+		s, _, err := e.Positions.InvestorSummary(ctx, "INV_A", fund.Date{}, func(positions.Registered) bool { return true }, false, 100, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -296,11 +296,11 @@ func TestSummariesWorkedOutByHand(t *testing.T) {
 	})
 
 	t.Run("an investor's positions the caller may not see are left out, and none left is not found", func(t *testing.T) {
-		s, err := e.Positions.InvestorSummary(ctx, "INV_A", fund.Date{}, func(r positions.Registered) bool { return r.FundID == "FUND_E" })
+		s, _, err := e.Positions.InvestorSummary(ctx, "INV_A", fund.Date{}, func(r positions.Registered) bool { return r.FundID == "FUND_E" }, true, 100, nil)
 		if err != nil || len(s.Positions) != 1 || s.Positions[0].PositionID != "PC" || len(s.Totals) != 1 || s.Totals[0].Currency != "EUR" {
 			t.Fatalf("got %+v, %v", s, err)
 		}
-		_, err = e.Positions.InvestorSummary(ctx, "INV_A", fund.Date{}, func(positions.Registered) bool { return false })
+		_, _, err = e.Positions.InvestorSummary(ctx, "INV_A", fund.Date{}, func(positions.Registered) bool { return false }, true, 100, nil)
 		if fund.ErrorCode(err) != fund.ENOTFOUND {
 			t.Fatalf("got %v, want ENOTFOUND", err)
 		}
