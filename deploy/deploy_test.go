@@ -160,6 +160,9 @@ func TestChecksCatchMistakes(t *testing.T) {
 		{"the exporter may list another prefix", checkExporterConfined, func(tpl map[string]any) {
 			obj(policyStatements(tpl, "ExporterPolicy")[2], "Condition", "StringLike")["s3:prefix"] = []any{"*"}
 		}},
+		{"the exporter may write items beyond its lease", checkExporterConfined, func(tpl map[string]any) {
+			delete(obj(policyStatements(tpl, "ExporterPolicy")[4]), "Condition")
+		}},
 		{"the exporter may write items", checkExporterConfined, func(tpl map[string]any) {
 			addAction(policyStatements(tpl, "ExporterPolicy")[0], "dynamodb:PutItem")
 		}},
@@ -573,6 +576,11 @@ func checkExporterConfined(tpl map[string]any) []string {
 	want := map[string][]string{
 		"dynamodb:scan":          {tableARN},
 		"dynamodb:describetable": {tableARN},
+		"dynamodb:getitem":       {tableARN},
+		"dynamodb:query":         {tableARN},
+		"dynamodb:putitem":       {tableARN},
+		"dynamodb:updateitem":    {tableARN},
+		"dynamodb:deleteitem":    {tableARN},
 		"s3:listbucket":          {bucketARN},
 	}
 	for _, a := range []string{"PutObject", "GetObject", "DeleteObject", "AbortMultipartUpload", "ListMultipartUploadParts"} {
@@ -581,10 +589,21 @@ func checkExporterConfined(tpl map[string]any) []string {
 	p.grantsEqual("the exporter policy", p.grants(sts), want)
 
 	// Whatever the grants, no S3 resource may reach outside the prefix, and
-	// the bucket itself may only be listed under it.
+	// the bucket itself may only be listed under it; the exporter writes
+	// items only under EXPORT# keys (its per-date lease).
 	for _, st := range sts {
 		if st.effect != "Allow" {
 			continue
+		}
+		for _, a := range st.actions {
+			switch strings.ToLower(a) {
+			case "dynamodb:putitem", "dynamodb:updateitem", "dynamodb:deleteitem", "dynamodb:batchwriteitem", "dynamodb:*", "*":
+				c, _ := st.condition["ForAllValues:StringLike"].(map[string]any)
+				keys, _ := c["dynamodb:LeadingKeys"].([]any)
+				if len(st.condition) != 1 || len(c) != 1 || len(keys) != 1 || keys[0] != "EXPORT#*" {
+					p.addf("statement %q allows %s on items other than the export lease (want the condition ForAllValues:StringLike dynamodb:LeadingKeys [EXPORT#*])", st.sid, a)
+				}
+			}
 		}
 		for _, r := range st.resources {
 			switch {
