@@ -154,8 +154,8 @@ func (s *server) ifMatch(c *gin.Context) (*int, bool) {
 		return nil, true
 	}
 	if v == "*" {
-		any := fund.AnyVersion
-		return &any, true
+		anyVersion := fund.AnyVersion
+		return &anyVersion, true
 	}
 	if strings.HasPrefix(v, "W/") {
 		writeError(c, fund.Errorf(fund.EPRECONDITION, "If-Match compares entity tags strongly; a weak tag never matches"))
