@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"net/http"
 	"testing"
+
+	"github.com/fundsvc/fundsvc/internal/dynamotest"
+	"github.com/fundsvc/fundsvc/internal/fundtest"
 )
 
 func TestIfMatchGuardsRestatements(t *testing.T) {
@@ -18,6 +21,7 @@ func TestIfMatchGuardsRestatements(t *testing.T) {
 		{"If-Match * on an existing document restates it", "*", http.StatusOK, `"2"`},
 		{"the current ETag restates it", `"2"`, http.StatusOK, `"3"`},
 		{"a stale ETag is refused", `"2"`, http.StatusPreconditionFailed, ""},
+		{"a weak ETag never matches, not even the current version (strong comparison)", `W/"3"`, http.StatusPreconditionFailed, ""},
 		{"0 means the document must not exist yet", `"0"`, http.StatusPreconditionFailed, ""},
 	}
 	for _, st := range steps {
@@ -32,6 +36,31 @@ func TestIfMatchGuardsRestatements(t *testing.T) {
 	getJSON(t, s, "/v1/documents/DOC002/versions/latest", &latest)
 	if latest.Version != 3 {
 		t.Fatalf("version %d after two accepted restatements of version 1, want 3", latest.Version)
+	}
+}
+
+// TestIfMatchStarHoldsWhenAnotherWriterCommitsFirst: If-Match: * asks only
+// that the document exist, so a restatement that loses the race to another
+// writer between reading the head and committing is not refused: it
+// commits on top, as a write without If-Match would.
+func TestIfMatchStarHoldsWhenAnotherWriterCommitsFirst(t *testing.T) {
+	env := fundtest.New(t)
+	env.Seed(t)
+	other := startAPI(t, env, nil)
+	hook := &dynamotest.WriteHook{}
+	slow := instanceWithHook(t, env, hook, nil)
+	body := func(title string) map[string]any {
+		return map[string]any{"fundId": "FUND_A", "kind": "capital_call_notice", "title": title, "asOf": "2025-10-01",
+			"positions": []any{map[string]any{"positionId": "POSITION_2", "investorId": "INVESTOR_2", "capitalCall": map[string]any{"amount": "1.00"}}}}
+	}
+	hook.OnWrite(1, func() { // the slow writer has read the head (version 1)
+		if r := other.do(t, http.MethodPut, "/v1/documents/DOC002", body("other")); r.Status != http.StatusOK {
+			t.Errorf("the other writer: %d %s", r.Status, r.Body)
+		}
+	})
+	r := slow.do(t, http.MethodPut, "/v1/documents/DOC002", body("slow"), "If-Match", "*")
+	if !hook.Fired() || r.Status != http.StatusOK || r.Header.Get("ETag") != `"3"` {
+		t.Fatalf("If-Match: * after another writer committed: %d ETag %s (hook fired: %v) %s, want 200 at version 3", r.Status, r.Header.Get("ETag"), hook.Fired(), r.Body)
 	}
 }
 
