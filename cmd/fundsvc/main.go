@@ -197,11 +197,11 @@ func envCredentials(getenv func(string) string) aws.CredentialsProvider {
 // verifier builds the token verifier from the configured keys. The JWKS
 // file is read now and re-read while serving; its re-reads are logged as
 // JSON to standard error.
-func verifier(cfg config.Config) (*api.Verifier, error) {
+func verifier(cfg config.Config, log *slog.Logger) (*api.Verifier, error) {
 	v, err := api.NewVerifier(api.AuthConfig{
 		HS256Secret: []byte(cfg.JWTSecret), JWKSFile: cfg.JWKSFile, JWKSRefresh: cfg.JWKSRefresh,
 		Issuer: cfg.JWTIssuer, Audience: cfg.JWTAudience, Leeway: cfg.JWTLeeway, MaxLifetime: cfg.JWTMaxLifetime,
-		Logger: slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel})),
+		Logger: log,
 	})
 	switch {
 	case err != nil && cfg.JWKSFile != "":
@@ -271,7 +271,7 @@ func tuneGC(getenv func(string) string) {
 
 func serve(ctx context.Context, cfg config.Config, store *fund.Store, log *slog.Logger, stdout io.Writer) error {
 	tuneGC(os.Getenv)
-	v, err := verifier(cfg)
+	v, err := verifier(cfg, log)
 	if err != nil {
 		return err
 	}

@@ -254,7 +254,7 @@ func TestTokenMintsWhatServeAccepts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := verifier(cfg)
+	v, err := verifier(cfg, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
