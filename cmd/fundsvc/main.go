@@ -39,6 +39,7 @@ commands:
   export             write a Parquet snapshot of the table for Athena:
                        fundsvc export [--dest s3://bucket/prefix | DIR] [--date YYYY-MM-DD]
                        [--segments N] [--file-bytes N] [--compression zstd|snappy] [--progress auto|bar|log]
+                       [--wait-lease DURATION: wait for another export of the same date instead of refusing]
   ddl                print Athena CREATE EXTERNAL TABLE statements: fundsvc ddl [--location s3://bucket/prefix | DIR]
   token              mint a development token with the configured HS256 secret:
                        fundsvc token --role admin --funds FUND_A,FUND_B   (or --funds '*')
