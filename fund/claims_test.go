@@ -306,3 +306,20 @@ func TestASlowMaterializeCannotCreateItemsOfASupersededVersion(t *testing.T) {
 		}
 	}
 }
+
+func TestARestatementOfKnownPositionsTakesNoClaim(t *testing.T) {
+	e := fundtest.New(t)
+	if _, err := e.Store.Restate(ctx, doc("D1", "F1", 100, "POS_1", "POS_2"), nil); err != nil {
+		t.Fatal(err)
+	}
+	e.Counter.Reset()
+	if _, err := e.Store.Restate(ctx, doc("D1", "F1", 200, "POS_1", "POS_2"), nil); err != nil {
+		t.Fatal(err)
+	}
+	// One read of the claims, found confirmed: no fence, no claim write, no
+	// second read of the claims to confirm them.
+	got := e.Counter.Ops()
+	if n := e.Counter.Count("BatchGetItem"); n != 1 || e.Counter.Count("PutItem") != 0 || e.Counter.Count("DeleteItem") != 0 {
+		t.Fatalf("a restatement of known positions made %v: want one BatchGetItem of the claims and no fence", got)
+	}
+}

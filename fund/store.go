@@ -347,7 +347,8 @@ func (s *Store) commit(ctx context.Context, d *Document, prev *Item, hash string
 func (s *Store) materialize(ctx context.Context, d *Document, cl *claims) error {
 	var pending []string // nil: find out which claims are pending
 	if cl != nil {
-		pending = slices.Sorted(slices.Values(cl.held))
+		pending = append([]string{}, cl.held...) // not nil, even when empty
+		slices.Sort(pending)
 	}
 	if err := s.confirm(ctx, d, pending); err != nil {
 		return err
