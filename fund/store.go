@@ -223,8 +223,10 @@ func (s *Store) Restate(ctx context.Context, d Document, ifMatch *int) (Document
 			// lease): nothing of it was committed.
 			s.discardStaged(ctx, &d)
 			s.release(ctx, cl)
-			if lost, err := s.lostIdempotencyKey(ctx, &d); err != nil || lost {
-				return Document{}, errors.Join(err, Errorf(ECONFLICT, "this request's Idempotency-Key was taken over by a repeat of it after its lease ran out; the repeat's answer is the one kept"))
+			if lost, err := s.lostIdempotencyKey(ctx, &d); err != nil {
+				return Document{}, err
+			} else if lost {
+				return Document{}, Errorf(ECONFLICT, "this request's Idempotency-Key was taken over by a repeat of it after its lease ran out; the repeat's answer is the one kept")
 			}
 			if ifMatch != nil && *ifMatch != AnyVersion {
 				return Document{}, Errorf(EPRECONDITION, "document %s changed while writing version %d", d.ID, d.Version)
