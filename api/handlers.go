@@ -42,7 +42,7 @@ func (s *server) mayReadDocument(c *gin.Context, id string) bool {
 	if p.MayAdminister(AllFunds) {
 		return true
 	}
-	fundID, _, err := s.docs.DocumentFund(c.Request.Context(), id)
+	fundID, err := s.docs.DocumentFund(c.Request.Context(), id)
 	if err == nil && !p.MayAdminister(fundID) {
 		err = documentNotFound(id)
 	}
@@ -201,7 +201,7 @@ func (s *server) putDocument(c *gin.Context) {
 	// A document of a fund outside the token's scope is answered as absent:
 	// 404, or 412 for If-Match: *, exactly as for a document that does not
 	// exist, at the same cost (one GetItem of the head).
-	fundID, _, err := s.docs.DocumentFund(c.Request.Context(), id)
+	fundID, err := s.docs.DocumentFund(c.Request.Context(), id)
 	absent := fund.ErrorCode(err) == fund.ENOTFOUND || (err == nil && !p.MayAdminister(fundID))
 	switch {
 	case absent && expect != nil && *expect == fund.AnyVersion:

@@ -14,6 +14,7 @@ import (
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/internal/dynamotest"
 	"github.com/fundsvc/fundsvc/internal/fundtest"
+	"github.com/fundsvc/fundsvc/positions"
 )
 
 // instance is a second store on e's table through its own client, whose
@@ -46,7 +47,7 @@ func registered(t *testing.T, e *fundtest.Env, pos string, funds, investors []st
 		}
 	}
 	for _, inv := range investors {
-		rs, _, err := e.Positions.OfInvestor(ctx, inv, 1000, nil)
+		rs, _, err := e.Positions.VisibleOfInvestor(ctx, inv, func(positions.Registered) bool { return true }, false, 1000, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

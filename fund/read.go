@@ -356,19 +356,19 @@ func (s *Store) LatestDocumentByIndex(ctx context.Context, doc string) (Document
 	return it.Header(), nil
 }
 
-// DocumentFund returns the fund a document belongs to and its committed
-// version, read from its commit head with one GetItem: what a route needs
-// to authorize the caller before any read that grows with the document.
-// It returns ENOTFOUND for an unknown document.
-func (s *Store) DocumentFund(ctx context.Context, doc string) (fundID string, version int, err error) {
+// DocumentFund returns the fund a document belongs to, read from its commit
+// head with one GetItem: what a route needs to authorize the caller before
+// any read that grows with the document. It returns ENOTFOUND for an
+// unknown document.
+func (s *Store) DocumentFund(ctx context.Context, doc string) (string, error) {
 	h, err := s.head(ctx, doc)
 	if err != nil {
-		return "", 0, err
+		return "", err
 	}
 	if h == nil {
-		return "", 0, notFound(doc)
+		return "", notFound(doc)
 	}
-	return h.FundID, h.Version, nil
+	return h.FundID, nil
 }
 
 // HistoryPage returns up to limit of a document's history records whose

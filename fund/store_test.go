@@ -15,6 +15,7 @@ import (
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/internal/dynamotest"
 	"github.com/fundsvc/fundsvc/internal/fundtest"
+	"github.com/fundsvc/fundsvc/positions"
 )
 
 func TestMain(m *testing.M) { os.Exit(dynamotest.Main(m)) }
@@ -260,7 +261,7 @@ func TestPrefixesNeverMatchALongerID(t *testing.T) {
 		t.Fatal(err)
 	}
 	only(t, "position across documents", items, 1)
-	regs, _, err := e.Positions.OfInvestor(ctx, "INV_1", 100, nil)
+	regs, _, err := e.Positions.VisibleOfInvestor(ctx, "INV_1", func(positions.Registered) bool { return true }, false, 100, nil)
 	if err != nil || len(regs) != 1 || regs[0].PositionID != "POS_1" {
 		t.Fatalf("investor INV_1 positions: %+v %v", regs, err)
 	}

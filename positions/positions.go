@@ -73,13 +73,6 @@ func (s *Store) CapitalCallIn(ctx context.Context, pos, doc string) (fund.Positi
 	return it.PositionItem(), nil
 }
 
-// OfInvestor lists an investor's positions with one Query of GSI2
-// (INVESTOR#<inv>).
-func (s *Store) OfInvestor(ctx context.Context, inv string, limit int, start fund.PageKey) ([]Registered, fund.PageKey, error) {
-	q := s.table.Get(fund.AttrGSI2PK, fund.InvestorGSI2PK(inv)).Index(fund.IndexGSI2)
-	return s.list(ctx, q, limit, start, "positions of investor "+inv)
-}
-
 // maxRegistryReads bounds the Queries one call of VisibleOfInvestor makes,
 // and registryReadRows the rows each reads when the caller sees only some:
 // a caller who sees few or none of an investor's positions costs a bounded
