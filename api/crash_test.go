@@ -12,10 +12,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/fundsvc/fundsvc/api"
-	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/internal/dynamotest"
 	"github.com/fundsvc/fundsvc/internal/fundtest"
 	"github.com/fundsvc/fundsvc/positions"
+	"github.com/fundsvc/fundsvc/store"
 )
 
 // crashEnv is the API over a DynamoDB Local of the test's own that persists
@@ -46,12 +46,12 @@ func newCrashServer(t *testing.T) *crashEnv {
 	env := &fundtest.Env{Counter: &dynamotest.Counter{}, Faults: &dynamotest.FaultInjector{}, Table: "fundsvc"}
 	hook := &dynamotest.WriteHook{}
 	cfg := ddb.Config(dynamotest.WithAPIOptions(env.Counter.APIOption(), env.Faults.APIOption(), hook.APIOption()),
-		// fund.NewDB's retry policy allows 8 attempts with exponential
+		// store.NewDB's retry policy allows 8 attempts with exponential
 		// backoff: up to a minute per write against a dead server. The SDK
 		// caps it at RetryMaxAttempts, wrapping NewDB's retryer. Two still
 		// ride out a pooled connection that died with the previous process.
 		func(c *aws.Config) { c.RetryMaxAttempts = 2 })
-	env.Store = fund.NewStore(fund.NewDB(cfg), env.Table)
+	env.Store = store.NewStore(store.NewDB(cfg), env.Table)
 	env.Store.Now = func() time.Time { return fundtest.Clock }
 	env.Positions = positions.NewStore(env.Store)
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
@@ -142,8 +142,8 @@ func marksHead(op string, input any) bool {
 }
 
 func isHeadKey(item map[string]types.AttributeValue) bool {
-	sk, ok := item[fund.AttrSK].(*types.AttributeValueMemberS)
-	return ok && sk.Value == fund.HeadSK
+	sk, ok := item[store.AttrSK].(*types.AttributeValueMemberS)
+	return ok && sk.Value == store.HeadSK
 }
 
 // TestRestatementSurvivesDynamoDBBeingKilled kills DynamoDB Local, which

@@ -10,6 +10,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/fundsvc/fundsvc/fund"
+	"github.com/fundsvc/fundsvc/store"
 )
 
 // cursor is the state of a paginated read. It travels as an opaque token:
@@ -77,7 +78,7 @@ func (cc cursorCodec) decode(s, query string) (cursor, error) {
 	return c, nil
 }
 
-func keyToStrings(k fund.PageKey) map[string]string {
+func keyToStrings(k store.PageKey) map[string]string {
 	if len(k) == 0 {
 		return nil
 	}
@@ -90,11 +91,11 @@ func keyToStrings(k fund.PageKey) map[string]string {
 	return out
 }
 
-func stringsToKey(m map[string]string) fund.PageKey {
+func stringsToKey(m map[string]string) store.PageKey {
 	if len(m) == 0 {
 		return nil
 	}
-	k := make(fund.PageKey, len(m))
+	k := make(store.PageKey, len(m))
 	for name, v := range m {
 		k[name] = &types.AttributeValueMemberS{Value: v}
 	}

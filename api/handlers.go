@@ -9,6 +9,7 @@ import (
 
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/positions"
+	"github.com/fundsvc/fundsvc/store"
 	"github.com/gin-gonic/gin"
 )
 
@@ -98,7 +99,7 @@ func (s *server) pageRequest(c *gin.Context, query string) (int, cursor, bool) {
 	return limit, cur, true
 }
 
-func (s *server) next(c *gin.Context, query string, key fund.PageKey) string {
+func (s *server) next(c *gin.Context, query string, key store.PageKey) string {
 	if key == nil {
 		return ""
 	}
@@ -154,7 +155,7 @@ func (s *server) ifMatch(c *gin.Context) (*int, bool) {
 		return nil, true
 	}
 	if v == "*" {
-		anyVersion := fund.AnyVersion
+		anyVersion := store.AnyVersion
 		return &anyVersion, true
 	}
 	if strings.HasPrefix(v, "W/") {
@@ -204,7 +205,7 @@ func (s *server) putDocument(c *gin.Context) {
 	fundID, err := s.docs.DocumentFund(c.Request.Context(), id)
 	absent := fund.ErrorCode(err) == fund.ENOTFOUND || (err == nil && !p.MayAdminister(fundID))
 	switch {
-	case absent && expect != nil && *expect == fund.AnyVersion:
+	case absent && expect != nil && *expect == store.AnyVersion:
 		writeError(c, fund.Errorf(fund.EPRECONDITION, "If-Match: * but document %s does not exist", id))
 		return
 	case err == nil && absent:

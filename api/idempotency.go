@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fundsvc/fundsvc/fund"
+	"github.com/fundsvc/fundsvc/store"
 	"github.com/gin-gonic/gin"
 )
 
@@ -72,7 +73,7 @@ func (s *server) idempotent(c *gin.Context) {
 
 	// The write records which request made it, so that a repeat after a lost
 	// answer returns that version instead of adding one.
-	rctx := context.WithValue(c.Request.Context(), keyRequestIdentity, fund.IdempotencyPK(scope, key))
+	rctx := context.WithValue(c.Request.Context(), keyRequestIdentity, store.IdempotencyPK(scope, key))
 	c.Request = c.Request.WithContext(context.WithValue(rctx, keyRequestOwner, owner))
 	rec := &recorder{ResponseWriter: c.Writer}
 	c.Writer = rec
@@ -108,7 +109,7 @@ func (s *server) idempotent(c *gin.Context) {
 				header[k] = v
 			}
 		}
-		err = s.docs.FinishIdempotent(sctx, scope, key, owner, fund.Replay{Status: status, Header: header, Body: rec.body.Bytes()}, time.Now(), s.idemTTL)
+		err = s.docs.FinishIdempotent(sctx, scope, key, owner, store.Replay{Status: status, Header: header, Body: rec.body.Bytes()}, time.Now(), s.idemTTL)
 	}
 	switch {
 	case fund.ErrorCode(err) == fund.ECONFLICT:

@@ -13,10 +13,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/fundsvc/fundsvc/api"
-	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/internal/dynamotest"
 	"github.com/fundsvc/fundsvc/internal/fundtest"
 	"github.com/fundsvc/fundsvc/positions"
+	"github.com/fundsvc/fundsvc/store"
 )
 
 func smallDocument(title string) map[string]any {
@@ -179,7 +179,7 @@ func TestARepeatAfterALostAnswerAddsNoVersion(t *testing.T) {
 // can be stalled or made to panic while the other runs freely.
 func instanceWithHook(t *testing.T, env *fundtest.Env, hook *dynamotest.WriteHook, tweak func(*api.Options)) *testServer {
 	t.Helper()
-	store := fund.NewStore(fund.NewDB(dynamotest.Shared().Config(dynamotest.WithAPIOptions(hook.APIOption()))), env.Table)
+	store := store.NewStore(store.NewDB(dynamotest.Shared().Config(dynamotest.WithAPIOptions(hook.APIOption()))), env.Table)
 	store.Now = env.Store.Now
 	return startAPI(t, env, func(o *api.Options) {
 		o.Documents, o.Positions = store, positions.NewStore(store)
@@ -282,7 +282,7 @@ func TestAPanicInAnIdempotentWriteReleasesItsKey(t *testing.T) {
 			if it.Put == nil {
 				continue
 			}
-			if sk, ok := it.Put.Item[fund.AttrSK].(*types.AttributeValueMemberS); ok && sk.Value == fund.HeadSK {
+			if sk, ok := it.Put.Item[store.AttrSK].(*types.AttributeValueMemberS); ok && sk.Value == store.HeadSK {
 				return true
 			}
 		}

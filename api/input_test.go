@@ -10,6 +10,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/fundsvc/fundsvc/fund"
+	"github.com/fundsvc/fundsvc/store"
 	"github.com/shopspring/decimal"
 )
 
@@ -111,8 +112,8 @@ func checkProblem(t *testing.T, r response, status int, typ string) problemBody 
 // dumpDifference names the keys whose items differ between two dumps.
 func dumpDifference(before, after []map[string]types.AttributeValue) string {
 	key := func(it map[string]types.AttributeValue) string {
-		pk, _ := it[fund.AttrPK].(*types.AttributeValueMemberS)
-		sk, _ := it[fund.AttrSK].(*types.AttributeValueMemberS)
+		pk, _ := it[store.AttrPK].(*types.AttributeValueMemberS)
+		sk, _ := it[store.AttrSK].(*types.AttributeValueMemberS)
 		if pk == nil || sk == nil {
 			return "?"
 		}

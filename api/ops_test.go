@@ -14,10 +14,10 @@ import (
 	"time"
 
 	"github.com/fundsvc/fundsvc/api"
-	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/internal/dynamotest"
 	"github.com/fundsvc/fundsvc/internal/fundtest"
 	"github.com/fundsvc/fundsvc/positions"
+	"github.com/fundsvc/fundsvc/store"
 )
 
 // serverWithoutTable starts the API over a table that does not exist, with
@@ -25,7 +25,7 @@ import (
 func serverWithoutTable(t *testing.T, timeout time.Duration) (*testServer, string) {
 	t.Helper()
 	table := dynamotest.UniqueName(t, "missing")
-	store := fund.NewStore(fund.NewDB(dynamotest.Shared().Config()), table)
+	store := store.NewStore(store.NewDB(dynamotest.Shared().Config()), table)
 	s := startAPI(t, &fundtest.Env{Store: store, Positions: positions.NewStore(store)}, func(o *api.Options) { o.RequestTimeout = timeout })
 	return s, table
 }

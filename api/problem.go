@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/fundsvc/fundsvc/fund"
+	"github.com/fundsvc/fundsvc/store"
 	"github.com/gin-gonic/gin"
 )
 
@@ -52,7 +53,7 @@ func writeError(c *gin.Context, err error) {
 	var e *fund.Error
 	if !errors.As(err, &e) {
 		switch {
-		case fund.Throttled(err):
+		case store.Throttled(err):
 			e = &fund.Error{Code: fund.EUNAVAILABLE, Message: "the store is busy; retry after the time in Retry-After"}
 		case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
 			e = &fund.Error{Code: fund.EUNAVAILABLE, Message: "the request timed out"}

@@ -12,12 +12,13 @@ import (
 
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/positions"
+	"github.com/fundsvc/fundsvc/store"
 	"github.com/gin-gonic/gin"
 )
 
 // Options are the server's dependencies and limits.
 type Options struct {
-	Documents    *fund.Store
+	Documents    *store.Store
 	Positions    *positions.Store
 	Logger       *slog.Logger
 	CursorKey    []byte // signs cursors; random when empty (cursors then die with the process)
@@ -53,7 +54,7 @@ type Options struct {
 }
 
 type server struct {
-	docs         *fund.Store
+	docs         *store.Store
 	positions    *positions.Store
 	log          *slog.Logger
 	cursors      cursorCodec

@@ -9,10 +9,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
-	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/internal/dynamotest"
 	"github.com/fundsvc/fundsvc/internal/fundtest"
 	"github.com/fundsvc/fundsvc/positions"
+	"github.com/fundsvc/fundsvc/store"
 )
 
 // TestSustainedThrottlingIsA503 makes every DynamoDB call answer with
@@ -27,8 +27,8 @@ func TestSustainedThrottlingIsA503(t *testing.T) {
 		}), middleware.After)
 	}
 	cfg := dynamotest.Shared().Config(dynamotest.WithAPIOptions(throttle))
-	cfg.RetryMaxAttempts = 3 // caps fund.NewDB's retryer, to keep the test short
-	store := fund.NewStore(fund.NewDB(cfg), dynamotest.UniqueName(t, "throttled"))
+	cfg.RetryMaxAttempts = 3 // caps store.NewDB's retryer, to keep the test short
+	store := store.NewStore(store.NewDB(cfg), dynamotest.UniqueName(t, "throttled"))
 	s := startAPI(t, &fundtest.Env{Store: store, Positions: positions.NewStore(store)}, nil)
 
 	r := s.do(t, http.MethodGet, "/v1/documents/DOC001", nil)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/fundsvc/fundsvc/fund"
+	"github.com/fundsvc/fundsvc/store"
 )
 
 // The template is read as plain JSON: CloudFormation is case-sensitive and
@@ -36,7 +36,7 @@ type check struct {
 
 var checks = []check{
 	{"the template is well formed and says how transactions are authorized", checkBasics},
-	{"the table is the one fund.TableDefinition describes", checkTableMatchesDefinition},
+	{"the table is the one store.TableDefinition describes", checkTableMatchesDefinition},
 	{"the table is protected and expires idempotency records", checkTableProtection},
 	{"the service policy never allows a Scan and denies it explicitly", checkServiceNeverScans},
 	{"the service policy grants exactly what the service calls", checkServiceLeastPrivilege},
@@ -265,7 +265,7 @@ func checkBasics(tpl map[string]any) []string {
 
 func checkTableMatchesDefinition(tpl map[string]any) []string {
 	var p problems
-	want := fund.TableDefinition("x")
+	want := store.TableDefinition("x")
 	table, ok := lookup(tpl, "Resources", "Table").(map[string]any)
 	if !ok {
 		return []string{"no resource Table"}
@@ -296,7 +296,7 @@ func checkTableMatchesDefinition(tpl map[string]any) []string {
 		p.addf("AttributeDefinitions are %s, want %s", g, w)
 	}
 	if _, ok := props["LocalSecondaryIndexes"]; ok && len(want.LocalSecondaryIndexes) == 0 {
-		p.addf("LocalSecondaryIndexes are set; fund.TableDefinition has none")
+		p.addf("LocalSecondaryIndexes are set; store.TableDefinition has none")
 	}
 
 	got := map[string]types.GlobalSecondaryIndex{}
@@ -320,7 +320,7 @@ func checkTableMatchesDefinition(tpl map[string]any) []string {
 		}
 	}
 	for name := range got {
-		p.addf("index %s is not in fund.TableDefinition", name)
+		p.addf("index %s is not in store.TableDefinition", name)
 	}
 	return p
 }

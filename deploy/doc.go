@@ -1,5 +1,5 @@
 // Package deploy holds fundsvc's AWS CloudFormation template,
-// fundsvc.cfn.json: the table that fund.TableDefinition describes, and the
+// fundsvc.cfn.json: the table that store.TableDefinition describes, and the
 // IAM policies of the service and of the exporter. It has no code; its test
-// keeps the template and fund.TableDefinition equal and the policies tight.
+// keeps the template and store.TableDefinition equal and the policies tight.
 package deploy

@@ -19,9 +19,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/fundsvc/fundsvc/export"
-	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/internal/dynamotest"
 	"github.com/fundsvc/fundsvc/internal/s3test"
+	"github.com/fundsvc/fundsvc/store"
 )
 
 // The child process of TestExportSurvivesSIGKILL: it exports the table
@@ -50,7 +50,7 @@ func TestExportChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store := fund.NewStore(fund.NewDB(dynamotest.Shared().Config()), table)
+	store := store.NewStore(store.NewDB(dynamotest.Shared().Config()), table)
 	seen := 0
 	_, err = export.Run(context.Background(), export.Config{
 		Table: store.Table(), Sink: sink, Date: snapshotDate, Segments: 2, TempDir: t.TempDir(),

@@ -20,6 +20,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/fundsvc/fundsvc/fund"
+	"github.com/fundsvc/fundsvc/store"
 	"github.com/guregu/dynamo/v2"
 	"golang.org/x/sync/errgroup"
 )
@@ -370,7 +371,7 @@ func (x *exporter) scanSegment(ctx context.Context, seg int, emit func(any) erro
 				break
 			}
 			page++
-			if pk, ok := raw[fund.AttrPK].(*types.AttributeValueMemberS); ok {
+			if pk, ok := raw[store.AttrPK].(*types.AttributeValueMemberS); ok {
 				last = pk.Value
 			}
 			x.items.Add(1)
@@ -378,9 +379,9 @@ func (x *exporter) scanSegment(ctx context.Context, seg int, emit func(any) erro
 			if !exported(raw) {
 				continue
 			}
-			var item fund.Item
+			var item store.Item
 			if err := dynamo.UnmarshalItem(raw, &item); err != nil {
-				return fmt.Errorf("export: decode item %v / %v: %w", raw[fund.AttrPK], raw[fund.AttrSK], err)
+				return fmt.Errorf("export: decode item %v / %v: %w", raw[store.AttrPK], raw[store.AttrSK], err)
 			}
 			row, err := classify(&item)
 			if err != nil {
@@ -409,8 +410,8 @@ func (x *exporter) scanSegment(ctx context.Context, seg int, emit func(any) erro
 
 // exportedTypes are the entities classify may turn into rows.
 var exportedTypes = map[string]bool{
-	fund.TypeHead: true, fund.TypeDocument: true, fund.TypeCapitalActivity: true, fund.TypePosition: true,
-	fund.TypeCapitalCall: true, fund.TypeDistribution: true, fund.TypeUnfundedCommitment: true,
+	store.TypeHead: true, store.TypeDocument: true, store.TypeCapitalActivity: true, store.TypePosition: true,
+	store.TypeCapitalCall: true, store.TypeDistribution: true, store.TypeUnfundedCommitment: true,
 }
 
 // exported reports whether a raw item is of an exported type.
@@ -424,21 +425,21 @@ func exported(raw dynamo.Item) bool {
 // the items of its version partition, chosen later by the head (see join).
 // The latest view is never read, so a restatement that is still being
 // materialized cannot mix two versions into a snapshot.
-func classify(it *fund.Item) (any, error) {
+func classify(it *store.Item) (any, error) {
 	var err error
 	switch {
-	case it.Type == fund.TypeHead && it.SK == fund.HeadSK:
+	case it.Type == store.TypeHead && it.SK == store.HeadSK:
 		return headRow{FundID: it.FundID, DocumentID: it.DocumentID, Version: int32(it.Version), CommitID: it.CommitID,
 			Materialized: it.Materialized, PositionCount: int32(it.PositionCount)}, nil
 
-	case it.Type == fund.TypeDocument && strings.HasPrefix(it.PK, "DOC#") && it.SK != fund.DocumentLatestSK:
+	case it.Type == store.TypeDocument && strings.HasPrefix(it.PK, "DOC#") && it.SK != store.DocumentLatestSK:
 		return documentVersionRow{documentRow: documentRow{
 			FundID: it.FundID, DocumentID: it.DocumentID, Kind: it.Kind, Title: it.Title,
 			AsOf: days(it.AsOf), Currency: it.Currency, PositionCount: int32(it.PositionCount),
 			Version: int32(it.Version), CommitID: it.CommitID, CreatedAt: it.CreatedAt.UTC(), CreatedBy: it.CreatedBy,
 		}}, nil
 
-	case it.Type == fund.TypeCapitalActivity && strings.HasPrefix(it.PK, "DOC#") && it.SK != fund.CapitalActivityLatestSK:
+	case it.Type == store.TypeCapitalActivity && strings.HasPrefix(it.PK, "DOC#") && it.SK != store.CapitalActivityLatestSK:
 		r := capitalActivityRow{
 			FundID: it.FundID, DocumentID: it.DocumentID, DocumentVersion: int32(it.Version),
 			AsOf: days(it.AsOf), Currency: it.Currency, Amount: mustDecimal(it.Amount, &err),
@@ -446,14 +447,14 @@ func classify(it *fund.Item) (any, error) {
 		}
 		return r, itemError(it, err)
 
-	case it.Type == fund.TypePosition && strings.HasPrefix(it.PK, "FUND#"):
+	case it.Type == store.TypePosition && strings.HasPrefix(it.PK, "FUND#"):
 		return positionRow{FundID: it.FundID, PositionID: it.PositionID, InvestorID: it.InvestorID,
 			Currency: it.Currency, RegisteredAt: it.CreatedAt.UTC()}, nil
 	}
 
-	_, commitID, inVersion := fund.ParseVersionPK(it.PK)
-	kind, isPosition := fund.ItemKindOfType(it.Type)
-	if isPosition && it.PK == fund.DocPK(it.DocumentID) && it.SK == fund.PositionItemSK(kind, it.PositionID) {
+	_, commitID, inVersion := store.ParseVersionPK(it.PK)
+	kind, isPosition := store.ItemKindOfType(it.Type)
+	if isPosition && it.PK == store.DocPK(it.DocumentID) && it.SK == store.PositionItemSK(kind, it.PositionID) {
 		// The latest view is not exported, but it says how many items of
 		// each kind the head's version has (see checkHeads).
 		return latestRow{DocumentID: it.DocumentID, PositionID: it.PositionID, Kind: kindIndex(kind),
@@ -492,7 +493,7 @@ func classify(it *fund.Item) (any, error) {
 	return row, itemError(it, err)
 }
 
-func itemError(it *fund.Item, err error) error {
+func itemError(it *store.Item, err error) error {
 	if err == nil {
 		return nil
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/fundsvc/fundsvc/export"
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/internal/fundtest"
+	"github.com/fundsvc/fundsvc/store"
 	"github.com/shopspring/decimal"
 )
 
@@ -72,7 +73,7 @@ func ingestDocuments(t *testing.T, e *fundtest.Env, r *rand.Rand, n int) []strin
 // checkWhole reads the snapshot published in dir with DuckDB and checks
 // that every document of ids is in it, in every dataset, at exactly one
 // committed version, whole: its rows of each position-level dataset are
-// exactly the items of that version as fund.Store.Version reads it back,
+// exactly the items of that version as store.Store.Version reads it back,
 // its document_versions are 1 to that version with only the last one
 // latest, and every position it reports is in positions. It returns the
 // version of each document in the snapshot.
@@ -196,7 +197,7 @@ func TestExportRereadsAVersionTheScanPassedTooEarly(t *testing.T) {
 						return
 					}
 					for _, id := range ids {
-						if seen[fund.DocPK(id)] || restated[id] != "" {
+						if seen[store.DocPK(id)] || restated[id] != "" {
 							continue
 						}
 						d, err := e.Store.Restate(context.Background(), ingestDocument(r, id, fundOf(id)), nil)
@@ -204,7 +205,7 @@ func TestExportRereadsAVersionTheScanPassedTooEarly(t *testing.T) {
 							t.Errorf("restate %s during the Scan: %v", id, err)
 							continue
 						}
-						restated[id] = fund.VersionPK(id, d.CommitID)
+						restated[id] = store.VersionPK(id, d.CommitID)
 					}
 				case export.EventReread:
 					rereads[ev.Key] = true
@@ -273,14 +274,14 @@ func TestExportRereadsAVersionWhoseLatestViewIsBehind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := fund.VersionPK(ids[0], h.CommitID)
+	want := store.VersionPK(ids[0], h.CommitID)
 	found := false
 	for _, k := range rereads {
 		found = found || k == want
 		// The writer died before it wrote the registry items of the
 		// positions its version added: those are read by key, and every
 		// other document is whole as scanned.
-		if doc, _, ok := fund.ParseVersionPK(k); ok && doc != ids[0] {
+		if doc, _, ok := store.ParseVersionPK(k); ok && doc != ids[0] {
 			t.Errorf("re-read %s, a document whose latest view is at its head's version", k)
 		}
 	}

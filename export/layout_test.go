@@ -12,6 +12,7 @@ import (
 	"github.com/fundsvc/fundsvc/export"
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/internal/fundtest"
+	"github.com/fundsvc/fundsvc/store"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -80,21 +81,21 @@ func TestOnlyCommittedRowsAreExported(t *testing.T) {
 
 	ctx := context.Background()
 	m := fund.MustMoney("1.00")
-	call := func(pk, sk, doc, pos, inv string, version int) fund.Item {
-		return fund.Item{PK: pk, SK: sk, Type: fund.TypeCapitalCall, DocumentID: doc, FundID: "FUND_A",
+	call := func(pk, sk, doc, pos, inv string, version int) store.Item {
+		return store.Item{PK: pk, SK: sk, Type: store.TypeCapitalCall, DocumentID: doc, FundID: "FUND_A",
 			InvestorID: inv, PositionID: pos, AsOf: fund.MustDate("2025-09-01"), Currency: "USD",
 			Version: version, Amount: &m, Status: "Pending", CreatedAt: fundtest.Clock}
 	}
-	debris := []fund.Item{
+	debris := []store.Item{
 		// DOC001 version 3, staged, never committed.
-		call(fund.VersionPK("DOC001", "3-orphan"), fund.VersionPositionItemSK("POSITION_1", fund.CapitalCall), "DOC001", "POSITION_1", "INVESTOR_1", 3),
-		{PK: fund.VersionPK("DOC001", "3-orphan"), SK: fund.VersionDocumentSK, Type: fund.TypeDocument, DocumentID: "DOC001",
+		call(store.VersionPK("DOC001", "3-orphan"), store.VersionPositionItemSK("POSITION_1", fund.CapitalCall), "DOC001", "POSITION_1", "INVESTOR_1", 3),
+		{PK: store.VersionPK("DOC001", "3-orphan"), SK: store.VersionDocumentSK, Type: store.TypeDocument, DocumentID: "DOC001",
 			FundID: "FUND_A", Kind: "capital_account_statement", Title: "never committed", AsOf: fund.MustDate("2025-09-01"), Version: 3},
 		// DOC001's latest view already showing that version.
-		call(fund.DocPK("DOC001"), fund.PositionItemSK(fund.CapitalCall, "POSITION_1"), "DOC001", "POSITION_1", "INVESTOR_1", 3),
+		call(store.DocPK("DOC001"), store.PositionItemSK(fund.CapitalCall, "POSITION_1"), "DOC001", "POSITION_1", "INVESTOR_1", 3),
 		// A new document: staged, its position registered, no head.
-		call(fund.VersionPK("DOC_GHOST", "1-ghost"), fund.VersionPositionItemSK("POSITION_GHOST", fund.CapitalCall), "DOC_GHOST", "POSITION_GHOST", "INVESTOR_9", 1),
-		{PK: fund.FundPK("FUND_A"), SK: fund.FundPositionSK("POSITION_GHOST"), Type: fund.TypePosition,
+		call(store.VersionPK("DOC_GHOST", "1-ghost"), store.VersionPositionItemSK("POSITION_GHOST", fund.CapitalCall), "DOC_GHOST", "POSITION_GHOST", "INVESTOR_9", 1),
+		{PK: store.FundPK("FUND_A"), SK: store.FundPositionSK("POSITION_GHOST"), Type: store.TypePosition,
 			FundID: "FUND_A", InvestorID: "INVESTOR_9", PositionID: "POSITION_GHOST", Currency: "USD", CreatedAt: fundtest.Clock},
 	}
 	for _, it := range debris {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fundsvc/fundsvc/fund"
+	"github.com/fundsvc/fundsvc/store"
 	"github.com/guregu/dynamo/v2"
 )
 
@@ -103,11 +104,11 @@ func (l *lease) tryTake(ctx context.Context) (*leaseItem, error) {
 		now := l.now()
 		until := now.Add(l.dur)
 		it := leaseItem{
-			PK: fund.ExportLeasePK(l.date), SK: fund.ExportLeaseSK, Type: fund.TypeExportLease,
+			PK: store.ExportLeasePK(l.date), SK: store.ExportLeaseSK, Type: store.TypeExportLease,
 			Owner: l.owner, RunID: l.runID, LeaseUntil: until.UnixMilli(), StartedAt: now.UTC(),
 			ExpiresAt: until.Add(24 * time.Hour).Unix(),
 		}
-		err := l.table.Put(it).If("attribute_not_exists($) OR $ < ?", fund.AttrPK, "LeaseUntil", now.UnixMilli()).Run(ctx)
+		err := l.table.Put(it).If("attribute_not_exists($) OR $ < ?", store.AttrPK, "LeaseUntil", now.UnixMilli()).Run(ctx)
 		if err == nil {
 			l.mu.Lock()
 			l.until = until
@@ -118,7 +119,7 @@ func (l *lease) tryTake(ctx context.Context) (*leaseItem, error) {
 			return nil, fmt.Errorf("export: take the lease of %s: %w", l.date, err)
 		}
 		var holder leaseItem
-		err = l.table.Get(fund.AttrPK, it.PK).Range(fund.AttrSK, dynamo.Equal, it.SK).Consistent(true).One(ctx, &holder)
+		err = l.table.Get(store.AttrPK, it.PK).Range(store.AttrSK, dynamo.Equal, it.SK).Consistent(true).One(ctx, &holder)
 		if errors.Is(err, dynamo.ErrNotFound) {
 			continue // released since: try again
 		}
@@ -137,8 +138,8 @@ func (l *lease) tryTake(ctx context.Context) (*leaseItem, error) {
 // if the lease is no longer this run's.
 func (l *lease) renew(ctx context.Context) error {
 	until := l.now().Add(l.dur)
-	err := l.table.Update(fund.AttrPK, fund.ExportLeasePK(l.date)).Range(fund.AttrSK, fund.ExportLeaseSK).
-		Set("LeaseUntil", until.UnixMilli()).Set(fund.AttrExpiresAt, until.Add(24*time.Hour).Unix()).
+	err := l.table.Update(store.AttrPK, store.ExportLeasePK(l.date)).Range(store.AttrSK, store.ExportLeaseSK).
+		Set("LeaseUntil", until.UnixMilli()).Set(store.AttrExpiresAt, until.Add(24*time.Hour).Unix()).
 		If("$ = ?", "Owner", l.owner).Run(ctx)
 	if dynamo.IsCondCheckFailed(err) {
 		return ErrLeaseLost
@@ -200,6 +201,6 @@ func (l *lease) keep(ctx context.Context, lost func(error)) {
 func (l *lease) release(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	_ = l.table.Delete(fund.AttrPK, fund.ExportLeasePK(l.date)).Range(fund.AttrSK, fund.ExportLeaseSK).
+	_ = l.table.Delete(store.AttrPK, store.ExportLeasePK(l.date)).Range(store.AttrSK, store.ExportLeaseSK).
 		If("$ = ?", "Owner", l.owner).Run(ctx)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/fundsvc/fundsvc/export"
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/internal/fundtest"
+	"github.com/fundsvc/fundsvc/store"
 	"github.com/guregu/dynamo/v2"
 )
 
@@ -28,7 +29,7 @@ type storedLease struct {
 // putLease writes the lease of snapshotDate as another run would have.
 func putLease(t *testing.T, e *fundtest.Env, runID string, until time.Time) {
 	t.Helper()
-	l := storedLease{PK: fund.ExportLeasePK(snapshotDate), SK: fund.ExportLeaseSK, Type: fund.TypeExportLease,
+	l := storedLease{PK: store.ExportLeasePK(snapshotDate), SK: store.ExportLeaseSK, Type: store.TypeExportLease,
 		Owner: "owner-of-" + runID, RunID: runID, LeaseUntil: until.UnixMilli()}
 	if err := e.Store.Table().Put(l).Run(context.Background()); err != nil {
 		t.Fatal(err)
@@ -39,7 +40,7 @@ func putLease(t *testing.T, e *fundtest.Env, runID string, until time.Time) {
 func readLease(t *testing.T, e *fundtest.Env) *storedLease {
 	t.Helper()
 	var l storedLease
-	err := e.Store.Table().Get(fund.AttrPK, fund.ExportLeasePK(snapshotDate)).Range(fund.AttrSK, dynamo.Equal, fund.ExportLeaseSK).
+	err := e.Store.Table().Get(store.AttrPK, store.ExportLeasePK(snapshotDate)).Range(store.AttrSK, dynamo.Equal, store.ExportLeaseSK).
 		Consistent(true).One(context.Background(), &l)
 	if errors.Is(err, dynamo.ErrNotFound) {
 		return nil
@@ -205,7 +206,7 @@ func TestExportLease(t *testing.T) {
 		sink, dir := dirSink(t)
 		putLease(t, e, "live-run", time.Now().Add(time.Hour))
 		defer func() {
-			if err := e.Store.Table().Delete(fund.AttrPK, fund.ExportLeasePK(snapshotDate)).Range(fund.AttrSK, fund.ExportLeaseSK).Run(context.Background()); err != nil {
+			if err := e.Store.Table().Delete(store.AttrPK, store.ExportLeasePK(snapshotDate)).Range(store.AttrSK, store.ExportLeaseSK).Run(context.Background()); err != nil {
 				t.Fatal(err)
 			}
 		}()

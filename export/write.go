@@ -9,6 +9,7 @@ import (
 	"io"
 
 	"github.com/fundsvc/fundsvc/fund"
+	"github.com/fundsvc/fundsvc/store"
 	"github.com/guregu/dynamo/v2"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
@@ -310,12 +311,12 @@ func writeItems[T any](ctx context.Context, x *exporter, name string, kind fund.
 // partition: immutable, and complete since before the head named it. A
 // Query on one partition, never a Scan.
 func reread[T any](ctx context.Context, x *exporter, h *headRow, kind fund.ItemKind) ([]T, error) {
-	pk := fund.VersionPK(h.DocumentID, h.CommitID)
-	it := x.cfg.Table.Get(fund.AttrPK, pk).Range(fund.AttrSK, dynamo.BeginsWith, fund.VersionPositionsPrefix).
+	pk := store.VersionPK(h.DocumentID, h.CommitID)
+	it := x.cfg.Table.Get(store.AttrPK, pk).Range(store.AttrSK, dynamo.BeginsWith, store.VersionPositionsPrefix).
 		Filter("$ = ?", "Type", kind.Type()).Consistent(true).Iter()
 	var out []T
 	for {
-		var item fund.Item
+		var item store.Item
 		if !it.Next(ctx, &item) {
 			break
 		}
@@ -470,11 +471,11 @@ func (x *exporter) writePositions(ctx context.Context, w *datasetWriter[position
 func (x *exporter) lookupPosition(ctx context.Context, p *positionRow, ref *positionRef) error {
 	p.InvestorID, p.Currency, p.RegisteredAt = ref.InvestorID, ref.Currency, ref.CreatedAt
 	for _, key := range [][2]string{
-		{fund.FundPK(p.FundID), fund.FundPositionSK(p.PositionID)},
-		{fund.PositionClaimPK(p.PositionID), fund.PositionClaimSK},
+		{store.FundPK(p.FundID), store.FundPositionSK(p.PositionID)},
+		{store.PositionClaimPK(p.PositionID), store.PositionClaimSK},
 	} {
-		var it fund.Item
-		err := x.cfg.Table.Get(fund.AttrPK, key[0]).Range(fund.AttrSK, dynamo.Equal, key[1]).Consistent(true).One(ctx, &it)
+		var it store.Item
+		err := x.cfg.Table.Get(store.AttrPK, key[0]).Range(store.AttrSK, dynamo.Equal, key[1]).Consistent(true).One(ctx, &it)
 		if errors.Is(err, dynamo.ErrNotFound) {
 			continue
 		}

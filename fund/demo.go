@@ -1,10 +1,5 @@
 package fund
 
-import (
-	"context"
-	"fmt"
-)
-
 // DemoVersions returns the demo dataset as the writes that build it, in
 // order: DOC001 (two versions, so it has history) and DOC002 of FUND_A, for
 // POSITION_1 (INVESTOR_1) and POSITION_2 (INVESTOR_2).
@@ -42,26 +37,4 @@ func DemoVersions() []Document {
 			},
 		},
 	}
-}
-
-// SeedDemo loads the demo dataset unless its documents already exist, so it
-// can run on every start. It returns how many versions it wrote.
-func (s *Store) SeedDemo(ctx context.Context) (int, error) {
-	written := 0
-	seen := map[string]int{}
-	for _, d := range DemoVersions() {
-		if _, err := s.LatestDocument(ctx, d.ID); err == nil && seen[d.ID] == 0 {
-			continue // seeded before
-		} else if err != nil && ErrorCode(err) != ENOTFOUND {
-			return written, err
-		}
-		expect := seen[d.ID]
-		d.CreatedBy = "fundsvc seed"
-		if _, err := s.Restate(ctx, d, &expect); err != nil {
-			return written, fmt.Errorf("seed %s: %w", d.ID, err)
-		}
-		seen[d.ID]++
-		written++
-	}
-	return written, nil
 }

@@ -3,9 +3,6 @@ package fund
 import (
 	"errors"
 	"fmt"
-
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/smithy-go"
 )
 
 // Error codes: the whole vocabulary of failures a caller can act on. The api
@@ -55,18 +52,4 @@ func ErrorCode(err error) string {
 		return e.Code
 	}
 	return EINTERNAL
-}
-
-// Throttled reports whether err is DynamoDB refusing work for now
-// (throttling or request limits, after the SDK's own retries), which the
-// caller should see as EUNAVAILABLE and retry later.
-func Throttled(err error) bool {
-	var pte *types.ProvisionedThroughputExceededException
-	var rle *types.RequestLimitExceeded
-	var te *types.ThrottlingException
-	if errors.As(err, &pte) || errors.As(err, &rle) || errors.As(err, &te) {
-		return true
-	}
-	var api smithy.APIError
-	return errors.As(err, &api) && (api.ErrorCode() == "ThrottlingException" || api.ErrorCode() == "ProvisionedThroughputExceededException")
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"regexp"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/shopspring/decimal"
 )
 
@@ -56,6 +55,9 @@ func MustMoney(s string) Money {
 	}
 	return m
 }
+
+// MoneyOf is the amount d, as it comes back from a store.
+func MoneyOf(d decimal.Decimal) Money { return Money{d: d} }
 
 // Decimal returns the exact value.
 func (m Money) Decimal() decimal.Decimal { return m.d }
@@ -155,26 +157,6 @@ func (m *Money) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*m = v
-	return nil
-}
-
-// MarshalDynamo stores the amount as a DynamoDB number, which is exact to 38
-// significant digits.
-func (m Money) MarshalDynamo() (types.AttributeValue, error) {
-	return &types.AttributeValueMemberN{Value: m.d.String()}, nil
-}
-
-// UnmarshalDynamo reads a DynamoDB number.
-func (m *Money) UnmarshalDynamo(av types.AttributeValue) error {
-	n, ok := av.(*types.AttributeValueMemberN)
-	if !ok {
-		return fmt.Errorf("money: want a number attribute, got %T", av)
-	}
-	d, err := decimal.NewFromString(n.Value)
-	if err != nil {
-		return fmt.Errorf("money: %w", err)
-	}
-	m.d = d
 	return nil
 }
 

@@ -10,17 +10,18 @@ import (
 	"time"
 
 	"github.com/fundsvc/fundsvc/fund"
+	"github.com/fundsvc/fundsvc/store"
 	"github.com/guregu/dynamo/v2"
 )
 
 // Store reads positions from the fund table.
 type Store struct {
 	table dynamo.Table
-	docs  *fund.Store
+	docs  *store.Store
 }
 
 // NewStore returns a Store over the table of s.
-func NewStore(s *fund.Store) *Store { return &Store{table: s.Table(), docs: s} }
+func NewStore(s *store.Store) *Store { return &Store{table: s.Table(), docs: s} }
 
 // Registered is a position as the fund partition records it: one fund plus
 // one investor.
@@ -32,7 +33,7 @@ type Registered struct {
 	CreatedAt  time.Time
 }
 
-func registered(it *fund.Item) Registered {
+func registered(it *store.Item) Registered {
 	return Registered{PositionID: it.PositionID, FundID: it.FundID, InvestorID: it.InvestorID, Currency: it.Currency, CreatedAt: it.CreatedAt}
 }
 
@@ -41,12 +42,12 @@ func registered(it *fund.Item) Registered {
 // set, keeps one kind through a terminated sort-key prefix. Each item carries
 // the document version it came from; the items of one position in one
 // document are always written together, so they show one version.
-func (s *Store) Items(ctx context.Context, pos string, kind fund.ItemKind, limit int, start fund.PageKey) ([]fund.PositionItem, fund.PageKey, error) {
-	q := s.table.Get(fund.AttrGSI2PK, fund.PositionGSI2PK(pos)).Index(fund.IndexGSI2)
+func (s *Store) Items(ctx context.Context, pos string, kind fund.ItemKind, limit int, start store.PageKey) ([]fund.PositionItem, store.PageKey, error) {
+	q := s.table.Get(store.AttrGSI2PK, store.PositionGSI2PK(pos)).Index(store.IndexGSI2)
 	if kind != "" {
-		q = q.Range(fund.AttrGSI2SK, dynamo.BeginsWith, fund.PositionKindPrefix(kind))
+		q = q.Range(store.AttrGSI2SK, dynamo.BeginsWith, store.PositionKindPrefix(kind))
 	}
-	items, next, err := fund.QueryPage(ctx, q, limit, start)
+	items, next, err := store.QueryPage(ctx, q, limit, start)
 	if err != nil {
 		return nil, nil, fmt.Errorf("items of position %s: %w", pos, err)
 	}
@@ -61,9 +62,9 @@ func (s *Store) Items(ctx context.Context, pos string, kind fund.ItemKind, limit
 // Query of GSI1 (CAPITAL_CALL#<pos>#<doc>). It returns ENOTFOUND if there is
 // none.
 func (s *Store) CapitalCallIn(ctx context.Context, pos, doc string) (fund.PositionItem, error) {
-	var it fund.Item
-	err := s.table.Get(fund.AttrGSI1PK, fund.PositionItemGSI1PK(fund.CapitalCall, pos, doc)).
-		Index(fund.IndexGSI1).Range(fund.AttrGSI1SK, dynamo.Equal, fund.GSI1LatestSK).One(ctx, &it)
+	var it store.Item
+	err := s.table.Get(store.AttrGSI1PK, store.PositionItemGSI1PK(fund.CapitalCall, pos, doc)).
+		Index(store.IndexGSI1).Range(store.AttrGSI1SK, dynamo.Equal, store.GSI1LatestSK).One(ctx, &it)
 	if errors.Is(err, dynamo.ErrNotFound) {
 		return fund.PositionItem{}, fund.Errorf(fund.ENOTFOUND, "no capital call for position %s in document %s", pos, doc)
 	}
@@ -88,8 +89,8 @@ const (
 // Query then reads up to 1,000 rows. A page ends after its last position, so
 // the next one starts right after it; it may hold fewer than limit (even
 // none) with a key to go on from when the reads were used up first.
-func (s *Store) VisibleOfInvestor(ctx context.Context, inv string, keep func(Registered) bool, filtered bool, limit int, start fund.PageKey) ([]Registered, fund.PageKey, error) {
-	q := s.table.Get(fund.AttrGSI2PK, fund.InvestorGSI2PK(inv)).Index(fund.IndexGSI2)
+func (s *Store) VisibleOfInvestor(ctx context.Context, inv string, keep func(Registered) bool, filtered bool, limit int, start store.PageKey) ([]Registered, store.PageKey, error) {
+	q := s.table.Get(store.AttrGSI2PK, store.InvestorGSI2PK(inv)).Index(store.IndexGSI2)
 	read := limit
 	if filtered {
 		read = max(limit, registryReadRows)
@@ -97,7 +98,7 @@ func (s *Store) VisibleOfInvestor(ctx context.Context, inv string, keep func(Reg
 	var out []Registered
 	next := start
 	for range maxRegistryReads {
-		items, n, err := fund.QueryPage(ctx, q, read, next)
+		items, n, err := store.QueryPage(ctx, q, read, next)
 		if err != nil {
 			return nil, nil, fmt.Errorf("positions of investor %s: %w", inv, err)
 		}
@@ -111,7 +112,7 @@ func (s *Store) VisibleOfInvestor(ctx context.Context, inv string, keep func(Reg
 				if i == len(items)-1 {
 					return out, n, nil
 				}
-				return out, fund.IndexPageKey(&items[i], fund.IndexGSI2), nil
+				return out, store.IndexPageKey(&items[i], store.IndexGSI2), nil
 			}
 		}
 		if next = n; next == nil {
@@ -122,13 +123,13 @@ func (s *Store) VisibleOfInvestor(ctx context.Context, inv string, keep func(Reg
 }
 
 // OfFund lists a fund's positions with one Query of the fund partition.
-func (s *Store) OfFund(ctx context.Context, fundID string, limit int, start fund.PageKey) ([]Registered, fund.PageKey, error) {
-	q := s.table.Get(fund.AttrPK, fund.FundPK(fundID)).Range(fund.AttrSK, dynamo.BeginsWith, fund.FundPositionPrefix)
+func (s *Store) OfFund(ctx context.Context, fundID string, limit int, start store.PageKey) ([]Registered, store.PageKey, error) {
+	q := s.table.Get(store.AttrPK, store.FundPK(fundID)).Range(store.AttrSK, dynamo.BeginsWith, store.FundPositionPrefix)
 	return s.list(ctx, q, limit, start, "positions of fund "+fundID)
 }
 
-func (s *Store) list(ctx context.Context, q *dynamo.Query, limit int, start fund.PageKey, what string) ([]Registered, fund.PageKey, error) {
-	items, next, err := fund.QueryPage(ctx, q, limit, start)
+func (s *Store) list(ctx context.Context, q *dynamo.Query, limit int, start store.PageKey, what string) ([]Registered, store.PageKey, error) {
+	items, next, err := store.QueryPage(ctx, q, limit, start)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", what, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/fundsvc/fundsvc/fund"
+	"github.com/fundsvc/fundsvc/store"
 	"github.com/shopspring/decimal"
 	"golang.org/x/sync/errgroup"
 )
@@ -194,19 +195,19 @@ func orZero(m *fund.Money) fund.Money {
 // One Query of GSI2 (POSITION#<pos>, followed page by page) reads the latest
 // items of every document. Only a document whose latest version is dated
 // after asOf but that has earlier versions needs more: two Queries (see
-// fund.Store.PositionAsOf), made in parallel across such documents. A
+// store.Store.PositionAsOf), made in parallel across such documents. A
 // document whose latest version no longer reports the position does not
 // count at any date: its line was withdrawn.
 //
 // It returns the identity of the position (fund, investor, currency) read
 // from any of its items, and ENOTFOUND if no document reports it.
 func (s *Store) reported(ctx context.Context, pos string, asOf fund.Date, owner *Registered, allow Allow) (fund.PositionItem, []fund.PositionItem, error) {
-	stored, err := fund.QueryAll(ctx, s.table.Get(fund.AttrGSI2PK, fund.PositionGSI2PK(pos)).Index(fund.IndexGSI2))
+	stored, err := store.QueryAll(ctx, s.table.Get(store.AttrGSI2PK, store.PositionGSI2PK(pos)).Index(store.IndexGSI2))
 	if err != nil {
 		return fund.PositionItem{}, nil, fmt.Errorf("items of position %s: %w", pos, err)
 	}
 	if owner != nil {
-		stored = slices.DeleteFunc(stored, func(it fund.Item) bool {
+		stored = slices.DeleteFunc(stored, func(it store.Item) bool {
 			return it.FundID != owner.FundID || it.InvestorID != owner.InvestorID
 		})
 	}
@@ -390,7 +391,7 @@ type Totals struct {
 // and investor are the ones its registry row names: the row authorized the
 // read, so nothing else may be added in. Positions no document reports are
 // left out. It returns ENOTFOUND if, on the first page, no position is left.
-func (s *Store) InvestorSummary(ctx context.Context, inv string, asOf fund.Date, keep func(Registered) bool, filtered bool, limit int, start fund.PageKey) (InvestorSummary, fund.PageKey, error) {
+func (s *Store) InvestorSummary(ctx context.Context, inv string, asOf fund.Date, keep func(Registered) bool, filtered bool, limit int, start store.PageKey) (InvestorSummary, store.PageKey, error) {
 	regs, next, err := s.VisibleOfInvestor(ctx, inv, keep, filtered, limit, start)
 	if err != nil {
 		return InvestorSummary{}, nil, err

@@ -18,6 +18,7 @@ import (
 	"github.com/fundsvc/fundsvc/config"
 	"github.com/fundsvc/fundsvc/export"
 	"github.com/fundsvc/fundsvc/fund"
+	"github.com/fundsvc/fundsvc/store"
 )
 
 // exportFlags are the flags of export and ddl beyond the shared ones.
@@ -64,7 +65,7 @@ func printDDL(cfg config.Config, f exportFlags, stdout io.Writer) error {
 
 // runExport writes one snapshot. On a terminal it draws a progress bar;
 // otherwise it logs one JSON line per dataset and a summary.
-func runExport(ctx context.Context, cfg config.Config, f exportFlags, store *fund.Store, log *slog.Logger, getenv func(string) string, stdout io.Writer) error {
+func runExport(ctx context.Context, cfg config.Config, f exportFlags, store *store.Store, log *slog.Logger, getenv func(string) string, stdout io.Writer) error {
 	if f.progress != "auto" && f.progress != "bar" && f.progress != "log" {
 		return fmt.Errorf("export: --progress %q: want auto, bar or log", f.progress)
 	}

@@ -25,8 +25,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/fundsvc/fundsvc/api"
 	"github.com/fundsvc/fundsvc/config"
-	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/positions"
+	"github.com/fundsvc/fundsvc/store"
 )
 
 const usage = `usage: fundsvc <command> [flags]
@@ -156,7 +156,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 
 // open connects to DynamoDB: throttling and transaction conflicts are
 // retried with backoff, condition failures are not.
-func open(ctx context.Context, cfg config.Config, getenv func(string) string) (*fund.Store, error) {
+func open(ctx context.Context, cfg config.Config, getenv func(string) string) (*store.Store, error) {
 	opts := []func(*awsconfig.LoadOptions) error{
 		awsconfig.WithRegion(cfg.Region),
 	}
@@ -173,7 +173,7 @@ func open(ctx context.Context, cfg config.Config, getenv func(string) string) (*
 	if err != nil {
 		return nil, fmt.Errorf("aws config: %w", err)
 	}
-	store := fund.NewStore(fund.NewDB(awsCfg), cfg.Table)
+	store := store.NewStore(store.NewDB(awsCfg), cfg.Table)
 	store.MaxPositions = cfg.MaxPositions
 	// A live writer must never lose its pending claims: the lease outlasts
 	// the longest a write may run.
@@ -270,7 +270,7 @@ func tuneGC(getenv func(string) string) {
 	}
 }
 
-func serve(ctx context.Context, cfg config.Config, store *fund.Store, log *slog.Logger, stdout io.Writer) error {
+func serve(ctx context.Context, cfg config.Config, store *store.Store, log *slog.Logger, stdout io.Writer) error {
 	tuneGC(os.Getenv)
 	v, err := verifier(cfg, log)
 	if err != nil {

@@ -14,10 +14,10 @@ import (
 	"time"
 
 	"github.com/fundsvc/fundsvc/config"
-	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/internal/dynamotest"
 	"github.com/fundsvc/fundsvc/internal/fundtest"
 	"github.com/fundsvc/fundsvc/internal/s3test"
+	"github.com/fundsvc/fundsvc/store"
 )
 
 // TestMain runs the tests on the shared DynamoDB Local, then stops MinIO if
@@ -133,7 +133,7 @@ func TestServeShutsDownGracefully(t *testing.T) {
 		t.Fatal(err)
 	}
 	hook := &dynamotest.WriteHook{}
-	store := fund.NewStore(fund.NewDB(dynamotest.Shared().Config(dynamotest.WithAPIOptions(hook.APIOption()))), table)
+	store := store.NewStore(store.NewDB(dynamotest.Shared().Config(dynamotest.WithAPIOptions(hook.APIOption()))), table)
 	out := &fundtest.SyncBuffer{}
 	log := slog.New(slog.NewJSONHandler(out, nil))
 	done := make(chan error, 1)
@@ -206,7 +206,7 @@ func TestServeShutsDownGracefully(t *testing.T) {
 	if !strings.Contains(out.String(), `"msg":"stopped"`) {
 		t.Fatalf("no stop log line:\n%s", out.String())
 	}
-	got, err := fund.NewStore(fund.NewDB(dynamotest.Shared().Config()), table).LatestDocument(context.Background(), "SHUTDOWN")
+	got, err := store.NewStore(store.NewDB(dynamotest.Shared().Config()), table).LatestDocument(context.Background(), "SHUTDOWN")
 	if err != nil || got.Version != 1 {
 		t.Fatalf("the write acknowledged at shutdown is not readable at version 1: %+v %v", got, err)
 	}

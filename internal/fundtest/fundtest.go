@@ -14,9 +14,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/internal/dynamotest"
 	"github.com/fundsvc/fundsvc/positions"
+	"github.com/fundsvc/fundsvc/store"
 )
 
 // Clock is the fixed time of every write made through an Env, so responses
@@ -25,7 +25,7 @@ var Clock = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
 // Env is a store on its own table.
 type Env struct {
-	Store     *fund.Store
+	Store     *store.Store
 	Positions *positions.Store
 	Counter   *dynamotest.Counter
 	Faults    *dynamotest.FaultInjector
@@ -39,7 +39,7 @@ func New(t testing.TB) *Env {
 	t.Helper()
 	e := &Env{Counter: &dynamotest.Counter{}, Faults: &dynamotest.FaultInjector{}, Table: dynamotest.UniqueName(t, "fundsvc")}
 	cfg := dynamotest.Shared().Config(dynamotest.WithAPIOptions(e.Counter.APIOption(), e.Faults.APIOption()))
-	e.Store = fund.NewStore(fund.NewDB(cfg), e.Table)
+	e.Store = store.NewStore(store.NewDB(cfg), e.Table)
 	e.Store.Now = func() time.Time { return Clock }
 	e.Positions = positions.NewStore(e.Store)
 	e.raw = dynamodb.NewFromConfig(dynamotest.Shared().Config())
@@ -78,8 +78,8 @@ func (e *Env) Dump(t testing.TB) []map[string]types.AttributeValue {
 		out = append(out, page.Items...)
 	}
 	key := func(it map[string]types.AttributeValue) string {
-		pk, _ := it[fund.AttrPK].(*types.AttributeValueMemberS)
-		sk, _ := it[fund.AttrSK].(*types.AttributeValueMemberS)
+		pk, _ := it[store.AttrPK].(*types.AttributeValueMemberS)
+		sk, _ := it[store.AttrSK].(*types.AttributeValueMemberS)
 		return pk.Value + "\x00" + sk.Value
 	}
 	sort.Slice(out, func(i, j int) bool { return key(out[i]) < key(out[j]) })

@@ -34,10 +34,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/internal/dynamotest"
 	"github.com/fundsvc/fundsvc/internal/fundtest"
 	"github.com/fundsvc/fundsvc/internal/harness"
+	"github.com/fundsvc/fundsvc/store"
 )
 
 const (
@@ -134,7 +134,7 @@ type Cluster struct {
 	// Store reads and writes the same table directly, for checks that the
 	// API cannot express (such as whether an overview fell back to the
 	// version partition).
-	Store *fund.Store
+	Store *store.Store
 
 	bin       string
 	env       []string

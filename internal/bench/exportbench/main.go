@@ -32,6 +32,7 @@ import (
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/internal/bench/benchdoc"
 	"github.com/fundsvc/fundsvc/internal/dynamotest"
+	"github.com/fundsvc/fundsvc/store"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -85,7 +86,7 @@ func run() error {
 		// The name says what the loader wrote; a table that exists was
 		// loaded completely (the marker item is written last).
 		table := fmt.Sprintf("exportbench-v1-%d-%d", target, *perDoc)
-		store := fund.NewStore(fund.NewDB(cfg), table)
+		store := store.NewStore(store.NewDB(cfg), table)
 		r := result{docs: int(target / int64(*perDoc))}
 		if loaded(ctx, raw, table) {
 			fmt.Printf("reusing %s from %s\n", table, *dataDir)
@@ -141,7 +142,7 @@ func run() error {
 // document needs to make about perDoc items, eight at a time. Funds have 20
 // documents each and share positions across them, as a fund's investors
 // recur in its notices; every tenth document is restated once.
-func load(ctx context.Context, store *fund.Store, docs, perDoc int) error {
+func load(ctx context.Context, store *store.Store, docs, perDoc int) error {
 	// A document of P positions (three items each) makes about 6P+8 items:
 	// its version partition, its latest view, its head and history
 	// records, its fund's index; a position's registry and claim once.
@@ -197,8 +198,8 @@ func benchDocument(i, positions, version int) fund.Document {
 // markerKey is the item that says a table's load finished. It is not an
 // entity of the service, so the export ignores it (the raw Scan counts it).
 var markerKey = map[string]types.AttributeValue{
-	fund.AttrPK: &types.AttributeValueMemberS{Value: "EXPORTBENCH"},
-	fund.AttrSK: &types.AttributeValueMemberS{Value: "LOADED"},
+	store.AttrPK: &types.AttributeValueMemberS{Value: "EXPORTBENCH"},
+	store.AttrSK: &types.AttributeValueMemberS{Value: "LOADED"},
 }
 
 func markLoaded(ctx context.Context, client *dynamodb.Client, table string) error {

@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/fundsvc/fundsvc/fund"
+	"github.com/fundsvc/fundsvc/store"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -79,7 +80,7 @@ func (ds dataset) versions(i int) int {
 
 // load writes the dataset through the store, as the service writes it,
 // eight documents at a time.
-func (ds dataset) load(ctx context.Context, store *fund.Store) error {
+func (ds dataset) load(ctx context.Context, store *store.Store) error {
 	var done atomic.Int64
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(8)
@@ -103,8 +104,8 @@ func (ds dataset) load(ctx context.Context, store *fund.Store) error {
 // markerKey is the item that says a table's load finished. It is not an
 // entity of the service; no route reads it.
 var markerKey = map[string]types.AttributeValue{
-	fund.AttrPK: &types.AttributeValueMemberS{Value: "SERVICEBENCH"},
-	fund.AttrSK: &types.AttributeValueMemberS{Value: "LOADED"},
+	store.AttrPK: &types.AttributeValueMemberS{Value: "SERVICEBENCH"},
+	store.AttrSK: &types.AttributeValueMemberS{Value: "LOADED"},
 }
 
 func markLoaded(ctx context.Context, client *dynamodb.Client, table string) error {
@@ -122,7 +123,7 @@ func loaded(ctx context.Context, client *dynamodb.Client, table string) bool {
 
 // ensureLoaded reuses the dataset's table if an earlier run loaded it
 // completely, and loads it afresh otherwise.
-func ensureLoaded(ctx context.Context, client *dynamodb.Client, store *fund.Store, ds dataset) error {
+func ensureLoaded(ctx context.Context, client *dynamodb.Client, store *store.Store, ds dataset) error {
 	table := ds.table()
 	if loaded(ctx, client, table) {
 		fmt.Printf("reusing %s\n", table)

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/fundsvc/fundsvc/fund"
+	"github.com/fundsvc/fundsvc/store"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -25,7 +26,7 @@ type pool struct {
 
 // newPool writes version 1 of n documents of the given number of positions
 // through the store. tag makes its IDs unique to the run.
-func newPool(ctx context.Context, store *fund.Store, tag string, n, positions int) (*pool, error) {
+func newPool(ctx context.Context, store *store.Store, tag string, n, positions int) (*pool, error) {
 	p := &pool{versions: make([]int, n)}
 	p.revision.Store(1)
 	for k := range n {

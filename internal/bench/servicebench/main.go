@@ -40,6 +40,7 @@ import (
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/internal/bench/benchdoc"
 	"github.com/fundsvc/fundsvc/internal/dynamotest"
+	"github.com/fundsvc/fundsvc/store"
 )
 
 func main() {
@@ -161,8 +162,8 @@ func run(ctx context.Context, args []string) error {
 		return err
 	}
 	defer db.Stop()
-	fdb := fund.NewDB(db.Config())
-	store := fund.NewStore(fdb, o.ds.table())
+	fdb := store.NewDB(db.Config())
+	store := store.NewStore(fdb, o.ds.table())
 	r, err := newRaw(fdb, o.ds.table())
 	if err != nil {
 		return err
@@ -220,7 +221,7 @@ func run(ctx context.Context, args []string) error {
 // newPools makes this run's documents to restate, one pool per ingest
 // size, each with a document per writer. They are the run's own, so the
 // dataset stays as loaded for the next run.
-func newPools(ctx context.Context, store *fund.Store, o options) ([]*pool, error) {
+func newPools(ctx context.Context, store *store.Store, o options) ([]*pool, error) {
 	tag := strconv.FormatInt(time.Now().Unix(), 36)
 	pools := make([]*pool, len(o.ingest))
 	for i, n := range o.ingest {

@@ -11,12 +11,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/internal/harness"
+	"github.com/fundsvc/fundsvc/store"
 	"github.com/guregu/dynamo/v2"
 	"golang.org/x/sync/errgroup"
 )
 
 // raw makes the DynamoDB calls behind each route directly, with a client
-// configured as the store's (fund.NewDB: same retry policy).
+// configured as the store's (store.NewDB: same retry policy).
 type raw struct {
 	client *dynamodb.Client
 	table  string
@@ -25,7 +26,7 @@ type raw struct {
 func newRaw(db *dynamo.DB, table string) (*raw, error) {
 	c, ok := db.Client().(*dynamodb.Client)
 	if !ok {
-		return nil, errors.New("fund.NewDB did not make a *dynamodb.Client")
+		return nil, errors.New("store.NewDB did not make a *dynamodb.Client")
 	}
 	return &raw{client: c, table: table}, nil
 }
@@ -59,8 +60,8 @@ func (r *raw) query(ctx context.Context, in *dynamodb.QueryInput, all bool) (int
 func (r *raw) overview(ctx context.Context, doc string) error {
 	_, err := r.query(ctx, &dynamodb.QueryInput{
 		KeyConditionExpression:    aws.String("#pk = :pk"),
-		ExpressionAttributeNames:  map[string]string{"#pk": fund.AttrPK},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(fund.DocPK(doc))},
+		ExpressionAttributeNames:  map[string]string{"#pk": store.AttrPK},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(store.DocPK(doc))},
 		ConsistentRead:            aws.Bool(true),
 	}, true)
 	return err
@@ -70,10 +71,10 @@ func (r *raw) overview(ctx context.Context, doc string) error {
 // documents: one page of limit items, or every page.
 func (r *raw) positionItems(ctx context.Context, pos string, limit int32, all bool) error {
 	in := &dynamodb.QueryInput{
-		IndexName:                 aws.String(fund.IndexGSI2),
+		IndexName:                 aws.String(store.IndexGSI2),
 		KeyConditionExpression:    aws.String("#pk = :pk"),
-		ExpressionAttributeNames:  map[string]string{"#pk": fund.AttrGSI2PK},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(fund.PositionGSI2PK(pos))},
+		ExpressionAttributeNames:  map[string]string{"#pk": store.AttrGSI2PK},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(store.PositionGSI2PK(pos))},
 	}
 	if limit > 0 {
 		in.Limit = aws.Int32(limit)
@@ -85,12 +86,12 @@ func (r *raw) positionItems(ctx context.Context, pos string, limit int32, all bo
 // fundDocuments is the Query behind a fund's documents: its index entries
 // of every date, one page of limit.
 func (r *raw) fundDocuments(ctx context.Context, fundID string, limit int32) error {
-	lo, hi := fund.FundDocumentRange(fund.Date{}, fund.Date{})
+	lo, hi := store.FundDocumentRange(fund.Date{}, fund.Date{})
 	_, err := r.query(ctx, &dynamodb.QueryInput{
 		KeyConditionExpression:   aws.String("#pk = :pk AND #sk BETWEEN :lo AND :hi"),
-		ExpressionAttributeNames: map[string]string{"#pk": fund.AttrPK, "#sk": fund.AttrSK},
+		ExpressionAttributeNames: map[string]string{"#pk": store.AttrPK, "#sk": store.AttrSK},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": str(fund.FundPK(fundID)), ":lo": str(lo), ":hi": str(hi),
+			":pk": str(store.FundPK(fundID)), ":lo": str(lo), ":hi": str(hi),
 		},
 		Limit: aws.Int32(limit),
 	}, false)
@@ -101,13 +102,13 @@ func (r *raw) fundDocuments(ctx context.Context, fundID string, limit int32) err
 func (r *raw) headVersion(ctx context.Context, doc string) (int, error) {
 	out, err := r.client.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:      aws.String(r.table),
-		Key:            map[string]types.AttributeValue{fund.AttrPK: str(fund.DocPK(doc)), fund.AttrSK: str(fund.HeadSK)},
+		Key:            map[string]types.AttributeValue{store.AttrPK: str(store.DocPK(doc)), store.AttrSK: str(store.HeadSK)},
 		ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
 		return 0, fmt.Errorf("read head of %s: %w", doc, err)
 	}
-	var h fund.Item
+	var h store.Item
 	if err := dynamo.UnmarshalItem(out.Item, &h); err != nil || h.Version == 0 {
 		return 0, fmt.Errorf("read head of %s: no version (%v)", doc, err)
 	}
@@ -145,8 +146,8 @@ func (r *raw) restate(ctx context.Context, d fund.Document, prev int) error {
 // once, each chunk as sequential BatchWriteItem calls of 25 (as the
 // store's batchPut through guregu/dynamo does).
 func (r *raw) stage(ctx context.Context, d *fund.Document) error {
-	pk := fund.VersionPK(d.ID, d.CommitID)
-	items := []fund.Item{documentItem(d, pk, fund.VersionDocumentSK), activityItem(d, pk, fund.VersionCapitalActivitySK)}
+	pk := store.VersionPK(d.ID, d.CommitID)
+	items := []store.Item{documentItem(d, pk, store.VersionDocumentSK), activityItem(d, pk, store.VersionCapitalActivitySK)}
 	items = append(items, positionItems(d, false)...)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(writeParallelism)
@@ -165,7 +166,7 @@ func (r *raw) stage(ctx context.Context, d *fund.Document) error {
 }
 
 // batchPut writes up to 25 items, again for any the server left unprocessed.
-func (r *raw) batchPut(ctx context.Context, items []fund.Item) error {
+func (r *raw) batchPut(ctx context.Context, items []store.Item) error {
 	reqs := make([]types.WriteRequest, 0, len(items))
 	for _, it := range items {
 		av, err := dynamo.MarshalItem(it)
@@ -188,21 +189,21 @@ func (r *raw) batchPut(ctx context.Context, items []fund.Item) error {
 // version, with the latest document and capital activity, both history
 // records and the fund's index entry.
 func (r *raw) flip(ctx context.Context, d *fund.Document, prev int) error {
-	head := fund.Item{
-		PK: fund.DocPK(d.ID), SK: fund.HeadSK, Type: fund.TypeHead, DocumentID: d.ID, FundID: d.FundID,
+	head := store.Item{
+		PK: store.DocPK(d.ID), SK: store.HeadSK, Type: store.TypeHead, DocumentID: d.ID, FundID: d.FundID,
 		AsOf: d.AsOf, Version: d.Version, CommitID: d.CommitID, ContentHash: harness.RandomHex(32),
 		PositionCount: len(d.Positions), CreatedAt: d.CreatedAt, CreatedBy: d.CreatedBy,
 	}
-	latest := documentItem(d, fund.DocPK(d.ID), fund.DocumentLatestSK)
-	latest.GSI1PK, latest.GSI1SK = fund.DocumentLatestGSI1PK(d.ID), fund.DocumentLatestGSI1SK
-	index := documentItem(d, fund.FundPK(d.FundID), fund.FundDocumentSK(d.AsOf, d.ID))
-	index.Type = fund.TypeDocumentIndex
-	items := []fund.Item{
+	latest := documentItem(d, store.DocPK(d.ID), store.DocumentLatestSK)
+	latest.GSI1PK, latest.GSI1SK = store.DocumentLatestGSI1PK(d.ID), store.DocumentLatestGSI1SK
+	index := documentItem(d, store.FundPK(d.FundID), store.FundDocumentSK(d.AsOf, d.ID))
+	index.Type = store.TypeDocumentIndex
+	items := []store.Item{
 		latest,
-		documentItem(d, fund.DocPK(d.ID), fund.DocumentHistorySK(d.AsOf, d.Version)),
+		documentItem(d, store.DocPK(d.ID), store.DocumentHistorySK(d.AsOf, d.Version)),
 		index,
-		activityItem(d, fund.DocPK(d.ID), fund.CapitalActivityLatestSK),
-		activityItem(d, fund.DocPK(d.ID), fund.CapitalActivityHistorySK(d.CapitalActivity.Date, d.Version)),
+		activityItem(d, store.DocPK(d.ID), store.CapitalActivityLatestSK),
+		activityItem(d, store.DocPK(d.ID), store.CapitalActivityHistorySK(d.CapitalActivity.Date, d.Version)),
 	}
 	av, err := dynamo.MarshalItem(head)
 	if err != nil {
@@ -246,7 +247,7 @@ func (r *raw) materialize(ctx context.Context, d *fund.Document) error {
 				tx = append(tx, types.TransactWriteItem{Put: &types.Put{
 					TableName: aws.String(r.table), Item: av,
 					ConditionExpression:       aws.String("attribute_not_exists(#pk) OR #v <= :v"),
-					ExpressionAttributeNames:  map[string]string{"#pk": fund.AttrPK, "#v": "Version"},
+					ExpressionAttributeNames:  map[string]string{"#pk": store.AttrPK, "#v": "Version"},
 					ExpressionAttributeValues: map[string]types.AttributeValue{":v": version},
 				}})
 			}
@@ -259,7 +260,7 @@ func (r *raw) materialize(ctx context.Context, d *fund.Document) error {
 	}
 	_, err := r.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(r.table),
-		Key:                       map[string]types.AttributeValue{fund.AttrPK: str(fund.DocPK(d.ID)), fund.AttrSK: str(fund.HeadSK)},
+		Key:                       map[string]types.AttributeValue{store.AttrPK: str(store.DocPK(d.ID)), store.AttrSK: str(store.HeadSK)},
 		UpdateExpression:          aws.String("SET #m = :t"),
 		ConditionExpression:       aws.String("#v = :v"),
 		ExpressionAttributeNames:  map[string]string{"#m": "Materialized", "#v": "Version"},
@@ -271,20 +272,20 @@ func (r *raw) materialize(ctx context.Context, d *fund.Document) error {
 // The stored shapes below are those of fund/item.go (documentItem,
 // activityItem, positionItems), which the fund package keeps unexported.
 
-func documentItem(d *fund.Document, pk, sk string) fund.Item {
-	return fund.Item{
-		PK: pk, SK: sk, Type: fund.TypeDocument,
+func documentItem(d *fund.Document, pk, sk string) store.Item {
+	return store.Item{
+		PK: pk, SK: sk, Type: store.TypeDocument,
 		DocumentID: d.ID, FundID: d.FundID, Kind: string(d.Kind), Title: d.Title,
 		AsOf: d.AsOf, Currency: d.Currency, PositionCount: len(d.Positions),
 		Version: d.Version, CommitID: d.CommitID, CreatedAt: d.CreatedAt, CreatedBy: d.CreatedBy,
 	}
 }
 
-func activityItem(d *fund.Document, pk, sk string) fund.Item {
+func activityItem(d *fund.Document, pk, sk string) store.Item {
 	a := d.CapitalActivity
 	amt := a.Amount
-	return fund.Item{
-		PK: pk, SK: sk, Type: fund.TypeCapitalActivity,
+	return store.Item{
+		PK: pk, SK: sk, Type: store.TypeCapitalActivity,
 		DocumentID: d.ID, FundID: d.FundID, Currency: d.Currency, AsOf: d.AsOf,
 		Amount: &amt, Status: string(a.Status), Date: a.Date, Description: a.Description,
 		Version: d.Version, CommitID: d.CommitID, CreatedAt: d.CreatedAt,
@@ -293,29 +294,29 @@ func activityItem(d *fund.Document, pk, sk string) fund.Item {
 
 // positionItems returns a document's position items for its latest view
 // (with index keys) or its version partition, position by position.
-func positionItems(d *fund.Document, latest bool) []fund.Item {
-	items := make([]fund.Item, 0, len(d.Positions)*len(fund.ItemKinds))
+func positionItems(d *fund.Document, latest bool) []store.Item {
+	items := make([]store.Item, 0, len(d.Positions)*len(fund.ItemKinds))
 	for _, p := range d.Positions {
-		add := func(k fund.ItemKind, it fund.Item) {
+		add := func(k fund.ItemKind, it store.Item) {
 			it.Type = k.Type()
 			it.DocumentID, it.FundID, it.InvestorID, it.PositionID = d.ID, d.FundID, p.InvestorID, p.ID
 			it.AsOf, it.Currency, it.Version, it.CreatedAt = d.AsOf, d.Currency, d.Version, d.CreatedAt
 			if latest {
-				it.PK, it.SK = fund.DocPK(d.ID), fund.PositionItemSK(k, p.ID)
-				it.GSI1PK, it.GSI1SK = fund.PositionItemGSI1PK(k, p.ID, d.ID), fund.GSI1LatestSK
-				it.GSI2PK, it.GSI2SK = fund.PositionGSI2PK(p.ID), fund.PositionItemGSI2SK(k, d.ID)
+				it.PK, it.SK = store.DocPK(d.ID), store.PositionItemSK(k, p.ID)
+				it.GSI1PK, it.GSI1SK = store.PositionItemGSI1PK(k, p.ID, d.ID), store.GSI1LatestSK
+				it.GSI2PK, it.GSI2SK = store.PositionGSI2PK(p.ID), store.PositionItemGSI2SK(k, d.ID)
 			} else {
-				it.PK, it.SK = fund.VersionPK(d.ID, d.CommitID), fund.VersionPositionItemSK(p.ID, k)
+				it.PK, it.SK = store.VersionPK(d.ID, d.CommitID), store.VersionPositionItemSK(p.ID, k)
 			}
 			items = append(items, it)
 		}
 		c, x, u := p.CapitalCall, p.Distribution, p.UnfundedCommitment
-		add(fund.CapitalCall, fund.Item{Amount: &c.Amount, Status: string(c.Status), Date: c.DueDate,
+		add(fund.CapitalCall, store.Item{Amount: &c.Amount, Status: string(c.Status), Date: c.DueDate,
 			Investment: c.Investment, ManagementFee: c.ManagementFee, FundExpenses: c.FundExpenses})
-		add(fund.Distribution, fund.Item{Amount: &x.Amount, Status: string(x.Status), Date: x.Date,
+		add(fund.Distribution, store.Item{Amount: &x.Amount, Status: string(x.Status), Date: x.Date,
 			ReturnOfCapital: x.ReturnOfCapital, RealizedGain: x.RealizedGain, Income: x.Income,
 			Recallable: x.Recallable, Withholding: x.Withholding})
-		add(fund.UnfundedCommitment, fund.Item{Amount: &u.Amount, Status: string(u.Status), Commitment: u.Commitment})
+		add(fund.UnfundedCommitment, store.Item{Amount: &u.Amount, Status: string(u.Status), Commitment: u.Commitment})
 	}
 	return items
 }

@@ -1,6 +1,8 @@
-package fund
+package store
 
 import (
+	"github.com/fundsvc/fundsvc/fund"
+
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -74,13 +76,13 @@ func (s *Store) BeginIdempotent(ctx context.Context, scope, key, requestHash str
 	err = s.table.Get(AttrPK, pk).Range(AttrSK, dynamo.Equal, IdempotencyRecordSK).Consistent(true).One(ctx, &head)
 	switch {
 	case errors.Is(err, dynamo.ErrNotFound): // released between the claim and the read
-		return "", nil, Errorf(ECONFLICT, "a request with this Idempotency-Key is in flight; retry shortly")
+		return "", nil, fund.Errorf(fund.ECONFLICT, "a request with this Idempotency-Key is in flight; retry shortly")
 	case err != nil:
 		return "", nil, fmt.Errorf("read idempotency key: %w", err)
 	case head.RequestHash != requestHash:
-		return "", nil, &Error{Code: EIDEMPOTENCY, Field: "Idempotency-Key", Message: "this Idempotency-Key was used for a different request; use a new key"}
+		return "", nil, &fund.Error{Code: fund.EIDEMPOTENCY, Field: "Idempotency-Key", Message: "this Idempotency-Key was used for a different request; use a new key"}
 	case head.State != stateDone:
-		return "", nil, Errorf(ECONFLICT, "a request with this Idempotency-Key is in flight; retry shortly")
+		return "", nil, fund.Errorf(fund.ECONFLICT, "a request with this Idempotency-Key is in flight; retry shortly")
 	}
 	body, err := s.storedBody(ctx, pk, head)
 	if err != nil {
@@ -150,7 +152,7 @@ func (s *Store) FinishIdempotent(ctx context.Context, scope, key, owner string, 
 	if dynamo.IsCondCheckFailed(err) {
 		// Another owner holds the record; these chunks are named by no record.
 		_, _ = s.table.Batch(AttrPK, AttrSK).Write().Delete(keys...).Run(ctx)
-		return Errorf(ECONFLICT, "the Idempotency-Key was taken over by a repeat after this request's lease ended; its answer was not stored")
+		return fund.Errorf(fund.ECONFLICT, "the Idempotency-Key was taken over by a repeat after this request's lease ended; its answer was not stored")
 	}
 	if err != nil {
 		return fmt.Errorf("complete idempotency record: %w", err)

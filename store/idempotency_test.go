@@ -1,4 +1,4 @@
-package fund_test
+package store_test
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/internal/dynamotest"
 	"github.com/fundsvc/fundsvc/internal/fundtest"
+	"github.com/fundsvc/fundsvc/store"
 )
 
 func TestIdempotencyRecords(t *testing.T) {
@@ -27,7 +28,7 @@ func TestIdempotencyRecords(t *testing.T) {
 		if err != nil || replay != nil || owner == "" {
 			t.Fatalf("claim: %q %v %v", owner, replay, err)
 		}
-		if err := e.Store.FinishIdempotent(ctx, "scope", "big", owner, fund.Replay{Status: 201, Header: map[string]string{"ETag": `"1"`}, Body: body}, now, ttl); err != nil {
+		if err := e.Store.FinishIdempotent(ctx, "scope", "big", owner, store.Replay{Status: 201, Header: map[string]string{"ETag": `"1"`}, Body: body}, now, ttl); err != nil {
 			t.Fatal(err)
 		}
 		_, replay, err = e.Store.BeginIdempotent(ctx, "scope", "big", "h1", now.Add(time.Second), lease, ttl)
@@ -84,7 +85,7 @@ func TestIdempotencyRecords(t *testing.T) {
 // chunks are gone.
 func TestAStaleOwnerNeverMixesItsAnswerIntoTheReplay(t *testing.T) {
 	e := fundtest.New(t)
-	raw := fund.NewDB(dynamotest.Shared().Config()).Table(e.Table)
+	raw := store.NewDB(dynamotest.Shared().Config()).Table(e.Table)
 	hookA, hookB := &dynamotest.WriteHook{}, &dynamotest.WriteHook{}
 	storeA, storeB := hookedStore(e, hookA), hookedStore(e, hookB)
 	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
@@ -93,8 +94,8 @@ func TestAStaleOwnerNeverMixesItsAnswerIntoTheReplay(t *testing.T) {
 
 	big := make([]byte, 800<<10) // random, so it stays three chunks once compressed
 	_, _ = rand.Read(big)
-	small := fund.Replay{Status: 201, Header: map[string]string{"ETag": `"1"`, "Content-Type": "application/json"}, Body: []byte(`{"version":1}`)}
-	large := fund.Replay{Status: 200, Header: map[string]string{"ETag": `"3"`}, Body: big}
+	small := store.Replay{Status: 201, Header: map[string]string{"ETag": `"1"`, "Content-Type": "application/json"}, Body: []byte(`{"version":1}`)}
+	large := store.Replay{Status: 200, Header: map[string]string{"ETag": `"3"`}, Body: big}
 
 	type outcome struct {
 		ownerB     string
@@ -102,9 +103,9 @@ func TestAStaleOwnerNeverMixesItsAnswerIntoTheReplay(t *testing.T) {
 	}
 	orders := []struct {
 		name string
-		run  func(key string, a, b fund.Replay) outcome
+		run  func(key string, a, b store.Replay) outcome
 	}{
-		{"A stores its answer after B completed", func(key string, a, b fund.Replay) (o outcome) {
+		{"A stores its answer after B completed", func(key string, a, b store.Replay) (o outcome) {
 			ownerA, _, err := storeA.BeginIdempotent(ctx, "scope", key, "h", now, lease, ttl)
 			if err != nil {
 				return outcome{errA: err}
@@ -115,7 +116,7 @@ func TestAStaleOwnerNeverMixesItsAnswerIntoTheReplay(t *testing.T) {
 			o.errA = storeA.FinishIdempotent(ctx, "scope", key, ownerA, a, later, ttl)
 			return o
 		}},
-		{"A writes its chunks before B takes over, its record after B completed", func(key string, a, b fund.Replay) (o outcome) {
+		{"A writes its chunks before B takes over, its record after B completed", func(key string, a, b store.Replay) (o outcome) {
 			ownerA, _, err := storeA.BeginIdempotent(ctx, "scope", key, "h", now, lease, ttl)
 			if err != nil {
 				return outcome{errA: err}
@@ -131,7 +132,7 @@ func TestAStaleOwnerNeverMixesItsAnswerIntoTheReplay(t *testing.T) {
 			}
 			return o
 		}},
-		{"A writes its chunks and record between B's chunks and B's record", func(key string, a, b fund.Replay) (o outcome) {
+		{"A writes its chunks and record between B's chunks and B's record", func(key string, a, b store.Replay) (o outcome) {
 			ownerA, _, err := storeA.BeginIdempotent(ctx, "scope", key, "h", now, lease, ttl)
 			if err != nil {
 				return outcome{errA: err}
@@ -149,7 +150,7 @@ func TestAStaleOwnerNeverMixesItsAnswerIntoTheReplay(t *testing.T) {
 	}
 	sizes := []struct {
 		name    string
-		a, b    fund.Replay
+		a, b    store.Replay
 		chunksB int // of B's answer, as stored
 	}{
 		{"the stale answer has more chunks", large, small, 1},
@@ -182,21 +183,21 @@ func TestAStaleOwnerNeverMixesItsAnswerIntoTheReplay(t *testing.T) {
 					SK        string
 					BodyOwner string
 				}
-				if err := raw.Get(fund.AttrPK, fund.IdempotencyPK("scope", key)).Consistent(true).All(ctx, &items); err != nil {
+				if err := raw.Get(store.AttrPK, store.IdempotencyPK("scope", key)).Consistent(true).All(ctx, &items); err != nil {
 					t.Fatal(err)
 				}
 				var sks []string
 				for _, it := range items {
 					sks = append(sks, it.SK)
-					if it.SK == fund.IdempotencyRecordSK && it.BodyOwner != o.ownerB {
+					if it.SK == store.IdempotencyRecordSK && it.BodyOwner != o.ownerB {
 						t.Errorf("the record names %q as the owner of its body, want B's %q", it.BodyOwner, o.ownerB)
 					}
 				}
 				var want []string
 				for i := range size.chunksB {
-					want = append(want, fund.IdempotencyBodySK(o.ownerB, i))
+					want = append(want, store.IdempotencyBodySK(o.ownerB, i))
 				}
-				want = append(want, fund.IdempotencyRecordSK)
+				want = append(want, store.IdempotencyRecordSK)
 				if !reflect.DeepEqual(sks, want) {
 					t.Errorf("the key's items are %v, want B's chunks and the record %v (A's chunks deleted)", sks, want)
 				}
@@ -210,7 +211,7 @@ func TestAStaleOwnerNeverMixesItsAnswerIntoTheReplay(t *testing.T) {
 // TTL after an upgrade and must replay as stored.
 func TestAResponseStoredBeforeChunksWereOwnedStillReplays(t *testing.T) {
 	e := fundtest.New(t)
-	raw := fund.NewDB(dynamotest.Shared().Config()).Table(e.Table)
+	raw := store.NewDB(dynamotest.Shared().Config()).Table(e.Table)
 	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	body := make([]byte, 500<<10)
 	_, _ = rand.Read(body)
@@ -230,14 +231,14 @@ func TestAResponseStoredBeforeChunksWereOwnedStillReplays(t *testing.T) {
 		Chunks             int               `dynamo:",omitempty"`
 		Body               []byte            `dynamo:",omitempty"`
 	}
-	pk, expires := fund.IdempotencyPK("scope", "old"), now.Add(time.Hour).Unix()
+	pk, expires := store.IdempotencyPK("scope", "old"), now.Add(time.Hour).Unix()
 	for _, it := range []legacyItem{
-		{PK: pk, SK: fund.IdempotencyRecordSK, Type: fund.TypeIdempotency, RequestHash: "h", State: "done", Owner: "0123456789abcdef",
+		{PK: pk, SK: store.IdempotencyRecordSK, Type: store.TypeIdempotency, RequestHash: "h", State: "done", Owner: "0123456789abcdef",
 			ExpiresAt: expires, Status: 201, Header: map[string]string{"ETag": `"1"`}, Chunks: 2},
-		{PK: pk, SK: fund.IdempotencyLegacyBodySK(0), Type: fund.TypeIdempotency, ExpiresAt: expires, Body: z.Bytes()[:half]},
-		{PK: pk, SK: fund.IdempotencyLegacyBodySK(1), Type: fund.TypeIdempotency, ExpiresAt: expires, Body: z.Bytes()[half:]},
+		{PK: pk, SK: store.IdempotencyLegacyBodySK(0), Type: store.TypeIdempotency, ExpiresAt: expires, Body: z.Bytes()[:half]},
+		{PK: pk, SK: store.IdempotencyLegacyBodySK(1), Type: store.TypeIdempotency, ExpiresAt: expires, Body: z.Bytes()[half:]},
 		// A stale owner's chunk under the new layout sorts among them and must be ignored.
-		{PK: pk, SK: fund.IdempotencyBodySK("00aa00aa00aa00aa", 0), Type: fund.TypeIdempotency, ExpiresAt: expires, Body: []byte("not gzip")},
+		{PK: pk, SK: store.IdempotencyBodySK("00aa00aa00aa00aa", 0), Type: store.TypeIdempotency, ExpiresAt: expires, Body: []byte("not gzip")},
 	} {
 		if err := raw.Put(it).Run(ctx); err != nil {
 			t.Fatal(err)
@@ -251,6 +252,6 @@ func TestAResponseStoredBeforeChunksWereOwnedStillReplays(t *testing.T) {
 
 // hookedStore is a store on e's table through its own client, whose writes
 // hook holds: another instance of the service.
-func hookedStore(e *fundtest.Env, hook *dynamotest.WriteHook) *fund.Store {
-	return fund.NewStore(fund.NewDB(dynamotest.Shared().Config(dynamotest.WithAPIOptions(hook.APIOption()))), e.Table)
+func hookedStore(e *fundtest.Env, hook *dynamotest.WriteHook) *store.Store {
+	return store.NewStore(store.NewDB(dynamotest.Shared().Config(dynamotest.WithAPIOptions(hook.APIOption()))), e.Table)
 }

@@ -1,6 +1,8 @@
-package fund
+package store
 
 import (
+	"github.com/fundsvc/fundsvc/fund"
+
 	"context"
 	"errors"
 	"fmt"
@@ -97,7 +99,7 @@ var errClaimRace = errors.New("a position claim changed while claiming")
 // ECONFLICT if a position belongs to another fund, investor or currency (or
 // is being claimed for one by a live writer), and errClaimRace if a claim
 // changed meanwhile; in both cases nothing is left held.
-func (s *Store) claim(ctx context.Context, d *Document, requestIndex map[string]int) (*claims, error) {
+func (s *Store) claim(ctx context.Context, d *fund.Document, requestIndex map[string]int) (*claims, error) {
 	keys := make([]dynamo.Keyed, 0, len(d.Positions))
 	for _, p := range d.Positions {
 		keys = append(keys, dynamo.Keys{PositionClaimPK(p.ID), PositionClaimSK})
@@ -216,12 +218,12 @@ func (s *Store) claim(ctx context.Context, d *Document, requestIndex map[string]
 	return cl, nil
 }
 
-func claimConflict(c *claimItem, d *Document, p Position, requestIndex map[string]int) error {
+func claimConflict(c *claimItem, d *fund.Document, p fund.Position, requestIndex map[string]int) error {
 	if c.FundID == d.FundID && c.InvestorID == p.InvestorID {
-		return &Error{Code: ECONFLICT, Field: "currency",
+		return &fund.Error{Code: fund.ECONFLICT, Field: "currency",
 			Message: fmt.Sprintf("position %s is held in %s, so a document cannot report it in %s", p.ID, c.Currency, d.Currency)}
 	}
-	return &Error{Code: ECONFLICT, Field: fmt.Sprintf("positions[%d].positionId", requestIndex[p.ID]),
+	return &fund.Error{Code: fund.ECONFLICT, Field: fmt.Sprintf("positions[%d].positionId", requestIndex[p.ID]),
 		Message: fmt.Sprintf("position ID %s is already used for another fund or investor; a position is one fund plus one investor", p.ID)}
 }
 
@@ -321,7 +323,7 @@ func (s *Store) release(ctx context.Context, cl *claims) (revoked bool) {
 // position exists only once a committed document names it. positions are
 // those whose claim was pending when the version was staged; nil means "find
 // out", for a call that finishes another's commit.
-func (s *Store) confirm(ctx context.Context, d *Document, positions []string) error {
+func (s *Store) confirm(ctx context.Context, d *fund.Document, positions []string) error {
 	if positions == nil {
 		var err error
 		if positions, err = s.pendingClaims(ctx, d); err != nil {
@@ -355,7 +357,7 @@ func (s *Store) confirm(ctx context.Context, d *Document, positions []string) er
 }
 
 // pendingClaims lists the positions of d whose claim is not permanent yet.
-func (s *Store) pendingClaims(ctx context.Context, d *Document) ([]string, error) {
+func (s *Store) pendingClaims(ctx context.Context, d *fund.Document) ([]string, error) {
 	keys := make([]dynamo.Keyed, 0, len(d.Positions))
 	for _, p := range d.Positions {
 		keys = append(keys, dynamo.Keys{PositionClaimPK(p.ID), PositionClaimSK})

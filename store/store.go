@@ -1,6 +1,8 @@
-package fund
+package store
 
 import (
+	"github.com/fundsvc/fundsvc/fund"
+
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -43,7 +45,7 @@ type Store struct {
 func NewStore(db *dynamo.DB, table string) *Store {
 	return &Store{
 		db: db, table: db.Table(table), name: table,
-		MaxPositions: DefaultMaxPositions, Parallelism: 4,
+		MaxPositions: fund.DefaultMaxPositions, Parallelism: 4,
 		Now: func() time.Time { return time.Now().UTC().Truncate(time.Millisecond) },
 	}
 }
@@ -116,7 +118,7 @@ func (s *Store) Ping(ctx context.Context) error {
 	var it Item
 	err := s.table.Get(AttrPK, PingPK).Range(AttrSK, dynamo.Equal, PingPK).One(ctx, &it)
 	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
-		return &Error{Code: EUNAVAILABLE, Message: "the table is not reachable"}
+		return &fund.Error{Code: fund.EUNAVAILABLE, Message: "the table is not reachable"}
 	}
 	return nil
 }
@@ -143,10 +145,10 @@ const maxCommitAttempts = 25
 //
 // See docs/commit-protocol.md for why a reader never sees a mix of versions
 // and why retrying an interrupted call completes it.
-func (s *Store) Restate(ctx context.Context, d Document, ifMatch *int) (Document, error) {
+func (s *Store) Restate(ctx context.Context, d fund.Document, ifMatch *int) (fund.Document, error) {
 	d.Normalize()
 	if err := d.Validate(s.MaxPositions); err != nil {
-		return Document{}, err
+		return fund.Document{}, err
 	}
 	// Errors found later still name a position by its index in the request.
 	requestIndex := make(map[string]int, len(d.Positions))
@@ -156,17 +158,17 @@ func (s *Store) Restate(ctx context.Context, d Document, ifMatch *int) (Document
 	d.SortPositions()
 	hash, err := contentHash(d)
 	if err != nil {
-		return Document{}, err
+		return fund.Document{}, err
 	}
 	done, err := s.writers.wait(ctx, d.ID)
 	if err != nil {
-		return Document{}, fmt.Errorf("wait for the other writers of document %s: %w", d.ID, err)
+		return fund.Document{}, fmt.Errorf("wait for the other writers of document %s: %w", d.ID, err)
 	}
 	defer done()
 	for attempt := 1; ; attempt++ {
 		head, err := s.head(ctx, d.ID)
 		if err != nil {
-			return Document{}, err
+			return fund.Document{}, err
 		}
 		// The very request that committed the head is repeated (its answer
 		// was lost): its If-Match held when it committed, so it is not
@@ -179,13 +181,13 @@ func (s *Store) Restate(ctx context.Context, d Document, ifMatch *int) (Document
 		switch {
 		case repeat || ifMatch == nil:
 		case *ifMatch == AnyVersion && head == nil:
-			return Document{}, Errorf(EPRECONDITION, "If-Match: * but document %s does not exist", d.ID)
+			return fund.Document{}, fund.Errorf(fund.EPRECONDITION, "If-Match: * but document %s does not exist", d.ID)
 		case *ifMatch != AnyVersion && *ifMatch != current:
-			return Document{}, Errorf(EPRECONDITION, "document %s is at version %d, not %d", d.ID, current, *ifMatch)
+			return fund.Document{}, fund.Errorf(fund.EPRECONDITION, "document %s is at version %d, not %d", d.ID, current, *ifMatch)
 		}
 		if head != nil && head.FundID != d.FundID {
 			// The other fund is not named: the caller may not administer it.
-			return Document{}, &Error{Code: ECONFLICT, Field: "fundId",
+			return fund.Document{}, &fund.Error{Code: fund.ECONFLICT, Field: "fundId",
 				Message: fmt.Sprintf("document %s belongs to another fund; a restatement cannot move it to %s", d.ID, d.FundID)}
 		}
 		if repeat || (head != nil && !head.Materialized && head.ContentHash == hash) {
@@ -206,15 +208,15 @@ func (s *Store) Restate(ctx context.Context, d Document, ifMatch *int) (Document
 			if attempt < maxCommitAttempts {
 				continue
 			}
-			return Document{}, Errorf(ECONFLICT, "a position ID of document %s is being claimed by other writers; retry", d.ID)
+			return fund.Document{}, fund.Errorf(fund.ECONFLICT, "a position ID of document %s is being claimed by other writers; retry", d.ID)
 		}
 		if err != nil {
-			return Document{}, err
+			return fund.Document{}, err
 		}
 		if err := s.stage(ctx, &d); err != nil {
 			s.discardStaged(ctx, &d)
 			s.release(ctx, cl)
-			return Document{}, err
+			return fund.Document{}, err
 		}
 		err = s.commit(ctx, &d, head, hash, cl)
 		if dynamo.IsCondCheckFailed(err) {
@@ -224,17 +226,17 @@ func (s *Store) Restate(ctx context.Context, d Document, ifMatch *int) (Document
 			s.discardStaged(ctx, &d)
 			s.release(ctx, cl)
 			if lost, err := s.lostIdempotencyKey(ctx, &d); err != nil {
-				return Document{}, err
+				return fund.Document{}, err
 			} else if lost {
-				return Document{}, Errorf(ECONFLICT, "this request's Idempotency-Key was taken over by a repeat of it after its lease ran out; the repeat's answer is the one kept")
+				return fund.Document{}, fund.Errorf(fund.ECONFLICT, "this request's Idempotency-Key was taken over by a repeat of it after its lease ran out; the repeat's answer is the one kept")
 			}
 			if ifMatch != nil && *ifMatch != AnyVersion {
-				return Document{}, Errorf(EPRECONDITION, "document %s changed while writing version %d", d.ID, d.Version)
+				return fund.Document{}, fund.Errorf(fund.EPRECONDITION, "document %s changed while writing version %d", d.ID, d.Version)
 			}
 			if attempt < maxCommitAttempts {
 				continue
 			}
-			return Document{}, Errorf(ECONFLICT, "document %s is being written by too many callers at once; retry", d.ID)
+			return fund.Document{}, fund.Errorf(fund.ECONFLICT, "document %s is being written by too many callers at once; retry", d.ID)
 		}
 		if err != nil {
 			// The commit may have happened; release revokes the fence first
@@ -242,7 +244,7 @@ func (s *Store) Restate(ctx context.Context, d Document, ifMatch *int) (Document
 			if s.release(ctx, cl) {
 				s.discardStaged(ctx, &d)
 			}
-			return Document{}, fmt.Errorf("commit document %s version %d: %w", d.ID, d.Version, err)
+			return fund.Document{}, fmt.Errorf("commit document %s version %d: %w", d.ID, d.Version, err)
 		}
 		return d, s.materialize(ctx, &d, cl)
 	}
@@ -250,7 +252,7 @@ func (s *Store) Restate(ctx context.Context, d Document, ifMatch *int) (Document
 
 // lostIdempotencyKey reports whether the request that writes d no longer
 // owns its Idempotency-Key.
-func (s *Store) lostIdempotencyKey(ctx context.Context, d *Document) (bool, error) {
+func (s *Store) lostIdempotencyKey(ctx context.Context, d *fund.Document) (bool, error) {
 	if d.RequestID == "" || d.RequestOwner == "" {
 		return false, nil
 	}
@@ -280,7 +282,7 @@ func (s *Store) head(ctx context.Context, doc string) (*Item, error) {
 
 // stage writes the version's immutable items in their own partition,
 // invisible to readers until a head points at it.
-func (s *Store) stage(ctx context.Context, d *Document) error {
+func (s *Store) stage(ctx context.Context, d *fund.Document) error {
 	pk := VersionPK(d.ID, d.CommitID)
 	items := []any{documentItem(d, pk, VersionDocumentSK)}
 	if d.CapitalActivity != nil {
@@ -299,7 +301,7 @@ func (s *Store) stage(ctx context.Context, d *Document) error {
 // document-level item of the latest view, the version's history records and
 // the fund's index entry. It fails the condition check if another writer
 // moved the head since it was read.
-func (s *Store) commit(ctx context.Context, d *Document, prev *Item, hash string, cl *claims) error {
+func (s *Store) commit(ctx context.Context, d *fund.Document, prev *Item, hash string, cl *claims) error {
 	head := Item{
 		PK: DocPK(d.ID), SK: HeadSK, Type: TypeHead, DocumentID: d.ID, FundID: d.FundID,
 		AsOf: d.AsOf, Version: d.Version, CommitID: d.CommitID, ContentHash: hash,
@@ -346,7 +348,7 @@ func (s *Store) commit(ctx context.Context, d *Document, prev *Item, hash string
 // version, then marks the head materialized. Every write is conditional on
 // not overwriting a newer version, so a slow writer cannot undo a faster one;
 // if a newer version has taken over, materialize stops quietly.
-func (s *Store) materialize(ctx context.Context, d *Document, cl *claims) error {
+func (s *Store) materialize(ctx context.Context, d *fund.Document, cl *claims) error {
 	var pending []string // nil: find out which claims are pending
 	if cl != nil {
 		pending = append([]string{}, cl.held...) // not nil, even when empty
@@ -454,7 +456,7 @@ func (s *Store) materialize(ctx context.Context, d *Document, cl *claims) error 
 
 // discardStaged deletes the items of a version that lost the race to commit.
 // It is best effort: an unreferenced version partition is invisible anyway.
-func (s *Store) discardStaged(ctx context.Context, d *Document) {
+func (s *Store) discardStaged(ctx context.Context, d *fund.Document) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
 	pk := VersionPK(d.ID, d.CommitID)
@@ -489,7 +491,7 @@ func (s *Store) parallelism() int {
 }
 
 // contentHash identifies what the caller sent, apart from server-owned fields.
-func contentHash(d Document) (string, error) {
+func contentHash(d fund.Document) (string, error) {
 	d.Version, d.CommitID, d.CreatedAt, d.CreatedBy, d.RequestID, d.RequestOwner = 0, "", time.Time{}, "", "", ""
 	b, err := json.Marshal(d)
 	if err != nil {

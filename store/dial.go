@@ -1,4 +1,4 @@
-package fund
+package store
 
 import (
 	"github.com/aws/aws-sdk-go-v2/aws"

@@ -1,6 +1,8 @@
-package fund
+package store
 
 import (
+	"github.com/fundsvc/fundsvc/fund"
+
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -39,42 +41,6 @@ const (
 	TypeClaimFence         = "ClaimFence"
 )
 
-// ItemKind is one of the three position-level entities.
-type ItemKind string
-
-// The position-level entities, as spelled in sort keys.
-const (
-	CapitalCall        ItemKind = "CAPITAL_CALL"
-	Distribution       ItemKind = "DISTRIBUTION"
-	UnfundedCommitment ItemKind = "UNFUNDED_COMMITMENT"
-)
-
-// ItemKinds lists the position-level entities in sort-key order.
-var ItemKinds = []ItemKind{CapitalCall, Distribution, UnfundedCommitment}
-
-// Type returns the entity name stored in the Type attribute.
-func (k ItemKind) Type() string {
-	switch k {
-	case CapitalCall:
-		return TypeCapitalCall
-	case Distribution:
-		return TypeDistribution
-	default:
-		return TypeUnfundedCommitment
-	}
-}
-
-// ParseItemKind accepts the entity name ("CapitalCall") or its key spelling
-// ("CAPITAL_CALL").
-func ParseItemKind(s string) (ItemKind, bool) {
-	for _, k := range ItemKinds {
-		if s == string(k) || s == k.Type() {
-			return k, true
-		}
-	}
-	return "", false
-}
-
 // Document partition.
 
 // DocPK is the partition of everything about one document.
@@ -92,14 +58,14 @@ const DocumentPrefix = "DOCUMENT#"
 
 // DocumentHistorySK is the immutable record of one version, ordered by asOf
 // then version; versions are zero-padded so they sort numerically.
-func DocumentHistorySK(asOf Date, version int) string {
+func DocumentHistorySK(asOf fund.Date, version int) string {
 	return fmt.Sprintf("DOCUMENT#%s#%010d", asOf, version)
 }
 
 // DocumentHistoryRange returns inclusive bounds that select every historical
 // document with from <= asOf <= to, every version of the end date included.
 // Either date may be zero for an open end.
-func DocumentHistoryRange(from, to Date) (lo, hi string) {
+func DocumentHistoryRange(from, to fund.Date) (lo, hi string) {
 	lo, hi = "DOCUMENT#0", "DOCUMENT#9~"
 	if !from.IsZero() {
 		lo = "DOCUMENT#" + from.String()
@@ -115,7 +81,7 @@ func DocumentHistoryRange(from, to Date) (lo, hi string) {
 const CapitalActivityLatestSK = "CAPITAL_ACTIVITY#LATEST"
 
 // CapitalActivityHistorySK is the immutable capital activity of one version.
-func CapitalActivityHistorySK(date Date, version int) string {
+func CapitalActivityHistorySK(date fund.Date, version int) string {
 	return fmt.Sprintf("CAPITAL_ACTIVITY#%s#%010d", date, version)
 }
 
@@ -128,12 +94,12 @@ const CapitalPrefix = "CAPITAL_"
 func CapitalRange() (lo, hi string) { return HeadSK, "CAPITAL`" }
 
 // PositionItemSK is a position's latest item of kind k in a document.
-func PositionItemSK(k ItemKind, pos string) string { return string(k) + "#" + pos }
+func PositionItemSK(k fund.ItemKind, pos string) string { return string(k) + "#" + pos }
 
 // Index entries of position items (GSI1: entity-document, GSI2: position pivot).
 
 // PositionItemGSI1PK is unique per (kind, position, document).
-func PositionItemGSI1PK(k ItemKind, pos, doc string) string {
+func PositionItemGSI1PK(k fund.ItemKind, pos, doc string) string {
 	return string(k) + "#" + pos + "#" + doc
 }
 
@@ -150,11 +116,11 @@ const DocumentLatestGSI1SK = "METADATA"
 func PositionGSI2PK(pos string) string { return "POSITION#" + pos }
 
 // PositionItemGSI2SK orders a position's items by kind, then document.
-func PositionItemGSI2SK(k ItemKind, doc string) string { return string(k) + "#" + doc }
+func PositionItemGSI2SK(k fund.ItemKind, doc string) string { return string(k) + "#" + doc }
 
 // PositionKindPrefix selects one kind of a position's items in GSI2; the
 // trailing '#' ends the kind so no kind is a prefix of another.
-func PositionKindPrefix(k ItemKind) string { return string(k) + "#" }
+func PositionKindPrefix(k fund.ItemKind) string { return string(k) + "#" }
 
 // Version partitions: the immutable items of one committed (or staged) version.
 
@@ -185,7 +151,7 @@ const (
 func VersionPositionPrefix(pos string) string { return "POS#" + pos + "#" }
 
 // VersionPositionItemSK groups a version's items by position.
-func VersionPositionItemSK(pos string, k ItemKind) string {
+func VersionPositionItemSK(pos string, k fund.ItemKind) string {
 	return VersionPositionPrefix(pos) + string(k)
 }
 
@@ -227,11 +193,11 @@ func InvestorGSI2PK(inv string) string { return "INVESTOR#" + inv }
 func InvestorPositionGSI2SK(pos string) string { return "POSITION#" + pos }
 
 // FundDocumentSK indexes a document in its fund by asOf date.
-func FundDocumentSK(asOf Date, doc string) string { return "DOC#" + asOf.String() + "#" + doc }
+func FundDocumentSK(asOf fund.Date, doc string) string { return "DOC#" + asOf.String() + "#" + doc }
 
 // FundDocumentRange returns inclusive bounds selecting the fund's documents
 // with from <= asOf <= to (either may be zero for an open end).
-func FundDocumentRange(from, to Date) (lo, hi string) {
+func FundDocumentRange(from, to fund.Date) (lo, hi string) {
 	lo, hi = "DOC#0", "DOC#9~"
 	if !from.IsZero() {
 		lo = "DOC#" + from.String()
@@ -287,7 +253,7 @@ const AttrExpiresAt = "ExpiresAt"
 const TypeExportLease = "ExportLease"
 
 // ExportLeasePK is the partition of the export lease of one snapshot date.
-func ExportLeasePK(date Date) string { return "EXPORT#" + date.String() }
+func ExportLeasePK(date fund.Date) string { return "EXPORT#" + date.String() }
 
 // ExportLeaseSK is the sort key of an export lease.
 const ExportLeaseSK = "LEASE"

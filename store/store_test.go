@@ -1,4 +1,4 @@
-package fund_test
+package store_test
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"github.com/fundsvc/fundsvc/internal/dynamotest"
 	"github.com/fundsvc/fundsvc/internal/fundtest"
 	"github.com/fundsvc/fundsvc/positions"
+	"github.com/fundsvc/fundsvc/store"
 )
 
 func TestMain(m *testing.M) { os.Exit(dynamotest.Main(m)) }
@@ -202,19 +203,19 @@ func TestNoIndexPartitionKeyIsAConstant(t *testing.T) {
 	checked := 0
 	for _, it := range e.Dump(t) {
 		doc, pos, inv := str(it, "DocumentID"), str(it, "PositionID"), str(it, "InvestorID")
-		if pk := str(it, fund.AttrGSI1PK); pk != "" {
+		if pk := str(it, store.AttrGSI1PK); pk != "" {
 			gsi1[pk]++
-			ok := pk == fund.DocumentLatestGSI1PK(doc)
+			ok := pk == store.DocumentLatestGSI1PK(doc)
 			for _, k := range fund.ItemKinds {
-				ok = ok || (pos != "" && pk == fund.PositionItemGSI1PK(k, pos, doc))
+				ok = ok || (pos != "" && pk == store.PositionItemGSI1PK(k, pos, doc))
 			}
 			if !ok || constants.MatchString(pk) {
 				t.Errorf("GSI1PK %q of %s/%s is not built from the item's IDs", pk, str(it, "PK"), str(it, "SK"))
 			}
 			checked++
 		}
-		if pk := str(it, fund.AttrGSI2PK); pk != "" {
-			ok := (pos != "" && pk == fund.PositionGSI2PK(pos)) || (inv != "" && str(it, "Type") == fund.TypePosition && pk == fund.InvestorGSI2PK(inv))
+		if pk := str(it, store.AttrGSI2PK); pk != "" {
+			ok := (pos != "" && pk == store.PositionGSI2PK(pos)) || (inv != "" && str(it, "Type") == store.TypePosition && pk == store.InvestorGSI2PK(inv))
 			if !ok || constants.MatchString(pk) {
 				t.Errorf("GSI2PK %q of %s/%s is not built from the item's IDs", pk, str(it, "PK"), str(it, "SK"))
 			}
@@ -269,7 +270,7 @@ func TestPrefixesNeverMatchALongerID(t *testing.T) {
 	// Kill a restatement right after its commit flips, so the latest view is
 	// mid-rewrite and reads fall back to the version partition.
 	restated := doc("D1", "F1", 900, "POS_1", "POS_10", "POS_11")
-	var snap fund.Snapshot
+	var snap store.Snapshot
 	for k := 0; k < 20 && !snap.FromVersion; k++ {
 		e.Faults.FailAfterWrites(k)
 		_, err := e.Store.Restate(ctx, restated, nil)

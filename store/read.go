@@ -1,10 +1,11 @@
-package fund
+package store
 
 import (
+	"github.com/fundsvc/fundsvc/fund"
+
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -61,9 +62,9 @@ const OverviewHistory = 20
 
 // Snapshot is one consistent version of a document with its history.
 type Snapshot struct {
-	Document   Document         // the latest committed version, with its positions
-	History    []DocumentHeader // the OverviewHistory latest earlier versions' records, by asOf then version
-	Activities []ActivityRecord // their capital activities, by date then version
+	Document   fund.Document         // the latest committed version, with its positions
+	History    []fund.DocumentHeader // the OverviewHistory latest earlier versions' records, by asOf then version
+	Activities []fund.ActivityRecord // their capital activities, by date then version
 	// FromVersion is true when the latest view was being rewritten and the
 	// snapshot was read from the committed version's own partition instead.
 	FromVersion bool
@@ -122,8 +123,8 @@ func (p *partition) consistent() bool {
 	return true
 }
 
-func (p *partition) livePositions() []PositionItem {
-	out := make([]PositionItem, 0, len(p.positions))
+func (p *partition) livePositions() []fund.PositionItem {
+	out := make([]fund.PositionItem, 0, len(p.positions))
 	for _, it := range p.positions {
 		if !it.Tombstone {
 			out = append(out, it.PositionItem())
@@ -132,7 +133,7 @@ func (p *partition) livePositions() []PositionItem {
 	return out
 }
 
-func notFound(doc string) error { return Errorf(ENOTFOUND, "document %s not found", doc) }
+func notFound(doc string) error { return fund.Errorf(fund.ENOTFOUND, "document %s not found", doc) }
 
 // Overview returns the latest version of a document with its full history,
 // read with one Query of the document partition (followed page by page for
@@ -174,13 +175,13 @@ func (s *Store) Overview(ctx context.Context, doc string) (Snapshot, error) {
 }
 
 // readVersion reads one version whole from its immutable partition.
-func (s *Store) readVersion(ctx context.Context, doc, commitID string) (Document, error) {
+func (s *Store) readVersion(ctx context.Context, doc, commitID string) (fund.Document, error) {
 	items, err := QueryAll(ctx, s.table.Get(AttrPK, VersionPK(doc, commitID)).Consistent(true))
 	if err != nil {
-		return Document{}, fmt.Errorf("read document %s commit %s: %w", doc, commitID, err)
+		return fund.Document{}, fmt.Errorf("read document %s commit %s: %w", doc, commitID, err)
 	}
 	var header, activity *Item
-	var positions []PositionItem
+	var positions []fund.PositionItem
 	for i := range items {
 		switch it := &items[i]; it.SK {
 		case VersionDocumentSK:
@@ -192,7 +193,7 @@ func (s *Store) readVersion(ctx context.Context, doc, commitID string) (Document
 		}
 	}
 	if header == nil {
-		return Document{}, fmt.Errorf("document %s commit %s: version partition has no header", doc, commitID)
+		return fund.Document{}, fmt.Errorf("document %s commit %s: version partition has no header", doc, commitID)
 	}
 	return assemble(header.Header(), activity, positions), nil
 }
@@ -202,13 +203,13 @@ func (s *Store) readVersion(ctx context.Context, doc, commitID string) (Document
 // immutable partition, and whether more positions follow. It serves the later
 // pages of an overview, so a client paging through a document sees one
 // version throughout.
-func (s *Store) PositionsAfter(ctx context.Context, doc, commitID, after string, limit int) ([]PositionItem, bool, error) {
+func (s *Store) PositionsAfter(ctx context.Context, doc, commitID, after string, limit int) ([]fund.PositionItem, bool, error) {
 	// '$' sorts right after '#', and below every character an ID may hold.
 	q := s.table.Get(AttrPK, VersionPK(doc, commitID)).
 		Range(AttrSK, dynamo.Greater, VersionPositionPrefix(after)[:len(VersionPositionPrefix(after))-1]+"$").
 		Consistent(true)
 	it := q.Iter()
-	var items []PositionItem
+	var items []fund.PositionItem
 	seen := map[string]bool{}
 	var rec Item
 	more := false
@@ -232,9 +233,9 @@ func (s *Store) PositionsAfter(ctx context.Context, doc, commitID, after string,
 type Capital struct {
 	FundID     string
 	Version    int
-	Latest     *ActivityRecord
-	Activities []ActivityRecord // earlier versions' capital activities
-	Calls      []PositionItem
+	Latest     *fund.ActivityRecord
+	Activities []fund.ActivityRecord // earlier versions' capital activities
+	Calls      []fund.PositionItem
 }
 
 // Capital reads a document's capital entities with one Query over the sort
@@ -270,10 +271,10 @@ func (s *Store) Capital(ctx context.Context, doc string) (Capital, error) {
 		return Capital{}, err
 	}
 	if d.CapitalActivity != nil {
-		c.Latest = &ActivityRecord{CapitalActivity: *d.CapitalActivity, Version: d.Version}
+		c.Latest = &fund.ActivityRecord{CapitalActivity: *d.CapitalActivity, Version: d.Version}
 	}
 	for _, it := range d.Items() {
-		if it.Kind == CapitalCall {
+		if it.Kind == fund.CapitalCall {
 			c.Calls = append(c.Calls, it)
 		}
 	}
@@ -284,9 +285,9 @@ func (s *Store) Capital(ctx context.Context, doc string) (Capital, error) {
 // version, read with one BatchGetItem of the commit head and the position's
 // three exact keys. It returns ENOTFOUND if the document or the position in
 // it does not exist.
-func (s *Store) DocumentPosition(ctx context.Context, doc, pos string) (int, []PositionItem, error) {
+func (s *Store) DocumentPosition(ctx context.Context, doc, pos string) (int, []fund.PositionItem, error) {
 	keys := []dynamo.Keyed{dynamo.Keys{DocPK(doc), HeadSK}}
-	for _, k := range ItemKinds {
+	for _, k := range fund.ItemKinds {
 		keys = append(keys, dynamo.Keys{DocPK(doc), PositionItemSK(k, pos)})
 	}
 	var items []Item
@@ -298,43 +299,43 @@ func (s *Store) DocumentPosition(ctx context.Context, doc, pos string) (int, []P
 	if p.head == nil {
 		return 0, nil, notFound(doc)
 	}
-	var out []PositionItem
+	var out []fund.PositionItem
 	if p.consistent() {
 		out = p.livePositions()
 	} else if out, err = s.versionPosition(ctx, doc, p.head.CommitID, pos); err != nil {
 		return 0, nil, err
 	}
 	if len(out) == 0 {
-		return 0, nil, Errorf(ENOTFOUND, "position %s not found in document %s", pos, doc)
+		return 0, nil, fund.Errorf(fund.ENOTFOUND, "position %s not found in document %s", pos, doc)
 	}
-	sortItems(out)
+	fund.SortItems(out)
 	return p.head.Version, out, nil
 }
 
 // PositionItemByKey reads one latest-view item by its exact key with one
 // GetItem. It returns ENOTFOUND if the document does not report it.
-func (s *Store) PositionItemByKey(ctx context.Context, doc string, k ItemKind, pos string) (PositionItem, error) {
+func (s *Store) PositionItemByKey(ctx context.Context, doc string, k fund.ItemKind, pos string) (fund.PositionItem, error) {
 	var it Item
 	err := s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.Equal, PositionItemSK(k, pos)).Consistent(true).One(ctx, &it)
 	if errors.Is(err, dynamo.ErrNotFound) || (err == nil && it.Tombstone) {
-		return PositionItem{}, Errorf(ENOTFOUND, "no %s for position %s in document %s", k.Type(), pos, doc)
+		return fund.PositionItem{}, fund.Errorf(fund.ENOTFOUND, "no %s for position %s in document %s", k.Type(), pos, doc)
 	}
 	if err != nil {
-		return PositionItem{}, fmt.Errorf("%s of position %s in document %s: %w", k.Type(), pos, doc, err)
+		return fund.PositionItem{}, fmt.Errorf("%s of position %s in document %s: %w", k.Type(), pos, doc, err)
 	}
 	return it.PositionItem(), nil
 }
 
 // LatestDocument reads the latest document record with one GetItem.
 // It returns ENOTFOUND for an unknown document.
-func (s *Store) LatestDocument(ctx context.Context, doc string) (DocumentHeader, error) {
+func (s *Store) LatestDocument(ctx context.Context, doc string) (fund.DocumentHeader, error) {
 	var it Item
 	err := s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.Equal, DocumentLatestSK).Consistent(true).One(ctx, &it)
 	if errors.Is(err, dynamo.ErrNotFound) {
-		return DocumentHeader{}, notFound(doc)
+		return fund.DocumentHeader{}, notFound(doc)
 	}
 	if err != nil {
-		return DocumentHeader{}, fmt.Errorf("latest document %s: %w", doc, err)
+		return fund.DocumentHeader{}, fmt.Errorf("latest document %s: %w", doc, err)
 	}
 	return it.Header(), nil
 }
@@ -343,15 +344,15 @@ func (s *Store) LatestDocument(ctx context.Context, doc string) (DocumentHeader,
 // (DOCUMENT#LATEST#<doc>) with one Query, the entity-document index path.
 // Index reads are eventually consistent. It returns ENOTFOUND for an unknown
 // document.
-func (s *Store) LatestDocumentByIndex(ctx context.Context, doc string) (DocumentHeader, error) {
+func (s *Store) LatestDocumentByIndex(ctx context.Context, doc string) (fund.DocumentHeader, error) {
 	var it Item
 	err := s.table.Get(AttrGSI1PK, DocumentLatestGSI1PK(doc)).Index(IndexGSI1).
 		Range(AttrGSI1SK, dynamo.Equal, DocumentLatestGSI1SK).One(ctx, &it)
 	if errors.Is(err, dynamo.ErrNotFound) {
-		return DocumentHeader{}, notFound(doc)
+		return fund.DocumentHeader{}, notFound(doc)
 	}
 	if err != nil {
-		return DocumentHeader{}, fmt.Errorf("latest document %s by index: %w", doc, err)
+		return fund.DocumentHeader{}, fmt.Errorf("latest document %s by index: %w", doc, err)
 	}
 	return it.Header(), nil
 }
@@ -376,13 +377,13 @@ func (s *Store) DocumentFund(ctx context.Context, doc string) (string, error) {
 // version of the end date included), ordered by asOf then version, with one
 // Query, resuming at start; the key to resume from is nil at the end. The
 // latest record is not among them; the current version's history record is.
-func (s *Store) HistoryPage(ctx context.Context, doc string, from, to Date, limit int, start PageKey) ([]DocumentHeader, PageKey, error) {
+func (s *Store) HistoryPage(ctx context.Context, doc string, from, to fund.Date, limit int, start PageKey) ([]fund.DocumentHeader, PageKey, error) {
 	lo, hi := DocumentHistoryRange(from, to)
 	items, next, err := QueryPage(ctx, s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.Between, lo, hi).Consistent(true), limit, start)
 	if err != nil {
 		return nil, nil, fmt.Errorf("history of document %s: %w", doc, err)
 	}
-	out := make([]DocumentHeader, 0, len(items))
+	out := make([]fund.DocumentHeader, 0, len(items))
 	for i := range items {
 		out = append(out, items[i].Header())
 	}
@@ -406,24 +407,24 @@ func IndexPageKey(it *Item, index string) PageKey {
 // Version returns version n of a document whole, positions included: one
 // Query finds the version's record, one more reads its partition.
 // It returns ENOTFOUND if the document or the version does not exist.
-func (s *Store) Version(ctx context.Context, doc string, n int) (Document, error) {
+func (s *Store) Version(ctx context.Context, doc string, n int) (fund.Document, error) {
 	items, err := QueryAll(ctx, s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.BeginsWith, DocumentPrefix).
 		Filter("$ = ?", "Version", n).Consistent(true))
 	if err != nil {
-		return Document{}, fmt.Errorf("version %d of document %s: %w", n, doc, err)
+		return fund.Document{}, fmt.Errorf("version %d of document %s: %w", n, doc, err)
 	}
 	for _, it := range items {
 		if it.SK != DocumentLatestSK {
 			return s.readVersion(ctx, doc, it.CommitID)
 		}
 	}
-	return Document{}, Errorf(ENOTFOUND, "document %s has no version %d", doc, n)
+	return fund.Document{}, fund.Errorf(fund.ENOTFOUND, "document %s has no version %d", doc, n)
 }
 
 // FundDocuments lists a fund's documents with asOf between from and to
 // (either may be zero), optionally of one kind, with one Query on the fund
 // partition. Each page reads at most limit index entries.
-func (s *Store) FundDocuments(ctx context.Context, fundID string, from, to Date, kind Kind, limit int, start PageKey) ([]DocumentHeader, PageKey, error) {
+func (s *Store) FundDocuments(ctx context.Context, fundID string, from, to fund.Date, kind fund.Kind, limit int, start PageKey) ([]fund.DocumentHeader, PageKey, error) {
 	lo, hi := FundDocumentRange(from, to)
 	q := s.table.Get(AttrPK, FundPK(fundID)).Range(AttrSK, dynamo.Between, lo, hi)
 	if kind != "" {
@@ -433,39 +434,11 @@ func (s *Store) FundDocuments(ctx context.Context, fundID string, from, to Date,
 	if err != nil {
 		return nil, nil, fmt.Errorf("documents of fund %s: %w", fundID, err)
 	}
-	out := make([]DocumentHeader, 0, len(items))
+	out := make([]fund.DocumentHeader, 0, len(items))
 	for i := range items {
 		out = append(out, items[i].Header())
 	}
 	return out, next, nil
-}
-
-// Items lists the document's position items in sort-key order: capital
-// calls, then distributions, then unfunded commitments, each by position.
-func (d *Document) Items() []PositionItem {
-	out := d.ItemsByPosition()
-	sortItems(out)
-	return out
-}
-
-// ItemsByPosition lists the document's position items position by position,
-// in the order of d.Positions, each position's in ItemKinds order.
-func (d *Document) ItemsByPosition() []PositionItem {
-	out := make([]PositionItem, 0, len(d.Positions)*len(ItemKinds))
-	for i := range d.Positions {
-		out = d.itemsOf(&d.Positions[i], out)
-	}
-	return out
-}
-
-// sortItems orders items as their latest-view sort keys do: by kind, then position.
-func sortItems(items []PositionItem) {
-	slices.SortFunc(items, func(a, b PositionItem) int {
-		if a.Kind != b.Kind {
-			return strings.Compare(string(a.Kind), string(b.Kind))
-		}
-		return strings.Compare(a.PositionID, b.PositionID)
-	})
 }
 
 // FundExists reports whether a fund has ever had a document, with one GetItem.
@@ -489,8 +462,8 @@ func (s *Store) FundExists(ctx context.Context, fundID string) (bool, error) {
 // a restatement that moved a document's as-of date after asOf. A document
 // with no such version, or whose version did not report the position,
 // returns no items.
-func (s *Store) PositionAsOf(ctx context.Context, doc, pos string, asOf Date, before int) ([]PositionItem, error) {
-	lo, hi := DocumentHistoryRange(Date{}, asOf)
+func (s *Store) PositionAsOf(ctx context.Context, doc, pos string, asOf fund.Date, before int) ([]fund.PositionItem, error) {
+	lo, hi := DocumentHistoryRange(fund.Date{}, asOf)
 	history, err := QueryAll(ctx, s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.Between, lo, hi).Consistent(true))
 	if err != nil {
 		return nil, fmt.Errorf("history of document %s to %s: %w", doc, asOf, err)
@@ -511,13 +484,13 @@ func (s *Store) PositionAsOf(ctx context.Context, doc, pos string, asOf Date, be
 
 // versionPosition reads one position's items of one version from the
 // version's immutable partition, with one Query on the prefix POS#<pos>#.
-func (s *Store) versionPosition(ctx context.Context, doc, commitID, pos string) ([]PositionItem, error) {
+func (s *Store) versionPosition(ctx context.Context, doc, commitID, pos string) ([]fund.PositionItem, error) {
 	items, err := QueryAll(ctx, s.table.Get(AttrPK, VersionPK(doc, commitID)).
 		Range(AttrSK, dynamo.BeginsWith, VersionPositionPrefix(pos)).Consistent(true))
 	if err != nil {
 		return nil, fmt.Errorf("position %s of document %s commit %s: %w", pos, doc, commitID, err)
 	}
-	out := make([]PositionItem, 0, len(items))
+	out := make([]fund.PositionItem, 0, len(items))
 	for i := range items {
 		out = append(out, items[i].PositionItem())
 	}

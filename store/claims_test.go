@@ -1,4 +1,4 @@
-package fund_test
+package store_test
 
 import (
 	"fmt"
@@ -15,12 +15,13 @@ import (
 	"github.com/fundsvc/fundsvc/internal/dynamotest"
 	"github.com/fundsvc/fundsvc/internal/fundtest"
 	"github.com/fundsvc/fundsvc/positions"
+	"github.com/fundsvc/fundsvc/store"
 )
 
 // instance is a second store on e's table through its own client, whose
 // writes hook holds at a chosen point: another fundsvc process.
-func instance(e *fundtest.Env, hook *dynamotest.WriteHook, now func() time.Time) *fund.Store {
-	s := fund.NewStore(fund.NewDB(dynamotest.Shared().Config(dynamotest.WithAPIOptions(hook.APIOption()))), e.Table)
+func instance(e *fundtest.Env, hook *dynamotest.WriteHook, now func() time.Time) *store.Store {
+	s := store.NewStore(store.NewDB(dynamotest.Shared().Config(dynamotest.WithAPIOptions(hook.APIOption()))), e.Table)
 	s.Now = now
 	return s
 }
@@ -72,7 +73,7 @@ func isTransactionPutting(sk string) func(string, any) bool {
 			if it.Put == nil {
 				continue
 			}
-			if v, ok := it.Put.Item[fund.AttrSK].(*types.AttributeValueMemberS); ok && strings.HasPrefix(v.Value, sk) {
+			if v, ok := it.Put.Item[store.AttrSK].(*types.AttributeValueMemberS); ok && strings.HasPrefix(v.Value, sk) {
 				return true
 			}
 		}
@@ -108,7 +109,7 @@ func TestARefusedWriteChangesNothing(t *testing.T) {
 		slow := instance(e, hook, e.Store.Now)
 		// Between the slow writer's staging and its commit, another instance
 		// creates the document with another position.
-		hook.OnWriteWhere(isTransactionPutting(fund.HeadSK), 1, func() {
+		hook.OnWriteWhere(isTransactionPutting(store.HeadSK), 1, func() {
 			if _, err := e.Store.Restate(ctx, oneCall("D1", "F1", "P_OTHER", "INV_B"), nil); err != nil {
 				t.Errorf("concurrent create: %v", err)
 			}
@@ -120,7 +121,7 @@ func TestARefusedWriteChangesNothing(t *testing.T) {
 		}
 		versions := map[string]bool{}
 		for _, it := range e.Dump(t) {
-			pk := it[fund.AttrPK].(*types.AttributeValueMemberS).Value
+			pk := it[store.AttrPK].(*types.AttributeValueMemberS).Value
 			if strings.Contains(pk, "P1") || strings.HasPrefix(pk, "FENCE#") {
 				t.Errorf("the refused write left %s", pk)
 			}
@@ -195,7 +196,7 @@ func TestAWriterWhoseClaimWasTakenOverCannotCommit(t *testing.T) {
 	slow.ClaimLease = time.Minute
 	// The slow writer stalls past its lease just before its commit; another
 	// investor's document takes the position over meanwhile.
-	hook.OnWriteWhere(isTransactionPutting(fund.HeadSK), 1, func() {
+	hook.OnWriteWhere(isTransactionPutting(store.HeadSK), 1, func() {
 		mu.Lock()
 		now = now.Add(2 * time.Minute)
 		mu.Unlock()
@@ -218,7 +219,7 @@ func TestAWriterWhoseClaimWasTakenOverCannotCommit(t *testing.T) {
 func TestConcurrentFirstUseOfAPositionHasOneOwner(t *testing.T) {
 	e := fundtest.New(t)
 	const rounds, writers = 12, 4
-	stores := make([]*fund.Store, writers)
+	stores := make([]*store.Store, writers)
 	for i := range stores {
 		stores[i] = instance(e, &dynamotest.WriteHook{}, e.Store.Now)
 	}
@@ -262,7 +263,7 @@ func TestConcurrentFirstUseOfAPositionHasOneOwner(t *testing.T) {
 		}
 	}
 	for _, it := range e.Dump(t) {
-		if pk := it[fund.AttrPK].(*types.AttributeValueMemberS).Value; strings.HasPrefix(pk, "FENCE#") {
+		if pk := it[store.AttrPK].(*types.AttributeValueMemberS).Value; strings.HasPrefix(pk, "FENCE#") {
 			t.Errorf("fence left behind: %s", pk)
 		}
 	}
@@ -284,7 +285,7 @@ func TestASlowMaterializeCannotCreateItemsOfASupersededVersion(t *testing.T) {
 	// Instance A has committed version 2 and is about to write its latest
 	// view when instance B commits and materializes version 3, which has
 	// POS_1 only.
-	hook.OnWriteWhere(isTransactionPutting(fund.PositionItemSK(fund.CapitalCall, "")), 1, func() {
+	hook.OnWriteWhere(isTransactionPutting(store.PositionItemSK(fund.CapitalCall, "")), 1, func() {
 		if _, err := e.Store.Restate(ctx, doc("D1", "F1", 300, "POS_1"), nil); err != nil {
 			t.Errorf("version 3: %v", err)
 		}

@@ -1,0 +1,183 @@
+package store
+
+import (
+	"time"
+
+	"github.com/fundsvc/fundsvc/fund"
+)
+
+// Item is the stored shape of every entity in the table: one flat struct with
+// the union of all attributes, so that a Query over a mixed partition decodes
+// in one pass. Only this package builds Items; other packages read them.
+type Item struct {
+	PK     string
+	SK     string
+	GSI1PK string `dynamo:",omitempty"`
+	GSI1SK string `dynamo:",omitempty"`
+	GSI2PK string `dynamo:",omitempty"`
+	GSI2SK string `dynamo:",omitempty"`
+	Type   string
+
+	DocumentID string `dynamo:",omitempty"`
+	FundID     string `dynamo:",omitempty"`
+	InvestorID string `dynamo:",omitempty"`
+	PositionID string `dynamo:",omitempty"`
+
+	// Document-level attributes.
+	Kind          string    `dynamo:",omitempty"`
+	Title         string    `dynamo:",omitempty"`
+	AsOf          fund.Date `dynamo:",omitempty"`
+	Currency      string    `dynamo:",omitempty"`
+	PositionCount int       `dynamo:",omitempty"`
+
+	// Commit protocol (see docs/commit-protocol.md).
+	Version      int    `dynamo:",omitempty"`
+	CommitID     string `dynamo:",omitempty"`
+	ContentHash  string `dynamo:",omitempty"`
+	Materialized bool   `dynamo:",omitempty"`
+	Tombstone    bool   `dynamo:",omitempty"`
+
+	// Amounts and their line items.
+	Status          string      `dynamo:",omitempty"`
+	Amount          *fund.Money `dynamo:",omitempty"`
+	Date            fund.Date   `dynamo:",omitempty"`
+	Description     string      `dynamo:",omitempty"`
+	Investment      *fund.Money `dynamo:",omitempty"`
+	ManagementFee   *fund.Money `dynamo:",omitempty"`
+	FundExpenses    *fund.Money `dynamo:",omitempty"`
+	ReturnOfCapital *fund.Money `dynamo:",omitempty"`
+	RealizedGain    *fund.Money `dynamo:",omitempty"`
+	Income          *fund.Money `dynamo:",omitempty"`
+	Recallable      *fund.Money `dynamo:",omitempty"`
+	Withholding     *fund.Money `dynamo:",omitempty"`
+	Commitment      *fund.Money `dynamo:",omitempty"`
+
+	CreatedAt time.Time `dynamo:",omitempty"`
+	CreatedBy string    `dynamo:",omitempty"`
+	RequestID string    `dynamo:",omitempty"` // on the head: the idempotent request that wrote it
+}
+
+// ItemKindOfType maps a stored Type back to its item kind.
+func ItemKindOfType(t string) (fund.ItemKind, bool) {
+	for _, k := range fund.ItemKinds {
+		if k.Type() == t {
+			return k, true
+		}
+	}
+	return "", false
+}
+
+// IsPositionItem reports whether the item is a live (not tombstoned)
+// capital call, distribution or unfunded commitment.
+func (it *Item) IsPositionItem() bool {
+	_, ok := ItemKindOfType(it.Type)
+	return ok && !it.Tombstone
+}
+
+// PositionItem converts a stored position item to its read form.
+func (it *Item) PositionItem() fund.PositionItem {
+	k, _ := ItemKindOfType(it.Type)
+	p := fund.PositionItem{
+		Kind: k, DocumentID: it.DocumentID, DocumentVersion: it.Version,
+		FundID: it.FundID, InvestorID: it.InvestorID, PositionID: it.PositionID,
+		AsOf: it.AsOf, CreatedAt: it.CreatedAt, Currency: it.Currency, Status: fund.Status(it.Status), Date: it.Date,
+		Investment: it.Investment, ManagementFee: it.ManagementFee, FundExpenses: it.FundExpenses,
+		ReturnOfCapital: it.ReturnOfCapital, RealizedGain: it.RealizedGain, Income: it.Income,
+		Recallable: it.Recallable, Withholding: it.Withholding, Commitment: it.Commitment,
+	}
+	if it.Amount != nil {
+		p.Amount = *it.Amount
+	}
+	return p
+}
+
+// storedItem is the record of a position item, without keys.
+func storedItem(p *fund.PositionItem) Item {
+	amt := p.Amount
+	return Item{
+		Type: p.Kind.Type(), DocumentID: p.DocumentID, FundID: p.FundID, InvestorID: p.InvestorID, PositionID: p.PositionID,
+		AsOf: p.AsOf, Currency: p.Currency, Version: p.DocumentVersion, CreatedAt: p.CreatedAt,
+		Amount: &amt, Status: string(p.Status), Date: p.Date,
+		Investment: p.Investment, ManagementFee: p.ManagementFee, FundExpenses: p.FundExpenses,
+		ReturnOfCapital: p.ReturnOfCapital, RealizedGain: p.RealizedGain, Income: p.Income,
+		Recallable: p.Recallable, Withholding: p.Withholding, Commitment: p.Commitment,
+	}
+}
+
+// positionItems flattens a document's positions into stored items of its
+// latest view (with index keys) or of its version partition (without).
+func positionItems(d *fund.Document, latest bool) []Item {
+	items := make([]Item, 0, len(d.Positions)*len(fund.ItemKinds))
+	var reported []fund.PositionItem
+	for i := range d.Positions {
+		reported = d.AppendItems(&d.Positions[i], reported[:0])
+		for j := range reported {
+			pi := &reported[j]
+			it := storedItem(pi)
+			if latest {
+				it.PK, it.SK = DocPK(d.ID), PositionItemSK(pi.Kind, pi.PositionID)
+				it.GSI1PK, it.GSI1SK = PositionItemGSI1PK(pi.Kind, pi.PositionID, d.ID), GSI1LatestSK
+				it.GSI2PK, it.GSI2SK = PositionGSI2PK(pi.PositionID), PositionItemGSI2SK(pi.Kind, d.ID)
+			} else {
+				it.PK, it.SK = VersionPK(d.ID, d.CommitID), VersionPositionItemSK(pi.PositionID, pi.Kind)
+			}
+			items = append(items, it)
+		}
+	}
+	return items
+}
+
+// documentItem is the document-level record of d under the given keys.
+func documentItem(d *fund.Document, pk, sk string) Item {
+	return Item{
+		PK: pk, SK: sk, Type: TypeDocument,
+		DocumentID: d.ID, FundID: d.FundID, Kind: string(d.Kind), Title: d.Title,
+		AsOf: d.AsOf, Currency: d.Currency, PositionCount: len(d.Positions),
+		Version: d.Version, CommitID: d.CommitID, CreatedAt: d.CreatedAt, CreatedBy: d.CreatedBy,
+	}
+}
+
+// activityItem is the capital-activity record of d under the given keys.
+func activityItem(d *fund.Document, pk, sk string) Item {
+	a := d.CapitalActivity
+	amt := a.Amount
+	return Item{
+		PK: pk, SK: sk, Type: TypeCapitalActivity,
+		DocumentID: d.ID, FundID: d.FundID, Currency: d.Currency, AsOf: d.AsOf,
+		Amount: &amt, Status: string(a.Status), Date: a.Date, Description: a.Description,
+		Version: d.Version, CommitID: d.CommitID, CreatedAt: d.CreatedAt,
+	}
+}
+
+// Header converts a stored document record.
+func (it *Item) Header() fund.DocumentHeader {
+	return fund.DocumentHeader{
+		ID: it.DocumentID, FundID: it.FundID, Kind: fund.Kind(it.Kind), Title: it.Title,
+		AsOf: it.AsOf, Currency: it.Currency, PositionCount: it.PositionCount,
+		Version: it.Version, CommitID: it.CommitID, CreatedAt: it.CreatedAt, CreatedBy: it.CreatedBy,
+	}
+}
+
+// Activity converts a stored capital-activity record.
+func (it *Item) Activity() fund.ActivityRecord {
+	a := fund.ActivityRecord{Version: it.Version}
+	a.Status, a.Date, a.Description = fund.Status(it.Status), it.Date, it.Description
+	if it.Amount != nil {
+		a.Amount = *it.Amount
+	}
+	return a
+}
+
+// assemble rebuilds a full Document from one version's records.
+func assemble(h fund.DocumentHeader, activity *Item, items []fund.PositionItem) fund.Document {
+	d := fund.Document{
+		ID: h.ID, FundID: h.FundID, Kind: h.Kind, Title: h.Title, AsOf: h.AsOf,
+		Currency: h.Currency, Version: h.Version, CommitID: h.CommitID, CreatedAt: h.CreatedAt, CreatedBy: h.CreatedBy,
+	}
+	if activity != nil {
+		a := activity.Activity().CapitalActivity
+		d.CapitalActivity = &a
+	}
+	d.Positions = fund.GroupPositions(items)
+	return d
+}
