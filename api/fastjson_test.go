@@ -98,11 +98,20 @@ func (d wireTestData) date() fund.Date {
 
 func (d wireTestData) item(pos string) fund.PositionItem {
 	return fund.PositionItem{
-		Kind: fund.ItemKinds[d.rng.IntN(len(fund.ItemKinds))], DocumentID: d.str(), DocumentVersion: d.rng.IntN(5),
-		FundID: d.str(), InvestorID: d.str(), PositionID: pos, AsOf: d.date(), Currency: d.str(),
-		Amount: d.money(), Status: fund.Status(d.str()), Date: d.date(),
-		Investment: d.optMoney(), ManagementFee: d.optMoney(), FundExpenses: d.optMoney(), ReturnOfCapital: d.optMoney(),
-		RealizedGain: d.optMoney(), Income: d.optMoney(), Recallable: d.optMoney(), Withholding: d.optMoney(), Commitment: d.optMoney(),
+		Kind:              fund.ItemKinds[d.rng.IntN(len(fund.ItemKinds))],
+		DocumentID:        d.str(),
+		DocumentVersion:   d.rng.IntN(5),
+		FundID:            d.str(),
+		InvestorID:        d.str(),
+		PositionID:        pos,
+		AsOf:              d.date(),
+		Currency:          d.str(),
+		Amount:            d.money(),
+		Status:            fund.Status(d.str()),
+		Date:              d.date(),
+		CallLines:         fund.CallLines{Investment: d.optMoney(), ManagementFee: d.optMoney(), FundExpenses: d.optMoney()},
+		DistributionLines: fund.DistributionLines{ReturnOfCapital: d.optMoney(), RealizedGain: d.optMoney(), Income: d.optMoney(), Recallable: d.optMoney(), Withholding: d.optMoney()},
+		UnfundedLines:     fund.UnfundedLines{Commitment: d.optMoney()},
 	}
 }
 

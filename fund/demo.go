@@ -12,13 +12,13 @@ func DemoVersions() []Document {
 			CapitalActivity: &activity,
 			Positions: []Position{
 				{ID: "POSITION_1", InvestorID: "INVESTOR_1",
-					CapitalCall:        &CapitalCallItem{Amount: MustMoney("500000.00"), Status: StatusPending, DueDate: MustDate("2025-09-30"), Investment: m("480000.00"), ManagementFee: m("15000.00"), FundExpenses: m("5000.00")},
-					Distribution:       &DistributionItem{Amount: MustMoney("75000.00"), Status: StatusCompleted, Date: MustDate("2025-08-20"), ReturnOfCapital: m("50000.00"), RealizedGain: m("20000.00"), Income: m("5000.00"), Recallable: m("10000.00"), Withholding: m("1500.00")},
-					UnfundedCommitment: &UnfundedCommitmentItem{Amount: MustMoney("1500000.00"), Commitment: m("2000000.00"), Status: StatusActive}},
+					CapitalCall:        &CapitalCallItem{Amount: MustMoney("500000.00"), Status: StatusPending, DueDate: MustDate("2025-09-30"), CallLines: CallLines{Investment: m("480000.00"), ManagementFee: m("15000.00"), FundExpenses: m("5000.00")}},
+					Distribution:       &DistributionItem{Amount: MustMoney("75000.00"), Status: StatusCompleted, Date: MustDate("2025-08-20"), DistributionLines: DistributionLines{ReturnOfCapital: m("50000.00"), RealizedGain: m("20000.00"), Income: m("5000.00"), Recallable: m("10000.00"), Withholding: m("1500.00")}},
+					UnfundedCommitment: &UnfundedCommitmentItem{Amount: MustMoney("1500000.00"), Status: StatusActive, UnfundedLines: UnfundedLines{Commitment: m("2000000.00")}}},
 				{ID: "POSITION_2", InvestorID: "INVESTOR_2",
 					CapitalCall:        &CapitalCallItem{Amount: MustMoney("300000.00"), Status: StatusPending, DueDate: MustDate("2025-09-30")},
 					Distribution:       &DistributionItem{Amount: MustMoney("45000.00"), Status: StatusCompleted, Date: MustDate("2025-08-20")},
-					UnfundedCommitment: &UnfundedCommitmentItem{Amount: MustMoney("850000.00"), Commitment: m("1150000.00"), Status: StatusActive}},
+					UnfundedCommitment: &UnfundedCommitmentItem{Amount: MustMoney("850000.00"), Status: StatusActive, UnfundedLines: UnfundedLines{Commitment: m("1150000.00")}}},
 			},
 		}
 	}

@@ -98,37 +98,29 @@ type Position struct {
 	UnfundedCommitment *UnfundedCommitmentItem
 }
 
-// CapitalCallItem is a position's capital call. When any ILPA line item is
-// given, Investment + ManagementFee + FundExpenses equals Amount.
+// CapitalCallItem is a position's capital call, split by its lines
+// (lines.go).
 type CapitalCallItem struct {
-	Amount        Money
-	Status        Status
-	DueDate       Date
-	Investment    *Money
-	ManagementFee *Money
-	FundExpenses  *Money
+	Amount  Money
+	Status  Status
+	DueDate Date
+	CallLines
 }
 
-// DistributionItem is a position's gross distribution. When any component is
-// given, ReturnOfCapital + RealizedGain + Income equals Amount; Recallable and
-// Withholding are portions of Amount.
+// DistributionItem is a position's gross distribution, split by its lines.
 type DistributionItem struct {
-	Amount          Money
-	Status          Status
-	Date            Date
-	ReturnOfCapital *Money
-	RealizedGain    *Money
-	Income          *Money
-	Recallable      *Money
-	Withholding     *Money
+	Amount Money
+	Status Status
+	Date   Date
+	DistributionLines
 }
 
 // UnfundedCommitmentItem is what a position still owes, and optionally the
 // total commitment it is measured against.
 type UnfundedCommitmentItem struct {
-	Amount     Money
-	Commitment *Money
-	Status     Status
+	Amount Money
+	Status Status
+	UnfundedLines
 }
 
 // Normalize fills defaults; Validate expects it done. Positions keep the
@@ -232,7 +224,7 @@ func (p *Position) validate(field string) error {
 		if err := checkStatus(f+".status", c.Status, StatusPending, StatusCompleted); err != nil {
 			return err
 		}
-		if err := checkParts(f, c.Amount, map[string]*Money{"investment": c.Investment, "managementFee": c.ManagementFee, "fundExpenses": c.FundExpenses}); err != nil {
+		if err := checkLines(f, c.Amount, &c.CallLines); err != nil {
 			return err
 		}
 	}
@@ -241,13 +233,8 @@ func (p *Position) validate(field string) error {
 		if err := checkStatus(f+".status", x.Status, StatusPending, StatusCompleted); err != nil {
 			return err
 		}
-		if err := checkParts(f, x.Amount, map[string]*Money{"returnOfCapital": x.ReturnOfCapital, "realizedGain": x.RealizedGain, "income": x.Income}); err != nil {
+		if err := checkLines(f, x.Amount, &x.DistributionLines); err != nil {
 			return err
-		}
-		for name, m := range map[string]*Money{"recallable": x.Recallable, "withholding": x.Withholding} {
-			if m != nil && (m.Sign() < 0 || m.Cmp(x.Amount) > 0) {
-				return Invalid(f+"."+name, "must be between 0 and the amount %s, got %s", x.Amount, m)
-			}
 		}
 	}
 	if u := p.UnfundedCommitment; u != nil {
@@ -255,11 +242,8 @@ func (p *Position) validate(field string) error {
 		if err := checkStatus(f+".status", u.Status, StatusActive); err != nil {
 			return err
 		}
-		if u.Amount.Sign() < 0 {
-			return Invalid(f+".amount", "must not be negative, got %s", u.Amount)
-		}
-		if u.Commitment != nil && u.Commitment.Cmp(u.Amount) < 0 {
-			return Invalid(f+".commitment", "must be at least the unfunded amount %s, got %s", u.Amount, u.Commitment)
+		if err := checkLines(f, u.Amount, &u.UnfundedLines); err != nil {
+			return err
 		}
 	}
 	return nil

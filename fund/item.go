@@ -23,15 +23,10 @@ type PositionItem struct {
 	Status          Status
 	Date            Date // due date of a call, payment date of a distribution
 
-	Investment      *Money
-	ManagementFee   *Money
-	FundExpenses    *Money
-	ReturnOfCapital *Money
-	RealizedGain    *Money
-	Income          *Money
-	Recallable      *Money
-	Withholding     *Money
-	Commitment      *Money
+	// The lines of its kind; the others are empty.
+	CallLines
+	DistributionLines
+	UnfundedLines
 }
 
 // AppendItems appends what position p of d reports to out: one item per kind
@@ -41,20 +36,17 @@ func (d *Document) AppendItems(p *Position, out []PositionItem) []PositionItem {
 		PositionID: p.ID, AsOf: d.AsOf, CreatedAt: d.CreatedAt, Currency: d.Currency}
 	if c := p.CapitalCall; c != nil {
 		it := base
-		it.Kind, it.Amount, it.Status, it.Date = CapitalCall, c.Amount, c.Status, c.DueDate
-		it.Investment, it.ManagementFee, it.FundExpenses = c.Investment, c.ManagementFee, c.FundExpenses
+		it.Kind, it.Amount, it.Status, it.Date, it.CallLines = CapitalCall, c.Amount, c.Status, c.DueDate, c.CallLines
 		out = append(out, it)
 	}
 	if x := p.Distribution; x != nil {
 		it := base
-		it.Kind, it.Amount, it.Status, it.Date = Distribution, x.Amount, x.Status, x.Date
-		it.ReturnOfCapital, it.RealizedGain, it.Income = x.ReturnOfCapital, x.RealizedGain, x.Income
-		it.Recallable, it.Withholding = x.Recallable, x.Withholding
+		it.Kind, it.Amount, it.Status, it.Date, it.DistributionLines = Distribution, x.Amount, x.Status, x.Date, x.DistributionLines
 		out = append(out, it)
 	}
 	if u := p.UnfundedCommitment; u != nil {
 		it := base
-		it.Kind, it.Amount, it.Status, it.Commitment = UnfundedCommitment, u.Amount, u.Status, u.Commitment
+		it.Kind, it.Amount, it.Status, it.UnfundedLines = UnfundedCommitment, u.Amount, u.Status, u.UnfundedLines
 		out = append(out, it)
 	}
 	return out
@@ -96,14 +88,21 @@ func GroupPositions(items []PositionItem) []Position {
 		p := &out[i]
 		switch it.Kind {
 		case CapitalCall:
-			p.CapitalCall = &CapitalCallItem{Amount: it.Amount, Status: it.Status, DueDate: it.Date,
-				Investment: it.Investment, ManagementFee: it.ManagementFee, FundExpenses: it.FundExpenses}
+			p.CapitalCall = &CapitalCallItem{
+				Amount:    it.Amount,
+				Status:    it.Status,
+				DueDate:   it.Date,
+				CallLines: CallLines{Investment: it.Investment, ManagementFee: it.ManagementFee, FundExpenses: it.FundExpenses},
+			}
 		case Distribution:
-			p.Distribution = &DistributionItem{Amount: it.Amount, Status: it.Status, Date: it.Date,
-				ReturnOfCapital: it.ReturnOfCapital, RealizedGain: it.RealizedGain, Income: it.Income,
-				Recallable: it.Recallable, Withholding: it.Withholding}
+			p.Distribution = &DistributionItem{
+				Amount:            it.Amount,
+				Status:            it.Status,
+				Date:              it.Date,
+				DistributionLines: DistributionLines{ReturnOfCapital: it.ReturnOfCapital, RealizedGain: it.RealizedGain, Income: it.Income, Recallable: it.Recallable, Withholding: it.Withholding},
+			}
 		case UnfundedCommitment:
-			p.UnfundedCommitment = &UnfundedCommitmentItem{Amount: it.Amount, Status: it.Status, Commitment: it.Commitment}
+			p.UnfundedCommitment = &UnfundedCommitmentItem{Amount: it.Amount, Status: it.Status, UnfundedLines: UnfundedLines{Commitment: it.Commitment}}
 		}
 	}
 	d := Document{Positions: out}

@@ -64,7 +64,7 @@ func handFixtures(t *testing.T, e *fundtest.Env) {
 		return c
 	}
 	unfunded := func(amount, commitment string) *fund.UnfundedCommitmentItem {
-		return &fund.UnfundedCommitmentItem{Amount: fund.MustMoney(amount), Commitment: money(commitment), Status: fund.StatusActive}
+		return &fund.UnfundedCommitmentItem{Amount: fund.MustMoney(amount), Status: fund.StatusActive, UnfundedLines: fund.UnfundedLines{Commitment: money(commitment)}}
 	}
 	pa := func(p fund.Position) fund.Position { p.ID, p.InvestorID = "PA", "INV_A"; return p }
 	pb := func(p fund.Position) fund.Position { p.ID, p.InvestorID = "PB", "INV_B"; return p }
@@ -79,16 +79,19 @@ func handFixtures(t *testing.T, e *fundtest.Env) {
 	restate(t, e, doc("D2", "FUND_H", "2024-06-30",
 		pa(fund.Position{CapitalCall: call("120000.00", fund.StatusPending, "2024-07-15"), UnfundedCommitment: unfunded("630000.00", "1000000.00")})))
 	restate(t, e, doc("D3", "FUND_H", "2024-09-30",
-		pa(fund.Position{Distribution: &fund.DistributionItem{Amount: fund.MustMoney("80000.00"), Status: fund.StatusCompleted, Date: date("2024-10-05"),
-			ReturnOfCapital: money("50000.00"), RealizedGain: money("25000.00"), Income: money("5000.00"),
-			Recallable: money("20000.00"), Withholding: money("1250.50")}})))
+		pa(fund.Position{Distribution: &fund.DistributionItem{
+			Amount:            fund.MustMoney("80000.00"),
+			Status:            fund.StatusCompleted,
+			Date:              date("2024-10-05"),
+			DistributionLines: fund.DistributionLines{ReturnOfCapital: money("50000.00"), RealizedGain: money("25000.00"), Income: money("5000.00"), Recallable: money("20000.00"), Withholding: money("1250.50")},
+		}})))
 
 	restate(t, e, doc("E1", "FUND_H", "2024-03-31",
 		pb(fund.Position{CapitalCall: call("50000.00", fund.StatusCompleted, ""), UnfundedCommitment: unfunded("450000.00", "500000.00")})))
 	restate(t, e, doc("E1", "FUND_H", "2024-04-30",
 		pb(fund.Position{CapitalCall: call("55000.00", fund.StatusCompleted, ""), UnfundedCommitment: unfunded("445000.00", "500000.00")})))
 	restate(t, e, doc("E2", "FUND_H", "2024-06-30",
-		pb(fund.Position{Distribution: &fund.DistributionItem{Amount: fund.MustMoney("10000.00"), Status: fund.StatusPending, Recallable: money("10000.00")}})))
+		pb(fund.Position{Distribution: &fund.DistributionItem{Amount: fund.MustMoney("10000.00"), Status: fund.StatusPending, DistributionLines: fund.DistributionLines{Recallable: money("10000.00")}}})))
 	restate(t, e, doc("E3", "FUND_H", "2024-07-31", pb(fund.Position{CapitalCall: call("7000.00", fund.StatusPending, "")})))
 	restate(t, e, doc("E3", "FUND_H", "2024-07-31", fund.Position{ID: "PX", InvestorID: "INV_X", CapitalCall: call("7000.00", fund.StatusPending, "")}))
 

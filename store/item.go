@@ -37,20 +37,14 @@ type Item struct {
 	Materialized bool   `dynamo:",omitempty"`
 	Tombstone    bool   `dynamo:",omitempty"`
 
-	// Amounts and their line items.
-	Status          string      `dynamo:",omitempty"`
-	Amount          *fund.Money `dynamo:",omitempty"`
-	Date            fund.Date   `dynamo:",omitempty"`
-	Description     string      `dynamo:",omitempty"`
-	Investment      *fund.Money `dynamo:",omitempty"`
-	ManagementFee   *fund.Money `dynamo:",omitempty"`
-	FundExpenses    *fund.Money `dynamo:",omitempty"`
-	ReturnOfCapital *fund.Money `dynamo:",omitempty"`
-	RealizedGain    *fund.Money `dynamo:",omitempty"`
-	Income          *fund.Money `dynamo:",omitempty"`
-	Recallable      *fund.Money `dynamo:",omitempty"`
-	Withholding     *fund.Money `dynamo:",omitempty"`
-	Commitment      *fund.Money `dynamo:",omitempty"`
+	// Amounts and their line items (the lines of the item's kind).
+	Status      string      `dynamo:",omitempty"`
+	Amount      *fund.Money `dynamo:",omitempty"`
+	Date        fund.Date   `dynamo:",omitempty"`
+	Description string      `dynamo:",omitempty"`
+	fund.CallLines
+	fund.DistributionLines
+	fund.UnfundedLines
 
 	CreatedAt time.Time `dynamo:",omitempty"`
 	CreatedBy string    `dynamo:",omitempty"`
@@ -78,12 +72,20 @@ func (it *Item) IsPositionItem() bool {
 func (it *Item) PositionItem() fund.PositionItem {
 	k, _ := ItemKindOfType(it.Type)
 	p := fund.PositionItem{
-		Kind: k, DocumentID: it.DocumentID, DocumentVersion: it.Version,
-		FundID: it.FundID, InvestorID: it.InvestorID, PositionID: it.PositionID,
-		AsOf: it.AsOf, CreatedAt: it.CreatedAt, Currency: it.Currency, Status: fund.Status(it.Status), Date: it.Date,
-		Investment: it.Investment, ManagementFee: it.ManagementFee, FundExpenses: it.FundExpenses,
-		ReturnOfCapital: it.ReturnOfCapital, RealizedGain: it.RealizedGain, Income: it.Income,
-		Recallable: it.Recallable, Withholding: it.Withholding, Commitment: it.Commitment,
+		Kind:              k,
+		DocumentID:        it.DocumentID,
+		DocumentVersion:   it.Version,
+		FundID:            it.FundID,
+		InvestorID:        it.InvestorID,
+		PositionID:        it.PositionID,
+		AsOf:              it.AsOf,
+		CreatedAt:         it.CreatedAt,
+		Currency:          it.Currency,
+		Status:            fund.Status(it.Status),
+		Date:              it.Date,
+		CallLines:         fund.CallLines{Investment: it.Investment, ManagementFee: it.ManagementFee, FundExpenses: it.FundExpenses},
+		DistributionLines: fund.DistributionLines{ReturnOfCapital: it.ReturnOfCapital, RealizedGain: it.RealizedGain, Income: it.Income, Recallable: it.Recallable, Withholding: it.Withholding},
+		UnfundedLines:     fund.UnfundedLines{Commitment: it.Commitment},
 	}
 	if it.Amount != nil {
 		p.Amount = *it.Amount
@@ -95,12 +97,21 @@ func (it *Item) PositionItem() fund.PositionItem {
 func storedItem(p *fund.PositionItem) Item {
 	amt := p.Amount
 	return Item{
-		Type: p.Kind.Type(), DocumentID: p.DocumentID, FundID: p.FundID, InvestorID: p.InvestorID, PositionID: p.PositionID,
-		AsOf: p.AsOf, Currency: p.Currency, Version: p.DocumentVersion, CreatedAt: p.CreatedAt,
-		Amount: &amt, Status: string(p.Status), Date: p.Date,
-		Investment: p.Investment, ManagementFee: p.ManagementFee, FundExpenses: p.FundExpenses,
-		ReturnOfCapital: p.ReturnOfCapital, RealizedGain: p.RealizedGain, Income: p.Income,
-		Recallable: p.Recallable, Withholding: p.Withholding, Commitment: p.Commitment,
+		Type:              p.Kind.Type(),
+		DocumentID:        p.DocumentID,
+		FundID:            p.FundID,
+		InvestorID:        p.InvestorID,
+		PositionID:        p.PositionID,
+		AsOf:              p.AsOf,
+		Currency:          p.Currency,
+		Version:           p.DocumentVersion,
+		CreatedAt:         p.CreatedAt,
+		Amount:            &amt,
+		Status:            string(p.Status),
+		Date:              p.Date,
+		CallLines:         fund.CallLines{Investment: p.Investment, ManagementFee: p.ManagementFee, FundExpenses: p.FundExpenses},
+		DistributionLines: fund.DistributionLines{ReturnOfCapital: p.ReturnOfCapital, RealizedGain: p.RealizedGain, Income: p.Income, Recallable: p.Recallable, Withholding: p.Withholding},
+		UnfundedLines:     fund.UnfundedLines{Commitment: p.Commitment},
 	}
 }
 

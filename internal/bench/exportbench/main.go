@@ -189,7 +189,7 @@ func benchDocument(i, positions, version int) fund.Document {
 			ID: fmt.Sprintf("POS_%04d_%03d", f, p), InvestorID: fmt.Sprintf("INV_%03d", p),
 			CapitalCall:        &fund.CapitalCallItem{Amount: m(amt), Status: fund.StatusPending, DueDate: fund.MustDate("2024-03-31")},
 			Distribution:       &fund.DistributionItem{Amount: m(amt / 2), Status: fund.StatusCompleted, Date: fund.MustDate("2024-02-15")},
-			UnfundedCommitment: &fund.UnfundedCommitmentItem{Amount: m(amt * 5), Commitment: &commitment, Status: fund.StatusActive},
+			UnfundedCommitment: &fund.UnfundedCommitmentItem{Amount: m(amt * 5), Status: fund.StatusActive, UnfundedLines: fund.UnfundedLines{Commitment: &commitment}},
 		})
 	}
 	return d

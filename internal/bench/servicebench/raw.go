@@ -311,12 +311,19 @@ func positionItems(d *fund.Document, latest bool) []store.Item {
 			items = append(items, it)
 		}
 		c, x, u := p.CapitalCall, p.Distribution, p.UnfundedCommitment
-		add(fund.CapitalCall, store.Item{Amount: &c.Amount, Status: string(c.Status), Date: c.DueDate,
-			Investment: c.Investment, ManagementFee: c.ManagementFee, FundExpenses: c.FundExpenses})
-		add(fund.Distribution, store.Item{Amount: &x.Amount, Status: string(x.Status), Date: x.Date,
-			ReturnOfCapital: x.ReturnOfCapital, RealizedGain: x.RealizedGain, Income: x.Income,
-			Recallable: x.Recallable, Withholding: x.Withholding})
-		add(fund.UnfundedCommitment, store.Item{Amount: &u.Amount, Status: string(u.Status), Commitment: u.Commitment})
+		add(fund.CapitalCall, store.Item{
+			Amount:    &c.Amount,
+			Status:    string(c.Status),
+			Date:      c.DueDate,
+			CallLines: fund.CallLines{Investment: c.Investment, ManagementFee: c.ManagementFee, FundExpenses: c.FundExpenses},
+		})
+		add(fund.Distribution, store.Item{
+			Amount:            &x.Amount,
+			Status:            string(x.Status),
+			Date:              x.Date,
+			DistributionLines: fund.DistributionLines{ReturnOfCapital: x.ReturnOfCapital, RealizedGain: x.RealizedGain, Income: x.Income, Recallable: x.Recallable, Withholding: x.Withholding},
+		})
+		add(fund.UnfundedCommitment, store.Item{Amount: &u.Amount, Status: string(u.Status), UnfundedLines: fund.UnfundedLines{Commitment: u.Commitment}})
 	}
 	return items
 }
