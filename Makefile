@@ -23,12 +23,34 @@ FUZZMINIMIZETIME      ?= 10s
 TEST_FUZZTIME         ?= 3s
 TEST_FUZZMINIMIZETIME ?= 1s
 
-.PHONY: build tools test fuzz run bench bench-export fmt lint clean
+.PHONY: build tools test fuzz run bench bench-export fmt lint clean docsui chromium
 
-build:
+build: docsui
 	$(GO) build -o fundsvc ./cmd/fundsvc
 
-tools: $(TOOLS_STAMP) tools/bin/minio
+tools: $(TOOLS_STAMP) tools/bin/minio docsui
+
+# The /docs API reference embeds Swagger UI from the pinned swagger-ui-dist
+# (api/docs.go): its bundle, stylesheet, licence and notice are copied into
+# api/docsui (git-ignored) before anything builds the binary.
+SWAGGER_UI := tools/node_modules/swagger-ui-dist
+DOCSUI     := api/docsui/swagger-ui-bundle.js api/docsui/swagger-ui.css api/docsui/swagger-ui-LICENSE api/docsui/swagger-ui-NOTICE
+
+docsui: $(DOCSUI)
+
+api/docsui/swagger-ui-bundle.js api/docsui/swagger-ui.css: api/docsui/%: $(TOOLS_STAMP)
+	cp $(SWAGGER_UI)/$* $@
+
+api/docsui/swagger-ui-LICENSE api/docsui/swagger-ui-NOTICE: api/docsui/swagger-ui-%: $(TOOLS_STAMP)
+	cp $(SWAGGER_UI)/$* $@
+
+# The /docs test loads the page in headless Chromium (Debian's package);
+# FUNDSVC_TEST_CHROMIUM names another binary instead.
+chromium:
+	@if [ -z "$$FUNDSVC_TEST_CHROMIUM" ] && ! command -v chromium >/dev/null; then \
+		sudo=; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
+		$$sudo apt-get update && $$sudo apt-get install -y chromium; \
+	fi
 
 $(TOOLS_STAMP): tools/package.json tools/package-lock.json
 	cd tools && npm ci --no-audit --no-fund
@@ -46,7 +68,7 @@ $(MINIO_STAMP):
 
 # One DynamoDB Local serves every test binary of the run (see
 # scripts/with-dynamodb-local.sh); it is stopped afterwards, pass or fail.
-test: tools
+test: tools chromium
 	$(GO) vet ./...
 	scripts/with-dynamodb-local.sh $(GO) test -race -count=1 -timeout 14m ./...
 	GO=$(GO) FUZZMINIMIZETIME=$(TEST_FUZZMINIMIZETIME) scripts/with-dynamodb-local.sh scripts/fuzz.sh $(TEST_FUZZTIME)
@@ -57,7 +79,7 @@ fuzz: tools
 	GO=$(GO) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) scripts/with-dynamodb-local.sh scripts/fuzz.sh $(FUZZTIME)
 
 # make run needs DynamoDB Local only, not the test tools.
-run: $(TOOLS_STAMP)
+run: $(TOOLS_STAMP) docsui
 	DYNAMODB_PORT=$(DYNAMODB_PORT) scripts/run-local.sh
 
 # The export against a raw parallel Scan, on a table loaded into a fresh
@@ -84,5 +106,5 @@ lint:
 
 # Leaves .data/, the database of `make run`, alone.
 clean:
-	rm -rf fundsvc tools/bin tools/node_modules cover.out coverage.out coverage.html
+	rm -rf fundsvc tools/bin tools/node_modules cover.out coverage.out coverage.html $(DOCSUI)
 	find . -path ./.git -prune -o \( -name '*.test' -o -name '*.coverprofile' \) -type f -print -exec rm -f {} +

@@ -116,6 +116,10 @@ func TestOpenAPIDescribesEveryRoute(t *testing.T) {
 	e := openAPITestEngine(t)
 	routes := map[string]bool{}
 	for _, r := range e.Routes() {
+		// The interactive reference of the document is not an operation of it.
+		if r.Path == "/docs" || strings.HasPrefix(r.Path, "/docs/") {
+			continue
+		}
 		routes[r.Method+" "+openAPIPath(r.Path)] = true
 	}
 	if len(routes) == 0 {

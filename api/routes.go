@@ -124,6 +124,8 @@ func (s *server) routes(r *gin.Engine) {
 	r.GET("/readyz", s.readyz)
 	r.GET("/metrics", s.openUnless(s.opts.PublicMetrics), gin.WrapH(s.metrics.handler()))
 	r.GET("/openapi.json", s.openUnless(s.opts.PublicOpenAPI), s.openAPI)
+	r.GET("/docs", s.openUnless(s.opts.PublicOpenAPI), apiReference())       // the interactive reference of /openapi.json,
+	r.GET("/docs/:file", s.openUnless(s.opts.PublicOpenAPI), apiReference()) // open or not with it (docs.go)
 
 	// The rate limit is decided as soon as the principal is known, before
 	// any route does work on its behalf.
