@@ -11,6 +11,10 @@ TOOLS_STAMP := tools/node_modules/.fundsvc-installed
 MINIO_VERSION := v0.0.0-20260212201848-7aac2a2c5b7c
 MINIO_STAMP   := tools/bin/.minio-$(MINIO_VERSION)
 
+# The OpenAPI document under Redocly's recommended rules (the pinned
+# @redocly/cli); .redocly.lint-ignore.yaml lists the problems that are true.
+REDOCLY_LINT = tools/node_modules/.bin/redocly lint --extends=recommended api/openapi.json
+
 # Go files to check, leaving out installed tools and local data.
 GO_FILES = $(shell find . \( -path ./tools -o -path ./.data -o -path ./.git \) -prune -o -name '*.go' -print)
 
@@ -23,7 +27,7 @@ FUZZMINIMIZETIME      ?= 10s
 TEST_FUZZTIME         ?= 3s
 TEST_FUZZMINIMIZETIME ?= 1s
 
-.PHONY: build tools test fuzz run bench bench-export fmt lint clean docsui chromium
+.PHONY: build tools test fuzz run bench bench-export fmt lint openapi clean docsui chromium
 
 build: docsui
 	$(GO) build -o fundsvc ./cmd/fundsvc
@@ -70,6 +74,7 @@ $(MINIO_STAMP):
 # scripts/with-dynamodb-local.sh); it is stopped afterwards, pass or fail.
 test: tools chromium
 	$(GO) vet ./...
+	$(REDOCLY_LINT)
 	scripts/with-dynamodb-local.sh $(GO) test -race -count=1 -timeout 14m ./...
 	GO=$(GO) FUZZMINIMIZETIME=$(TEST_FUZZMINIMIZETIME) scripts/with-dynamodb-local.sh scripts/fuzz.sh $(TEST_FUZZTIME)
 
@@ -99,10 +104,16 @@ bench: $(TOOLS_STAMP) build
 fmt:
 	gofmt -w $(GO_FILES)
 
-lint:
+lint: $(TOOLS_STAMP)
 	@unformatted=$$(gofmt -l $(GO_FILES)); \
 	if [ -n "$$unformatted" ]; then echo "not gofmt-ed (run make fmt):"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
+	$(REDOCLY_LINT)
+
+# api/openapi.json is generated from the route table (api/spec.go) and the
+# wire types; TestOpenAPIGolden fails when the committed file differs.
+openapi:
+	$(GO) test ./api -run '^TestOpenAPIGolden$$' -count=1 -update
 
 # Leaves .data/, the database of `make run`, alone.
 clean:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -11,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"regexp"
 	"slices"
 	"sort"
@@ -21,6 +23,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/fundsvc/fundsvc/fund"
+	"github.com/fundsvc/fundsvc/store"
 	"github.com/gin-gonic/gin"
 )
 
@@ -105,11 +108,51 @@ func openAPIOperations(t *testing.T, doc map[string]any) []openAPIOperation {
 	return out
 }
 
-var ginParam = regexp.MustCompile(`[:*]([A-Za-z0-9_]+)`)
+// TestOpenAPIGolden generates the document from the route table and the
+// wire types and compares it with api/openapi.json, the file the binary
+// embeds; -update (make openapi) rewrites the file.
+func TestOpenAPIGolden(t *testing.T) {
+	s := &server{metrics: newMetrics()}
+	got, err := generateOpenAPI(s.operations())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const file = "openapi.json"
+	// -update is golden_test.go's flag: both test packages build one binary.
+	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
+		if err := os.WriteFile(file, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("api/openapi.json differs from the document the route table and wire types generate; run make openapi\n%s", lineDiff(string(want), string(got)))
+	}
+}
 
-// openAPIPath turns gin's "/v1/documents/:documentId" into "/v1/documents/{documentId}".
-func openAPIPath(ginPath string) string {
-	return ginParam.ReplaceAllString(ginPath, "{$1}")
+// lineDiff shows the first lines where want and got differ.
+func lineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var b strings.Builder
+	shown := 0
+	for i := 0; i < max(len(w), len(g)) && shown < 20; i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			fmt.Fprintf(&b, "line %d:\n- %s\n+ %s\n", i+1, wl, gl)
+			shown++
+		}
+	}
+	return b.String()
 }
 
 func TestOpenAPIDescribesEveryRoute(t *testing.T) {
@@ -186,30 +229,6 @@ func jsonPointer(doc any, ref string) (any, bool) {
 	return cur, true
 }
 
-// walkRefs calls f with the location and value of every "$ref" in v.
-func walkRefs(v any, at string, f func(at, ref string)) {
-	switch x := v.(type) {
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			if k == "$ref" {
-				s, _ := x[k].(string)
-				f(at, s)
-				continue
-			}
-			walkRefs(x[k], at+"/"+strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1"), f)
-		}
-	case []any:
-		for i, e := range x {
-			walkRefs(e, at+"/"+strconv.Itoa(i), f)
-		}
-	}
-}
-
 // deref follows $ref until it reaches an object without one.
 func deref(doc map[string]any, v any) (map[string]any, error) {
 	for range 16 {
@@ -226,158 +245,6 @@ func deref(doc map[string]any, v any) (map[string]any, error) {
 		}
 	}
 	return nil, fmt.Errorf("$ref chain too long")
-}
-
-var pathTemplateParam = regexp.MustCompile(`\{([^{}]+)\}`)
-
-func TestOpenAPIDocumentIsWellFormed(t *testing.T) {
-	raw := openAPIDocument
-	var compact bytes.Buffer
-	if err := json.Compact(&compact, raw); err != nil {
-		t.Fatalf("api/openapi.json is not valid JSON: %v", err)
-	}
-	var pretty bytes.Buffer
-	if err := json.Indent(&pretty, compact.Bytes(), "", "  "); err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(bytes.TrimRight(raw, "\n"), pretty.Bytes()) {
-		t.Errorf("api/openapi.json is not pretty-printed with 2-space indentation")
-	}
-
-	doc := openAPISpec(t)
-	if v, _ := doc["openapi"].(string); !strings.HasPrefix(v, "3.1.") {
-		t.Errorf("openapi = %q, want 3.1.x", v)
-	}
-	info, _ := doc["info"].(map[string]any)
-	if s, _ := info["title"].(string); s == "" {
-		t.Errorf("info.title is missing")
-	}
-	if s, _ := info["version"].(string); s == "" {
-		t.Errorf("info.version is missing")
-	}
-
-	// Every $ref resolves inside the document.
-	refs := 0
-	walkRefs(doc, "#", func(at, ref string) {
-		refs++
-		if _, ok := jsonPointer(doc, ref); !ok {
-			t.Errorf("%s: $ref %q does not resolve within the document", at, ref)
-		}
-	})
-	if refs == 0 {
-		t.Errorf("the document holds no $ref at all; expected shared components")
-	}
-	if _, ok := jsonPointer(doc, "#/components/schemas/Problem"); !ok {
-		t.Fatalf("components.schemas.Problem is missing")
-	}
-
-	ops := openAPIOperations(t, doc)
-	if len(ops) == 0 {
-		t.Fatal("the document has no operations")
-	}
-	ids := map[string]string{}
-	for _, o := range ops {
-		name := o.Method + " " + o.Path
-
-		id, _ := o.Op["operationId"].(string)
-		switch {
-		case id == "":
-			t.Errorf("%s: no operationId", name)
-		case ids[id] != "":
-			t.Errorf("%s: operationId %q is also used by %s", name, id, ids[id])
-		default:
-			ids[id] = name
-		}
-
-		// Path parameters: every template variable is declared, required,
-		// and nothing else is declared "in: path".
-		declared := map[string]bool{}
-		var params []any
-		if p, ok := o.Item["parameters"].([]any); ok {
-			params = append(params, p...)
-		}
-		if p, ok := o.Op["parameters"].([]any); ok {
-			params = append(params, p...)
-		}
-		for _, p := range params {
-			pm, err := deref(doc, p)
-			if err != nil {
-				t.Errorf("%s: parameter: %v", name, err)
-				continue
-			}
-			if pm["in"] == "path" {
-				n, _ := pm["name"].(string)
-				declared[n] = true
-				if pm["required"] != true {
-					t.Errorf("%s: path parameter %s is not required", name, n)
-				}
-			}
-		}
-		var inTemplate []string
-		for _, m := range pathTemplateParam.FindAllStringSubmatch(o.Path, -1) {
-			inTemplate = append(inTemplate, m[1])
-			if !declared[m[1]] {
-				t.Errorf("%s: path parameter %s is not declared", name, m[1])
-			}
-		}
-		for n := range declared {
-			if !slices.Contains(inTemplate, n) {
-				t.Errorf("%s: declares path parameter %s that the path does not hold", name, n)
-			}
-		}
-
-		// Responses: at least one 2xx; every 4xx/5xx is problem+json with
-		// the Problem schema, and there is at least one of them.
-		responses, ok := o.Op["responses"].(map[string]any)
-		if !ok || len(responses) == 0 {
-			t.Errorf("%s: no responses", name)
-			continue
-		}
-		success, problems := 0, 0
-		for code, r := range responses {
-			n, err := strconv.Atoi(code)
-			if err != nil {
-				t.Errorf("%s: response %q is not a status code (the document uses explicit codes only)", name, code)
-				continue
-			}
-			rm, err := deref(doc, r)
-			if err != nil {
-				t.Errorf("%s: response %s: %v", name, code, err)
-				continue
-			}
-			if d, _ := rm["description"].(string); d == "" {
-				t.Errorf("%s: response %s has no description", name, code)
-			}
-			switch {
-			case n >= 200 && n < 300:
-				success++
-				if _, ok := rm["content"].(map[string]any); !ok {
-					t.Errorf("%s: response %s has no content", name, code)
-				}
-			case n >= 400 && n < 600:
-				problems++
-				content, _ := rm["content"].(map[string]any)
-				if len(content) != 1 {
-					t.Errorf("%s: response %s: want exactly one media type, application/problem+json; have %d", name, code, len(content))
-				}
-				media, _ := content["application/problem+json"].(map[string]any)
-				if media == nil {
-					t.Errorf("%s: response %s is not application/problem+json", name, code)
-					continue
-				}
-				sch, _ := media["schema"].(map[string]any)
-				if ref, _ := sch["$ref"].(string); ref != "#/components/schemas/Problem" {
-					t.Errorf("%s: response %s: schema is %v, want the Problem schema", name, code, media["schema"])
-				}
-			}
-		}
-		if success == 0 {
-			t.Errorf("%s: no 2xx response", name)
-		}
-		if problems == 0 {
-			t.Errorf("%s: no problem+json error response", name)
-		}
-	}
 }
 
 func TestOpenAPIServedAsEmbedded(t *testing.T) {
@@ -586,9 +453,6 @@ func TestOpenAPIErrorsMatchCode(t *testing.T) {
 			}
 		}
 	}
-	if _, ok := jsonPointer(doc, "#/components/responses/MethodNotAllowed"); !ok {
-		t.Errorf("the document does not describe the 405 answer (components.responses.MethodNotAllowed)")
-	}
 }
 
 const internalTestSecret = "internal-test-secret-0123456789abcdef"
@@ -665,150 +529,64 @@ func openAPIAllows(bearer [][]string, role string) bool {
 	return false
 }
 
-// TestOpenAPISecurityIsDeclared checks the document's own account of
-// authentication: the bearerAuth scheme, who needs a token, and that every
-// operation that can answer 401 or 403 declares it.
-func TestOpenAPISecurityIsDeclared(t *testing.T) {
+// TestOpenAPIPatternsMatchCode: the patterns the document gives IDs,
+// amounts and Idempotency-Key accept exactly what the code accepts.
+func TestOpenAPIPatternsMatchCode(t *testing.T) {
 	doc := openAPISpec(t)
-	scheme, ok := jsonPointer(doc, "#/components/securitySchemes/bearerAuth")
-	sm, _ := scheme.(map[string]any)
-	if !ok || sm["type"] != "http" || sm["scheme"] != "bearer" || sm["bearerFormat"] != "JWT" {
-		t.Errorf("components.securitySchemes.bearerAuth = %v, want an HTTP bearer scheme of format JWT", scheme)
-	}
-	if d, _ := sm["description"].(string); !strings.Contains(d, "fundsvc token") {
-		t.Errorf("bearerAuth's description does not say how to mint a development token (fundsvc token)")
-	}
-	global, _ := doc["security"].([]any)
-	if len(global) != 1 || !jsonEqual(global[0], map[string]any{"bearerAuth": []any{}}) {
-		t.Errorf("global security = %v, want [{bearerAuth: []}]", doc["security"])
-	}
-
-	for _, o := range openAPIOperations(t, doc) {
-		name := o.Method + " " + o.Path
-		sec, ok := openAPISecurity(doc, o)
+	pattern := func(ptr string) *regexp.Regexp {
+		t.Helper()
+		v, _ := jsonPointer(doc, ptr)
+		s, ok := v.(string)
 		if !ok {
-			t.Errorf("%s: no security requirement applies", name)
-			continue
+			t.Fatalf("%s is not a pattern: %v", ptr, v)
 		}
-		open, bearer := openAPIRoles(t, name, sec)
-		responses, _ := o.Op["responses"].(map[string]any)
-		_, has401 := responses["401"]
-		_, has403 := responses["403"]
-		switch {
-		case strings.HasPrefix(o.Path, "/v1/"):
-			if open || len(bearer) == 0 {
-				t.Errorf("%s: security %v, want bearerAuth and no open alternative", name, sec)
+		return regexp.MustCompile(s)
+	}
+	cases := []struct {
+		name    string
+		pattern *regexp.Regexp
+		code    func(string) bool
+		samples []string
+	}{
+		{"Id", pattern("#/components/schemas/Id/pattern"), fund.ValidID,
+			[]string{"DOC001", "a", "A_b.c:d-e", "-bad", "_x", "has#hash", "has/slash", "", strings.Repeat("x", 64), strings.Repeat("x", 65), "caf\u00e9"}},
+		{"MoneyInput", pattern("#/components/schemas/MoneyInput/oneOf/0/pattern"), func(s string) bool { _, err := fund.ParseMoney(s); return err == nil },
+			[]string{"0", "-0", "1.5", "500000.00", "0.1234", "0.12345", "007", "1e5", "+1", "1,000", "999999999999999.9999", "1000000000000000", ".5", "5."}},
+		{"Idempotency-Key", pattern("#/components/parameters/Idempotency-Key/schema/pattern"), validIdempotencyKey,
+			[]string{"a", "7d1f0c2e-5b8a-4e4f-9c1d-2a3b4c5d6e7f", "!~\"#", strings.Repeat("k", 255), strings.Repeat("k", 256), "two words", "tab\there", "caf\u00e9", "\x7f", "nul\x00"}},
+	}
+	for _, c := range cases {
+		for _, s := range c.samples {
+			if got, want := c.pattern.MatchString(s), c.code(s); got != want {
+				t.Errorf("%s %q: the document's pattern says %v, the code %v", c.name, s, got, want)
 			}
-			if !openAPIAllows(bearer, RoleAdmin) {
-				t.Errorf("%s: security %v lets no admin token in", name, sec)
-			}
-			if !has401 {
-				t.Errorf("%s: does not declare 401", name)
-			}
-			if investors := openAPIAllows(bearer, RoleInvestor); investors == has403 {
-				t.Errorf("%s: investor tokens allowed = %v, but 403 declared = %v", name, investors, has403)
-			}
-		case o.Path == "/livez" || o.Path == "/readyz":
-			if _, own := o.Op["security"]; !own || len(sec) != 0 {
-				t.Errorf("%s: security %v, want its own empty list (no token)", name, o.Op["security"])
-			}
-			if has401 || has403 {
-				t.Errorf("%s: needs no token, yet declares 401 or 403", name)
-			}
-		case o.Path == "/metrics" || o.Path == "/openapi.json":
-			if !open || len(bearer) != 1 || len(bearer[0]) != 0 {
-				t.Errorf("%s: security %v, want [{}, {bearerAuth: []}] (public by default, a token of any role when configured)", name, sec)
-			}
-			if !has401 || has403 {
-				t.Errorf("%s: want 401 declared (when not public) and no 403", name)
-			}
-		default:
-			t.Errorf("%s: no rule says who may call this path; add one to this test", name)
 		}
+	}
+	// Every amount the server writes matches the response pattern.
+	out := pattern("#/components/schemas/Money/pattern")
+	for _, s := range []string{"0", "-12.5", "500000", "0.1234", "999999999999999.9999"} {
+		b, err := fund.MustMoney(s).MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if written := strings.Trim(string(b), `"`); !out.MatchString(written) {
+			t.Errorf("amount %s is written %s, which the Money pattern refuses", s, written)
+		}
+	}
+}
 
-		// Every declared error's example is of the status it is declared for.
-		for code, r := range responses {
-			n, _ := strconv.Atoi(code)
-			if n < 400 {
-				continue
-			}
-			rm, err := deref(doc, r)
-			if err != nil {
-				continue // reported by TestOpenAPIDocumentIsWellFormed
-			}
-			ex, _ := jsonPointer(rm, "#/content/application~1problem+json/example")
-			if exm, ok := ex.(map[string]any); ok {
-				if exm["status"] != float64(n) {
-					t.Errorf("%s: response %s shows an example of status %v", name, code, exm["status"])
-				}
-			}
-		}
-	}
-
-	// The problem types are exactly the codes of the status table, and every
-	// example in components.responses agrees with it.
-	var want []string
-	for code := range statusOf {
-		want = append(want, "/problems/"+code)
-	}
-	sort.Strings(want)
-	enum, _ := jsonPointer(doc, "#/components/schemas/Problem/properties/type/enum")
-	var have []string
-	for _, v := range enum.([]any) {
-		have = append(have, v.(string))
-	}
-	sort.Strings(have)
-	if !slices.Equal(have, want) {
-		t.Errorf("Problem.type enum = %v\nthe status table's codes = %v", have, want)
-	}
-	responses, _ := jsonPointer(doc, "#/components/responses")
-	for name, r := range responses.(map[string]any) {
-		ex, _ := jsonPointer(r, "#/content/application~1problem+json/example")
-		exm, ok := ex.(map[string]any)
-		if !ok {
-			continue
-		}
-		typ, _ := exm["type"].(string)
-		status, ok := statusOf[strings.TrimPrefix(typ, "/problems/")]
-		if !ok || exm["status"] != float64(status) || exm["title"] != http.StatusText(status) {
-			t.Errorf("components.responses.%s: example %v disagrees with the status table (%s is %d %s)", name, exm, typ, status, http.StatusText(status))
-		}
-	}
-
-	// PUT declares Idempotency-Key as the code reads it, and its answers.
+// TestOpenAPIPutDeclaresIdempotency: PUT declares the answers of the
+// idempotency middleware and of the write.
+func TestOpenAPIPutDeclaresIdempotency(t *testing.T) {
+	doc := openAPISpec(t)
+	puts := 0
 	for _, o := range openAPIOperations(t, doc) {
 		if o.Method != "PUT" {
 			continue
 		}
-		var key map[string]any
-		params, _ := o.Op["parameters"].([]any)
-		for _, p := range params {
-			if pm, err := deref(doc, p); err == nil && pm["in"] == "header" && pm["name"] == "Idempotency-Key" {
-				key = pm
-			}
-		}
-		if key == nil {
-			t.Errorf("PUT %s: no Idempotency-Key header parameter", o.Path)
-			continue
-		}
-		sch, _ := key["schema"].(map[string]any)
-		if sch["maxLength"] != float64(maxIdempotencyKey) || sch["minLength"] != float64(1) {
-			t.Errorf("PUT %s: Idempotency-Key length %v to %v, want 1 to %d", o.Path, sch["minLength"], sch["maxLength"], maxIdempotencyKey)
-		}
-		pattern, _ := sch["pattern"].(string)
-		re, err := regexp.Compile(pattern)
-		if err != nil {
-			t.Errorf("PUT %s: Idempotency-Key pattern %q: %v", o.Path, pattern, err)
-		} else {
-			for _, k := range []string{"a", "7d1f0c2e-5b8a-4e4f-9c1d-2a3b4c5d6e7f", "!~\"#", strings.Repeat("k", 255), strings.Repeat("k", 256),
-				"two words", "tab\there", "caf\u00e9", "\x7f", "nul\x00"} {
-				if re.MatchString(k) != validIdempotencyKey(k) {
-					t.Errorf("PUT %s: Idempotency-Key %q: the pattern says %v, the code %v", o.Path, k, re.MatchString(k), validIdempotencyKey(k))
-				}
-			}
-		}
+		puts++
 		responses, _ := o.Op["responses"].(map[string]any)
-		for _, code := range []string{"400", "401", "403", "404", "409", "412", "422"} {
+		for _, code := range []string{"400", "401", "403", "404", "409", "412", "413", "415", "422"} {
 			if _, ok := responses[code]; !ok {
 				t.Errorf("PUT %s: does not declare %s", o.Path, code)
 			}
@@ -819,10 +597,8 @@ func TestOpenAPISecurityIsDeclared(t *testing.T) {
 			}
 		}
 	}
-
-	// The document headers carry createdBy.
-	if _, ok := jsonPointer(doc, "#/components/schemas/DocumentHeader/properties/createdBy"); !ok {
-		t.Errorf("DocumentHeader has no createdBy")
+	if puts == 0 {
+		t.Fatal("the document has no PUT")
 	}
 }
 
@@ -974,7 +750,7 @@ func TestOpenAPICursorIsBoundToPrincipal(t *testing.T) {
 	const query = "fund-positions:F1"
 	owner := Principal{Subject: "admin-1", Role: RoleAdmin, Funds: []string{"F1"}}
 	c, _ := request(owner, "")
-	next := s.next(c, query, fund.PageKey{"PK": &types.AttributeValueMemberS{Value: "FUND#F1"}})
+	next := s.next(c, query, store.PageKey{"PK": &types.AttributeValueMemberS{Value: "FUND#F1"}})
 	if next == "" {
 		t.Fatal("no cursor issued")
 	}

@@ -118,38 +118,24 @@ func NewServer(o Options) http.Handler {
 	return r
 }
 
-// routes is the whole API surface.
+// routes is the whole API surface: every operation of the route table
+// (spec.go), which the OpenAPI document describes, and the interactive
+// reference of that document.
 func (s *server) routes(r *gin.Engine) {
-	r.GET("/livez", s.livez)
-	r.GET("/readyz", s.readyz)
-	r.GET("/metrics", s.openUnless(s.opts.PublicMetrics), gin.WrapH(s.metrics.handler()))
-	r.GET("/openapi.json", s.openUnless(s.opts.PublicOpenAPI), s.openAPI)
+	for _, op := range s.operations() {
+		var chain []gin.HandlerFunc
+		switch op.Access {
+		case accessAnyRole:
+			// The rate limit is decided as soon as the principal is known,
+			// before any route does work on its behalf.
+			chain = []gin.HandlerFunc{s.authenticate, s.rateLimit}
+		case accessAdmin:
+			chain = []gin.HandlerFunc{s.authenticate, s.rateLimit, s.requireRole(RoleAdmin)}
+		}
+		r.Handle(op.Method, op.Path, append(chain, op.Handlers...)...)
+	}
 	r.GET("/docs", s.openUnless(s.opts.PublicOpenAPI), apiReference())       // the interactive reference of /openapi.json,
 	r.GET("/docs/:file", s.openUnless(s.opts.PublicOpenAPI), apiReference()) // open or not with it (docs.go)
-
-	// The rate limit is decided as soon as the principal is known, before
-	// any route does work on its behalf.
-	v1 := r.Group("/v1", s.authenticate, s.rateLimit)
-
-	// Fund administrators, within the funds their token names.
-	admin := v1.Group("", s.requireRole(RoleAdmin))
-	admin.PUT("/documents/:documentId", s.idempotent, s.putDocument)
-	admin.GET("/documents/:documentId", s.getOverview)
-	admin.GET("/documents/:documentId/versions", s.getVersions)
-	admin.GET("/documents/:documentId/versions/:version", s.getVersion)
-	admin.GET("/documents/:documentId/positions/:positionId", s.getDocumentPosition)
-	admin.GET("/documents/:documentId/capital", s.getCapital)
-	admin.GET("/documents/:documentId/analysis", s.getAnalysis)
-	admin.GET("/funds/:fundId/documents", s.listFundDocuments)
-	admin.GET("/funds/:fundId/positions", s.listFundPositions)
-
-	// Investor portals, for their own investor; admins within their funds.
-	v1.GET("/investors/:investorId/positions", s.listInvestorPositions)
-	v1.GET("/investors/:investorId/summary", s.getInvestorSummary)
-	v1.GET("/positions/:positionId", s.listPositionItems)
-	v1.GET("/positions/:positionId/capital-calls", s.listPositionCapitalCalls)
-	v1.GET("/positions/:positionId/summary", s.getPositionSummary)
-	v1.GET("/positions/:positionId/cashflows", s.getPositionCashflows)
 }
 
 // deadline bounds every request's work: a read's by the request timeout, a

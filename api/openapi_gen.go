@@ -1,0 +1,570 @@
+package api
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/fundsvc/fundsvc/fund"
+)
+
+// The OpenAPI document is generated from the route table (operations, in
+// spec.go) and the Go types its operations name: each schema is the Go
+// type's JSON shape, read by reflection as encoding/json sees it. We write
+// this generator ourselves rather than use a library (kin-openapi, huma,
+// swaggest/openapi-go) because the wire types must stay plain structs that
+// the hand-tuned encoders also read, the document keeps fund's own rules
+// (Money's pattern, the ID pattern, the enums) and long prose, and about
+// four hundred lines of reflection do it with no new dependency; the lint
+// of the output (redocly, make test) checks what a library would.
+// TestOpenAPIGolden writes the result to openapi.json (make openapi).
+
+// schema is a JSON Schema (2020-12, as OpenAPI 3.1 uses it), in the
+// members this document needs.
+type schema struct {
+	Ref                  string     `json:"$ref,omitempty"`
+	Type                 string     `json:"type,omitempty"`
+	Description          string     `json:"description,omitempty"`
+	Format               string     `json:"format,omitempty"`
+	Pattern              string     `json:"pattern,omitempty"`
+	Const                any        `json:"const,omitempty"`
+	Enum                 []string   `json:"enum,omitempty"`
+	MinLength            *int       `json:"minLength,omitempty"`
+	MaxLength            *int       `json:"maxLength,omitempty"`
+	Minimum              *int64     `json:"minimum,omitempty"`
+	Maximum              *int64     `json:"maximum,omitempty"`
+	ExclusiveMinimum     *int64     `json:"exclusiveMinimum,omitempty"`
+	ExclusiveMaximum     *int64     `json:"exclusiveMaximum,omitempty"`
+	Default              any        `json:"default,omitempty"`
+	Examples             []any      `json:"examples,omitempty"`
+	Items                *schema    `json:"items,omitempty"`
+	MinItems             *int       `json:"minItems,omitempty"`
+	MaxItems             *int       `json:"maxItems,omitempty"`
+	Required             []string   `json:"required,omitempty"`
+	Properties           properties `json:"properties,omitempty"`
+	PropertyNames        *schema    `json:"propertyNames,omitempty"`
+	AdditionalProperties any        `json:"additionalProperties,omitempty"` // *schema, or false
+	OneOf                []*schema  `json:"oneOf,omitempty"`
+	AnyOf                []*schema  `json:"anyOf,omitempty"`
+}
+
+// properties keeps an object's members in the order of the Go fields.
+type properties []property
+
+type property struct {
+	Name   string
+	Schema *schema
+}
+
+func (ps properties) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, p := range ps {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(p.Name)
+		v, err := json.Marshal(p.Schema)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// The document's own shapes, in the order OpenAPI 3.1 lists their members.
+type (
+	openAPIDoc struct {
+		OpenAPI    string                `json:"openapi"`
+		Info       openAPIInfo           `json:"info"`
+		Servers    []openAPIServer       `json:"servers"`
+		Security   []map[string][]string `json:"security"`
+		Tags       []openAPITag          `json:"tags"`
+		Paths      map[string]*pathItem  `json:"paths"`
+		Components openAPIComponents     `json:"components"`
+	}
+	openAPIInfo struct {
+		Title       string         `json:"title"`
+		Version     string         `json:"version"`
+		Summary     string         `json:"summary"`
+		Description string         `json:"description"`
+		License     openAPILicense `json:"license"`
+	}
+	openAPILicense struct {
+		Name       string `json:"name"`
+		Identifier string `json:"identifier,omitempty"`
+		URL        string `json:"url,omitempty"`
+	}
+	openAPIServer struct {
+		URL         string `json:"url"`
+		Description string `json:"description"`
+	}
+	openAPITag struct {
+		Name        string `json:"name"`
+		Description string `json:"description"`
+	}
+	pathItem struct {
+		Parameters []*refOnly    `json:"parameters,omitempty"`
+		Get        *operationDoc `json:"get,omitempty"`
+		Put        *operationDoc `json:"put,omitempty"`
+		Post       *operationDoc `json:"post,omitempty"`
+		Delete     *operationDoc `json:"delete,omitempty"`
+		Patch      *operationDoc `json:"patch,omitempty"`
+	}
+	refOnly struct {
+		Ref         string `json:"$ref"`
+		Description string `json:"description,omitempty"`
+	}
+	operationDoc struct {
+		OperationID string                 `json:"operationId"`
+		Tags        []string               `json:"tags"`
+		Summary     string                 `json:"summary"`
+		Description string                 `json:"description"`
+		Security    *[]map[string][]string `json:"security,omitempty"`
+		Parameters  []*refOnly             `json:"parameters,omitempty"`
+		RequestBody *requestBodyDoc        `json:"requestBody,omitempty"`
+		Responses   map[string]any         `json:"responses"`
+	}
+	requestBodyDoc struct {
+		Required    bool                 `json:"required"`
+		Description string               `json:"description"`
+		Content     map[string]mediaType `json:"content"`
+	}
+	mediaType struct {
+		Schema  *schema `json:"schema"`
+		Example any     `json:"example,omitempty"`
+	}
+	responseDoc struct {
+		Description string               `json:"description"`
+		Headers     map[string]*refOnly  `json:"headers,omitempty"`
+		Content     map[string]mediaType `json:"content,omitempty"`
+	}
+	parameterDoc struct {
+		Name        string  `json:"name"`
+		In          string  `json:"in"`
+		Required    bool    `json:"required"`
+		Description string  `json:"description"`
+		Schema      *schema `json:"schema"`
+	}
+	headerDoc struct {
+		Description string  `json:"description"`
+		Schema      *schema `json:"schema"`
+	}
+	openAPIComponents struct {
+		Schemas         map[string]*schema       `json:"schemas"`
+		Parameters      map[string]*parameterDoc `json:"parameters"`
+		Headers         map[string]*headerDoc    `json:"headers"`
+		Responses       map[string]*responseDoc  `json:"responses"`
+		SecuritySchemes map[string]any           `json:"securitySchemes"`
+	}
+)
+
+// generator builds one document; it adds a component the first time
+// something refers to it, so the document holds no unused one.
+type generator struct {
+	doc *openAPIDoc
+}
+
+// generateOpenAPI returns the document of ops, indented as openapi.json
+// holds it.
+func generateOpenAPI(ops []operation) ([]byte, error) {
+	g := &generator{doc: &openAPIDoc{
+		OpenAPI:  "3.1.0",
+		Info:     apiInfo,
+		Servers:  apiServers,
+		Security: []map[string][]string{{"bearerAuth": {}}},
+		Tags:     apiTags,
+		Paths:    map[string]*pathItem{},
+		Components: openAPIComponents{
+			Schemas: map[string]*schema{}, Parameters: map[string]*parameterDoc{}, Headers: map[string]*headerDoc{},
+			Responses: map[string]*responseDoc{}, SecuritySchemes: map[string]any{"bearerAuth": bearerAuth},
+		},
+	}}
+	for _, op := range ops {
+		if err := g.operation(op); err != nil {
+			return nil, fmt.Errorf("%s %s: %w", op.Method, op.Path, err)
+		}
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(g.doc); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+var ginParam = regexp.MustCompile(`[:*]([A-Za-z0-9_]+)`)
+
+// openAPIPath turns gin's "/v1/documents/:documentId" into "/v1/documents/{documentId}".
+func openAPIPath(ginPath string) string {
+	return ginParam.ReplaceAllString(ginPath, "{$1}")
+}
+
+func (g *generator) operation(op operation) error {
+	path := openAPIPath(op.Path)
+	item := g.doc.Paths[path]
+	if item == nil {
+		item = &pathItem{}
+		for _, m := range ginParam.FindAllStringSubmatch(op.Path, -1) {
+			if err := g.parameterRef(m[1], "path"); err != nil {
+				return err
+			}
+			item.Parameters = append(item.Parameters, &refOnly{Ref: "#/components/parameters/" + m[1]})
+		}
+		if err := g.parameterRef("X-Request-ID", "header"); err != nil {
+			return err
+		}
+		item.Parameters = append(item.Parameters, &refOnly{Ref: "#/components/parameters/X-Request-ID"})
+		g.doc.Paths[path] = item
+	}
+	doc := &operationDoc{OperationID: op.ID, Tags: []string{op.Tag}, Summary: op.Summary, Description: op.Description, Responses: map[string]any{}}
+	switch op.Access {
+	case accessNone:
+		doc.Security = &[]map[string][]string{}
+	case accessOptional:
+		doc.Security = &[]map[string][]string{{}, {"bearerAuth": {}}}
+	case accessAdmin:
+		doc.Security = &[]map[string][]string{{"bearerAuth": {RoleAdmin}}}
+	}
+	for _, name := range op.Params {
+		if err := g.parameterRef(name, ""); err != nil {
+			return err
+		}
+		doc.Parameters = append(doc.Parameters, &refOnly{Ref: "#/components/parameters/" + name})
+	}
+	if b := op.Body; b != nil {
+		doc.RequestBody = &requestBodyDoc{Required: true, Description: b.Doc,
+			Content: map[string]mediaType{"application/json": {Schema: g.schemaOf(reflect.TypeOf(b.Type), true), Example: b.Example}}}
+	}
+	api := strings.HasPrefix(op.Path, "/v1/")
+	for _, r := range op.Responses {
+		rd := &responseDoc{Description: r.Doc, Headers: map[string]*refOnly{}}
+		headers := []string{"X-Request-ID"}
+		if api {
+			headers = append(headers, "Cache-Control")
+		}
+		for _, h := range append(headers, r.Headers...) {
+			if err := g.headerRef(h); err != nil {
+				return err
+			}
+			rd.Headers[h] = &refOnly{Ref: "#/components/headers/" + h}
+		}
+		media := r.Media
+		if media == "" {
+			media = "application/json"
+		}
+		var s *schema
+		switch body := r.Body.(type) {
+		case *schema:
+			s = body
+		case anyOf:
+			s = &schema{}
+			for _, t := range body {
+				s.AnyOf = append(s.AnyOf, g.schemaOf(reflect.TypeOf(t), false))
+			}
+		default:
+			s = g.schemaOf(reflect.TypeOf(body), false)
+		}
+		rd.Content = map[string]mediaType{media: {Schema: s, Example: r.Example}}
+		doc.Responses[strconv.Itoa(r.Status)] = rd
+	}
+	for status, text := range op.errors() {
+		name, ok := errorResponseOf[status]
+		if !ok {
+			return fmt.Errorf("no error response describes status %d", status)
+		}
+		if err := g.responseRef(name); err != nil {
+			return err
+		}
+		doc.Responses[strconv.Itoa(status)] = &refOnly{Ref: "#/components/responses/" + name, Description: text}
+	}
+	switch op.Method {
+	case http.MethodGet:
+		item.Get = doc
+	case http.MethodPut:
+		item.Put = doc
+	case http.MethodPost:
+		item.Post = doc
+	case http.MethodDelete:
+		item.Delete = doc
+	case http.MethodPatch:
+		item.Patch = doc
+	default:
+		return fmt.Errorf("method %s is not described", op.Method)
+	}
+	return nil
+}
+
+func (g *generator) parameterRef(name, in string) error {
+	if _, ok := g.doc.Components.Parameters[name]; ok {
+		return nil
+	}
+	p, ok := apiParameters[name]
+	if !ok {
+		return fmt.Errorf("parameter %s is not described in apiParameters", name)
+	}
+	if in != "" && p.In != in {
+		return fmt.Errorf("parameter %s is in %s, not %s", name, p.In, in)
+	}
+	doc := &parameterDoc{Name: name, In: p.In, Required: p.In == "path", Description: p.Doc, Schema: p.Schema}
+	if p.Type != nil {
+		doc.Schema = g.schemaOf(reflect.TypeOf(p.Type), false)
+	}
+	g.doc.Components.Parameters[name] = doc
+	g.refs(doc.Schema)
+	return nil
+}
+
+func (g *generator) headerRef(name string) error {
+	if _, ok := g.doc.Components.Headers[name]; ok {
+		return nil
+	}
+	h, ok := apiHeaders[name]
+	if !ok {
+		return fmt.Errorf("header %s is not described in apiHeaders", name)
+	}
+	g.doc.Components.Headers[name] = &headerDoc{Description: h.Doc, Schema: h.Schema}
+	return nil
+}
+
+func (g *generator) responseRef(name string) error {
+	if _, ok := g.doc.Components.Responses[name]; ok {
+		return nil
+	}
+	e := errorResponses[name]
+	status := statusOf[e.Code]
+	rd := &responseDoc{Description: e.Doc, Headers: map[string]*refOnly{}}
+	for _, h := range append([]string{"X-Request-ID", "Cache-Control"}, e.Headers...) {
+		if err := g.headerRef(h); err != nil {
+			return err
+		}
+		rd.Headers[h] = &refOnly{Ref: "#/components/headers/" + h}
+	}
+	example := Problem{Type: "/problems/" + e.Code, Title: http.StatusText(status), Status: status, Detail: e.Detail, Field: e.Field}
+	rd.Content = map[string]mediaType{"application/problem+json": {Schema: g.schemaOf(reflect.TypeFor[Problem](), false), Example: example}}
+	g.doc.Components.Responses[name] = rd
+	return nil
+}
+
+// refs adds the components s refers to.
+func (g *generator) refs(s *schema) {
+	if s == nil {
+		return
+	}
+	if name, ok := strings.CutPrefix(s.Ref, "#/components/schemas/"); ok {
+		g.named(name)
+	}
+	g.refs(s.Items)
+	for _, p := range s.Properties {
+		g.refs(p.Schema)
+	}
+	for _, x := range slices.Concat(s.OneOf, s.AnyOf) {
+		g.refs(x)
+	}
+}
+
+// named adds one of the named scalar schemas (Id, Money, ...).
+func (g *generator) named(name string) {
+	if _, ok := g.doc.Components.Schemas[name]; ok {
+		return
+	}
+	if s, ok := scalarSchemas[name]; ok {
+		g.doc.Components.Schemas[name] = s
+		g.refs(s)
+	}
+}
+
+func ref(name string) *schema { return &schema{Ref: "#/components/schemas/" + name} }
+
+var (
+	typeTime  = reflect.TypeFor[time.Time]()
+	typeMoney = reflect.TypeFor[fund.Money]()
+	typeDate  = reflect.TypeFor[fund.Date]()
+	typeKind  = reflect.TypeFor[fund.Kind]()
+)
+
+// schemaOf is the schema of a value of type t, a reference for a struct.
+// In a request (in), money may also be a JSON number, objects refuse
+// unknown members, and a member is required only when apiFields says so.
+func (g *generator) schemaOf(t reflect.Type, in bool) *schema {
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if as, ok := encodesAs[t]; ok {
+		t = as
+	}
+	switch {
+	case t == typeTime:
+		return &schema{Type: "string", Format: "date-time"}
+	case t == typeMoney || t == typeAmount:
+		if in {
+			return g.scalar("MoneyInput")
+		}
+		return g.scalar("Money")
+	case t == typeDate:
+		return g.scalar("Date")
+	case t == typeKind:
+		return g.scalar("DocumentKind")
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return &schema{Type: "string"}
+	case reflect.Bool:
+		return &schema{Type: "boolean"}
+	case reflect.Int, reflect.Int32, reflect.Int64:
+		return &schema{Type: "integer", Minimum: ptr[int64](0)}
+	case reflect.Slice:
+		return &schema{Type: "array", Items: g.schemaOf(t.Elem(), in)}
+	case reflect.Map:
+		return &schema{Type: "object", AdditionalProperties: g.schemaOf(t.Elem(), in)}
+	case reflect.Struct:
+		name := schemaName(t, in)
+		if _, ok := g.doc.Components.Schemas[name]; !ok {
+			s := &schema{Type: "object"}
+			g.doc.Components.Schemas[name] = s // before the fields: a type may refer to itself
+			*s = *g.object(name, t, in)
+		}
+		return ref(name)
+	}
+	panic(fmt.Sprintf("openapi: no schema for Go type %s", t))
+}
+
+func (g *generator) scalar(name string) *schema {
+	g.named(name)
+	return ref(name)
+}
+
+// object is the schema of struct t, named name: its JSON members as
+// encoding/json writes them, embedded structs' members inline.
+func (g *generator) object(name string, t reflect.Type, in bool) *schema {
+	s := &schema{Type: "object", Description: apiTypes[name].Doc}
+	if in {
+		s.AdditionalProperties = false
+	}
+	for _, alt := range apiTypes[name].AnyOfRequired {
+		s.AnyOf = append(s.AnyOf, &schema{Required: alt})
+	}
+	var fields func(t reflect.Type, owners []string)
+	fields = func(t reflect.Type, owners []string) {
+		for i := range t.NumField() {
+			f := t.Field(i)
+			tag := f.Tag.Get("json")
+			if tag == "-" {
+				continue
+			}
+			jsonName, opts, _ := strings.Cut(tag, ",")
+			if f.Anonymous && jsonName == "" {
+				ft := f.Type
+				if ft.Kind() == reflect.Pointer {
+					ft = ft.Elem()
+				}
+				fields(ft, append(owners, schemaName(ft, in)))
+				continue
+			}
+			if !f.IsExported() {
+				continue
+			}
+			if jsonName == "" {
+				jsonName = f.Name
+			}
+			fd := lookupField(owners, jsonName)
+			var fs *schema
+			switch {
+			case fd.Derive != nil:
+				fs = fd.Derive()
+			case fd.Schema != nil:
+				c := *fd.Schema
+				fs = &c
+			case fd.Ref != "":
+				fs = g.scalar(fd.Ref)
+			case conventions[jsonName] != "" && f.Type.Kind() != reflect.Struct && f.Type.Kind() != reflect.Pointer && f.Type.Kind() != reflect.Slice:
+				fs = g.scalar(conventions[jsonName])
+			default:
+				fs = g.schemaOf(f.Type, in)
+			}
+			g.refs(fs)
+			if fd.Doc != "" {
+				fs.Description = fd.Doc
+			}
+			if fd.Default != nil {
+				fs.Default = fd.Default
+			}
+			s.Properties = append(s.Properties, property{jsonName, fs})
+			optional := strings.Contains(opts, "omitempty") || strings.Contains(opts, "omitzero")
+			if fd.Required || (!in && !optional && !fd.Optional) {
+				s.Required = append(s.Required, jsonName)
+			}
+		}
+	}
+	fields(t, []string{name})
+	if ex, ok := apiTypes[name]; ok && ex.Examples != nil {
+		s.Examples = ex.Examples
+	}
+	return s
+}
+
+// lookupField is what apiFields says of a member: under the schema that
+// holds it and, for an embedded struct's member, under the embedded type's
+// schema; the outer description wins, the inner one fills in.
+func lookupField(owners []string, member string) field {
+	var out field
+	for _, owner := range owners {
+		f, ok := apiFields[owner+"."+member]
+		if !ok {
+			continue
+		}
+		out.Doc = cmp.Or(out.Doc, f.Doc)
+		out.Ref = cmp.Or(out.Ref, f.Ref)
+		out.Required = out.Required || f.Required
+		out.Optional = out.Optional || f.Optional
+		if out.Schema == nil {
+			out.Schema = f.Schema
+		}
+		if out.Default == nil {
+			out.Default = f.Default
+		}
+		if out.Derive == nil {
+			out.Derive = f.Derive
+		}
+	}
+	return out
+}
+
+// schemaName names the schema of struct t: schemaNames when it names t,
+// else the Go name, exported, without a "Wire" suffix; a page[T] is T's
+// name and "Page". In a request, "Input" follows, unless the name already
+// says "Request" or "Input".
+func schemaName(t reflect.Type, in bool) string {
+	name, ok := schemaNames[t]
+	if !ok {
+		name = t.Name()
+		if base, _, generic := strings.Cut(name, "["); generic && strings.EqualFold(base, "page") {
+			return schemaName(t.Field(0).Type.Elem(), in) + "Page"
+		}
+		name = strings.TrimSuffix(name, "Wire")
+		r := []rune(name)
+		r[0] = unicode.ToUpper(r[0])
+		name = string(r)
+	}
+	if in && !strings.HasSuffix(name, "Request") && !strings.HasSuffix(name, "Input") {
+		name += "Input"
+	}
+	return name
+}

@@ -1,0 +1,403 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/fundsvc/fundsvc/wire"
+	"github.com/gin-gonic/gin"
+)
+
+// This file is the route table: each operation says how gin serves it and
+// what the OpenAPI document says of it, so the two cannot differ.
+// routes() registers it, generateOpenAPI (openapi_gen.go) describes it,
+// and the wire types it names define every schema.
+
+// access is who may call an operation: it decides both the middleware in
+// front of the handlers and the operation's security requirement.
+type access int
+
+const (
+	accessNone     access = iota // no token, none checked: /livez, /readyz
+	accessOptional               // public unless configured otherwise: the handlers check it
+	accessAnyRole                // /v1: a valid token of either role, within its scope
+	accessAdmin                  // /v1: admin tokens only (403 for an investor token)
+)
+
+// operation is one method on one path.
+type operation struct {
+	Method string
+	Path   string // in gin's syntax: /v1/documents/:documentId
+	ID     string // operationId
+	Tag    string
+	Access access
+	// Handlers run after the middleware Access implies.
+	Handlers             []gin.HandlerFunc
+	Summary, Description string
+	// Params names the query and header parameters (apiParameters); the
+	// path's own are read from Path.
+	Params    []string
+	Body      *requestBody
+	Responses []response // the successful ones
+	// Errors are the error statuses beyond those Access implies, each with
+	// what it means here ("" for the general description).
+	Errors map[int]string
+}
+
+type requestBody struct {
+	Type    any // a value of the request's Go type
+	Doc     string
+	Example any
+}
+
+// response is a successful answer; Body is a value of its Go type, an
+// anyOf of several, or a *schema.
+type response struct {
+	Status  int
+	Doc     string
+	Body    any
+	Media   string   // application/json when empty
+	Headers []string // beyond X-Request-ID and, for /v1, Cache-Control (apiHeaders)
+	Example any
+}
+
+// anyOf is a body that is one of several Go types.
+type anyOf []any
+
+// errors is every error status the operation declares: those of Access
+// and its own.
+func (op operation) errors() map[int]string {
+	out := map[int]string{http.StatusInternalServerError: ""}
+	if op.Access == accessAnyRole || op.Access == accessAdmin {
+		for _, s := range []int{http.StatusUnauthorized, http.StatusTooManyRequests, http.StatusServiceUnavailable} {
+			out[s] = ""
+		}
+	}
+	if op.Access == accessAdmin {
+		out[http.StatusForbidden] = "An investor token: this route is for admin tokens (answered once the token is verified, before the path and query are checked)."
+	}
+	for s, d := range op.Errors {
+		out[s] = d
+	}
+	return out
+}
+
+// Responses that handlers assemble from parts; their schemas come from here.
+
+// overviewWire is one page of a document's overview, as appendOverview
+// writes it.
+type overviewWire struct {
+	DocumentID string `json:"documentId"`
+	Version    int    `json:"version"`
+	// Documents and capital activities come with the first page only.
+	Documents         *wire.OverviewDocuments      `json:"documents,omitempty"`
+	CapitalActivities *wire.CapitalActivities      `json:"capitalActivities,omitempty"`
+	Positions         map[string]positionGroupWire `json:"positions"`
+	Next              string                       `json:"next,omitempty"`
+}
+
+// positionGroupWire is one position's items in an overview.
+type positionGroupWire struct {
+	InvestorID          string              `json:"investorId"`
+	CapitalCalls        []wire.PositionItem `json:"capitalCalls"`
+	Distributions       []wire.PositionItem `json:"distributions"`
+	UnfundedCommitments []wire.PositionItem `json:"unfundedCommitments"`
+}
+
+// versionsWire is a page of a document's versions (getVersions).
+type versionsWire struct {
+	DocumentID string                `json:"documentId"`
+	Latest     *wire.DocumentHeader  `json:"latest,omitempty"`
+	Historical []wire.DocumentHeader `json:"historical"`
+	Next       string                `json:"next,omitempty"`
+}
+
+// documentPositionWire is one position's items in a document (getDocumentPosition).
+type documentPositionWire struct {
+	DocumentID string              `json:"documentId"`
+	PositionID string              `json:"positionId"`
+	Version    int                 `json:"version"`
+	Items      []wire.PositionItem `json:"items"`
+}
+
+// capitalWire is a document's capital (getCapital).
+type capitalWire struct {
+	DocumentID        string                 `json:"documentId"`
+	Version           int                    `json:"version"`
+	CapitalActivities wire.CapitalActivities `json:"capitalActivities"`
+	CapitalCalls      []wire.PositionItem    `json:"capitalCalls"`
+}
+
+// documentAnalysisWire is a document's analysis (getAnalysis).
+type documentAnalysisWire struct {
+	DocumentID string                  `json:"documentId"`
+	Version    int                     `json:"version"`
+	Positions  []wire.PositionAnalysis `json:"positions"`
+}
+
+// operations is the whole API surface.
+func (s *server) operations() []operation {
+	return []operation{
+		{
+			Method: http.MethodGet, Path: "/livez", ID: "livez", Tag: "ops", Access: accessNone,
+			Handlers:    []gin.HandlerFunc{s.livez},
+			Summary:     "Liveness",
+			Description: "Answers 200 while the process serves HTTP; touches no dependency. Needs no token (`security: []`).",
+			Responses: []response{
+				{Status: 200, Doc: "The process is alive.", Body: healthSchema("ok"), Example: map[string]string{"status": "ok"}},
+			},
+		},
+		{
+			Method: http.MethodGet, Path: "/readyz", ID: "readyz", Tag: "ops", Access: accessNone,
+			Handlers:    []gin.HandlerFunc{s.readyz},
+			Summary:     "Readiness",
+			Description: "Answers 200 when the DynamoDB table is reachable (one DescribeTable call, never a Scan, bounded to 2 s), 503 otherwise. Needs no token (`security: []`).",
+			Responses: []response{
+				{Status: 200, Doc: "The table is reachable.", Body: healthSchema("ready"), Example: map[string]string{"status": "ready"}},
+			},
+			Errors: map[int]string{
+				503: "The table is not reachable (problem type `/problems/unavailable`, detail `the table is not reachable`).",
+			},
+		},
+		{
+			Method: http.MethodGet, Path: "/metrics", ID: "getMetrics", Tag: "ops", Access: accessOptional,
+			Handlers:    []gin.HandlerFunc{s.openUnless(s.opts.PublicMetrics), gin.WrapH(s.metrics.handler())},
+			Summary:     "Prometheus metrics",
+			Description: "Metrics in the Prometheus text exposition format: `fundsvc_http_requests_total{method,route,status}`, `fundsvc_http_request_duration_seconds{method,route}` (labelled by route template, `unmatched` for unknown paths), and the Go and process collectors. Public by default; when the server sets `FUNDSVC_PUBLIC_METRICS=false`, it needs a valid token of either role (401 otherwise). A token sent to a public route is not checked.",
+			Responses: []response{
+				{Status: 200, Doc: "The metrics, as `text/plain; version=0.0.4; charset=utf-8; escaping=underscores` unless the request's Accept header negotiates another Prometheus exposition format.", Body: &schema{Type: "string"}, Media: "text/plain"},
+			},
+			Errors: map[int]string{
+				401: "Only when the server sets `FUNDSVC_PUBLIC_METRICS=false`: no valid bearer token.",
+			},
+		},
+		{
+			Method: http.MethodGet, Path: "/openapi.json", ID: "getOpenAPI", Tag: "ops", Access: accessOptional,
+			Handlers:    []gin.HandlerFunc{s.openUnless(s.opts.PublicOpenAPI), s.openAPI},
+			Summary:     "This OpenAPI document",
+			Description: "Serves this document, exactly as embedded in the binary. Public by default; when the server sets `FUNDSVC_PUBLIC_OPENAPI=false`, it needs a valid token of either role (401 otherwise). A token sent to a public route is not checked.",
+			Responses: []response{
+				{Status: 200, Doc: "The OpenAPI 3.1 document.", Body: &schema{Type: "object"}},
+			},
+			Errors: map[int]string{
+				401: "Only when the server sets `FUNDSVC_PUBLIC_OPENAPI=false`: no valid bearer token.",
+			},
+		},
+		{
+			Method: http.MethodPut, Path: "/v1/documents/:documentId", ID: "putDocument", Tag: "documents", Access: accessAdmin,
+			Handlers:    []gin.HandlerFunc{s.idempotent, s.putDocument},
+			Summary:     "Create or restate a document",
+			Description: "Stores the body as the document's next version: version 1 (201) for a new document, N+1 (200) for a restatement. Admin tokens only (403 for an investor token); the body's `fundId` must be a fund the token covers (403, `field` `fundId`, checked once the body is parsed, before the document's other rules), and an existing document of a fund the token does not cover is answered 404. The version records the token's subject (`sub`) as `createdBy`. The latest items are replaced and an immutable record of the version is kept, so past versions stay readable under `/versions`. A reader never sees a mix of two versions, however many positions the document holds: the version's items are written first and the version is committed last, in one transaction. If a call fails midway, readers keep seeing the previous version whole (or, once it is committed, the new one), and retrying the same body completes an interrupted version instead of adding another (its `createdBy` stays that of the call that began it; but a retry that still sends the old If-Match gets 412 once the version was committed). With an `Idempotency-Key`, repeating the request is safe: the repeat replays the first answer byte for byte, with `Idempotent-Replayed: true`, and writes nothing (see the parameter). The response is the stored version, normalized: defaults filled in, positions sorted by ID.",
+			Params:      []string{"If-Match", "Idempotency-Key"},
+			Body: &requestBody{Type: wire.DocumentRequest{}, Doc: "The whole document. Content-Type must be `application/json` or a `+json` type (415 otherwise); the body may hold at most FUNDSVC_MAX_BODY_BYTES (16 MiB by default, 413 beyond).",
+				Example: json.RawMessage(`{"fundId": "FUND_A", "kind": "capital_call_notice", "title": "Capital call notice Q3 2025", "asOf": "2025-09-30", "currency": "USD", "capitalActivity": {"amount": "500000.00", "status": "Pending", "date": "2025-09-30"}, "positions": [{"positionId": "POSITION_1", "investorId": "INVESTOR_1", "capitalCall": {"amount": "500000.00", "dueDate": "2025-10-15", "investment": "450000.00", "managementFee": "40000.00", "fundExpenses": "10000.00"}, "unfundedCommitment": {"amount": "1500000.00", "commitment": "2000000.00"}}]}`)},
+			Responses: []response{
+				{Status: 200, Doc: "The document was restated; the body is the new version.", Body: wire.DocumentVersion{}, Headers: []string{"ETag", "Location", "Idempotent-Replayed"}},
+				{Status: 201, Doc: "The document was created as version 1.", Body: wire.DocumentVersion{}, Headers: []string{"ETag", "Location", "Idempotent-Replayed"}},
+			},
+			Errors: map[int]string{
+				400: "`documentId` or a body field is invalid, If-Match is neither a version nor `*`, `Idempotency-Key` is not 1 to 255 visible ASCII characters, or the body is not exactly one JSON object of this schema (unknown fields included).",
+				403: "An investor token (this route is for admin tokens), or the body's `fundId` is a fund the admin token does not cover (`field` `fundId`; checked once the body is parsed, before the document's other rules).",
+				404: "The document exists in a fund the token does not cover. (An ID that does not exist is created instead, 201.)",
+				409: "The document belongs to another fund than the body's `fundId` (a document never changes fund; this answer comes only when the token covers both funds, otherwise it is 403 or 404), a position ID is registered in the fund to another investor (`field` `positions`), too many writers raced for the document at once (retry), or a request with the same Idempotency-Key is still running (retry shortly).",
+				412: "If-Match named a version that is not the current one (or `*` for a document that does not exist or belongs to a fund the token does not cover), or another writer committed first.",
+				413: "",
+				415: "",
+				422: "",
+			},
+		},
+		{
+			Method: http.MethodGet, Path: "/v1/documents/:documentId", ID: "getDocument", Tag: "documents", Access: accessAdmin,
+			Handlers:    []gin.HandlerFunc{s.getOverview},
+			Summary:     "Document overview",
+			Description: "The document grouped as documents (latest and historical), capital activities (latest and historical) and positions (`{positionId: capitalCalls, distributions, unfundedCommitments}`), paginated by position. The first page comes from one Query of the document partition (for an admin whose token names some funds, after one GetItem of the document's commit head, which decides authorization before the read) and lists the 20 latest earlier versions in `documents.historical` and `capitalActivities.historical` (`/versions` pages through all of them); if that read catches the latest view while a restatement rewrites it, the committed version is read from its own immutable records instead. Later pages read the same committed version, pinned in the cursor, so a client paging through a large document sees one version throughout, even if the document is restated meanwhile. Admin tokens only; a document of a fund the token does not cover is answered 404 like an unknown one.",
+			Params:      []string{"limit", "cursor"},
+			Responses: []response{
+				{Status: 200, Doc: "The overview page.", Body: overviewWire{}, Headers: []string{"ETag"}},
+			},
+			Errors: map[int]string{
+				400: "`documentId` is not a valid ID. Or `limit` is not a whole number from 1 to 1000, or `cursor` was not issued by this query to this principal.",
+				404: "No document with this ID, or the document belongs to a fund the token does not cover (the same answer).",
+			},
+		},
+		{
+			Method: http.MethodGet, Path: "/v1/documents/:documentId/versions", ID: "listDocumentVersions", Tag: "documents", Access: accessAdmin,
+			Handlers:    []gin.HandlerFunc{s.getVersions},
+			Summary:     "Document versions",
+			Description: "Without `from` and `to`: the latest record beside the historical ones, a page at a time (`limit`, `cursor`, `next`), with the latest version as ETag. With `from` and/or `to`: only the historical records whose asOf lies between them (every version of the end date included), a page at a time, without `latest` and without ETag. The latest record is read first (one GetItem), then one Query per page. Admin tokens only; a document of a fund the token does not cover is answered 404 like an unknown one, before its history is read.",
+			Params:      []string{"from", "to", "limit", "cursor"},
+			Responses: []response{
+				{Status: 200, Doc: "The versions. ETag is set only without `from` and `to`.", Body: versionsWire{}, Headers: []string{"ETag"}},
+			},
+			Errors: map[int]string{
+				400: "`documentId` is not a valid ID. Or `from`/`to` is not a date, or `to` is before `from`.",
+				404: "No document with this ID, or the document belongs to a fund the token does not cover (the same answer).",
+			},
+		},
+		{
+			Method: http.MethodGet, Path: "/v1/documents/:documentId/versions/:version", ID: "getDocumentVersion", Tag: "documents", Access: accessAdmin,
+			Handlers:    []gin.HandlerFunc{s.getVersion},
+			Summary:     "One version of a document",
+			Description: "A number returns that version whole, positions included, read from its immutable records (what was reported then, however often the document was restated since). `latest` returns the latest document record only, without capital activity and positions. Admin tokens only; a document of a fund the token does not cover is answered 404 like an unknown one.",
+			Responses: []response{
+				{Status: 200, Doc: "The version (a DocumentVersion for a number, a DocumentHeader with `status` `Active` for `latest`).", Body: anyOf{wire.DocumentVersion{}, wire.DocumentHeader{}}, Headers: []string{"ETag"}},
+			},
+			Errors: map[int]string{
+				400: "`documentId` is not a valid ID. Or `version` is neither a number from 1 nor `latest`.",
+				404: "No document with this ID or no such version of it, or the document belongs to a fund the token does not cover (the same answer).",
+			},
+		},
+		{
+			Method: http.MethodGet, Path: "/v1/documents/:documentId/positions/:positionId", ID: "getDocumentPosition", Tag: "documents", Access: accessAdmin,
+			Handlers:    []gin.HandlerFunc{s.getDocumentPosition},
+			Summary:     "One position in a document",
+			Description: "The position's items in the document's current committed version, read by their exact keys together with the commit head (falling back to the version's own records mid-restatement), with that version as ETag. With `type`: the one item of that type, read by its exact key from the latest view; the response then carries the item's version but no ETag. Admin tokens only; a document of a fund the token does not cover is answered 404 like an unknown one.",
+			Params:      []string{"type"},
+			Responses: []response{
+				{Status: 200, Doc: "The position's items. ETag is set only without `type`.", Body: documentPositionWire{}, Headers: []string{"ETag"}},
+			},
+			Errors: map[int]string{
+				400: "`documentId` or `positionId` is not a valid ID, or `type` is not an item type.",
+				404: "No document with this ID, the document reports nothing (or nothing of `type`) for this position, or the document belongs to a fund the token does not cover (the same answer).",
+			},
+		},
+		{
+			Method: http.MethodGet, Path: "/v1/documents/:documentId/capital", ID: "getDocumentCapital", Tag: "documents", Access: accessAdmin,
+			Handlers:    []gin.HandlerFunc{s.getCapital},
+			Summary:     "Capital activity and capital calls of a document",
+			Description: "The capital activity (latest and every version's) and the capital calls of the current committed version, read with one Query over the `CAPITAL_` sort keys (falling back to the version's own records mid-restatement). Not paginated. Admin tokens only; a document of a fund the token does not cover is answered 404 like an unknown one.",
+			Responses: []response{
+				{Status: 200, Doc: "The capital entities.", Body: capitalWire{}, Headers: []string{"ETag"}},
+			},
+			Errors: map[int]string{
+				400: "`documentId` is not a valid ID.",
+				404: "No document with this ID, or the document belongs to a fund the token does not cover (the same answer).",
+			},
+		},
+		{
+			Method: http.MethodGet, Path: "/v1/documents/:documentId/analysis", ID: "getDocumentAnalysis", Tag: "documents", Access: accessAdmin,
+			Handlers:    []gin.HandlerFunc{s.getAnalysis},
+			Summary:     "Per-position analysis of a document",
+			Description: "For every position of the current committed version: how many capital calls, distributions and unfunded commitments it reports and their exact totals. All numbers come from one version. Not paginated. Admin tokens only; a document of a fund the token does not cover is answered 404 like an unknown one.",
+			Responses: []response{
+				{Status: 200, Doc: "The analysis.", Body: documentAnalysisWire{}, Headers: []string{"ETag"}},
+			},
+			Errors: map[int]string{
+				400: "`documentId` is not a valid ID.",
+				404: "No document with this ID, or the document belongs to a fund the token does not cover (the same answer).",
+			},
+		},
+		{
+			Method: http.MethodGet, Path: "/v1/funds/:fundId/documents", ID: "listFundDocuments", Tag: "funds", Access: accessAdmin,
+			Handlers:    []gin.HandlerFunc{s.listFundDocuments},
+			Summary:     "A fund's documents",
+			Description: "The latest record of each of the fund's documents, by asOf then document ID, read with one Query of the fund partition per page. `kind` filters after the read, so a page may hold fewer than `limit` records, even none, while `next` is present. Admin tokens only, for the funds the token covers.",
+			Params:      []string{"from", "to", "kind", "limit", "cursor"},
+			Responses: []response{
+				{Status: 200, Doc: "One page of document records.", Body: wire.Page[wire.DocumentHeader]{}},
+			},
+			Errors: map[int]string{
+				400: "`fundId` is not a valid ID, `from`/`to` is not a date or `to` is before `from`, `kind` is unknown, or `limit` is not a whole number from 1 to 1000, or `cursor` was not issued by this query to this principal.",
+				404: "The fund is not one the token covers, whether or not it exists (answered after `fundId`, `from`, `to` and `kind` are checked, before `limit` and `cursor`); or the first page is empty and the fund has never had a document.",
+			},
+		},
+		{
+			Method: http.MethodGet, Path: "/v1/funds/:fundId/positions", ID: "listFundPositions", Tag: "funds", Access: accessAdmin,
+			Handlers:    []gin.HandlerFunc{s.listFundPositions},
+			Summary:     "A fund's positions",
+			Description: "The positions registered in the fund (each one fund plus one investor), by position ID, read with one Query of the fund partition per page. Admin tokens only, for the funds the token covers.",
+			Params:      []string{"limit", "cursor"},
+			Responses: []response{
+				{Status: 200, Doc: "One page of positions.", Body: wire.Page[wire.RegisteredPosition]{}},
+			},
+			Errors: map[int]string{
+				400: "`fundId` is not a valid ID. Or `limit` is not a whole number from 1 to 1000, or `cursor` was not issued by this query to this principal.",
+				404: "The fund is not one the token covers, whether or not it exists (answered after `fundId` is checked, before `limit` and `cursor`); or the first page is empty and the fund has never had a document.",
+			},
+		},
+		{
+			Method: http.MethodGet, Path: "/v1/investors/:investorId/positions", ID: "listInvestorPositions", Tag: "investors", Access: accessAnyRole,
+			Handlers:    []gin.HandlerFunc{s.listInvestorPositions},
+			Summary:     "An investor's positions",
+			Description: "The investor's positions across funds, by position ID. An investor token may name its own investor only (404 for any other); an admin token sees the investor's positions in the funds it covers, filtered after the read: each page costs at most two Queries (of up to 1,000 rows each for an admin who covers only some funds), so a page may hold fewer than `limit` items, even none, while `next` is present. Read from a secondary index, so it is eventually consistent: a write may take a moment to show.",
+			Params:      []string{"limit", "cursor"},
+			Responses: []response{
+				{Status: 200, Doc: "One page of positions.", Body: wire.Page[wire.RegisteredPosition]{}},
+			},
+			Errors: map[int]string{
+				400: "`investorId` is not a valid ID. Or `limit` is not a whole number from 1 to 1000, or `cursor` was not issued by this query to this principal.",
+				404: "An investor token names another investor (answered after `investorId` is checked, before `limit` and `cursor`); or the first page is empty and no `next` follows: the investor has no position or, for an admin token, none in the funds the token covers.",
+			},
+		},
+		{
+			Method: http.MethodGet, Path: "/v1/investors/:investorId/summary", ID: "getInvestorSummary", Tag: "investors", Access: accessAnyRole,
+			Handlers:    []gin.HandlerFunc{s.getInvestorSummary},
+			Summary:     "An investor's positions summed up",
+			Description: "The investor's positions summed up as `/v1/positions/{positionId}/summary` does, a page of positions at a time (`limit`, `cursor`, `next`), and totalled per currency over the positions of the page. An investor token may name its own investor only (404 for any other); an admin token sees the investor's positions in the funds it covers. At most two Queries list a page's positions (an admin who covers only some funds reads up to 1,000 rows each), then one more (rarely three) per position of the page. Each position counts only the items of the fund and investor its registry row names. Read from a secondary index, so it is eventually consistent: a write may take a moment to show.",
+			Params:      []string{"asOf", "limit", "cursor"},
+			Responses: []response{
+				{Status: 200, Doc: "The investor's positions and their totals per currency.", Body: wire.InvestorSummary{}},
+			},
+			Errors: map[int]string{
+				400: "`investorId` is not a valid ID, or `asOf` is not a valid date.",
+				404: "An investor token names another investor; or no document reports any position of the investor that the token may read.",
+			},
+		},
+		{
+			Method: http.MethodGet, Path: "/v1/positions/:positionId", ID: "listPositionItems", Tag: "positions", Access: accessAnyRole,
+			Handlers:    []gin.HandlerFunc{s.listPositionItems},
+			Summary:     "A position's items across documents",
+			Description: "Every item the documents' latest versions report for the position, by type then document ID; `type` keeps one type. An investor token reads the positions of its own investor, an admin token those of the funds it covers. Each item carries the document version it comes from; a position's items in one document are written together in one transaction. Read from a secondary index, so it is eventually consistent: a write may take a moment to show.",
+			Params:      []string{"type", "limit", "cursor"},
+			Responses: []response{
+				{Status: 200, Doc: "One page of items. With `type`, a position that has nothing of that type, or that does not exist, answers an empty page.", Body: wire.Page[wire.PositionItem]{}},
+			},
+			Errors: map[int]string{
+				400: "`positionId` is not a valid ID, `type` is not an item type, or `limit` is not a whole number from 1 to 1000, or `cursor` was not issued by this query to this principal.",
+				404: "Without `type`, the first page is empty: no document reports anything for the position. Or the page holds an item the token may not read (another investor's, or, for an admin token, one of a fund the token does not cover): the whole page is then answered 404.",
+			},
+		},
+		{
+			Method: http.MethodGet, Path: "/v1/positions/:positionId/capital-calls", ID: "listPositionCapitalCalls", Tag: "positions", Access: accessAnyRole,
+			Handlers:    []gin.HandlerFunc{s.listPositionCapitalCalls},
+			Summary:     "A position's capital calls",
+			Description: "The position's capital calls across the documents' latest versions, by document ID, paginated. An investor token reads the positions of its own investor, an admin token those of the funds it covers. Read from a secondary index, so it is eventually consistent: a write may take a moment to show. With `document`: the position's capital call in that document only, read through the entity-document index; the page then holds exactly one item and no `next`, and `limit` and `cursor` are ignored.",
+			Params:      []string{"document", "limit", "cursor"},
+			Responses: []response{
+				{Status: 200, Doc: "One page of capital calls. Without `document`, a position that has no capital call, or that does not exist, answers an empty page.", Body: wire.Page[wire.PositionItem]{}},
+			},
+			Errors: map[int]string{
+				400: "`positionId` or `document` is not a valid ID, or (without `document`) `limit` is not a whole number from 1 to 1000, or `cursor` was not issued by this query to this principal.",
+				404: "With `document`: the position has no capital call in that document, or the token may not read it (another investor's, or, for an admin token, of a fund the token does not cover). Without `document`: the page holds a capital call the token may not read; the whole page is then answered 404.",
+			},
+		},
+		{
+			Method: http.MethodGet, Path: "/v1/positions/:positionId/summary", ID: "getPositionSummary", Tag: "positions", Access: accessAnyRole,
+			Handlers:    []gin.HandlerFunc{s.getPositionSummary},
+			Summary:     "A position summed up",
+			Description: "Commitment, paid-in (pending and completed), distributed (gross, withholding and net, by status), recallable, unfunded as reported and as computed with their difference, DPI, counts, and the document versions counted, all exact. One query of the position pivot; a document whose restatement moved its as-of date after `asOf` costs two more. Read from a secondary index, so it is eventually consistent: a write may take a moment to show.",
+			Params:      []string{"asOf"},
+			Responses: []response{
+				{Status: 200, Doc: "The position's summary. A position whose documents are all dated after `asOf` answers zeros.", Body: wire.PositionSummary{}},
+			},
+			Errors: map[int]string{
+				400: "`positionId` is not a valid ID, or `asOf` is not a valid date.",
+				404: "No document reports the position, or the token may not read it (another investor's, or, for an admin token, of a fund the token does not cover).",
+			},
+		},
+		{
+			Method: http.MethodGet, Path: "/v1/positions/:positionId/cashflows", ID: "getPositionCashflows", Tag: "positions", Access: accessAnyRole,
+			Handlers:    []gin.HandlerFunc{s.getPositionCashflows},
+			Summary:     "A position's cash flows",
+			Description: "The position's dated contributions and distributions in order, with running totals: the series an investor portal charts. Read as the summary is, and answered whole (a running total needs every flow before it). Read from a secondary index, so it is eventually consistent: a write may take a moment to show.",
+			Params:      []string{"asOf"},
+			Responses: []response{
+				{Status: 200, Doc: "The position's cash flows, oldest first.", Body: wire.Cashflows{}},
+			},
+			Errors: map[int]string{
+				400: "`positionId` is not a valid ID, or `asOf` is not a valid date.",
+				404: "No document reports the position, or the token may not read it.",
+			},
+		},
+	}
+}

@@ -1,0 +1,371 @@
+package api
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"net/http"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/fundsvc/fundsvc/fund"
+	"github.com/fundsvc/fundsvc/positions"
+	"github.com/fundsvc/fundsvc/wire"
+)
+
+// What the OpenAPI document says beside the shapes of the Go types: the
+// descriptions of schemas and their members, parameters, headers and error
+// answers, and the few rules a Go type cannot carry (an ID is a string of a
+// pattern, a member is required in a request).
+
+// field describes one member of a schema, keyed "Schema.member".
+type field struct {
+	Doc      string
+	Ref      string  // a named schema (scalarSchemas) instead of the Go type's
+	Schema   *schema // a schema of its own instead of the Go type's
+	Required bool    // always present: in a request no member is required unless marked
+	Optional bool    // in a response, a member that is not always present
+	Default  any
+	// Derive computes the schema when the document is generated, from
+	// tables filled in by init functions.
+	Derive func() *schema
+}
+
+// typeSpec describes one schema.
+type typeSpec struct {
+	Doc           string
+	AnyOfRequired [][]string // at least one of these member sets
+	Examples      []any
+}
+
+type parameterSpec struct {
+	In     string // path, query or header
+	Doc    string
+	Type   any     // a value whose Go type gives the schema, or
+	Schema *schema // the schema
+}
+
+type headerSpec struct {
+	Doc    string
+	Schema *schema
+}
+
+// errorResponse is a problem answer; its status is statusOf[Code].
+type errorResponse struct {
+	Code, Doc     string
+	Detail, Field string   // of its example
+	Headers       []string // beyond X-Request-ID and Cache-Control
+}
+
+// errorResponseOf names the error answer of each status an operation may declare.
+var errorResponseOf = map[int]string{
+	http.StatusBadRequest: "BadRequest", http.StatusUnauthorized: "Unauthorized", http.StatusForbidden: "Forbidden",
+	http.StatusNotFound: "NotFound", http.StatusConflict: "Conflict", http.StatusPreconditionFailed: "PreconditionFailed",
+	http.StatusRequestEntityTooLarge: "PayloadTooLarge", http.StatusUnsupportedMediaType: "UnsupportedMediaType",
+	http.StatusUnprocessableEntity: "IdempotencyKeyReused", http.StatusTooManyRequests: "TooManyRequests",
+	http.StatusInternalServerError: "InternalError", http.StatusServiceUnavailable: "Unavailable",
+}
+
+// typeAmount is a money member of a request.
+var typeAmount = reflect.TypeFor[wire.Amount]()
+
+// encodesAs gives the types that decode themselves the Go type of the JSON
+// they read.
+var encodesAs = map[reflect.Type]reflect.Type{
+	reflect.TypeFor[wire.PositionList](): reflect.TypeFor[[]wire.Position](),
+}
+
+// schemaNames names the schemas whose Go names do not say it.
+var schemaNames = map[reflect.Type]string{
+	reflect.TypeFor[documentAnalysisWire](): "Analysis",
+}
+
+// conventions give string and integer members their named schema by their
+// JSON name, wherever they appear.
+var conventions = map[string]string{
+	"documentId": "Id", "fundId": "Id", "investorId": "Id", "positionId": "Id",
+	"asOf": "Date", "date": "Date", "dueDate": "Date",
+	"currency": "Currency",
+	"version":  "Version", "documentVersion": "Version",
+	"next": "Cursor",
+	"kind": "DocumentKind",
+}
+
+var apiTypes = map[string]typeSpec{
+	"DocumentRequest":         {Doc: "One whole version of a document: what `PUT /v1/documents/{documentId}` stores as the document's next version. Server-owned fields (`documentId`, `version`, `createdAt`) have no place here. Unknown fields are refused with 400 at every level, as are trailing data after the object, an empty body, and invalid JSON; the problem's `field` names the offending input, e.g. `positions[3].capitalCall.amount`. About `null`: a required amount (`amount` of an activity, call, distribution or unfunded commitment) that is `null` is refused with 400; in every other field the server treats `null` as if the field were absent, so a `null` `title`, `asOf` or `positions` is refused as missing, while a `null` `currency`, status, date, line item or `capitalActivity` takes the default or means none."},
+	"CapitalActivityInput":    {Doc: "The document-level capital movement. Optional; when absent, the new version has no capital activity."},
+	"PositionInput":           {Doc: "What the document reports for one position (one fund plus one investor): at least one of `capitalCall`, `distribution` and `unfundedCommitment`.", AnyOfRequired: [][]string{{"capitalCall"}, {"distribution"}, {"unfundedCommitment"}}},
+	"CapitalCallInput":        {Doc: "A position's capital call. The ILPA line items are optional; when any is given, the given ones must add up to `amount` exactly (400 otherwise). Line items themselves may be negative."},
+	"DistributionInput":       {Doc: "A position's gross distribution. When any of `returnOfCapital`, `realizedGain` and `income` is given, the given ones must add up to `amount` exactly; `recallable` and `withholding` are portions of `amount`, each between 0 and `amount` (400 otherwise)."},
+	"UnfundedCommitmentInput": {Doc: "What a position still owes and, optionally, the total commitment it is measured against (`commitment` must be at least `amount`)."},
+	"DocumentHeader":          {Doc: "The document-level record of one version, without its positions."},
+	"DocumentVersion":         {Doc: "One whole version of a document: its record, capital activity and every position."},
+	"CapitalActivity":         {Doc: "A document-level capital movement."},
+	"CapitalActivities":       {Doc: "A document's capital activity at the version read, beside the capital activity of every version up to it."},
+	"Position":                {Doc: "What one version of a document reports for one position."},
+	"PositionItem":            {Doc: "One position-level item, flat: what one document, at one version, reports for one position. Line items appear only when the document gave them: `investment`, `managementFee`, `fundExpenses` on capital calls; `returnOfCapital`, `realizedGain`, `income`, `recallable`, `withholding` on distributions; `commitment` on unfunded commitments."},
+	"PositionGroup":           {Doc: "One position's items in an overview; each list holds at most one item."},
+	"Overview":                {Doc: "A document grouped as documents, capital activities and positions, all of one committed version (`version`). `documents` and `capitalActivities` come with the first page only; every page holds up to `limit` positions, sorted by `positionId`."},
+	"PositionAnalysis":        {Doc: "What one document version reports for one position: how many items of each kind and their exact totals (`\"0.00\"` when none)."},
+	"RegisteredPosition":      {Doc: "A position as its fund registers it: one fund plus one investor."},
+	"DocumentHeaderPage":      {Doc: "One page of document records (without `status`). A page may hold fewer than `limit` items, even none, while `next` is present: keep reading until `next` is absent."},
+	"RegisteredPositionPage":  {Doc: "One page of registered positions. A page may hold fewer than `limit` items, even none, while `next` is present: keep reading until `next` is absent."},
+	"PositionItemPage":        {Doc: "One page of position items. A page may hold fewer than `limit` items, even none, while `next` is present: keep reading until `next` is absent."},
+	"Problem":                 {Doc: "An RFC 9457 problem details object, sent as `application/problem+json` with `Cache-Control: no-store` for every error.", Examples: []any{Problem{Type: "/problems/invalid", Title: "Bad Request", Status: 400, Detail: "must be a whole number from 1 to 1000", Instance: "/v1/funds/FUND_A/documents", Field: "limit", RequestID: "3f2a9c0d1e4b5a6c"}}},
+	"ByStatus":                {Doc: "An exact total split by the status of the items that add up to it (`\"0.00\"` when none)."},
+	"DocumentSource":          {Doc: "A document version that figures came from."},
+	"PositionSummary":         {Doc: "Where a position stands: what its documents report, each document at one version, added up exactly. A document counts at its latest version dated on or before `asOf`; a document whose latest version no longer reports the position does not count at any date."},
+	"CurrencyTotals":          {Doc: "The figures of an investor's positions in one currency, each the sum of the positions' figures except `dpi`, which divides the totals. A position that states no commitment adds nothing to `commitment`, `unfunded.computed` or `unfunded.difference` (`positionsWithoutCommitment` counts them)."},
+	"InvestorSummary":         {Doc: "An investor's positions summed up, each on its own and totalled per currency; amounts in different currencies are never added."},
+	"Cashflow":                {Doc: "One contribution (capital call) or distribution, dated by a call's due date or a distribution's payment date (the document's as-of date when the document gives none), with the position's running totals after it."},
+	"Cashflows":               {Doc: "A position's cash flows in date order; flows of one date list contributions first, then by document ID."},
+}
+
+var apiFields = map[string]field{
+	"DocumentRequest.fundId":            {Doc: "The fund the document belongs to; the admin token must cover it (403 otherwise). A document never changes fund: restating it under another fund is 409.", Required: true},
+	"DocumentRequest.title":             {Doc: "Required, 1 to 200 bytes of UTF-8.", Required: true, Schema: &schema{Type: "string", MinLength: ptr(1), MaxLength: ptr(fund.MaxTitleLength)}},
+	"DocumentRequest.asOf":              {Doc: "The date the document reports as of.", Required: true},
+	"DocumentRequest.currency":          {Doc: "The currency of every amount in the document. Optional: `USD` when absent or empty.", Default: fund.DefaultCurrency},
+	"DocumentRequest.positions":         {Doc: "Required (an empty list is allowed). At most 5000 positions by default (the server's FUNDSVC_MAX_POSITIONS), each `positionId` at most once. A position ID already registered in the fund to another investor is 409. The server stores and returns positions sorted by `positionId`.", Required: true},
+	"CapitalActivityInput.amount":       {Doc: "Required; may be negative.", Required: true},
+	"CapitalActivityInput.status":       {Doc: "Optional: `Pending` when absent.", Ref: "ActivityStatus", Default: fund.StatusPending},
+	"CapitalActivityInput.date":         {Doc: "Optional: the document's `asOf` when absent."},
+	"CapitalActivityInput.description":  {Doc: "Optional, at most 200 bytes.", Schema: &schema{Type: "string", MaxLength: ptr(200)}},
+	"PositionInput.investorId":          {Doc: "The investor the position belongs to; fixed when the position is first registered in the fund.", Required: true},
+	"CapitalCallInput.amount":           {Doc: "Required, not negative.", Required: true},
+	"CapitalCallInput.status":           {Doc: "Optional: `Pending` when absent.", Ref: "ActivityStatus", Default: fund.StatusPending},
+	"CapitalCallInput.dueDate":          {Doc: "Optional."},
+	"DistributionInput.amount":          {Doc: "Required, not negative.", Required: true},
+	"DistributionInput.status":          {Doc: "Optional: `Pending` when absent.", Ref: "ActivityStatus", Default: fund.StatusPending},
+	"DistributionInput.date":            {Doc: "Optional payment date."},
+	"UnfundedCommitmentInput.amount":    {Doc: "Required, not negative.", Required: true},
+	"UnfundedCommitmentInput.status":    {Doc: "Optional: `Active` when absent.", Ref: "UnfundedStatus", Default: fund.StatusActive},
+	"DocumentHeader.status":             {Doc: "Present in overviews and version listings only: `Active` on the latest record, `Historical` on the immutable per-version records (every version has one, the current version included).", Schema: &schema{Type: "string", Enum: []string{"Active", "Historical"}}},
+	"DocumentHeader.createdAt":          {Doc: "When this version was written (UTC)."},
+	"DocumentHeader.createdBy":          {Doc: "The subject (`sub` claim) of the token that wrote this version; `fundsvc seed` for the demo data. Absent on versions written before tokens were required.", Schema: &schema{Type: "string", Examples: []any{"dev-admin"}}},
+	"DocumentVersion.capitalActivity":   {Doc: "Absent when the version has none; carries no `version` here."},
+	"DocumentVersion.positions":         {Doc: "Sorted by `positionId`."},
+	"CapitalActivity.version":           {Doc: "The document version that reported it; absent inside a DocumentVersion."},
+	"CapitalActivities.latest":          {Doc: "The capital activity of the version read, or null when that version has none.", Schema: &schema{OneOf: []*schema{ref("CapitalActivity"), {Type: "null"}}}},
+	"CapitalActivities.historical":      {Doc: "Every version's capital activity, by date then version."},
+	"CapitalCall.dueDate":               {Doc: "Absent when not given."},
+	"Distribution.date":                 {Doc: "Absent when not given."},
+	"PositionItem.documentVersion":      {Doc: "The version of the document this item comes from."},
+	"PositionItem.asOf":                 {Doc: "The document's as-of date."},
+	"PositionItem.status":               {Doc: "`Pending` or `Completed` for calls and distributions, `Active` for unfunded commitments.", Schema: &schema{Type: "string", Enum: []string{string(fund.StatusPending), string(fund.StatusCompleted), string(fund.StatusActive)}}},
+	"PositionItem.date":                 {Doc: "The due date of a capital call or the payment date of a distribution; absent when not given and on unfunded commitments."},
+	"Overview.version":                  {Doc: "The committed version every page shows."},
+	"Overview.documents":                {Doc: "First page only."},
+	"Overview.capitalActivities":        {Doc: "First page only."},
+	"Overview.positions":                {Doc: "This page's positions, keyed by position ID."},
+	"Overview.next":                     {Doc: "Present when more positions follow."},
+	"Versions.latest":                   {Doc: "The latest record (`status` `Active`); present only when neither `from` nor `to` is given."},
+	"Versions.historical":               {Doc: "The immutable per-version records (`status` `Historical`), by asOf then version; with `from`/`to`, those whose asOf lies between them, bounds included."},
+	"Versions.next":                     {Doc: "Opaque cursor of the next page of historical records; absent on the last page."},
+	"DocumentPosition.items":            {Doc: "Capital call, distribution and unfunded commitment, in that order, those the document reports (one item with `type`).", Schema: &schema{Type: "array", MinItems: ptr(1), MaxItems: ptr(len(fund.ItemKinds)), Items: ref("PositionItem")}},
+	"Capital.capitalCalls":              {Doc: "The version's capital calls, by position."},
+	"Analysis.positions":                {Doc: "Every position of the version, by position ID (not paginated)."},
+	"RegisteredPosition.currency":       {Doc: "The currency of the document that first registered the position."},
+	"DocumentHeaderPage.next":           {Doc: "Present when more items may follow."},
+	"RegisteredPositionPage.next":       {Doc: "Present when more items may follow."},
+	"PositionItemPage.next":             {Doc: "Present when more items may follow."},
+	"Problem.type":                      {Doc: "`/problems/<code>`, one per error code: `invalid` (400), `unauthorized` (401), `forbidden` (403), `not_found` (404), `no_route` (404), `method_not_allowed` (405), `conflict` (409), `precondition_failed` (412), `too_large` (413), `unsupported_media_type` (415), `idempotency_key_reused` (422), `rate_limited` (429), `internal` (500), `unavailable` (503).", Derive: problemTypeSchema},
+	"Problem.title":                     {Doc: "The HTTP reason phrase of `status`.", Schema: &schema{Type: "string", Examples: []any{"Bad Request"}}},
+	"Problem.status":                    {Doc: "The HTTP status code.", Schema: &schema{Type: "integer", Minimum: ptr[int64](400), Maximum: ptr[int64](599)}},
+	"Problem.detail":                    {Doc: "What went wrong, safe to show; internal errors say only that they were logged."},
+	"Problem.instance":                  {Doc: "The request path.", Schema: &schema{Type: "string", Format: "uri-reference"}},
+	"Problem.field":                     {Doc: "The input to blame, when one is: a body field such as `positions[3].capitalCall.amount` (or `fundId` when the token does not cover that fund), a parameter such as `limit` or `documentId`, a header such as `If-Match`, `Content-Type` or `Idempotency-Key`, or `body`."},
+	"Problem.requestId":                 {Doc: "The request's ID, also in the X-Request-ID header; quote it when reporting a problem."},
+	"PositionSummary.asOf":              {Doc: "The date asked for; absent when none was."},
+	"PositionSummary.sources":           {Doc: "The documents the reported commitment and unfunded commitment came from."},
+	"PositionSummary.documents":         {Doc: "The document versions counted, by as-of date, then document ID."},
+	"InvestorSummary.asOf":              {Doc: "The date asked for; absent when none was."},
+	"InvestorSummary.positions":         {Doc: "By position ID."},
+	"InvestorSummary.totals":            {Doc: "One entry per currency, by currency."},
+	"InvestorSummary.next":              {Doc: "Opaque cursor of the next page of positions; absent on the last page. Totals cover this page's positions."},
+	"Cashflow.withholding":              {Doc: "A distribution's withholding (`\"0.00\"` when none); absent on contributions."},
+	"Cashflow.net":                      {Doc: "A distribution's amount net of withholding; absent on contributions."},
+	"Cashflow.paidIn":                   {Doc: "Running total of contributions.", Ref: "Total"},
+	"Cashflow.distributed":              {Doc: "Running total of gross distributions.", Ref: "Total"},
+	"Cashflow.netCashflow":              {Doc: "Running net cash flow to the investor: distributions net of withholding, less contributions.", Ref: "Total"},
+	"Cashflows.asOf":                    {Doc: "The date asked for; absent when none was."},
+	"DocumentRequest.kind":              {Required: true},
+	"PositionInput.positionId":          {Required: true},
+	"CapitalActivity.status":            {Ref: "ActivityStatus"},
+	"Cashflow.status":                   {Ref: "ActivityStatus"},
+	"PositionItem.type":                 {Ref: "ItemType"},
+	"PositionGroup.capitalCalls":        {Schema: &schema{Type: "array", MaxItems: ptr(1), Items: ref("PositionItem")}},
+	"PositionGroup.distributions":       {Schema: &schema{Type: "array", MaxItems: ptr(1), Items: ref("PositionItem")}},
+	"PositionGroup.unfundedCommitments": {Schema: &schema{Type: "array", MaxItems: ptr(1), Items: ref("PositionItem")}},
+	"Figures.commitment":                {Doc: "The total commitment, as the most recent unfunded commitment that states one reports it. Absent when none does.", Ref: "Total"},
+	"Figures.recallable":                {Doc: "The part of the distributions that may be called again.", Ref: "Total"},
+	"UnfundedFigures.reported":          {Ref: "Total"},
+	"UnfundedFigures.computed":          {Ref: "Total"},
+	"UnfundedFigures.difference":        {Ref: "Total"},
+	"ByStatus.total":                    {Ref: "Total"},
+	"ByStatus.pending":                  {Ref: "Total"},
+	"ByStatus.completed":                {Ref: "Total"},
+	"Figures.dpi":                       {Doc: "Distributions to paid-in: distributed.gross.total ÷ paidIn.total, computed exactly and rounded once, half away from zero, to 4 decimal places. Absent when nothing was paid in.", Schema: &schema{Type: "string", Pattern: fmt.Sprintf("^[0-9]+\\.[0-9]{%d}$", positions.DPIScale), Examples: []any{"0.1560"}}},
+	"Cashflow.type":                     {Schema: &schema{Type: "string", Enum: []string{"contribution", "distribution"}}},
+	"CurrencyTotals.positions":          {Schema: &schema{Type: "integer", Minimum: ptr[int64](1)}},
+	"Figures.paidIn":                    {Doc: "Capital called: every capital call, pending and completed."},
+	"Figures.distributed":               {Doc: "Distributions: gross, the tax withheld from them, and net of it (gross − withholding), each by status."},
+	"Figures.unfunded":                  {Doc: "The unfunded commitment as reported (by the most recent document that reports one), as computed (commitment − paidIn.total + recallable), and the difference (reported − computed). Each is absent when a figure it needs is."},
+	"Figures.counts":                    {Doc: "How many items of each kind were counted."},
+	"CapitalCall.status":                {Ref: "ActivityStatus", Required: true},
+	"Distribution.status":               {Ref: "ActivityStatus", Required: true},
+	"UnfundedCommitment.status":         {Ref: "UnfundedStatus", Required: true},
+}
+
+var apiParameters = map[string]parameterSpec{
+	"documentId": {In: "path", Schema: ref("Id"),
+		Doc: "The document's ID. An invalid ID is 400."},
+	"positionId": {In: "path", Schema: ref("Id"),
+		Doc: "The position's ID. An invalid ID is 400."},
+	"fundId": {In: "path", Schema: ref("Id"),
+		Doc: "The fund's ID. An invalid ID is 400."},
+	"investorId": {In: "path", Schema: ref("Id"),
+		Doc: "The investor's ID. An invalid ID is 400."},
+	"version": {In: "path", Schema: &schema{Type: "string", Pattern: "^(latest|[1-9][0-9]*)$", Examples: []any{"1", "latest"}},
+		Doc: "A version number from 1, or `latest`. Anything else (0, a negative number, text) is 400."},
+	"limit": {In: "query", Schema: &schema{Type: "integer", Minimum: ptr[int64](1), Maximum: ptr[int64](1000), Default: 100},
+		Doc: "The most items (for an overview, positions) one page holds: a whole number from 1 to 1000, 100 when absent or empty. Anything else is 400."},
+	"cursor": {In: "query", Schema: ref("Cursor"),
+		Doc: "The `next` of the previous page, unchanged; absent for the first page. A cursor this query did not issue, or one issued to another principal, is 400."},
+	"from": {In: "query", Schema: ref("Date"),
+		Doc: "Keep only entries whose asOf is on or after this date. An invalid date is 400."},
+	"to": {In: "query", Schema: ref("Date"),
+		Doc: "Keep only entries whose asOf is on or before this date, every version of that date included. An invalid date, or one before `from`, is 400."},
+	"kind": {In: "query", Schema: ref("DocumentKind"),
+		Doc: "Keep only documents of this kind. Any other value is 400."},
+	"type": {In: "query", Schema: &schema{Type: "string", Enum: []string{"CapitalCall", "Distribution", "UnfundedCommitment", "CAPITAL_CALL", "DISTRIBUTION", "UNFUNDED_COMMITMENT"}},
+		Doc: "Keep only items of this type. The entity name (`CapitalCall`, `Distribution`, `UnfundedCommitment`) is canonical; the key spelling (`CAPITAL_CALL`, `DISTRIBUTION`, `UNFUNDED_COMMITMENT`) is accepted too. Any other value is 400."},
+	"document": {In: "query", Schema: ref("Id"),
+		Doc: "A document ID: return only the position's capital call in that document. An invalid ID is 400."},
+	"If-Match": {In: "header", Schema: &schema{Type: "string", Pattern: "^(\\*|(W/)?\"?[0-9]+\"?)$", Examples: []any{"\"3\""}},
+		Doc: "The version the caller last saw, as its ETag (`\"3\"`; `3` is accepted too); `\"0\"` means the document must not exist yet. The write happens only if it is the document's current version, 412 otherwise (also when another writer commits first). If-Match compares strongly (RFC 9110): a weak tag (`W/\"3\"`) never matches and is 412. Without it, concurrent writers are serialized and each gets its own version. `*` asks only that the document exist, whatever its version when the write commits (writers are serialized as without If-Match); a document that does not exist, or belongs to a fund the token does not cover, is 412. Any other value that is not a version number is 400."},
+	"Idempotency-Key": {In: "header", Schema: &schema{Type: "string", MinLength: ptr(1), MaxLength: ptr(maxIdempotencyKey), Pattern: fmt.Sprintf("^[!-~]{1,%d}$", maxIdempotencyKey), Examples: []any{"7d1f0c2e-5b8a-4e4f-9c1d-2a3b4c5d6e7f"}},
+		Doc: "Makes the request safe to repeat. 1 to 255 visible ASCII characters (`!` to `~`, no spaces), such as a UUID; any other value is 400 (`field` `Idempotency-Key`), and an empty header counts as absent. The first answer with a status below 500 (2xx and 4xx alike) is stored per principal (the token's subject, role and funds; the same key of another principal is another key) for 24 hours (FUNDSVC_IDEMPOTENCY_TTL). A repeat with the same key and the same request (method, path, `Content-Type`, `If-Match` and body, byte for byte) runs nothing and gets the stored answer byte for byte: its status, body, `Content-Type`, `ETag` and `Location`, plus `Idempotent-Replayed: true` and its own `X-Request-ID` (and, like every answer, `Cache-Control: no-store`). The same key with a different request is 422 (`/problems/idempotency_key_reused`, `field` `Idempotency-Key`): use a new key. While the first request with the key still runs, a repeat is 409 (retry shortly). An answer of 500 or more is not stored and releases the key, so repeating the request runs it again. If the server stops mid-request, or cannot store the answer, the key stays locked for a lease (the request timeout, at least 1 minute, plus 10 s; FUNDSVC_IDEMPOTENCY_LEASE), after which the same request runs again. Answers given before the key is claimed are not stored: 401, 429, 403 for an investor token, 400 for the key itself, and 413."},
+	"X-Request-ID": {In: "header", Schema: &schema{Type: "string", Pattern: "^[A-Za-z0-9._-]{1,64}$"},
+		Doc: "The caller's request ID, echoed in the X-Request-ID response header, the problem's `requestId` and the logs. A value that does not match the pattern is replaced with a random one."},
+	"asOf": {In: "query", Schema: ref("Date"),
+		Doc: "The date to take the figures at: each document counts at its latest version dated on or before it, and documents dated later do not count. Absent: every document at its latest version. An invalid date is 400."},
+}
+
+var apiHeaders = map[string]headerSpec{
+	"X-Request-ID": {Schema: &schema{Type: "string"},
+		Doc: "The request's ID: the caller's X-Request-ID when it matches `^[A-Za-z0-9._-]{1,64}$`, a random one otherwise."},
+	"ETag": {Schema: &schema{Type: "string", Pattern: "^\"[1-9][0-9]*\"$", Examples: []any{"\"3\""}},
+		Doc: "The document version the response shows, as a strong entity tag: `\"<version>\"`. Send it back in If-Match to restate only that version."},
+	"Location": {Schema: &schema{Type: "string", Format: "uri-reference"},
+		Doc: "The document's URL path: `/v1/documents/{documentId}`."},
+	"Cache-Control": {Schema: &schema{Type: "string", Const: "no-store"},
+		Doc: "`no-store` on every answer, successful or not (`/openapi.json` included): investors' figures must never be kept by a shared cache."},
+	"Retry-After": {Schema: &schema{Type: "integer", Minimum: ptr[int64](1)},
+		Doc: "Whole seconds to wait before retrying, at least 1: `1` for 503; for 429, until the token's rate limit admits another request."},
+	"WWW-Authenticate": {Schema: &schema{Type: "string", Enum: []string{"Bearer realm=\"fundsvc\"", "Bearer realm=\"fundsvc\", error=\"invalid_token\""}},
+		Doc: "The bearer challenge of a 401: `Bearer realm=\"fundsvc\"` when no bearer token was sent, `Bearer realm=\"fundsvc\", error=\"invalid_token\"` when the token sent is not valid."},
+	"Idempotent-Replayed": {Schema: &schema{Type: "string", Const: "true"},
+		Doc: "`true` on an answer replayed for a repeated Idempotency-Key (whatever its status); absent on the first answer and without the header."},
+}
+
+var errorResponses = map[string]errorResponse{
+	"BadRequest": {Code: "invalid", Detail: "must be a whole number from 1 to 1000", Field: "limit",
+		Doc: "The request is malformed or breaks a rule (problem type `/problems/invalid`); `field` names the input to blame."},
+	"Unauthorized": {Code: "unauthorized", Detail: "send a bearer token: Authorization: Bearer <token>", Headers: []string{"WWW-Authenticate"},
+		Doc: "No valid bearer token (problem type `/problems/unauthorized`): the `Authorization` header is missing or not `Bearer <token>`, or the token's signature, algorithm, `kid`, expiry, lifetime, `nbf`/`iat`, issuer, audience or claims are not acceptable (the `detail` says which kind of problem, not which value would do). Answered before anything else about the request is checked; `WWW-Authenticate` carries the challenge."},
+	"Forbidden": {Code: "forbidden", Detail: "this route is for admin tokens",
+		Doc: "The token may not use this route (problem type `/problems/forbidden`): document and fund routes are for admin tokens, whatever the data."},
+	"NotFound": {Code: "not_found", Detail: "document DOC999 not found",
+		Doc: "No such resource, or one the token may not see (problem type `/problems/not_found`): data of a fund the token does not cover, or of another investor, gets the answer of an ID that does not exist."},
+	"Conflict": {Code: "conflict", Detail: "document DOC001 belongs to fund FUND_A; a restatement cannot move it to FUND_B",
+		Doc: "The request conflicts with the stored state, or a request with the same Idempotency-Key is still running (problem type `/problems/conflict`)."},
+	"PreconditionFailed": {Code: "precondition_failed", Detail: "document DOC001 is at version 2, not 1",
+		Doc: "If-Match named a version that is not the current one, or `*` for a document that does not exist (problem type `/problems/precondition_failed`)."},
+	"PayloadTooLarge": {Code: "too_large", Detail: "exceeds the limit of 16777216 bytes", Field: "body",
+		Doc: "The body exceeds the server's limit (problem type `/problems/too_large`; FUNDSVC_MAX_BODY_BYTES, 16 MiB by default)."},
+	"UnsupportedMediaType": {Code: "unsupported_media_type", Detail: "send the document as application/json", Field: "Content-Type",
+		Doc: "The body is not sent as JSON (problem type `/problems/unsupported_media_type`): Content-Type must be `application/json` or another `+json` type."},
+	"IdempotencyKeyReused": {Code: "idempotency_key_reused", Detail: "this Idempotency-Key was used for a different request; use a new key", Field: "Idempotency-Key",
+		Doc: "The Idempotency-Key was used, by the same principal within its 24 hours, for a different request (problem type `/problems/idempotency_key_reused`, `field` `Idempotency-Key`): another method, path, `Content-Type`, `If-Match` or body. Nothing was written; use a new key."},
+	"InternalError": {Code: "internal", Detail: "an internal error occurred; it has been logged",
+		Doc: "An unexpected failure, logged with the request ID (problem type `/problems/internal`)."},
+	"TooManyRequests": {Code: "rate_limited", Detail: "too many requests for this token; retry after the time in Retry-After", Headers: []string{"Retry-After"},
+		Doc: "The token has made more requests than its rate limit allows (problem type `/problems/rate_limited`): each principal (the token's subject, role and funds or investor) may make FUNDSVC_RATE_LIMIT requests a second on average (100 by default) and FUNDSVC_RATE_BURST at once (200), counted by each server instance. Decided as soon as the token is verified, so the request did nothing. Retry after the `Retry-After` delay."},
+	"Unavailable": {Code: "unavailable", Detail: "the request timed out", Headers: []string{"Retry-After"},
+		Doc: "The request timed out (the server's FUNDSVC_REQUEST_TIMEOUT for reads, 60 s by default, or FUNDSVC_WRITE_TIMEOUT for writes, 5 minutes by default) or was cancelled, or the table is unreachable (problem type `/problems/unavailable`). Retry after the `Retry-After` delay."},
+}
+
+var scalarSchemas = map[string]*schema{
+	"Id":             &schema{Type: "string", Description: "An ID of a document, fund, investor or position: 1 to 64 characters, letters, digits and `_ . : -`, starting with a letter or digit. No ID can hold `#` or `/`. An ID that breaks this rule is refused with 400, whether in the path, a query parameter or the body.", MinLength: ptr(1), MaxLength: ptr(64), Pattern: idPattern, Examples: []any{"DOC001"}},
+	"Date":           &schema{Type: "string", Description: "A calendar date, `YYYY-MM-DD`, without time zone.", Format: "date", Pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}$", Examples: []any{"2025-09-30"}},
+	"Money":          &schema{Type: "string", Description: "An exact decimal amount, always a JSON string (never a number, never null): an optional minus sign, at most 15 digits before the point and 2 to 4 after it (`500000` is written `\"500000.00\"`, `12.5` as `\"12.50\"`, `0.1234` keeps its four places). Trailing zeros past the second decimal are not kept in storage: `\"1.2300\"` is answered as sent by the PUT that stores it, and read back later as `\"1.23\"`. Every value also matches the input pattern `^-?(0|[1-9][0-9]{0,14})(\\.[0-9]{1,4})?$` and fits a DECIMAL(19,4) exactly.", Pattern: moneyOutPattern, Examples: []any{"500000.00"}},
+	"MoneyInput":     &schema{Description: "An exact decimal amount in a request: a JSON string (preferred) or a JSON number, in plain decimal notation: an optional minus sign, at most 15 digits before the point and at most 4 after it, no exponent, no plus sign, no leading zeros, no separators. The digits are taken exactly as written (a number is never read through a float), so `1e5`, `1.0E2`, `007` and `0.12345` are refused with 400 like any other breach. `null` is refused with 400 where an amount is required; see the request's description for optional amounts.", OneOf: []*schema{&schema{Type: "string", Pattern: moneyInPattern}, &schema{Type: "number", Description: "Written in the same notation as the string form; the server reads the number's literal text.", ExclusiveMinimum: ptr(-moneyBound), ExclusiveMaximum: ptr(moneyBound)}}, Examples: []any{"500000.00", 500000}},
+	"Currency":       &schema{Type: "string", Description: "An ISO 4217 currency code: three capital letters.", Pattern: "^[A-Z]{3}$", Examples: []any{"USD"}},
+	"DocumentKind":   enumSchema("The kind of fund document.", fund.Kinds),
+	"ActivityStatus": enumSchema("The state of a capital activity, capital call or distribution.", []fund.Status{fund.StatusPending, fund.StatusCompleted}),
+	"UnfundedStatus": enumSchema("The state of an unfunded commitment: always `Active`.", []fund.Status{fund.StatusActive}),
+	"ItemType":       enumSchema("The kind of a position item.", itemTypes()),
+	"Version":        &schema{Type: "integer", Description: "A document version: 1 for the first write, N+1 for every later one. The ETag of a document is its version.", Minimum: ptr[int64](1)},
+	"Cursor":         &schema{Type: "string", Description: "An opaque, signed pagination token. Pass it back unchanged as `cursor` to read the next page of the same query (same route, path and filters) with a token of the same principal (the same subject, role and funds or investor; a renewed token of that principal may continue). It cannot be read or altered, nor used with another query or by another principal (400). Cursors may stop working when the server restarts without a configured cursor key.", MaxLength: ptr(4096)},
+	"Total":          &schema{Type: "string", Description: "An exact decimal sum of amounts, always a JSON string: written like `Money`, but a sum of many amounts may have more than 15 digits before the point.", Pattern: "^-?(0|[1-9][0-9]*)\\.[0-9]{2,4}$", Examples: []any{"1250000.00"}},
+}
+
+var apiInfo = openAPIInfo{Title: "fundsvc", Version: "1", Summary: "Investment fund documents and position analytics.",
+	License:     openAPILicense{Name: "Proprietary", Identifier: "LicenseRef-Proprietary"},
+	Description: "fundsvc stores fund documents (capital call notices, distribution notices, capital account statements) and serves documents and positions (one fund plus one investor) read back from them.\n\n**Authentication and scope.** Every `/v1` route needs a bearer token, a JWT (security scheme `bearerAuth`, which describes the claims and keys). Without a valid one the answer is 401 (`/problems/unauthorized`, with `WWW-Authenticate`), before anything else about the request is checked. An `admin` token writes and reads the documents, fund listings and positions of the funds its `funds` claim names (`*`: every fund). An `investor` token reads its own investor's data only: `/v1/investors/{its investorId}/positions`, and `/v1/positions/{positionId}` and `/v1/positions/{positionId}/capital-calls` for that investor's positions. Document and fund routes answer investor tokens 403 (`/problems/forbidden`) whatever the data; their security requirement names the `admin` role. Scope comes from the token only, never from the path or the body: data of a fund the token does not cover, or of another investor, is answered 404 like an ID that does not exist (each operation's 404 says exactly when). `/livez` and `/readyz` need no token; `/metrics` and `/openapi.json` need none by default, and a token of either role when the server sets `FUNDSVC_PUBLIC_METRICS=false` or `FUNDSVC_PUBLIC_OPENAPI=false`.\n\n**Versions and consistency.** Every `PUT` of a document creates its next version, recording the token's subject as `createdBy`; the latest view is replaced and an immutable record of every version stays readable. A reader sees one version of a document at a time, never a mix of two, also for documents far larger than one DynamoDB transaction: document routes report the version they show in `version` and in the `ETag` header (`\"<version>\"`), and an overview paged with `cursor` stays on the version of its first page. Send an ETag back in `If-Match` to restate only that version (412 otherwise), or `If-Match: *` to restate only a document that exists; without `If-Match`, concurrent writers are serialized and no version is lost. Routes that pivot by position or investor read secondary indexes and are eventually consistent.\n\n**Idempotency.** A `PUT` that carries an `Idempotency-Key` header is safe to repeat: the first answer is stored per principal for 24 hours, and a repeat of the same request gets it back byte for byte with `Idempotent-Replayed: true` and writes nothing. The same key with another request is 422 (`/problems/idempotency_key_reused`); while the first request still runs, 409. See the parameter `Idempotency-Key`.\n\n**Pagination.** List routes take `limit` (1 to 1000, default 100) and an opaque `cursor`, and answer `{\"items\": [...], \"next\": \"...\"}`; the document overview pages its positions the same way. `next` is absent on the last page. A page may hold fewer than `limit` items while `next` is present, so read until `next` is absent. A cursor works only for the query (route, path and filters) that issued it and only for the principal it was issued to (the token's subject, role and funds or investor); a cursor from another query or another principal's token is 400.\n\n**Money.** Amounts are exact decimals: JSON strings in responses (`\"500000.00\"`), strings or plain JSON numbers in requests, never floats. Responses never hold a `null` amount; requests may not send one where an amount is required.\n\n**Errors.** Every error is an RFC 9457 problem (`application/problem+json`, schema `Problem`, `Cache-Control: no-store`) whose `type` is `/problems/<code>`. Unknown paths are 404 (`/problems/no_route`); a method a path does not serve is 405 (`/problems/method_not_allowed`) with an `Allow` header listing the methods the path serves, HEAD and OPTIONS included. A path with an extra trailing slash is redirected to the one without (301 for GET, 307 otherwise). These three answers need no token. Every request may time out (503 with `Retry-After`); every response but those redirects carries `X-Request-ID`, and every one `Cache-Control: no-store`.\n\n**Rate limit.** Each principal (a token's subject, role and funds or investor) may make FUNDSVC_RATE_LIMIT `/v1` requests a second on average (100 by default) and FUNDSVC_RATE_BURST at once (200); beyond, the answer is 429 (`/problems/rate_limited`) with `Retry-After` in whole seconds, decided right after the token is verified. Each server instance counts on its own, so behind a load balancer over N instances a principal may get up to N times the rate.\n\n**Not in this version.** There is no position summary route and no data export."}
+
+var apiTags = []openAPITag{
+	{Name: "documents", Description: "Fund administrators (admin tokens, within the funds they cover): create, restate and read documents."},
+	{Name: "funds", Description: "A fund's documents and positions (admin tokens, within the funds they cover)."},
+	{Name: "investors", Description: "An investor's positions (an investor token its own; an admin token those in the funds it covers)."},
+	{Name: "positions", Description: "A position's items across documents (an investor token its own investor's; an admin token those of the funds it covers)."},
+	{Name: "ops", Description: "Health, metrics and this document; no token needed by default."},
+}
+
+var bearerAuth = map[string]string{"type": "http", "scheme": "bearer", "bearerFormat": "JWT",
+	"description": "A JWT sent as `Authorization: Bearer <token>`. Every `/v1` route needs one; `/livez` and `/readyz` never do; `/metrics` and `/openapi.json` do only when the server sets `FUNDSVC_PUBLIC_METRICS=false` or `FUNDSVC_PUBLIC_OPENAPI=false` (both are public by default). A missing or invalid token is 401 with `WWW-Authenticate`.\n\n**Algorithms and keys.** Only the algorithms of the keys the server is configured with are accepted, so a token cannot choose how it is verified (no `none`, no HS256 signed with a public key): HS256 with the shared secret `FUNDSVC_JWT_HS256_SECRET` (at least 32 bytes), and RS256 or ES256 (P-256) with the public key of the JWKS file `FUNDSVC_JWT_JWKS_FILE` (RSA keys of at least 2048 bits) that the token header's `kid` names, of the type `alg` requires. The JWKS file is re-read every `FUNDSVC_JWT_JWKS_REFRESH` (5 min by default) and when a token names a `kid` it does not hold (at most every 10 s), so a rotated key is accepted and a removed key refused without a restart.\n\n**Claims.** `sub` (required): who acts, recorded as `createdBy` on the versions the token writes. `role` (required): `admin` or `investor`. `funds` (admin tokens, required, not empty): the IDs of the funds the token may write and read, or `[\"*\"]` for every fund. `investor` (investor tokens, required): the ID of the one investor whose positions the token may read. An admin token carries no `investor`, an investor token no `funds`. `exp` and `iat` (both required): `exp - iat` may be at most `FUNDSVC_JWT_MAX_LIFETIME` (24 h by default); `iat`, and `nbf` when present, must not lie in the future; clocks may differ by `FUNDSVC_JWT_LEEWAY` (30 s by default). `iss` must equal `FUNDSVC_JWT_ISSUER` and `aud` must hold `FUNDSVC_JWT_AUDIENCE`, each only when the server sets it. Other claims are ignored.\n\n**Roles.** A security requirement naming `admin` marks a route for admin tokens only: an investor token gets 403. The other `/v1` routes take both roles, each within its scope: an admin the funds its token covers, an investor its own investor. Data outside the token's scope is answered 404 like an ID that does not exist.\n\n**Development tokens.** `fundsvc token --role admin --funds FUND_A,FUND_B` (or `--funds '*'`) and `fundsvc token --role investor --investor INVESTOR_1` print an HS256 token signed with `FUNDSVC_JWT_HS256_SECRET`, with `iss` and `aud` when configured (`--subject`, default `dev-<role>`; `--ttl`, default 12h, at most `FUNDSVC_JWT_MAX_LIFETIME`). `make run` prints an admin and an investor token."}
+
+// The patterns of IDs and amounts, from fund's rules.
+var (
+	idPattern       = `^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$`
+	moneyInPattern  = fmt.Sprintf(`^-?(0|[1-9][0-9]{0,%d})(\.[0-9]{1,%d})?$`, fund.MoneyMaxIntegerDigits-1, fund.MoneyMaxScale)
+	moneyOutPattern = fmt.Sprintf(`^-?(0|[1-9][0-9]{0,%d})\.[0-9]{2,%d}$`, fund.MoneyMaxIntegerDigits-1, fund.MoneyMaxScale)
+	moneyBound      = int64(math.Pow10(fund.MoneyMaxIntegerDigits))
+)
+
+var apiServers = []openAPIServer{{URL: "/", Description: "The server that serves this document (`make run` listens on http://127.0.0.1:8080)."}}
+
+func enumSchema[T ~string](doc string, values []T) *schema {
+	s := &schema{Type: "string", Description: doc}
+	for _, v := range values {
+		s.Enum = append(s.Enum, string(v))
+	}
+	return s
+}
+
+func itemTypes() []string {
+	var out []string
+	for _, k := range fund.ItemKinds {
+		out = append(out, k.Type())
+	}
+	return out
+}
+
+// problemTypeSchema lists a problem type for every code of the status table.
+func problemTypeSchema() *schema {
+	s := &schema{Type: "string", Format: "uri-reference"}
+	for code := range statusOf {
+		s.Enum = append(s.Enum, "/problems/"+code)
+	}
+	slices.SortFunc(s.Enum, func(a, b string) int {
+		return cmp.Or(statusOf[strings.TrimPrefix(a, "/problems/")]-statusOf[strings.TrimPrefix(b, "/problems/")], strings.Compare(a, b))
+	})
+	return s
+}
+
+// healthSchema is the body of /livez and /readyz: {"status": status}.
+func healthSchema(status string) *schema {
+	return &schema{Type: "object", Required: []string{"status"}, Properties: properties{{"status", &schema{Type: "string", Const: status}}}}
+}
