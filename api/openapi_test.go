@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
@@ -781,4 +782,161 @@ func TestOpenAPICursorIsBoundToPrincipal(t *testing.T) {
 	if _, _, ok := s.pageRequest(c, query+"x"); ok {
 		t.Errorf("a cursor continued another query")
 	}
+}
+
+// TestOpenAPIGoldenAnswersMatchSchemas validates every golden answer of
+// golden_test.go against the schema the document gives its operation, so
+// a schema read from a Go type that a handler does not write fails here.
+func TestOpenAPIGoldenAnswersMatchSchemas(t *testing.T) {
+	doc := openAPISpec(t)
+	ops := map[string]openAPIOperation{}
+	for _, o := range openAPIOperations(t, doc) {
+		ops[o.Method+" "+o.Path] = o
+	}
+	goldens := map[string]string{
+		"document_DOC001_overview":               "/v1/documents/{documentId}",
+		"document_DOC002_overview":               "/v1/documents/{documentId}",
+		"document_DOC001_position_POSITION_1":    "/v1/documents/{documentId}/positions/{positionId}",
+		"position_POSITION_1":                    "/v1/positions/{positionId}",
+		"document_DOC001_analysis":               "/v1/documents/{documentId}/analysis",
+		"document_DOC001_capital":                "/v1/documents/{documentId}/capital",
+		"document_DOC001_versions":               "/v1/documents/{documentId}/versions",
+		"document_DOC001_version_1":              "/v1/documents/{documentId}/versions/{version}",
+		"fund_FUND_A_documents":                  "/v1/funds/{fundId}/documents",
+		"investor_INVESTOR_1_positions":          "/v1/investors/{investorId}/positions",
+		"position_POSITION_1_summary":            "/v1/positions/{positionId}/summary",
+		"position_POSITION_2_summary_2025-09-30": "/v1/positions/{positionId}/summary",
+		"position_POSITION_1_cashflows":          "/v1/positions/{positionId}/cashflows",
+		"investor_INVESTOR_1_summary":            "/v1/investors/{investorId}/summary",
+	}
+	files, err := filepath.Glob(filepath.Join("testdata", "*.golden.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no golden files: %v", err)
+	}
+	for _, file := range files {
+		name := strings.TrimSuffix(filepath.Base(file), ".golden.json")
+		path, ok := goldens[name]
+		if !ok {
+			t.Errorf("%s: no operation named for it here", file)
+			continue
+		}
+		t.Run(name+" is a "+path+" answer", func(t *testing.T) {
+			sch, ok := jsonPointer(ops["GET "+path].Op, "#/responses/200/content/application~1json/schema")
+			if !ok {
+				t.Fatalf("GET %s has no JSON 200 schema", path)
+			}
+			b, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var v any
+			if err := json.Unmarshal(b, &v); err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range schemaErrors(doc, sch, v, "$") {
+				t.Error(e)
+			}
+		})
+	}
+	// The validator itself refuses what it should.
+	item, _ := jsonPointer(doc, "#/components/schemas/PositionItem")
+	for _, bad := range []string{`{"type":"CapitalCall"}`, `{"type":"Fee","documentId":"D","documentVersion":1,"fundId":"F","investorId":"I","positionId":"P","asOf":"2025-01-01","currency":"USD","amount":"1.00","status":"Pending"}`} {
+		var v any
+		_ = json.Unmarshal([]byte(bad), &v)
+		if len(schemaErrors(doc, item, v, "$")) == 0 {
+			t.Errorf("the PositionItem schema accepts %s", bad)
+		}
+	}
+}
+
+// schemaErrors checks v against the members of JSON Schema the document
+// uses: $ref, type, const, enum, pattern, required, properties,
+// additionalProperties, items, oneOf and anyOf.
+func schemaErrors(doc map[string]any, s any, v any, at string) []string {
+	m, err := deref(doc, s)
+	if err != nil {
+		return []string{at + ": " + err.Error()}
+	}
+	var errs []string
+	fail := func(format string, args ...any) { errs = append(errs, at+": "+fmt.Sprintf(format, args...)) }
+	for _, key := range []string{"oneOf", "anyOf"} {
+		if alts, ok := m[key].([]any); ok {
+			matched := 0
+			for _, alt := range alts {
+				if len(schemaErrors(doc, alt, v, at)) == 0 {
+					matched++
+				}
+			}
+			if matched == 0 || (key == "oneOf" && matched > 1) {
+				fail("%s: %d alternatives match %v", key, matched, v)
+			}
+		}
+	}
+	if typ, ok := m["type"].(string); ok {
+		okType := false
+		switch x := v.(type) {
+		case nil:
+			okType = typ == "null"
+		case bool:
+			okType = typ == "boolean"
+		case float64:
+			okType = typ == "number" || (typ == "integer" && x == float64(int64(x)))
+		case string:
+			okType = typ == "string"
+		case []any:
+			okType = typ == "array"
+		case map[string]any:
+			okType = typ == "object"
+		}
+		if !okType {
+			fail("%v is not of type %s", v, typ)
+			return errs
+		}
+	}
+	if c, ok := m["const"]; ok && !jsonEqual(c, v) {
+		fail("%v is not %v", v, c)
+	}
+	if enum, ok := m["enum"].([]any); ok && !slices.ContainsFunc(enum, func(e any) bool { return jsonEqual(e, v) }) {
+		fail("%v is not one of %v", v, enum)
+	}
+	if p, ok := m["pattern"].(string); ok {
+		if s, isString := v.(string); isString && !regexp.MustCompile(p).MatchString(s) {
+			fail("%q does not match %s", s, p)
+		}
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		for _, r := range asSlice(m["required"]) {
+			if _, ok := x[r.(string)]; !ok {
+				fail("required member %v is missing", r)
+			}
+		}
+		props, _ := m["properties"].(map[string]any)
+		for k, member := range x {
+			if ps, ok := props[k]; ok {
+				errs = append(errs, schemaErrors(doc, ps, member, at+"."+k)...)
+				continue
+			}
+			switch ap := m["additionalProperties"].(type) {
+			case map[string]any:
+				errs = append(errs, schemaErrors(doc, ap, member, at+"."+k)...)
+			default:
+				if props != nil || ap == false {
+					fail("member %s is not in the schema", k)
+				}
+			}
+		}
+	case []any:
+		if items, ok := m["items"]; ok {
+			for i, e := range x {
+				errs = append(errs, schemaErrors(doc, items, e, fmt.Sprintf("%s[%d]", at, i))...)
+			}
+		}
+	}
+	return errs
+}
+
+func asSlice(v any) []any {
+	s, _ := v.([]any)
+	return s
 }
