@@ -1,6 +1,8 @@
 package api
 
 import (
+	"github.com/fundsvc/fundsvc/wire"
+
 	"encoding/json"
 	"net/http"
 	"slices"
@@ -120,7 +122,7 @@ func appendArray[T any](b []byte, xs []T, appendOne func([]byte, *T) []byte) []b
 	return append(b, ']')
 }
 
-// appendPage writes a page[T] of xs, each with appendOne.
+// appendPage writes a Page[T] of xs, each with appendOne.
 func appendPage[T any](b []byte, xs []T, appendOne func([]byte, *T) []byte, next string) []byte {
 	b = appendArray(append(b, `{"items":`...), xs, appendOne)
 	return append(appendNext(b, next), '}')
@@ -152,7 +154,7 @@ func appendKind(b []byte, items []fund.PositionItem, kind fund.ItemKind) []byte 
 }
 
 // appendHeader writes a documentHeader.
-func appendHeader(b []byte, h *documentHeader) []byte {
+func appendHeader(b []byte, h *wire.DocumentHeader) []byte {
 	b = appendString(append(b, `{"documentId":`...), h.DocumentID)
 	b = appendString(append(b, `,"fundId":`...), h.FundID)
 	b = appendString(append(b, `,"kind":`...), string(h.Kind))
@@ -172,7 +174,7 @@ func appendHeader(b []byte, h *documentHeader) []byte {
 }
 
 // appendActivity writes an activityWire, or null.
-func appendActivity(b []byte, a *activityWire) []byte {
+func appendActivity(b []byte, a *wire.CapitalActivity) []byte {
 	if a == nil {
 		return append(b, "null"...)
 	}
@@ -193,8 +195,8 @@ func appendActivity(b []byte, a *activityWire) []byte {
 type overview struct {
 	DocumentID        string
 	Version           int
-	Documents         *overviewDocuments  // nil after the first page
-	CapitalActivities *overviewActivities // nil after the first page
+	Documents         *wire.OverviewDocuments // nil after the first page
+	CapitalActivities *wire.CapitalActivities // nil after the first page
 	Items             []fund.PositionItem
 	Next              string
 }

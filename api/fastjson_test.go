@@ -1,6 +1,8 @@
 package api
 
 import (
+	"github.com/fundsvc/fundsvc/wire"
+
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -16,10 +18,10 @@ import (
 
 // positionGroup is one position's items in an overview.
 type positionGroup struct {
-	InvestorID          string     `json:"investorId"`
-	CapitalCalls        []itemWire `json:"capitalCalls"`
-	Distributions       []itemWire `json:"distributions"`
-	UnfundedCommitments []itemWire `json:"unfundedCommitments"`
+	InvestorID          string              `json:"investorId"`
+	CapitalCalls        []wire.PositionItem `json:"capitalCalls"`
+	Distributions       []wire.PositionItem `json:"distributions"`
+	UnfundedCommitments []wire.PositionItem `json:"unfundedCommitments"`
 }
 
 // groupItems groups a page of items by position, and returns the last
@@ -30,13 +32,13 @@ func groupItems(items []fund.PositionItem) (map[string]*positionGroup, string) {
 	for _, it := range items {
 		g := out[it.PositionID]
 		if g == nil {
-			g = &positionGroup{InvestorID: it.InvestorID, CapitalCalls: []itemWire{}, Distributions: []itemWire{}, UnfundedCommitments: []itemWire{}}
+			g = &positionGroup{InvestorID: it.InvestorID, CapitalCalls: []wire.PositionItem{}, Distributions: []wire.PositionItem{}, UnfundedCommitments: []wire.PositionItem{}}
 			out[it.PositionID] = g
 		}
 		if it.PositionID > last {
 			last = it.PositionID
 		}
-		w := toItem(it)
+		w := wire.ItemOf(it)
 		switch it.Kind {
 		case fund.CapitalCall:
 			g.CapitalCalls = append(g.CapitalCalls, w)
@@ -53,8 +55,8 @@ type overviewResponse struct {
 	DocumentID string `json:"documentId"`
 	Version    int    `json:"version"`
 	// Documents and capital activities come with the first page only.
-	Documents         *overviewDocuments        `json:"documents,omitempty"`
-	CapitalActivities *overviewActivities       `json:"capitalActivities,omitempty"`
+	Documents         *wire.OverviewDocuments   `json:"documents,omitempty"`
+	CapitalActivities *wire.CapitalActivities   `json:"capitalActivities,omitempty"`
 	Positions         map[string]*positionGroup `json:"positions"`
 	Next              string                    `json:"next,omitempty"`
 }
@@ -125,16 +127,16 @@ func (d wireTestData) items() []fund.PositionItem {
 	return out
 }
 
-func (d wireTestData) header() documentHeader {
+func (d wireTestData) header() wire.DocumentHeader {
 	zone := []*time.Location{time.UTC, time.FixedZone("", -5*3600)}[d.rng.IntN(2)]
-	return toHeader(fund.DocumentHeader{ID: d.str(), FundID: d.str(), Kind: fund.Kind(d.str()), Title: d.str(), AsOf: d.date(),
+	return wire.HeaderOf(fund.DocumentHeader{ID: d.str(), FundID: d.str(), Kind: fund.Kind(d.str()), Title: d.str(), AsOf: d.date(),
 		Currency: d.str(), PositionCount: d.rng.IntN(1000), Version: d.rng.IntN(4),
 		CreatedAt: time.Unix(1_700_000_000+d.rng.Int64N(1e8), d.rng.Int64N(3)*int64(d.rng.IntN(1e9))).In(zone), CreatedBy: d.str()},
 		[]string{"", "Active", "Historical"}[d.rng.IntN(3)])
 }
 
-func (d wireTestData) activity() *activityWire {
-	return toActivity(fund.CapitalActivity{Amount: d.money(), Status: fund.Status(d.str()), Date: d.date(), Description: d.str()}, d.rng.IntN(3))
+func (d wireTestData) activity() *wire.CapitalActivity {
+	return wire.ActivityOf(fund.CapitalActivity{Amount: d.money(), Status: fund.Status(d.str()), Date: d.date(), Description: d.str()}, d.rng.IntN(3))
 }
 
 func (d wireTestData) next() string { return []string{"", "eyJxIjoiYSJ9.c2ln", "a<b"}[d.rng.IntN(3)] }
@@ -153,18 +155,18 @@ func TestAppendersMatchEncodingJSON(t *testing.T) {
 	}
 	for range 2000 {
 		items, next := d.items(), d.next()
-		same("item page", appendPage(nil, items, appendItem, next), page[itemWire]{Items: toItems(items), Next: next})
+		same("item page", appendPage(nil, items, appendItem, next), wire.Page[wire.PositionItem]{Items: wire.ItemsOf(items), Next: next})
 
-		headers := make([]documentHeader, d.rng.IntN(4))
+		headers := make([]wire.DocumentHeader, d.rng.IntN(4))
 		for i := range headers {
 			headers[i] = d.header()
 		}
-		same("header page", appendPage(nil, headers, appendHeader, next), page[documentHeader]{Items: append([]documentHeader{}, headers...), Next: next})
+		same("header page", appendPage(nil, headers, appendHeader, next), wire.Page[wire.DocumentHeader]{Items: append([]wire.DocumentHeader{}, headers...), Next: next})
 
 		o := overview{DocumentID: d.str(), Version: d.rng.IntN(9), Items: items, Next: next}
 		if d.rng.IntN(3) > 0 {
-			o.Documents = &overviewDocuments{Latest: d.header(), Historical: append([]documentHeader{}, headers...)}
-			o.CapitalActivities = &overviewActivities{Historical: []activityWire{}}
+			o.Documents = &wire.OverviewDocuments{Latest: d.header(), Historical: append([]wire.DocumentHeader{}, headers...)}
+			o.CapitalActivities = &wire.CapitalActivities{Historical: []wire.CapitalActivity{}}
 			if d.rng.IntN(3) > 0 {
 				o.CapitalActivities.Latest = d.activity()
 			}

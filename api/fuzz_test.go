@@ -1,6 +1,8 @@
 package api
 
 import (
+	"github.com/fundsvc/fundsvc/wire"
+
 	"bytes"
 	"errors"
 	"reflect"
@@ -34,11 +36,11 @@ const validDocumentBody = `{
 // acceptDocument runs a request body through everything a PUT of document
 // DOC1 does before it reaches the store.
 func acceptDocument(body []byte) (fund.Document, error) {
-	var req documentRequest
-	if err := decodeStrict(bytes.NewReader(body), &req); err != nil {
+	var req wire.DocumentRequest
+	if err := wire.DecodeStrict(bytes.NewReader(body), &req); err != nil {
 		return fund.Document{}, err
 	}
-	d, err := req.toDocument("DOC1")
+	d, err := req.ToDocument("DOC1")
 	if err != nil {
 		return d, err
 	}

@@ -1,6 +1,8 @@
 package api
 
 import (
+	"github.com/fundsvc/fundsvc/wire"
+
 	"errors"
 	"mime"
 	"net/http"
@@ -107,7 +109,7 @@ func (s *server) next(c *gin.Context, query string, key store.PageKey) string {
 }
 
 func dateParam(c *gin.Context, name string) (fund.Date, bool) {
-	d, err := parseDate(name, c.Query(name), false)
+	d, err := wire.ParseDate(name, c.Query(name), false)
 	if err != nil {
 		writeError(c, err)
 		return d, false
@@ -184,12 +186,12 @@ func (s *server) putDocument(c *gin.Context) {
 	if !ok {
 		return
 	}
-	req := documentRequest{Positions: positionList{max: s.maxPositions}}
-	if err := decodeStrict(http.MaxBytesReader(c.Writer, c.Request.Body, s.maxBody), &req); err != nil {
+	req := wire.DocumentRequest{Positions: wire.PositionList{Max: s.maxPositions}}
+	if err := wire.DecodeStrict(http.MaxBytesReader(c.Writer, c.Request.Body, s.maxBody), &req); err != nil {
 		writeError(c, err)
 		return
 	}
-	doc, err := req.toDocument(id)
+	doc, err := req.ToDocument(id)
 	if err != nil {
 		writeError(c, err)
 		return
@@ -233,7 +235,7 @@ func (s *server) putDocument(c *gin.Context) {
 	}
 	setETag(c, saved.Version)
 	c.Header("Location", "/v1/documents/"+id)
-	c.JSON(status, toVersion(saved))
+	c.JSON(status, wire.VersionOf(saved))
 }
 
 // getOverview returns a document grouped as documents, capital activities and
@@ -266,18 +268,18 @@ func (s *server) getOverview(c *gin.Context) {
 			return
 		}
 		doc = snap.Document
-		resp.Documents = &overviewDocuments{Latest: toHeader(fund.DocumentHeader{ID: doc.ID, FundID: doc.FundID, Kind: doc.Kind, Title: doc.Title,
+		resp.Documents = &wire.OverviewDocuments{Latest: wire.HeaderOf(fund.DocumentHeader{ID: doc.ID, FundID: doc.FundID, Kind: doc.Kind, Title: doc.Title,
 			AsOf: doc.AsOf, Currency: doc.Currency, PositionCount: len(doc.Positions), Version: doc.Version, CreatedAt: doc.CreatedAt, CreatedBy: doc.CreatedBy}, "Active"),
-			Historical: []documentHeader{}}
+			Historical: []wire.DocumentHeader{}}
 		for _, h := range snap.History {
-			resp.Documents.Historical = append(resp.Documents.Historical, toHeader(h, "Historical"))
+			resp.Documents.Historical = append(resp.Documents.Historical, wire.HeaderOf(h, "Historical"))
 		}
-		resp.CapitalActivities = &overviewActivities{Historical: []activityWire{}}
+		resp.CapitalActivities = &wire.CapitalActivities{Historical: []wire.CapitalActivity{}}
 		if doc.CapitalActivity != nil {
-			resp.CapitalActivities.Latest = toActivity(*doc.CapitalActivity, doc.Version)
+			resp.CapitalActivities.Latest = wire.ActivityOf(*doc.CapitalActivity, doc.Version)
 		}
 		for _, a := range snap.Activities {
-			resp.CapitalActivities.Historical = append(resp.CapitalActivities.Historical, *toActivity(a.CapitalActivity, a.Version))
+			resp.CapitalActivities.Historical = append(resp.CapitalActivities.Historical, *wire.ActivityOf(a.CapitalActivity, a.Version))
 		}
 		page := doc
 		if len(page.Positions) > limit {
@@ -348,15 +350,15 @@ func (s *server) getVersions(c *gin.Context) {
 		return
 	}
 	type response struct {
-		DocumentID string           `json:"documentId"`
-		Latest     *documentHeader  `json:"latest,omitempty"`
-		Historical []documentHeader `json:"historical"`
-		Next       string           `json:"next,omitempty"`
+		DocumentID string                `json:"documentId"`
+		Latest     *wire.DocumentHeader  `json:"latest,omitempty"`
+		Historical []wire.DocumentHeader `json:"historical"`
+		Next       string                `json:"next,omitempty"`
 	}
-	resp := response{DocumentID: id, Historical: []documentHeader{}, Next: s.next(c, query, next)}
+	resp := response{DocumentID: id, Historical: []wire.DocumentHeader{}, Next: s.next(c, query, next)}
 	ranged := !from.IsZero() || !to.IsZero()
 	if !ranged {
-		h := toHeader(latest, "Active")
+		h := wire.HeaderOf(latest, "Active")
 		resp.Latest = &h
 		setETag(c, latest.Version)
 	}
@@ -364,9 +366,9 @@ func (s *server) getVersions(c *gin.Context) {
 		switch {
 		case ranged:
 			// Every version's record in the range, the current one included.
-			resp.Historical = append(resp.Historical, toHeader(h, ""))
+			resp.Historical = append(resp.Historical, wire.HeaderOf(h, ""))
 		case h.Version < latest.Version:
-			resp.Historical = append(resp.Historical, toHeader(h, "Historical"))
+			resp.Historical = append(resp.Historical, wire.HeaderOf(h, "Historical"))
 		}
 	}
 	c.JSON(http.StatusOK, resp)
@@ -389,7 +391,7 @@ func (s *server) getVersion(c *gin.Context) {
 			return
 		}
 		setETag(c, h.Version)
-		c.JSON(http.StatusOK, toHeader(h, "Active"))
+		c.JSON(http.StatusOK, wire.HeaderOf(h, "Active"))
 		return
 	}
 	n, err := strconv.Atoi(c.Param("version"))
@@ -409,7 +411,7 @@ func (s *server) getVersion(c *gin.Context) {
 		return
 	}
 	setETag(c, d.Version)
-	c.JSON(http.StatusOK, toVersion(d))
+	c.JSON(http.StatusOK, wire.VersionOf(d))
 }
 
 // getDocumentPosition returns one position's items in a document; with
@@ -428,10 +430,10 @@ func (s *server) getDocumentPosition(c *gin.Context) {
 		return
 	}
 	type response struct {
-		DocumentID string     `json:"documentId"`
-		PositionID string     `json:"positionId"`
-		Version    int        `json:"version"`
-		Items      []itemWire `json:"items"`
+		DocumentID string              `json:"documentId"`
+		PositionID string              `json:"positionId"`
+		Version    int                 `json:"version"`
+		Items      []wire.PositionItem `json:"items"`
 	}
 	if !s.mayReadDocument(c, id) {
 		return
@@ -446,7 +448,7 @@ func (s *server) getDocumentPosition(c *gin.Context) {
 		if !visible(c, it.FundID, documentNotFound(id)) {
 			return
 		}
-		c.JSON(http.StatusOK, response{DocumentID: id, PositionID: pos, Version: it.DocumentVersion, Items: []itemWire{toItem(it)}})
+		c.JSON(http.StatusOK, response{DocumentID: id, PositionID: pos, Version: it.DocumentVersion, Items: []wire.PositionItem{wire.ItemOf(it)}})
 		return
 	}
 	version, items, err := s.docs.DocumentPosition(ctx, id, pos)
@@ -458,7 +460,7 @@ func (s *server) getDocumentPosition(c *gin.Context) {
 		return
 	}
 	setETag(c, version)
-	c.JSON(http.StatusOK, response{DocumentID: id, PositionID: pos, Version: version, Items: toItems(items)})
+	c.JSON(http.StatusOK, response{DocumentID: id, PositionID: pos, Version: version, Items: wire.ItemsOf(items)})
 }
 
 // getCapital returns the capital activities and capital calls of a document.
@@ -476,16 +478,16 @@ func (s *server) getCapital(c *gin.Context) {
 		return
 	}
 	resp := struct {
-		DocumentID        string             `json:"documentId"`
-		Version           int                `json:"version"`
-		CapitalActivities overviewActivities `json:"capitalActivities"`
-		CapitalCalls      []itemWire         `json:"capitalCalls"`
-	}{DocumentID: id, Version: capital.Version, CapitalActivities: overviewActivities{Historical: []activityWire{}}, CapitalCalls: toItems(capital.Calls)}
+		DocumentID        string                 `json:"documentId"`
+		Version           int                    `json:"version"`
+		CapitalActivities wire.CapitalActivities `json:"capitalActivities"`
+		CapitalCalls      []wire.PositionItem    `json:"capitalCalls"`
+	}{DocumentID: id, Version: capital.Version, CapitalActivities: wire.CapitalActivities{Historical: []wire.CapitalActivity{}}, CapitalCalls: wire.ItemsOf(capital.Calls)}
 	if capital.Latest != nil {
-		resp.CapitalActivities.Latest = toActivity(capital.Latest.CapitalActivity, capital.Latest.Version)
+		resp.CapitalActivities.Latest = wire.ActivityOf(capital.Latest.CapitalActivity, capital.Latest.Version)
 	}
 	for _, a := range capital.Activities {
-		resp.CapitalActivities.Historical = append(resp.CapitalActivities.Historical, *toActivity(a.CapitalActivity, a.Version))
+		resp.CapitalActivities.Historical = append(resp.CapitalActivities.Historical, *wire.ActivityOf(a.CapitalActivity, a.Version))
 	}
 	setETag(c, capital.Version)
 	c.JSON(http.StatusOK, resp)
@@ -507,12 +509,12 @@ func (s *server) getAnalysis(c *gin.Context) {
 		return
 	}
 	resp := struct {
-		DocumentID string         `json:"documentId"`
-		Version    int            `json:"version"`
-		Positions  []analysisWire `json:"positions"`
-	}{DocumentID: id, Version: snap.Document.Version, Positions: []analysisWire{}}
+		DocumentID string                  `json:"documentId"`
+		Version    int                     `json:"version"`
+		Positions  []wire.PositionAnalysis `json:"positions"`
+	}{DocumentID: id, Version: snap.Document.Version, Positions: []wire.PositionAnalysis{}}
 	for _, a := range positions.Analyze(snap.Document) {
-		resp.Positions = append(resp.Positions, toAnalysis(a))
+		resp.Positions = append(resp.Positions, wire.AnalysisOf(a))
 	}
 	setETag(c, snap.Document.Version)
 	c.JSON(http.StatusOK, resp)
@@ -549,9 +551,9 @@ func (s *server) listFundDocuments(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	headers := make([]documentHeader, 0, len(docs))
+	headers := make([]wire.DocumentHeader, 0, len(docs))
 	for _, d := range docs {
-		headers = append(headers, toHeader(d, ""))
+		headers = append(headers, wire.HeaderOf(d, ""))
 	}
 	nextCursor := s.next(c, query, next)
 	writeBody(c, func(b []byte) []byte { return appendPage(b, headers, appendHeader, nextCursor) })
@@ -587,7 +589,7 @@ func (s *server) listFundPositions(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, page[registeredWire]{Items: toRegistered(rs), Next: s.next(c, query, next)})
+	c.JSON(http.StatusOK, wire.Page[wire.RegisteredPosition]{Items: wire.RegisteredOf(rs), Next: s.next(c, query, next)})
 }
 
 func investorNotFound(inv string) error {
@@ -639,7 +641,7 @@ func (s *server) listInvestorPositions(c *gin.Context) {
 		writeError(c, notFound)
 		return
 	}
-	c.JSON(http.StatusOK, page[registeredWire]{Items: toRegistered(mine), Next: s.next(c, query, next)})
+	c.JSON(http.StatusOK, wire.Page[wire.RegisteredPosition]{Items: wire.RegisteredOf(mine), Next: s.next(c, query, next)})
 }
 
 // listPositionItems lists a position's items across documents, optionally
@@ -725,7 +727,7 @@ func (s *server) listPositionCapitalCalls(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, page[itemWire]{Items: []itemWire{toItem(it)}})
+	c.JSON(http.StatusOK, wire.Page[wire.PositionItem]{Items: []wire.PositionItem{wire.ItemOf(it)}})
 }
 
 // mayRead reports whether p may see a position item: an investor its own
@@ -785,7 +787,7 @@ func (s *server) getPositionSummary(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, toSummary(sum))
+	c.JSON(http.StatusOK, wire.SummaryOf(sum))
 }
 
 // getPositionCashflows lists a position's dated contributions and
@@ -801,7 +803,7 @@ func (s *server) getPositionCashflows(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, toCashflows(identity, asOf, flows))
+	c.JSON(http.StatusOK, wire.CashflowsOf(identity, asOf, flows))
 }
 
 // getInvestorSummary sums up an investor's positions and totals them per
@@ -831,7 +833,7 @@ func (s *server) getInvestorSummary(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	resp := toInvestorSummary(sum)
+	resp := wire.InvestorSummaryOf(sum)
 	resp.Next = s.next(c, query, next)
 	c.JSON(http.StatusOK, resp)
 }

@@ -1,6 +1,8 @@
 package api
 
 import (
+	"github.com/fundsvc/fundsvc/wire"
+
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -41,7 +43,7 @@ func (s *server) idempotent(c *gin.Context) {
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, s.maxBody))
 	if err != nil {
-		writeError(c, jsonError(err))
+		writeError(c, wire.JSONError(err))
 		return
 	}
 	c.Request.Body = io.NopCloser(bytes.NewReader(body))

@@ -8,6 +8,7 @@ import (
 
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/store"
+	"github.com/fundsvc/fundsvc/wire"
 	"github.com/gin-gonic/gin"
 )
 
@@ -30,7 +31,7 @@ var statusOf = map[string]int{
 
 // Codes that only the HTTP layer produces.
 const (
-	codeTooLarge    = "too_large"
+	codeTooLarge    = wire.CodeTooLarge
 	codeUnsupported = "unsupported_media_type"
 	codeNoRoute     = "no_route"
 	codeNoMethod    = "method_not_allowed"

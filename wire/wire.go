@@ -1,4 +1,4 @@
-package api
+package wire
 
 import (
 	"bytes"
@@ -17,26 +17,26 @@ import (
 // Requests. Server-owned fields (version, createdAt) have no place here, and
 // unknown fields are refused, so a client cannot set them.
 
-type documentRequest struct {
-	FundID          string           `json:"fundId"`
-	Kind            string           `json:"kind"`
-	Title           string           `json:"title"`
-	AsOf            string           `json:"asOf"`
-	Currency        string           `json:"currency"`
-	CapitalActivity *activityRequest `json:"capitalActivity"`
-	Positions       positionList     `json:"positions"`
+type DocumentRequest struct {
+	FundID          string                `json:"fundId"`
+	Kind            string                `json:"kind"`
+	Title           string                `json:"title"`
+	AsOf            string                `json:"asOf"`
+	Currency        string                `json:"currency"`
+	CapitalActivity *CapitalActivityInput `json:"capitalActivity"`
+	Positions       PositionList          `json:"positions"`
 }
 
 // positionList decodes a document's positions one at a time and stops at
-// the first one past max, so an oversized body never becomes tens of
+// the first one past Max, so an oversized body never becomes tens of
 // thousands of positions in memory before the limit is applied.
-type positionList struct {
-	max   int // 0: no limit
-	items []positionWire
+type PositionList struct {
+	Max   int // 0: no limit; set before decoding
+	items []Position
 	set   bool // the field was present (null counts as absent)
 }
 
-func (l *positionList) UnmarshalJSON(b []byte) error {
+func (l *PositionList) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	if string(b) == "null" {
 		return nil
@@ -49,12 +49,12 @@ func (l *positionList) UnmarshalJSON(b []byte) error {
 	if _, err := dec.Token(); err != nil { // '['
 		return err
 	}
-	l.set, l.items = true, []positionWire{}
+	l.set, l.items = true, []Position{}
 	for dec.More() {
-		if l.max > 0 && len(l.items) == l.max {
-			return fund.Invalid("positions", "a document holds at most %d positions; more were sent", l.max)
+		if l.Max > 0 && len(l.items) == l.Max {
+			return fund.Invalid("positions", "a document holds at most %d positions; more were sent", l.Max)
 		}
-		var p positionWire
+		var p Position
 		if err := dec.Decode(&p); err != nil {
 			var typ *json.UnmarshalTypeError
 			if errors.As(err, &typ) {
@@ -67,45 +67,45 @@ func (l *positionList) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-type activityRequest struct {
-	Amount      amount `json:"amount"`
+type CapitalActivityInput struct {
+	Amount      Amount `json:"amount"`
 	Status      string `json:"status"`
 	Date        string `json:"date"`
 	Description string `json:"description"`
 }
 
 // positionWire is a position in a request and in a version's response.
-type positionWire struct {
-	PositionID         string        `json:"positionId"`
-	InvestorID         string        `json:"investorId"`
-	CapitalCall        *callWire     `json:"capitalCall,omitempty"`
-	Distribution       *distWire     `json:"distribution,omitempty"`
-	UnfundedCommitment *unfundedWire `json:"unfundedCommitment,omitempty"`
+type Position struct {
+	PositionID         string              `json:"positionId"`
+	InvestorID         string              `json:"investorId"`
+	CapitalCall        *CapitalCall        `json:"capitalCall,omitempty"`
+	Distribution       *Distribution       `json:"distribution,omitempty"`
+	UnfundedCommitment *UnfundedCommitment `json:"unfundedCommitment,omitempty"`
 }
 
-type callWire struct {
-	Amount        amount `json:"amount"`
+type CapitalCall struct {
+	Amount        Amount `json:"amount"`
 	Status        string `json:"status,omitempty"`
 	DueDate       string `json:"dueDate,omitempty"`
-	Investment    amount `json:"investment,omitzero"`
-	ManagementFee amount `json:"managementFee,omitzero"`
-	FundExpenses  amount `json:"fundExpenses,omitzero"`
+	Investment    Amount `json:"investment,omitzero"`
+	ManagementFee Amount `json:"managementFee,omitzero"`
+	FundExpenses  Amount `json:"fundExpenses,omitzero"`
 }
 
-type distWire struct {
-	Amount          amount `json:"amount"`
+type Distribution struct {
+	Amount          Amount `json:"amount"`
 	Status          string `json:"status,omitempty"`
 	Date            string `json:"date,omitempty"`
-	ReturnOfCapital amount `json:"returnOfCapital,omitzero"`
-	RealizedGain    amount `json:"realizedGain,omitzero"`
-	Income          amount `json:"income,omitzero"`
-	Recallable      amount `json:"recallable,omitzero"`
-	Withholding     amount `json:"withholding,omitzero"`
+	ReturnOfCapital Amount `json:"returnOfCapital,omitzero"`
+	RealizedGain    Amount `json:"realizedGain,omitzero"`
+	Income          Amount `json:"income,omitzero"`
+	Recallable      Amount `json:"recallable,omitzero"`
+	Withholding     Amount `json:"withholding,omitzero"`
 }
 
-type unfundedWire struct {
-	Amount     amount `json:"amount"`
-	Commitment amount `json:"commitment,omitzero"`
+type UnfundedCommitment struct {
+	Amount     Amount `json:"amount"`
+	Commitment Amount `json:"commitment,omitzero"`
 	Status     string `json:"status,omitempty"`
 }
 
@@ -113,14 +113,14 @@ type unfundedWire struct {
 // the conversion to the domain can name the offending field; it remembers
 // whether the field was present and whether it was null, which no amount
 // may be.
-type amount struct {
+type Amount struct {
 	m         fund.Money
 	set, null bool
 	err       error
 }
 
 // UnmarshalJSON is called for null too, because amount is not a pointer.
-func (a *amount) UnmarshalJSON(b []byte) error {
+func (a *Amount) UnmarshalJSON(b []byte) error {
 	a.set = true
 	if string(b) == "null" {
 		a.null = true
@@ -130,20 +130,20 @@ func (a *amount) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-func (a amount) MarshalJSON() ([]byte, error) { return a.m.MarshalJSON() }
+func (a Amount) MarshalJSON() ([]byte, error) { return a.m.MarshalJSON() }
 
 // IsZero makes an absent amount disappear from responses (omitzero).
-func (a amount) IsZero() bool { return !a.set }
+func (a Amount) IsZero() bool { return !a.set }
 
-func wrap(m *fund.Money) amount {
+func wrap(m *fund.Money) Amount {
 	if m == nil {
-		return amount{}
+		return Amount{}
 	}
-	return amount{m: *m, set: true}
+	return Amount{m: *m, set: true}
 }
 
 // optional converts an optional amount, naming field in any error.
-func optional(field string, a amount) (*fund.Money, error) {
+func optional(field string, a Amount) (*fund.Money, error) {
 	if !a.set {
 		return nil, nil
 	}
@@ -158,7 +158,7 @@ func optional(field string, a amount) (*fund.Money, error) {
 }
 
 // required converts a mandatory amount, naming field in any error.
-func required(field string, a amount) (fund.Money, error) {
+func required(field string, a Amount) (fund.Money, error) {
 	if !a.set || a.null {
 		return fund.Money{}, fund.Invalid(field, "is required and may not be null")
 	}
@@ -171,11 +171,11 @@ func required(field string, a amount) (fund.Money, error) {
 
 // decodeStrict decodes exactly one JSON value into v: unknown fields and
 // trailing data are refused, and every error says where the input went wrong.
-func decodeStrict(r io.Reader, v any) error {
+func DecodeStrict(r io.Reader, v any) error {
 	dec := json.NewDecoder(r)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return jsonError(err)
+		return JSONError(err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return fund.Invalid("body", "holds data after the JSON value; send exactly one JSON object")
@@ -183,7 +183,12 @@ func decodeStrict(r io.Reader, v any) error {
 	return nil
 }
 
-func jsonError(err error) error {
+// CodeTooLarge is the error code of a body over the size limit.
+const CodeTooLarge = "too_large"
+
+// JSONError turns a decoding error into an EINVALID (or CodeTooLarge)
+// error naming the offending input.
+func JSONError(err error) error {
 	var fe *fund.Error
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
@@ -205,18 +210,18 @@ func jsonError(err error) error {
 	default:
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
-			return &fund.Error{Code: codeTooLarge, Field: "body", Message: fmt.Sprintf("exceeds the limit of %d bytes", tooLarge.Limit)}
+			return &fund.Error{Code: CodeTooLarge, Field: "body", Message: fmt.Sprintf("exceeds the limit of %d bytes", tooLarge.Limit)}
 		}
 		return fund.Invalid("body", "cannot be read")
 	}
 }
 
-// toDocument converts a request into the domain document. Every missing or
+// ToDocument converts a request into the domain document. Every missing or
 // malformed field is EINVALID naming the field.
-func (r *documentRequest) toDocument(id string) (fund.Document, error) {
+func (r *DocumentRequest) ToDocument(id string) (fund.Document, error) {
 	d := fund.Document{ID: id, FundID: r.FundID, Kind: fund.Kind(r.Kind), Title: r.Title, Currency: r.Currency}
 	var err error
-	if d.AsOf, err = parseDate("asOf", r.AsOf, true); err != nil {
+	if d.AsOf, err = ParseDate("asOf", r.AsOf, true); err != nil {
 		return d, err
 	}
 	if a := r.CapitalActivity; a != nil {
@@ -224,7 +229,7 @@ func (r *documentRequest) toDocument(id string) (fund.Document, error) {
 		if act.Amount, err = required("capitalActivity.amount", a.Amount); err != nil {
 			return d, err
 		}
-		if act.Date, err = parseDate("capitalActivity.date", a.Date, false); err != nil {
+		if act.Date, err = ParseDate("capitalActivity.date", a.Date, false); err != nil {
 			return d, err
 		}
 		d.CapitalActivity = &act
@@ -242,7 +247,7 @@ func (r *documentRequest) toDocument(id string) (fund.Document, error) {
 	return d, nil
 }
 
-func (p *positionWire) toPosition(field string) (fund.Position, error) {
+func (p *Position) toPosition(field string) (fund.Position, error) {
 	out := fund.Position{ID: p.PositionID, InvestorID: p.InvestorID}
 	var err error
 	if c := p.CapitalCall; c != nil {
@@ -253,14 +258,14 @@ func (p *positionWire) toPosition(field string) (fund.Position, error) {
 		}
 		for _, o := range []struct {
 			name string
-			in   amount
+			in   Amount
 			out  **fund.Money
 		}{{"investment", c.Investment, &item.Investment}, {"managementFee", c.ManagementFee, &item.ManagementFee}, {"fundExpenses", c.FundExpenses, &item.FundExpenses}} {
 			if *o.out, err = optional(f+"."+o.name, o.in); err != nil {
 				return out, err
 			}
 		}
-		if item.DueDate, err = parseDate(f+".dueDate", c.DueDate, false); err != nil {
+		if item.DueDate, err = ParseDate(f+".dueDate", c.DueDate, false); err != nil {
 			return out, err
 		}
 		out.CapitalCall = &item
@@ -273,7 +278,7 @@ func (p *positionWire) toPosition(field string) (fund.Position, error) {
 		}
 		for _, o := range []struct {
 			name string
-			in   amount
+			in   Amount
 			out  **fund.Money
 		}{{"returnOfCapital", x.ReturnOfCapital, &item.ReturnOfCapital}, {"realizedGain", x.RealizedGain, &item.RealizedGain},
 			{"income", x.Income, &item.Income}, {"recallable", x.Recallable, &item.Recallable}, {"withholding", x.Withholding, &item.Withholding}} {
@@ -281,7 +286,7 @@ func (p *positionWire) toPosition(field string) (fund.Position, error) {
 				return out, err
 			}
 		}
-		if item.Date, err = parseDate(f+".date", x.Date, false); err != nil {
+		if item.Date, err = ParseDate(f+".date", x.Date, false); err != nil {
 			return out, err
 		}
 		out.Distribution = &item
@@ -300,7 +305,7 @@ func (p *positionWire) toPosition(field string) (fund.Position, error) {
 	return out, nil
 }
 
-func parseDate(field, s string, mandatory bool) (fund.Date, error) {
+func ParseDate(field, s string, mandatory bool) (fund.Date, error) {
 	if s == "" {
 		if mandatory {
 			return fund.Date{}, fund.Invalid(field, "is required (YYYY-MM-DD)")
@@ -316,7 +321,7 @@ func parseDate(field, s string, mandatory bool) (fund.Date, error) {
 
 // Responses.
 
-type documentHeader struct {
+type DocumentHeader struct {
 	DocumentID    string    `json:"documentId"`
 	FundID        string    `json:"fundId"`
 	Kind          fund.Kind `json:"kind"`
@@ -330,12 +335,12 @@ type documentHeader struct {
 	CreatedBy     string    `json:"createdBy,omitempty"`
 }
 
-func toHeader(h fund.DocumentHeader, status string) documentHeader {
-	return documentHeader{DocumentID: h.ID, FundID: h.FundID, Kind: h.Kind, Title: h.Title, AsOf: h.AsOf.String(),
+func HeaderOf(h fund.DocumentHeader, status string) DocumentHeader {
+	return DocumentHeader{DocumentID: h.ID, FundID: h.FundID, Kind: h.Kind, Title: h.Title, AsOf: h.AsOf.String(),
 		Currency: h.Currency, Version: h.Version, PositionCount: h.PositionCount, Status: status, CreatedAt: h.CreatedAt, CreatedBy: h.CreatedBy}
 }
 
-type activityWire struct {
+type CapitalActivity struct {
 	Amount      fund.Money `json:"amount"`
 	Status      string     `json:"status"`
 	Date        string     `json:"date"`
@@ -343,48 +348,48 @@ type activityWire struct {
 	Version     int        `json:"version,omitempty"`
 }
 
-func toActivity(a fund.CapitalActivity, version int) *activityWire {
-	return &activityWire{Amount: a.Amount, Status: string(a.Status), Date: a.Date.String(), Description: a.Description, Version: version}
+func ActivityOf(a fund.CapitalActivity, version int) *CapitalActivity {
+	return &CapitalActivity{Amount: a.Amount, Status: string(a.Status), Date: a.Date.String(), Description: a.Description, Version: version}
 }
 
 // documentVersion is one whole version of a document.
-type documentVersion struct {
-	documentHeader
-	CapitalActivity *activityWire  `json:"capitalActivity,omitempty"`
-	Positions       []positionWire `json:"positions"`
+type DocumentVersion struct {
+	DocumentHeader
+	CapitalActivity *CapitalActivity `json:"capitalActivity,omitempty"`
+	Positions       []Position       `json:"positions"`
 }
 
-func toVersion(d fund.Document) documentVersion {
+func VersionOf(d fund.Document) DocumentVersion {
 	h := fund.DocumentHeader{ID: d.ID, FundID: d.FundID, Kind: d.Kind, Title: d.Title, AsOf: d.AsOf, Currency: d.Currency,
 		PositionCount: len(d.Positions), Version: d.Version, CreatedAt: d.CreatedAt, CreatedBy: d.CreatedBy}
-	v := documentVersion{documentHeader: toHeader(h, ""), Positions: []positionWire{}}
+	v := DocumentVersion{DocumentHeader: HeaderOf(h, ""), Positions: []Position{}}
 	if d.CapitalActivity != nil {
-		v.CapitalActivity = toActivity(*d.CapitalActivity, 0)
+		v.CapitalActivity = ActivityOf(*d.CapitalActivity, 0)
 	}
 	for _, p := range d.Positions {
-		v.Positions = append(v.Positions, toPositionWire(p))
+		v.Positions = append(v.Positions, PositionOf(p))
 	}
 	return v
 }
 
-func toPositionWire(p fund.Position) positionWire {
-	w := positionWire{PositionID: p.ID, InvestorID: p.InvestorID}
+func PositionOf(p fund.Position) Position {
+	w := Position{PositionID: p.ID, InvestorID: p.InvestorID}
 	if c := p.CapitalCall; c != nil {
-		w.CapitalCall = &callWire{Amount: wrap(&c.Amount), Status: string(c.Status), DueDate: c.DueDate.String(),
+		w.CapitalCall = &CapitalCall{Amount: wrap(&c.Amount), Status: string(c.Status), DueDate: c.DueDate.String(),
 			Investment: wrap(c.Investment), ManagementFee: wrap(c.ManagementFee), FundExpenses: wrap(c.FundExpenses)}
 	}
 	if x := p.Distribution; x != nil {
-		w.Distribution = &distWire{Amount: wrap(&x.Amount), Status: string(x.Status), Date: x.Date.String(), ReturnOfCapital: wrap(x.ReturnOfCapital),
+		w.Distribution = &Distribution{Amount: wrap(&x.Amount), Status: string(x.Status), Date: x.Date.String(), ReturnOfCapital: wrap(x.ReturnOfCapital),
 			RealizedGain: wrap(x.RealizedGain), Income: wrap(x.Income), Recallable: wrap(x.Recallable), Withholding: wrap(x.Withholding)}
 	}
 	if u := p.UnfundedCommitment; u != nil {
-		w.UnfundedCommitment = &unfundedWire{Amount: wrap(&u.Amount), Commitment: wrap(u.Commitment), Status: string(u.Status)}
+		w.UnfundedCommitment = &UnfundedCommitment{Amount: wrap(&u.Amount), Commitment: wrap(u.Commitment), Status: string(u.Status)}
 	}
 	return w
 }
 
 // itemWire is one position item, flat, as the position routes return it.
-type itemWire struct {
+type PositionItem struct {
 	Type            string      `json:"type"`
 	DocumentID      string      `json:"documentId"`
 	DocumentVersion int         `json:"documentVersion"`
@@ -407,8 +412,8 @@ type itemWire struct {
 	Commitment      *fund.Money `json:"commitment,omitempty"`
 }
 
-func toItem(it fund.PositionItem) itemWire {
-	return itemWire{Type: it.Kind.Type(), DocumentID: it.DocumentID, DocumentVersion: it.DocumentVersion, FundID: it.FundID,
+func ItemOf(it fund.PositionItem) PositionItem {
+	return PositionItem{Type: it.Kind.Type(), DocumentID: it.DocumentID, DocumentVersion: it.DocumentVersion, FundID: it.FundID,
 		InvestorID: it.InvestorID, PositionID: it.PositionID, AsOf: it.AsOf.String(), Currency: it.Currency,
 		Amount: it.Amount, Status: string(it.Status), Date: it.Date.String(),
 		Investment: it.Investment, ManagementFee: it.ManagementFee, FundExpenses: it.FundExpenses,
@@ -416,25 +421,25 @@ func toItem(it fund.PositionItem) itemWire {
 		Recallable: it.Recallable, Withholding: it.Withholding, Commitment: it.Commitment}
 }
 
-func toItems(items []fund.PositionItem) []itemWire {
-	out := make([]itemWire, 0, len(items))
+func ItemsOf(items []fund.PositionItem) []PositionItem {
+	out := make([]PositionItem, 0, len(items))
 	for _, it := range items {
-		out = append(out, toItem(it))
+		out = append(out, ItemOf(it))
 	}
 	return out
 }
 
-type overviewDocuments struct {
-	Latest     documentHeader   `json:"latest"`
-	Historical []documentHeader `json:"historical"`
+type OverviewDocuments struct {
+	Latest     DocumentHeader   `json:"latest"`
+	Historical []DocumentHeader `json:"historical"`
 }
 
-type overviewActivities struct {
-	Latest     *activityWire  `json:"latest"`
-	Historical []activityWire `json:"historical"`
+type CapitalActivities struct {
+	Latest     *CapitalActivity  `json:"latest"`
+	Historical []CapitalActivity `json:"historical"`
 }
 
-type analysisWire struct {
+type PositionAnalysis struct {
 	PositionID          string     `json:"positionId"`
 	InvestorID          string     `json:"investorId"`
 	CapitalCalls        int        `json:"capitalCalls"`
@@ -445,12 +450,12 @@ type analysisWire struct {
 	TotalUnfunded       fund.Money `json:"totalUnfunded"`
 }
 
-func toAnalysis(a positions.Analysis) analysisWire {
-	return analysisWire{PositionID: a.PositionID, InvestorID: a.InvestorID, CapitalCalls: a.CapitalCalls, TotalCalled: a.TotalCalled,
+func AnalysisOf(a positions.Analysis) PositionAnalysis {
+	return PositionAnalysis{PositionID: a.PositionID, InvestorID: a.InvestorID, CapitalCalls: a.CapitalCalls, TotalCalled: a.TotalCalled,
 		Distributions: a.Distributions, TotalDistributed: a.TotalDistributed, UnfundedCommitments: a.UnfundedCommitments, TotalUnfunded: a.TotalUnfunded}
 }
 
-type registeredWire struct {
+type RegisteredPosition struct {
 	PositionID string    `json:"positionId"`
 	FundID     string    `json:"fundId"`
 	InvestorID string    `json:"investorId"`
@@ -458,44 +463,44 @@ type registeredWire struct {
 	CreatedAt  time.Time `json:"createdAt"`
 }
 
-func toRegistered(rs []positions.Registered) []registeredWire {
-	out := make([]registeredWire, 0, len(rs))
+func RegisteredOf(rs []positions.Registered) []RegisteredPosition {
+	out := make([]RegisteredPosition, 0, len(rs))
 	for _, r := range rs {
-		out = append(out, registeredWire{PositionID: r.PositionID, FundID: r.FundID, InvestorID: r.InvestorID, Currency: r.Currency, CreatedAt: r.CreatedAt})
+		out = append(out, RegisteredPosition{PositionID: r.PositionID, FundID: r.FundID, InvestorID: r.InvestorID, Currency: r.Currency, CreatedAt: r.CreatedAt})
 	}
 	return out
 }
 
 // page is the envelope of every paginated list.
-type page[T any] struct {
+type Page[T any] struct {
 	Items []T    `json:"items"`
 	Next  string `json:"next,omitempty"`
 }
 
 // byStatusWire is an amount split by status.
-type byStatusWire struct {
+type ByStatus struct {
 	Total     fund.Money `json:"total"`
 	Pending   fund.Money `json:"pending"`
 	Completed fund.Money `json:"completed"`
 }
 
-func toByStatus(b positions.ByStatus) byStatusWire {
-	return byStatusWire{Total: b.Total, Pending: b.Pending, Completed: b.Completed}
+func ByStatusOf(b positions.ByStatus) ByStatus {
+	return ByStatus{Total: b.Total, Pending: b.Pending, Completed: b.Completed}
 }
 
-type distributedWire struct {
-	Gross       byStatusWire `json:"gross"`
-	Withholding byStatusWire `json:"withholding"`
-	Net         byStatusWire `json:"net"`
+type Distributed struct {
+	Gross       ByStatus `json:"gross"`
+	Withholding ByStatus `json:"withholding"`
+	Net         ByStatus `json:"net"`
 }
 
-type unfundedFiguresWire struct {
+type UnfundedFigures struct {
 	Reported   *fund.Money `json:"reported,omitempty"`
 	Computed   *fund.Money `json:"computed,omitempty"`
 	Difference *fund.Money `json:"difference,omitempty"`
 }
 
-type countsWire struct {
+type Counts struct {
 	CapitalCalls        int `json:"capitalCalls"`
 	Distributions       int `json:"distributions"`
 	UnfundedCommitments int `json:"unfundedCommitments"`
@@ -503,24 +508,24 @@ type countsWire struct {
 
 // figuresWire is the money of a position summary, and of an investor's
 // totals in one currency.
-type figuresWire struct {
-	Currency    string              `json:"currency"`
-	Commitment  *fund.Money         `json:"commitment,omitempty"`
-	PaidIn      byStatusWire        `json:"paidIn"`
-	Distributed distributedWire     `json:"distributed"`
-	Recallable  fund.Money          `json:"recallable"`
-	Unfunded    unfundedFiguresWire `json:"unfunded"`
-	DPI         string              `json:"dpi,omitempty"`
-	Counts      countsWire          `json:"counts"`
+type Figures struct {
+	Currency    string          `json:"currency"`
+	Commitment  *fund.Money     `json:"commitment,omitempty"`
+	PaidIn      ByStatus        `json:"paidIn"`
+	Distributed Distributed     `json:"distributed"`
+	Recallable  fund.Money      `json:"recallable"`
+	Unfunded    UnfundedFigures `json:"unfunded"`
+	DPI         string          `json:"dpi,omitempty"`
+	Counts      Counts          `json:"counts"`
 }
 
-func toFigures(f positions.Figures) figuresWire {
-	w := figuresWire{
-		Currency: f.Currency, Commitment: f.Commitment, PaidIn: toByStatus(f.PaidIn),
-		Distributed: distributedWire{Gross: toByStatus(f.Distributed), Withholding: toByStatus(f.Withholding), Net: toByStatus(f.DistributedNet)},
+func FiguresOf(f positions.Figures) Figures {
+	w := Figures{
+		Currency: f.Currency, Commitment: f.Commitment, PaidIn: ByStatusOf(f.PaidIn),
+		Distributed: Distributed{Gross: ByStatusOf(f.Distributed), Withholding: ByStatusOf(f.Withholding), Net: ByStatusOf(f.DistributedNet)},
 		Recallable:  f.Recallable,
-		Unfunded:    unfundedFiguresWire{Reported: f.UnfundedReported, Computed: f.UnfundedComputed, Difference: f.UnfundedDifference},
-		Counts:      countsWire{CapitalCalls: f.CapitalCalls, Distributions: f.Distributions, UnfundedCommitments: f.UnfundedCommitments},
+		Unfunded:    UnfundedFigures{Reported: f.UnfundedReported, Computed: f.UnfundedComputed, Difference: f.UnfundedDifference},
+		Counts:      Counts{CapitalCalls: f.CapitalCalls, Distributions: f.Distributions, UnfundedCommitments: f.UnfundedCommitments},
 	}
 	if f.DPI != nil {
 		w.DPI = f.DPI.StringFixed(positions.DPIScale)
@@ -528,74 +533,74 @@ func toFigures(f positions.Figures) figuresWire {
 	return w
 }
 
-type sourceWire struct {
+type DocumentSource struct {
 	DocumentID string `json:"documentId"`
 	Version    int    `json:"version"`
 	AsOf       string `json:"asOf"`
 }
 
-func toSource(s *positions.Source) *sourceWire {
+func SourceOf(s *positions.Source) *DocumentSource {
 	if s == nil {
 		return nil
 	}
-	return &sourceWire{DocumentID: s.DocumentID, Version: s.Version, AsOf: s.AsOf.String()}
+	return &DocumentSource{DocumentID: s.DocumentID, Version: s.Version, AsOf: s.AsOf.String()}
 }
 
-type summarySourcesWire struct {
-	Commitment *sourceWire `json:"commitment,omitempty"`
-	Unfunded   *sourceWire `json:"unfunded,omitempty"`
+type SummarySources struct {
+	Commitment *DocumentSource `json:"commitment,omitempty"`
+	Unfunded   *DocumentSource `json:"unfunded,omitempty"`
 }
 
 // summaryWire is a position summary.
-type summaryWire struct {
+type PositionSummary struct {
 	PositionID string `json:"positionId"`
 	FundID     string `json:"fundId"`
 	InvestorID string `json:"investorId"`
 	AsOf       string `json:"asOf,omitempty"`
-	figuresWire
-	Sources   summarySourcesWire `json:"sources"`
-	Documents []sourceWire       `json:"documents"`
+	Figures
+	Sources   SummarySources   `json:"sources"`
+	Documents []DocumentSource `json:"documents"`
 }
 
-func toSummary(s positions.Summary) summaryWire {
-	w := summaryWire{PositionID: s.PositionID, FundID: s.FundID, InvestorID: s.InvestorID, AsOf: s.AsOf.String(),
-		figuresWire: toFigures(s.Figures),
-		Sources:     summarySourcesWire{Commitment: toSource(s.CommitmentSource), Unfunded: toSource(s.UnfundedSource)},
-		Documents:   make([]sourceWire, 0, len(s.Documents)),
+func SummaryOf(s positions.Summary) PositionSummary {
+	w := PositionSummary{PositionID: s.PositionID, FundID: s.FundID, InvestorID: s.InvestorID, AsOf: s.AsOf.String(),
+		Figures:   FiguresOf(s.Figures),
+		Sources:   SummarySources{Commitment: SourceOf(s.CommitmentSource), Unfunded: SourceOf(s.UnfundedSource)},
+		Documents: make([]DocumentSource, 0, len(s.Documents)),
 	}
 	for i := range s.Documents {
-		w.Documents = append(w.Documents, *toSource(&s.Documents[i]))
+		w.Documents = append(w.Documents, *SourceOf(&s.Documents[i]))
 	}
 	return w
 }
 
-type totalsWire struct {
-	figuresWire
+type CurrencyTotals struct {
+	Figures
 	Positions                  int `json:"positions"`
 	PositionsWithoutCommitment int `json:"positionsWithoutCommitment"`
 }
 
-type investorSummaryWire struct {
-	InvestorID string        `json:"investorId"`
-	AsOf       string        `json:"asOf,omitempty"`
-	Positions  []summaryWire `json:"positions"`
-	Totals     []totalsWire  `json:"totals"` // of this page's positions
-	Next       string        `json:"next,omitempty"`
+type InvestorSummary struct {
+	InvestorID string            `json:"investorId"`
+	AsOf       string            `json:"asOf,omitempty"`
+	Positions  []PositionSummary `json:"positions"`
+	Totals     []CurrencyTotals  `json:"totals"` // of this page's positions
+	Next       string            `json:"next,omitempty"`
 }
 
-func toInvestorSummary(s positions.InvestorSummary) investorSummaryWire {
-	w := investorSummaryWire{InvestorID: s.InvestorID, AsOf: s.AsOf.String(), Positions: []summaryWire{}, Totals: []totalsWire{}}
+func InvestorSummaryOf(s positions.InvestorSummary) InvestorSummary {
+	w := InvestorSummary{InvestorID: s.InvestorID, AsOf: s.AsOf.String(), Positions: []PositionSummary{}, Totals: []CurrencyTotals{}}
 	for _, p := range s.Positions {
-		w.Positions = append(w.Positions, toSummary(p))
+		w.Positions = append(w.Positions, SummaryOf(p))
 	}
 	for _, t := range s.Totals {
-		w.Totals = append(w.Totals, totalsWire{figuresWire: toFigures(t.Figures), Positions: t.Positions, PositionsWithoutCommitment: t.PositionsWithoutCommitment})
+		w.Totals = append(w.Totals, CurrencyTotals{Figures: FiguresOf(t.Figures), Positions: t.Positions, PositionsWithoutCommitment: t.PositionsWithoutCommitment})
 	}
 	return w
 }
 
 // cashflowWire is one contribution or distribution with running totals.
-type cashflowWire struct {
+type Cashflow struct {
 	Date        string      `json:"date"`
 	Type        string      `json:"type"` // contribution or distribution
 	DocumentID  string      `json:"documentId"`
@@ -609,20 +614,20 @@ type cashflowWire struct {
 	NetCashflow fund.Money  `json:"netCashflow"`
 }
 
-type cashflowsWire struct {
-	PositionID string         `json:"positionId"`
-	FundID     string         `json:"fundId"`
-	InvestorID string         `json:"investorId"`
-	Currency   string         `json:"currency"`
-	AsOf       string         `json:"asOf,omitempty"`
-	Cashflows  []cashflowWire `json:"cashflows"`
+type Cashflows struct {
+	PositionID string     `json:"positionId"`
+	FundID     string     `json:"fundId"`
+	InvestorID string     `json:"investorId"`
+	Currency   string     `json:"currency"`
+	AsOf       string     `json:"asOf,omitempty"`
+	Cashflows  []Cashflow `json:"cashflows"`
 }
 
-func toCashflows(identity fund.PositionItem, asOf fund.Date, flows []positions.Cashflow) cashflowsWire {
-	w := cashflowsWire{PositionID: identity.PositionID, FundID: identity.FundID, InvestorID: identity.InvestorID,
-		Currency: identity.Currency, AsOf: asOf.String(), Cashflows: make([]cashflowWire, 0, len(flows))}
+func CashflowsOf(identity fund.PositionItem, asOf fund.Date, flows []positions.Cashflow) Cashflows {
+	w := Cashflows{PositionID: identity.PositionID, FundID: identity.FundID, InvestorID: identity.InvestorID,
+		Currency: identity.Currency, AsOf: asOf.String(), Cashflows: make([]Cashflow, 0, len(flows))}
 	for _, f := range flows {
-		cw := cashflowWire{Date: f.Date.String(), Type: "contribution", DocumentID: f.DocumentID, Version: f.Version,
+		cw := Cashflow{Date: f.Date.String(), Type: "contribution", DocumentID: f.DocumentID, Version: f.Version,
 			Status: string(f.Status), Amount: f.Amount, PaidIn: f.PaidIn, Distributed: f.Distributed, NetCashflow: f.NetCashflow}
 		if f.Kind == fund.Distribution {
 			withholding, net := f.Withholding, f.Net
