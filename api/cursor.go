@@ -8,7 +8,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/store"
 )
@@ -19,8 +18,8 @@ import (
 // items the caller was not shown) nor alter it, and a token from one query,
 // or one principal, is refused by every other.
 type cursor struct {
-	Query string            `json:"-"`           // which query it continues: sealed in, not stored
-	Key   map[string]string `json:"k,omitempty"` // DynamoDB's LastEvaluatedKey
+	Query string        `json:"-"`           // which query it continues: sealed in, not stored
+	Key   store.PageKey `json:"k,omitempty"` // where the store resumes: opaque
 	// Overview pages pin one committed version.
 	Commit  string `json:"c,omitempty"`
 	Version int    `json:"v,omitempty"`
@@ -76,28 +75,4 @@ func (cc cursorCodec) decode(s, query string) (cursor, error) {
 	}
 	c.Query = query
 	return c, nil
-}
-
-func keyToStrings(k store.PageKey) map[string]string {
-	if len(k) == 0 {
-		return nil
-	}
-	out := make(map[string]string, len(k))
-	for name, av := range k {
-		if s, ok := av.(*types.AttributeValueMemberS); ok {
-			out[name] = s.Value
-		}
-	}
-	return out
-}
-
-func stringsToKey(m map[string]string) store.PageKey {
-	if len(m) == 0 {
-		return nil
-	}
-	k := make(store.PageKey, len(m))
-	for name, v := range m {
-		k[name] = &types.AttributeValueMemberS{Value: v}
-	}
-	return k
 }

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"github.com/fundsvc/fundsvc/store"
 	"github.com/fundsvc/fundsvc/wire"
 
 	"bytes"
@@ -156,27 +157,18 @@ func FuzzDocumentRequest(f *testing.F) {
 	})
 }
 
-// cursorKeys builds a LastEvaluatedKey from name, value, name, value… lines;
-// an empty spec is no key at all, which is what keyToStrings gives for one.
-func cursorKeys(spec string) map[string]string {
+// cursorKeys is the store's page key a cursor carries: opaque bytes, none
+// when empty.
+func cursorKeys(spec string) store.PageKey {
 	if spec == "" {
 		return nil
 	}
-	parts := strings.Split(spec, "\n")
-	m := map[string]string{}
-	for i := 0; i < len(parts); i += 2 {
-		v := ""
-		if i+1 < len(parts) {
-			v = parts[i+1]
-		}
-		m[parts[i]] = v
-	}
-	return m
+	return store.PageKey(spec)
 }
 
 func FuzzCursor(f *testing.F) {
 	key := []byte("test-cursor-key-0123456789")
-	good := cursorCodec{key: key}.encode(cursor{Query: "fund-positions:FUND_A", Key: map[string]string{"PK": "FUND#FUND_A", "SK": "POSITION#POSITION_1"}})
+	good := cursorCodec{key: key}.encode(cursor{Query: "fund-positions:FUND_A", Key: store.PageKey(`{"PK":"FUND#FUND_A","SK":"POSITION#POSITION_1"}`)})
 	overview := cursorCodec{key: key}.encode(cursor{Query: "overview:DOC001", Commit: "c1", Version: 3, After: "POSITION_1"})
 	for _, s := range []struct {
 		token, query string

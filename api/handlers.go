@@ -105,7 +105,7 @@ func (s *server) next(c *gin.Context, query string, key store.PageKey) string {
 	if key == nil {
 		return ""
 	}
-	return s.cursors.encode(cursor{Query: bind(c, query), Key: keyToStrings(key)})
+	return s.cursors.encode(cursor{Query: bind(c, query), Key: key})
 }
 
 func dateParam(c *gin.Context, name string) (fund.Date, bool) {
@@ -344,7 +344,7 @@ func (s *server) getVersions(c *gin.Context) {
 	if !visible(c, latest.FundID, documentNotFound(id)) {
 		return
 	}
-	history, next, err := s.docs.HistoryPage(ctx, id, from, to, limit, stringsToKey(cur.Key))
+	history, next, err := s.docs.HistoryPage(ctx, id, from, to, limit, cur.Key)
 	if err != nil {
 		writeError(c, err)
 		return
@@ -543,7 +543,7 @@ func (s *server) listFundDocuments(c *gin.Context) {
 	if !ok {
 		return
 	}
-	docs, next, err := s.docs.FundDocuments(c.Request.Context(), fundID, from, to, kind, limit, stringsToKey(cur.Key))
+	docs, next, err := s.docs.FundDocuments(c.Request.Context(), fundID, from, to, kind, limit, cur.Key)
 	if err == nil && len(docs) == 0 && cur.Key == nil {
 		err = s.fundMustExist(c, fundID)
 	}
@@ -581,7 +581,7 @@ func (s *server) listFundPositions(c *gin.Context) {
 	if !ok {
 		return
 	}
-	rs, next, err := s.positions.OfFund(c.Request.Context(), fundID, limit, stringsToKey(cur.Key))
+	rs, next, err := s.positions.OfFund(c.Request.Context(), fundID, limit, cur.Key)
 	if err == nil && len(rs) == 0 && cur.Key == nil {
 		err = s.fundMustExist(c, fundID)
 	}
@@ -632,7 +632,7 @@ func (s *server) listInvestorPositions(c *gin.Context) {
 	// limit with a next cursor, but reading it never costs more than two
 	// Queries, whoever asks.
 	keep := func(r positions.Registered) bool { return mayReadPosition(p, r.FundID, r.InvestorID) }
-	mine, next, err := s.positions.VisibleOfInvestor(c.Request.Context(), inv, keep, filtersInvestor(p), limit, stringsToKey(cur.Key))
+	mine, next, err := s.positions.VisibleOfInvestor(c.Request.Context(), inv, keep, filtersInvestor(p), limit, cur.Key)
 	if err != nil {
 		writeError(c, err)
 		return
@@ -665,7 +665,7 @@ func (s *server) positionItems(c *gin.Context, pos string, kind fund.ItemKind, q
 		return
 	}
 	ctx := c.Request.Context()
-	items, next, err := s.positions.Items(ctx, pos, kind, limit, stringsToKey(cur.Key))
+	items, next, err := s.positions.Items(ctx, pos, kind, limit, cur.Key)
 	if err != nil {
 		writeError(c, err)
 		return
@@ -828,7 +828,7 @@ func (s *server) getInvestorSummary(c *gin.Context) {
 	}
 	p := principal(c)
 	keep := func(r positions.Registered) bool { return mayReadPosition(p, r.FundID, r.InvestorID) }
-	sum, next, err := s.positions.InvestorSummary(c.Request.Context(), inv, asOf, keep, filtersInvestor(p), limit, stringsToKey(cur.Key))
+	sum, next, err := s.positions.InvestorSummary(c.Request.Context(), inv, asOf, keep, filtersInvestor(p), limit, cur.Key)
 	if err != nil {
 		writeError(c, err)
 		return

@@ -22,7 +22,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/store"
 	"github.com/gin-gonic/gin"
@@ -751,7 +750,7 @@ func TestOpenAPICursorIsBoundToPrincipal(t *testing.T) {
 	const query = "fund-positions:F1"
 	owner := Principal{Subject: "admin-1", Role: RoleAdmin, Funds: []string{"F1"}}
 	c, _ := request(owner, "")
-	next := s.next(c, query, store.PageKey{"PK": &types.AttributeValueMemberS{Value: "FUND#F1"}})
+	next := s.next(c, query, store.PageKey(`{"PK":"FUND#F1"}`))
 	if next == "" {
 		t.Fatal("no cursor issued")
 	}

@@ -12,10 +12,6 @@ import (
 	"github.com/guregu/dynamo/v2"
 )
 
-// PageKey is where a paginated Query resumes; the api package makes it an
-// opaque, signed cursor.
-type PageKey = dynamo.PagingKey
-
 // QueryAll runs q to its end, page by page, and returns its items. Each is
 // decoded by Item's own decoder into one slice: guregu's All allocates and
 // appends every item through reflection, which cost as much as decoding on
@@ -27,8 +23,12 @@ func QueryAll(ctx context.Context, q *dynamo.Query) ([]Item, error) {
 // QueryPage runs q for one DynamoDB request of at most limit items, resuming
 // at start, and returns its items and the key to resume from (nil at the end).
 func QueryPage(ctx context.Context, q *dynamo.Query, limit int, start PageKey) ([]Item, PageKey, error) {
-	if len(start) > 0 {
-		q = q.StartFrom(start)
+	from, err := start.paging()
+	if err != nil {
+		return nil, nil, err
+	}
+	if from != nil {
+		q = q.StartFrom(from)
 	}
 	// One request, consumed whole, so the LastEvaluatedKey is DynamoDB's own
 	// and never needs a DescribeTable to infer.
@@ -41,10 +41,7 @@ func QueryPage(ctx context.Context, q *dynamo.Query, limit int, start PageKey) (
 	if errors.Is(err, dynamo.ErrNotFound) {
 		err = nil
 	}
-	if len(next) == 0 {
-		next = nil
-	}
-	return items, next, err
+	return items, pageKeyOf(next), err
 }
 
 func collect(ctx context.Context, iter dynamo.PagingIter) ([]Item, error) {
@@ -394,14 +391,14 @@ func (s *Store) HistoryPage(ctx context.Context, doc string, from, to fund.Date,
 // the Query returned: a page can then end on any item, not only where a
 // DynamoDB response ended.
 func IndexPageKey(it *Item, index string) PageKey {
-	key := PageKey{AttrPK: &types.AttributeValueMemberS{Value: it.PK}, AttrSK: &types.AttributeValueMemberS{Value: it.SK}}
+	key := dynamo.PagingKey{AttrPK: &types.AttributeValueMemberS{Value: it.PK}, AttrSK: &types.AttributeValueMemberS{Value: it.SK}}
 	switch index {
 	case IndexGSI1:
 		key[AttrGSI1PK], key[AttrGSI1SK] = &types.AttributeValueMemberS{Value: it.GSI1PK}, &types.AttributeValueMemberS{Value: it.GSI1SK}
 	case IndexGSI2:
 		key[AttrGSI2PK], key[AttrGSI2SK] = &types.AttributeValueMemberS{Value: it.GSI2PK}, &types.AttributeValueMemberS{Value: it.GSI2SK}
 	}
-	return key
+	return pageKeyOf(key)
 }
 
 // Version returns version n of a document whole, positions included: one
