@@ -11,8 +11,9 @@ import (
 // PageKey is where a paginated read resumes. It is opaque bytes to every
 // other package (the api seals it into a cursor); inside, it is the
 // DynamoDB key of the last item read, as JSON of its string attributes
-// (every key attribute of the table is a string).
-type PageKey []byte
+// (every key attribute of the table is a string). An alias, so that
+// consumers' interfaces can say []byte without importing this package.
+type PageKey = []byte
 
 // pageKeyOf encodes DynamoDB's LastEvaluatedKey; nil stays nil.
 func pageKeyOf(k dynamo.PagingKey) PageKey {
@@ -30,7 +31,7 @@ func pageKeyOf(k dynamo.PagingKey) PageKey {
 }
 
 // paging decodes a page key; an empty one is the start.
-func (k PageKey) paging() (dynamo.PagingKey, error) {
+func paging(k PageKey) (dynamo.PagingKey, error) {
 	if len(k) == 0 {
 		return nil, nil
 	}

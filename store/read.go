@@ -23,7 +23,7 @@ func QueryAll(ctx context.Context, q *dynamo.Query) ([]Item, error) {
 // QueryPage runs q for one DynamoDB request of at most limit items, resuming
 // at start, and returns its items and the key to resume from (nil at the end).
 func QueryPage(ctx context.Context, q *dynamo.Query, limit int, start PageKey) ([]Item, PageKey, error) {
-	from, err := start.paging()
+	from, err := paging(start)
 	if err != nil {
 		return nil, nil, err
 	}
