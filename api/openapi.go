@@ -7,7 +7,9 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
-// openAPIDocument describes every route; a test keeps it and routes() equal.
+// openAPIDocument describes every route. It is generated from the route
+// table and the wire types (openapi_gen.go); TestOpenAPIGolden fails when
+// the file differs from what they generate, and make openapi rewrites it.
 //
 //go:embed openapi.json
 var openAPIDocument []byte

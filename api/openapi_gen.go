@@ -23,9 +23,9 @@ import (
 // this generator ourselves rather than use a library (kin-openapi, huma,
 // swaggest/openapi-go) because the wire types must stay plain structs that
 // the hand-tuned encoders also read, the document keeps fund's own rules
-// (Money's pattern, the ID pattern, the enums) and long prose, and about
-// four hundred lines of reflection do it with no new dependency; the lint
-// of the output (redocly, make test) checks what a library would.
+// (Money's pattern, the ID pattern, the enums) and long prose, and a few
+// hundred lines of reflection do it with no new dependency; the lint of
+// the output (redocly, make test) checks what a library would.
 // TestOpenAPIGolden writes the result to openapi.json (make openapi).
 
 // schema is a JSON Schema (2020-12, as OpenAPI 3.1 uses it), in the
