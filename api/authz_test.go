@@ -136,6 +136,8 @@ func authzRoutes() []authzRoute {
 		{method: http.MethodGet, path: "/readyz", access: authzOpen, probes: []authzProbe{{path: "/readyz"}}},
 		{method: http.MethodGet, path: "/metrics", access: authzAnyToken, probes: []authzProbe{{path: "/metrics"}}},
 		{method: http.MethodGet, path: "/openapi.json", access: authzAnyToken, probes: []authzProbe{{path: "/openapi.json"}}},
+		{method: http.MethodGet, path: "/docs", access: authzAnyToken, probes: []authzProbe{{path: "/docs"}}},
+		{method: http.MethodGet, path: "/docs/:file", access: authzAnyToken, probes: []authzProbe{{path: "/docs/init.js"}}},
 
 		{method: http.MethodPut, path: "/v1/documents/:documentId", access: authzAdmin, body: authzDocument,
 			probes: []authzProbe{doc("/v1/documents/DOC001")}},
