@@ -1,0 +1,13 @@
+// Package store keeps fundsvc's documents in one DynamoDB table: the only
+// package that speaks DynamoDB (architecture_test.go holds that).
+//
+// It owns the table's layout and hides it: the key builders and the stored
+// Item (keys.go, item.go, itemcodec.go), the commit protocol that makes a
+// version of any size visible at once (store.go, claims.go;
+// docs/commit-protocol.md), idempotency records (idempotency.go), table
+// creation, the reads behind every route (read.go, positions.go), the
+// export's typed stream of committed records (stream.go) and its lease.
+// Callers pass and get domain types (package fund); page keys are opaque
+// bytes (PageKey); throttling and refused conditions come back as
+// *fund.Error, never as AWS errors.
+package store
