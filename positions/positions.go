@@ -1,143 +1,80 @@
-// Package positions serves the position pivot: a position's items across
-// documents (GSI2), the positions of a fund or an investor, and per-position
-// analysis of a document.
+// Package positions computes over a position's items across documents: the
+// summaries, cash flows and investor totals of the portal's position routes,
+// and the per-position analysis of a document. Its arithmetic works on
+// domain types (fund.PositionItem, fund.Registered) and needs no store; the
+// reads come through Reader, a small interface the storage package's
+// *store.Store satisfies, so that this package never sees a key or a Query.
 package positions
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"time"
 
 	"github.com/fundsvc/fundsvc/fund"
-	"github.com/fundsvc/fundsvc/store"
-	"github.com/guregu/dynamo/v2"
 )
 
-// Store reads positions from the fund table.
-type Store struct {
-	table dynamo.Table
-	docs  *store.Store
+// Reader is what positions reads from storage. Page keys are opaque bytes
+// that only the Reader that issued them understands.
+type Reader interface {
+	// PositionItems lists one page of a position's latest items across
+	// documents, ordered by kind then document, of one kind when kind is set.
+	PositionItems(ctx context.Context, pos string, kind fund.ItemKind, limit int, start []byte) ([]fund.PositionItem, []byte, error)
+	// AllPositionItems returns every latest item of a position across
+	// documents (none from a document whose latest version withdrew it),
+	// ordered by kind then document.
+	AllPositionItems(ctx context.Context, pos string) ([]fund.PositionItem, error)
+	// PositionAsOf returns what a document reported for a position in its
+	// latest version dated on or before asOf among the versions below
+	// before; none if there is no such version or it did not report it.
+	PositionAsOf(ctx context.Context, doc, pos string, asOf fund.Date, before int) ([]fund.PositionItem, error)
+	// CapitalCallIn returns a position's capital call in one document, or
+	// ENOTFOUND.
+	CapitalCallIn(ctx context.Context, pos, doc string) (fund.PositionItem, error)
+	// FundPositions lists one page of a fund's registered positions.
+	FundPositions(ctx context.Context, fundID string, limit int, start []byte) ([]fund.Registered, []byte, error)
+	// InvestorPositions lists one page of up to limit of an investor's
+	// registered positions that keep accepts, with a bounded read: filtered
+	// says keep may refuse some, and the page may then hold fewer than limit.
+	InvestorPositions(ctx context.Context, inv string, keep func(fund.Registered) bool, filtered bool, limit int, start []byte) ([]fund.Registered, []byte, error)
 }
 
-// NewStore returns a Store over the table of s.
-func NewStore(s *store.Store) *Store { return &Store{table: s.Table(), docs: s} }
+// Store answers the position routes from what a Reader reads.
+type Store struct {
+	r Reader
+}
+
+// NewStore returns a Store reading through r (a *store.Store in the
+// service).
+func NewStore(r Reader) *Store { return &Store{r: r} }
 
 // Registered is a position as the fund partition records it: one fund plus
 // one investor.
-type Registered struct {
-	PositionID string
-	FundID     string
-	InvestorID string
-	Currency   string
-	CreatedAt  time.Time
+type Registered = fund.Registered
+
+// Items lists a position's latest items across every document, ordered by
+// kind then document, of one kind when kind is set, one page at a time.
+// Each item carries the document version it came from.
+func (s *Store) Items(ctx context.Context, pos string, kind fund.ItemKind, limit int, start []byte) ([]fund.PositionItem, []byte, error) {
+	return s.r.PositionItems(ctx, pos, kind, limit, start)
 }
 
-func registered(it *store.Item) Registered {
-	return Registered{PositionID: it.PositionID, FundID: it.FundID, InvestorID: it.InvestorID, Currency: it.Currency, CreatedAt: it.CreatedAt}
-}
-
-// Items lists a position's latest items across every document with one
-// Query of GSI2 (POSITION#<pos>), ordered by kind then document; kind, when
-// set, keeps one kind through a terminated sort-key prefix. Each item carries
-// the document version it came from; the items of one position in one
-// document are always written together, so they show one version.
-func (s *Store) Items(ctx context.Context, pos string, kind fund.ItemKind, limit int, start store.PageKey) ([]fund.PositionItem, store.PageKey, error) {
-	q := s.table.Get(store.AttrGSI2PK, store.PositionGSI2PK(pos)).Index(store.IndexGSI2)
-	if kind != "" {
-		q = q.Range(store.AttrGSI2SK, dynamo.BeginsWith, store.PositionKindPrefix(kind))
-	}
-	items, next, err := store.QueryPage(ctx, q, limit, start)
-	if err != nil {
-		return nil, nil, fmt.Errorf("items of position %s: %w", pos, err)
-	}
-	out := make([]fund.PositionItem, 0, len(items))
-	for i := range items {
-		out = append(out, items[i].PositionItem())
-	}
-	return out, next, nil
-}
-
-// CapitalCallIn returns a position's capital call in one document with one
-// Query of GSI1 (CAPITAL_CALL#<pos>#<doc>). It returns ENOTFOUND if there is
-// none.
+// CapitalCallIn returns a position's capital call in one document. It
+// returns ENOTFOUND if there is none.
 func (s *Store) CapitalCallIn(ctx context.Context, pos, doc string) (fund.PositionItem, error) {
-	var it store.Item
-	err := s.table.Get(store.AttrGSI1PK, store.PositionItemGSI1PK(fund.CapitalCall, pos, doc)).
-		Index(store.IndexGSI1).Range(store.AttrGSI1SK, dynamo.Equal, store.GSI1LatestSK).One(ctx, &it)
-	if errors.Is(err, dynamo.ErrNotFound) {
-		return fund.PositionItem{}, fund.Errorf(fund.ENOTFOUND, "no capital call for position %s in document %s", pos, doc)
-	}
-	if err != nil {
-		return fund.PositionItem{}, fmt.Errorf("capital call of position %s in document %s: %w", pos, doc, err)
-	}
-	return it.PositionItem(), nil
+	return s.r.CapitalCallIn(ctx, pos, doc)
 }
-
-// maxRegistryReads bounds the Queries one call of VisibleOfInvestor makes,
-// and registryReadRows the rows each reads when the caller sees only some:
-// a caller who sees few or none of an investor's positions costs a bounded
-// read, not one Query per position.
-const (
-	maxRegistryReads = 2
-	registryReadRows = 1000
-)
 
 // VisibleOfInvestor lists up to limit of an investor's positions that keep
-// accepts (the caller's access rule), resuming at start, with at most two
-// Queries of GSI2 (INVESTOR#<inv>). filtered says keep may refuse some: each
-// Query then reads up to 1,000 rows. A page ends after its last position, so
-// the next one starts right after it; it may hold fewer than limit (even
-// none) with a key to go on from when the reads were used up first.
-func (s *Store) VisibleOfInvestor(ctx context.Context, inv string, keep func(Registered) bool, filtered bool, limit int, start store.PageKey) ([]Registered, store.PageKey, error) {
-	q := s.table.Get(store.AttrGSI2PK, store.InvestorGSI2PK(inv)).Index(store.IndexGSI2)
-	read := limit
-	if filtered {
-		read = max(limit, registryReadRows)
-	}
-	var out []Registered
-	next := start
-	for range maxRegistryReads {
-		items, n, err := store.QueryPage(ctx, q, read, next)
-		if err != nil {
-			return nil, nil, fmt.Errorf("positions of investor %s: %w", inv, err)
-		}
-		for i := range items {
-			r := registered(&items[i])
-			if !keep(r) {
-				continue
-			}
-			out = append(out, r)
-			if len(out) == limit {
-				if i == len(items)-1 {
-					return out, n, nil
-				}
-				return out, store.IndexPageKey(&items[i], store.IndexGSI2), nil
-			}
-		}
-		if next = n; next == nil {
-			break
-		}
-	}
-	return out, next, nil
+// accepts (the caller's access rule), resuming at start, with a bounded
+// read (see store.Store.InvestorPositions): filtered says keep may refuse
+// some. A page ends after its last position; it may hold fewer than limit
+// (even none) with a key to go on from.
+func (s *Store) VisibleOfInvestor(ctx context.Context, inv string, keep func(Registered) bool, filtered bool, limit int, start []byte) ([]Registered, []byte, error) {
+	return s.r.InvestorPositions(ctx, inv, keep, filtered, limit, start)
 }
 
-// OfFund lists a fund's positions with one Query of the fund partition.
-func (s *Store) OfFund(ctx context.Context, fundID string, limit int, start store.PageKey) ([]Registered, store.PageKey, error) {
-	q := s.table.Get(store.AttrPK, store.FundPK(fundID)).Range(store.AttrSK, dynamo.BeginsWith, store.FundPositionPrefix)
-	return s.list(ctx, q, limit, start, "positions of fund "+fundID)
-}
-
-func (s *Store) list(ctx context.Context, q *dynamo.Query, limit int, start store.PageKey, what string) ([]Registered, store.PageKey, error) {
-	items, next, err := store.QueryPage(ctx, q, limit, start)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", what, err)
-	}
-	out := make([]Registered, 0, len(items))
-	for i := range items {
-		out = append(out, registered(&items[i]))
-	}
-	return out, next, nil
+// OfFund lists a fund's positions, one page at a time.
+func (s *Store) OfFund(ctx context.Context, fundID string, limit int, start []byte) ([]Registered, []byte, error) {
+	return s.r.FundPositions(ctx, fundID, limit, start)
 }
 
 // Analysis is what one document reports for one position: how many items of

@@ -1,16 +1,14 @@
 package positions
 
 import (
-	"context"
-	"fmt"
-	"slices"
 	"sort"
 
 	"github.com/fundsvc/fundsvc/fund"
-	"github.com/fundsvc/fundsvc/store"
 	"github.com/shopspring/decimal"
-	"golang.org/x/sync/errgroup"
 )
+
+// The arithmetic of positions: pure functions over the items a position's
+// documents report. The reads that gather them are in read.go.
 
 // DPIScale is the number of decimal places of a DPI: the exact quotient
 // rounded half away from zero.
@@ -188,40 +186,14 @@ func orZero(m *fund.Money) fund.Money {
 	return *m
 }
 
-// reported returns the items that count for a position on a date: from
-// every document that reports it, the items of the document's latest
-// version dated on or before asOf (every latest version when asOf is zero).
-//
-// One Query of GSI2 (POSITION#<pos>, followed page by page) reads the latest
-// items of every document. Only a document whose latest version is dated
-// after asOf but that has earlier versions needs more: two Queries (see
-// store.Store.PositionAsOf), made in parallel across such documents. A
-// document whose latest version no longer reports the position does not
-// count at any date: its line was withdrawn.
-//
-// It returns the identity of the position (fund, investor, currency) read
-// from any of its items, and ENOTFOUND if no document reports it.
-func (s *Store) reported(ctx context.Context, pos string, asOf fund.Date, owner *Registered, allow Allow) (fund.PositionItem, []fund.PositionItem, error) {
-	stored, err := store.QueryAll(ctx, s.table.Get(store.AttrGSI2PK, store.PositionGSI2PK(pos)).Index(store.IndexGSI2))
-	if err != nil {
-		return fund.PositionItem{}, nil, fmt.Errorf("items of position %s: %w", pos, err)
-	}
-	if owner != nil {
-		stored = slices.DeleteFunc(stored, func(it store.Item) bool {
-			return it.FundID != owner.FundID || it.InvestorID != owner.InvestorID
-		})
-	}
-	if len(stored) == 0 {
-		return fund.PositionItem{}, nil, fund.Errorf(fund.ENOTFOUND, "position %s not found", pos)
-	}
-	identity := stored[0].PositionItem()
-	if allow != nil && !allow(identity.FundID, identity.InvestorID) {
-		return fund.PositionItem{}, nil, fund.Errorf(fund.ENOTFOUND, "position %s not found", pos)
-	}
-	var counted []fund.PositionItem
-	later := map[string]int{} // document → latest version, dated after asOf
-	for i := range stored {
-		it := stored[i].PositionItem()
+// Counted splits a position's latest items (one document's at its latest
+// version each) by date: the items that count on asOf (every one when asOf
+// is zero), and, for each document whose latest version is dated after asOf
+// but has earlier versions, that version: one of those earlier versions may
+// count instead, and only a read of the document's history can tell.
+func Counted(latest []fund.PositionItem, asOf fund.Date) (counted []fund.PositionItem, later map[string]int) {
+	later = map[string]int{}
+	for _, it := range latest {
 		switch {
 		case asOf.IsZero() || it.AsOf.Compare(asOf) <= 0:
 			counted = append(counted, it)
@@ -229,60 +201,7 @@ func (s *Store) reported(ctx context.Context, pos string, asOf fund.Date, owner 
 			later[it.DocumentID] = it.DocumentVersion
 		}
 	}
-	if len(later) == 0 {
-		return identity, counted, nil
-	}
-	docs := make([]string, 0, len(later))
-	for doc := range later {
-		docs = append(docs, doc)
-	}
-	earlier := make([][]fund.PositionItem, len(docs))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(8)
-	for i, doc := range docs {
-		g.Go(func() (err error) {
-			earlier[i], err = s.docs.PositionAsOf(gctx, doc, pos, asOf, later[doc])
-			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return fund.PositionItem{}, nil, err
-	}
-	for _, items := range earlier {
-		counted = append(counted, items...)
-	}
-	return identity, counted, nil
-}
-
-// Summary sums up a position on a date (zero: every document), each
-// document counted at its latest version dated on or before it. It returns
-// ENOTFOUND if no document reports the position; a position whose documents
-// all come later has a summary of zeros.
-func (s *Store) Summary(ctx context.Context, pos string, asOf fund.Date) (Summary, error) {
-	return s.SummaryFor(ctx, pos, asOf, nil)
-}
-
-// Allow is a caller's access rule for a position of fundID held by
-// investorID; nil allows every position.
-type Allow func(fundID, investorID string) bool
-
-// SummaryFor is Summary for a caller that allow may refuse: it decides right
-// after the position's first Query, before any further read, and returns
-// ENOTFOUND, as for an unknown position, if allow refuses.
-func (s *Store) SummaryFor(ctx context.Context, pos string, asOf fund.Date, allow Allow) (Summary, error) {
-	return s.summary(ctx, pos, asOf, nil, allow)
-}
-
-// summary is SummaryFor counting, when owner is set, only the items of
-// owner's fund and investor.
-func (s *Store) summary(ctx context.Context, pos string, asOf fund.Date, owner *Registered, allow Allow) (Summary, error) {
-	identity, items, err := s.reported(ctx, pos, asOf, owner, allow)
-	if err != nil {
-		return Summary{}, err
-	}
-	sum := Summarize(pos, asOf, items)
-	sum.FundID, sum.InvestorID, sum.Currency = identity.FundID, identity.InvestorID, identity.Currency
-	return sum, nil
+	return counted, later
 }
 
 // Cashflow is one dated contribution (a capital call) or distribution, with
@@ -301,24 +220,6 @@ type Cashflow struct {
 	// this flow, and NetCashflow = Distributed − Withholding − PaidIn, what
 	// the investor has received net of what it has paid.
 	PaidIn, Distributed, NetCashflow fund.Money
-}
-
-// Cashflows lists a position's contributions and distributions on a date
-// (zero: every document) in date order, with running totals, read like
-// Summary. Flows of one date are ordered contributions first, then by
-// document. It returns ENOTFOUND if no document reports the position.
-func (s *Store) Cashflows(ctx context.Context, pos string, asOf fund.Date) (fund.PositionItem, []Cashflow, error) {
-	return s.CashflowsFor(ctx, pos, asOf, nil)
-}
-
-// CashflowsFor is Cashflows for a caller that allow may refuse (see
-// SummaryFor).
-func (s *Store) CashflowsFor(ctx context.Context, pos string, asOf fund.Date, allow Allow) (fund.PositionItem, []Cashflow, error) {
-	identity, items, err := s.reported(ctx, pos, asOf, nil, allow)
-	if err != nil {
-		return fund.PositionItem{}, nil, err
-	}
-	return identity, CashflowsOf(items), nil
 }
 
 // CashflowsOf orders the calls and distributions among items by date and
@@ -384,41 +285,12 @@ type Totals struct {
 	PositionsWithoutCommitment int
 }
 
-// InvestorSummary sums up the investor's positions that keep accepts (the
-// caller's access rule) on a date, up to limit of them from start (see
-// VisibleOfInvestor), each as Summary does, several at a time, and returns
-// the key of the next page. Each position counts only the items whose fund
-// and investor are the ones its registry row names: the row authorized the
-// read, so nothing else may be added in. Positions no document reports are
-// left out. It returns ENOTFOUND if, on the first page, no position is left.
-func (s *Store) InvestorSummary(ctx context.Context, inv string, asOf fund.Date, keep func(Registered) bool, filtered bool, limit int, start store.PageKey) (InvestorSummary, store.PageKey, error) {
-	regs, next, err := s.VisibleOfInvestor(ctx, inv, keep, filtered, limit, start)
-	if err != nil {
-		return InvestorSummary{}, nil, err
-	}
-	sums := make([]*Summary, len(regs))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(8)
-	for i, r := range regs {
-		g.Go(func() error {
-			sum, err := s.summary(gctx, r.PositionID, asOf, &r, nil)
-			if fund.ErrorCode(err) == fund.ENOTFOUND {
-				return nil
-			}
-			sums[i] = &sum
-			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return InvestorSummary{}, nil, err
-	}
-	out := InvestorSummary{InvestorID: inv, AsOf: asOf}
+// SumUp totals an investor's position summaries per currency, the
+// positions ordered by ID and the totals by currency.
+func SumUp(inv string, asOf fund.Date, sums []Summary) InvestorSummary {
+	out := InvestorSummary{InvestorID: inv, AsOf: asOf, Positions: append([]Summary(nil), sums...)}
 	totals := map[string]*Totals{}
 	for _, sum := range sums {
-		if sum == nil {
-			continue
-		}
-		out.Positions = append(out.Positions, *sum)
 		t := totals[sum.Currency]
 		if t == nil {
 			t = &Totals{Figures: Figures{Currency: sum.Currency}}
@@ -426,16 +298,13 @@ func (s *Store) InvestorSummary(ctx context.Context, inv string, asOf fund.Date,
 		}
 		t.add(sum.Figures)
 	}
-	if len(out.Positions) == 0 && start == nil && next == nil {
-		return InvestorSummary{}, nil, fund.Errorf(fund.ENOTFOUND, "investor %s not found", inv)
-	}
 	sort.Slice(out.Positions, func(i, j int) bool { return out.Positions[i].PositionID < out.Positions[j].PositionID })
 	for _, t := range totals {
 		t.deriveDPI()
 		out.Totals = append(out.Totals, *t)
 	}
 	sort.Slice(out.Totals, func(i, j int) bool { return out.Totals[i].Currency < out.Totals[j].Currency })
-	return out, next, nil
+	return out
 }
 
 // add adds one position's figures; deriveDPI must follow.

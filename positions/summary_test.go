@@ -4,99 +4,34 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"reflect"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/fundsvc/fundsvc/fund"
-	"github.com/fundsvc/fundsvc/internal/dynamotest"
-	"github.com/fundsvc/fundsvc/internal/fundtest"
 	"github.com/fundsvc/fundsvc/positions"
+	"github.com/fundsvc/fundsvc/positions/positionstest"
 )
 
-func TestMain(m *testing.M) { os.Exit(dynamotest.Main(m)) }
-
-func money(s string) *fund.Money { m := fund.MustMoney(s); return &m }
+// The tests of this package read through positionstest.Memory: the
+// arithmetic needs no DynamoDB. The storage package's tests run the same
+// documents through *store.Store on DynamoDB Local and require the same
+// answers with a known number of Queries.
 
 func date(s string) fund.Date { return fund.MustDate(s) }
 
-// restate writes d as the next version of its document.
-func restate(t *testing.T, e *fundtest.Env, d fund.Document) {
-	t.Helper()
-	if _, err := e.Store.Restate(context.Background(), d, nil); err != nil {
-		t.Fatalf("restate %s: %v", d.ID, err)
-	}
-}
+// clock is the time of every write.
+var clock = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
-// handFixtures writes the documents whose figures the tests below work out
-// by hand. Fund FUND_H is in USD, FUND_E in EUR.
-//
-//	PA (INV_A, FUND_H) — commitment 1,000,000.00
-//	  D1 2024-03-31       call 250,000.00 Completed, due 2024-04-15; unfunded 750,000.00
-//	  D2 2024-06-30 v1    call 100,000.00 Pending;                 unfunded 650,000.00
-//	  D2 2024-06-30 v2    call 120,000.00 Pending, due 2024-07-15; unfunded 630,000.00 (restated)
-//	  D3 2024-09-30       distribution 80,000.00 Completed, 2024-10-05,
-//	                      recallable 20,000.00, withholding 1,250.50
-//	PB (INV_B, FUND_H) — commitment 500,000.00
-//	  E1 2024-03-31 v1    call 50,000.00 Completed; unfunded 450,000.00
-//	  E1 2024-04-30 v2    call 55,000.00 Completed; unfunded 445,000.00 (restated, as-of moved later)
-//	  E2 2024-06-30       distribution 10,000.00 Pending, all of it recallable
-//	  E3 2024-07-31 v1    call 7,000.00; v2 drops PB (its line withdrawn)
-//	PC (INV_A, FUND_E) — commitment 100,000.00, no distributions
-//	  F1 2024-05-15       call 33,333.33 Pending; unfunded 66,666.67
-//	PD (INV_A, FUND_H) — no commitment stated
-//	  D1 2024-03-31       call 1,000.00 Completed
-func handFixtures(t *testing.T, e *fundtest.Env) {
-	t.Helper()
-	doc := func(id, fundID, asOf string, ps ...fund.Position) fund.Document {
-		cur := "USD"
-		if fundID == "FUND_E" {
-			cur = "EUR"
-		}
-		return fund.Document{ID: id, FundID: fundID, Kind: fund.KindCapitalAccountStatement, Title: id, AsOf: date(asOf), Currency: cur, Positions: ps}
+// handWritten is a positions.Store over the hand-worked documents (see
+// positionstest.HandFixtures), and the memory it reads.
+func handWritten() (*positions.Store, *positionstest.Memory) {
+	m := positionstest.NewMemory(clock)
+	for _, d := range positionstest.HandFixtures() {
+		m.Restate(d)
 	}
-	call := func(amount string, status fund.Status, due string) *fund.CapitalCallItem {
-		c := &fund.CapitalCallItem{Amount: fund.MustMoney(amount), Status: status}
-		if due != "" {
-			c.DueDate = date(due)
-		}
-		return c
-	}
-	unfunded := func(amount, commitment string) *fund.UnfundedCommitmentItem {
-		return &fund.UnfundedCommitmentItem{Amount: fund.MustMoney(amount), Status: fund.StatusActive, UnfundedLines: fund.UnfundedLines{Commitment: money(commitment)}}
-	}
-	pa := func(p fund.Position) fund.Position { p.ID, p.InvestorID = "PA", "INV_A"; return p }
-	pb := func(p fund.Position) fund.Position { p.ID, p.InvestorID = "PB", "INV_B"; return p }
-
-	d1 := call("250000.00", fund.StatusCompleted, "2024-04-15")
-	d1.Investment, d1.ManagementFee = money("240000.00"), money("10000.00")
-	restate(t, e, doc("D1", "FUND_H", "2024-03-31",
-		pa(fund.Position{CapitalCall: d1, UnfundedCommitment: unfunded("750000.00", "1000000.00")}),
-		fund.Position{ID: "PD", InvestorID: "INV_A", CapitalCall: call("1000.00", fund.StatusCompleted, "")}))
-	restate(t, e, doc("D2", "FUND_H", "2024-06-30",
-		pa(fund.Position{CapitalCall: call("100000.00", fund.StatusPending, ""), UnfundedCommitment: unfunded("650000.00", "1000000.00")})))
-	restate(t, e, doc("D2", "FUND_H", "2024-06-30",
-		pa(fund.Position{CapitalCall: call("120000.00", fund.StatusPending, "2024-07-15"), UnfundedCommitment: unfunded("630000.00", "1000000.00")})))
-	restate(t, e, doc("D3", "FUND_H", "2024-09-30",
-		pa(fund.Position{Distribution: &fund.DistributionItem{
-			Amount:            fund.MustMoney("80000.00"),
-			Status:            fund.StatusCompleted,
-			Date:              date("2024-10-05"),
-			DistributionLines: fund.DistributionLines{ReturnOfCapital: money("50000.00"), RealizedGain: money("25000.00"), Income: money("5000.00"), Recallable: money("20000.00"), Withholding: money("1250.50")},
-		}})))
-
-	restate(t, e, doc("E1", "FUND_H", "2024-03-31",
-		pb(fund.Position{CapitalCall: call("50000.00", fund.StatusCompleted, ""), UnfundedCommitment: unfunded("450000.00", "500000.00")})))
-	restate(t, e, doc("E1", "FUND_H", "2024-04-30",
-		pb(fund.Position{CapitalCall: call("55000.00", fund.StatusCompleted, ""), UnfundedCommitment: unfunded("445000.00", "500000.00")})))
-	restate(t, e, doc("E2", "FUND_H", "2024-06-30",
-		pb(fund.Position{Distribution: &fund.DistributionItem{Amount: fund.MustMoney("10000.00"), Status: fund.StatusPending, DistributionLines: fund.DistributionLines{Recallable: money("10000.00")}}})))
-	restate(t, e, doc("E3", "FUND_H", "2024-07-31", pb(fund.Position{CapitalCall: call("7000.00", fund.StatusPending, "")})))
-	restate(t, e, doc("E3", "FUND_H", "2024-07-31", fund.Position{ID: "PX", InvestorID: "INV_X", CapitalCall: call("7000.00", fund.StatusPending, "")}))
-
-	restate(t, e, doc("F1", "FUND_E", "2024-05-15",
-		fund.Position{ID: "PC", InvestorID: "INV_A", CapitalCall: call("33333.33", fund.StatusPending, ""), UnfundedCommitment: unfunded("66666.67", "100000.00")}))
+	return positions.NewStore(m), m
 }
 
 // want is a summary's figures as strings; "" is an absent figure.
@@ -150,14 +85,13 @@ func summaryOf(s positions.Summary) want {
 }
 
 func TestSummariesWorkedOutByHand(t *testing.T) {
-	e := fundtest.New(t)
-	handFixtures(t, e)
+	ps, m := handWritten()
 	ctx := context.Background()
 
 	cases := []struct {
 		name, pos, asOf string
 		want            want
-		queries         int // Queries the read may make
+		histories       int // documents whose history the read must look into
 	}{
 		{name: "PA with every document: a restated pending call, a completed call and a distribution with withholding and recallable", pos: "PA",
 			want: want{paid: "370000.00", paidPending: "120000.00", paidCompleted: "250000.00",
@@ -166,21 +100,21 @@ func TestSummariesWorkedOutByHand(t *testing.T) {
 				commitment: "1000000.00", reported: "630000.00", computed: "650000.00", diff: "-20000.00", dpi: "0.2162",
 				calls: 2, distributions: 1, unfundeds: 2, documents: []string{"D1@1", "D2@2", "D3@1"},
 				commitmentSource: "D2@2", unfundedSource: "D2@2", curr: "USD"},
-			queries: 1},
+			histories: 0},
 		{name: "PA on 2024-06-30 counts D2 at its restated version and nothing distributed yet", pos: "PA", asOf: "2024-06-30",
 			want: want{paid: "370000.00", paidPending: "120000.00", paidCompleted: "250000.00",
 				gross: "0.00", grossPending: "0.00", grossCompleted: "0.00", withheld: "0.00", net: "0.00", recallable: "0.00",
 				commitment: "1000000.00", reported: "630000.00", computed: "630000.00", diff: "0.00", dpi: "0.0000",
 				calls: 2, unfundeds: 2, documents: []string{"D1@1", "D2@2"}, commitmentSource: "D2@2", unfundedSource: "D2@2", curr: "USD"},
-			queries: 1},
+			histories: 0},
 		{name: "PA on 2024-05-01 counts D1 alone", pos: "PA", asOf: "2024-05-01",
 			want: want{paid: "250000.00", paidPending: "0.00", paidCompleted: "250000.00",
 				gross: "0.00", grossPending: "0.00", grossCompleted: "0.00", withheld: "0.00", net: "0.00", recallable: "0.00",
 				commitment: "1000000.00", reported: "750000.00", computed: "750000.00", diff: "0.00", dpi: "0.0000",
 				calls: 1, unfundeds: 1, documents: []string{"D1@1"}, commitmentSource: "D1@1", unfundedSource: "D1@1", curr: "USD"},
 			// D2's latest version is dated later and had an earlier one: its
-			// history up to the date shows none, so no version is read.
-			queries: 2},
+			// history up to the date must be read (it shows none).
+			histories: 1},
 		{name: "PB with every document: E1 at v2, a fully recallable pending distribution, E3's withdrawn line left out", pos: "PB",
 			want: want{paid: "55000.00", paidPending: "0.00", paidCompleted: "55000.00",
 				gross: "10000.00", grossPending: "10000.00", grossCompleted: "0.00", withheld: "0.00", net: "10000.00", recallable: "10000.00",
@@ -188,29 +122,29 @@ func TestSummariesWorkedOutByHand(t *testing.T) {
 				commitment: "500000.00", reported: "445000.00", computed: "455000.00", diff: "-10000.00", dpi: "0.1818",
 				calls: 1, distributions: 1, unfundeds: 1, documents: []string{"E1@2", "E2@1"},
 				commitmentSource: "E1@2", unfundedSource: "E1@2", curr: "USD"},
-			queries: 1},
+			histories: 0},
 		{name: "PB on 2024-04-15 counts E1 at v1, since v2 moved its as-of date later", pos: "PB", asOf: "2024-04-15",
 			want: want{paid: "50000.00", paidPending: "0.00", paidCompleted: "50000.00",
 				gross: "0.00", grossPending: "0.00", grossCompleted: "0.00", withheld: "0.00", net: "0.00", recallable: "0.00",
 				commitment: "500000.00", reported: "450000.00", computed: "450000.00", diff: "0.00", dpi: "0.0000",
 				calls: 1, unfundeds: 1, documents: []string{"E1@1"}, commitmentSource: "E1@1", unfundedSource: "E1@1", curr: "USD"},
-			// GSI2, then E1's history up to the date and its v1 partition.
-			queries: 3},
+			// E1's history up to the date gives its v1.
+			histories: 1},
 		{name: "PB before any document is all zeros, with no commitment and no DPI", pos: "PB", asOf: "2024-01-01",
 			want: want{paid: "0.00", paidPending: "0.00", paidCompleted: "0.00",
 				gross: "0.00", grossPending: "0.00", grossCompleted: "0.00", withheld: "0.00", net: "0.00", recallable: "0.00", curr: "USD"},
-			queries: 2},
+			histories: 1},
 		{name: "PC, in EUR, with no distributions", pos: "PC",
 			want: want{paid: "33333.33", paidPending: "33333.33", paidCompleted: "0.00",
 				gross: "0.00", grossPending: "0.00", grossCompleted: "0.00", withheld: "0.00", net: "0.00", recallable: "0.00",
 				commitment: "100000.00", reported: "66666.67", computed: "66666.67", diff: "0.00", dpi: "0.0000",
 				calls: 1, unfundeds: 1, documents: []string{"F1@1"}, commitmentSource: "F1@1", unfundedSource: "F1@1", curr: "EUR"},
-			queries: 1},
+			histories: 0},
 		{name: "PD states no commitment, so nothing unfunded is computed", pos: "PD",
 			want: want{paid: "1000.00", paidPending: "0.00", paidCompleted: "1000.00",
 				gross: "0.00", grossPending: "0.00", grossCompleted: "0.00", withheld: "0.00", net: "0.00", recallable: "0.00", dpi: "0.0000",
 				calls: 1, documents: []string{"D1@1"}, curr: "USD"},
-			queries: 1},
+			histories: 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -218,28 +152,32 @@ func TestSummariesWorkedOutByHand(t *testing.T) {
 			if c.asOf != "" {
 				asOf = date(c.asOf)
 			}
-			e.Counter.Reset()
-			s, err := e.Positions.Summary(ctx, c.pos, asOf)
+			m.ResetReads()
+			s, err := ps.Summary(ctx, c.pos, asOf)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if got := summaryOf(s); !reflect.DeepEqual(got, c.want) {
 				t.Errorf("got  %+v\nwant %+v", got, c.want)
 			}
-			if ops := e.Counter.Ops(); len(ops) != c.queries || slices.ContainsFunc(ops, func(op string) bool { return op != "Query" }) {
-				t.Errorf("made %v, want %d Queries", ops, c.queries)
+			want := []string{"AllPositionItems"}
+			for range c.histories {
+				want = append(want, "PositionAsOf")
+			}
+			if reads := m.Reads(); !slices.Equal(reads, want) {
+				t.Errorf("read %v, want %v", reads, want)
 			}
 		})
 	}
 
 	t.Run("an unknown position is not found", func(t *testing.T) {
-		if _, err := e.Positions.Summary(ctx, "P_NONE", fund.Date{}); fund.ErrorCode(err) != fund.ENOTFOUND {
+		if _, err := ps.Summary(ctx, "P_NONE", fund.Date{}); fund.ErrorCode(err) != fund.ENOTFOUND {
 			t.Fatalf("got %v, want ENOTFOUND", err)
 		}
 	})
 
 	t.Run("PA's cashflows run in date order with exact running totals", func(t *testing.T) {
-		_, flows, err := e.Positions.Cashflows(ctx, "PA", fund.Date{})
+		_, flows, err := ps.Cashflows(ctx, "PA", fund.Date{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -260,8 +198,8 @@ func TestSummariesWorkedOutByHand(t *testing.T) {
 	})
 
 	t.Run("INV_A's totals keep USD and EUR apart and count PD's missing commitment", func(t *testing.T) {
-		e.Counter.Reset()
-		s, _, err := e.Positions.InvestorSummary(ctx, "INV_A", fund.Date{}, func(positions.Registered) bool { return true }, false, 100, nil)
+		m.ResetReads()
+		s, _, err := ps.InvestorSummary(ctx, "INV_A", fund.Date{}, func(positions.Registered) bool { return true }, false, 100, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -292,20 +230,59 @@ func TestSummariesWorkedOutByHand(t *testing.T) {
 		if got := figuresOf(usd.Figures); !reflect.DeepEqual(got, wantUSD) || usd.Positions != 2 || usd.PositionsWithoutCommitment != 1 {
 			t.Errorf("USD: got %+v (%d positions, %d without commitment)\nwant %+v", got, usd.Positions, usd.PositionsWithoutCommitment, wantUSD)
 		}
-		// One Query lists the positions, one more sums up each.
-		if n := e.Counter.Count("Query"); n != 4 || len(e.Counter.Ops()) != 4 {
-			t.Errorf("made %v, want 4 Queries", e.Counter.Ops())
+		// One read lists the positions, one more sums up each.
+		reads := m.Reads()
+		slices.Sort(reads)
+		if want := []string{"AllPositionItems", "AllPositionItems", "AllPositionItems", "InvestorPositions"}; !slices.Equal(reads, want) {
+			t.Errorf("read %v, want %v", reads, want)
 		}
 	})
 
 	t.Run("an investor's positions the caller may not see are left out, and none left is not found", func(t *testing.T) {
-		s, _, err := e.Positions.InvestorSummary(ctx, "INV_A", fund.Date{}, func(r positions.Registered) bool { return r.FundID == "FUND_E" }, true, 100, nil)
+		s, _, err := ps.InvestorSummary(ctx, "INV_A", fund.Date{}, func(r positions.Registered) bool { return r.FundID == "FUND_E" }, true, 100, nil)
 		if err != nil || len(s.Positions) != 1 || s.Positions[0].PositionID != "PC" || len(s.Totals) != 1 || s.Totals[0].Currency != "EUR" {
 			t.Fatalf("got %+v, %v", s, err)
 		}
-		_, _, err = e.Positions.InvestorSummary(ctx, "INV_A", fund.Date{}, func(positions.Registered) bool { return false }, true, 100, nil)
+		_, _, err = ps.InvestorSummary(ctx, "INV_A", fund.Date{}, func(positions.Registered) bool { return false }, true, 100, nil)
 		if fund.ErrorCode(err) != fund.ENOTFOUND {
 			t.Fatalf("got %v, want ENOTFOUND", err)
+		}
+	})
+}
+
+// TestARefusedPositionCostsWhatAnUnknownOneDoes: the access rule is decided
+// on the first read, before the histories a date may need, so a refused
+// position is read no further than a position no document reports.
+func TestARefusedPositionCostsWhatAnUnknownOneDoes(t *testing.T) {
+	ps, m := handWritten()
+	ctx := context.Background()
+	early := date("2024-01-01") // PB needs E1's history on this date
+	refuse := func(fundID, investorID string) bool { return investorID != "INV_B" }
+	for _, c := range []struct {
+		name string
+		read func() error
+	}{
+		{"a summary", func() error { _, err := ps.SummaryFor(ctx, "PB", early, refuse); return err }},
+		{"cash flows", func() error { _, _, err := ps.CashflowsFor(ctx, "PB", early, refuse); return err }},
+		{"an unknown position", func() error { _, err := ps.SummaryFor(ctx, "P_NONE", early, refuse); return err }},
+	} {
+		t.Run(c.name+" refused is not found after one read", func(t *testing.T) {
+			m.ResetReads()
+			if err := c.read(); fund.ErrorCode(err) != fund.ENOTFOUND {
+				t.Fatalf("got %v, want ENOTFOUND", err)
+			}
+			if reads := m.Reads(); !slices.Equal(reads, []string{"AllPositionItems"}) {
+				t.Errorf("read %v, want only AllPositionItems", reads)
+			}
+		})
+	}
+	t.Run("allowed, the same summary reads the history too", func(t *testing.T) {
+		m.ResetReads()
+		if _, err := ps.SummaryFor(ctx, "PB", early, func(string, string) bool { return true }); err != nil {
+			t.Fatal(err)
+		}
+		if reads := m.Reads(); !slices.Equal(reads, []string{"AllPositionItems", "PositionAsOf"}) {
+			t.Errorf("read %v, want AllPositionItems then PositionAsOf", reads)
 		}
 	})
 }
@@ -316,7 +293,6 @@ func TestSummariesWorkedOutByHand(t *testing.T) {
 // latest version dated on or before the date, unless its latest version
 // withdrew the position.
 func TestSummariesEqualAStraightforwardSum(t *testing.T) {
-	e := fundtest.New(t)
 	ctx := context.Background()
 	dates := []fund.Date{date("2024-01-31"), date("2024-03-31"), date("2024-06-30"), date("2024-09-30"), date("2024-12-31")}
 	statuses := []fund.Status{fund.StatusPending, fund.StatusCompleted}
@@ -334,6 +310,8 @@ func TestSummariesEqualAStraightforwardSum(t *testing.T) {
 		prefix := fmt.Sprintf("S%02d_", seed)
 		positionIDs := []string{prefix + "P0", prefix + "P1", prefix + "P2"}
 		written := map[string][]fund.Document{} // document → its versions, in order
+		m := positionstest.NewMemory(clock)
+		ps := positions.NewStore(m)
 
 		for v := 0; v < 10; v++ {
 			docID := fmt.Sprintf("%sD%d", prefix, rng.IntN(4))
@@ -365,14 +343,14 @@ func TestSummariesEqualAStraightforwardSum(t *testing.T) {
 			if len(d.Positions) == 0 {
 				continue
 			}
-			restate(t, e, d)
+			m.Restate(d)
 			written[docID] = append(written[docID], d)
 		}
 
 		for _, pos := range positionIDs {
 			for _, asOf := range append([]fund.Date{{}}, dates...) {
 				want, known := straightforwardSum(written, pos, asOf)
-				got, err := e.Positions.Summary(ctx, pos, asOf)
+				got, err := ps.Summary(ctx, pos, asOf)
 				if !known {
 					if fund.ErrorCode(err) != fund.ENOTFOUND {
 						t.Errorf("seed %d, %s: got %v, want ENOTFOUND", seed, pos, err)
