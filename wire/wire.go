@@ -27,13 +27,27 @@ type DocumentRequest struct {
 	Positions       PositionList          `json:"positions"`
 }
 
-// positionList decodes a document's positions one at a time and stops at
+// PositionList decodes a document's positions one at a time and stops at
 // the first one past Max, so an oversized body never becomes tens of
 // thousands of positions in memory before the limit is applied.
 type PositionList struct {
 	Max   int // 0: no limit; set before decoding
 	items []Position
 	set   bool // the field was present (null counts as absent)
+}
+
+// PositionsOf is the list ps, as a client sends it.
+func PositionsOf(ps ...Position) PositionList { return PositionList{items: append([]Position{}, ps...), set: true} }
+
+// Items returns the positions.
+func (l PositionList) Items() []Position { return l.items }
+
+// MarshalJSON writes the positions as a JSON array (null when absent).
+func (l PositionList) MarshalJSON() ([]byte, error) {
+	if !l.set {
+		return []byte("null"), nil
+	}
+	return json.Marshal(l.items)
 }
 
 func (l *PositionList) UnmarshalJSON(b []byte) error {
@@ -56,9 +70,15 @@ func (l *PositionList) UnmarshalJSON(b []byte) error {
 		}
 		var p Position
 		if err := dec.Decode(&p); err != nil {
+			// Named here in full, as a *fund.Error: the decoder of the
+			// request would add "positions." to an UnmarshalTypeError's path.
 			var typ *json.UnmarshalTypeError
 			if errors.As(err, &typ) {
-				typ.Field = fmt.Sprintf("positions[%d].%s", len(l.items), typ.Field)
+				field := fmt.Sprintf("positions[%d]", len(l.items))
+				if typ.Field != "" {
+					field += "." + typ.Field
+				}
+				return fund.Invalid(field, "must be a JSON %s, not %s", typ.Type.Kind(), typ.Value)
 			}
 			return err
 		}
@@ -74,7 +94,7 @@ type CapitalActivityInput struct {
 	Description string `json:"description"`
 }
 
-// positionWire is a position in a request and in a version's response.
+// Position is a position in a request and in a version's response.
 type Position struct {
 	PositionID         string              `json:"positionId"`
 	InvestorID         string              `json:"investorId"`
@@ -83,36 +103,54 @@ type Position struct {
 	UnfundedCommitment *UnfundedCommitment `json:"unfundedCommitment,omitempty"`
 }
 
+// The items of a position in a request and in a version's response. Each
+// embeds fund's declaration of its line items (see lines.go).
+
 type CapitalCall struct {
-	Amount        Amount `json:"amount"`
-	Status        string `json:"status,omitempty"`
-	DueDate       string `json:"dueDate,omitempty"`
-	Investment    Amount `json:"investment,omitzero"`
-	ManagementFee Amount `json:"managementFee,omitzero"`
-	FundExpenses  Amount `json:"fundExpenses,omitzero"`
+	Amount  Amount `json:"amount"`
+	Status  string `json:"status,omitempty"`
+	DueDate string `json:"dueDate,omitempty"`
+	fund.CallLines
+	lines lineInputs // as sent, when decoded
+}
+
+func (c *CapitalCall) UnmarshalJSON(b []byte) (err error) {
+	type fields CapitalCall // without this method
+	c.lines, err = decodeItem(b, (*fields)(c), &c.CallLines)
+	return err
 }
 
 type Distribution struct {
-	Amount          Amount `json:"amount"`
-	Status          string `json:"status,omitempty"`
-	Date            string `json:"date,omitempty"`
-	ReturnOfCapital Amount `json:"returnOfCapital,omitzero"`
-	RealizedGain    Amount `json:"realizedGain,omitzero"`
-	Income          Amount `json:"income,omitzero"`
-	Recallable      Amount `json:"recallable,omitzero"`
-	Withholding     Amount `json:"withholding,omitzero"`
+	Amount Amount `json:"amount"`
+	Status string `json:"status,omitempty"`
+	Date   string `json:"date,omitempty"`
+	fund.DistributionLines
+	lines lineInputs
+}
+
+func (x *Distribution) UnmarshalJSON(b []byte) (err error) {
+	type fields Distribution
+	x.lines, err = decodeItem(b, (*fields)(x), &x.DistributionLines)
+	return err
 }
 
 type UnfundedCommitment struct {
-	Amount     Amount `json:"amount"`
-	Commitment Amount `json:"commitment,omitzero"`
-	Status     string `json:"status,omitempty"`
+	Amount Amount `json:"amount"`
+	fund.UnfundedLines
+	Status string `json:"status,omitempty"`
+	lines  lineInputs
 }
 
-// amount is a money field on the wire. Decoding never fails on it, so that
-// the conversion to the domain can name the offending field; it remembers
-// whether the field was present and whether it was null, which no amount
-// may be.
+func (u *UnfundedCommitment) UnmarshalJSON(b []byte) (err error) {
+	type fields UnfundedCommitment
+	u.lines, err = decodeItem(b, (*fields)(u), &u.UnfundedLines)
+	return err
+}
+
+// Amount is a money member of a request. Decoding never fails on it, so
+// that the conversion to the domain can name the offending field; it
+// remembers whether the member was present and whether it was null, which
+// no amount may be.
 type Amount struct {
 	m         fund.Money
 	set, null bool
@@ -135,12 +173,8 @@ func (a Amount) MarshalJSON() ([]byte, error) { return a.m.MarshalJSON() }
 // IsZero makes an absent amount disappear from responses (omitzero).
 func (a Amount) IsZero() bool { return !a.set }
 
-func wrap(m *fund.Money) Amount {
-	if m == nil {
-		return Amount{}
-	}
-	return Amount{m: *m, set: true}
-}
+// AmountOf is the amount m, as a client sends it or a response carries it.
+func AmountOf(m fund.Money) Amount { return Amount{m: m, set: true} }
 
 // optional converts an optional amount, naming field in any error.
 func optional(field string, a Amount) (*fund.Money, error) {
@@ -169,7 +203,7 @@ func required(field string, a Amount) (fund.Money, error) {
 	return *m, nil
 }
 
-// decodeStrict decodes exactly one JSON value into v: unknown fields and
+// DecodeStrict decodes exactly one JSON value into v: unknown fields and
 // trailing data are refused, and every error says where the input went wrong.
 func DecodeStrict(r io.Reader, v any) error {
 	dec := json.NewDecoder(r)
@@ -252,18 +286,12 @@ func (p *Position) toPosition(field string) (fund.Position, error) {
 	var err error
 	if c := p.CapitalCall; c != nil {
 		f := field + ".capitalCall"
-		item := fund.CapitalCallItem{Status: fund.Status(c.Status)}
+		item := fund.CapitalCallItem{Status: fund.Status(c.Status), CallLines: c.CallLines}
 		if item.Amount, err = required(f+".amount", c.Amount); err != nil {
 			return out, err
 		}
-		for _, o := range []struct {
-			name string
-			in   Amount
-			out  **fund.Money
-		}{{"investment", c.Investment, &item.Investment}, {"managementFee", c.ManagementFee, &item.ManagementFee}, {"fundExpenses", c.FundExpenses, &item.FundExpenses}} {
-			if *o.out, err = optional(f+"."+o.name, o.in); err != nil {
-				return out, err
-			}
+		if err = c.lines.toLines(f, &item.CallLines); err != nil {
+			return out, err
 		}
 		if item.DueDate, err = ParseDate(f+".dueDate", c.DueDate, false); err != nil {
 			return out, err
@@ -272,19 +300,12 @@ func (p *Position) toPosition(field string) (fund.Position, error) {
 	}
 	if x := p.Distribution; x != nil {
 		f := field + ".distribution"
-		item := fund.DistributionItem{Status: fund.Status(x.Status)}
+		item := fund.DistributionItem{Status: fund.Status(x.Status), DistributionLines: x.DistributionLines}
 		if item.Amount, err = required(f+".amount", x.Amount); err != nil {
 			return out, err
 		}
-		for _, o := range []struct {
-			name string
-			in   Amount
-			out  **fund.Money
-		}{{"returnOfCapital", x.ReturnOfCapital, &item.ReturnOfCapital}, {"realizedGain", x.RealizedGain, &item.RealizedGain},
-			{"income", x.Income, &item.Income}, {"recallable", x.Recallable, &item.Recallable}, {"withholding", x.Withholding, &item.Withholding}} {
-			if *o.out, err = optional(f+"."+o.name, o.in); err != nil {
-				return out, err
-			}
+		if err = x.lines.toLines(f, &item.DistributionLines); err != nil {
+			return out, err
 		}
 		if item.Date, err = ParseDate(f+".date", x.Date, false); err != nil {
 			return out, err
@@ -293,11 +314,11 @@ func (p *Position) toPosition(field string) (fund.Position, error) {
 	}
 	if u := p.UnfundedCommitment; u != nil {
 		f := field + ".unfundedCommitment"
-		item := fund.UnfundedCommitmentItem{Status: fund.Status(u.Status)}
+		item := fund.UnfundedCommitmentItem{Status: fund.Status(u.Status), UnfundedLines: u.UnfundedLines}
 		if item.Amount, err = required(f+".amount", u.Amount); err != nil {
 			return out, err
 		}
-		if item.Commitment, err = optional(f+".commitment", u.Commitment); err != nil {
+		if err = u.lines.toLines(f, &item.UnfundedLines); err != nil {
 			return out, err
 		}
 		out.UnfundedCommitment = &item
@@ -352,7 +373,7 @@ func ActivityOf(a fund.CapitalActivity, version int) *CapitalActivity {
 	return &CapitalActivity{Amount: a.Amount, Status: string(a.Status), Date: a.Date.String(), Description: a.Description, Version: version}
 }
 
-// documentVersion is one whole version of a document.
+// DocumentVersion is one whole version of a document.
 type DocumentVersion struct {
 	DocumentHeader
 	CapitalActivity *CapitalActivity `json:"capitalActivity,omitempty"`
@@ -375,50 +396,42 @@ func VersionOf(d fund.Document) DocumentVersion {
 func PositionOf(p fund.Position) Position {
 	w := Position{PositionID: p.ID, InvestorID: p.InvestorID}
 	if c := p.CapitalCall; c != nil {
-		w.CapitalCall = &CapitalCall{Amount: wrap(&c.Amount), Status: string(c.Status), DueDate: c.DueDate.String(),
-			Investment: wrap(c.Investment), ManagementFee: wrap(c.ManagementFee), FundExpenses: wrap(c.FundExpenses)}
+		w.CapitalCall = &CapitalCall{Amount: AmountOf(c.Amount), Status: string(c.Status), DueDate: c.DueDate.String(), CallLines: c.CallLines}
 	}
 	if x := p.Distribution; x != nil {
-		w.Distribution = &Distribution{Amount: wrap(&x.Amount), Status: string(x.Status), Date: x.Date.String(), ReturnOfCapital: wrap(x.ReturnOfCapital),
-			RealizedGain: wrap(x.RealizedGain), Income: wrap(x.Income), Recallable: wrap(x.Recallable), Withholding: wrap(x.Withholding)}
+		w.Distribution = &Distribution{Amount: AmountOf(x.Amount), Status: string(x.Status), Date: x.Date.String(), DistributionLines: x.DistributionLines}
 	}
 	if u := p.UnfundedCommitment; u != nil {
-		w.UnfundedCommitment = &UnfundedCommitment{Amount: wrap(&u.Amount), Commitment: wrap(u.Commitment), Status: string(u.Status)}
+		w.UnfundedCommitment = &UnfundedCommitment{Amount: AmountOf(u.Amount), UnfundedLines: u.UnfundedLines, Status: string(u.Status)}
 	}
 	return w
 }
 
-// itemWire is one position item, flat, as the position routes return it.
+// PositionItem is one position item, flat, as the position routes and the
+// overview return it. Its line items are fund's declarations, embedded:
+// those of its kind, the others nil and left out.
 type PositionItem struct {
-	Type            string      `json:"type"`
-	DocumentID      string      `json:"documentId"`
-	DocumentVersion int         `json:"documentVersion"`
-	FundID          string      `json:"fundId"`
-	InvestorID      string      `json:"investorId"`
-	PositionID      string      `json:"positionId"`
-	AsOf            string      `json:"asOf"`
-	Currency        string      `json:"currency"`
-	Amount          fund.Money  `json:"amount"`
-	Status          string      `json:"status"`
-	Date            string      `json:"date,omitempty"`
-	Investment      *fund.Money `json:"investment,omitempty"`
-	ManagementFee   *fund.Money `json:"managementFee,omitempty"`
-	FundExpenses    *fund.Money `json:"fundExpenses,omitempty"`
-	ReturnOfCapital *fund.Money `json:"returnOfCapital,omitempty"`
-	RealizedGain    *fund.Money `json:"realizedGain,omitempty"`
-	Income          *fund.Money `json:"income,omitempty"`
-	Recallable      *fund.Money `json:"recallable,omitempty"`
-	Withholding     *fund.Money `json:"withholding,omitempty"`
-	Commitment      *fund.Money `json:"commitment,omitempty"`
+	Type            string     `json:"type"`
+	DocumentID      string     `json:"documentId"`
+	DocumentVersion int        `json:"documentVersion"`
+	FundID          string     `json:"fundId"`
+	InvestorID      string     `json:"investorId"`
+	PositionID      string     `json:"positionId"`
+	AsOf            string     `json:"asOf"`
+	Currency        string     `json:"currency"`
+	Amount          fund.Money `json:"amount"`
+	Status          string     `json:"status"`
+	Date            string     `json:"date,omitempty"`
+	fund.CallLines
+	fund.DistributionLines
+	fund.UnfundedLines
 }
 
 func ItemOf(it fund.PositionItem) PositionItem {
 	return PositionItem{Type: it.Kind.Type(), DocumentID: it.DocumentID, DocumentVersion: it.DocumentVersion, FundID: it.FundID,
 		InvestorID: it.InvestorID, PositionID: it.PositionID, AsOf: it.AsOf.String(), Currency: it.Currency,
 		Amount: it.Amount, Status: string(it.Status), Date: it.Date.String(),
-		Investment: it.Investment, ManagementFee: it.ManagementFee, FundExpenses: it.FundExpenses,
-		ReturnOfCapital: it.ReturnOfCapital, RealizedGain: it.RealizedGain, Income: it.Income,
-		Recallable: it.Recallable, Withholding: it.Withholding, Commitment: it.Commitment}
+		CallLines: it.CallLines, DistributionLines: it.DistributionLines, UnfundedLines: it.UnfundedLines}
 }
 
 func ItemsOf(items []fund.PositionItem) []PositionItem {
@@ -471,13 +484,13 @@ func RegisteredOf(rs []positions.Registered) []RegisteredPosition {
 	return out
 }
 
-// page is the envelope of every paginated list.
+// Page is the envelope of every paginated list.
 type Page[T any] struct {
 	Items []T    `json:"items"`
 	Next  string `json:"next,omitempty"`
 }
 
-// byStatusWire is an amount split by status.
+// ByStatus is an amount split by status.
 type ByStatus struct {
 	Total     fund.Money `json:"total"`
 	Pending   fund.Money `json:"pending"`
@@ -506,7 +519,7 @@ type Counts struct {
 	UnfundedCommitments int `json:"unfundedCommitments"`
 }
 
-// figuresWire is the money of a position summary, and of an investor's
+// Figures is the money of a position summary, and of an investor's
 // totals in one currency.
 type Figures struct {
 	Currency    string          `json:"currency"`
@@ -551,7 +564,7 @@ type SummarySources struct {
 	Unfunded   *DocumentSource `json:"unfunded,omitempty"`
 }
 
-// summaryWire is a position summary.
+// PositionSummary is a position summary.
 type PositionSummary struct {
 	PositionID string `json:"positionId"`
 	FundID     string `json:"fundId"`
@@ -599,7 +612,7 @@ func InvestorSummaryOf(s positions.InvestorSummary) InvestorSummary {
 	return w
 }
 
-// cashflowWire is one contribution or distribution with running totals.
+// Cashflow is one contribution or distribution with running totals.
 type Cashflow struct {
 	Date        string      `json:"date"`
 	Type        string      `json:"type"` // contribution or distribution
