@@ -37,7 +37,9 @@ type PositionList struct {
 }
 
 // PositionsOf is the list ps, as a client sends it.
-func PositionsOf(ps ...Position) PositionList { return PositionList{items: append([]Position{}, ps...), set: true} }
+func PositionsOf(ps ...Position) PositionList {
+	return PositionList{items: append([]Position{}, ps...), set: true}
+}
 
 // Items returns the positions.
 func (l PositionList) Items() []Position { return l.items }
