@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -81,5 +82,100 @@ func TestRequestLineItems(t *testing.T) {
 				t.Errorf("got  %s\nwant %s", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestEveryDeclaredLineIsAcceptedAndAnswered walks fund's declarations, so
+// a line added there is covered with no edit here: each line is accepted,
+// validated, converted and answered under its JSON name, and null is
+// refused naming it.
+func TestEveryDeclaredLineIsAcceptedAndAnswered(t *testing.T) {
+	for _, item := range []struct {
+		member string
+		lines  any
+		get    func(fund.Position) any
+	}{
+		{"capitalCall", &fund.CallLines{}, func(p fund.Position) any { return &p.CapitalCall.CallLines }},
+		{"distribution", &fund.DistributionLines{}, func(p fund.Position) any { return &p.Distribution.DistributionLines }},
+		{"unfundedCommitment", &fund.UnfundedLines{}, func(p fund.Position) any { return &p.UnfundedCommitment.UnfundedLines }},
+	} {
+		for _, l := range fund.LinesOf(item.lines) {
+			body := func(value string) string {
+				return `{"fundId": "F", "kind": "capital_call_notice", "title": "T", "asOf": "2025-11-01", "positions": [{"positionId": "P1", "investorId": "I1", "` +
+					item.member + `": {"amount": "1.00", "` + l.Name + `": ` + value + `}}]}`
+			}
+			t.Run(item.member+"."+l.Name+" is accepted and answered", func(t *testing.T) {
+				var req DocumentRequest
+				if err := DecodeStrict(strings.NewReader(body(`"1.00"`)), &req); err != nil {
+					t.Fatal(err)
+				}
+				d, err := req.ToDocument("DOC1")
+				if err != nil {
+					t.Fatal(err)
+				}
+				d.Normalize()
+				if err := d.Validate(fund.DefaultMaxPositions); err != nil {
+					t.Fatal(err)
+				}
+				if m := l.Get(item.get(d.Positions[0])); m == nil || !m.Equal(fund.MustMoney("1")) {
+					t.Fatalf("the document's %s is %v, want 1.00", l.Field, m)
+				}
+				answer, err := json.Marshal(VersionOf(d))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := `"` + l.Name + `":"1.00"`; !strings.Contains(string(answer), want) {
+					t.Fatalf("the answer %s holds no %s", answer, want)
+				}
+				items, err := json.Marshal(ItemsOf(d.Items()))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := `"` + l.Name + `":"1.00"`; strings.Count(string(items), want) != 1 {
+					t.Fatalf("the position items %s hold %s not once", items, want)
+				}
+			})
+			t.Run(item.member+"."+l.Name+" may not be null", func(t *testing.T) {
+				var req DocumentRequest
+				err := DecodeStrict(strings.NewReader(body("null")), &req)
+				if err == nil {
+					_, err = req.ToDocument("DOC1")
+				}
+				want := "invalid: positions[0]." + item.member + "." + l.Name + ": may not be null; leave the field out instead"
+				if err == nil || err.Error() != want {
+					t.Fatalf("got %v, want %s", err, want)
+				}
+			})
+		}
+	}
+}
+
+// A request a client builds in Go encodes as the body it means.
+func TestBuiltRequestEncodes(t *testing.T) {
+	income := fund.MustMoney("4.00")
+	req := DocumentRequest{FundID: "F", Kind: "distribution_notice", Title: "T", AsOf: "2025-11-01",
+		Positions: PositionsOf(Position{PositionID: "P1", InvestorID: "I1",
+			Distribution: &Distribution{Amount: AmountOf(fund.MustMoney("4")), DistributionLines: fund.DistributionLines{Income: &income}}})}
+	b, err := json.Marshal(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"fundId":"F","kind":"distribution_notice","title":"T","asOf":"2025-11-01","currency":"","capitalActivity":null,"positions":[{"positionId":"P1","investorId":"I1","distribution":{"amount":"4.00","income":"4.00"}}]}`
+	if string(b) != want {
+		t.Fatalf("got  %s\nwant %s", b, want)
+	}
+	var back DocumentRequest
+	if err := DecodeStrict(bytes.NewReader(b), &back); err != nil {
+		t.Fatal(err)
+	}
+	d, err := back.ToDocument("DOC1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := d.Positions[0].Distribution.Income; got == nil || !got.Equal(income) {
+		t.Fatalf("income read back as %v", got)
+	}
+	if got, err := req.ToDocument("DOC1"); err != nil || !got.Positions[0].Distribution.Income.Equal(income) {
+		t.Fatalf("the built request converts to %+v, %v", got, err)
 	}
 }
