@@ -201,8 +201,7 @@ func (s *Store) Restate(ctx context.Context, d fund.Document, ifMatch *int) (fun
 			return d, s.materialize(ctx, &d, nil)
 		}
 
-		d.Version, d.CreatedAt = current+1, s.Now()
-		d.CommitID = fmt.Sprintf("%d-%s", d.Version, randomHex(6))
+		s.nextVersion(&d, head)
 		cl, err := s.claim(ctx, &d, requestIndex)
 		if errors.Is(err, errClaimRace) {
 			if attempt < maxCommitAttempts {
@@ -281,67 +280,27 @@ func (s *Store) head(ctx context.Context, doc string) (*Item, error) {
 }
 
 // stage writes the version's immutable items in their own partition,
-// invisible to readers until a head points at it.
+// invisible to readers until a head points at it (Plan.Stage).
 func (s *Store) stage(ctx context.Context, d *fund.Document) error {
-	pk := VersionPK(d.ID, d.CommitID)
-	items := []any{documentItem(d, pk, VersionDocumentSK)}
-	if d.CapitalActivity != nil {
-		items = append(items, activityItem(d, pk, VersionCapitalActivitySK))
+	reqs, err := s.stageRequests(d)
+	if err == nil {
+		err = s.batchWrite(ctx, reqs)
 	}
-	for _, it := range positionItems(d, false) {
-		items = append(items, it)
-	}
-	if err := s.batchPut(ctx, items); err != nil {
+	if err != nil {
 		return fmt.Errorf("stage document %s version %d: %w", d.ID, d.Version, err)
 	}
 	return nil
 }
 
-// commit flips the head to d in one transaction, together with every
-// document-level item of the latest view, the version's history records and
-// the fund's index entry. It fails the condition check if another writer
-// moved the head since it was read.
+// commit flips the head to d in one transaction (Plan.Commit). It fails the
+// condition check if another writer moved the head since it was read.
 func (s *Store) commit(ctx context.Context, d *fund.Document, prev *Item, hash string, cl *claims) error {
-	head := Item{
-		PK: DocPK(d.ID), SK: HeadSK, Type: TypeHead, DocumentID: d.ID, FundID: d.FundID,
-		AsOf: d.AsOf, Version: d.Version, CommitID: d.CommitID, ContentHash: hash,
-		PositionCount: len(d.Positions), CreatedAt: d.CreatedAt, CreatedBy: d.CreatedBy, RequestID: d.RequestID,
+	in, err := s.commitRequest(d, prev, hash, cl)
+	if err != nil {
+		return err
 	}
-	put := s.table.Put(head)
-	if prev == nil {
-		put = put.If("attribute_not_exists($)", AttrPK)
-	} else {
-		put = put.If("$ = ?", "Version", prev.Version)
-	}
-	latest := documentItem(d, DocPK(d.ID), DocumentLatestSK)
-	latest.GSI1PK, latest.GSI1SK = DocumentLatestGSI1PK(d.ID), DocumentLatestGSI1SK
-	index := documentItem(d, FundPK(d.FundID), FundDocumentSK(d.AsOf, d.ID))
-	index.Type = TypeDocumentIndex
-
-	tx := s.db.WriteTx().Put(put).
-		Put(s.table.Put(Item{PK: FundPK(d.FundID), SK: FundSK, Type: TypeFund, FundID: d.FundID, Currency: d.Currency})).
-		Put(s.table.Put(latest)).
-		Put(s.table.Put(documentItem(d, DocPK(d.ID), DocumentHistorySK(d.AsOf, d.Version)))).
-		Put(s.table.Put(index))
-	if d.CapitalActivity != nil {
-		tx = tx.Put(s.table.Put(activityItem(d, DocPK(d.ID), CapitalActivityLatestSK))).
-			Put(s.table.Put(activityItem(d, DocPK(d.ID), CapitalActivityHistorySK(d.CapitalActivity.Date, d.Version))))
-	} else {
-		tx = tx.Delete(s.table.Delete(AttrPK, DocPK(d.ID)).Range(AttrSK, CapitalActivityLatestSK))
-	}
-	if prev != nil && prev.AsOf != d.AsOf {
-		tx = tx.Delete(s.table.Delete(AttrPK, FundPK(d.FundID)).Range(AttrSK, FundDocumentSK(prev.AsOf, d.ID)))
-	}
-	if d.RequestID != "" && d.RequestOwner != "" {
-		tx = tx.Check(s.table.Check(AttrPK, d.RequestID).Range(AttrSK, IdempotencyRecordSK).If("$ = ?", "Owner", d.RequestOwner))
-	}
-	if cl != nil && cl.fence != "" {
-		// The claims this version relies on stay its own only if no one
-		// revoked them; a committed fence is kept until they are confirmed.
-		tx = tx.Update(s.table.Update(AttrPK, cl.fence).Range(AttrSK, ClaimFenceSK).Set("Committed", true).Remove(AttrExpiresAt).
-			If("attribute_exists($) AND attribute_not_exists($)", AttrPK, "Revoked"))
-	}
-	return tx.Run(ctx)
+	_, err = s.db.Client().TransactWriteItems(ctx, in)
+	return err
 }
 
 // materialize brings the latest view of the document partition to d's
@@ -365,89 +324,17 @@ func (s *Store) materialize(ctx context.Context, d *fund.Document, cl *claims) e
 	if err != nil {
 		return fmt.Errorf("read latest view of document %s: %w", d.ID, err)
 	}
-	type op struct {
-		put *Item
-		del *Item
+	txs, err := s.materializeRequests(d, existing)
+	if err == nil {
+		err = s.transact(ctx, txs)
 	}
-	byPosition := map[string][]op{}
-	var order []string
-	add := func(pos string, o op) {
-		if _, ok := byPosition[pos]; !ok {
-			order = append(order, pos)
-		}
-		byPosition[pos] = append(byPosition[pos], o)
-	}
-	wanted := map[string]bool{}
-	have := map[string]Item{}
-	for _, it := range existing {
-		if _, ok := ItemKindOfType(it.Type); ok {
-			have[it.SK] = it
-		}
-	}
-	for _, it := range positionItems(d, true) {
-		it := it
-		wanted[it.SK] = true
-		if old, ok := have[it.SK]; ok && old.Version == d.Version && !old.Tombstone {
-			continue // written by an earlier, interrupted attempt
-		}
-		add(it.PositionID, op{put: &it})
-	}
-	for sk, old := range have {
-		switch {
-		case wanted[sk] || old.Version >= d.Version:
-		case old.Tombstone:
-			// Absent in the previous version and in this one: nothing can read it.
-			o := old
-			add(old.PositionID, op{del: &o})
-		default:
-			// Present in the previous version, dropped by this one.
-			add(old.PositionID, op{put: &Item{
-				PK: old.PK, SK: old.SK, Type: old.Type, DocumentID: d.ID, PositionID: old.PositionID,
-				Version: d.Version, Tombstone: true,
-			}})
-		}
-	}
-
-	// One transaction holds whole positions, so a position's items in a
-	// document always change together, and checks that the head still names
-	// this version: once a newer version is committed, no item of this one
-	// can be created, not only none overwritten.
-	var batches [][]op
-	var cur []op
-	for _, pos := range order {
-		ops := byPosition[pos]
-		if len(cur)+len(ops) > 99 {
-			batches = append(batches, cur)
-			cur = nil
-		}
-		cur = append(cur, ops...)
-	}
-	if len(cur) > 0 {
-		batches = append(batches, cur)
-	}
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(s.parallelism())
-	for _, batch := range batches {
-		g.Go(func() error {
-			tx := s.db.WriteTx().Check(s.table.Check(AttrPK, DocPK(d.ID)).Range(AttrSK, HeadSK).If("$ = ?", "Version", d.Version))
-			for _, o := range batch {
-				if o.put != nil {
-					tx = tx.Put(s.table.Put(*o.put).If("attribute_not_exists($) OR $ <= ?", AttrPK, "Version", d.Version))
-				} else {
-					tx = tx.Delete(s.table.Delete(AttrPK, o.del.PK).Range(AttrSK, o.del.SK).If("$ < ?", "Version", d.Version))
-				}
-			}
-			return tx.Run(gctx)
-		})
-	}
-	if err := g.Wait(); err != nil {
+	if err != nil {
 		if dynamo.IsCondCheckFailed(err) {
 			return nil // a newer version owns the latest view now
 		}
 		return fmt.Errorf("materialize document %s version %d: %w", d.ID, d.Version, err)
 	}
-	err = s.table.Update(AttrPK, DocPK(d.ID)).Range(AttrSK, HeadSK).
-		Set("Materialized", true).If("$ = ?", "Version", d.Version).Run(ctx)
+	_, err = s.db.Client().UpdateItem(ctx, s.finishRequest(d))
 	if err != nil && !dynamo.IsCondCheckFailed(err) {
 		return fmt.Errorf("mark document %s version %d materialized: %w", d.ID, d.Version, err)
 	}
