@@ -18,6 +18,7 @@ import (
 func NewDB(cfg aws.Config) *dynamo.DB {
 	return dynamo.New(cfg, func(o *dynamodb.Options) {
 		o.DisableValidateResponseChecksum = cfg.BaseEndpoint != nil
+		o.APIOptions = append(o.APIOptions, translateThrottling) // EUNAVAILABLE once retries are spent (errors.go)
 		o.Retryer = retry.NewStandard(dynamo.RetryTxConflicts, func(so *retry.StandardOptions) {
 			so.MaxAttempts = 8
 		})

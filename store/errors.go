@@ -1,10 +1,14 @@
 package store
 
 import (
+	"context"
 	"errors"
+	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
+	"github.com/aws/smithy-go/middleware"
+	"github.com/fundsvc/fundsvc/fund"
 )
 
 // Throttled reports whether err is DynamoDB refusing work for now
@@ -19,4 +23,32 @@ func Throttled(err error) bool {
 	}
 	var api smithy.APIError
 	return errors.As(err, &api) && (api.ErrorCode() == "ThrottlingException" || api.ErrorCode() == "ProvisionedThroughputExceededException")
+}
+
+// errBusy is what a caller sees of DynamoDB throttling.
+var errBusy = &fund.Error{Code: fund.EUNAVAILABLE, Message: "the store is busy; retry after the time in Retry-After"}
+
+// translate turns DynamoDB throttling into EUNAVAILABLE, keeping the SDK's
+// error underneath for the log: callers match codes, never AWS types.
+func translate(err error) error {
+	if err == nil || !Throttled(err) {
+		return err
+	}
+	var fe *fund.Error
+	if errors.As(err, &fe) {
+		return err // already translated
+	}
+	return fmt.Errorf("%w: %w", errBusy, err)
+}
+
+// translateThrottling is a client middleware that applies translate to the
+// outcome of every DynamoDB operation, once the SDK's retries are spent, so
+// that no throttling error leaves this package untranslated, whichever read
+// or write met it.
+func translateThrottling(stack *middleware.Stack) error {
+	return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("fundsvcTranslateThrottling",
+		func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+			out, md, err := next.HandleInitialize(ctx, in)
+			return out, md, translate(err)
+		}), middleware.Before)
 }

@@ -49,6 +49,12 @@ const (
 	bodyChunk = 300 << 10
 )
 
+// IdempotentRequest names the request of a principal (scope) made with an
+// Idempotency-Key, for the version it writes (fund.Document.RequestID): a
+// repeat of the request after a lost answer finds that version and returns
+// it instead of adding one. What the name holds is the store's own.
+func IdempotentRequest(scope, key string) string { return IdempotencyPK(scope, key) }
+
 // BeginIdempotent claims an idempotency key of a principal (scope) for a
 // request with the given hash. It returns an owner token when the caller
 // should run the request, or the stored response to replay. It returns

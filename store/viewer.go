@@ -1,0 +1,273 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"slices"
+
+	"github.com/fundsvc/fundsvc/fund"
+)
+
+// Viewer is who reads: an administrator of some funds (or of every fund),
+// or an investor. Reads made through View decide with it what exists: a
+// document of a fund the viewer does not cover is answered exactly as a
+// document that does not exist, with the same error and at the same cost.
+type Viewer struct {
+	AllFunds bool     // an administrator of every fund
+	Funds    []string // the funds an administrator covers
+	Investor string   // an investor, who sees its own positions and no document
+}
+
+// MayReadFund reports whether v administers fundID, and so may read its
+// documents and positions.
+func (v Viewer) MayReadFund(fundID string) bool {
+	return v.Investor == "" && (v.AllFunds || slices.Contains(v.Funds, fundID))
+}
+
+// MayReadPosition reports whether v may see a position of fundID held by
+// investorID: an investor its own, an administrator those of its funds.
+func (v Viewer) MayReadPosition(fundID, investorID string) bool {
+	if v.Investor != "" {
+		return investorID == v.Investor
+	}
+	return v.MayReadFund(fundID)
+}
+
+// View is the store as one viewer sees it.
+type View struct {
+	s *Store
+	v Viewer
+}
+
+// As returns the store as v sees it.
+func (s *Store) As(v Viewer) View { return View{s: s, v: v} }
+
+// authorize returns ENOTFOUND unless the viewer may read document doc,
+// whose fund it reads from the commit head with one GetItem: decided before
+// any read that grows with the document, so another fund's document costs
+// what an unknown one does. An administrator of every fund needs no read.
+func (r View) authorize(ctx context.Context, doc string) error {
+	if r.v.AllFunds && r.v.Investor == "" {
+		return nil
+	}
+	fundID, err := r.s.DocumentFund(ctx, doc)
+	if err == nil && !r.v.MayReadFund(fundID) {
+		err = notFound(doc)
+	}
+	return err
+}
+
+// visible returns err, or ENOTFOUND for doc when the viewer may not read
+// fundID: the check after the read, for the reads that are not authorized
+// first and for whatever changed in between.
+func (r View) visible(doc, fundID string, err error) error {
+	if err == nil && !r.v.MayReadFund(fundID) {
+		return notFound(doc)
+	}
+	return err
+}
+
+// detailed keeps the specific detail of a not-found inside a document ("no
+// version 9") only when the viewer may see the document, which it reads
+// with one GetItem of its latest record; otherwise the error is that of an
+// unknown document, so the detail never tells another fund's document from
+// a missing one.
+func (r View) detailed(ctx context.Context, doc string, err error) error {
+	if fund.ErrorCode(err) != fund.ENOTFOUND {
+		return err
+	}
+	if h, e := r.s.LatestDocument(ctx, doc); e != nil || !r.v.MayReadFund(h.FundID) {
+		return notFound(doc)
+	}
+	return err
+}
+
+// Overview is Store.Overview as the viewer sees it. It returns ENOTFOUND
+// for an unknown document and for one of a fund the viewer does not cover.
+func (r View) Overview(ctx context.Context, doc string) (Snapshot, error) {
+	if err := r.authorize(ctx, doc); err != nil {
+		return Snapshot{}, err
+	}
+	snap, err := r.s.Overview(ctx, doc)
+	if err = r.visible(doc, snap.Document.FundID, err); err != nil {
+		return Snapshot{}, err
+	}
+	return snap, nil
+}
+
+// PositionsAfter is Store.PositionsAfter as the viewer sees it: the later
+// pages of an overview. It returns ENOTFOUND when what it read is of a fund
+// the viewer does not cover.
+func (r View) PositionsAfter(ctx context.Context, doc, commitID, after string, limit int) ([]fund.PositionItem, bool, error) {
+	items, more, err := r.s.PositionsAfter(ctx, doc, commitID, after, limit)
+	if err == nil && len(items) > 0 {
+		err = r.visible(doc, items[0].FundID, nil)
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return items, more, nil
+}
+
+// LatestDocument is Store.LatestDocument as the viewer sees it: one GetItem.
+// It returns ENOTFOUND for an unknown document and for one of a fund the
+// viewer does not cover.
+func (r View) LatestDocument(ctx context.Context, doc string) (fund.DocumentHeader, error) {
+	h, err := r.s.LatestDocument(ctx, doc)
+	if err = r.visible(doc, h.FundID, err); err != nil {
+		return fund.DocumentHeader{}, err
+	}
+	return h, nil
+}
+
+// Versions returns a document's latest record and a page of its history
+// records (Store.HistoryPage): the latest record is read first, with one
+// GetItem, so another fund's document is refused before its history is read.
+// It returns ENOTFOUND for an unknown document and for one of a fund the
+// viewer does not cover.
+func (r View) Versions(ctx context.Context, doc string, from, to fund.Date, limit int, start PageKey) (fund.DocumentHeader, []fund.DocumentHeader, PageKey, error) {
+	latest, err := r.LatestDocument(ctx, doc)
+	if err != nil {
+		return fund.DocumentHeader{}, nil, nil, err
+	}
+	history, next, err := r.s.HistoryPage(ctx, doc, from, to, limit, start)
+	if err != nil {
+		return fund.DocumentHeader{}, nil, nil, err
+	}
+	return latest, history, next, nil
+}
+
+// Version is Store.Version as the viewer sees it. It returns ENOTFOUND for
+// an unknown document, for one of a fund the viewer does not cover, and for
+// a version a visible document does not have.
+func (r View) Version(ctx context.Context, doc string, n int) (fund.Document, error) {
+	if err := r.authorize(ctx, doc); err != nil {
+		return fund.Document{}, err
+	}
+	d, err := r.s.Version(ctx, doc, n)
+	if err != nil {
+		return fund.Document{}, r.detailed(ctx, doc, err)
+	}
+	if err := r.visible(doc, d.FundID, nil); err != nil {
+		return fund.Document{}, err
+	}
+	return d, nil
+}
+
+// DocumentPosition is Store.DocumentPosition as the viewer sees it. It
+// returns ENOTFOUND for an unknown document, for one of a fund the viewer
+// does not cover, and for a position a visible document does not report.
+func (r View) DocumentPosition(ctx context.Context, doc, pos string) (int, []fund.PositionItem, error) {
+	if err := r.authorize(ctx, doc); err != nil {
+		return 0, nil, err
+	}
+	version, items, err := r.s.DocumentPosition(ctx, doc, pos)
+	if err != nil {
+		return 0, nil, r.detailed(ctx, doc, err)
+	}
+	if err := r.visible(doc, items[0].FundID, nil); err != nil {
+		return 0, nil, err
+	}
+	return version, items, nil
+}
+
+// PositionItemByKey is Store.PositionItemByKey as the viewer sees it. It
+// returns ENOTFOUND for an unknown document, for one of a fund the viewer
+// does not cover, and for an item a visible document does not report.
+func (r View) PositionItemByKey(ctx context.Context, doc string, k fund.ItemKind, pos string) (fund.PositionItem, error) {
+	if err := r.authorize(ctx, doc); err != nil {
+		return fund.PositionItem{}, err
+	}
+	it, err := r.s.PositionItemByKey(ctx, doc, k, pos)
+	if err != nil {
+		return fund.PositionItem{}, r.detailed(ctx, doc, err)
+	}
+	if err := r.visible(doc, it.FundID, nil); err != nil {
+		return fund.PositionItem{}, err
+	}
+	return it, nil
+}
+
+// Capital is Store.Capital as the viewer sees it. It returns ENOTFOUND for
+// an unknown document and for one of a fund the viewer does not cover.
+func (r View) Capital(ctx context.Context, doc string) (Capital, error) {
+	if err := r.authorize(ctx, doc); err != nil {
+		return Capital{}, err
+	}
+	c, err := r.s.Capital(ctx, doc)
+	if err = r.visible(doc, c.FundID, err); err != nil {
+		return Capital{}, err
+	}
+	return c, nil
+}
+
+// fundNotFound is the error of a fund that does not exist, or that the
+// viewer does not cover.
+func fundNotFound(fundID string) error {
+	return fund.Errorf(fund.ENOTFOUND, "fund %s not found", fundID)
+}
+
+// FundVisible returns ENOTFOUND, as for an unknown fund, unless the viewer
+// covers fundID; it reads nothing.
+func (r View) FundVisible(fundID string) error {
+	if !r.v.MayReadFund(fundID) {
+		return fundNotFound(fundID)
+	}
+	return nil
+}
+
+// FundMustExist returns ENOTFOUND unless fundID has ever had a document,
+// read with one GetItem: what tells an empty first page of a fund's list
+// from an unknown fund.
+func (r View) FundMustExist(ctx context.Context, fundID string) error {
+	ok, err := r.s.FundExists(ctx, fundID)
+	if err == nil && !ok {
+		err = fundNotFound(fundID)
+	}
+	return err
+}
+
+// FundDocuments is Store.FundDocuments as the viewer sees it. It returns
+// ENOTFOUND for a fund the viewer does not cover, before any read, and for
+// a fund that has no document (one more GetItem when the first page is
+// empty).
+func (r View) FundDocuments(ctx context.Context, fundID string, from, to fund.Date, kind fund.Kind, limit int, start PageKey) ([]fund.DocumentHeader, PageKey, error) {
+	if err := r.FundVisible(fundID); err != nil {
+		return nil, nil, err
+	}
+	docs, next, err := r.s.FundDocuments(ctx, fundID, from, to, kind, limit, start)
+	if err == nil && len(docs) == 0 && start == nil {
+		err = r.FundMustExist(ctx, fundID)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return docs, next, nil
+}
+
+// Restate writes d as the next version of its document (Store.Restate) for
+// the viewer, who must cover d.FundID. An existing document of a fund the
+// viewer does not cover is answered as absent, at the cost of an unknown
+// one (one GetItem of the head): ENOTFOUND, or EPRECONDITION when ifMatch is
+// AnyVersion, which asks that the document exist.
+func (r View) Restate(ctx context.Context, d fund.Document, ifMatch *int) (fund.Document, error) {
+	fundID, err := r.s.DocumentFund(ctx, d.ID)
+	absent := fund.ErrorCode(err) == fund.ENOTFOUND || (err == nil && !r.v.MayReadFund(fundID))
+	switch {
+	case absent && ifMatch != nil && *ifMatch == AnyVersion:
+		return fund.Document{}, fund.Errorf(fund.EPRECONDITION, "If-Match: * but document %s does not exist", d.ID)
+	case err == nil && absent:
+		return fund.Document{}, notFound(d.ID)
+	case err != nil && !absent:
+		return fund.Document{}, err
+	}
+	saved, err := r.s.Restate(ctx, d, ifMatch)
+	var fe *fund.Error
+	if errors.As(err, &fe) && fe.Code == fund.ECONFLICT && fe.Field == "fundId" {
+		// Another fund created the document meanwhile: absent, as above.
+		if aerr := r.authorize(ctx, d.ID); aerr != nil {
+			return fund.Document{}, aerr
+		}
+	}
+	return saved, err
+}
