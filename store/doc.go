@@ -5,7 +5,8 @@
 // Item (keys.go, item.go, itemcodec.go), the commit protocol that makes a
 // version of any size visible at once (store.go, claims.go;
 // docs/commit-protocol.md), idempotency records (idempotency.go), table
-// creation, the reads behind every route (read.go, positions.go), the
+// creation, the reads behind every route (read.go, positions.go; viewer.go
+// answers a document of a fund the caller does not cover as absent), the
 // export's typed stream of committed records (stream.go) and its lease.
 // Callers pass and get domain types (package fund); page keys are opaque
 // bytes (PageKey); throttling and refused conditions come back as
