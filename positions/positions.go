@@ -32,8 +32,9 @@ type Reader interface {
 	// FundPositions lists one page of a fund's registered positions.
 	FundPositions(ctx context.Context, fundID string, limit int, start []byte) ([]fund.Registered, []byte, error)
 	// InvestorPositions lists one page of up to limit of an investor's
-	// registered positions that keep accepts, with a bounded read: filtered
-	// says keep may refuse some, and the page may then hold fewer than limit.
+	// registered positions that keep accepts (filtered says it may refuse
+	// some), with a bounded read: the page may hold fewer than limit, even
+	// none, with a key to go on from.
 	InvestorPositions(ctx context.Context, inv string, keep func(fund.Registered) bool, filtered bool, limit int, start []byte) ([]fund.Registered, []byte, error)
 }
 
