@@ -133,11 +133,11 @@ func TestServeShutsDownGracefully(t *testing.T) {
 		t.Fatal(err)
 	}
 	hook := &dynamotest.WriteHook{}
-	store := store.NewStore(store.NewDB(dynamotest.Shared().Config(dynamotest.WithAPIOptions(hook.APIOption()))), table)
+	st := store.NewStore(store.NewDB(dynamotest.Shared().Config(dynamotest.WithAPIOptions(hook.APIOption()))), table)
 	out := &fundtest.SyncBuffer{}
 	log := slog.New(slog.NewJSONHandler(out, nil))
 	done := make(chan error, 1)
-	go func() { done <- serve(ctx, cfg, store, log, out) }()
+	go func() { done <- serve(ctx, cfg, st, log, out) }()
 
 	addr := regexp.MustCompile(`"addr":"(http://[^"]+)"`)
 	var base string
