@@ -82,59 +82,6 @@ func (op operation) errors() map[int]string {
 	return out
 }
 
-// Responses that handlers assemble from parts; their schemas come from here.
-
-// overviewWire is one page of a document's overview, as appendOverview
-// writes it.
-type overviewWire struct {
-	DocumentID string `json:"documentId"`
-	Version    int    `json:"version"`
-	// Documents and capital activities come with the first page only.
-	Documents         *wire.OverviewDocuments      `json:"documents,omitempty"`
-	CapitalActivities *wire.CapitalActivities      `json:"capitalActivities,omitempty"`
-	Positions         map[string]positionGroupWire `json:"positions"`
-	Next              string                       `json:"next,omitempty"`
-}
-
-// positionGroupWire is one position's items in an overview.
-type positionGroupWire struct {
-	InvestorID          string              `json:"investorId"`
-	CapitalCalls        []wire.PositionItem `json:"capitalCalls"`
-	Distributions       []wire.PositionItem `json:"distributions"`
-	UnfundedCommitments []wire.PositionItem `json:"unfundedCommitments"`
-}
-
-// versionsWire is a page of a document's versions (getVersions).
-type versionsWire struct {
-	DocumentID string                `json:"documentId"`
-	Latest     *wire.DocumentHeader  `json:"latest,omitempty"`
-	Historical []wire.DocumentHeader `json:"historical"`
-	Next       string                `json:"next,omitempty"`
-}
-
-// documentPositionWire is one position's items in a document (getDocumentPosition).
-type documentPositionWire struct {
-	DocumentID string              `json:"documentId"`
-	PositionID string              `json:"positionId"`
-	Version    int                 `json:"version"`
-	Items      []wire.PositionItem `json:"items"`
-}
-
-// capitalWire is a document's capital (getCapital).
-type capitalWire struct {
-	DocumentID        string                 `json:"documentId"`
-	Version           int                    `json:"version"`
-	CapitalActivities wire.CapitalActivities `json:"capitalActivities"`
-	CapitalCalls      []wire.PositionItem    `json:"capitalCalls"`
-}
-
-// documentAnalysisWire is a document's analysis (getAnalysis).
-type documentAnalysisWire struct {
-	DocumentID string                  `json:"documentId"`
-	Version    int                     `json:"version"`
-	Positions  []wire.PositionAnalysis `json:"positions"`
-}
-
 // operations is the whole API surface.
 func (s *server) operations() []operation {
 	return []operation{
@@ -213,7 +160,7 @@ func (s *server) operations() []operation {
 			Description: "The document grouped as documents (latest and historical), capital activities (latest and historical) and positions (`{positionId: capitalCalls, distributions, unfundedCommitments}`), paginated by position. The first page comes from one Query of the document partition (for an admin whose token names some funds, after one GetItem of the document's commit head, which decides authorization before the read) and lists the 20 latest earlier versions in `documents.historical` and `capitalActivities.historical` (`/versions` pages through all of them); if that read catches the latest view while a restatement rewrites it, the committed version is read from its own immutable records instead. Later pages read the same committed version, pinned in the cursor, so a client paging through a large document sees one version throughout, even if the document is restated meanwhile. Admin tokens only; a document of a fund the token does not cover is answered 404 like an unknown one.",
 			Params:      []string{"limit", "cursor"},
 			Responses: []response{
-				{Status: 200, Doc: "The overview page.", Body: overviewWire{}, Headers: []string{"ETag"}},
+				{Status: 200, Doc: "The overview page.", Body: wire.Overview{}, Headers: []string{"ETag"}},
 			},
 			Errors: map[int]string{
 				400: "`documentId` is not a valid ID. Or `limit` is not a whole number from 1 to 1000, or `cursor` was not issued by this query to this principal.",
@@ -227,7 +174,7 @@ func (s *server) operations() []operation {
 			Description: "Without `from` and `to`: the latest record beside the historical ones, a page at a time (`limit`, `cursor`, `next`), with the latest version as ETag. With `from` and/or `to`: only the historical records whose asOf lies between them (every version of the end date included), a page at a time, without `latest` and without ETag. The latest record is read first (one GetItem), then one Query per page. Admin tokens only; a document of a fund the token does not cover is answered 404 like an unknown one, before its history is read.",
 			Params:      []string{"from", "to", "limit", "cursor"},
 			Responses: []response{
-				{Status: 200, Doc: "The versions. ETag is set only without `from` and `to`.", Body: versionsWire{}, Headers: []string{"ETag"}},
+				{Status: 200, Doc: "The versions. ETag is set only without `from` and `to`.", Body: wire.Versions{}, Headers: []string{"ETag"}},
 			},
 			Errors: map[int]string{
 				400: "`documentId` is not a valid ID. Or `from`/`to` is not a date, or `to` is before `from`.",
@@ -254,7 +201,7 @@ func (s *server) operations() []operation {
 			Description: "The position's items in the document's current committed version, read by their exact keys together with the commit head (falling back to the version's own records mid-restatement), with that version as ETag. With `type`: the one item of that type, read by its exact key from the latest view; the response then carries the item's version but no ETag. Admin tokens only; a document of a fund the token does not cover is answered 404 like an unknown one.",
 			Params:      []string{"type"},
 			Responses: []response{
-				{Status: 200, Doc: "The position's items. ETag is set only without `type`.", Body: documentPositionWire{}, Headers: []string{"ETag"}},
+				{Status: 200, Doc: "The position's items. ETag is set only without `type`.", Body: wire.DocumentPosition{}, Headers: []string{"ETag"}},
 			},
 			Errors: map[int]string{
 				400: "`documentId` or `positionId` is not a valid ID, or `type` is not an item type.",
@@ -267,7 +214,7 @@ func (s *server) operations() []operation {
 			Summary:     "Capital activity and capital calls of a document",
 			Description: "The capital activity (latest and every version's) and the capital calls of the current committed version, read with one Query over the `CAPITAL_` sort keys (falling back to the version's own records mid-restatement). Not paginated. Admin tokens only; a document of a fund the token does not cover is answered 404 like an unknown one.",
 			Responses: []response{
-				{Status: 200, Doc: "The capital entities.", Body: capitalWire{}, Headers: []string{"ETag"}},
+				{Status: 200, Doc: "The capital entities.", Body: wire.Capital{}, Headers: []string{"ETag"}},
 			},
 			Errors: map[int]string{
 				400: "`documentId` is not a valid ID.",
@@ -280,7 +227,7 @@ func (s *server) operations() []operation {
 			Summary:     "Per-position analysis of a document",
 			Description: "For every position of the current committed version: how many capital calls, distributions and unfunded commitments it reports and their exact totals. All numbers come from one version. Not paginated. Admin tokens only; a document of a fund the token does not cover is answered 404 like an unknown one.",
 			Responses: []response{
-				{Status: 200, Doc: "The analysis.", Body: documentAnalysisWire{}, Headers: []string{"ETag"}},
+				{Status: 200, Doc: "The analysis.", Body: wire.Analysis{}, Headers: []string{"ETag"}},
 			},
 			Errors: map[int]string{
 				400: "`documentId` is not a valid ID.",

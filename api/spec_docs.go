@@ -77,9 +77,7 @@ var encodesAs = map[reflect.Type]reflect.Type{
 }
 
 // schemaNames names the schemas whose Go names do not say it.
-var schemaNames = map[reflect.Type]string{
-	reflect.TypeFor[documentAnalysisWire](): "Analysis",
-}
+var schemaNames = map[reflect.Type]string{}
 
 // conventions give string and integer members their named schema by their
 // JSON name, wherever they appear.

@@ -20,7 +20,8 @@ type lineInputs map[string]Amount
 
 // decodeItem decodes b, the JSON object of a request item whose lines are
 // declared by lines (a pointer to a fund lines struct): the line members
-// into the returned inputs, every other member into fixed (a pointer to
+// into the returned inputs (and the valid ones into lines), every other
+// member into fixed (a pointer to
 // the item's fields, as a type without methods), whose unknown members are
 // refused. Like encoding/json, it matches member names without regard to
 // case and keeps the last of repeated members.
@@ -48,6 +49,9 @@ func decodeItem(b []byte, fixed, lines any) (lineInputs, error) {
 			var a Amount
 			_ = a.UnmarshalJSON(value) // never fails; its error waits for the conversion
 			in[l.Name] = a
+			if m := a.m; a.set && !a.null && a.err == nil {
+				l.Set(lines, &m) // for a client that decodes a response
+			}
 			continue
 		}
 		if len(rest) > 1 {

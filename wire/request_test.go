@@ -179,3 +179,25 @@ func TestBuiltRequestEncodes(t *testing.T) {
 		t.Fatalf("the built request converts to %+v, %v", got, err)
 	}
 }
+
+// A client that decodes a version it read finds the line items in the
+// embedded lines, as the server answered them.
+func TestDecodedResponseHoldsItsLines(t *testing.T) {
+	var v DocumentVersion
+	body := `{"documentId":"D","fundId":"F","kind":"capital_call_notice","title":"T","asOf":"2025-11-01","currency":"USD","version":2,"positionCount":1,"createdAt":"2025-11-01T00:00:00Z",
+		"positions":[{"positionId":"P1","investorId":"I1","capitalCall":{"amount":"5.00","status":"Pending","investment":"4.00","fundExpenses":"1.00"}}]}`
+	if err := json.Unmarshal([]byte(body), &v); err != nil {
+		t.Fatal(err)
+	}
+	c := v.Positions[0].CapitalCall
+	if c.Amount.String() != "5.00" || c.Investment == nil || c.Investment.String() != "4.00" || c.FundExpenses == nil || c.FundExpenses.String() != "1.00" || c.ManagementFee != nil {
+		t.Fatalf("decoded %+v", c)
+	}
+	again, err := json.Marshal(v.Positions[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"positionId":"P1","investorId":"I1","capitalCall":{"amount":"5.00","status":"Pending","investment":"4.00","fundExpenses":"1.00"}}`; string(again) != want {
+		t.Fatalf("encoded again as %s, want %s", again, want)
+	}
+}

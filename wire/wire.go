@@ -170,7 +170,12 @@ func (a *Amount) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-func (a Amount) MarshalJSON() ([]byte, error) { return a.m.MarshalJSON() }
+func (a Amount) MarshalText() ([]byte, error) { return a.m.MarshalText() }
+
+// Money is the amount; zero when it was absent, null or malformed.
+func (a Amount) Money() fund.Money { return a.m }
+
+func (a Amount) String() string { return a.m.String() }
 
 // IsZero makes an absent amount disappear from responses (omitzero).
 func (a Amount) IsZero() bool { return !a.set }
@@ -651,4 +656,80 @@ func CashflowsOf(identity fund.PositionItem, asOf fund.Date, flows []positions.C
 		w.Cashflows = append(w.Cashflows, cw)
 	}
 	return w
+}
+
+// Responses that handlers assemble from parts.
+
+// Overview is one page of a document's overview: the document records and
+// capital activities (first page only) and the page's position items,
+// grouped by position.
+type Overview struct {
+	DocumentID string `json:"documentId"`
+	Version    int    `json:"version"`
+	// Documents and capital activities come with the first page only.
+	Documents         *OverviewDocuments       `json:"documents,omitempty"`
+	CapitalActivities *CapitalActivities       `json:"capitalActivities,omitempty"`
+	Positions         map[string]PositionGroup `json:"positions"`
+	Next              string                   `json:"next,omitempty"`
+}
+
+// PositionGroup is one position's items in an overview.
+type PositionGroup struct {
+	InvestorID          string         `json:"investorId"`
+	CapitalCalls        []PositionItem `json:"capitalCalls"`
+	Distributions       []PositionItem `json:"distributions"`
+	UnfundedCommitments []PositionItem `json:"unfundedCommitments"`
+}
+
+// GroupsOf groups position items by position, each group's items by kind
+// in the order given.
+func GroupsOf(items []fund.PositionItem) map[string]PositionGroup {
+	out := make(map[string]PositionGroup, len(items)/len(fund.ItemKinds)+1)
+	for _, it := range items {
+		g, ok := out[it.PositionID]
+		if !ok {
+			g = PositionGroup{InvestorID: it.InvestorID, CapitalCalls: []PositionItem{}, Distributions: []PositionItem{}, UnfundedCommitments: []PositionItem{}}
+		}
+		switch it.Kind {
+		case fund.CapitalCall:
+			g.CapitalCalls = append(g.CapitalCalls, ItemOf(it))
+		case fund.Distribution:
+			g.Distributions = append(g.Distributions, ItemOf(it))
+		default:
+			g.UnfundedCommitments = append(g.UnfundedCommitments, ItemOf(it))
+		}
+		out[it.PositionID] = g
+	}
+	return out
+}
+
+// Versions is a page of a document's versions.
+type Versions struct {
+	DocumentID string           `json:"documentId"`
+	Latest     *DocumentHeader  `json:"latest,omitempty"`
+	Historical []DocumentHeader `json:"historical"`
+	Next       string           `json:"next,omitempty"`
+}
+
+// DocumentPosition is one position's items in a document.
+type DocumentPosition struct {
+	DocumentID string         `json:"documentId"`
+	PositionID string         `json:"positionId"`
+	Version    int            `json:"version"`
+	Items      []PositionItem `json:"items"`
+}
+
+// Capital is a document's capital activity and capital calls.
+type Capital struct {
+	DocumentID        string            `json:"documentId"`
+	Version           int               `json:"version"`
+	CapitalActivities CapitalActivities `json:"capitalActivities"`
+	CapitalCalls      []PositionItem    `json:"capitalCalls"`
+}
+
+// Analysis is a document's per-position analysis.
+type Analysis struct {
+	DocumentID string             `json:"documentId"`
+	Version    int                `json:"version"`
+	Positions  []PositionAnalysis `json:"positions"`
 }
