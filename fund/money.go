@@ -129,13 +129,15 @@ func (m Money) Append(b []byte) []byte {
 	return b
 }
 
-// MarshalJSON writes the amount as a JSON string. Its digits, sign and
-// point need no escaping.
-func (m Money) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, 24)
-	b = m.Append(append(b, '"'))
-	return append(b, '"'), nil
-}
+// MarshalText writes the canonical form String returns, which makes an
+// amount a JSON string ("500000.00"). It is a TextMarshaler rather than a
+// json.Marshaler on purpose: encoding/json re-validates and compacts what
+// MarshalJSON returns, and a response holds thousands of amounts, while
+// text it only quotes (digits, sign and point need no escaping).
+func (m Money) MarshalText() ([]byte, error) { return m.Append(make([]byte, 0, 24)), nil }
+
+// AppendText appends the canonical form to b (encoding.TextAppender).
+func (m Money) AppendText(b []byte) ([]byte, error) { return m.Append(b), nil }
 
 // UnmarshalJSON accepts a JSON string or a JSON number; it rejects null and
 // anything outside the accepted range and scale.

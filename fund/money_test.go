@@ -55,6 +55,17 @@ func TestMoneyJSON(t *testing.T) {
 	if string(b) != `"75000.00"` {
 		t.Fatalf("marshal = %s", b)
 	}
+	// In a struct, as a pointer, and as a map value, always a JSON string
+	// of the canonical form.
+	m = MustMoney("-0.1")
+	b, _ = json.Marshal(struct {
+		A Money
+		B *Money
+		C map[string]Money
+	}{m, &m, map[string]Money{"k": MustMoney("1.2300")}})
+	if string(b) != `{"A":"-0.10","B":"-0.10","C":{"k":"1.23"}}` {
+		t.Fatalf("marshal = %s", b)
+	}
 }
 
 func TestIDs(t *testing.T) {
