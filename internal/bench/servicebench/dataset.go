@@ -35,6 +35,7 @@ type docSpec struct {
 type dataset struct {
 	docs, positions int
 	restated        float64
+	name            string // the table's name; empty for one derived from the parameters
 }
 
 func (ds dataset) funds() int { return (ds.docs + docsPerFund - 1) / docsPerFund }
@@ -42,6 +43,9 @@ func (ds dataset) funds() int { return (ds.docs + docsPerFund - 1) / docsPerFund
 // table names what the loader wrote, so a table that exists was loaded
 // with these parameters.
 func (ds dataset) table() string {
+	if ds.name != "" {
+		return ds.name
+	}
 	return fmt.Sprintf("servicebench-v1-%d-%d-%d", ds.docs, ds.positions, int(ds.restated*1000+0.5))
 }
 

@@ -92,7 +92,8 @@ func rawIngest(r *raw, p *pool) workload {
 		k := owned(rng, len(p.specs), conc, w)
 		d := p.next(k)
 		return func(ctx context.Context) error {
-			if err := r.restate(ctx, d, p.versions[k]); err != nil {
+			// makeDocument keeps a document's as-of date in every revision.
+			if err := r.restate(ctx, d, fund.DocumentHeader{Version: p.versions[k], AsOf: d.AsOf}); err != nil {
 				return err
 			}
 			p.versions[k]++

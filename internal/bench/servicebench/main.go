@@ -12,8 +12,8 @@
 //     documents, a position's summary, a fund's documents) against the
 //     Query behind it, made directly with the AWS SDK;
 //   - times restatements of a 100- and a 1,000-position document (PUT)
-//     against the raw writes of the same version, in the shape the store
-//     makes them (see fund/store.go);
+//     against the raw writes of the same version: the store's own write
+//     plan (store.WritePlan) sent with plain SDK calls;
 //   - each at concurrency 1 and 16: p50 and p99 latency, requests per
 //     second, and API ÷ raw, against the targets;
 //   - runs a sustained mixed load of reads and writes, counts the answers
@@ -29,6 +29,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"regexp"
@@ -45,7 +46,7 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:])
+	err := run(ctx, os.Args[1:], os.Stdout)
 	stop()
 	if errors.Is(err, flag.ErrHelp) {
 		return
@@ -147,7 +148,9 @@ func parseFlags(args []string) (options, error) {
 	return o, nil
 }
 
-func run(ctx context.Context, args []string) error {
+// run parses args, starts DynamoDB Local with its tables in -data and
+// measures (see bench).
+func run(ctx context.Context, args []string, out io.Writer) error {
 	o, err := parseFlags(args)
 	if err != nil {
 		return err
@@ -162,9 +165,16 @@ func run(ctx context.Context, args []string) error {
 		return err
 	}
 	defer db.Stop()
+	return bench(ctx, o, db, out)
+}
+
+// bench loads the dataset into db unless it holds it already, runs the
+// service on it and measures. It writes the report to out (and into the
+// file o.out names) and its progress to standard output.
+func bench(ctx context.Context, o options, db *dynamotest.Server, out io.Writer) error {
 	fdb := store.NewDB(db.Config())
 	store := store.NewStore(fdb, o.ds.table())
-	r, err := newRaw(fdb, o.ds.table())
+	r, err := newRaw(fdb, store)
 	if err != nil {
 		return err
 	}
@@ -190,7 +200,7 @@ func run(ctx context.Context, args []string) error {
 		return err
 	}
 	defer svc.stop()
-	fmt.Printf("fundsvc serves %s on %s\n", o.ds.table(), svc.base)
+	fmt.Fprintf(out, "fundsvc serves %s on %s\n", o.ds.table(), svc.base)
 
 	if svc.notReady != "" {
 		o.notes = append(o.notes, "fundsvc: "+svc.notReady+".")
@@ -202,7 +212,7 @@ func run(ctx context.Context, args []string) error {
 	}
 	var sr *sustainResult
 	if o.sustain.limit > 0 {
-		fmt.Printf("sustained mixed load for %s\n", o.sustain.limit)
+		fmt.Fprintf(out, "sustained mixed load for %s\n", o.sustain.limit)
 		res, err := sustain(ctx, svc, o.ds, pools[0], measured(comps, summaryName), o.sustainConc, o.writes, o.sustain, o.seed)
 		if err != nil {
 			return err
@@ -211,7 +221,7 @@ func run(ctx context.Context, args []string) error {
 	}
 
 	report := format(o, comps, sr)
-	fmt.Print("\n" + report)
+	fmt.Fprint(out, "\n"+report)
 	if o.out != "" {
 		return benchdoc.Splice(o.out, "servicebench", report)
 	}
