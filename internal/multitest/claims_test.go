@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fundsvc/fundsvc/fund"
+	"github.com/fundsvc/fundsvc/wire"
 )
 
 // claimant is one (fund, investor) that races the others for a position ID.
@@ -95,11 +96,9 @@ func TestConcurrentFirstUseOfAPositionID(t *testing.T) {
 		start := make(chan struct{})
 		var wg sync.WaitGroup
 		for w, cl := range claimants {
-			doc := Document{FundID: cl.fund, Kind: "capital_call_notice", Title: fmt.Sprintf("round %d writer %d", r, w),
-				AsOf: "2026-01-15", Currency: "USD", Positions: []Position{
-					{PositionID: contested, InvestorID: cl.investor, CapitalCall: &CapitalCall{Amount: money(1000*(r+1) + w)}},
-					{PositionID: fmt.Sprintf("Q%02d_%d", r, w), InvestorID: cl.investor, CapitalCall: &CapitalCall{Amount: money(500000 + 1000*r + w)}},
-				}}
+			doc := document(cl.fund, fmt.Sprintf("round %d writer %d", r, w), "2026-01-15",
+				wire.Position{PositionID: contested, InvestorID: cl.investor, CapitalCall: callOf(1000*(r+1) + w)},
+				wire.Position{PositionID: fmt.Sprintf("Q%02d_%d", r, w), InvestorID: cl.investor, CapitalCall: callOf(500000 + 1000*r + w)})
 			m.named[fmt.Sprintf("Q%02d_%d", r, w)] = []claimant{cl}
 			client := admins[cl.fund].On(w + r)
 			wg.Add(1)
@@ -155,8 +154,7 @@ func TestConcurrentFirstUseOfAPositionID(t *testing.T) {
 		pos   string
 	}) {
 		docID := fmt.Sprintf("R%02d_%s_%s", l.round, l.who.fund, l.who.investor)
-		doc := Document{FundID: l.who.fund, Kind: "capital_call_notice", Title: "corrected " + docID, AsOf: "2026-02-15", Currency: "USD",
-			Positions: []Position{{PositionID: l.pos, InvestorID: l.who.investor, CapitalCall: &CapitalCall{Amount: money(7)}}}}
+		doc := document(l.who.fund, "corrected "+docID, "2026-02-15", wire.Position{PositionID: l.pos, InvestorID: l.who.investor, CapitalCall: callOf(7)})
 		resp, err := admins[l.who.fund].PutDocument(ctx, docID, doc)
 		if err != nil || resp.Status != http.StatusCreated {
 			p.add("corrected document refused (orphan claim)", "corrected document %s with %s/%s's own position %s, refused in round %d: want 201, got %v %s (an orphan claim?)",
@@ -179,8 +177,7 @@ func TestConcurrentFirstUseOfAPositionID(t *testing.T) {
 			if cl.fund == o.fund && cl.investor == o.investor {
 				continue
 			}
-			doc := Document{FundID: cl.fund, Kind: "capital_call_notice", Title: "late claim", AsOf: "2026-03-15", Currency: "USD",
-				Positions: []Position{{PositionID: contested, InvestorID: cl.investor, CapitalCall: &CapitalCall{Amount: money(9)}}}}
+			doc := document(cl.fund, "late claim", "2026-03-15", wire.Position{PositionID: contested, InvestorID: cl.investor, CapitalCall: callOf(9)})
 			docID := fmt.Sprintf("L%02d", r)
 			resp, err := admins[cl.fund].PutDocument(ctx, docID, doc)
 			if err != nil || resp.Status != http.StatusConflict {
@@ -215,13 +212,13 @@ func checkClaims(ctx context.Context, t *testing.T, p *problems, m *claimModel, 
 				want[pos] = o.investor
 			}
 		}
-		rows, resp, err := GetPages[Registered](ctx, admin, "/v1/funds/"+f+"/positions?limit=7")
+		rows, resp, err := GetPages[wire.RegisteredPosition](ctx, admin, "/v1/funds/"+f+"/positions?limit=7")
 		count(1)
 		if err != nil || resp.Status != http.StatusOK {
 			p.add("listing failed", "GET /v1/funds/%s/positions: %v %s", f, err, resp)
 			continue
 		}
-		compareRegistry(p, "fund "+f+" registry", rows, want, func(r Registered) (string, string) { return r.InvestorID, r.FundID }, f, m)
+		compareRegistry(p, "fund "+f+" registry", rows, want, func(r wire.RegisteredPosition) (string, string) { return r.InvestorID, r.FundID }, f, m)
 	}
 	// The investors' listings, as the investor and as each fund's admin.
 	for inv, portal := range investors {
@@ -231,12 +228,12 @@ func checkClaims(ctx context.Context, t *testing.T, p *problems, m *claimModel, 
 				want[pos] = o.fund
 			}
 		}
-		rows, resp, err := GetPages[Registered](ctx, portal, "/v1/investors/"+inv+"/positions?limit=7")
+		rows, resp, err := GetPages[wire.RegisteredPosition](ctx, portal, "/v1/investors/"+inv+"/positions?limit=7")
 		count(1)
 		if err != nil || (resp.Status != http.StatusOK && !(resp.Status == http.StatusNotFound && len(want) == 0)) {
 			p.add("listing failed", "investor %s: GET /v1/investors/%s/positions: %v %s", inv, inv, err, resp)
 		} else {
-			compareRegistry(p, "investor "+inv+"'s own listing", rows, want, func(r Registered) (string, string) { return r.FundID, r.InvestorID }, inv, m)
+			compareRegistry(p, "investor "+inv+"'s own listing", rows, want, func(r wire.RegisteredPosition) (string, string) { return r.FundID, r.InvestorID }, inv, m)
 		}
 		for f, admin := range admins {
 			wantF := map[string]string{}
@@ -245,17 +242,17 @@ func checkClaims(ctx context.Context, t *testing.T, p *problems, m *claimModel, 
 					wantF[pos] = f
 				}
 			}
-			rows, resp, err := GetPages[Registered](ctx, admin, "/v1/investors/"+inv+"/positions")
+			rows, resp, err := GetPages[wire.RegisteredPosition](ctx, admin, "/v1/investors/"+inv+"/positions")
 			count(1)
 			if err != nil || (resp.Status != http.StatusOK && !(resp.Status == http.StatusNotFound && len(wantF) == 0)) {
 				p.add("listing failed", "admin of %s: GET /v1/investors/%s/positions: %v %s", f, inv, err, resp)
 				continue
 			}
-			compareRegistry(p, "admin of "+f+"'s listing of investor "+inv, rows, wantF, func(r Registered) (string, string) { return r.FundID, r.InvestorID }, inv, m)
+			compareRegistry(p, "admin of "+f+"'s listing of investor "+inv, rows, wantF, func(r wire.RegisteredPosition) (string, string) { return r.FundID, r.InvestorID }, inv, m)
 		}
 		// The investor's summary: its positions, each with the money of
 		// acknowledged documents only.
-		var sum InvestorSummary
+		var sum wire.InvestorSummary
 		resp, err = portal.GetJSON(ctx, "/v1/investors/"+inv+"/summary", &sum)
 		count(1)
 		if err != nil || resp.Status != http.StatusOK {
@@ -325,7 +322,7 @@ func checkClaims(ctx context.Context, t *testing.T, p *problems, m *claimModel, 
 				count(3)
 				continue
 			}
-			items, resp, err := GetPages[Item](ctx, pr.cl, "/v1/positions/"+pos+"?limit=3")
+			items, resp, err := GetPages[wire.PositionItem](ctx, pr.cl, "/v1/positions/"+pos+"?limit=3")
 			if err != nil || resp.Status != http.StatusOK {
 				p.add("position read failed", "%s: GET /v1/positions/%s: %v %s", pr.name, pos, err, resp)
 			} else {
@@ -344,11 +341,11 @@ func checkClaims(ctx context.Context, t *testing.T, p *problems, m *claimModel, 
 					}
 				}
 			}
-			var s Summary
+			var s wire.PositionSummary
 			if get(ctx, p, pr.cl, pr.name, "/v1/positions/"+pos+"/summary", http.StatusOK, &s) {
 				compareSummary(p, pr.name+"'s position summary", s, pos, o)
 			}
-			var cf Cashflows
+			var cf wire.Cashflows
 			if get(ctx, p, pr.cl, pr.name, "/v1/positions/"+pos+"/cashflows", http.StatusOK, &cf) {
 				if cf.FundID != o.fund || cf.InvestorID != o.investor {
 					p.add("cash flows name another owner", "%s: cash flows of %s name %s/%s, want %s/%s", pr.name, pos, cf.FundID, cf.InvestorID, o.fund, o.investor)
@@ -395,7 +392,7 @@ func (o *owned) paidIn() fund.Money {
 // compareRegistry compares listed rows with want (position → the other
 // party: investor for a fund's registry, fund for an investor's listing).
 // ids returns a row's other party and its own party, which must be self.
-func compareRegistry(p *problems, what string, rows []Registered, want map[string]string, ids func(Registered) (other, own string), self string, m *claimModel) {
+func compareRegistry(p *problems, what string, rows []wire.RegisteredPosition, want map[string]string, ids func(wire.RegisteredPosition) (other, own string), self string, m *claimModel) {
 	seen := map[string]bool{}
 	for _, r := range rows {
 		other, own := ids(r)
@@ -425,7 +422,7 @@ func compareRegistry(p *problems, what string, rows []Registered, want map[strin
 
 // compareSummary checks a position summary against the acknowledged
 // documents of the position.
-func compareSummary(p *problems, what string, s Summary, pos string, o *owned) {
+func compareSummary(p *problems, what string, s wire.PositionSummary, pos string, o *owned) {
 	if s.PositionID != pos || s.FundID != o.fund || s.InvestorID != o.investor {
 		p.add("summary names the wrong owner", "%s of %s names %s %s/%s, want %s/%s", what, pos, s.PositionID, s.FundID, s.InvestorID, o.fund, o.investor)
 	}

@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/fundsvc/fundsvc/wire"
 )
 
 // Client sends requests with one bearer token to a cluster's instances:
@@ -93,9 +95,17 @@ func (cl *Client) Do(ctx context.Context, method, path string, body any, header 
 	return Response{Instance: i, Status: resp.StatusCode, Header: resp.Header, Body: b}, nil
 }
 
-// PutDocument creates or restates document id, without If-Match.
-func (cl *Client) PutDocument(ctx context.Context, id string, d Document) (Response, error) {
-	return cl.Do(ctx, http.MethodPut, "/v1/documents/"+url.PathEscape(id), d, nil)
+// PutDocument creates or restates document id, without If-Match, with the
+// request that stores d's content (its server-owned fields are not sent).
+func (cl *Client) PutDocument(ctx context.Context, id string, d wire.DocumentVersion) (Response, error) {
+	return cl.Do(ctx, http.MethodPut, "/v1/documents/"+url.PathEscape(id), RequestOf(d), nil)
+}
+
+// RequestOf is the request that stores d's content as a document's next
+// version.
+func RequestOf(d wire.DocumentVersion) wire.DocumentRequest {
+	return wire.DocumentRequest{FundID: d.FundID, Kind: string(d.Kind), Title: d.Title, AsOf: d.AsOf, Currency: d.Currency,
+		Positions: wire.PositionsOf(d.Positions...)}
 }
 
 // GetJSON reads path and, when the answer is 200 and v is not nil, decodes
@@ -128,7 +138,7 @@ func GetPages[T any](ctx context.Context, cl *Client, path string) ([]T, Respons
 		if cursor != "" {
 			p += sep + "cursor=" + url.QueryEscape(cursor)
 		}
-		var page Page[T]
+		var page wire.Page[T]
 		resp, err := cl.GetJSON(ctx, p, &page)
 		if n == 0 {
 			first = resp

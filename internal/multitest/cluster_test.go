@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fundsvc/fundsvc/internal/harness"
+	"github.com/fundsvc/fundsvc/wire"
 )
 
 // TestCluster checks the harness itself: separate processes on loopback
@@ -32,9 +33,9 @@ func TestCluster(t *testing.T) {
 	}
 
 	admin := c.Client(c.AdminToken(t, "FUND_H"))
-	doc := Document{FundID: "FUND_H", Kind: "capital_call_notice", Title: "harness", AsOf: "2026-01-01", Currency: "USD"}
+	doc := document("FUND_H", "harness", "2026-01-01")
 	for _, p := range []string{"HP_1", "HP_2", "HP_3"} {
-		doc.Positions = append(doc.Positions, Position{PositionID: p, InvestorID: "HI_" + p, CapitalCall: &CapitalCall{Amount: money(100)}})
+		doc.Positions = append(doc.Positions, wire.Position{PositionID: p, InvestorID: "HI_" + p, CapitalCall: callOf(100)})
 	}
 	resp, err := admin.On(0).PutDocument(ctx, "HDOC", doc)
 	if err != nil || resp.Status != http.StatusCreated || resp.Version() != 1 {
@@ -44,7 +45,7 @@ func TestCluster(t *testing.T) {
 	// One token, every instance; round robin reaches each in turn.
 	seen := map[int]bool{}
 	for range 2 * c.Instances() {
-		var o Overview
+		var o wire.Overview
 		resp, err := admin.GetJSON(ctx, "/v1/documents/HDOC", &o)
 		if err != nil || resp.Status != http.StatusOK || o.Version != 1 {
 			t.Fatalf("GET overview: %v %s", err, resp)
@@ -56,16 +57,16 @@ func TestCluster(t *testing.T) {
 	}
 
 	// A cursor issued by one instance continues on another.
-	var first Page[Registered]
+	var first wire.Page[wire.RegisteredPosition]
 	if resp, err := admin.On(1).GetJSON(ctx, "/v1/funds/FUND_H/positions?limit=1", &first); err != nil || resp.Status != http.StatusOK || first.Next == "" {
 		t.Fatalf("first page on instance 1: %v %s", err, resp)
 	}
-	var second Page[Registered]
+	var second wire.Page[wire.RegisteredPosition]
 	resp, err = admin.On(2).GetJSON(ctx, "/v1/funds/FUND_H/positions?limit=1&cursor="+url.QueryEscape(first.Next), &second)
 	if err != nil || resp.Status != http.StatusOK || len(second.Items) != 1 || second.Items[0].PositionID != "HP_2" {
 		t.Fatalf("second page on instance 2 with instance 1's cursor: %v %s", err, resp)
 	}
-	all, resp, err := GetPages[Registered](ctx, admin, "/v1/funds/FUND_H/positions?limit=1")
+	all, resp, err := GetPages[wire.RegisteredPosition](ctx, admin, "/v1/funds/FUND_H/positions?limit=1")
 	if err != nil || resp.Status != http.StatusOK || len(all) != 3 {
 		t.Fatalf("GetPages over three instances: %d items, %v %s", len(all), err, resp)
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/fundsvc/fundsvc/fund"
+	"github.com/fundsvc/fundsvc/wire"
 )
 
 func TestMain(m *testing.M) { os.Exit(Main(m)) }
@@ -87,6 +88,18 @@ func parallel[T any](n int, jobs []T, f func(T)) {
 
 // money is an exact amount, for amounts the tests make up.
 func money(units int) fund.Money { return fund.MustMoney(fmt.Sprintf("%d.00", units)) }
+
+// callOf is a capital call of units.
+func callOf(units int) *wire.CapitalCall {
+	return &wire.CapitalCall{Amount: wire.AmountOf(money(units))}
+}
+
+// document is a capital call notice of fundID in USD, as a test sends it
+// (PutDocument) and reads it back.
+func document(fundID, title, asOf string, positions ...wire.Position) wire.DocumentVersion {
+	return wire.DocumentVersion{DocumentHeader: wire.DocumentHeader{FundID: fundID, Kind: "capital_call_notice", Title: title, AsOf: asOf, Currency: "USD"},
+		Positions: append([]wire.Position{}, positions...)}
+}
 
 func acknowledged(status int) bool { return status == http.StatusOK || status == http.StatusCreated }
 

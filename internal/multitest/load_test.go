@@ -3,6 +3,7 @@ package multitest
 import (
 	"context"
 	"fmt"
+	"github.com/fundsvc/fundsvc/wire"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -43,16 +44,16 @@ func TestSustainedMixedLoad(t *testing.T) {
 	for i := range 6 {
 		pool = append(pool, &poolDoc{id: fmt.Sprintf("LDOC_%d", i), fund: funds[i%len(funds)]})
 	}
-	positionOf := func(fund string, k int) Position {
-		return Position{PositionID: fmt.Sprintf("%s_P%d", fund, k), InvestorID: fmt.Sprintf("LINV_%d", k%3)}
+	positionOf := func(fund string, k int) wire.Position {
+		return wire.Position{PositionID: fmt.Sprintf("%s_P%d", fund, k), InvestorID: fmt.Sprintf("LINV_%d", k%3)}
 	}
 	seq := atomic.Int64{}
-	newVersion := func(rng *rand.Rand, d *poolDoc) Document {
-		doc := Document{FundID: d.fund, Kind: "capital_call_notice", Title: fmt.Sprintf("write %d", seq.Add(1)), AsOf: "2026-06-01", Currency: "USD", Positions: []Position{}}
+	newVersion := func(rng *rand.Rand, d *poolDoc) wire.DocumentVersion {
+		doc := document(d.fund, fmt.Sprintf("write %d", seq.Add(1)), "2026-06-01")
 		for k := range 5 {
 			if k == 0 || rng.IntN(2) == 0 { // never empty, so every position read finds something
 				pos := positionOf(d.fund, k)
-				pos.CapitalCall = &CapitalCall{Amount: money(1 + rng.IntN(100000))}
+				pos.CapitalCall = callOf(1 + rng.IntN(100000))
 				doc.Positions = append(doc.Positions, pos)
 			}
 		}
@@ -60,7 +61,7 @@ func TestSustainedMixedLoad(t *testing.T) {
 	}
 	var p problems
 	var mu sync.Mutex
-	acked := map[string]map[int]Document{}
+	acked := map[string]map[int]wire.DocumentVersion{}
 	statuses := map[string]map[int]int{} // kind of request → status → count
 	count := func(kind string, resp Response, err error, want ...int) {
 		mu.Lock()
@@ -85,7 +86,7 @@ func TestSustainedMixedLoad(t *testing.T) {
 			p.add(fmt.Sprintf("%s answered %d", kind, resp.Status), "%s", resp)
 		}
 	}
-	ack := func(d *poolDoc, v int, doc Document) {
+	ack := func(d *poolDoc, v int, doc wire.DocumentVersion) {
 		mu.Lock()
 		defer mu.Unlock()
 		if prev, dup := acked[d.id][v]; dup && prev.Title != doc.Title {
@@ -103,7 +104,7 @@ func TestSustainedMixedLoad(t *testing.T) {
 	// Every document exists before the load, so every read has something
 	// to find.
 	for _, d := range pool {
-		acked[d.id] = map[int]Document{}
+		acked[d.id] = map[int]wire.DocumentVersion{}
 		doc := newVersion(rand.New(rand.NewPCG(1, 2)), d)
 		resp, err := admin.PutDocument(ctx, d.id, doc)
 		if err != nil || resp.Status != http.StatusCreated {
@@ -177,7 +178,7 @@ func TestSustainedMixedLoad(t *testing.T) {
 				switch rng.IntN(9) {
 				case 0:
 					before := int(d.top.Load())
-					var o Overview
+					var o wire.Overview
 					resp, err := admin.GetJSON(ctx, "/v1/documents/"+d.id, &o)
 					requests.Add(1)
 					count("GET overview", resp, err, http.StatusOK)
@@ -224,7 +225,7 @@ func TestSustainedMixedLoad(t *testing.T) {
 		}
 	}
 	parallel(6, jobs, func(j job) {
-		var got Document
+		var got wire.DocumentVersion
 		if get(ctx, &p, admin, "admin", fmt.Sprintf("/v1/documents/%s/versions/%d", j.doc, j.v), http.StatusOK, &got) {
 			if diff := sameContent(acked[j.doc][j.v], got); diff != "" {
 				p.add("acknowledged version reads back different", "%s v%d: %s", j.doc, j.v, diff)

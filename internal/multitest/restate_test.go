@@ -12,11 +12,12 @@ import (
 	"time"
 
 	"github.com/fundsvc/fundsvc/fund"
+	"github.com/fundsvc/fundsvc/wire"
 )
 
 // restatePool is the positions the restatements choose from, all of one
 // fund, each held by one investor.
-var restatePool = []Position{
+var restatePool = []wire.Position{
 	{PositionID: "RP_1", InvestorID: "RINV_1"}, {PositionID: "RP_2", InvestorID: "RINV_2"}, {PositionID: "RP_3", InvestorID: "RINV_3"},
 	{PositionID: "RP_4", InvestorID: "RINV_1"}, {PositionID: "RP_5", InvestorID: "RINV_2"}, {PositionID: "RP_6", InvestorID: "RINV_3"},
 }
@@ -45,7 +46,7 @@ func TestConcurrentRestatementsAcrossInstances(t *testing.T) {
 	var p problems
 
 	var mu sync.Mutex
-	acked := map[string]map[int]Document{} // document → version → what was sent
+	acked := map[string]map[int]wire.DocumentVersion{} // document → version → what was sent
 	writes, refused := 0, 0
 	seed := uint64(time.Now().UnixNano())
 	rng := rand.New(rand.NewPCG(seed, 13))
@@ -61,7 +62,7 @@ func TestConcurrentRestatementsAcrossInstances(t *testing.T) {
 		for d := range docs {
 			docID := fmt.Sprintf("RD%02d_%d", r, d)
 			allDocs = append(allDocs, docID)
-			acked[docID] = map[int]Document{}
+			acked[docID] = map[int]wire.DocumentVersion{}
 			for w := range perDoc {
 				writer := admin.On(w)
 				wrng := rand.New(rand.NewPCG(seeds[(r*docs+d)*perDoc+w], 1))
@@ -103,7 +104,7 @@ func TestConcurrentRestatementsAcrossInstances(t *testing.T) {
 	// Every document at its latest version: the one acknowledged last
 	// (the highest), readable as sent, and every other acknowledged
 	// version readable as sent too.
-	latest := map[string]Document{}
+	latest := map[string]wire.DocumentVersion{}
 	reads := 0
 	for _, docID := range allDocs {
 		var head struct {
@@ -121,7 +122,7 @@ func TestConcurrentRestatementsAcrossInstances(t *testing.T) {
 			p.add("latest version is not the last acknowledged", "%s is at v%d, the highest acknowledged version is v%d", docID, head.Version, top)
 		}
 		for v, sent := range acked[docID] {
-			var got Document
+			var got wire.DocumentVersion
 			reads++
 			if get(ctx, &p, admin, "admin", fmt.Sprintf("/v1/documents/%s/versions/%d", docID, v), http.StatusOK, &got) {
 				if diff := sameContent(sent, got); diff != "" {
@@ -143,7 +144,7 @@ func TestConcurrentRestatementsAcrossInstances(t *testing.T) {
 		if !ok {
 			continue
 		}
-		var o Overview
+		var o wire.Overview
 		reads++
 		if !get(ctx, &p, admin, "admin", "/v1/documents/"+docID, http.StatusOK, &o) {
 			continue
@@ -159,7 +160,7 @@ func TestConcurrentRestatementsAcrossInstances(t *testing.T) {
 				p.add("overview shows a position the latest version dropped", "%s v%d: overview shows %s", docID, want.Version, pos)
 				continue
 			}
-			if len(g.CapitalCalls) != 1 || !g.CapitalCalls[0].Amount.Equal(w.CapitalCall.Amount) || g.CapitalCalls[0].DocumentVersion != want.Version {
+			if len(g.CapitalCalls) != 1 || !g.CapitalCalls[0].Amount.Equal(w.CapitalCall.Amount.Money()) || g.CapitalCalls[0].DocumentVersion != want.Version {
 				p.add("overview shows another version's item", "%s v%d: position %s calls %+v, want %s at v%d", docID, want.Version, pos, g.CapitalCalls, w.CapitalCall.Amount, want.Version)
 			}
 		}
@@ -181,18 +182,18 @@ func TestConcurrentRestatementsAcrossInstances(t *testing.T) {
 	// each document's item at its latest version if that version has the
 	// position, and nothing else.
 	checked := 0
-	parallel(3, restatePool, func(pos Position) {
+	parallel(3, restatePool, func(pos wire.Position) {
 		want := map[string]docCall{} // document → its latest version's call
 		for docID, d := range latest {
 			if w, ok := positionIn(d, pos.PositionID); ok {
-				want[docID] = docCall{d.Version, w.CapitalCall.Amount}
+				want[docID] = docCall{d.Version, w.CapitalCall.Amount.Money()}
 			}
 		}
 		var paid fund.Money
 		for _, w := range want {
 			paid = paid.Add(w.amount)
 		}
-		items, resp, err := GetPages[Item](ctx, admin, "/v1/positions/"+pos.PositionID+"?limit=5")
+		items, resp, err := GetPages[wire.PositionItem](ctx, admin, "/v1/positions/"+pos.PositionID+"?limit=5")
 		if err != nil || resp.Status != http.StatusOK {
 			p.add("position read failed", "GET /v1/positions/%s: %v %s", pos.PositionID, err, resp)
 		} else {
@@ -216,7 +217,7 @@ func TestConcurrentRestatementsAcrossInstances(t *testing.T) {
 				}
 			}
 		}
-		var s Summary
+		var s wire.PositionSummary
 		if get(ctx, &p, admin, "admin", "/v1/positions/"+pos.PositionID+"/summary", http.StatusOK, &s) {
 			if !s.PaidIn.Total.Equal(paid) {
 				p.add("summary adds up other versions", "%s: paid in %s, want %s from %v", pos.PositionID, s.PaidIn.Total, paid, want)
@@ -234,7 +235,7 @@ func TestConcurrentRestatementsAcrossInstances(t *testing.T) {
 				p.add("summary counts another set of documents", "%s: counts %v, want %v", pos.PositionID, got, want)
 			}
 		}
-		var cf Cashflows
+		var cf wire.Cashflows
 		if get(ctx, &p, admin, "admin", "/v1/positions/"+pos.PositionID+"/cashflows", http.StatusOK, &cf) {
 			var sum fund.Money
 			for _, f := range cf.Cashflows {
@@ -263,28 +264,28 @@ func TestConcurrentRestatementsAcrossInstances(t *testing.T) {
 
 // restatement is a document of restateFund with a random, possibly empty,
 // subset of the pool, each position's capital call a random amount.
-func restatement(rng *rand.Rand, title string) Document {
-	d := Document{FundID: restateFund, Kind: "capital_call_notice", Title: title, AsOf: "2026-04-01", Currency: "USD", Positions: []Position{}}
+func restatement(rng *rand.Rand, title string) wire.DocumentVersion {
+	d := document(restateFund, title, "2026-04-01")
 	for _, pos := range restatePool {
 		if rng.IntN(2) == 0 {
-			pos.CapitalCall = &CapitalCall{Amount: money(1 + rng.IntN(1_000_000))}
+			pos.CapitalCall = callOf(1 + rng.IntN(1_000_000))
 			d.Positions = append(d.Positions, pos)
 		}
 	}
 	return d
 }
 
-func positionIn(d Document, pos string) (Position, bool) {
-	i := slices.IndexFunc(d.Positions, func(p Position) bool { return p.PositionID == pos })
+func positionIn(d wire.DocumentVersion, pos string) (wire.Position, bool) {
+	i := slices.IndexFunc(d.Positions, func(p wire.Position) bool { return p.PositionID == pos })
 	if i < 0 {
-		return Position{}, false
+		return wire.Position{}, false
 	}
 	return d.Positions[i], true
 }
 
 // sameContent describes how got, a version read back, differs from sent;
 // empty if it does not.
-func sameContent(sent, got Document) string {
+func sameContent(sent, got wire.DocumentVersion) string {
 	if got.Version != sent.Version || got.Title != sent.Title || got.FundID != sent.FundID {
 		return fmt.Sprintf("v%d %q of %s, want v%d %q of %s", got.Version, got.Title, got.FundID, sent.Version, sent.Title, sent.FundID)
 	}
@@ -293,7 +294,7 @@ func sameContent(sent, got Document) string {
 	}
 	for _, s := range sent.Positions {
 		g, ok := positionIn(got, s.PositionID)
-		if !ok || g.InvestorID != s.InvestorID || g.CapitalCall == nil || !g.CapitalCall.Amount.Equal(s.CapitalCall.Amount) {
+		if !ok || g.InvestorID != s.InvestorID || g.CapitalCall == nil || !g.CapitalCall.Amount.Money().Equal(s.CapitalCall.Amount.Money()) {
 			return fmt.Sprintf("position %s reads %+v, want a call of %s for %s", s.PositionID, g, s.CapitalCall.Amount, s.InvestorID)
 		}
 	}
@@ -315,10 +316,10 @@ func TestSlowMaterializeOnOneInstance(t *testing.T) {
 	t.Cleanup(hold.Release) // before the cluster stops, should the test fail while a request is held
 	admin := c.Client(c.AdminToken(t, restateFund))
 	const docID = "SLOW"
-	version := func(title string, positions ...Position) Document {
-		return Document{FundID: restateFund, Kind: "capital_call_notice", Title: title, AsOf: "2026-05-01", Currency: "USD", Positions: append([]Position{}, positions...)}
+	version := func(title string, positions ...wire.Position) wire.DocumentVersion {
+		return document(restateFund, title, "2026-05-01", positions...)
 	}
-	added := Position{PositionID: "SLOW_P", InvestorID: "RINV_1", CapitalCall: &CapitalCall{Amount: money(200)}}
+	added := wire.Position{PositionID: "SLOW_P", InvestorID: "RINV_1", CapitalCall: callOf(200)}
 
 	if resp, err := admin.On(1).PutDocument(ctx, docID, version("v1, no positions")); err != nil || resp.Status != http.StatusCreated {
 		t.Fatalf("PUT v1: %v %s", err, resp)
@@ -357,7 +358,7 @@ func TestSlowMaterializeOnOneInstance(t *testing.T) {
 	}
 
 	var p problems
-	var o Overview
+	var o wire.Overview
 	if get(ctx, &p, admin, "admin", "/v1/documents/"+docID, http.StatusOK, &o) {
 		if o.Version != fast.Version() || len(o.Positions) != 0 {
 			p.add("overview not exactly the latest version", "overview at v%d with positions %v, want v%d without any", o.Version, keys(o.Positions), fast.Version())
@@ -368,7 +369,7 @@ func TestSlowMaterializeOnOneInstance(t *testing.T) {
 	} else if snap.FromVersion {
 		p.add("overview falls back to the version partition after every write returned", "head v%d: the latest view holds an item of another version", snap.Document.Version)
 	}
-	items, resp, err := GetPages[Item](ctx, admin, "/v1/positions/SLOW_P")
+	items, resp, err := GetPages[wire.PositionItem](ctx, admin, "/v1/positions/SLOW_P")
 	switch {
 	case err != nil:
 		p.add("position read failed", "%v", err)
