@@ -53,7 +53,7 @@ func TestExportChild(t *testing.T) {
 	store := store.NewStore(store.NewDB(dynamotest.Shared().Config()), table)
 	seen := 0
 	_, err = export.Run(context.Background(), export.Config{
-		Table: store.Table(), Sink: sink, Date: snapshotDate, Segments: 2, TempDir: t.TempDir(),
+		Store: store, Sink: sink, Date: snapshotDate, Segments: 2, TempDir: t.TempDir(),
 		TargetFileBytes: 1 << 10, MemoryRows: 50,
 		// Each child is killed holding the date's lease: a short lease lets
 		// the next child (and the parent's runs) take it over soon after.

@@ -8,25 +8,11 @@ import (
 	"github.com/parquet-go/parquet-go/format"
 )
 
-// models maps each dataset to its row type; its Parquet schema is the
-// dataset's, and the DDL is derived from it, so the two cannot disagree.
-var models = map[string]any{
-	"documents":            documentRow{},
-	"document_versions":    documentVersionRow{},
-	"capital_activities":   capitalActivityRow{},
-	"capital_calls":        capitalCallRow{},
-	"distributions":        distributionRow{},
-	"unfunded_commitments": unfundedCommitmentRow{},
-	"positions":            positionRow{},
-}
-
-// Schema returns the Parquet schema of a dataset.
+// Schema returns the Parquet schema of a dataset: the schema of its row
+// type (see datasets), from which the DDL is derived too, so the two cannot
+// disagree.
 func Schema(dataset string) *parquet.Schema {
-	m, ok := models[dataset]
-	if !ok {
-		panic("export: unknown dataset " + dataset)
-	}
-	return parquet.SchemaOf(m)
+	return parquet.SchemaOf(datasets[datasetIndex(dataset)].row)
 }
 
 // ProjectionStart is the first snapshot date the tables project.

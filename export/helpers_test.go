@@ -117,7 +117,7 @@ func (s *service) all(t *testing.T, path string) []map[string]any {
 // runExport exports e's table into sink for snapshotDate.
 func runExport(t *testing.T, e *fundtest.Env, sink export.Sink, tweak func(*export.Config)) *export.Manifest {
 	t.Helper()
-	cfg := export.Config{Table: e.Store.Table(), Sink: sink, Date: snapshotDate, Segments: 3, TempDir: t.TempDir()}
+	cfg := export.Config{Store: e.Store, Sink: sink, Date: snapshotDate, Segments: 3, TempDir: t.TempDir()}
 	if tweak != nil {
 		tweak(&cfg)
 	}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/store"
-	"github.com/guregu/dynamo/v2"
 )
 
 // The per-date export lease. Two exports of one date must never run at
@@ -22,20 +21,9 @@ import (
 // date, naming its owner and the instant its lease ends. A run takes it if
 // nobody holds it or its lease has ended (a run that crashed), renews it
 // while it runs, checks it is still its own right before publishing, and
-// deletes it at the end, each write conditional on the owner.
-
-// leaseItem is the stored lease. Its Type is no entity, so the Scan's
-// classification and every reader pass over it.
-type leaseItem struct {
-	PK, SK, Type string
-	Owner        string    // a random token of the run
-	RunID        string    // the run holding the lease, for messages
-	LeaseUntil   int64     // Unix milliseconds: the lease ends then unless renewed
-	StartedAt    time.Time // when the run took the lease
-	// ExpiresAt lets the table's TTL remove a lease left by a crashed run,
-	// a day after it ended; until then, the lease's own end decides.
-	ExpiresAt int64
-}
+// deletes it at the end, each write conditional on the owner. The item
+// and its conditional writes are the store's (store/lease.go); the policy
+// is here.
 
 // ErrExportRunning is matched (errors.Is) by the error of an export that
 // found another run of its date holding the lease. The error is also a
@@ -55,7 +43,7 @@ var ErrLeaseLost = errors.New("export: the lease of the snapshot date was lost; 
 
 // lease is one run's hold on its date.
 type lease struct {
-	table dynamo.Table
+	store *store.Store
 	date  fund.Date
 	owner string
 	runID string
@@ -69,7 +57,7 @@ type lease struct {
 func newLease(cfg *Config, runID string) *lease {
 	b := make([]byte, 16)
 	_, _ = rand.Read(b)
-	return &lease{table: cfg.Table, date: cfg.Date, owner: hex.EncodeToString(b), runID: runID,
+	return &lease{store: cfg.Store, date: cfg.Date, owner: hex.EncodeToString(b), runID: runID,
 		dur: cfg.LeaseDuration, now: cfg.Now}
 }
 
@@ -87,7 +75,7 @@ func (l *lease) acquire(ctx context.Context, wait time.Duration) error {
 		if !l.now().Before(deadline) {
 			return runningError{fund.Errorf(fund.ECONFLICT,
 				"another export of %s is running: run %s holds the lease until %s (a crashed run's lease ends then); retry later, or wait for it with --wait-lease",
-				l.date, holder.RunID, time.UnixMilli(holder.LeaseUntil).UTC().Format(time.RFC3339))}
+				l.date, holder.RunID, holder.Until.Format(time.RFC3339))}
 		}
 		select {
 		case <-ctx.Done():
@@ -99,35 +87,25 @@ func (l *lease) acquire(ctx context.Context, wait time.Duration) error {
 
 // tryTake takes the lease if nobody holds it or its lease has ended;
 // otherwise it returns the holder.
-func (l *lease) tryTake(ctx context.Context) (*leaseItem, error) {
+func (l *lease) tryTake(ctx context.Context) (*store.ExportLease, error) {
 	for range 3 {
 		now := l.now()
 		until := now.Add(l.dur)
-		it := leaseItem{
-			PK: store.ExportLeasePK(l.date), SK: store.ExportLeaseSK, Type: store.TypeExportLease,
-			Owner: l.owner, RunID: l.runID, LeaseUntil: until.UnixMilli(), StartedAt: now.UTC(),
-			ExpiresAt: until.Add(24 * time.Hour).Unix(),
+		holder, err := l.store.TakeExportLease(ctx, l.date, l.owner, l.runID, now, until)
+		if errors.Is(err, store.ErrLeaseChanged) {
+			continue // released since: try again
 		}
-		err := l.table.Put(it).If("attribute_not_exists($) OR $ < ?", store.AttrPK, "LeaseUntil", now.UnixMilli()).Run(ctx)
-		if err == nil {
+		if err != nil {
+			return nil, fmt.Errorf("export: %w", err)
+		}
+		if holder == nil {
 			l.mu.Lock()
 			l.until = until
 			l.mu.Unlock()
 			return nil, nil
 		}
-		if !dynamo.IsCondCheckFailed(err) {
-			return nil, fmt.Errorf("export: take the lease of %s: %w", l.date, err)
-		}
-		var holder leaseItem
-		err = l.table.Get(store.AttrPK, it.PK).Range(store.AttrSK, dynamo.Equal, it.SK).Consistent(true).One(ctx, &holder)
-		if errors.Is(err, dynamo.ErrNotFound) {
-			continue // released since: try again
-		}
-		if err != nil {
-			return nil, fmt.Errorf("export: read the lease of %s: %w", l.date, err)
-		}
-		if holder.LeaseUntil >= l.now().UnixMilli() {
-			return &holder, nil
+		if holder.Until.UnixMilli() >= l.now().UnixMilli() {
+			return holder, nil
 		}
 		// Ended between the write and the read: try again.
 	}
@@ -138,14 +116,12 @@ func (l *lease) tryTake(ctx context.Context) (*leaseItem, error) {
 // if the lease is no longer this run's.
 func (l *lease) renew(ctx context.Context) error {
 	until := l.now().Add(l.dur)
-	err := l.table.Update(store.AttrPK, store.ExportLeasePK(l.date)).Range(store.AttrSK, store.ExportLeaseSK).
-		Set("LeaseUntil", until.UnixMilli()).Set(store.AttrExpiresAt, until.Add(24*time.Hour).Unix()).
-		If("$ = ?", "Owner", l.owner).Run(ctx)
-	if dynamo.IsCondCheckFailed(err) {
+	err := l.store.RenewExportLease(ctx, l.date, l.owner, until)
+	if errors.Is(err, store.ErrLeaseNotHeld) {
 		return ErrLeaseLost
 	}
 	if err != nil {
-		return fmt.Errorf("export: renew the lease of %s: %w", l.date, err)
+		return fmt.Errorf("export: %w", err)
 	}
 	l.mu.Lock()
 	l.until = until
@@ -201,6 +177,5 @@ func (l *lease) keep(ctx context.Context, lost func(error)) {
 func (l *lease) release(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	_ = l.table.Delete(store.AttrPK, store.ExportLeasePK(l.date)).Range(store.AttrSK, store.ExportLeaseSK).
-		If("$ = ?", "Owner", l.owner).Run(ctx)
+	_ = l.store.ReleaseExportLease(ctx, l.date, l.owner)
 }

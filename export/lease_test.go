@@ -15,40 +15,27 @@ import (
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/internal/fundtest"
 	"github.com/fundsvc/fundsvc/store"
-	"github.com/guregu/dynamo/v2"
 )
 
-// storedLease is the lease item as a test writes or reads it.
-type storedLease struct {
-	PK, SK, Type string
-	Owner        string
-	RunID        string
-	LeaseUntil   int64
-}
-
-// putLease writes the lease of snapshotDate as another run would have.
-func putLease(t *testing.T, e *fundtest.Env, runID string, until time.Time) {
+// putLease takes the lease of snapshotDate until until, as another run
+// would, whose clock reads now: a lease held by a run whose lease ended by
+// then is taken over.
+func putLease(t *testing.T, e *fundtest.Env, runID string, now, until time.Time) {
 	t.Helper()
-	l := storedLease{PK: store.ExportLeasePK(snapshotDate), SK: store.ExportLeaseSK, Type: store.TypeExportLease,
-		Owner: "owner-of-" + runID, RunID: runID, LeaseUntil: until.UnixMilli()}
-	if err := e.Store.Table().Put(l).Run(context.Background()); err != nil {
-		t.Fatal(err)
+	holder, err := e.Store.TakeExportLease(context.Background(), snapshotDate, "owner-of-"+runID, runID, now, until)
+	if err != nil || holder != nil {
+		t.Fatalf("take the lease as %s: held by %+v (%v)", runID, holder, err)
 	}
 }
 
 // readLease returns the lease of snapshotDate, or nil if there is none.
-func readLease(t *testing.T, e *fundtest.Env) *storedLease {
+func readLease(t *testing.T, e *fundtest.Env) *store.ExportLease {
 	t.Helper()
-	var l storedLease
-	err := e.Store.Table().Get(store.AttrPK, store.ExportLeasePK(snapshotDate)).Range(store.AttrSK, dynamo.Equal, store.ExportLeaseSK).
-		Consistent(true).One(context.Background(), &l)
-	if errors.Is(err, dynamo.ErrNotFound) {
-		return nil
-	}
+	l, err := e.Store.ExportLease(context.Background(), snapshotDate)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &l
+	return l
 }
 
 // dataFiles lists every data file of snapshotDate under sink, of any run.
@@ -120,7 +107,7 @@ func TestTwoExportsOfOneDate(t *testing.T) {
 		go func() {
 			first := true
 			m, err := export.Run(context.Background(), export.Config{
-				Table: e.Store.Table(), Sink: sink, Date: snapshotDate, Segments: 2, TempDir: t.TempDir(),
+				Store: e.Store, Sink: sink, Date: snapshotDate, Segments: 2, TempDir: t.TempDir(),
 				OnEvent: func(ev export.Event) {
 					if ev.Kind == export.EventPage && first {
 						first = false
@@ -194,7 +181,7 @@ func TestExportLease(t *testing.T) {
 
 	t.Run("a crashed run's ended lease is taken over", func(t *testing.T) {
 		sink, _ := dirSink(t)
-		putLease(t, e, "crashed-run", time.Now().Add(-time.Second))
+		putLease(t, e, "crashed-run", time.Now().Add(-time.Minute), time.Now().Add(-time.Second))
 		m := runExport(t, e, sink, nil)
 		checkPublished(t, sink, m)
 		if l := readLease(t, e); l != nil {
@@ -204,13 +191,13 @@ func TestExportLease(t *testing.T) {
 
 	t.Run("a live lease is refused and nothing is written", func(t *testing.T) {
 		sink, dir := dirSink(t)
-		putLease(t, e, "live-run", time.Now().Add(time.Hour))
+		putLease(t, e, "live-run", time.Now(), time.Now().Add(time.Hour))
 		defer func() {
-			if err := e.Store.Table().Delete(store.AttrPK, store.ExportLeasePK(snapshotDate)).Range(store.AttrSK, store.ExportLeaseSK).Run(context.Background()); err != nil {
+			if err := e.Store.ReleaseExportLease(context.Background(), snapshotDate, "owner-of-live-run"); err != nil {
 				t.Fatal(err)
 			}
 		}()
-		_, err := export.Run(context.Background(), export.Config{Table: e.Store.Table(), Sink: sink, Date: snapshotDate, TempDir: t.TempDir()})
+		_, err := export.Run(context.Background(), export.Config{Store: e.Store, Sink: sink, Date: snapshotDate, TempDir: t.TempDir()})
 		if !errors.Is(err, export.ErrExportRunning) || !strings.Contains(fmt.Sprint(err), "run live-run holds the lease") {
 			t.Fatalf("export with a live lease: %v, want ErrExportRunning naming live-run", err)
 		}
@@ -232,7 +219,7 @@ func TestExportLease(t *testing.T) {
 	t.Run("LeaseWait waits for a live lease to end", func(t *testing.T) {
 		sink, _ := dirSink(t)
 		ends := time.Now().Add(1500 * time.Millisecond)
-		putLease(t, e, "ending-run", ends)
+		putLease(t, e, "ending-run", time.Now(), ends)
 		m := runExport(t, e, sink, func(c *export.Config) { c.LeaseWait = time.Minute })
 		if m.StartedAt.Before(ends.Add(-50 * time.Millisecond)) {
 			t.Errorf("the run started at %s, before the other run's lease ended at %s", m.StartedAt, ends)
@@ -244,12 +231,12 @@ func TestExportLease(t *testing.T) {
 		sink, _ := dirSink(t)
 		first := runExport(t, e, sink, nil)
 		_, err := export.Run(context.Background(), export.Config{
-			Table: e.Store.Table(), Sink: sink, Date: snapshotDate, TempDir: t.TempDir(),
+			Store: e.Store, Sink: sink, Date: snapshotDate, TempDir: t.TempDir(),
 			OnEvent: func(ev export.Event) {
 				if ev.Kind == export.EventDataset && ev.Dataset == "positions" {
 					// Another run took the lease over while this one was
-					// stalled (as if its lease had ended).
-					putLease(t, e, "usurper", time.Now().Add(time.Hour))
+					// stalled: by its clock, this run's lease had ended.
+					putLease(t, e, "usurper", time.Now().Add(time.Hour), time.Now().Add(2*time.Hour))
 				}
 			},
 		})

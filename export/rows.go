@@ -4,9 +4,14 @@ import (
 	"cmp"
 	"fmt"
 	"math/big"
+	"reflect"
+	"strings"
+	"sync"
 	"time"
+	"unicode"
 
 	"github.com/fundsvc/fundsvc/fund"
+	"github.com/fundsvc/fundsvc/store"
 )
 
 // The rows of every dataset, one Go struct each: the struct is the Parquet
@@ -17,7 +22,13 @@ import (
 // (days since 1970-01-01); instants are UTC TIMESTAMP in milliseconds.
 //
 // Fields tagged parquet:"-" are not written: they travel with a row through
-// the sort so the committed version can be chosen (see join).
+// the sort so the committed version can be chosen (see eachDocument).
+//
+// The line items of a capital call, a distribution and an unfunded
+// commitment are declared in fund/lines.go; each has a column here, the
+// field of the line's Go name, named after its JSON name in snake_case
+// (lineColumns checks it, and fills them), so a new line is one field in
+// fund/lines.go and one column here.
 
 // SchemaVersion changes whenever a dataset's columns change; manifests and
 // DDL carry it so a reader can tell snapshots of different shapes apart.
@@ -134,40 +145,6 @@ type positionRow struct {
 	LastAsOf      int32     `parquet:"last_as_of,date"`
 }
 
-// headRow is a document's commit head as scanned: the one version of the
-// document that the snapshot shows.
-type headRow struct {
-	FundID, DocumentID string
-	Version            int32
-	CommitID           string
-	Materialized       bool
-	PositionCount      int32
-	// Set by checkHeads: Whole says the latest view, as scanned, is exactly
-	// the head's version, and Expect then counts that version's items of
-	// each kind (indexed by kindIndex).
-	Whole  bool
-	Expect [3]int32
-}
-
-// latestRow is one item of a document's latest view, as scanned: what
-// checkHeads needs to know how many items the head's version has.
-type latestRow struct {
-	DocumentID, PositionID string
-	Kind                   int8
-	Version                int32
-	Tombstone              bool
-}
-
-// kindIndex numbers the position-level kinds, in the order of fund.ItemKinds.
-func kindIndex(k fund.ItemKind) int8 {
-	for i, kk := range fund.ItemKinds {
-		if kk == k {
-			return int8(i)
-		}
-	}
-	return 0
-}
-
 // itemKey is what the join needs of a position-level row.
 type itemKey struct {
 	fund, doc, pos, commit string
@@ -213,7 +190,124 @@ func (r *unfundedCommitmentRow) ref() positionRef {
 	return positionRef{r.FundID, r.PositionID, r.DocumentID, r.AsOf, r.InvestorID, r.Currency, r.CreatedAt}
 }
 
-// Conversions from stored items.
+// Conversions from the store's committed records.
+
+func documentRowOf(r *store.DocumentVersion) documentVersionRow {
+	return documentVersionRow{documentRow: documentRow{
+		FundID: r.FundID, DocumentID: r.ID, Kind: string(r.Kind), Title: r.Title,
+		AsOf: days(r.AsOf), Currency: r.Currency, PositionCount: int32(r.PositionCount),
+		Version: int32(r.Version), CommitID: r.CommitID, CreatedAt: r.CreatedAt.UTC(), CreatedBy: r.CreatedBy,
+	}}
+}
+
+func capitalActivityRowOf(r *store.ActivityVersion) (capitalActivityRow, error) {
+	var err error
+	row := capitalActivityRow{
+		FundID: r.FundID, DocumentID: r.DocumentID, DocumentVersion: int32(r.Version),
+		AsOf: days(r.AsOf), Currency: r.Currency, Amount: mustDecimal(&r.Amount, &err),
+		Status: string(r.Status), ActivityDate: optDays(r.Date), Description: r.Description, CreatedAt: r.CreatedAt.UTC(),
+	}
+	if err != nil {
+		return row, fmt.Errorf("export: capital activity of version %d of document %s: %w", r.Version, r.DocumentID, err)
+	}
+	return row, nil
+}
+
+func positionRowOf(r *store.RegisteredPosition) positionRow {
+	return positionRow{FundID: r.FundID, PositionID: r.PositionID, InvestorID: r.InvestorID,
+		Currency: r.Currency, RegisteredAt: r.RegisteredAt.UTC()}
+}
+
+// fill sets the columns of a position-level row that are not lines.
+func (r *capitalCallRow) fill(v *store.VersionItem, err *error) {
+	*r = capitalCallRow{
+		FundID: v.FundID, DocumentID: v.DocumentID, InvestorID: v.InvestorID, PositionID: v.PositionID,
+		DocumentVersion: int32(v.DocumentVersion), AsOf: days(v.AsOf), Currency: v.Currency,
+		Amount: mustDecimal(&v.Amount, err), Status: string(v.Status), DueDate: optDays(v.Date),
+		CreatedAt: v.CreatedAt.UTC(), CommitID: v.CommitID,
+	}
+}
+
+func (r *distributionRow) fill(v *store.VersionItem, err *error) {
+	*r = distributionRow{
+		FundID: v.FundID, DocumentID: v.DocumentID, InvestorID: v.InvestorID, PositionID: v.PositionID,
+		DocumentVersion: int32(v.DocumentVersion), AsOf: days(v.AsOf), Currency: v.Currency,
+		Amount: mustDecimal(&v.Amount, err), Status: string(v.Status), PaymentDate: optDays(v.Date),
+		CreatedAt: v.CreatedAt.UTC(), CommitID: v.CommitID,
+	}
+}
+
+func (r *unfundedCommitmentRow) fill(v *store.VersionItem, err *error) {
+	*r = unfundedCommitmentRow{
+		FundID: v.FundID, DocumentID: v.DocumentID, InvestorID: v.InvestorID, PositionID: v.PositionID,
+		DocumentVersion: int32(v.DocumentVersion), AsOf: days(v.AsOf), Currency: v.Currency,
+		Amount: mustDecimal(&v.Amount, err), Status: string(v.Status),
+		CreatedAt: v.CreatedAt.UTC(), CommitID: v.CommitID,
+	}
+}
+
+// lineColumn is the column of one line item in a row type: the index of
+// the row's field.
+type lineColumn struct {
+	line  fund.Line
+	field []int
+}
+
+var lineColumnsCache sync.Map // reflect.Type of the row → []lineColumn
+
+// lineColumns returns the column of every line of lines (a lines struct:
+// fund.CallLines, DistributionLines or UnfundedLines) in row (a row type),
+// or an error naming a line that has no column, or a column that is not an
+// optional DECIMAL(19,4) named after the line.
+func lineColumns(row reflect.Type, lines any) ([]lineColumn, error) {
+	if v, ok := lineColumnsCache.Load(row); ok {
+		return v.([]lineColumn), nil
+	}
+	var out []lineColumn
+	for _, l := range fund.LinesOf(lines) {
+		f, ok := row.FieldByName(l.Field)
+		if !ok {
+			return nil, fmt.Errorf("export: %s has no column for the line %s of fund.%T; add a field %s *decimal19 `parquet:\"%s,decimal(4:19),optional\"`",
+				row.Name(), l.Field, lines, l.Field, snakeCase(l.Name))
+		}
+		want := snakeCase(l.Name) + ",decimal(4:19),optional"
+		if f.Type != reflect.TypeFor[*decimal19]() || f.Tag.Get("parquet") != want {
+			return nil, fmt.Errorf("export: %s.%s, the column of a line, must be *decimal19 tagged parquet:%q", row.Name(), l.Field, want)
+		}
+		out = append(out, lineColumn{line: l, field: f.Index})
+	}
+	lineColumnsCache.Store(row, out)
+	return out, nil
+}
+
+// setLines fills the line columns of row (a pointer to a row) from lines,
+// recording the first error.
+func setLines(row any, cols []lineColumn, lines any, err *error) {
+	v := reflect.ValueOf(row).Elem()
+	for _, c := range cols {
+		if m := c.line.Get(lines); m != nil {
+			v.FieldByIndex(c.field).Set(reflect.ValueOf(optDecimal(m, err)))
+		}
+	}
+}
+
+// snakeCase turns a JSON name (returnOfCapital) into a column name
+// (return_of_capital).
+func snakeCase(name string) string {
+	var b strings.Builder
+	for i, r := range name {
+		if unicode.IsUpper(r) {
+			if i > 0 {
+				b.WriteByte('_')
+			}
+			r = unicode.ToLower(r)
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// Conversions of values.
 
 // days is a fund.Date as a Parquet DATE: days since 1970-01-01. (Not
 // through time.Duration, which ends in 2262.)

@@ -16,7 +16,7 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/s3/manager"
+	"github.com/aws/aws-sdk-go-v2/feature/s3/transfermanager"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 )
@@ -58,7 +58,12 @@ func OpenSink(dest string, client *s3.Client) (Sink, error) {
 		if client == nil {
 			return nil, fmt.Errorf("destination %q needs an S3 client", dest)
 		}
-		return &s3Sink{client: client, bucket: bucket, prefix: strings.Trim(prefix, "/")}, nil
+		uploads := transfermanager.New(client, func(o *transfermanager.Options) {
+			// A file smaller than one part is sent with one PutObject, as
+			// soon as its part is read: no larger buffer than the parts.
+			o.PartSizeBytes, o.MultipartUploadThreshold, o.Concurrency = partSize, partSize, uploadConcurrency
+		})
+		return &s3Sink{client: client, uploads: uploads, bucket: bucket, prefix: strings.Trim(prefix, "/")}, nil
 	}
 	if strings.Contains(dest, "://") {
 		return nil, fmt.Errorf("destination %q: only s3:// URLs and local directories are supported", dest)
@@ -209,12 +214,14 @@ func (d *dirSink) Delete(_ context.Context, keys []string) error {
 }
 
 // s3Sink writes under an S3 prefix. Data files stream through multipart
-// uploads: an upload that is not completed is never an object, and a failed
-// one is aborted.
+// uploads (the SDK's transfer manager, which replaces the deprecated
+// feature/s3/manager uploader): an upload that is not completed is never an
+// object, and a failed one is aborted.
 type s3Sink struct {
-	client *s3.Client
-	bucket string
-	prefix string
+	client  *s3.Client
+	uploads *transfermanager.Client
+	bucket  string
+	prefix  string
 }
 
 func (s *s3Sink) key(key string) string {
@@ -226,8 +233,8 @@ func (s *s3Sink) key(key string) string {
 
 func (s *s3Sink) URI(key string) string { return "s3://" + s.bucket + "/" + s.key(key) }
 
-// partSize bounds the memory of one upload: the upload manager holds at most
-// uploadConcurrency parts of this size.
+// partSize bounds the memory of one upload: the transfer manager holds at
+// most uploadConcurrency+1 parts of this size.
 const (
 	partSize          = 8 << 20
 	uploadConcurrency = 2
@@ -239,11 +246,8 @@ func (s *s3Sink) Create(ctx context.Context, key string) (Object, error) {
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	pr, pw := io.Pipe()
 	o := &s3Object{pw: pw, cancel: cancel, done: make(chan error, 1)}
-	up := manager.NewUploader(s.client, func(u *manager.Uploader) {
-		u.PartSize, u.Concurrency = partSize, uploadConcurrency
-	})
 	go func() {
-		_, err := up.Upload(ctx, &s3.PutObjectInput{
+		_, err := s.uploads.UploadObject(ctx, &transfermanager.UploadObjectInput{
 			Bucket: aws.String(s.bucket), Key: aws.String(s.key(key)), Body: pr,
 			ContentType: aws.String(contentType(key)),
 		})
@@ -268,7 +272,7 @@ func (o *s3Object) Close() error {
 	return err
 }
 
-// Abort fails the upload through its body, so the upload manager aborts
+// Abort fails the upload through its body, so the transfer manager aborts
 // the multipart upload while its context is still live; cancelling first
 // would leave the parts pending.
 func (o *s3Object) Abort() {

@@ -47,9 +47,6 @@ func (s *sorter[T]) buffered() int { return len(s.buf) }
 // (slices.SortFunc would hand the comparison copies of these wide rows).
 func (s *sorter[T]) sortBuffer() { sort.Sort(inPlace[T]{s.buf, s.cmp}) }
 
-func (s *sorter[T]) spilled() int     { return len(s.runs) }
-func (s *sorter[T]) sortName() string { return s.name }
-
 // spill writes the sorted buffer to a new run file and empties the buffer.
 func (s *sorter[T]) spill() error {
 	if len(s.buf) == 0 {
@@ -246,3 +243,6 @@ func (p *peeker[T]) peek() (*T, error) {
 }
 
 func (p *peeker[T]) take() { p.read = false }
+
+// addRow adds a row of the sorter's type, given as any.
+func (s *sorter[T]) addRow(r any) { s.add(r.(T)) }

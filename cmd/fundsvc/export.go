@@ -112,7 +112,7 @@ func runExport(ctx context.Context, cfg config.Config, f exportFlags, store *sto
 		onEvent = nil
 	}
 	m, err := export.Run(ctx, export.Config{
-		Table: store.Table(), Sink: sink, Date: date, Segments: cfg.ExportSegments,
+		Store: store, Sink: sink, Date: date, Segments: cfg.ExportSegments,
 		TargetFileBytes: cfg.ExportFileBytes, Compression: cfg.ExportCompression,
 		Progress: progress, OnEvent: onEvent, LeaseWait: f.waitLease,
 	})

@@ -21,7 +21,6 @@ import (
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/internal/fundtest"
 	"github.com/fundsvc/fundsvc/internal/s3test"
-	"github.com/fundsvc/fundsvc/store"
 )
 
 // snapshotDate is the date every export test publishes.
@@ -532,13 +531,12 @@ func TestTwoExportProcessesOfOneDate(t *testing.T) {
 
 	t.Run("a live lease is refused", func(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "out")
-		lease := map[string]any{"PK": store.ExportLeasePK(fund.MustDate(snapshotDate)), "SK": store.ExportLeaseSK,
-			"Type": store.TypeExportLease, "Owner": "another", "RunID": "another-run", "LeaseUntil": time.Now().Add(time.Hour).UnixMilli()}
-		if err := fe.Store.Table().Put(lease).Run(ctx); err != nil {
-			t.Fatal(err)
+		date := fund.MustDate(snapshotDate)
+		if holder, err := fe.Store.TakeExportLease(ctx, date, "another", "another-run", time.Now(), time.Now().Add(time.Hour)); err != nil || holder != nil {
+			t.Fatalf("take the lease as another run: held by %+v (%v)", holder, err)
 		}
 		p := startExport(t, fe.Table, dir)()
-		if err := fe.Store.Table().Delete(store.AttrPK, lease["PK"]).Range(store.AttrSK, store.ExportLeaseSK).Run(ctx); err != nil {
+		if err := fe.Store.ReleaseExportLease(ctx, date, "another"); err != nil {
 			t.Fatal(err)
 		}
 		if p.code != 1 || !strings.Contains(p.stderr, "another export of "+snapshotDate+" is running: run another-run holds the lease until") {

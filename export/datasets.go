@@ -1,0 +1,507 @@
+package export
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"reflect"
+	"slices"
+
+	"github.com/fundsvc/fundsvc/fund"
+	"github.com/fundsvc/fundsvc/store"
+)
+
+// dataset is one table of the snapshot.
+type dataset struct {
+	name string
+	// row is a zero row: its type is the dataset's Parquet schema and,
+	// through it, its Athena DDL.
+	row any
+	// newSort makes the sort of the dataset's own rows, ordered by fund and
+	// document first as the heads are; nil for a dataset written from
+	// another's rows.
+	newSort func(dir, name string) rowSort
+	// write joins the dataset's sorted rows with the heads and writes them,
+	// returning its writers (and those of the datasets written from its
+	// rows), in the order of datasets.
+	write func(ctx context.Context, x *exporter, rows rowSort) ([]closer, error)
+	// For a position-level dataset: the kind of its items, their line
+	// items (a pointer to the lines struct of the kind, whose every line
+	// has a column in the row), and the row of one item.
+	kind    fund.ItemKind
+	lines   func(*fund.PositionItem) any
+	itemRow func(*store.VersionItem) (any, error)
+}
+
+// datasets is the one list of datasets, in the order they are written.
+// Everything else derives from it: Datasets, the sorts, the writers, the
+// Parquet schemas (Schema) and the DDL.
+var datasets = []dataset{
+	// documents and document_versions come from the same history records:
+	// every committed version up to the head, and the head's own version.
+	{name: "documents", row: documentRow{}},
+	{name: "document_versions", row: documentVersionRow{},
+		newSort: sortBy(func(a, b *documentVersionRow) int {
+			return cmp.Or(byDocument(a.FundID, a.DocumentID, b.FundID, b.DocumentID), cmp.Compare(a.Version, b.Version))
+		}),
+		write: writeDocuments},
+	{name: "capital_activities", row: capitalActivityRow{},
+		newSort: sortBy(func(a, b *capitalActivityRow) int {
+			return cmp.Or(byDocument(a.FundID, a.DocumentID, b.FundID, b.DocumentID), cmp.Compare(a.DocumentVersion, b.DocumentVersion))
+		}),
+		write: writeActivities},
+	itemDataset[capitalCallRow]("capital_calls", fund.CapitalCall, func(p *fund.PositionItem) any { return &p.CallLines }),
+	itemDataset[distributionRow]("distributions", fund.Distribution, func(p *fund.PositionItem) any { return &p.DistributionLines }),
+	itemDataset[unfundedCommitmentRow]("unfunded_commitments", fund.UnfundedCommitment, func(p *fund.PositionItem) any { return &p.UnfundedLines }),
+	{name: "positions", row: positionRow{},
+		newSort: sortBy(func(a, b *positionRow) int {
+			return cmp.Or(cmp.Compare(a.FundID, b.FundID), cmp.Compare(a.PositionID, b.PositionID))
+		}),
+		write: writePositions},
+}
+
+// Datasets lists the datasets' names in the order they are written.
+var Datasets = func() []string {
+	names := make([]string, len(datasets))
+	for i, d := range datasets {
+		names[i] = d.name
+	}
+	return names
+}()
+
+// The datasets the scan files rows of each record type in.
+var (
+	versionsDataset   = datasetIndex("document_versions")
+	activitiesDataset = datasetIndex("capital_activities")
+	positionsDataset  = datasetIndex("positions")
+	itemDatasets      = func() map[fund.ItemKind]int {
+		m := map[fund.ItemKind]int{}
+		for i, d := range datasets {
+			if d.itemRow != nil {
+				m[d.kind] = i
+			}
+		}
+		return m
+	}()
+)
+
+func datasetIndex(name string) int {
+	i := slices.IndexFunc(datasets, func(d dataset) bool { return d.name == name })
+	if i < 0 {
+		panic("export: unknown dataset " + name)
+	}
+	return i
+}
+
+func byDocument(af, ad, bf, bd string) int { return cmp.Or(cmp.Compare(af, bf), cmp.Compare(ad, bd)) }
+
+// sortBy makes the sort of rows of type T in the order cmp.
+func sortBy[T any](cmp func(a, b *T) int) func(dir, name string) rowSort {
+	return func(dir, name string) rowSort { return newSorter(dir, name, cmp) }
+}
+
+// itemRowPtr is what the join needs of a position-level row.
+type itemRowPtr[T any] interface {
+	*T
+	key() itemKey
+	ref() positionRef
+	fill(*store.VersionItem, *error)
+}
+
+// itemDataset declares a position-level dataset: its rows are the items of
+// kind, whose line items lines selects.
+func itemDataset[T any, P itemRowPtr[T]](name string, kind fund.ItemKind, lines func(*fund.PositionItem) any) dataset {
+	toRow := func(v *store.VersionItem) (T, error) {
+		var r T
+		var err error
+		P(&r).fill(v, &err)
+		cols, cerr := lineColumns(reflect.TypeFor[T](), lines(&v.PositionItem))
+		if cerr != nil {
+			panic(cerr) // TestEveryLineHasAColumn says so first
+		}
+		setLines(&r, cols, lines(&v.PositionItem), &err)
+		if err != nil {
+			return r, fmt.Errorf("export: %s of position %s in version %d of document %s: %w",
+				kind, v.PositionID, v.DocumentVersion, v.DocumentID, err)
+		}
+		return r, nil
+	}
+	var zero T
+	return dataset{
+		name: name, row: zero, kind: kind, lines: lines,
+		newSort: sortBy(func(a, b *T) int { return P(a).key().compare(P(b).key()) }),
+		write: func(ctx context.Context, x *exporter, rows rowSort) ([]closer, error) {
+			w, err := writeItems[T, P](ctx, x, name, kind, rows.(*sorter[T]), toRow)
+			return []closer{w}, err
+		},
+		itemRow: func(v *store.VersionItem) (any, error) { return toRow(v) },
+	}
+}
+
+// rowSort is the sort of one dataset's rows, of any row type.
+type rowSort interface {
+	spiller
+	addRow(any)
+	remove()
+}
+
+// spiller is a sorter of any row type.
+type spiller interface {
+	buffered() int
+	spill() error
+	settle() error
+}
+
+// sorts holds the heads and one sort per dataset with rows of its own, all
+// sorted by fund and document first, and keeps their joint memory budget.
+type sorts struct {
+	heads    *sorter[store.CommitHead]
+	rows     []rowSort // by index in datasets; nil for a dataset without rows of its own
+	refs     *sorter[positionRef]
+	buffered int
+}
+
+func newSorts(dir string) *sorts {
+	s := &sorts{
+		heads: newSorter(dir, "heads", func(a, b *store.CommitHead) int {
+			return byDocument(a.FundID, a.DocumentID, b.FundID, b.DocumentID)
+		}),
+		rows: make([]rowSort, len(datasets)),
+		refs: newSorter(dir, "position_refs", func(a, b *positionRef) int {
+			return cmp.Or(cmp.Compare(a.FundID, b.FundID), cmp.Compare(a.PositionID, b.PositionID),
+				cmp.Compare(a.DocumentID, b.DocumentID))
+		}),
+	}
+	for i, d := range datasets {
+		if d.newSort != nil {
+			s.rows[i] = d.newSort(dir, d.name)
+		}
+	}
+	return s
+}
+
+// all are the sorts the scan fills.
+func (s *sorts) all() []spiller {
+	out := []spiller{s.heads}
+	for _, r := range s.rows {
+		if r != nil {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// settle ends the adding (see sorter.settle).
+func (s *sorts) settle() error {
+	for _, sp := range s.all() {
+		if err := sp.settle(); err != nil {
+			return err
+		}
+	}
+	s.buffered = 0
+	return nil
+}
+
+// add files a scanned row; once budget rows are held, the largest buffer
+// is spilled.
+func (s *sorts) add(row sortedRow, budget int) error {
+	if row.dataset < 0 {
+		s.heads.add(row.row.(store.CommitHead))
+	} else {
+		s.rows[row.dataset].addRow(row.row)
+	}
+	s.buffered++
+	if s.buffered < budget {
+		return nil
+	}
+	var largest spiller
+	for _, sp := range s.all() {
+		if largest == nil || sp.buffered() > largest.buffered() {
+			largest = sp
+		}
+	}
+	s.buffered -= largest.buffered()
+	return largest.spill()
+}
+
+// write writes every dataset, in the order of datasets, each joined with
+// the heads. Each sort is removed once its dataset is written.
+func (x *exporter) write(ctx context.Context) ([]DatasetManifest, error) {
+	var out []DatasetManifest
+	for i, d := range datasets {
+		if d.write == nil {
+			continue
+		}
+		ws, err := d.write(ctx, x, x.sorts.rows[i])
+		x.sorts.rows[i].remove()
+		if out, err = finish(ctx, out, err, ws...); err != nil {
+			return nil, err
+		}
+	}
+	x.sorts.heads.remove()
+	x.sorts.refs.remove()
+	return out, nil
+}
+
+// writeDocuments writes documents (each document at its head's version)
+// and document_versions (every committed version up to the head's).
+func writeDocuments(ctx context.Context, x *exporter, rows rowSort) ([]closer, error) {
+	docs := newDatasetWriter[documentRow](x, "documents")
+	versions := newDatasetWriter[documentVersionRow](x, "document_versions")
+	err := joinHeads(x.sorts.heads, rows.(*sorter[documentVersionRow]), func(r *documentVersionRow) (string, string) { return r.FundID, r.DocumentID },
+		func(r *documentVersionRow, h *store.CommitHead) error {
+			if int(r.Version) > h.Version {
+				return nil // committed after the Scan read the head
+			}
+			r.IsLatest = int(r.Version) == h.Version
+			if err := versions.write(ctx, *r); err != nil {
+				return err
+			}
+			if !r.IsLatest {
+				return nil
+			}
+			return docs.write(ctx, r.documentRow)
+		})
+	return []closer{docs, versions}, err
+}
+
+// writeActivities writes the capital activity of each document's head.
+func writeActivities(ctx context.Context, x *exporter, rows rowSort) ([]closer, error) {
+	activities := newDatasetWriter[capitalActivityRow](x, "capital_activities")
+	err := joinHeads(x.sorts.heads, rows.(*sorter[capitalActivityRow]), func(r *capitalActivityRow) (string, string) { return r.FundID, r.DocumentID },
+		func(r *capitalActivityRow, h *store.CommitHead) error {
+			if int(r.DocumentVersion) != h.Version {
+				return nil
+			}
+			return activities.write(ctx, *r)
+		})
+	return []closer{activities}, err
+}
+
+// writeItems writes one position-level dataset. Its rows come from version
+// partitions, and only the head's commit counts, so a staged version that
+// never committed (or lost the race for its version number) is left out.
+// A document whose rows the Scan may have caught short (the store's
+// CommitHead.Complete says when) is read again from its version partition,
+// so every document is whole at its head's version. Each row written also
+// records, for the positions dataset, that a committed document reports
+// its position.
+func writeItems[T any, P itemRowPtr[T]](ctx context.Context, x *exporter, name string, kind fund.ItemKind, rows *sorter[T], toRow func(*store.VersionItem) (T, error)) (*datasetWriter[T], error) {
+	w := newDatasetWriter[T](x, name)
+	refs := x.sorts.refs
+	err := eachDocument(x.sorts.heads, rows, func(r *T) itemKey { return P(r).key() }, func(h *store.CommitHead, doc []T) error {
+		if !h.Complete(kind, len(doc)) {
+			items, err := x.cfg.Store.VersionItems(ctx, h, kind)
+			if err != nil {
+				return fmt.Errorf("export: %w", err)
+			}
+			doc = doc[:0]
+			for i := range items {
+				r, err := toRow(&items[i])
+				if err != nil {
+					return err
+				}
+				doc = append(doc, r)
+			}
+			x.event(Event{Kind: EventReread, Dataset: kind.Type(), Key: h.VersionPartition(), Rows: int64(len(doc))})
+		}
+		for i := range doc {
+			refs.add(P(&doc[i]).ref())
+			if refs.buffered() >= x.cfg.MemoryRows {
+				if err := refs.spill(); err != nil {
+					return err
+				}
+			}
+			if err := w.write(ctx, doc[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return w, err
+}
+
+// writePositions writes the positions dataset (see exporter.writePositions).
+func writePositions(ctx context.Context, x *exporter, rows rowSort) ([]closer, error) {
+	positions := newDatasetWriter[positionRow](x, "positions")
+	err := x.writePositions(ctx, positions, rows.(*sorter[positionRow]))
+	return []closer{positions}, err
+}
+
+// eachDocument walks heads and rows, both sorted by fund and document, and
+// calls fn once per head with the rows of its document at the head's commit
+// (none, when the Scan found none). Rows of other commits, and of documents
+// without a head, are dropped. It holds one document's rows at a time.
+func eachDocument[T any](heads *sorter[store.CommitHead], rows *sorter[T], key func(*T) itemKey, fn func(*store.CommitHead, []T) error) error {
+	hm, err := heads.iterate()
+	if err != nil {
+		return err
+	}
+	defer hm.Close()
+	rm, err := rows.iterate()
+	if err != nil {
+		return err
+	}
+	defer rm.Close()
+	rp := &peeker[T]{src: rm}
+	var doc []T
+	for {
+		h, ok, err := hm.next()
+		if err != nil || !ok {
+			return err
+		}
+		doc = doc[:0]
+		for {
+			r, err := rp.peek()
+			if err != nil {
+				return err
+			}
+			if r == nil {
+				break
+			}
+			k := key(r)
+			if c := cmp.Or(cmp.Compare(k.fund, h.FundID), cmp.Compare(k.doc, h.DocumentID)); c > 0 {
+				break
+			} else if c == 0 && k.commit == h.CommitID {
+				doc = append(doc, *r)
+			}
+			rp.take()
+		}
+		if err := fn(&h, doc); err != nil {
+			return err
+		}
+	}
+}
+
+// writePositions joins the fund registries with the references of
+// committed documents: a position is exported once at least one document
+// reports it at its latest committed version, so a position registered by
+// an ingest that never committed stays out. A position that a document
+// reports but whose registry item the Scan passed before it was written
+// (an ingest during the Scan) is read by key (see lookupPosition).
+func (x *exporter) writePositions(ctx context.Context, w *datasetWriter[positionRow], registry *sorter[positionRow]) error {
+	reg, err := registry.iterate()
+	if err != nil {
+		return err
+	}
+	defer reg.Close()
+	refs, err := x.sorts.refs.iterate()
+	if err != nil {
+		return err
+	}
+	defer refs.Close()
+	gp := &peeker[positionRow]{src: reg}
+	rp := &peeker[positionRef]{src: refs}
+	for {
+		g, err := gp.peek()
+		if err != nil {
+			return err
+		}
+		r, err := rp.peek()
+		if err != nil {
+			return err
+		}
+		if g == nil && r == nil {
+			return nil
+		}
+		// The next position, in order, of either stream.
+		var p positionRow
+		registered := false
+		switch {
+		case r == nil || g != nil && cmp.Or(cmp.Compare(g.FundID, r.FundID), cmp.Compare(g.PositionID, r.PositionID)) <= 0:
+			p, registered = *g, true
+			gp.take()
+		default:
+			p = positionRow{FundID: r.FundID, PositionID: r.PositionID}
+		}
+		lastDoc := ""
+		var first positionRef
+		for {
+			r, err := rp.peek()
+			if err != nil {
+				return err
+			}
+			if r == nil || r.FundID != p.FundID || r.PositionID != p.PositionID {
+				break
+			}
+			if p.DocumentCount == 0 {
+				first = *r
+			}
+			rp.take()
+			if r.DocumentID != lastDoc {
+				lastDoc = r.DocumentID
+				p.DocumentCount++
+			}
+			if p.DocumentCount == 1 { // the first document (dates before 1970 are negative)
+				p.FirstAsOf, p.LastAsOf = r.AsOf, r.AsOf
+			}
+			p.FirstAsOf, p.LastAsOf = min(p.FirstAsOf, r.AsOf), max(p.LastAsOf, r.AsOf)
+		}
+		if p.DocumentCount == 0 {
+			continue
+		}
+		if !registered {
+			if err := x.lookupPosition(ctx, &p, &first); err != nil {
+				return err
+			}
+		}
+		if err := w.write(ctx, p); err != nil {
+			return err
+		}
+	}
+}
+
+// lookupPosition fills in a position that committed documents report but
+// whose registry item the Scan did not find (see store.FindPosition);
+// failing the store, it takes what the first document that reports the
+// position says of it (its investor and currency, which the position's
+// claim fixed before that document could commit).
+func (x *exporter) lookupPosition(ctx context.Context, p *positionRow, ref *positionRef) error {
+	p.InvestorID, p.Currency, p.RegisteredAt = ref.InvestorID, ref.Currency, ref.CreatedAt
+	found, ok, err := x.cfg.Store.FindPosition(ctx, p.FundID, p.PositionID, ref.InvestorID, func(key string) {
+		x.event(Event{Kind: EventReread, Dataset: "positions", Key: key, Rows: 1})
+	})
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	if ok {
+		p.Currency, p.RegisteredAt = cmp.Or(found.Currency, p.Currency), found.RegisteredAt.UTC()
+	}
+	return nil
+}
+
+// joinHeads walks rows and heads, both sorted by fund and document, and
+// calls emit for every row whose document has a head. Rows of documents
+// without a head (a first version that never committed) are dropped.
+func joinHeads[T any](heads *sorter[store.CommitHead], rows *sorter[T], key func(*T) (fund, doc string), emit func(*T, *store.CommitHead) error) error {
+	hm, err := heads.iterate()
+	if err != nil {
+		return err
+	}
+	defer hm.Close()
+	rm, err := rows.iterate()
+	if err != nil {
+		return err
+	}
+	defer rm.Close()
+	hp := &peeker[store.CommitHead]{src: hm}
+	for {
+		r, ok, err := rm.next()
+		if err != nil || !ok {
+			return err
+		}
+		f, d := key(&r)
+		h, err := hp.peek()
+		for ; err == nil && h != nil && cmp.Or(cmp.Compare(h.FundID, f), cmp.Compare(h.DocumentID, d)) < 0; h, err = hp.peek() {
+			hp.take()
+		}
+		if err != nil {
+			return err
+		}
+		if h != nil && h.FundID == f && h.DocumentID == d {
+			if err := emit(&r, h); err != nil {
+				return err
+			}
+		}
+	}
+}

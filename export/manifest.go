@@ -1,0 +1,153 @@
+package export
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/fundsvc/fundsvc/fund"
+)
+
+// A snapshot's layout in the destination, its manifest, and the steps that
+// publish it.
+
+// Manifest records one published snapshot.
+type Manifest struct {
+	SchemaVersion int               `json:"schemaVersion"`
+	SnapshotDate  string            `json:"snapshotDate"`
+	RunID         string            `json:"runId"`
+	Table         string            `json:"table"`
+	Segments      int               `json:"segments"`
+	ItemsScanned  int64             `json:"itemsScanned"`
+	StartedAt     time.Time         `json:"startedAt"`
+	FinishedAt    time.Time         `json:"finishedAt"`
+	Datasets      []DatasetManifest `json:"datasets"`
+}
+
+// DatasetManifest is one dataset of a snapshot.
+type DatasetManifest struct {
+	Name  string         `json:"name"`
+	Rows  int64          `json:"rows"`
+	Bytes int64          `json:"bytes"`
+	Files []FileManifest `json:"files"`
+}
+
+// FileManifest is one Parquet file.
+type FileManifest struct {
+	Key   string `json:"key"`
+	URI   string `json:"uri"`
+	Rows  int64  `json:"rows"`
+	Bytes int64  `json:"bytes"`
+}
+
+// Totals are the rows and bytes of every dataset of m.
+func (m *Manifest) Totals() (rows, bytes int64) {
+	for _, d := range m.Datasets {
+		rows, bytes = rows+d.Rows, bytes+d.Bytes
+	}
+	return rows, bytes
+}
+
+// Dataset returns the named dataset of m.
+func (m *Manifest) Dataset(name string) (DatasetManifest, bool) {
+	for _, d := range m.Datasets {
+		if d.Name == name {
+			return d, true
+		}
+	}
+	return DatasetManifest{}, false
+}
+
+// Keys of a snapshot, relative to the destination.
+
+// DataPrefix holds every file of one dataset and date, of every run.
+func DataPrefix(dataset string, date fund.Date) string {
+	return dataset + "/snapshot_date=" + date.String() + "/"
+}
+
+// runPrefix holds the files of one run.
+func runPrefix(dataset string, date fund.Date, runID string) string {
+	return DataPrefix(dataset, date) + "run=" + runID + "/"
+}
+
+// SymlinkKey is the one object that decides which files a dataset's table
+// reads for a date (Athena's SymlinkTextInputFormat).
+func SymlinkKey(dataset string, date fund.Date) string {
+	return SymlinkRoot(dataset) + "snapshot_date=" + date.String() + "/symlink.txt"
+}
+
+// SymlinkRoot is the location of a dataset's table.
+func SymlinkRoot(dataset string) string { return "_symlink/" + dataset + "/" }
+
+// ManifestKey is the published manifest of a date.
+func ManifestKey(date fund.Date) string {
+	return "_manifests/snapshot_date=" + date.String() + "/manifest.json"
+}
+
+// DDLKey holds the CREATE EXTERNAL TABLE statement of a dataset.
+func DDLKey(dataset string) string { return "_ddl/" + dataset + ".sql" }
+
+// publish makes the written files the snapshot of the date. Each dataset's
+// table switches to this run with one PUT of its symlink file; the manifest,
+// written last, records the whole snapshot. Only then are the files of
+// earlier or crashed runs of the same date deleted.
+func (x *exporter) publish(ctx context.Context, m *Manifest) error {
+	for _, name := range Datasets {
+		if err := x.lease.hold(ctx); err != nil {
+			return err
+		}
+		if err := x.cfg.Sink.Put(ctx, DDLKey(name), []byte(DDL(name, x.cfg.Sink.URI(""))+"\n")); err != nil {
+			return fmt.Errorf("export: write DDL of %s: %w", name, err)
+		}
+	}
+	for _, d := range m.Datasets {
+		var b strings.Builder
+		for _, f := range d.Files {
+			b.WriteString(f.URI + "\n")
+		}
+		if err := x.lease.hold(ctx); err != nil {
+			return err
+		}
+		if err := x.cfg.Sink.Put(ctx, SymlinkKey(d.Name, x.cfg.Date), []byte(b.String())); err != nil {
+			return fmt.Errorf("export: publish %s: %w", d.Name, err)
+		}
+		x.event(Event{Kind: EventTable, Dataset: d.Name, Rows: d.Rows, Bytes: d.Bytes})
+	}
+	m.FinishedAt = x.cfg.Now().UTC()
+	body, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := x.lease.hold(ctx); err != nil {
+		return err
+	}
+	if err := x.cfg.Sink.Put(ctx, ManifestKey(x.cfg.Date), append(body, '\n')); err != nil {
+		return fmt.Errorf("export: publish manifest: %w", err)
+	}
+	rows, size := m.Totals()
+	x.event(Event{Kind: EventManifest, Rows: rows, Bytes: size})
+
+	for _, name := range Datasets {
+		keys, err := x.cfg.Sink.List(ctx, DataPrefix(name, x.cfg.Date))
+		if err != nil {
+			return fmt.Errorf("export: list earlier runs of %s: %w", name, err)
+		}
+		keep := runPrefix(name, x.cfg.Date, x.runID)
+		var stale []string
+		for _, k := range keys {
+			if !strings.HasPrefix(k, keep) {
+				stale = append(stale, k)
+			}
+		}
+		if err := x.lease.hold(ctx); err != nil {
+			return err
+		}
+		if err := x.cfg.Sink.Delete(ctx, stale); err != nil {
+			return fmt.Errorf("export: delete earlier runs of %s: %w", name, err)
+		}
+	}
+	x.event(Event{Kind: EventCleaned})
+	return nil
+}

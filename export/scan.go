@@ -1,0 +1,79 @@
+package export
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/fundsvc/fundsvc/store"
+	"golang.org/x/sync/errgroup"
+)
+
+// scan reads the store's committed records over cfg.Segments parallel Scan
+// segments. The segments turn records into rows; one collector owns the
+// sorts, so the row budget is kept without locks.
+func (x *exporter) scan(ctx context.Context) error {
+	rows := make(chan sortedRow, 4096)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		defer close(rows)
+		opts := store.ScanOptions{Segments: x.cfg.Segments, PageItems: x.cfg.PageItems, OnPage: func(p store.Page) {
+			x.items.Add(int64(p.Items))
+			x.cfg.Progress.ItemsScanned.Add(int64(p.Items))
+			x.event(Event{Kind: EventPage, Items: int64(p.Items), Key: p.LastPK})
+		}}
+		return x.cfg.Store.Committed(gctx, opts, func(rec store.Record) error {
+			row, err := rowOf(rec)
+			if err != nil {
+				return err
+			}
+			select {
+			case rows <- row:
+				return nil
+			case <-gctx.Done():
+				return gctx.Err()
+			}
+		})
+	})
+	g.Go(func() error {
+		for row := range rows {
+			if err := x.sorts.add(row, x.cfg.MemoryRows); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	return x.sorts.settle()
+}
+
+// sortedRow is a row on its way to a sort: heads go to the heads sort,
+// every other row to its dataset's.
+type sortedRow struct {
+	dataset int // index in datasets, or -1 for a head
+	row     any
+}
+
+// rowOf turns a committed record into the row it contributes.
+func rowOf(rec store.Record) (sortedRow, error) {
+	switch r := rec.(type) {
+	case store.CommitHead:
+		return sortedRow{-1, r}, nil
+	case store.DocumentVersion:
+		return sortedRow{versionsDataset, documentRowOf(&r)}, nil
+	case store.ActivityVersion:
+		row, err := capitalActivityRowOf(&r)
+		return sortedRow{activitiesDataset, row}, err
+	case store.RegisteredPosition:
+		return sortedRow{positionsDataset, positionRowOf(&r)}, nil
+	case store.VersionItem:
+		i, ok := itemDatasets[r.Kind]
+		if !ok {
+			return sortedRow{}, fmt.Errorf("export: no dataset of %s", r.Kind)
+		}
+		row, err := datasets[i].itemRow(&r)
+		return sortedRow{i, row}, err
+	}
+	return sortedRow{}, fmt.Errorf("export: unexpected record %T", rec)
+}

@@ -1,0 +1,415 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/fundsvc/fundsvc/fund"
+	"github.com/guregu/dynamo/v2"
+	"golang.org/x/sync/errgroup"
+)
+
+// The committed-record stream: what the export reads of the table. A
+// parallel Scan (the only Scan in the program) passes every item once and
+// yields the immutable records of committed versions, typed, so the export
+// knows nothing of keys or stored items:
+//
+//   - a CommitHead per document: the one version the snapshot shows, and
+//     whether the Scan read that version whole (see CommitHead.Complete);
+//   - a DocumentVersion per history record of a document;
+//   - an ActivityVersion per history record of a capital activity;
+//   - a VersionItem per position item of a version partition (of any
+//     version, committed or not: only the head's commit counts);
+//   - a RegisteredPosition per position in a fund's registry.
+//
+// The latest view is never yielded, so a restatement still being
+// materialized cannot mix two versions into a snapshot; it is read only to
+// check the heads.
+
+// Record is one record of the stream: a CommitHead, DocumentVersion,
+// ActivityVersion, VersionItem or RegisteredPosition.
+type Record interface{ committedRecord() }
+
+// CommitHead is a document's commit head as the Scan read it.
+//
+// A Scan is not a snapshot across partitions: a version committed while it
+// runs can have its head read after its version partition was passed,
+// before (or while) that partition was staged. The head does not say how
+// many items its version has, but the latest view does, once it is at the
+// head's version: materializing version N leaves exactly N's items and
+// tombstones, all marked N, and only then marks the head materialized. The
+// head sorts first in its partition, so the Scan reads it before the latest
+// view's items; if the head is materialized and every latest item read after
+// it is at the head's version, no later version had begun to change that
+// view, and its live items are the version's items. So a head is Whole when
+// it is materialized, every latest item is at its version, and the live
+// items name as many positions as the head records; Items then counts the
+// version's items of each kind (indexed as fund.ItemKinds).
+type CommitHead struct {
+	FundID, DocumentID string
+	Version            int
+	CommitID           string
+	Whole              bool
+	Items              [3]int
+}
+
+// Complete reports whether found items of kind, read by the Scan from the
+// head's version partition, are all the version's items of that kind. When
+// they may not be, VersionItems reads them again.
+func (h *CommitHead) Complete(kind fund.ItemKind, found int) bool {
+	i := kindIndex(kind)
+	return h.Whole && i >= 0 && found == h.Items[i]
+}
+
+// VersionPartition names the partition that holds the head's version, for
+// logs and events.
+func (h *CommitHead) VersionPartition() string { return VersionPK(h.DocumentID, h.CommitID) }
+
+// DocumentVersion is the history record of one version of a document: it
+// may be newer than the head the Scan read (committed since).
+type DocumentVersion struct{ fund.DocumentHeader }
+
+// ActivityVersion is the history record of one version's capital activity.
+type ActivityVersion struct {
+	FundID, DocumentID string
+	Version            int
+	AsOf               fund.Date
+	Currency           string
+	CreatedAt          time.Time
+	fund.CapitalActivity
+}
+
+// VersionItem is a position item of one version partition; CommitID names
+// the version's commit, which counts only if a head names it.
+type VersionItem struct {
+	fund.PositionItem
+	CommitID string
+}
+
+// RegisteredPosition is a position as its fund's registry records it.
+type RegisteredPosition struct {
+	FundID, PositionID, InvestorID, Currency string
+	RegisteredAt                             time.Time
+}
+
+func (CommitHead) committedRecord()         {}
+func (DocumentVersion) committedRecord()    {}
+func (ActivityVersion) committedRecord()    {}
+func (VersionItem) committedRecord()        {}
+func (RegisteredPosition) committedRecord() {}
+
+// ScanOptions shape the parallel Scan of Committed.
+type ScanOptions struct {
+	// Segments is the number of parallel Scan segments (default 4).
+	Segments int
+	// PageItems caps the items of one Scan request (default
+	// DefaultPageItems(Segments); DynamoDB also ends a page at 1 MB).
+	PageItems int
+	// OnPage, if set, is called after each Scan request has been answered,
+	// by the segment's goroutine.
+	OnPage func(Page)
+}
+
+// Page is one answered Scan request.
+type Page struct {
+	Segment int
+	Items   int    // items of the page, of any type
+	LastPK  string // the partition key of its last item
+}
+
+// DefaultPageItems is the default ScanOptions.PageItems for a number of
+// segments: the pages of all segments then hold about 16,384 items at
+// once, decoded (some 1.6 KB each).
+func DefaultPageItems(segments int) int { return max(256, 16_384/max(1, segments)) }
+
+func (o *ScanOptions) defaults() {
+	if o.Segments <= 0 {
+		o.Segments = 4
+	}
+	if o.PageItems <= 0 {
+		o.PageItems = DefaultPageItems(o.Segments)
+	}
+}
+
+// ScanPlan is the Scan request each segment of Committed starts with (a
+// segment's later requests add ExclusiveStartKey): strongly consistent,
+// every attribute, at most PageItems items. A benchmark's raw baseline
+// makes the same requests.
+func (s *Store) ScanPlan(opts ScanOptions) []*dynamodb.ScanInput {
+	opts.defaults()
+	out := make([]*dynamodb.ScanInput, opts.Segments)
+	for seg := range out {
+		out[seg] = &dynamodb.ScanInput{
+			TableName: aws.String(s.name), ConsistentRead: aws.Bool(true),
+			Segment: aws.Int32(int32(seg)), TotalSegments: aws.Int32(int32(opts.Segments)),
+			Limit: aws.Int32(int32(opts.PageItems)),
+		}
+	}
+	return out
+}
+
+// Committed reads the whole table with a parallel Scan and calls yield for
+// each committed record (see Record). Segments run in their own
+// goroutines, and yield is called by all of them at once; an error from
+// yield stops the Scan and is returned.
+func (s *Store) Committed(ctx context.Context, opts ScanOptions, yield func(Record) error) error {
+	opts.defaults()
+	g, gctx := errgroup.WithContext(ctx)
+	for seg := range opts.Segments {
+		g.Go(func() error { return s.scanSegment(gctx, seg, &opts, yield) })
+	}
+	return g.Wait()
+}
+
+// scanSegment reads one segment, a request of at most opts.PageItems items
+// at a time.
+func (s *Store) scanSegment(ctx context.Context, seg int, opts *ScanOptions, yield func(Record) error) error {
+	var (
+		from dynamo.PagingKey
+		head *headCheck // the document partition being read, if it has a head
+	)
+	for {
+		// Strongly consistent: a head that committed before the Scan read
+		// it is seen with every record its commit wrote. With SearchLimit,
+		// the iterator makes one request; the loop goes on from where it
+		// stopped.
+		scan := s.table.Scan().Segment(seg, opts.Segments).Consistent(true).SearchLimit(opts.PageItems)
+		if from != nil {
+			scan = scan.StartFrom(from)
+		}
+		it := scan.Iter()
+		page := Page{Segment: seg}
+		for {
+			// Raw first: the table holds records that are not entities
+			// (idempotency records store Status as a number), and only
+			// streamed types are decoded.
+			var raw dynamo.Item
+			if !it.Next(ctx, &raw) {
+				break
+			}
+			page.Items++
+			pk, _ := raw[AttrPK].(*types.AttributeValueMemberS)
+			if pk != nil {
+				page.LastPK = pk.Value
+			}
+			// A partition's items are read together, in sort key order; a
+			// head's check ends with its partition.
+			if head != nil && (pk == nil || pk.Value != head.pk) {
+				if err := yield(head.result()); err != nil {
+					return err
+				}
+				head = nil
+			}
+			if !streamed(raw) {
+				continue
+			}
+			var item Item
+			if err := dynamo.UnmarshalItem(raw, &item); err != nil {
+				return fmt.Errorf("store: decode item %v / %v: %w", raw[AttrPK], raw[AttrSK], err)
+			}
+			rec, check, err := committedRecord(&item)
+			if err != nil {
+				return err
+			}
+			switch {
+			case check != nil:
+				head = check
+			case head != nil:
+				head.see(&item)
+			}
+			if rec == nil {
+				continue
+			}
+			if err := yield(rec); err != nil {
+				return err
+			}
+		}
+		if err := it.Err(); err != nil {
+			return fmt.Errorf("store: scan segment %d of %d: %w", seg, opts.Segments, err)
+		}
+		if opts.OnPage != nil {
+			opts.OnPage(page)
+		}
+		var err error
+		if from, err = it.LastEvaluatedKey(ctx); err != nil {
+			return fmt.Errorf("store: scan segment %d of %d: %w", seg, opts.Segments, err)
+		}
+		if from == nil {
+			if head != nil {
+				return yield(head.result())
+			}
+			return nil
+		}
+	}
+}
+
+// streamedTypes are the entities the stream decodes.
+var streamedTypes = map[string]bool{
+	TypeHead: true, TypeDocument: true, TypeCapitalActivity: true, TypePosition: true,
+	TypeCapitalCall: true, TypeDistribution: true, TypeUnfundedCommitment: true,
+}
+
+// streamed reports whether a raw item is of a streamed type.
+func streamed(raw dynamo.Item) bool {
+	t, ok := raw["Type"].(*types.AttributeValueMemberS)
+	return ok && streamedTypes[t.Value]
+}
+
+// committedRecord turns a stored item into the record it is, or starts the
+// check of a head (which is yielded once its partition has been read).
+// Only immutable records are yielded: history records and the items of
+// version partitions.
+func committedRecord(it *Item) (Record, *headCheck, error) {
+	switch {
+	case it.Type == TypeHead && it.SK == HeadSK:
+		return nil, &headCheck{pk: it.PK, head: CommitHead{FundID: it.FundID, DocumentID: it.DocumentID,
+			Version: it.Version, CommitID: it.CommitID}, materialized: it.Materialized, positions: it.PositionCount}, nil
+
+	case it.Type == TypeDocument && strings.HasPrefix(it.PK, DocPK("")) && it.SK != DocumentLatestSK:
+		return DocumentVersion{fund.DocumentHeader{
+			ID: it.DocumentID, FundID: it.FundID, Kind: fund.Kind(it.Kind), Title: it.Title, AsOf: it.AsOf,
+			Currency: it.Currency, PositionCount: it.PositionCount, Version: it.Version, CommitID: it.CommitID,
+			CreatedAt: it.CreatedAt, CreatedBy: it.CreatedBy,
+		}}, nil, nil
+
+	case it.Type == TypeCapitalActivity && strings.HasPrefix(it.PK, DocPK("")) && it.SK != CapitalActivityLatestSK:
+		if it.Amount == nil {
+			return nil, nil, itemError(it, errors.New("amount is missing"))
+		}
+		return ActivityVersion{FundID: it.FundID, DocumentID: it.DocumentID, Version: it.Version, AsOf: it.AsOf,
+			Currency: it.Currency, CreatedAt: it.CreatedAt, CapitalActivity: fund.CapitalActivity{
+				Amount: *it.Amount, Status: fund.Status(it.Status), Date: it.Date, Description: it.Description}}, nil, nil
+
+	case it.Type == TypePosition && strings.HasPrefix(it.PK, FundPK("")):
+		return RegisteredPosition{FundID: it.FundID, PositionID: it.PositionID, InvestorID: it.InvestorID,
+			Currency: it.Currency, RegisteredAt: it.CreatedAt}, nil, nil
+	}
+	_, commitID, inVersion := ParseVersionPK(it.PK)
+	if _, isPosition := ItemKindOfType(it.Type); !inVersion || !isPosition {
+		return nil, nil, nil // a latest-view item (see headCheck) or no record at all
+	}
+	if it.Amount == nil {
+		return nil, nil, itemError(it, errors.New("amount is missing"))
+	}
+	return VersionItem{PositionItem: it.PositionItem(), CommitID: commitID}, nil, nil
+}
+
+func itemError(it *Item, err error) error {
+	return fmt.Errorf("store: item %s / %s: %w", it.PK, it.SK, err)
+}
+
+// headCheck follows the latest view of a head's partition, read after the
+// head (see CommitHead).
+type headCheck struct {
+	pk           string
+	head         CommitHead
+	materialized bool
+	positions    int                 // as the head records
+	seen         map[string]struct{} // positions named by live latest items
+	behind       bool                // a latest item is not at the head's version
+}
+
+// see counts one item of the head's partition.
+func (c *headCheck) see(it *Item) {
+	kind, isPosition := ItemKindOfType(it.Type)
+	if !isPosition || it.PK != DocPK(it.DocumentID) || it.SK != PositionItemSK(kind, it.PositionID) {
+		return // history records, the latest document and activity
+	}
+	if it.Version != c.head.Version {
+		c.behind = true
+	}
+	if it.Tombstone {
+		return
+	}
+	c.head.Items[kindIndex(kind)]++
+	// The latest view is sorted by kind, then position: a position's
+	// items are not next to each other.
+	if c.seen == nil {
+		c.seen = map[string]struct{}{}
+	}
+	c.seen[it.PositionID] = struct{}{}
+}
+
+func (c *headCheck) result() CommitHead {
+	h := c.head
+	h.Whole = c.materialized && !c.behind && len(c.seen) == c.positions
+	return h
+}
+
+// kindIndex numbers the position-level kinds, in the order of
+// fund.ItemKinds; -1 for any other.
+func kindIndex(k fund.ItemKind) int {
+	for i, kk := range fund.ItemKinds {
+		if kk == k {
+			return i
+		}
+	}
+	return -1
+}
+
+// VersionItems reads the items of one kind of a head's version from its
+// version partition: immutable, and complete since before the head named
+// it. One strongly consistent Query on one partition, never a Scan.
+func (s *Store) VersionItems(ctx context.Context, h *CommitHead, kind fund.ItemKind) ([]VersionItem, error) {
+	it := s.table.Get(AttrPK, VersionPK(h.DocumentID, h.CommitID)).Range(AttrSK, dynamo.BeginsWith, VersionPositionsPrefix).
+		Filter("$ = ?", "Type", kind.Type()).Consistent(true).Iter()
+	var out []VersionItem
+	for {
+		var item Item
+		if !it.Next(ctx, &item) {
+			break
+		}
+		rec, _, err := committedRecord(&item)
+		if err != nil {
+			return nil, err
+		}
+		r, ok := rec.(VersionItem)
+		if !ok {
+			return nil, fmt.Errorf("store: re-read %s / %s: not a position item", item.PK, item.SK)
+		}
+		out = append(out, r)
+	}
+	if err := it.Err(); err != nil {
+		return nil, fmt.Errorf("store: re-read version %d of document %s: %w", h.Version, h.DocumentID, err)
+	}
+	return out, nil
+}
+
+// FindPosition reads what the table holds of a position that committed
+// documents report but whose registry item the Scan did not find: the
+// registry item was written after the Scan passed its place (registry items
+// are written after the commit), or not yet, if the writer died between its
+// commit and its registry write. It reads the registry item, then the
+// position's claim, one strongly consistent GetItem each, and returns the
+// first that belongs to the fund and investor and says when the position
+// was registered; found is false if neither does. read is called with the
+// key of each item read (for events).
+func (s *Store) FindPosition(ctx context.Context, fundID, positionID, investorID string, read func(key string)) (p RegisteredPosition, found bool, err error) {
+	for _, key := range [][2]string{
+		{FundPK(fundID), FundPositionSK(positionID)},
+		{PositionClaimPK(positionID), PositionClaimSK},
+	} {
+		var it Item
+		err := s.table.Get(AttrPK, key[0]).Range(AttrSK, dynamo.Equal, key[1]).Consistent(true).One(ctx, &it)
+		if errors.Is(err, dynamo.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return p, false, fmt.Errorf("store: read position %s of fund %s: %w", positionID, fundID, err)
+		}
+		if read != nil {
+			read(key[0] + " / " + key[1])
+		}
+		if it.FundID == fundID && it.InvestorID == investorID && !it.CreatedAt.IsZero() {
+			return RegisteredPosition{FundID: fundID, PositionID: positionID, InvestorID: investorID,
+				Currency: it.Currency, RegisteredAt: it.CreatedAt}, true, nil
+		}
+	}
+	return p, false, nil
+}
