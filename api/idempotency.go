@@ -75,7 +75,7 @@ func (s *server) idempotent(c *gin.Context) {
 
 	// The write records which request made it, so that a repeat after a lost
 	// answer returns that version instead of adding one.
-	rctx := context.WithValue(c.Request.Context(), keyRequestIdentity, store.IdempotencyPK(scope, key))
+	rctx := context.WithValue(c.Request.Context(), keyRequestIdentity, store.IdempotentRequest(scope, key))
 	c.Request = c.Request.WithContext(context.WithValue(rctx, keyRequestOwner, owner))
 	rec := &recorder{ResponseWriter: c.Writer}
 	c.Writer = rec

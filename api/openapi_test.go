@@ -750,14 +750,14 @@ func TestOpenAPICursorIsBoundToPrincipal(t *testing.T) {
 	const query = "fund-positions:F1"
 	owner := Principal{Subject: "admin-1", Role: RoleAdmin, Funds: []string{"F1"}}
 	c, _ := request(owner, "")
-	next := s.next(c, query, store.PageKey(`{"PK":"FUND#F1"}`))
+	next := s.params(c).page(query).next(store.PageKey(`{"PK":"FUND#F1"}`))
 	if next == "" {
 		t.Fatal("no cursor issued")
 	}
 
 	// The owner, with this token or a renewed one (same claims), continues.
 	c, rec := request(owner, next)
-	if _, cur, ok := s.pageRequest(c, query); !ok || cur.Key == nil {
+	if in := s.params(c); in.page(query).cursor.Key == nil || !in.ok() {
 		t.Fatalf("the owner's cursor was refused: %d %s", rec.Code, rec.Body)
 	}
 	// Anyone else, and the owner on another query, gets 400 naming cursor.
@@ -768,7 +768,7 @@ func TestOpenAPICursorIsBoundToPrincipal(t *testing.T) {
 		{Subject: "admin-1", Role: RoleInvestor, Investor: "I1"},
 	} {
 		c, rec := request(p, next)
-		if _, _, ok := s.pageRequest(c, query); ok {
+		if in := s.params(c); in.page(query).limit > 0 && in.ok() {
 			t.Errorf("%+v continued a cursor issued to %+v", p, owner)
 			continue
 		}
@@ -778,7 +778,7 @@ func TestOpenAPICursorIsBoundToPrincipal(t *testing.T) {
 		}
 	}
 	c, _ = request(owner, next)
-	if _, _, ok := s.pageRequest(c, query+"x"); ok {
+	if in := s.params(c); in.page(query+"x").limit > 0 && in.ok() {
 		t.Errorf("a cursor continued another query")
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"net/http"
 
 	"github.com/fundsvc/fundsvc/fund"
-	"github.com/fundsvc/fundsvc/store"
 	"github.com/fundsvc/fundsvc/wire"
 	"github.com/gin-gonic/gin"
 )
@@ -49,18 +48,20 @@ type Problem struct {
 }
 
 // writeError answers err as application/problem+json. Errors without a code
-// are internal: logged with their detail, answered with a plain message.
+// are internal: logged with their detail, answered with a plain message. An
+// unavailable store (the store translates DynamoDB's throttling) is logged
+// with what lies underneath too.
 func writeError(c *gin.Context, err error) {
 	var e *fund.Error
 	if !errors.As(err, &e) {
 		switch {
-		case store.Throttled(err):
-			e = &fund.Error{Code: fund.EUNAVAILABLE, Message: "the store is busy; retry after the time in Retry-After"}
 		case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
 			e = &fund.Error{Code: fund.EUNAVAILABLE, Message: "the request timed out"}
 		default:
 			e = &fund.Error{Code: fund.EINTERNAL, Message: "an internal error occurred; it has been logged"}
 		}
+		logger(c).Error("request failed", slog.String("error", err.Error()))
+	} else if e.Code == fund.EUNAVAILABLE && err != error(e) {
 		logger(c).Error("request failed", slog.String("error", err.Error()))
 	}
 	status, ok := statusOf[e.Code]

@@ -1,5 +1,10 @@
 // Package api is fundsvc's HTTP interface: every route, its handlers,
 // problem+json errors, signed pagination cursors and the OpenAPI document.
+// Handlers are grouped by resource (documents.go, funds.go, investors.go,
+// positions.go) and read their input through one parameter parser
+// (params.go). They read documents through the store as the caller's
+// viewer (store.View), which answers another fund's document as not found;
+// they know nothing of DynamoDB.
 package api
 
 import (

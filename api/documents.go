@@ -1,0 +1,260 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/fundsvc/fundsvc/fund"
+	"github.com/fundsvc/fundsvc/positions"
+	"github.com/fundsvc/fundsvc/wire"
+	"github.com/gin-gonic/gin"
+)
+
+// The document routes read through s.docs.As(viewer(c)): the store decides,
+// before any read that grows with the document, that a document of a fund
+// the token does not cover is not found, exactly as an unknown one.
+
+// putDocument creates or restates a document as its next version.
+func (s *server) putDocument(c *gin.Context) {
+	in := s.params(c)
+	id := in.id("documentId")
+	in.jsonBody()
+	expect := in.ifMatch()
+	if !in.ok() {
+		return
+	}
+	req := wire.DocumentRequest{Positions: wire.PositionList{Max: s.maxPositions}}
+	if err := wire.DecodeStrict(http.MaxBytesReader(c.Writer, c.Request.Body, s.maxBody), &req); err != nil {
+		writeError(c, err)
+		return
+	}
+	doc, err := req.ToDocument(id)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	p := principal(c)
+	if !p.MayAdminister(doc.FundID) {
+		writeError(c, &fund.Error{Code: fund.EFORBIDDEN, Field: "fundId", Message: "your token does not cover fund " + doc.FundID})
+		return
+	}
+	doc.CreatedBy = p.Subject
+	doc.RequestID, _ = c.Request.Context().Value(keyRequestIdentity).(string)
+	doc.RequestOwner, _ = c.Request.Context().Value(keyRequestOwner).(string)
+	saved, err := s.docs.As(viewer(c)).Restate(c.Request.Context(), doc, expect)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	status := http.StatusOK
+	if saved.Version == 1 {
+		status = http.StatusCreated
+	}
+	setETag(c, saved.Version)
+	c.Header("Location", "/v1/documents/"+id)
+	c.JSON(status, wire.VersionOf(saved))
+}
+
+// getOverview returns a document grouped as documents, capital activities and
+// positions. The first page comes from one Query of the document partition;
+// later pages read the same committed version's own partition, so a client
+// paging through a large document sees one version throughout.
+func (s *server) getOverview(c *gin.Context) {
+	in := s.params(c)
+	id := in.id("documentId")
+	pg := in.page("overview:" + id)
+	if !in.ok() {
+		return
+	}
+	docs := s.docs.As(viewer(c))
+	resp := overview{DocumentID: id}
+	var doc fund.Document
+	more := false
+	if pg.cursor.Commit == "" {
+		snap, err := docs.Overview(c.Request.Context(), id)
+		if err != nil {
+			writeError(c, err)
+			return
+		}
+		doc = snap.Document
+		resp.Documents = &wire.OverviewDocuments{Latest: wire.HeaderOf(fund.DocumentHeader{ID: doc.ID, FundID: doc.FundID, Kind: doc.Kind, Title: doc.Title,
+			AsOf: doc.AsOf, Currency: doc.Currency, PositionCount: len(doc.Positions), Version: doc.Version, CreatedAt: doc.CreatedAt, CreatedBy: doc.CreatedBy}, "Active"),
+			Historical: []wire.DocumentHeader{}}
+		for _, h := range snap.History {
+			resp.Documents.Historical = append(resp.Documents.Historical, wire.HeaderOf(h, "Historical"))
+		}
+		resp.CapitalActivities = &wire.CapitalActivities{Historical: []wire.CapitalActivity{}}
+		if doc.CapitalActivity != nil {
+			resp.CapitalActivities.Latest = wire.ActivityOf(*doc.CapitalActivity, doc.Version)
+		}
+		for _, a := range snap.Activities {
+			resp.CapitalActivities.Historical = append(resp.CapitalActivities.Historical, *wire.ActivityOf(a.CapitalActivity, a.Version))
+		}
+		page := doc
+		if len(page.Positions) > pg.limit {
+			page.Positions, more = page.Positions[:pg.limit], true
+		}
+		resp.Items = page.ItemsByPosition()
+	} else {
+		var err error
+		resp.Items, more, err = docs.PositionsAfter(c.Request.Context(), id, pg.cursor.Commit, pg.cursor.After, pg.limit)
+		if err != nil {
+			writeError(c, err)
+			return
+		}
+		doc = fund.Document{ID: id, Version: pg.cursor.Version, CommitID: pg.cursor.Commit}
+	}
+	resp.Version = doc.Version
+	if more {
+		resp.Next = pg.codec.encode(cursor{Query: pg.query, Commit: doc.CommitID, Version: doc.Version, After: lastPosition(resp.Items)})
+	}
+	setETag(c, doc.Version)
+	writeBody(c, func(b []byte) []byte { return appendOverview(b, &resp) })
+}
+
+// lastPosition is the greatest position ID among items, where the next page
+// of an overview starts.
+func lastPosition(items []fund.PositionItem) string {
+	last := ""
+	for i := range items {
+		last = max(last, items[i].PositionID)
+	}
+	return last
+}
+
+// getVersions lists a document's latest record beside its earlier ones, a
+// page of history records at a time (limit, cursor); with from or to, the
+// record of every version whose asOf lies between them (every version of the
+// end date included, the current one too). The latest record is read first,
+// so another fund's document is refused before its history is read.
+func (s *server) getVersions(c *gin.Context) {
+	in := s.params(c)
+	id := in.id("documentId")
+	from, to := in.dateRange()
+	pg := in.page("versions:" + id + ":" + from.String() + ":" + to.String())
+	if !in.ok() {
+		return
+	}
+	latest, history, next, err := s.docs.As(viewer(c)).Versions(c.Request.Context(), id, from, to, pg.limit, pg.cursor.Key)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	resp := wire.Versions{DocumentID: id, Historical: []wire.DocumentHeader{}, Next: pg.next(next)}
+	ranged := !from.IsZero() || !to.IsZero()
+	if !ranged {
+		h := wire.HeaderOf(latest, "Active")
+		resp.Latest = &h
+		setETag(c, latest.Version)
+	}
+	for _, h := range history {
+		switch {
+		case ranged:
+			// Every version's record in the range, the current one included.
+			resp.Historical = append(resp.Historical, wire.HeaderOf(h, ""))
+		case h.Version < latest.Version:
+			resp.Historical = append(resp.Historical, wire.HeaderOf(h, "Historical"))
+		}
+	}
+	c.JSON(http.StatusOK, resp)
+}
+
+// getVersion returns one whole version, or the latest document record.
+func (s *server) getVersion(c *gin.Context) {
+	in := s.params(c)
+	id := in.id("documentId")
+	n, latest := in.version()
+	if !in.ok() {
+		return
+	}
+	docs, ctx := s.docs.As(viewer(c)), c.Request.Context()
+	if latest {
+		h, err := docs.LatestDocument(ctx, id)
+		if err != nil {
+			writeError(c, err)
+			return
+		}
+		setETag(c, h.Version)
+		c.JSON(http.StatusOK, wire.HeaderOf(h, "Active"))
+		return
+	}
+	d, err := docs.Version(ctx, id, n)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	setETag(c, d.Version)
+	c.JSON(http.StatusOK, wire.VersionOf(d))
+}
+
+// getDocumentPosition returns one position's items in a document; with
+// type, the one item of that kind, read by its exact key.
+func (s *server) getDocumentPosition(c *gin.Context) {
+	in := s.params(c)
+	id := in.id("documentId")
+	pos := in.id("positionId")
+	kind := in.itemKind()
+	if !in.ok() {
+		return
+	}
+	docs, ctx := s.docs.As(viewer(c)), c.Request.Context()
+	if kind != "" {
+		it, err := docs.PositionItemByKey(ctx, id, kind, pos)
+		if err != nil {
+			writeError(c, err)
+			return
+		}
+		c.JSON(http.StatusOK, wire.DocumentPosition{DocumentID: id, PositionID: pos, Version: it.DocumentVersion, Items: []wire.PositionItem{wire.ItemOf(it)}})
+		return
+	}
+	version, items, err := docs.DocumentPosition(ctx, id, pos)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	setETag(c, version)
+	c.JSON(http.StatusOK, wire.DocumentPosition{DocumentID: id, PositionID: pos, Version: version, Items: wire.ItemsOf(items)})
+}
+
+// getCapital returns the capital activities and capital calls of a document.
+func (s *server) getCapital(c *gin.Context) {
+	in := s.params(c)
+	id := in.id("documentId")
+	if !in.ok() {
+		return
+	}
+	capital, err := s.docs.As(viewer(c)).Capital(c.Request.Context(), id)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	resp := wire.Capital{DocumentID: id, Version: capital.Version, CapitalActivities: wire.CapitalActivities{Historical: []wire.CapitalActivity{}}, CapitalCalls: wire.ItemsOf(capital.Calls)}
+	if capital.Latest != nil {
+		resp.CapitalActivities.Latest = wire.ActivityOf(capital.Latest.CapitalActivity, capital.Latest.Version)
+	}
+	for _, a := range capital.Activities {
+		resp.CapitalActivities.Historical = append(resp.CapitalActivities.Historical, *wire.ActivityOf(a.CapitalActivity, a.Version))
+	}
+	setETag(c, capital.Version)
+	c.JSON(http.StatusOK, resp)
+}
+
+// getAnalysis returns, per position, counts and exact totals of what the
+// document's latest version calls, distributes and reports unfunded.
+func (s *server) getAnalysis(c *gin.Context) {
+	in := s.params(c)
+	id := in.id("documentId")
+	if !in.ok() {
+		return
+	}
+	snap, err := s.docs.As(viewer(c)).Overview(c.Request.Context(), id)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	resp := wire.Analysis{DocumentID: id, Version: snap.Document.Version, Positions: []wire.PositionAnalysis{}}
+	for _, a := range positions.Analyze(snap.Document) {
+		resp.Positions = append(resp.Positions, wire.AnalysisOf(a))
+	}
+	setETag(c, snap.Document.Version)
+	c.JSON(http.StatusOK, resp)
+}

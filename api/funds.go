@@ -1,0 +1,69 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/fundsvc/fundsvc/wire"
+	"github.com/gin-gonic/gin"
+)
+
+// listFundDocuments lists a fund's documents by asOf, optionally of one kind.
+// Another fund is not found, as an unknown one.
+func (s *server) listFundDocuments(c *gin.Context) {
+	in := s.params(c)
+	fundID := in.id("fundId")
+	from, to := in.dateRange()
+	kind := in.documentKind()
+	if !in.ok() {
+		return
+	}
+	// Another fund is refused before its cursor is read, as an unknown one.
+	funds := s.docs.As(viewer(c))
+	if err := funds.FundVisible(fundID); err != nil {
+		writeError(c, err)
+		return
+	}
+	pg := in.page("fund-documents:" + fundID + ":" + from.String() + ":" + to.String() + ":" + string(kind))
+	if !in.ok() {
+		return
+	}
+	docs, next, err := funds.FundDocuments(c.Request.Context(), fundID, from, to, kind, pg.limit, pg.cursor.Key)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	headers := make([]wire.DocumentHeader, 0, len(docs))
+	for _, d := range docs {
+		headers = append(headers, wire.HeaderOf(d, ""))
+	}
+	nextCursor := pg.next(next)
+	writeBody(c, func(b []byte) []byte { return appendPage(b, headers, appendHeader, nextCursor) })
+}
+
+// listFundPositions lists the positions registered in a fund. Another fund
+// is not found, as an unknown one.
+func (s *server) listFundPositions(c *gin.Context) {
+	in := s.params(c)
+	fundID := in.id("fundId")
+	if !in.ok() {
+		return
+	}
+	ctx, funds := c.Request.Context(), s.docs.As(viewer(c))
+	if err := funds.FundVisible(fundID); err != nil {
+		writeError(c, err)
+		return
+	}
+	pg := in.page("fund-positions:" + fundID)
+	if !in.ok() {
+		return
+	}
+	rs, next, err := s.positions.OfFund(ctx, fundID, pg.limit, pg.cursor.Key)
+	if err == nil && len(rs) == 0 && pg.cursor.Key == nil {
+		err = funds.FundMustExist(ctx, fundID)
+	}
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, wire.Page[wire.RegisteredPosition]{Items: wire.RegisteredOf(rs), Next: pg.next(next)})
+}

@@ -1,0 +1,85 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/fundsvc/fundsvc/fund"
+	"github.com/fundsvc/fundsvc/positions"
+	"github.com/fundsvc/fundsvc/wire"
+	"github.com/gin-gonic/gin"
+)
+
+func investorNotFound(inv string) error {
+	return fund.Errorf(fund.ENOTFOUND, "investor %s not found", inv)
+}
+
+// filtersInvestor reports whether p may see only some of an investor's
+// positions: an admin whose token does not cover every fund.
+func filtersInvestor(p Principal) bool {
+	return p.Role != RoleInvestor && !p.MayAdminister(AllFunds)
+}
+
+// ownInvestor answers 404, as for an unknown investor, when an investor
+// token names another investor than its own.
+func ownInvestor(c *gin.Context, inv string) bool {
+	if p := principal(c); p.Role == RoleInvestor && p.Investor != inv {
+		writeError(c, investorNotFound(inv))
+		return false
+	}
+	return true
+}
+
+// listInvestorPositions lists an investor's positions across funds.
+func (s *server) listInvestorPositions(c *gin.Context) {
+	in := s.params(c)
+	inv := in.id("investorId")
+	if !in.ok() || !ownInvestor(c, inv) {
+		return
+	}
+	pg := in.page("investor-positions:" + inv)
+	if !in.ok() {
+		return
+	}
+	// An admin sees the investor's positions in the funds the token covers,
+	// read a bounded number of rows at a time: a page may hold fewer than
+	// limit with a next cursor, but reading it never costs more than two
+	// Queries, whoever asks.
+	v := viewer(c)
+	keep := func(r positions.Registered) bool { return v.MayReadPosition(r.FundID, r.InvestorID) }
+	mine, next, err := s.positions.VisibleOfInvestor(c.Request.Context(), inv, keep, filtersInvestor(principal(c)), pg.limit, pg.cursor.Key)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	if len(mine) == 0 && pg.cursor.Key == nil && next == nil {
+		writeError(c, investorNotFound(inv))
+		return
+	}
+	c.JSON(http.StatusOK, wire.Page[wire.RegisteredPosition]{Items: wire.RegisteredOf(mine), Next: pg.next(next)})
+}
+
+// getInvestorSummary sums up an investor's positions and totals them per
+// currency. An investor sees its own; an admin the investor's positions in
+// its funds. Nothing visible is 404, as an unknown investor.
+func (s *server) getInvestorSummary(c *gin.Context) {
+	in := s.params(c)
+	inv := in.id("investorId")
+	asOf := in.date("asOf")
+	if !in.ok() || !ownInvestor(c, inv) {
+		return
+	}
+	pg := in.page("investor-summary:" + inv + ":" + asOf.String())
+	if !in.ok() {
+		return
+	}
+	v := viewer(c)
+	keep := func(r positions.Registered) bool { return v.MayReadPosition(r.FundID, r.InvestorID) }
+	sum, next, err := s.positions.InvestorSummary(c.Request.Context(), inv, asOf, keep, filtersInvestor(principal(c)), pg.limit, pg.cursor.Key)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	resp := wire.InvestorSummaryOf(sum)
+	resp.Next = pg.next(next)
+	c.JSON(http.StatusOK, resp)
+}

@@ -1,0 +1,229 @@
+package api
+
+import (
+	"mime"
+	"strconv"
+	"strings"
+
+	"github.com/fundsvc/fundsvc/fund"
+	"github.com/fundsvc/fundsvc/store"
+	"github.com/fundsvc/fundsvc/wire"
+	"github.com/gin-gonic/gin"
+)
+
+// params parses a request's parameters (path IDs, query values, the headers
+// that qualify a request) with one call per parameter, in the order the
+// handler names them. The first invalid one is kept, as the precise error
+// that names it (EINVALID with its field, mostly), and later calls return
+// zero values; ok answers that error. Every handler reads its input here,
+// so a parameter means the same thing, and fails the same way, on every
+// route.
+type params struct {
+	c   *gin.Context
+	s   *server
+	err error
+}
+
+func (s *server) params(c *gin.Context) *params { return &params{c: c, s: s} }
+
+// ok reports whether every parameter read so far was valid; otherwise it
+// answers the first that was not.
+func (p *params) ok() bool {
+	if p.err != nil {
+		writeError(p.c, p.err)
+		return false
+	}
+	return true
+}
+
+func (p *params) fail(err error) {
+	if p.err == nil {
+		p.err = err
+	}
+}
+
+// id reads the path parameter name, an ID.
+func (p *params) id(name string) string {
+	if p.err != nil {
+		return ""
+	}
+	v := p.c.Param(name)
+	if err := fund.CheckID(name, v); err != nil {
+		p.fail(err)
+		return ""
+	}
+	return v
+}
+
+// optionalID reads the query parameter name, an ID when present.
+func (p *params) optionalID(name string) string {
+	v := p.c.Query(name)
+	if p.err != nil || v == "" {
+		return ""
+	}
+	if err := fund.CheckID(name, v); err != nil {
+		p.fail(err)
+		return ""
+	}
+	return v
+}
+
+// date reads the query parameter name, a date when present (zero otherwise).
+func (p *params) date(name string) fund.Date {
+	if p.err != nil {
+		return fund.Date{}
+	}
+	d, err := wire.ParseDate(name, p.c.Query(name), false)
+	if err != nil {
+		p.fail(err)
+		return fund.Date{}
+	}
+	return d
+}
+
+// dateRange reads from and to, either open; to must not be before from.
+func (p *params) dateRange() (from, to fund.Date) {
+	from, to = p.date("from"), p.date("to")
+	if p.err == nil && !from.IsZero() && !to.IsZero() && to.Before(from) {
+		p.fail(fund.Invalid("to", "must not be before from"))
+	}
+	return from, to
+}
+
+// itemKind reads type, the kind of a position item, when present.
+func (p *params) itemKind() fund.ItemKind {
+	v := p.c.Query("type")
+	if p.err != nil || v == "" {
+		return ""
+	}
+	k, ok := fund.ParseItemKind(v)
+	if !ok {
+		p.fail(fund.Invalid("type", "must be CapitalCall, Distribution or UnfundedCommitment"))
+	}
+	return k
+}
+
+// documentKind reads kind, the kind of a document, when present.
+func (p *params) documentKind() fund.Kind {
+	k := fund.Kind(p.c.Query("kind"))
+	if p.err != nil || k == "" {
+		return ""
+	}
+	if !k.Valid() {
+		p.fail(fund.Invalid("kind", "must be one of %v", fund.Kinds))
+		return ""
+	}
+	return k
+}
+
+// version reads the path parameter version: a version number, or latest.
+func (p *params) version() (n int, latest bool) {
+	v := p.c.Param("version")
+	if p.err != nil {
+		return 0, false
+	}
+	if v == "latest" {
+		return 0, true
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		p.fail(fund.Invalid("version", "must be a version number from 1, or latest"))
+		return 0, false
+	}
+	return n, false
+}
+
+// jsonBody checks that the request's Content-Type is JSON.
+func (p *params) jsonBody() {
+	if p.err != nil {
+		return
+	}
+	if mt, _, err := mime.ParseMediaType(p.c.GetHeader("Content-Type")); err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
+		p.fail(&fund.Error{Code: codeUnsupported, Field: "Content-Type", Message: "send the document as application/json"})
+	}
+}
+
+// ifMatch reads If-Match as a version number ("3" or 3), nil when absent.
+// "*" asks only that the document exist (RFC 9110), whatever its version
+// when the write commits. If-Match compares strongly (RFC 9110 13.1.1): a
+// weak tag (W/"3") never matches, so it is 412.
+func (p *params) ifMatch() *int {
+	v := strings.TrimSpace(p.c.GetHeader("If-Match"))
+	if p.err != nil || v == "" {
+		return nil
+	}
+	if v == "*" {
+		anyVersion := store.AnyVersion
+		return &anyVersion
+	}
+	if strings.HasPrefix(v, "W/") {
+		p.fail(fund.Errorf(fund.EPRECONDITION, "If-Match compares entity tags strongly; a weak tag never matches"))
+		return nil
+	}
+	n, err := strconv.Atoi(strings.Trim(v, `"`))
+	if err != nil || n < 0 {
+		p.fail(fund.Invalid("If-Match", "must be a version such as \"3\" taken from an ETag, or *"))
+		return nil
+	}
+	return &n
+}
+
+// page is a paginated read's limit and cursor, and what issues the cursor
+// of the page after it.
+type page struct {
+	limit  int
+	cursor cursor
+	query  string // the read the cursor continues, bound to the principal
+	codec  cursorCodec
+}
+
+// page reads limit and cursor; query names the read the cursor must
+// continue, and is bound to the principal, so a cursor issued to one token
+// is refused to every other.
+func (p *params) page(query string) page {
+	pg := page{limit: p.s.defaultLimit, query: principal(p.c).scope() + "\x1e" + query, codec: p.s.cursors}
+	if p.err != nil {
+		return pg
+	}
+	if v := p.c.Query("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > p.s.maxLimit {
+			p.fail(fund.Invalid("limit", "must be a whole number from 1 to %d", p.s.maxLimit))
+			return pg
+		}
+		pg.limit = n
+	}
+	if v := p.c.Query("cursor"); v != "" {
+		cur, err := pg.codec.decode(v, pg.query)
+		if err != nil {
+			p.fail(err)
+			return pg
+		}
+		pg.cursor = cur
+	}
+	return pg
+}
+
+// next is the cursor of the page that resumes at key, "" at the end.
+func (pg page) next(key store.PageKey) string {
+	if key == nil {
+		return ""
+	}
+	return pg.codec.encode(cursor{Query: pg.query, Key: key})
+}
+
+// viewer is the principal as the store sees it: reads through
+// s.docs.As(viewer(c)) answer what it may not see as absent.
+func viewer(c *gin.Context) store.Viewer {
+	switch p := principal(c); p.Role {
+	case RoleAdmin:
+		return store.Viewer{AllFunds: p.MayAdminister(AllFunds), Funds: p.Funds}
+	case RoleInvestor:
+		return store.Viewer{Investor: p.Investor}
+	}
+	return store.Viewer{}
+}
+
+func setETag(c *gin.Context, version int) {
+	c.Header("ETag", `"`+strconv.Itoa(version)+`"`)
+}
