@@ -48,12 +48,7 @@ type Plan struct {
 // positions, none of which d drops. It returns EINVALID for a document that
 // breaks a rule. It reads nothing and writes nothing.
 func (s *Store) WritePlan(d fund.Document, prev *fund.DocumentHeader) (Plan, error) {
-	d.Normalize()
-	if err := d.Validate(s.MaxPositions); err != nil {
-		return Plan{}, err
-	}
-	d.SortPositions()
-	hash, err := contentHash(d)
+	hash, _, err := s.prepare(&d)
 	if err != nil {
 		return Plan{}, err
 	}
@@ -74,6 +69,23 @@ func (s *Store) WritePlan(d fund.Document, prev *fund.DocumentHeader) (Plan, err
 	}
 	p.Finish = s.finishRequest(&d)
 	return p, nil
+}
+
+// prepare normalizes and validates d and sorts its positions, as every
+// write does first. It returns d's content hash and each position's index
+// in the request, by which errors found later still name it.
+func (s *Store) prepare(d *fund.Document) (hash string, requestIndex map[string]int, err error) {
+	d.Normalize()
+	if err := d.Validate(s.MaxPositions); err != nil {
+		return "", nil, err
+	}
+	requestIndex = make(map[string]int, len(d.Positions))
+	for i, p := range d.Positions {
+		requestIndex[p.ID] = i
+	}
+	d.SortPositions()
+	hash, err = contentHash(*d)
+	return hash, requestIndex, err
 }
 
 // nextVersion sets the server-owned fields of the version after head.

@@ -146,17 +146,7 @@ const maxCommitAttempts = 25
 // See docs/commit-protocol.md for why a reader never sees a mix of versions
 // and why retrying an interrupted call completes it.
 func (s *Store) Restate(ctx context.Context, d fund.Document, ifMatch *int) (fund.Document, error) {
-	d.Normalize()
-	if err := d.Validate(s.MaxPositions); err != nil {
-		return fund.Document{}, err
-	}
-	// Errors found later still name a position by its index in the request.
-	requestIndex := make(map[string]int, len(d.Positions))
-	for i, p := range d.Positions {
-		requestIndex[p.ID] = i
-	}
-	d.SortPositions()
-	hash, err := contentHash(d)
+	hash, requestIndex, err := s.prepare(&d)
 	if err != nil {
 		return fund.Document{}, err
 	}
