@@ -14,6 +14,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,7 +29,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/fundsvc/fundsvc/export"
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/internal/bench/benchdoc"
 	"github.com/fundsvc/fundsvc/internal/dynamotest"
@@ -37,7 +37,7 @@ import (
 )
 
 func main() {
-	if err := run(); err != nil {
+	if err := run(context.Background(), os.Args[1:], os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "exportbench:", err)
 		os.Exit(1)
 	}
@@ -52,51 +52,76 @@ type result struct {
 	load             time.Duration
 }
 
-func run() error {
-	sizes := flag.String("items", "200000", "table sizes in items, comma-separated (e.g. 100000,1000000 to compare memory)")
-	perDoc := flag.Int("items-per-doc", 100, "items per document (the default makes 2,000 documents of 200,000 items)")
-	segments := flag.Int("segments", 4, "parallel Scan segments, for both the raw Scan and the export")
-	rounds := flag.Int("rounds", 3, "measurements per size; medians are reported")
-	bin := flag.String("fundsvc", "./fundsvc", "the fundsvc binary to run")
-	out := flag.String("out", "", "also write the results into this Markdown file, between the exportbench markers")
-	dataDir := flag.String("data", ".data/exportbench", "DynamoDB Local's folder; loaded tables are kept there and reused")
-	flag.Parse()
+// options are the command's flags.
+type options struct {
+	sizes                    string
+	perDoc, segments, rounds int
+	bin, out, dataDir        string
+	tablePrefix              string // tables are <prefix>-v1-<items>-<items per document>
+	args                     []string
+}
 
-	ctx := context.Background()
+func parseFlags(args []string) (options, error) {
+	o := options{tablePrefix: "exportbench", args: args}
+	fs := flag.NewFlagSet("exportbench", flag.ContinueOnError)
+	fs.StringVar(&o.sizes, "items", "200000", "table sizes in items, comma-separated (e.g. 100000,1000000 to compare memory)")
+	fs.IntVar(&o.perDoc, "items-per-doc", 100, "items per document (the default makes 2,000 documents of 200,000 items)")
+	fs.IntVar(&o.segments, "segments", 4, "parallel Scan segments, for both the raw Scan and the export")
+	fs.IntVar(&o.rounds, "rounds", 3, "measurements per size; medians are reported")
+	fs.StringVar(&o.bin, "fundsvc", "./fundsvc", "the fundsvc binary to run")
+	fs.StringVar(&o.out, "out", "", "also write the results into this Markdown file, between the exportbench markers")
+	fs.StringVar(&o.dataDir, "data", ".data/exportbench", "DynamoDB Local's folder; loaded tables are kept there and reused")
+	return o, fs.Parse(args)
+}
+
+// run parses args, starts DynamoDB Local with its tables in -data and
+// measures (see bench).
+func run(ctx context.Context, args []string, w io.Writer) error {
+	o, err := parseFlags(args)
+	if err != nil {
+		return err
+	}
 	// On disk, not in memory: a million items in memory outgrow DynamoDB
 	// Local's default Java heap, and its Scan then crawls through GC. Kept,
 	// because loading a million items takes most of an hour.
-	if err := os.MkdirAll(*dataDir, 0o755); err != nil {
+	if err := os.MkdirAll(o.dataDir, 0o755); err != nil {
 		return err
 	}
-	db, err := dynamotest.StartPersistent(ctx, *dataDir, 0)
+	db, err := dynamotest.StartPersistent(ctx, o.dataDir, 0)
 	if err != nil {
 		return err
 	}
 	defer db.Stop()
+	return bench(ctx, o, db, w)
+}
+
+// bench loads a table of each size into db unless it holds it already and
+// measures the raw Scan and the export on it. It writes the report to w
+// (and into the file o.out names) and its progress to standard output.
+func bench(ctx context.Context, o options, db *dynamotest.Server, w io.Writer) error {
 	cfg := db.Config()
 	raw := dynamodb.NewFromConfig(cfg)
 
 	var results []result
-	for _, s := range strings.Split(*sizes, ",") {
+	for _, s := range strings.Split(o.sizes, ",") {
 		target, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
-		if err != nil || target < int64(*perDoc) {
+		if err != nil || target < int64(o.perDoc) {
 			return fmt.Errorf("bad size %q", s)
 		}
 		// The name says what the loader wrote; a table that exists was
 		// loaded completely (the marker item is written last).
-		table := fmt.Sprintf("exportbench-v1-%d-%d", target, *perDoc)
+		table := fmt.Sprintf("%s-v1-%d-%d", o.tablePrefix, target, o.perDoc)
 		store := store.NewStore(store.NewDB(cfg), table)
-		r := result{docs: int(target / int64(*perDoc))}
+		r := result{docs: int(target / int64(o.perDoc))}
 		if loaded(ctx, raw, table) {
-			fmt.Printf("reusing %s from %s\n", table, *dataDir)
+			fmt.Printf("reusing %s from %s\n", table, o.dataDir)
 		} else {
 			_, _ = raw.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(table)})
 			if err := store.CreateTable(ctx); err != nil {
 				return err
 			}
 			start := time.Now()
-			if err := load(ctx, store, r.docs, *perDoc); err != nil {
+			if err := load(ctx, store, r.docs, o.perDoc); err != nil {
 				return err
 			}
 			if err := markLoaded(ctx, raw, table); err != nil {
@@ -107,16 +132,16 @@ func run() error {
 		}
 
 		// One untimed Scan warms DynamoDB Local's JIT and caches.
-		if _, _, err := rawScan(ctx, raw, table, *segments); err != nil {
+		if _, _, err := rawScan(ctx, raw, store, o.segments); err != nil {
 			return err
 		}
 		var rawRates, expRates, ratios []float64
-		for round := 1; round <= *rounds; round++ {
-			n, rawTime, err := rawScan(ctx, raw, table, *segments)
+		for round := 1; round <= o.rounds; round++ {
+			n, rawTime, err := rawScan(ctx, raw, store, o.segments)
 			if err != nil {
 				return err
 			}
-			expTime, rss, err := exportOnce(ctx, *bin, db.Endpoint(), table, *segments)
+			expTime, rss, err := exportOnce(ctx, o.bin, db.Endpoint(), table, o.segments)
 			if err != nil {
 				return err
 			}
@@ -130,10 +155,10 @@ func run() error {
 		results = append(results, r)
 	}
 
-	report := format(results, *segments, *rounds, strings.Join(os.Args[1:], " "))
-	fmt.Print("\n" + report)
-	if *out != "" {
-		return benchdoc.Splice(*out, "exportbench", report)
+	report := format(results, o.segments, o.rounds, strings.Join(o.args, " "))
+	fmt.Fprint(w, "\n"+report)
+	if o.out != "" {
+		return benchdoc.Splice(o.out, "exportbench", report)
 	}
 	return nil
 }
@@ -213,19 +238,15 @@ func loaded(ctx context.Context, client *dynamodb.Client, table string) bool {
 }
 
 // rawScan counts the table's items with a parallel Scan through the SDK,
-// making the requests the export makes (every attribute, the same Limit)
-// and decoding nothing.
-func rawScan(ctx context.Context, client *dynamodb.Client, table string, segments int) (int64, time.Duration, error) {
+// making the requests the export makes (the store's own Scan plan: every
+// attribute, the same Limit) and decoding nothing.
+func rawScan(ctx context.Context, client *dynamodb.Client, st *store.Store, segments int) (int64, time.Duration, error) {
 	start := time.Now()
 	var n atomic.Int64
 	g, gctx := errgroup.WithContext(ctx)
-	for seg := range segments {
+	for _, in := range st.ScanPlan(store.ScanOptions{Segments: segments}) {
 		g.Go(func() error {
-			p := dynamodb.NewScanPaginator(client, &dynamodb.ScanInput{
-				TableName: aws.String(table), ConsistentRead: aws.Bool(true),
-				Segment: aws.Int32(int32(seg)), TotalSegments: aws.Int32(int32(segments)),
-				Limit: aws.Int32(int32(export.DefaultPageItems(segments))),
-			})
+			p := dynamodb.NewScanPaginator(client, in)
 			for p.HasMorePages() {
 				page, err := p.NextPage(gctx)
 				if err != nil {
