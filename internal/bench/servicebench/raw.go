@@ -131,7 +131,7 @@ func (r *raw) restate(ctx context.Context, d fund.Document, prev fund.DocumentHe
 	}
 	v := p.Document.Version
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(r.store.Parallelism)
+	g.SetLimit(max(1, r.store.Parallelism))
 	for _, in := range p.Stage {
 		g.Go(func() error { return r.batchWrite(gctx, in) })
 	}
@@ -142,7 +142,7 @@ func (r *raw) restate(ctx context.Context, d fund.Document, prev fund.DocumentHe
 		return fmt.Errorf("commit %s version %d: %w", d.ID, v, err)
 	}
 	g, gctx = errgroup.WithContext(ctx)
-	g.SetLimit(r.store.Parallelism)
+	g.SetLimit(max(1, r.store.Parallelism))
 	for _, in := range p.Materialize {
 		g.Go(func() error {
 			_, err := r.client.TransactWriteItems(gctx, in)
