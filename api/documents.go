@@ -66,7 +66,8 @@ func (s *server) getOverview(c *gin.Context) {
 		return
 	}
 	docs := s.docs.As(viewer(c))
-	resp := overview{DocumentID: id}
+	resp := wire.Overview{DocumentID: id}
+	var items []fund.PositionItem
 	var doc fund.Document
 	more := false
 	if pg.cursor.Commit == "" {
@@ -89,14 +90,14 @@ func (s *server) getOverview(c *gin.Context) {
 		for _, a := range snap.Activities {
 			resp.CapitalActivities.Historical = append(resp.CapitalActivities.Historical, *wire.ActivityOf(a.CapitalActivity, a.Version))
 		}
-		page := doc
-		if len(page.Positions) > pg.limit {
-			page.Positions, more = page.Positions[:pg.limit], true
+		first := doc
+		if len(first.Positions) > pg.limit {
+			first.Positions, more = first.Positions[:pg.limit], true
 		}
-		resp.Items = page.ItemsByPosition()
+		items = first.ItemsByPosition()
 	} else {
 		var err error
-		resp.Items, more, err = docs.PositionsAfter(c.Request.Context(), id, pg.cursor.Commit, pg.cursor.After, pg.limit)
+		items, more, err = docs.PositionsAfter(c.Request.Context(), id, pg.cursor.Commit, pg.cursor.After, pg.limit)
 		if err != nil {
 			writeError(c, err)
 			return
@@ -105,10 +106,11 @@ func (s *server) getOverview(c *gin.Context) {
 	}
 	resp.Version = doc.Version
 	if more {
-		resp.Next = pg.codec.encode(cursor{Query: pg.query, Commit: doc.CommitID, Version: doc.Version, After: lastPosition(resp.Items)})
+		resp.Next = pg.codec.encode(cursor{Query: pg.query, Commit: doc.CommitID, Version: doc.Version, After: lastPosition(items)})
 	}
 	setETag(c, doc.Version)
-	writeBody(c, func(b []byte) []byte { return appendOverview(b, &resp) })
+	resp.Positions = wire.GroupsOf(items)
+	c.JSON(http.StatusOK, resp)
 }
 
 // lastPosition is the greatest position ID among items, where the next page

@@ -37,7 +37,7 @@ func (s *server) listFundDocuments(c *gin.Context) {
 		headers = append(headers, wire.HeaderOf(d, ""))
 	}
 	nextCursor := pg.next(next)
-	writeBody(c, func(b []byte) []byte { return appendPage(b, headers, appendHeader, nextCursor) })
+	c.JSON(http.StatusOK, wire.Page[wire.DocumentHeader]{Items: headers, Next: nextCursor})
 }
 
 // listFundPositions lists the positions registered in a fund. Another fund

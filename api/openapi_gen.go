@@ -22,7 +22,7 @@ import (
 // type's JSON shape, read by reflection as encoding/json sees it. We write
 // this generator ourselves rather than use a library (kin-openapi, huma,
 // swaggest/openapi-go) because the wire types must stay plain structs that
-// the hand-tuned encoders also read, the document keeps fund's own rules
+// encoding/json writes, the document keeps fund's own rules
 // (Money's pattern, the ID pattern, the enums) and long prose, and a few
 // hundred lines of reflection do it with no new dependency; the lint of
 // the output (redocly, make test) checks what a library would.

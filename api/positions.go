@@ -80,7 +80,7 @@ func (s *server) positionItems(c *gin.Context, in *params, pos string, kind fund
 		}
 	}
 	nextCursor := pg.next(next)
-	writeBody(c, func(b []byte) []byte { return appendPage(b, items, appendItem, nextCursor) })
+	c.JSON(http.StatusOK, wire.Page[wire.PositionItem]{Items: wire.ItemsOf(items), Next: nextCursor})
 }
 
 // listPositionCapitalCalls lists a position's capital calls across documents,
