@@ -250,10 +250,21 @@ func (s *Store) takeOver(ctx context.Context, c *claimItem, by string) error {
 		if h == by {
 			continue
 		}
+		// Only an existing fence is revoked: an Update would otherwise create
+		// one. A holder without a fence released its claims and deleted it
+		// (a writer puts its fence before it claims), so it cannot commit.
 		err := s.table.Update(AttrPK, h).Range(AttrSK, ClaimFenceSK).
 			Set("Revoked", true).Set("Type", TypeClaimFence).Set(AttrExpiresAt, now.Add(revokedFenceTTL).Unix()).
-			If("attribute_not_exists($) AND (attribute_not_exists($) OR $ < ?)", "Committed", "LeaseUntil", "LeaseUntil", now.UnixMilli()).Run(ctx)
+			If("attribute_exists($) AND attribute_not_exists($) AND (attribute_not_exists($) OR $ < ?)", AttrPK, "Committed", "LeaseUntil", "LeaseUntil", now.UnixMilli()).Run(ctx)
 		if dynamo.IsCondCheckFailed(err) {
+			var f fenceItem
+			err := s.table.Get(AttrPK, h).Range(AttrSK, dynamo.Equal, ClaimFenceSK).Consistent(true).One(ctx, &f)
+			if errors.Is(err, dynamo.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return fmt.Errorf("read the fence of a claim of position %s: %w", c.PositionID, err)
+			}
 			return errClaimHeld
 		}
 		if err != nil {
