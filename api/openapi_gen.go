@@ -500,7 +500,9 @@ func (g *generator) object(name string, t reflect.Type, in bool) *schema {
 				fs = g.schemaOf(f.Type, in)
 			}
 			g.refs(fs)
-			if fd.Doc != "" {
+			// A member without a description of its own takes its Go
+			// declaration's (fund's line items carry theirs in a doc tag).
+			if fd.Doc = cmp.Or(fd.Doc, f.Tag.Get("doc")); fd.Doc != "" {
 				fs.Description = fd.Doc
 			}
 			if fd.Default != nil {

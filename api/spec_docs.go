@@ -95,14 +95,14 @@ var apiTypes = map[string]typeSpec{
 	"CapitalActivityInput":    {Doc: "The document-level capital movement. Optional; when absent, the new version has no capital activity."},
 	"PositionInput":           {Doc: "What the document reports for one position (one fund plus one investor): at least one of `capitalCall`, `distribution` and `unfundedCommitment`.", AnyOfRequired: [][]string{{"capitalCall"}, {"distribution"}, {"unfundedCommitment"}}},
 	"CapitalCallInput":        {Doc: "A position's capital call. The ILPA line items are optional; when any is given, the given ones must add up to `amount` exactly (400 otherwise). Line items themselves may be negative."},
-	"DistributionInput":       {Doc: "A position's gross distribution. When any of `returnOfCapital`, `realizedGain` and `income` is given, the given ones must add up to `amount` exactly; `recallable` and `withholding` are portions of `amount`, each between 0 and `amount` (400 otherwise)."},
+	"DistributionInput":       {Doc: "A position's gross distribution. When any of " + lineNames(&fund.DistributionLines{}, "part", " and ") + " is given, the given ones must add up to `amount` exactly; " + lineNames(&fund.DistributionLines{}, "portion", " and ") + " are portions of `amount`, each between 0 and `amount` (400 otherwise)."},
 	"UnfundedCommitmentInput": {Doc: "What a position still owes and, optionally, the total commitment it is measured against (`commitment` must be at least `amount`)."},
 	"DocumentHeader":          {Doc: "The document-level record of one version, without its positions."},
 	"DocumentVersion":         {Doc: "One whole version of a document: its record, capital activity and every position."},
 	"CapitalActivity":         {Doc: "A document-level capital movement."},
 	"CapitalActivities":       {Doc: "A document's capital activity at the version read, beside the capital activity of every version up to it."},
 	"Position":                {Doc: "What one version of a document reports for one position."},
-	"PositionItem":            {Doc: "One position-level item, flat: what one document, at one version, reports for one position. Line items appear only when the document gave them: `investment`, `managementFee`, `fundExpenses` on capital calls; `returnOfCapital`, `realizedGain`, `income`, `recallable`, `withholding` on distributions; `commitment` on unfunded commitments."},
+	"PositionItem":            {Doc: "One position-level item, flat: what one document, at one version, reports for one position. Line items appear only when the document gave them: " + lineNames(&fund.CallLines{}, "", ", ") + " on capital calls; " + lineNames(&fund.DistributionLines{}, "", ", ") + " on distributions; " + lineNames(&fund.UnfundedLines{}, "", ", ") + " on unfunded commitments."},
 	"PositionGroup":           {Doc: "One position's items in an overview; each list holds at most one item."},
 	"Overview":                {Doc: "A document grouped as documents, capital activities and positions, all of one committed version (`version`). `documents` and `capitalActivities` come with the first page only; every page holds up to `limit` positions, sorted by `positionId`."},
 	"PositionAnalysis":        {Doc: "What one document version reports for one position: how many items of each kind and their exact totals (`\"0.00\"` when none)."},
@@ -341,6 +341,22 @@ func enumSchema[T ~string](doc string, values []T) *schema {
 		s.Enum = append(s.Enum, string(v))
 	}
 	return s
+}
+
+// lineNames lists the JSON names of the line items that lines (a pointer to
+// one of fund's lines structs) declares with rule (any rule when empty),
+// quoted as code, the last two joined by last.
+func lineNames(lines any, rule, last string) string {
+	var names []string
+	for _, l := range fund.LinesOf(lines) {
+		if rule == "" || l.Rule == rule {
+			names = append(names, "`"+l.Name+"`")
+		}
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + last + names[len(names)-1]
 }
 
 func itemTypes() []string {
