@@ -177,7 +177,7 @@ func (a Amount) Money() fund.Money { return a.m }
 
 func (a Amount) String() string { return a.m.String() }
 
-// IsZero makes an absent amount disappear from responses (omitzero).
+// IsZero reports whether the amount was absent, so that omitzero leaves it out.
 func (a Amount) IsZero() bool { return !a.set }
 
 // AmountOf is the amount m, as a client sends it or a response carries it.
