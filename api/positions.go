@@ -17,15 +17,6 @@ func positionNotFound(pos string) error {
 // before any read past the first.
 func allowFor(c *gin.Context) positions.Allow { return viewer(c).MayReadPosition }
 
-// readable turns a read of a position the caller may not see into the
-// not-found of an unknown position.
-func readable(c *gin.Context, pos, fundID, investorID string, err error) error {
-	if err == nil && !viewer(c).MayReadPosition(fundID, investorID) {
-		return positionNotFound(pos)
-	}
-	return err
-}
-
 // listPositionItems lists a position's items across documents, optionally
 // of one type. An unknown position, or one the caller may not see, is 404;
 // a visible one with none of the type asked for is an empty list.
@@ -44,40 +35,10 @@ func (s *server) positionItems(c *gin.Context, in *params, pos string, kind fund
 	if !in.ok() {
 		return
 	}
-	ctx, v := c.Request.Context(), viewer(c)
-	items, next, err := s.positions.Items(ctx, pos, kind, pg.limit, pg.cursor.Key)
+	items, next, err := s.positions.Items(c.Request.Context(), pos, kind, pg.limit, pg.cursor.Key, allowFor(c))
 	if err != nil {
 		writeError(c, err)
 		return
-	}
-	notFound := positionNotFound(pos)
-	for _, it := range items {
-		if !v.MayReadPosition(it.FundID, it.InvestorID) {
-			if kind != "" && pg.cursor.Key == nil {
-				// An unknown position costs a second Query (below); so does
-				// another's, or its cost would tell that it exists.
-				_, _, _ = s.positions.Items(ctx, pos, "", 1, nil)
-			}
-			writeError(c, notFound)
-			return
-		}
-	}
-	if len(items) == 0 && pg.cursor.Key == nil {
-		// An unknown position and another's are both 404; a visible position
-		// with none of the type asked for is an empty page.
-		if kind == "" {
-			writeError(c, notFound)
-			return
-		}
-		some, _, err := s.positions.Items(ctx, pos, "", 1, nil)
-		if err != nil {
-			writeError(c, err)
-			return
-		}
-		if len(some) == 0 || !v.MayReadPosition(some[0].FundID, some[0].InvestorID) {
-			writeError(c, notFound)
-			return
-		}
 	}
 	nextCursor := pg.next(next)
 	c.JSON(http.StatusOK, wire.Page[wire.PositionItem]{Items: wire.ItemsOf(items), Next: nextCursor})
@@ -96,10 +57,7 @@ func (s *server) listPositionCapitalCalls(c *gin.Context) {
 		s.positionItems(c, in, pos, fund.CapitalCall, "position-calls:"+pos)
 		return
 	}
-	it, err := s.positions.CapitalCallIn(c.Request.Context(), pos, doc)
-	if err == nil && !viewer(c).MayReadPosition(it.FundID, it.InvestorID) {
-		err = fund.Errorf(fund.ENOTFOUND, "no capital call for position %s in document %s", pos, doc)
-	}
+	it, err := s.positions.CapitalCallIn(c.Request.Context(), pos, doc, allowFor(c))
 	if err != nil {
 		writeError(c, err)
 		return
@@ -117,7 +75,7 @@ func (s *server) getPositionSummary(c *gin.Context) {
 		return
 	}
 	sum, err := s.positions.SummaryFor(c.Request.Context(), pos, asOf, allowFor(c))
-	if err = readable(c, pos, sum.FundID, sum.InvestorID, err); err != nil {
+	if err != nil {
 		writeError(c, err)
 		return
 	}
@@ -135,7 +93,7 @@ func (s *server) getPositionCashflows(c *gin.Context) {
 		return
 	}
 	identity, flows, err := s.positions.CashflowsFor(c.Request.Context(), pos, asOf, allowFor(c))
-	if err = readable(c, pos, identity.FundID, identity.InvestorID, err); err != nil {
+	if err != nil {
 		writeError(c, err)
 		return
 	}

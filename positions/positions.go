@@ -52,16 +52,56 @@ func NewStore(r Reader) *Store { return &Store{r: r} }
 type Registered = fund.Registered
 
 // Items lists a position's latest items across every document, ordered by
-// kind then document, of one kind when kind is set, one page at a time.
+// kind then document, of one kind when kind is set, one page at a time, as
+// a caller that allow may refuse sees them (nil allows every position).
 // Each item carries the document version it came from.
-func (s *Store) Items(ctx context.Context, pos string, kind fund.ItemKind, limit int, start []byte) ([]fund.PositionItem, []byte, error) {
-	return s.r.PositionItems(ctx, pos, kind, limit, start)
+//
+// Visibility is decided on what the first read returns, and a refused
+// position answers exactly as an unknown one, at the same cost: ENOTFOUND
+// if the page holds an item allow refuses, or if the first page is empty
+// and the position is unknown or refused; a visible position with none of
+// the kind asked for is an empty page. Telling those apart costs one more
+// Query, which a refused position pays too.
+func (s *Store) Items(ctx context.Context, pos string, kind fund.ItemKind, limit int, start []byte, allow Allow) ([]fund.PositionItem, []byte, error) {
+	notFound := fund.Errorf(fund.ENOTFOUND, "position %s not found", pos)
+	items, next, err := s.r.PositionItems(ctx, pos, kind, limit, start)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, it := range items {
+		if allow != nil && !allow(it.FundID, it.InvestorID) {
+			if kind != "" && start == nil {
+				// An unknown position costs the second Query below; so does
+				// another's, or its cost would tell that it exists.
+				_, _, _ = s.r.PositionItems(ctx, pos, "", 1, nil)
+			}
+			return nil, nil, notFound
+		}
+	}
+	if len(items) == 0 && start == nil {
+		if kind == "" {
+			return nil, nil, notFound
+		}
+		some, _, err := s.r.PositionItems(ctx, pos, "", 1, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(some) == 0 || (allow != nil && !allow(some[0].FundID, some[0].InvestorID)) {
+			return nil, nil, notFound
+		}
+	}
+	return items, next, nil
 }
 
-// CapitalCallIn returns a position's capital call in one document. It
-// returns ENOTFOUND if there is none.
-func (s *Store) CapitalCallIn(ctx context.Context, pos, doc string) (fund.PositionItem, error) {
-	return s.r.CapitalCallIn(ctx, pos, doc)
+// CapitalCallIn returns a position's capital call in one document, as a
+// caller that allow may refuse sees it. It returns ENOTFOUND if there is
+// none or allow refuses it.
+func (s *Store) CapitalCallIn(ctx context.Context, pos, doc string, allow Allow) (fund.PositionItem, error) {
+	it, err := s.r.CapitalCallIn(ctx, pos, doc)
+	if err == nil && allow != nil && !allow(it.FundID, it.InvestorID) {
+		err = fund.Errorf(fund.ENOTFOUND, "no capital call for position %s in document %s", pos, doc)
+	}
+	return it, err
 }
 
 // VisibleOfInvestor lists up to limit of an investor's positions that keep

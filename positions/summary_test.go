@@ -469,3 +469,32 @@ func cmpString(a, b string) int {
 	}
 	return 0
 }
+
+// TestARefusedPositionsItemsReadAsAnUnknownPositions: the items of a
+// position the caller may not see answer what an unknown position's do,
+// with the same reads, with or without a kind.
+func TestARefusedPositionsItemsReadAsAnUnknownPositions(t *testing.T) {
+	ps, m := handWritten()
+	ctx := context.Background()
+	refuse := func(fundID, investorID string) bool { return investorID != "INV_B" }
+	for _, kind := range []fund.ItemKind{"", fund.CapitalCall, fund.UnfundedCommitment} {
+		var costs [2][]string
+		for i, pos := range []string{"PB", "P_NONE"} {
+			m.ResetReads()
+			if _, _, err := ps.Items(ctx, pos, kind, 10, nil, refuse); fund.ErrorCode(err) != fund.ENOTFOUND {
+				t.Fatalf("items of %s (kind %q): %v, want ENOTFOUND", pos, kind, err)
+			}
+			costs[i] = m.Reads()
+		}
+		if !slices.Equal(costs[0], costs[1]) {
+			t.Errorf("kind %q: a refused position read %v, an unknown one %v", kind, costs[0], costs[1])
+		}
+		m.ResetReads()
+		if _, _, err := ps.Items(ctx, "PB", kind, 10, nil, nil); err != nil && kind == "" {
+			t.Errorf("kind %q: the position's own reader got %v", kind, err)
+		}
+	}
+	if _, err := ps.CapitalCallIn(ctx, "PB", "E1", refuse); fund.ErrorCode(err) != fund.ENOTFOUND {
+		t.Errorf("a refused capital call: %v, want ENOTFOUND", err)
+	}
+}
