@@ -1,7 +1,6 @@
 package export_test
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -79,7 +78,6 @@ func TestOnlyCommittedRowsAreExported(t *testing.T) {
 	clean, cleanDir := dirSink(t)
 	runExport(t, e, clean, nil)
 
-	ctx := context.Background()
 	m := fund.MustMoney("1.00")
 	call := func(pk, sk, doc, pos, inv string, version int) store.Item {
 		return store.Item{PK: pk, SK: sk, Type: store.TypeCapitalCall, DocumentID: doc, FundID: "FUND_A",
@@ -98,11 +96,7 @@ func TestOnlyCommittedRowsAreExported(t *testing.T) {
 		{PK: store.FundPK("FUND_A"), SK: store.FundPositionSK("POSITION_GHOST"), Type: store.TypePosition,
 			FundID: "FUND_A", InvestorID: "INVESTOR_9", PositionID: "POSITION_GHOST", Currency: "USD", CreatedAt: fundtest.Clock},
 	}
-	for _, it := range debris {
-		if err := e.Store.Table().Put(it).Run(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
+	e.Put(t, debris...)
 	dirty, dirtyDir := dirSink(t)
 	runExport(t, e, dirty, nil)
 

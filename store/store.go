@@ -50,9 +50,6 @@ func NewStore(db *dynamo.DB, table string) *Store {
 	}
 }
 
-// Table returns the underlying table, for the packages that query its indexes.
-func (s *Store) Table() dynamo.Table { return s.table }
-
 // TableName returns the table's name.
 func (s *Store) TableName() string { return s.name }
 

@@ -75,8 +75,8 @@ func TestRestatementKeepsHistoryAndDropsPositionsFromTheLatestView(t *testing.T)
 	if _, _, err := e.Store.DocumentPosition(ctx, "D1", "POS_1"); fund.ErrorCode(err) != fund.ENOTFOUND {
 		t.Fatalf("dropped position in the latest view: %v", err)
 	}
-	items, _, err := e.Positions.Items(ctx, "POS_1", "", 100, nil)
-	if err != nil || len(items) != 0 {
+	items, _, err := e.Positions.Items(ctx, "POS_1", "", 100, nil, nil)
+	if fund.ErrorCode(err) != fund.ENOTFOUND || len(items) != 0 {
 		t.Fatalf("dropped position across documents: %+v %v", items, err)
 	}
 
@@ -257,7 +257,7 @@ func TestPrefixesNeverMatchALongerID(t *testing.T) {
 		t.Fatal(err)
 	}
 	only(t, "position in document", items, 1)
-	items, _, err = e.Positions.Items(ctx, "POS_1", fund.CapitalCall, 100, nil)
+	items, _, err = e.Positions.Items(ctx, "POS_1", fund.CapitalCall, 100, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -64,6 +64,21 @@ func (e *Env) Seed(t testing.TB) {
 	e.Counter.Reset()
 }
 
+// Put writes stored items as they are, past the store's protocol: the
+// debris a crashed writer leaves, or items of an older layout.
+func (e *Env) Put(t testing.TB, items ...store.Item) {
+	t.Helper()
+	for _, it := range items {
+		av, err := it.MarshalDynamoItem()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.raw.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(e.Table), Item: av}); err != nil {
+			t.Fatalf("put %s %s: %v", it.PK, it.SK, err)
+		}
+	}
+}
+
 // Dump returns every item of the table, sorted by key. It Scans, which only
 // tests may do: to prove a request changed nothing, or to inspect all keys.
 func (e *Env) Dump(t testing.TB) []map[string]types.AttributeValue {
