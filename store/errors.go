@@ -11,10 +11,10 @@ import (
 	"github.com/fundsvc/fundsvc/fund"
 )
 
-// Throttled reports whether err is DynamoDB refusing work for now
+// throttled reports whether err is DynamoDB refusing work for now
 // (throttling or request limits, after the SDK's own retries), which the
 // caller should see as EUNAVAILABLE and retry later.
-func Throttled(err error) bool {
+func throttled(err error) bool {
 	var pte *types.ProvisionedThroughputExceededException
 	var rle *types.RequestLimitExceeded
 	var te *types.ThrottlingException
@@ -31,7 +31,7 @@ var errBusy = &fund.Error{Code: fund.EUNAVAILABLE, Message: "the store is busy; 
 // translate turns DynamoDB throttling into EUNAVAILABLE, keeping the SDK's
 // error underneath for the log: callers match codes, never AWS types.
 func translate(err error) error {
-	if err == nil || !Throttled(err) {
+	if err == nil || !throttled(err) {
 		return err
 	}
 	var fe *fund.Error

@@ -12,10 +12,10 @@ import (
 
 func TestThrottled(t *testing.T) {
 	wrapped := fmt.Errorf("overview of document D: %w", &types.ThrottlingException{Message: aws.String("slow down")})
-	if !Throttled(wrapped) || !Throttled(&types.ProvisionedThroughputExceededException{}) || !Throttled(&types.RequestLimitExceeded{}) {
+	if !throttled(wrapped) || !throttled(&types.ProvisionedThroughputExceededException{}) || !throttled(&types.RequestLimitExceeded{}) {
 		t.Fatal("throttling not recognised")
 	}
-	if Throttled(&types.ConditionalCheckFailedException{}) || Throttled(errors.New("boom")) || Throttled(nil) {
+	if throttled(&types.ConditionalCheckFailedException{}) || throttled(errors.New("boom")) || throttled(nil) {
 		t.Fatal("a non-throttling error was taken for throttling")
 	}
 }

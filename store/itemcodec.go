@@ -208,8 +208,3 @@ func attrMoney(v types.AttributeValue) (*fund.Money, error) {
 	m := fund.MoneyOf(d)
 	return &m, nil
 }
-
-// moneyAttr stores an amount as a DynamoDB number.
-func moneyAttr(m fund.Money) types.AttributeValue {
-	return &types.AttributeValueMemberN{Value: m.Decimal().String()}
-}

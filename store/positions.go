@@ -24,7 +24,7 @@ func (s *Store) PositionItems(ctx context.Context, pos string, kind fund.ItemKin
 	if kind != "" {
 		q = q.Range(AttrGSI2SK, dynamo.BeginsWith, PositionKindPrefix(kind))
 	}
-	items, next, err := QueryPage(ctx, q, limit, start)
+	items, next, err := queryPage(ctx, q, limit, start)
 	if err != nil {
 		return nil, nil, fmt.Errorf("items of position %s: %w", pos, err)
 	}
@@ -37,7 +37,7 @@ func (s *Store) PositionItems(ctx context.Context, pos string, kind fund.ItemKin
 // no longer reports the position has none among them: its line was
 // withdrawn.
 func (s *Store) AllPositionItems(ctx context.Context, pos string) ([]fund.PositionItem, error) {
-	items, err := QueryAll(ctx, s.table.Get(AttrGSI2PK, PositionGSI2PK(pos)).Index(IndexGSI2))
+	items, err := queryAll(ctx, s.table.Get(AttrGSI2PK, PositionGSI2PK(pos)).Index(IndexGSI2))
 	if err != nil {
 		return nil, fmt.Errorf("items of position %s: %w", pos, err)
 	}
@@ -73,7 +73,7 @@ func (s *Store) CapitalCallIn(ctx context.Context, pos, doc string) (fund.Positi
 // end.
 func (s *Store) FundPositions(ctx context.Context, fundID string, limit int, start PageKey) ([]fund.Registered, PageKey, error) {
 	q := s.table.Get(AttrPK, FundPK(fundID)).Range(AttrSK, dynamo.BeginsWith, FundPositionPrefix)
-	items, next, err := QueryPage(ctx, q, limit, start)
+	items, next, err := queryPage(ctx, q, limit, start)
 	if err != nil {
 		return nil, nil, fmt.Errorf("positions of fund %s: %w", fundID, err)
 	}
@@ -113,7 +113,7 @@ func (s *Store) InvestorPositions(ctx context.Context, inv string, keep func(fun
 	var out []fund.Registered
 	next := start
 	for range maxRegistryReads {
-		items, n, err := QueryPage(ctx, q, read, next)
+		items, n, err := queryPage(ctx, q, read, next)
 		if err != nil {
 			return nil, nil, fmt.Errorf("positions of investor %s: %w", inv, err)
 		}
@@ -127,7 +127,7 @@ func (s *Store) InvestorPositions(ctx context.Context, inv string, keep func(fun
 				if i == len(items)-1 {
 					return out, n, nil
 				}
-				return out, IndexPageKey(&items[i], IndexGSI2), nil
+				return out, indexPageKey(&items[i], IndexGSI2), nil
 			}
 		}
 		if next = n; next == nil {

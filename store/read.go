@@ -12,17 +12,17 @@ import (
 	"github.com/guregu/dynamo/v2"
 )
 
-// QueryAll runs q to its end, page by page, and returns its items. Each is
+// queryAll runs q to its end, page by page, and returns its items. Each is
 // decoded by Item's own decoder into one slice: guregu's All allocates and
 // appends every item through reflection, which cost as much as decoding on
 // reads of hundreds of items.
-func QueryAll(ctx context.Context, q *dynamo.Query) ([]Item, error) {
+func queryAll(ctx context.Context, q *dynamo.Query) ([]Item, error) {
 	return collect(ctx, q.Iter())
 }
 
-// QueryPage runs q for one DynamoDB request of at most limit items, resuming
+// queryPage runs q for one DynamoDB request of at most limit items, resuming
 // at start, and returns its items and the key to resume from (nil at the end).
-func QueryPage(ctx context.Context, q *dynamo.Query, limit int, start PageKey) ([]Item, PageKey, error) {
+func queryPage(ctx context.Context, q *dynamo.Query, limit int, start PageKey) ([]Item, PageKey, error) {
 	from, err := paging(start)
 	if err != nil {
 		return nil, nil, err
@@ -138,7 +138,7 @@ func notFound(doc string) error { return fund.Errorf(fund.ENOTFOUND, "document %
 // mid-rewrite, the committed version is read from its own partition instead.
 // It returns ENOTFOUND for an unknown document.
 func (s *Store) Overview(ctx context.Context, doc string) (Snapshot, error) {
-	items, err := QueryAll(ctx, s.table.Get(AttrPK, DocPK(doc)).Consistent(true))
+	items, err := queryAll(ctx, s.table.Get(AttrPK, DocPK(doc)).Consistent(true))
 	if err != nil {
 		return Snapshot{}, fmt.Errorf("overview of document %s: %w", doc, err)
 	}
@@ -173,7 +173,7 @@ func (s *Store) Overview(ctx context.Context, doc string) (Snapshot, error) {
 
 // readVersion reads one version whole from its immutable partition.
 func (s *Store) readVersion(ctx context.Context, doc, commitID string) (fund.Document, error) {
-	items, err := QueryAll(ctx, s.table.Get(AttrPK, VersionPK(doc, commitID)).Consistent(true))
+	items, err := queryAll(ctx, s.table.Get(AttrPK, VersionPK(doc, commitID)).Consistent(true))
 	if err != nil {
 		return fund.Document{}, fmt.Errorf("read document %s commit %s: %w", doc, commitID, err)
 	}
@@ -241,7 +241,7 @@ type Capital struct {
 // It returns ENOTFOUND for an unknown document.
 func (s *Store) Capital(ctx context.Context, doc string) (Capital, error) {
 	lo, hi := CapitalRange()
-	items, err := QueryAll(ctx, s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.Between, lo, hi).Consistent(true))
+	items, err := queryAll(ctx, s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.Between, lo, hi).Consistent(true))
 	if err != nil {
 		return Capital{}, fmt.Errorf("capital of document %s: %w", doc, err)
 	}
@@ -376,7 +376,7 @@ func (s *Store) DocumentFund(ctx context.Context, doc string) (string, error) {
 // latest record is not among them; the current version's history record is.
 func (s *Store) HistoryPage(ctx context.Context, doc string, from, to fund.Date, limit int, start PageKey) ([]fund.DocumentHeader, PageKey, error) {
 	lo, hi := DocumentHistoryRange(from, to)
-	items, next, err := QueryPage(ctx, s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.Between, lo, hi).Consistent(true), limit, start)
+	items, next, err := queryPage(ctx, s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.Between, lo, hi).Consistent(true), limit, start)
 	if err != nil {
 		return nil, nil, fmt.Errorf("history of document %s: %w", doc, err)
 	}
@@ -387,10 +387,10 @@ func (s *Store) HistoryPage(ctx context.Context, doc string, from, to fund.Date,
 	return out, next, nil
 }
 
-// IndexPageKey is the key that resumes a Query of index after it, an item
+// indexPageKey is the key that resumes a Query of index after it, an item
 // the Query returned: a page can then end on any item, not only where a
 // DynamoDB response ended.
-func IndexPageKey(it *Item, index string) PageKey {
+func indexPageKey(it *Item, index string) PageKey {
 	key := dynamo.PagingKey{AttrPK: &types.AttributeValueMemberS{Value: it.PK}, AttrSK: &types.AttributeValueMemberS{Value: it.SK}}
 	switch index {
 	case IndexGSI1:
@@ -405,7 +405,7 @@ func IndexPageKey(it *Item, index string) PageKey {
 // Query finds the version's record, one more reads its partition.
 // It returns ENOTFOUND if the document or the version does not exist.
 func (s *Store) Version(ctx context.Context, doc string, n int) (fund.Document, error) {
-	items, err := QueryAll(ctx, s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.BeginsWith, DocumentPrefix).
+	items, err := queryAll(ctx, s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.BeginsWith, DocumentPrefix).
 		Filter("$ = ?", "Version", n).Consistent(true))
 	if err != nil {
 		return fund.Document{}, fmt.Errorf("version %d of document %s: %w", n, doc, err)
@@ -427,7 +427,7 @@ func (s *Store) FundDocuments(ctx context.Context, fundID string, from, to fund.
 	if kind != "" {
 		q = q.Filter("$ = ?", "Kind", string(kind))
 	}
-	items, next, err := QueryPage(ctx, q, limit, start)
+	items, next, err := queryPage(ctx, q, limit, start)
 	if err != nil {
 		return nil, nil, fmt.Errorf("documents of fund %s: %w", fundID, err)
 	}
@@ -461,7 +461,7 @@ func (s *Store) FundExists(ctx context.Context, fundID string) (bool, error) {
 // returns no items.
 func (s *Store) PositionAsOf(ctx context.Context, doc, pos string, asOf fund.Date, before int) ([]fund.PositionItem, error) {
 	lo, hi := DocumentHistoryRange(fund.Date{}, asOf)
-	history, err := QueryAll(ctx, s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.Between, lo, hi).Consistent(true))
+	history, err := queryAll(ctx, s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.Between, lo, hi).Consistent(true))
 	if err != nil {
 		return nil, fmt.Errorf("history of document %s to %s: %w", doc, asOf, err)
 	}
@@ -482,7 +482,7 @@ func (s *Store) PositionAsOf(ctx context.Context, doc, pos string, asOf fund.Dat
 // versionPosition reads one position's items of one version from the
 // version's immutable partition, with one Query on the prefix POS#<pos>#.
 func (s *Store) versionPosition(ctx context.Context, doc, commitID, pos string) ([]fund.PositionItem, error) {
-	items, err := QueryAll(ctx, s.table.Get(AttrPK, VersionPK(doc, commitID)).
+	items, err := queryAll(ctx, s.table.Get(AttrPK, VersionPK(doc, commitID)).
 		Range(AttrSK, dynamo.BeginsWith, VersionPositionPrefix(pos)).Consistent(true))
 	if err != nil {
 		return nil, fmt.Errorf("position %s of document %s commit %s: %w", pos, doc, commitID, err)
