@@ -129,7 +129,7 @@ func TestSustainedMixedLoad(t *testing.T) {
 				case x == 0: // If-Match with the last version this writer knows of
 					known := int(d.top.Load())
 					h := http.Header{"If-Match": {`"` + strconv.Itoa(known) + `"`}}
-					resp, err := admin.Do(ctx, http.MethodPut, "/v1/documents/"+d.id, doc, h)
+					resp, err := admin.Do(ctx, http.MethodPut, "/v1/documents/"+d.id, RequestOf(doc), h)
 					requests.Add(1)
 					count("PUT with If-Match", resp, err, http.StatusOK, http.StatusPreconditionFailed)
 					if err == nil && acknowledged(resp.Status) {
@@ -140,14 +140,14 @@ func TestSustainedMixedLoad(t *testing.T) {
 					}
 				case x == 1: // the same write twice, with one Idempotency-Key, on two instances
 					h := http.Header{"Idempotency-Key": {fmt.Sprintf("load-%d-%d", w, seq.Add(1))}}
-					first, err := admin.Do(ctx, http.MethodPut, "/v1/documents/"+d.id, doc, h)
+					first, err := admin.Do(ctx, http.MethodPut, "/v1/documents/"+d.id, RequestOf(doc), h)
 					requests.Add(1)
 					count("PUT with Idempotency-Key", first, err, http.StatusOK)
 					if err != nil || !acknowledged(first.Status) {
 						continue
 					}
 					ack(d, first.Version(), doc)
-					again, err := admin.Do(ctx, http.MethodPut, "/v1/documents/"+d.id, doc, h)
+					again, err := admin.Do(ctx, http.MethodPut, "/v1/documents/"+d.id, RequestOf(doc), h)
 					requests.Add(1)
 					count("PUT replayed by Idempotency-Key", again, err, http.StatusOK)
 					if err == nil && acknowledged(again.Status) && (again.Version() != first.Version() || string(again.Body) != string(first.Body)) {
