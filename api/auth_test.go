@@ -112,7 +112,11 @@ func TestJWKSRefusesAmbiguousOrUnsafeKeys(t *testing.T) {
 	offCurve := ecJWK(t, "off", p256)
 	offCurve["y"] = offCurve["x"]
 	withD := ecJWK(t, "priv", p256)
-	withD["d"] = b64(p256.D.Bytes())
+	priv, err := p256.Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	withD["d"] = b64(priv)
 	for _, c := range []struct {
 		name string
 		doc  []byte

@@ -9,10 +9,6 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
-func positionNotFound(pos string) error {
-	return fund.Errorf(fund.ENOTFOUND, "position %s not found", pos)
-}
-
 // allowFor is the viewer's access rule for the positions package, applied
 // before any read past the first.
 func allowFor(c *gin.Context) positions.Allow { return viewer(c).MayReadPosition }

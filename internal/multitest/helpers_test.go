@@ -37,12 +37,6 @@ func (p *problems) add(kind, format string, args ...any) {
 	p.n++
 }
 
-func (p *problems) len() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.n
-}
-
 // report fails t with the problems found under the heading what, if any,
 // and forgets them.
 func (p *problems) report(t *testing.T, what string) {
