@@ -136,6 +136,21 @@ func putsHead(op string, input any) bool {
 
 // marksHead reports whether a write is the last of a restatement proper:
 // the update that marks the head materialized.
+// afterTheFlip matches the writes after the commit flip, so a kill point
+// counted from the flip lands there however many writes staging took (a
+// loaded machine may add some: a batch's unprocessed items are written
+// again). Each crash point needs its own: it remembers the flip.
+func afterTheFlip() func(op string, input any) bool {
+	flipped := false // the hook calls match under its lock, one write at a time
+	return func(op string, input any) bool {
+		if putsHead(op, input) {
+			flipped = true
+			return false
+		}
+		return flipped
+	}
+}
+
 func marksHead(op string, input any) bool {
 	in, ok := input.(*dynamodb.UpdateItemInput)
 	return ok && isHeadKey(in.Key)
@@ -218,12 +233,12 @@ func TestRestatementSurvivesDynamoDBBeingKilled(t *testing.T) {
 		{name: "two thirds into staging", k: 2 * flip / 3},
 		{name: "at the last staging write", k: flip - 1},
 		{name: "at the commit flip", match: putsHead, k: 1},
-		{name: "right after the flip", k: flip + 1, afterFlip: true},
-		{name: "at the second materializing transaction", k: flip + 2, afterFlip: true},
-		{name: "halfway through materializing", k: flip + materializing/2, afterFlip: true},
+		{name: "right after the flip", match: afterTheFlip(), k: 1, afterFlip: true},
+		{name: "at the second materializing transaction", match: afterTheFlip(), k: 2, afterFlip: true},
+		{name: "halfway through materializing", match: afterTheFlip(), k: materializing / 2, afterFlip: true},
 		// Later restatements also delete the tombstones of positions dropped
 		// before, so they have a few more transactions than the one measured.
-		{name: "late in materializing", k: flip + materializing, afterFlip: true},
+		{name: "late in materializing", match: afterTheFlip(), k: materializing, afterFlip: true},
 		{name: "at marking the head materialized", match: marksHead, k: 1, afterFlip: true},
 	}
 	version := 2
