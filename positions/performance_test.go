@@ -1,0 +1,325 @@
+package positions
+
+import (
+	"encoding/csv"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"testing"
+
+	"github.com/fundsvc/fundsvc/fund"
+	"github.com/shopspring/decimal"
+)
+
+// The expected IRRs come from a spreadsheet: LibreOffice Calc 7.4.7.2
+// (Debian 12's libreoffice-calc 4:7.4.7-1+deb12u12) evaluated the XIRR
+// formulas of testdata/xirr_cases.csv; its answer, with the flows as it read
+// them, is testdata/xirr_libreoffice.csv. To regenerate:
+//
+//	soffice --headless --convert-to 'csv:Text - txt - csv (StarCalc):44,34,76,1,,0,false,true,false,false,false' \
+//	  --outdir /tmp positions/testdata/xirr_cases.csv && cp /tmp/xirr_cases.csv positions/testdata/xirr_libreoffice.csv
+func TestXIRRAgreesWithLibreOfficeCalc(t *testing.T) {
+	f, err := os.Open("testdata/xirr_libreoffice.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	flows := map[string][]Flow{}
+	calc := map[string]float64{}
+	var order []string
+	for _, r := range rows[1:] {
+		name := r[0]
+		if r[1] == "XIRR" {
+			v, err := strconv.ParseFloat(r[2], 64)
+			if err != nil {
+				t.Fatalf("%s: LibreOffice answered %q, not a rate", name, r[2])
+			}
+			calc[name] = v
+			order = append(order, name)
+			continue
+		}
+		flows[name] = append(flows[name], Flow{Date: fund.MustDate(r[1]), Amount: fund.MustMoney(r[2])})
+	}
+	if len(order) < 6 {
+		t.Fatalf("read %d cases from the spreadsheet's answer, want 6", len(order))
+	}
+	for _, name := range order {
+		t.Run(name, func(t *testing.T) {
+			irr := XIRR(flows[name])
+			if irr.Status != IRROK {
+				t.Fatalf("status %s, want ok (LibreOffice: %v)", irr.Status, calc[name])
+			}
+			got := irr.Rate.InexactFloat64()
+			if math.Abs(got-calc[name]) > 1e-6 {
+				t.Errorf("XIRR = %s, LibreOffice Calc = %.10f", irr.Rate, calc[name])
+			}
+			if irr.Rate.Exponent() < -IRRScale {
+				t.Errorf("XIRR = %s has more than %d places", irr.Rate, IRRScale)
+			}
+		})
+	}
+}
+
+func flowsOf(pairs ...string) []Flow {
+	var fl []Flow
+	for i := 0; i < len(pairs); i += 2 {
+		fl = append(fl, Flow{Date: fund.MustDate(pairs[i]), Amount: fund.MustMoney(pairs[i+1])})
+	}
+	return fl
+}
+
+func TestXIRRSaysWhyThereIsNoRate(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		flows []Flow
+		want  IRRStatus
+	}{
+		{"no flows have no rate", nil, IRRNoFlows},
+		{"flows that net to zero on their date have no rate",
+			flowsOf("2024-01-01", "-100", "2024-01-01", "100"), IRRNoFlows},
+		{"a single contribution has no root",
+			flowsOf("2024-01-01", "-100"), IRRNoSignChange},
+		{"a single NAV has no root",
+			flowsOf("2024-06-30", "2500"), IRRNoSignChange},
+		{"contributions only have no root",
+			flowsOf("2024-01-01", "-100", "2025-01-01", "-50"), IRRNoSignChange},
+		{"a distribution netted away by a same-date call leaves no sign change",
+			flowsOf("2024-01-01", "-100", "2025-01-01", "40", "2025-01-01", "-60"), IRRNoSignChange},
+		// −100 + 50x − 100x² < 0 for every x = 1/(1+r) > 0.
+		{"two sign changes whose NPV never crosses zero have no root",
+			flowsOf("2021-01-01", "-100", "2022-01-01", "50", "2023-01-01", "-100"), IRRNoSignChange},
+		// −100 + 230x − 132x² = 0 at 1 + r = 1.1 and 1.2 (yearly, 365-day years).
+		{"an NPV with two roots, at 10% and 20%, has no one rate",
+			flowsOf("2021-01-01", "-100", "2022-01-01", "230", "2023-01-01", "-132"), IRRMultipleRoots},
+		{"a root beyond the rates searched is not made up",
+			flowsOf("2024-01-01", "-1", "2024-01-02", "1000000000"), IRRNotConverged},
+		{"an undated flow is refused",
+			[]Flow{{Amount: fund.MustMoney("-100")}, {Date: fund.MustDate("2025-01-01"), Amount: fund.MustMoney("110")}}, IRRUndatedFlow},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			irr := XIRR(c.flows)
+			if irr.Status != c.want {
+				t.Errorf("status %s, want %s (rate %v)", irr.Status, c.want, irr.Rate)
+			}
+			if irr.Rate != nil {
+				t.Errorf("rate %s with status %s, want none", irr.Rate, irr.Status)
+			}
+		})
+	}
+}
+
+func TestXIRRNetsFlowsOfOneDate(t *testing.T) {
+	gross := flowsOf("2022-03-31", "150000", "2021-02-01", "-500000", "2022-03-31", "-100000",
+		"2021-08-15", "-250000", "2021-08-15", "100000", "2023-06-30", "900000", "2023-01-01", "5", "2023-01-01", "-5")
+	irr := XIRR(gross)
+	want := flowsOf("2021-02-01", "-500000", "2021-08-15", "-150000", "2022-03-31", "50000", "2023-06-30", "900000")
+	if len(irr.Flows) != len(want) {
+		t.Fatalf("netted flows %v, want %v", irr.Flows, want)
+	}
+	for i := range want {
+		if irr.Flows[i].Date != want[i].Date || !irr.Flows[i].Amount.Equal(want[i].Amount) {
+			t.Errorf("netted flow %d = %s %s, want %s %s", i, irr.Flows[i].Date, irr.Flows[i].Amount, want[i].Date, want[i].Amount)
+		}
+	}
+	pre := XIRR(want)
+	if irr.Status != IRROK || pre.Status != IRROK || !irr.Rate.Equal(*pre.Rate) {
+		t.Errorf("XIRR of gross flows = %v %s, of the same flows netted = %v %s", irr.Rate, irr.Status, pre.Rate, pre.Status)
+	}
+}
+
+// npvAt is the net present value at rate r written straight from the
+// definition: Σ amount ÷ (1+r)^(days/365).
+func npvAt(flows []Flow, r float64) float64 {
+	var sum float64
+	for _, f := range flows {
+		days := f.Date.Time().Sub(flows[0].Date.Time()).Hours() / 24
+		sum += f.Amount.Decimal().InexactFloat64() / math.Pow(1+r, days/365)
+	}
+	return sum
+}
+
+// bisectIRR is an independent, straightforward bisection over the rate
+// itself on [−99.9999%, 100,000%], for flows whose NPV falls as the rate
+// rises (a contribution first, then money back).
+func bisectIRR(flows []Flow) float64 {
+	lo, hi := -0.999999, 1000.0
+	for range 300 {
+		mid := (lo + hi) / 2
+		if npvAt(flows, mid) > 0 {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return (lo + hi) / 2
+}
+
+// randomFlows are a contribution first, perhaps more contributions, then
+// distributions and a terminal NAV, each on a later date: one sign change.
+func randomFlows(rng *rand.Rand) []Flow {
+	day := fund.MustDate("2015-01-01").Time().AddDate(0, 0, rng.IntN(3000))
+	next := func(maxDays int) fund.Date {
+		day = day.AddDate(0, 0, 1+rng.IntN(maxDays))
+		return fund.MustDate(day.Format("2006-01-02"))
+	}
+	cents := func(max int64) fund.Money { return fund.MoneyOf(decimal.New(1+rng.Int64N(max*100), -2)) }
+	paid := fund.Money{}
+	flows := []Flow{{Date: next(1), Amount: fund.Money{}.Sub(cents(10_000_000))}}
+	paid = paid.Sub(flows[0].Amount)
+	for range rng.IntN(4) {
+		c := cents(5_000_000)
+		paid = paid.Add(c)
+		flows = append(flows, Flow{Date: next(400), Amount: fund.Money{}.Sub(c)})
+	}
+	// Money back is 0.3 to 3 times the money paid in, the first of it at
+	// least 90 days after the last contribution: rates from about −99% to
+	// about 8,000%, inside both solvers' ranges.
+	back := paid.Decimal().InexactFloat64() * (0.3 + 2.7*rng.Float64())
+	day = day.AddDate(0, 0, 89)
+	n := 1 + rng.IntN(8)
+	for i := range n {
+		amount := decimal.NewFromFloat(back / float64(n)).Round(2)
+		if i == n-1 && rng.IntN(4) > 0 {
+			// The last is the NAV at the valuation date.
+			flows = append(flows, Flow{Date: next(180), Amount: fund.MoneyOf(amount)})
+			continue
+		}
+		flows = append(flows, Flow{Date: next(700), Amount: fund.MoneyOf(amount)})
+	}
+	return flows
+}
+
+func TestXIRRSolvesRandomFlows(t *testing.T) {
+	seed := uint64(20261123)
+	rng := rand.New(rand.NewPCG(seed, 15))
+	for i := range 500 {
+		flows := randomFlows(rng)
+		t.Run(fmt.Sprintf("seed %d case %d", seed, i), func(t *testing.T) {
+			irr := XIRR(flows)
+			if irr.Status != IRROK {
+				t.Fatalf("status %s for %v", irr.Status, flows)
+			}
+			rate, _ := solveXIRR(yearFlows(irr.Flows))
+			var scale float64
+			for _, f := range flows {
+				scale += math.Abs(f.Amount.Decimal().InexactFloat64())
+			}
+			if npv := npvAt(flows, rate); math.Abs(npv) > 1e-8*scale {
+				t.Errorf("NPV at %v = %v, want 0 within %v", rate, npv, 1e-8*scale)
+			}
+			bis := bisectIRR(flows)
+			if math.Abs(rate-bis) > 1e-9*math.Max(1, math.Abs(bis)) {
+				t.Errorf("XIRR found %.12f, a straightforward bisection %.12f", rate, bis)
+			}
+			if d := math.Abs(irr.Rate.InexactFloat64() - bis); d > 5e-7 {
+				t.Errorf("XIRR answered %s, %v from the bisection's %.12f", irr.Rate, d, bis)
+			}
+		})
+	}
+}
+
+func dec(s string) decimal.Decimal { return decimal.RequireFromString(s) }
+
+func money(s string) *fund.Money {
+	m := fund.MustMoney(s)
+	return &m
+}
+
+func TestMultiplesReproduceILPAsSampleTVPI(t *testing.T) {
+	// ILPA Performance Template v1.1, PT-Sample "Granular Template_Sample":
+	// net TVPI with the facility 48,500 ÷ 37,800 = 1.283069, without it
+	// 59,100 ÷ 48,100 = 1.228690. The reference gives the totals, not the
+	// split between distributions and NAV, and TVPI must not depend on it.
+	for _, c := range []struct {
+		name                    string
+		paidIn, numerator, want string
+	}{
+		{"net TVPI with the subscription facility", "-37800", "48500", "1.283069"},
+		{"net TVPI without the subscription facility", "-48100", "59100", "1.228690"},
+	} {
+		for _, distributed := range []string{"0", "1", "12345.67", "24250", "48499.99", "48500"} {
+			t.Run(fmt.Sprintf("%s, %s of it distributed", c.name, distributed), func(t *testing.T) {
+				nav := fund.MustMoney(c.numerator).Sub(fund.MustMoney(distributed))
+				m := Multiples(fund.MustMoney(c.paidIn), fund.MustMoney(distributed), &nav)
+				if m.Status != MultiplesOK || !m.TVPI.Equal(dec(c.want)) {
+					t.Errorf("TVPI = %v (%s), want %s", m.TVPI, m.Status, c.want)
+				}
+			})
+		}
+	}
+}
+
+func TestMultiplesWorkedOutByHand(t *testing.T) {
+	for _, c := range []struct {
+		name                string
+		paidIn, distributed string
+		nav                 *fund.Money
+		dpi, rvpi, tvpi     string // "" is absent
+		status              MultiplesStatus
+	}{
+		{"thirds: RVPI is TVPI − DPI, one unit above NAV ÷ paid-in rounded",
+			"3", "1", money("1"), "0.333333", "0.333334", "0.666667", MultiplesOK},
+		{"paid-in given as signed contributions counts as its magnitude",
+			"-200", "50", money("250"), "0.25", "1.25", "1.5", MultiplesOK},
+		{"a negative NAV gives a negative RVPI",
+			"1000", "100", money("-10"), "0.1", "-0.01", "0.09", MultiplesOK},
+		{"no NAV: DPI only",
+			"1000000", "250000.50", nil, "0.2500005", "", "", MultiplesNoNAV},
+		{"nothing paid in: no multiple",
+			"0", "100", money("100"), "", "", "", MultiplesNoPaidIn},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := Multiples(fund.MustMoney(c.paidIn), fund.MustMoney(c.distributed), c.nav)
+			if m.Status != c.status {
+				t.Errorf("status %s, want %s", m.Status, c.status)
+			}
+			for _, f := range []struct {
+				name string
+				got  *decimal.Decimal
+				want string
+			}{{"DPI", m.DPI, c.dpi}, {"RVPI", m.RVPI, c.rvpi}, {"TVPI", m.TVPI, c.tvpi}} {
+				switch {
+				case f.want == "" && f.got != nil:
+					t.Errorf("%s = %s, want none", f.name, f.got)
+				case f.want != "" && (f.got == nil || !f.got.Equal(dec(f.want).Round(MultipleScale))):
+					t.Errorf("%s = %v, want %s", f.name, f.got, f.want)
+				}
+			}
+		})
+	}
+}
+
+func TestTVPIIsDPIPlusRVPIExactly(t *testing.T) {
+	rng := rand.New(rand.NewPCG(20261123, 16))
+	unit := decimal.New(1, -MultipleScale)
+	for i := range 2000 {
+		paid := decimal.New(1+rng.Int64N(1e12), -int32(rng.IntN(5)))
+		dist := decimal.New(rng.Int64N(1e12), -int32(rng.IntN(5)))
+		nav := decimal.New(rng.Int64N(1e12)-1e11, -int32(rng.IntN(5)))
+		navM := fund.MoneyOf(nav)
+		m := Multiples(fund.MoneyOf(paid), fund.MoneyOf(dist), &navM)
+		if m.Status != MultiplesOK {
+			t.Fatalf("case %d: status %s", i, m.Status)
+		}
+		if !m.TVPI.Equal(m.DPI.Add(*m.RVPI)) {
+			t.Errorf("case %d: TVPI %s ≠ DPI %s + RVPI %s", i, m.TVPI, m.DPI, m.RVPI)
+		}
+		if want := dist.Add(nav).DivRound(paid, MultipleScale); !m.TVPI.Equal(want) {
+			t.Errorf("case %d: TVPI %s, want the exact quotient rounded, %s", i, m.TVPI, want)
+		}
+		if want := dist.DivRound(paid, MultipleScale); !m.DPI.Equal(want) {
+			t.Errorf("case %d: DPI %s, want %s", i, m.DPI, want)
+		}
+		// RVPI is within one unit of the last place of NAV ÷ paid-in.
+		exact := nav.DivRound(paid, 3*MultipleScale)
+		if d := m.RVPI.Sub(exact).Abs(); d.GreaterThanOrEqual(unit) {
+			t.Errorf("case %d: RVPI %s is %s from NAV ÷ paid-in %s", i, m.RVPI, d, exact)
+		}
+	}
+}
