@@ -123,15 +123,23 @@ const (
 // ItemKinds lists the position-level entities in sort-key order.
 var ItemKinds = []ItemKind{CapitalCall, Distribution, UnfundedCommitment}
 
-// Type returns the entity name stored in the Type attribute.
+// The entity names of the position items: an item's type in answers, and
+// the Type attribute a store keeps it under.
+const (
+	TypeCapitalCall        = "CapitalCall"
+	TypeDistribution       = "Distribution"
+	TypeUnfundedCommitment = "UnfundedCommitment"
+)
+
+// Type returns the item kind's entity name.
 func (k ItemKind) Type() string {
 	switch k {
 	case CapitalCall:
-		return "CapitalCall"
+		return TypeCapitalCall
 	case Distribution:
-		return "Distribution"
+		return TypeDistribution
 	default:
-		return "UnfundedCommitment"
+		return TypeUnfundedCommitment
 	}
 }
 

@@ -30,9 +30,9 @@ const (
 	TypeHead               = "Head"
 	TypeDocument           = "Document"
 	TypeCapitalActivity    = "CapitalActivity"
-	TypeCapitalCall        = "CapitalCall"
-	TypeDistribution       = "Distribution"
-	TypeUnfundedCommitment = "UnfundedCommitment"
+	TypeCapitalCall        = fund.TypeCapitalCall // the position items' names are the domain's
+	TypeDistribution       = fund.TypeDistribution
+	TypeUnfundedCommitment = fund.TypeUnfundedCommitment
 	TypeFund               = "Fund"
 	TypePosition           = "Position"
 	TypeDocumentIndex      = "DocumentIndex"
