@@ -89,13 +89,15 @@ type CapitalActivity struct {
 }
 
 // Position holds what a document reports for one position (one fund plus one
-// investor): any of a capital call, a distribution and an unfunded commitment.
+// investor): any of a capital call, a distribution, an unfunded commitment
+// and a capital account statement.
 type Position struct {
 	ID                 string
 	InvestorID         string
 	CapitalCall        *CapitalCallItem
 	Distribution       *DistributionItem
 	UnfundedCommitment *UnfundedCommitmentItem
+	CapitalAccount     *CapitalAccount
 }
 
 // CapitalCallItem is a position's capital call, split by its lines
@@ -105,6 +107,9 @@ type CapitalCallItem struct {
 	Status  Status
 	DueDate Date
 	CallLines
+	// Transactions classify the amount by ILPA transaction type; nil when
+	// the call states none (see CallTransactions).
+	Transactions []Transaction
 }
 
 // DistributionItem is a position's gross distribution, split by its lines.
@@ -113,6 +118,7 @@ type DistributionItem struct {
 	Status Status
 	Date   Date
 	DistributionLines
+	Transactions []Transaction // see DistributionTransactions
 }
 
 // UnfundedCommitmentItem is what a position still owes, and optionally the
@@ -140,11 +146,17 @@ func (d *Document) Normalize() {
 	}
 	for i := range d.Positions {
 		p := &d.Positions[i]
-		if p.CapitalCall != nil && p.CapitalCall.Status == "" {
-			p.CapitalCall.Status = StatusPending
+		if c := p.CapitalCall; c != nil {
+			if c.Status == "" {
+				c.Status = StatusPending
+			}
+			normalizeTransactions(c.Transactions)
 		}
-		if p.Distribution != nil && p.Distribution.Status == "" {
-			p.Distribution.Status = StatusPending
+		if x := p.Distribution; x != nil {
+			if x.Status == "" {
+				x.Status = StatusPending
+			}
+			normalizeTransactions(x.Transactions)
 		}
 		if p.UnfundedCommitment != nil && p.UnfundedCommitment.Status == "" {
 			p.UnfundedCommitment.Status = StatusActive
@@ -198,7 +210,7 @@ func (d *Document) Validate(maxPositions int) error {
 	seen := make(map[string]int, len(d.Positions))
 	for i := range d.Positions {
 		field := fmt.Sprintf("positions[%d]", i)
-		if err := d.Positions[i].validate(field); err != nil {
+		if err := d.Positions[i].validate(field, d.AsOf); err != nil {
 			return err
 		}
 		if first, dup := seen[d.Positions[i].ID]; dup {
@@ -209,15 +221,15 @@ func (d *Document) Validate(maxPositions int) error {
 	return nil
 }
 
-func (p *Position) validate(field string) error {
+func (p *Position) validate(field string, asOf Date) error {
 	if err := CheckID(field+".positionId", p.ID); err != nil {
 		return err
 	}
 	if err := CheckID(field+".investorId", p.InvestorID); err != nil {
 		return err
 	}
-	if p.CapitalCall == nil && p.Distribution == nil && p.UnfundedCommitment == nil {
-		return Invalid(field, "needs at least one of capitalCall, distribution, unfundedCommitment")
+	if p.CapitalCall == nil && p.Distribution == nil && p.UnfundedCommitment == nil && p.CapitalAccount == nil {
+		return Invalid(field, "needs at least one of capitalCall, distribution, unfundedCommitment, capitalAccount")
 	}
 	if c := p.CapitalCall; c != nil {
 		f := field + ".capitalCall"
@@ -225,6 +237,9 @@ func (p *Position) validate(field string) error {
 			return err
 		}
 		if err := checkLines(f, c.Amount, &c.CallLines); err != nil {
+			return err
+		}
+		if err := checkTransactions(f, OnCall, c.Amount, c.Transactions); err != nil {
 			return err
 		}
 	}
@@ -236,6 +251,9 @@ func (p *Position) validate(field string) error {
 		if err := checkLines(f, x.Amount, &x.DistributionLines); err != nil {
 			return err
 		}
+		if err := checkTransactions(f, OnDistribution, x.Amount, x.Transactions); err != nil {
+			return err
+		}
 	}
 	if u := p.UnfundedCommitment; u != nil {
 		f := field + ".unfundedCommitment"
@@ -243,6 +261,11 @@ func (p *Position) validate(field string) error {
 			return err
 		}
 		if err := checkLines(f, u.Amount, &u.UnfundedLines); err != nil {
+			return err
+		}
+	}
+	if c := p.CapitalAccount; c != nil {
+		if err := c.Validate(field+".capitalAccount", asOf); err != nil {
 			return err
 		}
 	}

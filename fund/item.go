@@ -6,9 +6,9 @@ import (
 	"time"
 )
 
-// PositionItem is one position-level entity (capital call, distribution or
-// unfunded commitment) as read back: what one document, at one version,
-// reports for one position.
+// PositionItem is one position-level entity (capital call, distribution,
+// unfunded commitment or capital account statement) as read back: what one
+// document, at one version, reports for one position.
 type PositionItem struct {
 	Kind            ItemKind
 	DocumentID      string
@@ -27,6 +27,23 @@ type PositionItem struct {
 	CallLines
 	DistributionLines
 	UnfundedLines
+	// Transactions are a call's or a distribution's stated typed lines.
+	Transactions []Transaction
+	// CapitalAccount is a statement's (kind Statement), whose Amount is its
+	// ending NAV.
+	CapitalAccount *CapitalAccount
+}
+
+// TypedLines returns a call's or a distribution's typed lines: stated, or
+// derived from its line items (CallTransactions, DistributionTransactions).
+func (it *PositionItem) TypedLines() []Transaction {
+	switch it.Kind {
+	case CapitalCall:
+		return CallTransactions(it.Amount, it.Transactions, it.CallLines)
+	case Distribution:
+		return DistributionTransactions(it.Amount, it.Transactions, it.DistributionLines)
+	}
+	return nil
 }
 
 // AppendItems appends what position p of d reports to out: one item per kind
@@ -34,14 +51,19 @@ type PositionItem struct {
 func (d *Document) AppendItems(p *Position, out []PositionItem) []PositionItem {
 	base := PositionItem{DocumentID: d.ID, DocumentVersion: d.Version, FundID: d.FundID, InvestorID: p.InvestorID,
 		PositionID: p.ID, AsOf: d.AsOf, CreatedAt: d.CreatedAt, Currency: d.Currency}
+	if c := p.CapitalAccount; c != nil {
+		it := base
+		it.Kind, it.Amount, it.Status, it.Date, it.CapitalAccount = Statement, c.EndingNAV, StatusCompleted, c.PeriodStart, c
+		out = append(out, it)
+	}
 	if c := p.CapitalCall; c != nil {
 		it := base
-		it.Kind, it.Amount, it.Status, it.Date, it.CallLines = CapitalCall, c.Amount, c.Status, c.DueDate, c.CallLines
+		it.Kind, it.Amount, it.Status, it.Date, it.CallLines, it.Transactions = CapitalCall, c.Amount, c.Status, c.DueDate, c.CallLines, c.Transactions
 		out = append(out, it)
 	}
 	if x := p.Distribution; x != nil {
 		it := base
-		it.Kind, it.Amount, it.Status, it.Date, it.DistributionLines = Distribution, x.Amount, x.Status, x.Date, x.DistributionLines
+		it.Kind, it.Amount, it.Status, it.Date, it.DistributionLines, it.Transactions = Distribution, x.Amount, x.Status, x.Date, x.DistributionLines, x.Transactions
 		out = append(out, it)
 	}
 	if u := p.UnfundedCommitment; u != nil {
@@ -87,22 +109,26 @@ func GroupPositions(items []PositionItem) []Position {
 		}
 		p := &out[i]
 		switch it.Kind {
+		case Statement:
+			p.CapitalAccount = it.CapitalAccount
 		case CapitalCall:
 			p.CapitalCall = &CapitalCallItem{
 				Amount:    it.Amount,
 				Status:    it.Status,
 				DueDate:   it.Date,
-				CallLines: CallLines{Investment: it.Investment, ManagementFee: it.ManagementFee, FundExpenses: it.FundExpenses},
+				CallLines:    it.CallLines,
+				Transactions: it.Transactions,
 			}
 		case Distribution:
 			p.Distribution = &DistributionItem{
 				Amount:            it.Amount,
 				Status:            it.Status,
 				Date:              it.Date,
-				DistributionLines: DistributionLines{ReturnOfCapital: it.ReturnOfCapital, RealizedGain: it.RealizedGain, Income: it.Income, Recallable: it.Recallable, Withholding: it.Withholding},
+				DistributionLines: it.DistributionLines,
+				Transactions:      it.Transactions,
 			}
 		case UnfundedCommitment:
-			p.UnfundedCommitment = &UnfundedCommitmentItem{Amount: it.Amount, Status: it.Status, UnfundedLines: UnfundedLines{Commitment: it.Commitment}}
+			p.UnfundedCommitment = &UnfundedCommitmentItem{Amount: it.Amount, Status: it.Status, UnfundedLines: it.UnfundedLines}
 		}
 	}
 	d := Document{Positions: out}
@@ -110,22 +136,25 @@ func GroupPositions(items []PositionItem) []Position {
 	return d.Positions
 }
 
-// ItemKind is one of the three position-level entities.
+// ItemKind is one of the four position-level entities.
 type ItemKind string
 
-// The position-level entities, as spelled in sort keys.
+// The position-level entities, as spelled in sort keys. A Statement is a
+// position's capital account statement (CapitalAccount).
 const (
+	Statement          ItemKind = "CAPITAL_ACCOUNT"
 	CapitalCall        ItemKind = "CAPITAL_CALL"
 	Distribution       ItemKind = "DISTRIBUTION"
 	UnfundedCommitment ItemKind = "UNFUNDED_COMMITMENT"
 )
 
 // ItemKinds lists the position-level entities in sort-key order.
-var ItemKinds = []ItemKind{CapitalCall, Distribution, UnfundedCommitment}
+var ItemKinds = []ItemKind{Statement, CapitalCall, Distribution, UnfundedCommitment}
 
 // The entity names of the position items: an item's type in answers, and
 // the Type attribute a store keeps it under.
 const (
+	TypeCapitalAccount     = "CapitalAccount"
 	TypeCapitalCall        = "CapitalCall"
 	TypeDistribution       = "Distribution"
 	TypeUnfundedCommitment = "UnfundedCommitment"
@@ -134,6 +163,8 @@ const (
 // Type returns the item kind's entity name.
 func (k ItemKind) Type() string {
 	switch k {
+	case Statement:
+		return TypeCapitalAccount
 	case CapitalCall:
 		return TypeCapitalCall
 	case Distribution:
