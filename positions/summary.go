@@ -52,12 +52,16 @@ type Figures struct {
 	// Distributed is gross; Withholding the tax withheld from it;
 	// DistributedNet what reached the investor (gross − withholding).
 	Distributed, Withholding, DistributedNet ByStatus
-	// Recallable is the part of the distributions that may be called again.
+	// Recallable is the part of the distributions that may be called again:
+	// their typed lines that increase unfunded commitment.
 	Recallable fund.Money
 	// UnfundedReported is the unfunded commitment of the most recent
 	// document that reports one; nil when none does.
 	UnfundedReported *fund.Money
-	// UnfundedComputed is Commitment − PaidIn + Recallable, and
+	// UnfundedComputed is Commitment plus the net effect of the calls' and
+	// distributions' typed lines on it (fund.UnfundedChange: less the lines
+	// that reduce it, plus those that increase it; with only today's line
+	// items, Commitment − PaidIn + Recallable), and
 	// UnfundedDifference is UnfundedReported − UnfundedComputed; each is nil
 	// when a figure it needs is.
 	UnfundedComputed, UnfundedDifference *fund.Money
@@ -86,11 +90,13 @@ type Summary struct {
 
 // Summarize adds up the items a position's documents report, each document
 // at the one version that counts, into a summary. Items of other positions
-// must not be passed.
+// must not be passed. A capital account statement adds no figure (its
+// document is listed among the versions counted); Evaluate reads it.
 func Summarize(pos string, asOf fund.Date, items []fund.PositionItem) Summary {
 	s := Summary{PositionID: pos, AsOf: asOf}
 	docs := map[string]Source{}
 	var commitment, unfunded *fund.PositionItem
+	var change fund.Money // the calls' and distributions' net effect on unfunded commitment
 	for i := range items {
 		it := &items[i]
 		s.FundID, s.InvestorID, s.Currency = it.FundID, it.InvestorID, it.Currency
@@ -99,13 +105,20 @@ func Summarize(pos string, asOf fund.Date, items []fund.PositionItem) Summary {
 		case fund.CapitalCall:
 			s.CapitalCalls++
 			s.PaidIn.add(it.Status, it.Amount)
+			change = change.Add(fund.UnfundedChange(it.TypedLines()))
 		case fund.Distribution:
 			s.Distributions++
 			withheld := orZero(it.Withholding)
 			s.Distributed.add(it.Status, it.Amount)
 			s.Withholding.add(it.Status, withheld)
 			s.DistributedNet.add(it.Status, it.Amount.Sub(withheld))
-			s.Recallable = s.Recallable.Add(orZero(it.Recallable))
+			lines := it.TypedLines()
+			change = change.Add(fund.UnfundedChange(lines))
+			for _, l := range lines {
+				if l.Unfunded == fund.Increases {
+					s.Recallable = s.Recallable.Add(l.Amount)
+				}
+			}
 		case fund.UnfundedCommitment:
 			s.UnfundedCommitments++
 			if unfunded == nil || moreRecent(it, unfunded) {
@@ -124,7 +137,7 @@ func Summarize(pos string, asOf fund.Date, items []fund.PositionItem) Summary {
 		c := *commitment.Commitment
 		s.Commitment, s.CommitmentSource = &c, sourceOf(commitment)
 	}
-	s.deriveUnfunded()
+	s.deriveUnfunded(change)
 	s.deriveDPI()
 	for _, d := range docs {
 		s.Documents = append(s.Documents, d)
@@ -140,13 +153,14 @@ func Summarize(pos string, asOf fund.Date, items []fund.PositionItem) Summary {
 }
 
 // deriveUnfunded computes the unfunded commitment that follows from the
-// commitment, and its difference from the one reported.
-func (f *Figures) deriveUnfunded() {
+// commitment and change, the net effect of the typed lines on it, and its
+// difference from the one reported.
+func (f *Figures) deriveUnfunded(change fund.Money) {
 	f.UnfundedComputed, f.UnfundedDifference = nil, nil
 	if f.Commitment == nil {
 		return
 	}
-	computed := f.Commitment.Sub(f.PaidIn.Total).Add(f.Recallable)
+	computed := f.Commitment.Add(change)
 	f.UnfundedComputed = &computed
 	if f.UnfundedReported != nil {
 		diff := f.UnfundedReported.Sub(computed)

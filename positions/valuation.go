@@ -1,6 +1,8 @@
 package positions
 
 import (
+	"sort"
+
 	"github.com/fundsvc/fundsvc/fund"
 )
 
@@ -115,4 +117,316 @@ type PooledPerformance struct {
 	PaidIn, Distributed            fund.Money
 	Multiples                      PaidInMultiples
 	IRR                            IRR
+}
+
+// IRRNoNAV: no NAV is known on the date (no statement dated on or before
+// it, or a pool with a position that has none), so the IRR, which needs a
+// terminal value, is not computed.
+const IRRNoNAV IRRStatus = "no_nav"
+
+// typedLine is one typed line of a call or a distribution among a
+// position's items, dated when cash moves.
+type typedLine struct {
+	fund.Transaction
+	date fund.Date
+	item *fund.PositionItem
+	call bool
+}
+
+// typedLinesOf lists the typed lines of the calls and distributions among
+// items, each dated by its item's date, or its document's as-of date when
+// the item has none.
+func typedLinesOf(items []fund.PositionItem) []typedLine {
+	var out []typedLine
+	for i := range items {
+		it := &items[i]
+		if it.Kind != fund.CapitalCall && it.Kind != fund.Distribution {
+			continue
+		}
+		d := it.Date
+		if d.IsZero() {
+			d = it.AsOf
+		}
+		for _, l := range it.TypedLines() {
+			out = append(out, typedLine{Transaction: l, date: d, item: it, call: it.Kind == fund.CapitalCall})
+		}
+	}
+	return out
+}
+
+// signed is a line's amount from the LP's side: money paid in negative,
+// money back positive. An excluded line is signed by its item's side.
+func (l typedLine) signed() fund.Money {
+	if l.call {
+		return fund.Money{}.Sub(l.Amount)
+	}
+	return l.Amount
+}
+
+// inflow says whether the line is money back that the figures count
+// (distributed or returned paid-in).
+func (l typedLine) inflow() bool {
+	n := l.Info().Net
+	return n == fund.Distributed || n == fund.PaidInReturned
+}
+
+// statementOf returns a statement item's capital account; an item read
+// without one (none is stored so) counts as an account whose ending NAV is
+// the item's amount.
+func statementOf(it *fund.PositionItem) *fund.CapitalAccount {
+	if it.CapitalAccount != nil {
+		return it.CapitalAccount
+	}
+	return &fund.CapitalAccount{PeriodStart: it.Date, EndingNAV: it.Amount}
+}
+
+// within says whether d lies in [from, to], both days included.
+func within(d, from, to fund.Date) bool {
+	return d.Compare(from) >= 0 && d.Compare(to) <= 0
+}
+
+// Evaluate works out a position's performance on asOf (never zero) from
+// the items its documents report on that date, each document at its latest
+// version dated on or before it (what Store.PerformanceFor reads). Items
+// of other positions must not be passed. The conventions are in
+// docs/analytics.md, "Performance: NAV, net IRR and multiples":
+//
+//   - the flows are every typed line of every call and distribution, pending
+//     or completed, dated by the item's date (a call's due date, a
+//     distribution's payment date) or else its document's as-of date, and
+//     signed from the LP's side; a line dated after asOf is not cash yet and
+//     is left out. Excluded lines (carry, clawback) are listed but counted
+//     in no figure;
+//   - PaidIn is the paid-in lines less the returned ones, Distributed the
+//     distributed lines (gross of withholding);
+//   - the NAV is the ending NAV of the statement with the latest period end
+//     on or before asOf, rolled forward by the lines dated after that period
+//     end;
+//   - the IRR solves the counted flows and the NAV dated asOf; with no NAV
+//     it is not computed (IRRNoNAV);
+//   - every statement counted is reconciled to the notices of its period.
+func Evaluate(pos string, asOf fund.Date, items []fund.PositionItem) Performance {
+	p := Performance{PositionID: pos, AsOf: asOf}
+	docs := map[string]Source{}
+	var statements []*fund.PositionItem
+	var latest *fund.PositionItem
+	for i := range items {
+		it := &items[i]
+		p.FundID, p.InvestorID, p.Currency = it.FundID, it.InvestorID, it.Currency
+		docs[it.DocumentID] = Source{DocumentID: it.DocumentID, Version: it.DocumentVersion, AsOf: it.AsOf}
+		if it.Kind == fund.Statement && it.AsOf.Compare(asOf) <= 0 {
+			statements = append(statements, it)
+			if latest == nil || moreRecent(it, latest) {
+				latest = it
+			}
+		}
+	}
+	lines := typedLinesOf(items)
+	var flows []Flow
+	for _, l := range lines {
+		if l.date.Compare(asOf) > 0 {
+			continue
+		}
+		p.Flows = append(p.Flows, PerformanceFlow{Date: l.date, Type: l.Type, Net: l.Info().Net, Amount: l.signed(),
+			DocumentID: l.item.DocumentID, Version: l.item.DocumentVersion, PositionID: l.item.PositionID, Status: l.item.Status})
+		switch l.Info().Net {
+		case fund.PaidIn:
+			p.PaidIn = p.PaidIn.Add(l.Amount)
+		case fund.PaidInReturned:
+			p.PaidIn = p.PaidIn.Sub(l.Amount)
+		case fund.Distributed:
+			p.Distributed = p.Distributed.Add(l.Amount)
+		default:
+			continue
+		}
+		flows = append(flows, Flow{Date: l.date, Amount: l.signed()})
+	}
+	sortFlows(p.Flows)
+
+	p.NAV = navOf(latest, lines, asOf)
+	p.Multiples = Multiples(p.PaidIn, p.Distributed, p.NAV.Value)
+	p.IRR = irrOf(flows, p.NAV.Value, asOf)
+
+	sort.Slice(statements, func(i, j int) bool {
+		a, b := statements[i], statements[j]
+		if c := a.AsOf.Compare(b.AsOf); c != 0 {
+			return c < 0
+		}
+		return moreRecent(b, a)
+	})
+	for _, st := range statements {
+		p.Reconciliations = append(p.Reconciliations, reconcile(st, lines, items))
+	}
+	p.Documents = sortedSources(docs)
+	return p
+}
+
+// sortFlows orders flows by date, then calls before distributions, then by
+// document and position; the lines of one item keep their order.
+func sortFlows(flows []PerformanceFlow) {
+	sort.SliceStable(flows, func(i, j int) bool {
+		a, b := flows[i], flows[j]
+		if c := a.Date.Compare(b.Date); c != 0 {
+			return c < 0
+		}
+		if ac, bc := isCall(a.Type), isCall(b.Type); ac != bc {
+			return ac
+		}
+		if a.DocumentID != b.DocumentID {
+			return a.DocumentID < b.DocumentID
+		}
+		return a.PositionID < b.PositionID
+	})
+}
+
+func isCall(t fund.TransactionType) bool {
+	d, _ := fund.TransactionTypeOf(t)
+	return d.On == fund.OnCall
+}
+
+// navOf rolls the statement st (nil: none) forward to asOf by the lines
+// dated after its period end.
+func navOf(st *fund.PositionItem, lines []typedLine, asOf fund.Date) NAV {
+	if st == nil {
+		return NAV{Status: NAVNoStatement}
+	}
+	ending := statementOf(st).EndingNAV
+	nav := NAV{Status: NAVStatement, Statement: sourceOf(st), StatementNAV: &ending}
+	for _, l := range lines {
+		if l.date.Compare(st.AsOf) <= 0 || l.date.Compare(asOf) > 0 {
+			continue
+		}
+		switch {
+		case l.Info().Net == fund.PaidIn:
+			nav.ContributionsAfter = nav.ContributionsAfter.Add(l.Amount)
+		case l.inflow():
+			nav.DistributionsAfter = nav.DistributionsAfter.Add(l.Amount)
+		}
+	}
+	if st.AsOf.Compare(asOf) != 0 {
+		nav.Status = NAVRolledForward
+	}
+	value := ending.Add(nav.ContributionsAfter).Sub(nav.DistributionsAfter)
+	nav.Value = &value
+	return nav
+}
+
+// irrOf solves flows with the terminal value nav dated asOf; none without a
+// NAV.
+func irrOf(flows []Flow, nav *fund.Money, asOf fund.Date) IRR {
+	if nav == nil {
+		return IRR{Status: IRRNoNAV}
+	}
+	return XIRR(append(flows, Flow{Date: asOf, Amount: *nav}))
+}
+
+// reconcile compares the statement st with the lines dated in its period
+// and, when it has section A.2, its ending unfunded commitment with the one
+// computed from the commitment and the lines dated up to its period end.
+// items are the position's items, for the commitment when the statement
+// states none.
+func reconcile(st *fund.PositionItem, lines []typedLine, items []fund.PositionItem) Reconciliation {
+	ca := statementOf(st)
+	r := Reconciliation{Statement: *sourceOf(st), PositionID: st.PositionID, PeriodStart: ca.PeriodStart, PeriodEnd: st.AsOf}
+	var contributions, distributions, change fund.Money
+	for _, l := range lines {
+		if l.date.Compare(r.PeriodEnd) > 0 {
+			continue
+		}
+		change = change.Add(fund.UnfundedChange([]fund.Transaction{l.Transaction}))
+		if l.date.Before(r.PeriodStart) {
+			continue
+		}
+		switch {
+		case l.Info().Net == fund.PaidIn:
+			contributions = contributions.Add(l.Amount)
+		case l.inflow():
+			distributions = distributions.Add(l.Amount)
+		}
+	}
+	r.Contributions = compared(orZero(ca.Contributions), contributions)
+	r.Distributions = compared(fund.Money{}.Sub(orZero(ca.Distributions)), distributions)
+	if ca.EndingUnfundedCommitment == nil {
+		return r
+	}
+	commitment := ca.TotalCommitment
+	if commitment == nil {
+		var from *fund.PositionItem
+		for i := range items {
+			it := &items[i]
+			if it.Kind == fund.UnfundedCommitment && it.Commitment != nil && it.AsOf.Compare(r.PeriodEnd) <= 0 &&
+				(from == nil || moreRecent(it, from)) {
+				from = it
+			}
+		}
+		if from == nil {
+			return r
+		}
+		commitment = from.Commitment
+	}
+	u := compared(*ca.EndingUnfundedCommitment, commitment.Add(change))
+	r.EndingUnfunded = &u
+	return r
+}
+
+func compared(statement, notices fund.Money) Compared {
+	return Compared{Statement: statement, Notices: notices, Difference: statement.Sub(notices)}
+}
+
+// sortedSources lists the document versions by as-of date, then document.
+func sortedSources(docs map[string]Source) []Source {
+	out := make([]Source, 0, len(docs))
+	for _, d := range docs {
+		out = append(out, d)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if c := a.AsOf.Compare(b.AsOf); c != 0 {
+			return c < 0
+		}
+		return a.DocumentID < b.DocumentID
+	})
+	return out
+}
+
+// Pool pools the performances of positions held in currency (callers pass
+// one currency's) on asOf, as ILPA's fund-level net IRR and TVPI do: their
+// counted flows together, paid-in and distributed summed, and the sum of
+// their NAVs as the terminal value when every position has one (rolled
+// forward if any is). When a position has none the NAV is incomplete: no
+// value, DPI alone, and no IRR (IRRNoNAV). No positions pool to no NAV.
+func Pool(currency string, asOf fund.Date, perfs []Performance) PooledPerformance {
+	out := PooledPerformance{Currency: currency, AsOf: asOf, Positions: len(perfs)}
+	var flows []Flow
+	var nav fund.Money
+	status := NAVStatement
+	for _, p := range perfs {
+		out.PaidIn, out.Distributed = out.PaidIn.Add(p.PaidIn), out.Distributed.Add(p.Distributed)
+		for _, f := range p.Flows {
+			if f.Net != fund.Excluded {
+				flows = append(flows, Flow{Date: f.Date, Amount: f.Amount})
+			}
+		}
+		if p.NAV.Value == nil {
+			out.PositionsWithoutNAV++
+			continue
+		}
+		nav = nav.Add(*p.NAV.Value)
+		out.NAV.ContributionsAfter = out.NAV.ContributionsAfter.Add(p.NAV.ContributionsAfter)
+		out.NAV.DistributionsAfter = out.NAV.DistributionsAfter.Add(p.NAV.DistributionsAfter)
+		if p.NAV.Status == NAVRolledForward {
+			status = NAVRolledForward
+		}
+	}
+	switch {
+	case len(perfs) == 0:
+		out.NAV = NAV{Status: NAVNoStatement}
+	case out.PositionsWithoutNAV > 0:
+		out.NAV = NAV{Status: NAVIncomplete}
+	default:
+		out.NAV.Status, out.NAV.Value = status, &nav
+	}
+	out.Multiples = Multiples(out.PaidIn, out.Distributed, out.NAV.Value)
+	out.IRR = irrOf(flows, out.NAV.Value, asOf)
+	return out
 }
