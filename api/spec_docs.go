@@ -93,7 +93,11 @@ var conventions = map[string]string{
 var apiTypes = map[string]typeSpec{
 	"DocumentRequest":         {Doc: "One whole version of a document: what `PUT /v1/documents/{documentId}` stores as the document's next version. Server-owned fields (`documentId`, `version`, `createdAt`) have no place here. Unknown fields are refused with 400 at every level, as are trailing data after the object, an empty body, and invalid JSON; the problem's `field` names the offending input, e.g. `positions[3].capitalCall.amount`. About `null`: a required amount (`amount` of an activity, call, distribution or unfunded commitment) that is `null` is refused with 400; in every other field the server treats `null` as if the field were absent, so a `null` `title`, `asOf` or `positions` is refused as missing, while a `null` `currency`, status, date, line item or `capitalActivity` takes the default or means none."},
 	"CapitalActivityInput":    {Doc: "The document-level capital movement. Optional; when absent, the new version has no capital activity."},
-	"PositionInput":           {Doc: "What the document reports for one position (one fund plus one investor): at least one of `capitalCall`, `distribution` and `unfundedCommitment`.", AnyOfRequired: [][]string{{"capitalCall"}, {"distribution"}, {"unfundedCommitment"}}},
+	"PositionInput":           {Doc: "What the document reports for one position (one fund plus one investor): at least one of `capitalCall`, `distribution`, `unfundedCommitment` and `capitalAccount`.", AnyOfRequired: [][]string{{"capitalCall"}, {"distribution"}, {"unfundedCommitment"}, {"capitalAccount"}}},
+	"TransactionInput":        {Doc: "One typed line of a capital call's or a distribution's amount: an ILPA Performance Template v1.1 transaction type (granular methodology, with the sub-types of its extended cash-flow table), its amount, and its effect on the LP's unfunded commitment. docs/analytics.md lists each type's ILPA label, its default effect and how net IRR and TVPI count it."},
+	"Transaction":             {Doc: "One typed line of a capital call's or a distribution's amount (see `TransactionInput`)."},
+	"CapitalAccountInput":     {Doc: "A position's capital account statement for the period from `periodStart` to the document's `asOf`, in the rows of ILPA Reporting Template v2.0: section A.1 (NAV reconciliation) and section A.2 (commitment reconciliation), each line entered with ILPA's sign (by its effect on the LP's capital or unfunded commitment), so each section is a plain sum. `beginningNav` and `endingNav` are required; every other line is optional, and an absent line counts as zero and stays absent. A.1 must roll forward exactly: `beginningNav` plus the movements equals `endingNav`; once any A.2 line is given, `beginningUnfundedCommitment` and `endingUnfundedCommitment` are required and A.2 must roll forward too. The carried interest lines and `totalCommitment` are memos, outside the sums, as in ILPA's template. A statement that does not roll forward, a line with the wrong sign, or a period that ends before it starts is 400, naming the line and the difference. docs/analytics.md maps each line to its ILPA row."},
+	"CapitalAccount":          {Doc: "A position's capital account statement (see `CapitalAccountInput`); absent lines are left out."},
 	"CapitalCallInput":        {Doc: "A position's capital call. The ILPA line items are optional; when any is given, the given ones must add up to `amount` exactly (400 otherwise). Line items themselves may be negative."},
 	"DistributionInput":       {Doc: "A position's gross distribution. When any of " + lineNames(&fund.DistributionLines{}, "part", " and ") + " is given, the given ones must add up to `amount` exactly; " + lineNames(&fund.DistributionLines{}, "portion", " and ") + " are portions of `amount`, each between 0 and `amount` (400 otherwise)."},
 	"UnfundedCommitmentInput": {Doc: "What a position still owes and, optionally, the total commitment it is measured against (`commitment` must be at least `amount`)."},
@@ -130,6 +134,21 @@ var apiFields = map[string]field{
 	"CapitalActivityInput.status":       {Doc: "Optional: `Pending` when absent.", Ref: "ActivityStatus", Default: fund.StatusPending},
 	"CapitalActivityInput.date":         {Doc: "Optional: the document's `asOf` when absent."},
 	"CapitalActivityInput.description":  {Doc: "Optional, at most 200 bytes.", Schema: &schema{Type: "string", MaxLength: ptr(200)}},
+	"TransactionInput.type":             {Required: true, Schema: &schema{Type: "string", Enum: transactionTypes()}},
+	"TransactionInput.amount":           {Doc: "Required, not negative. The lines of an item must add up to its `amount` exactly.", Required: true},
+	"TransactionInput.unfundedEffect":   {Doc: "Optional: the type's default when absent. Calls may reduce unfunded commitment or leave it (`none`: outside commitment); distributions may increase it (recallable, returns of excess capital called) or leave it.", Schema: &schema{Type: "string", Enum: []string{string(fund.Reduces), string(fund.Increases), string(fund.NoEffect)}}},
+	"Transaction.type":                  {Schema: &schema{Type: "string", Enum: transactionTypes()}},
+	"Transaction.unfundedEffect":        {Required: true, Schema: &schema{Type: "string", Enum: []string{string(fund.Reduces), string(fund.Increases), string(fund.NoEffect)}}},
+	"CapitalCallInput.transactions":     {Doc: "Optional typed lines of the amount. When absent, the call's line items map onto types (docs/analytics.md, \"Transaction types\"), and a call without them is one `investment` line."},
+	"DistributionInput.transactions":    {Doc: "Optional typed lines of the amount. When absent, the distribution's line items map onto types, the `recallable` portion becoming `recallable_return_of_capital`; a distribution without them is one `return_of_capital` line."},
+	"CapitalCall.transactions":          {Doc: "The typed lines the document stated; absent when it stated none."},
+	"Distribution.transactions":         {Doc: "The typed lines the document stated; absent when it stated none."},
+	"CapitalAccountInput.periodStart":   {Doc: "Required: the first day of the period; the document's `asOf` is its last, and must not come before it.", Required: true},
+	"CapitalAccountInput.beginningNav":  {Required: true},
+	"CapitalAccountInput.endingNav":     {Required: true},
+	"PositionItem.transactions":         {Doc: "A capital call's or distribution's typed lines: those the document stated, or those its line items map onto (docs/analytics.md, \"Transaction types\"). Absent on other items."},
+	"PositionItem.capitalAccount":       {Doc: "A capital account statement's lines; present on `CapitalAccount` items only, whose `amount` is the ending NAV and `date` the period start."},
+	"PositionGroup.capitalAccounts":     {Schema: &schema{Type: "array", MaxItems: ptr(1), Items: ref("PositionItem")}},
 	"PositionInput.investorId":          {Doc: "The investor the position belongs to; fixed when the position is first registered in the fund.", Required: true},
 	"CapitalCallInput.amount":           {Doc: "Required, not negative.", Required: true},
 	"CapitalCallInput.status":           {Doc: "Optional: `Pending` when absent.", Ref: "ActivityStatus", Default: fund.StatusPending},
@@ -161,7 +180,7 @@ var apiFields = map[string]field{
 	"Versions.latest":                   {Doc: "The latest record (`status` `Active`); present only when neither `from` nor `to` is given."},
 	"Versions.historical":               {Doc: "The immutable per-version records (`status` `Historical`), by asOf then version; with `from`/`to`, those whose asOf lies between them, bounds included."},
 	"Versions.next":                     {Doc: "Opaque cursor of the next page of historical records; absent on the last page."},
-	"DocumentPosition.items":            {Doc: "Capital call, distribution and unfunded commitment, in that order, those the document reports (one item with `type`).", Schema: &schema{Type: "array", MinItems: ptr(1), MaxItems: ptr(len(fund.ItemKinds)), Items: ref("PositionItem")}},
+	"DocumentPosition.items":            {Doc: "Capital account statement, capital call, distribution and unfunded commitment, in that order, those the document reports (one item with `type`).", Schema: &schema{Type: "array", MinItems: ptr(1), MaxItems: ptr(len(fund.ItemKinds)), Items: ref("PositionItem")}},
 	"Capital.capitalCalls":              {Doc: "The version's capital calls, by position."},
 	"Analysis.positions":                {Doc: "Every position of the version, by position ID (not paginated)."},
 	"RegisteredPosition.currency":       {Doc: "The currency of the document that first registered the position."},
@@ -237,8 +256,8 @@ var apiParameters = map[string]parameterSpec{
 		Doc: "Keep only entries whose asOf is on or before this date, every version of that date included. An invalid date, or one before `from`, is 400."},
 	"kind": {In: "query", Schema: ref("DocumentKind"),
 		Doc: "Keep only documents of this kind. Any other value is 400."},
-	"type": {In: "query", Schema: &schema{Type: "string", Enum: []string{"CapitalCall", "Distribution", "UnfundedCommitment", "CAPITAL_CALL", "DISTRIBUTION", "UNFUNDED_COMMITMENT"}},
-		Doc: "Keep only items of this type. The entity name (`CapitalCall`, `Distribution`, `UnfundedCommitment`) is canonical; the key spelling (`CAPITAL_CALL`, `DISTRIBUTION`, `UNFUNDED_COMMITMENT`) is accepted too. Any other value is 400."},
+	"type": {In: "query", Schema: &schema{Type: "string", Enum: append(itemTypes(), itemKeySpellings()...)},
+		Doc: "Keep only items of this type. The entity name (`CapitalAccount`, `CapitalCall`, `Distribution`, `UnfundedCommitment`) is canonical; the key spelling (`CAPITAL_ACCOUNT`, `CAPITAL_CALL`, `DISTRIBUTION`, `UNFUNDED_COMMITMENT`) is accepted too. Any other value is 400."},
 	"document": {In: "query", Schema: ref("Id"),
 		Doc: "A document ID: return only the position's capital call in that document. An invalid ID is 400."},
 	"If-Match": {In: "header", Schema: &schema{Type: "string", Pattern: "^(\\*|(W/)?\"?[0-9]+\"?)$", Examples: []any{"\"3\""}},
@@ -363,6 +382,22 @@ func itemTypes() []string {
 	var out []string
 	for _, k := range fund.ItemKinds {
 		out = append(out, k.Type())
+	}
+	return out
+}
+
+func itemKeySpellings() []string {
+	var out []string
+	for _, k := range fund.ItemKinds {
+		out = append(out, string(k))
+	}
+	return out
+}
+
+func transactionTypes() []string {
+	var out []string
+	for _, t := range fund.TransactionTypes {
+		out = append(out, string(t.Type))
 	}
 	return out
 }

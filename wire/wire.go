@@ -103,6 +103,7 @@ type Position struct {
 	CapitalCall        *CapitalCall        `json:"capitalCall,omitempty"`
 	Distribution       *Distribution       `json:"distribution,omitempty"`
 	UnfundedCommitment *UnfundedCommitment `json:"unfundedCommitment,omitempty"`
+	CapitalAccount     *CapitalAccount     `json:"capitalAccount,omitempty"`
 }
 
 // The items of a position in a request and in a version's response. Each
@@ -113,7 +114,8 @@ type CapitalCall struct {
 	Status  string `json:"status,omitempty"`
 	DueDate string `json:"dueDate,omitempty"`
 	fund.CallLines
-	lines lineInputs // as sent, when decoded
+	Transactions []Transaction `json:"transactions,omitempty"`
+	lines        lineInputs    // as sent, when decoded
 }
 
 func (c *CapitalCall) UnmarshalJSON(b []byte) (err error) {
@@ -127,7 +129,8 @@ type Distribution struct {
 	Status string `json:"status,omitempty"`
 	Date   string `json:"date,omitempty"`
 	fund.DistributionLines
-	lines lineInputs
+	Transactions []Transaction `json:"transactions,omitempty"`
+	lines        lineInputs
 }
 
 func (x *Distribution) UnmarshalJSON(b []byte) (err error) {
@@ -303,6 +306,9 @@ func (p *Position) toPosition(field string) (fund.Position, error) {
 		if item.DueDate, err = ParseDate(f+".dueDate", c.DueDate, false); err != nil {
 			return out, err
 		}
+		if item.Transactions, err = toTransactions(f+".transactions", c.Transactions); err != nil {
+			return out, err
+		}
 		out.CapitalCall = &item
 	}
 	if x := p.Distribution; x != nil {
@@ -317,6 +323,9 @@ func (p *Position) toPosition(field string) (fund.Position, error) {
 		if item.Date, err = ParseDate(f+".date", x.Date, false); err != nil {
 			return out, err
 		}
+		if item.Transactions, err = toTransactions(f+".transactions", x.Transactions); err != nil {
+			return out, err
+		}
 		out.Distribution = &item
 	}
 	if u := p.UnfundedCommitment; u != nil {
@@ -329,6 +338,11 @@ func (p *Position) toPosition(field string) (fund.Position, error) {
 			return out, err
 		}
 		out.UnfundedCommitment = &item
+	}
+	if c := p.CapitalAccount; c != nil {
+		if out.CapitalAccount, err = c.toCapitalAccount(field + ".capitalAccount"); err != nil {
+			return out, err
+		}
 	}
 	return out, nil
 }
@@ -403,14 +417,17 @@ func VersionOf(d fund.Document) DocumentVersion {
 func PositionOf(p fund.Position) Position {
 	w := Position{PositionID: p.ID, InvestorID: p.InvestorID}
 	if c := p.CapitalCall; c != nil {
-		w.CapitalCall = &CapitalCall{Amount: AmountOf(c.Amount), Status: string(c.Status), DueDate: c.DueDate.String(), CallLines: c.CallLines}
+		w.CapitalCall = &CapitalCall{Amount: AmountOf(c.Amount), Status: string(c.Status), DueDate: c.DueDate.String(), CallLines: c.CallLines,
+			Transactions: TransactionsOf(c.Transactions)}
 	}
 	if x := p.Distribution; x != nil {
-		w.Distribution = &Distribution{Amount: AmountOf(x.Amount), Status: string(x.Status), Date: x.Date.String(), DistributionLines: x.DistributionLines}
+		w.Distribution = &Distribution{Amount: AmountOf(x.Amount), Status: string(x.Status), Date: x.Date.String(), DistributionLines: x.DistributionLines,
+			Transactions: TransactionsOf(x.Transactions)}
 	}
 	if u := p.UnfundedCommitment; u != nil {
 		w.UnfundedCommitment = &UnfundedCommitment{Amount: AmountOf(u.Amount), UnfundedLines: u.UnfundedLines, Status: string(u.Status)}
 	}
+	w.CapitalAccount = CapitalAccountOf(p.CapitalAccount)
 	return w
 }
 
@@ -432,13 +449,16 @@ type PositionItem struct {
 	fund.CallLines
 	fund.DistributionLines
 	fund.UnfundedLines
+	Transactions   []Transaction   `json:"transactions,omitempty"`
+	CapitalAccount *CapitalAccount `json:"capitalAccount,omitempty"`
 }
 
 func ItemOf(it fund.PositionItem) PositionItem {
 	return PositionItem{Type: it.Kind.Type(), DocumentID: it.DocumentID, DocumentVersion: it.DocumentVersion, FundID: it.FundID,
 		InvestorID: it.InvestorID, PositionID: it.PositionID, AsOf: it.AsOf.String(), Currency: it.Currency,
 		Amount: it.Amount, Status: string(it.Status), Date: it.Date.String(),
-		CallLines: it.CallLines, DistributionLines: it.DistributionLines, UnfundedLines: it.UnfundedLines}
+		CallLines: it.CallLines, DistributionLines: it.DistributionLines, UnfundedLines: it.UnfundedLines,
+		Transactions: TransactionsOf(it.TypedLines()), CapitalAccount: CapitalAccountOf(it.CapitalAccount)}
 }
 
 func ItemsOf(items []fund.PositionItem) []PositionItem {
@@ -679,6 +699,7 @@ type PositionGroup struct {
 	CapitalCalls        []PositionItem `json:"capitalCalls"`
 	Distributions       []PositionItem `json:"distributions"`
 	UnfundedCommitments []PositionItem `json:"unfundedCommitments"`
+	CapitalAccounts     []PositionItem `json:"capitalAccounts"`
 }
 
 // GroupsOf groups position items by position, each group's items by kind
@@ -688,9 +709,12 @@ func GroupsOf(items []fund.PositionItem) map[string]PositionGroup {
 	for _, it := range items {
 		g, ok := out[it.PositionID]
 		if !ok {
-			g = PositionGroup{InvestorID: it.InvestorID, CapitalCalls: []PositionItem{}, Distributions: []PositionItem{}, UnfundedCommitments: []PositionItem{}}
+			g = PositionGroup{InvestorID: it.InvestorID, CapitalCalls: []PositionItem{}, Distributions: []PositionItem{}, UnfundedCommitments: []PositionItem{},
+				CapitalAccounts: []PositionItem{}}
 		}
 		switch it.Kind {
+		case fund.Statement:
+			g.CapitalAccounts = append(g.CapitalAccounts, ItemOf(it))
 		case fund.CapitalCall:
 			g.CapitalCalls = append(g.CapitalCalls, ItemOf(it))
 		case fund.Distribution:
