@@ -316,3 +316,21 @@ func TestTheDocsMapEveryLine(t *testing.T) {
 		}
 	}
 }
+
+func TestTheDemoStatementsAreValid(t *testing.T) {
+	n := 0
+	for _, d := range DemoVersions() {
+		d.Normalize()
+		if err := d.Validate(DefaultMaxPositions); err != nil {
+			t.Errorf("%s: %v", d.ID, err)
+		}
+		for _, p := range d.Positions {
+			if p.CapitalAccount != nil {
+				n++
+			}
+		}
+	}
+	if n != 6 {
+		t.Errorf("%d demo statements, want 6 (two positions, Q3, Q4 and Q4 restated)", n)
+	}
+}

@@ -113,9 +113,9 @@ func GroupPositions(items []PositionItem) []Position {
 			p.CapitalAccount = it.CapitalAccount
 		case CapitalCall:
 			p.CapitalCall = &CapitalCallItem{
-				Amount:    it.Amount,
-				Status:    it.Status,
-				DueDate:   it.Date,
+				Amount:       it.Amount,
+				Status:       it.Status,
+				DueDate:      it.Date,
 				CallLines:    it.CallLines,
 				Transactions: it.Transactions,
 			}
