@@ -29,6 +29,9 @@ type Reader interface {
 	// CapitalCallIn returns a position's capital call in one document, or
 	// ENOTFOUND.
 	CapitalCallIn(ctx context.Context, pos, doc string) (fund.PositionItem, error)
+	// DocumentStatements lists one page of the capital account statements
+	// (kind fund.Statement) in a document's latest version, by position.
+	DocumentStatements(ctx context.Context, doc string, limit int, start []byte) ([]fund.PositionItem, []byte, error)
 	// FundPositions lists one page of a fund's registered positions.
 	FundPositions(ctx context.Context, fundID string, limit int, start []byte) ([]fund.Registered, []byte, error)
 	// InvestorPositions lists one page of up to limit of an investor's

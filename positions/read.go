@@ -3,6 +3,7 @@ package positions
 import (
 	"context"
 	"slices"
+	"sort"
 
 	"github.com/fundsvc/fundsvc/fund"
 	"golang.org/x/sync/errgroup"
@@ -152,4 +153,191 @@ func (s *Store) InvestorSummary(ctx context.Context, inv string, asOf fund.Date,
 		return InvestorSummary{}, nil, fund.Errorf(fund.ENOTFOUND, "investor %s not found", inv)
 	}
 	return SumUp(inv, asOf, found), next, nil
+}
+
+// PerformanceFor works out a position's performance on asOf (see
+// Evaluate), each document counted at its latest version dated on or
+// before it, read as SummaryFor reads: allow decides right after the first
+// read, and a refused position returns ENOTFOUND at the cost of an unknown
+// one.
+func (s *Store) PerformanceFor(ctx context.Context, pos string, asOf fund.Date, allow Allow) (Performance, error) {
+	return s.performance(ctx, pos, asOf, nil, allow)
+}
+
+// performance is PerformanceFor counting, when owner is set, only the
+// items of owner's fund and investor.
+func (s *Store) performance(ctx context.Context, pos string, asOf fund.Date, owner *Registered, allow Allow) (Performance, error) {
+	identity, items, err := s.reported(ctx, pos, asOf, owner, allow)
+	if err != nil {
+		return Performance{}, err
+	}
+	p := Evaluate(pos, asOf, items)
+	p.FundID, p.InvestorID, p.Currency = identity.FundID, identity.InvestorID, identity.Currency
+	return p, nil
+}
+
+// InvestorPerformance is an investor's positions' performance on a date:
+// each position on its own, by ID, and pooled per currency (Pool), never
+// adding currencies.
+type InvestorPerformance struct {
+	InvestorID string
+	AsOf       fund.Date
+	Positions  []Performance       // by position ID
+	Totals     []PooledPerformance // by currency
+}
+
+// InvestorPerformance works out the performance of the investor's
+// positions that keep accepts on asOf, up to limit of them from start,
+// read as InvestorSummary reads them (the same pages, the same rule that a
+// position counts only the items of its registry row's fund and investor,
+// at most 8 positions read at a time), and pools the page's positions per
+// currency. It returns the key of the next page, and ENOTFOUND if, on the
+// first page, no position is left.
+func (s *Store) InvestorPerformance(ctx context.Context, inv string, asOf fund.Date, keep func(Registered) bool, filtered bool, limit int, start []byte) (InvestorPerformance, []byte, error) {
+	regs, next, err := s.VisibleOfInvestor(ctx, inv, keep, filtered, limit, start)
+	if err != nil {
+		return InvestorPerformance{}, nil, err
+	}
+	found, err := s.performances(ctx, regs, asOf)
+	if err != nil {
+		return InvestorPerformance{}, nil, err
+	}
+	if len(found) == 0 && start == nil && next == nil {
+		return InvestorPerformance{}, nil, fund.Errorf(fund.ENOTFOUND, "investor %s not found", inv)
+	}
+	return InvestorPerformance{InvestorID: inv, AsOf: asOf, Positions: found, Totals: poolByCurrency(asOf, found)}, next, nil
+}
+
+// performances reads the performance of each registered position, 8 at a
+// time, each counting only the items of its row's fund and investor, and
+// returns those some document reports, by position ID.
+func (s *Store) performances(ctx context.Context, regs []Registered, asOf fund.Date) ([]Performance, error) {
+	perfs := make([]*Performance, len(regs))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(8)
+	for i, r := range regs {
+		g.Go(func() error {
+			p, err := s.performance(gctx, r.PositionID, asOf, &r, nil)
+			if fund.ErrorCode(err) == fund.ENOTFOUND {
+				return nil
+			}
+			perfs[i] = &p
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	var found []Performance
+	for _, p := range perfs {
+		if p != nil {
+			found = append(found, *p)
+		}
+	}
+	sort.Slice(found, func(i, j int) bool { return found[i].PositionID < found[j].PositionID })
+	return found, nil
+}
+
+// poolByCurrency pools performances per currency, by currency.
+func poolByCurrency(asOf fund.Date, perfs []Performance) []PooledPerformance {
+	byCurrency := map[string][]Performance{}
+	for _, p := range perfs {
+		byCurrency[p.Currency] = append(byCurrency[p.Currency], p)
+	}
+	var out []PooledPerformance
+	for cur, ps := range byCurrency {
+		out = append(out, Pool(cur, asOf, ps))
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Currency < out[j].Currency })
+	return out
+}
+
+// FundPerformance is a fund's positions' performance pooled per currency.
+type FundPerformance struct {
+	FundID string
+	AsOf   fund.Date
+	// Positions counts the positions pooled: the fund's registered
+	// positions that some document reports on their row's fund and
+	// investor.
+	Positions  int
+	Currencies []PooledPerformance // by currency
+}
+
+// FundPerformance pools the performance of every position of a fund on
+// asOf, per currency, as ILPA's fund-level net IRR and TVPI do. It reads
+// the fund's registry first, at most maxPositions+1 rows, and returns
+// EINVALID naming the bound, before reading any position, when the fund
+// has more than maxPositions positions; then each position as
+// InvestorPerformance does, 8 at a time. It returns ENOTFOUND for a fund
+// with no positions.
+func (s *Store) FundPerformance(ctx context.Context, fundID string, asOf fund.Date, maxPositions int) (FundPerformance, error) {
+	var regs []Registered
+	var start []byte
+	for {
+		page, next, err := s.r.FundPositions(ctx, fundID, maxPositions+1-len(regs), start)
+		if err != nil {
+			return FundPerformance{}, err
+		}
+		regs = append(regs, page...)
+		if len(regs) > maxPositions {
+			return FundPerformance{}, fund.Errorf(fund.EINVALID, "fund %s has more than %d positions, the most its performance pools", fundID, maxPositions)
+		}
+		if next == nil {
+			break
+		}
+		start = next
+	}
+	if len(regs) == 0 {
+		return FundPerformance{}, fund.Errorf(fund.ENOTFOUND, "fund %s not found", fundID)
+	}
+	found, err := s.performances(ctx, regs, asOf)
+	if err != nil {
+		return FundPerformance{}, err
+	}
+	return FundPerformance{FundID: fundID, AsOf: asOf, Positions: len(found), Currencies: poolByCurrency(asOf, found)}, nil
+}
+
+// DocumentReconciliation is the reconciliation of a document's capital
+// account statements, each to the notices of its period.
+type DocumentReconciliation struct {
+	DocumentID string
+	// Version is the document's latest version, whose statements these
+	// are; 0 when the page holds none.
+	Version         int
+	Reconciliations []Reconciliation // by position, as the page lists them
+}
+
+// DocumentReconciliation reconciles one page (up to limit, from start) of
+// the statements in a document's latest version: each to the notices its
+// position's documents report on the statement's period end (the
+// document's as-of date), counting only the items of the statement's fund
+// and investor. Reads: one for the page, then, for each statement, those
+// of a position's performance on that date (8 positions at a time). A
+// document without statements (or one the caller may not see, which the
+// caller checks first) answers an empty page.
+func (s *Store) DocumentReconciliation(ctx context.Context, doc string, limit int, start []byte) (DocumentReconciliation, []byte, error) {
+	statements, next, err := s.r.DocumentStatements(ctx, doc, limit, start)
+	if err != nil {
+		return DocumentReconciliation{}, nil, err
+	}
+	out := DocumentReconciliation{DocumentID: doc, Reconciliations: make([]Reconciliation, len(statements))}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(8)
+	for i := range statements {
+		st := &statements[i]
+		out.Version = st.DocumentVersion
+		g.Go(func() error {
+			owner := Registered{PositionID: st.PositionID, FundID: st.FundID, InvestorID: st.InvestorID}
+			_, items, err := s.reported(gctx, st.PositionID, st.AsOf, &owner, nil)
+			if err != nil {
+				return err
+			}
+			out.Reconciliations[i] = reconcile(st, typedLinesOf(items), items)
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return DocumentReconciliation{}, nil, err
+	}
+	return out, next, nil
 }

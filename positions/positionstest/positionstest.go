@@ -154,6 +154,28 @@ func (m *Memory) CapitalCallIn(_ context.Context, pos, doc string) (fund.Positio
 	return fund.PositionItem{}, fund.Errorf(fund.ENOTFOUND, "no capital call for position %s in document %s", pos, doc)
 }
 
+// DocumentStatements implements positions.Reader.
+func (m *Memory) DocumentStatements(_ context.Context, doc string, limit int, start []byte) ([]fund.PositionItem, []byte, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.read("DocumentStatements")
+	versions := m.versions[doc]
+	if len(versions) == 0 {
+		return page([]fund.PositionItem(nil), limit, start)
+	}
+	d := versions[len(versions)-1]
+	var all []fund.PositionItem
+	for _, p := range d.Positions {
+		for _, it := range d.AppendItems(&p, nil) {
+			if it.Kind == fund.Statement {
+				all = append(all, it)
+			}
+		}
+	}
+	slices.SortFunc(all, func(a, b fund.PositionItem) int { return cmp.Compare(a.PositionID, b.PositionID) })
+	return page(all, limit, start)
+}
+
 // FundPositions implements positions.Reader.
 func (m *Memory) FundPositions(_ context.Context, fundID string, limit int, start []byte) ([]fund.Registered, []byte, error) {
 	m.mu.Lock()
