@@ -45,6 +45,12 @@ type Item struct {
 	fund.CallLines
 	fund.DistributionLines
 	fund.UnfundedLines
+	// A call's or a distribution's stated typed lines: a list of maps.
+	Transactions []fund.Transaction `dynamo:",omitempty"`
+	// A statement's lines, each its own attribute. Its beginning and ending
+	// NAV are left out when zero, as every zero amount is: the Type says
+	// the item is a statement, and they read back as zero.
+	fund.CapitalAccount `dynamo:",omitempty"`
 
 	CreatedAt time.Time `dynamo:",omitempty"`
 	CreatedBy string    `dynamo:",omitempty"`
@@ -62,7 +68,8 @@ func ItemKindOfType(t string) (fund.ItemKind, bool) {
 }
 
 // IsPositionItem reports whether the item is a live (not tombstoned)
-// capital call, distribution or unfunded commitment.
+// capital account statement, capital call, distribution or unfunded
+// commitment.
 func (it *Item) IsPositionItem() bool {
 	_, ok := ItemKindOfType(it.Type)
 	return ok && !it.Tombstone
@@ -90,12 +97,21 @@ func (it *Item) PositionItem() fund.PositionItem {
 	if it.Amount != nil {
 		p.Amount = *it.Amount
 	}
+	p.Transactions = it.Transactions
+	if k == fund.Statement {
+		c := it.CapitalAccount
+		p.CapitalAccount = &c
+	}
 	return p
 }
 
 // storedItem is the record of a position item, without keys.
 func storedItem(p *fund.PositionItem) Item {
 	amt := p.Amount
+	var statement fund.CapitalAccount
+	if p.CapitalAccount != nil {
+		statement = *p.CapitalAccount
+	}
 	return Item{
 		Type:              p.Kind.Type(),
 		DocumentID:        p.DocumentID,
@@ -112,6 +128,8 @@ func storedItem(p *fund.PositionItem) Item {
 		CallLines:         fund.CallLines{Investment: p.Investment, ManagementFee: p.ManagementFee, FundExpenses: p.FundExpenses},
 		DistributionLines: fund.DistributionLines{ReturnOfCapital: p.ReturnOfCapital, RealizedGain: p.RealizedGain, Income: p.Income, Recallable: p.Recallable, Withholding: p.Withholding},
 		UnfundedLines:     fund.UnfundedLines{Commitment: p.Commitment},
+		Transactions:      p.Transactions,
+		CapitalAccount:    statement,
 	}
 }
 

@@ -17,7 +17,12 @@ import (
 // struct it embeds) is stored and read back with no other change. Money is
 // a DynamoDB number, exact to 38 significant digits; dates, instants and
 // strings are strings; every field but the keys and Type is left out when
-// zero, as guregu's `omitempty` did when it encoded these items.
+// zero, as guregu's `omitempty` did when it encoded these items (an
+// embedded struct tagged omitempty passes it on to its fields). A slice of
+// structs (a call's typed transaction lines) is a list of maps whose
+// attributes are the element's fields, named by their json tags and left
+// out when zero only if that tag says omitempty; an empty slice is not
+// stored, and reads back nil.
 //
 // A codec of its own rather than guregu's reflection: a document's Query
 // decodes hundreds of items, and guregu's per-item reflection was most of
@@ -57,14 +62,18 @@ func codecsOf(t reflect.Type, at []int) []attrCodec {
 	for i := range t.NumField() {
 		f := t.Field(i)
 		index := append(append([]int(nil), at...), i)
+		omit := strings.Contains(f.Tag.Get("dynamo"), "omitempty")
 		if f.Anonymous && f.Type.Kind() == reflect.Struct {
-			out = append(out, codecsOf(f.Type, index)...)
+			for _, c := range codecsOf(f.Type, index) {
+				c.always = c.always && !omit
+				out = append(out, c)
+			}
 			continue
 		}
 		if !f.IsExported() {
 			continue
 		}
-		c := attrCodec{name: f.Name, index: index, always: !strings.Contains(f.Tag.Get("dynamo"), "omitempty")}
+		c := attrCodec{name: f.Name, index: index, always: !omit}
 		c.encode, c.decode = fieldCodec(f.Type)
 		if c.encode == nil {
 			panic(fmt.Sprintf("store: Item field %s has type %s, which the item codec does not store", f.Name, f.Type))
@@ -75,6 +84,12 @@ func codecsOf(t reflect.Type, at []int) []attrCodec {
 }
 
 func fieldCodec(t reflect.Type) (func(reflect.Value) (types.AttributeValue, bool), func(types.AttributeValue, reflect.Value) error) {
+	if t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Struct {
+		return listCodec(t.Elem())
+	}
+	if t.Kind() == reflect.String {
+		t = reflect.TypeFor[string]() // and named strings: a transaction's type
+	}
 	switch t {
 	case reflect.TypeFor[string]():
 		return func(v reflect.Value) (types.AttributeValue, bool) {
@@ -132,6 +147,17 @@ func fieldCodec(t reflect.Type) (func(reflect.Value) (types.AttributeValue, bool
 				}
 				return v.Addr().Interface().(*time.Time).UnmarshalText([]byte(s))
 			}
+	case reflect.TypeFor[fund.Money]():
+		return func(v reflect.Value) (types.AttributeValue, bool) {
+				m := v.Interface().(fund.Money)
+				return &types.AttributeValueMemberN{Value: m.Decimal().String()}, m.Sign() != 0
+			}, func(av types.AttributeValue, v reflect.Value) error {
+				m, err := attrMoney(av)
+				if err == nil {
+					v.Set(reflect.ValueOf(*m))
+				}
+				return err
+			}
 	case reflect.TypeFor[*fund.Money]():
 		return func(v reflect.Value) (types.AttributeValue, bool) {
 				m := v.Interface().(*fund.Money)
@@ -146,6 +172,77 @@ func fieldCodec(t reflect.Type) (func(reflect.Value) (types.AttributeValue, bool
 			}
 	}
 	return nil, nil
+}
+
+// listCodec stores a slice of structs of type elem as a list of maps, one
+// attribute per field of elem (see the top of this file); nil and empty
+// slices are not stored.
+func listCodec(elem reflect.Type) (func(reflect.Value) (types.AttributeValue, bool), func(types.AttributeValue, reflect.Value) error) {
+	var fields []attrCodec
+	for i := range elem.NumField() {
+		f := elem.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" {
+			name = f.Name
+		}
+		c := attrCodec{name: name, index: []int{i}, always: !strings.Contains(opts, "omitempty")}
+		c.encode, c.decode = fieldCodec(f.Type)
+		if c.encode == nil {
+			panic(fmt.Sprintf("store: field %s of %s has type %s, which the item codec does not store", f.Name, elem, f.Type))
+		}
+		fields = append(fields, c)
+	}
+	byName := make(map[string]*attrCodec, len(fields))
+	for i := range fields {
+		byName[fields[i].name] = &fields[i]
+	}
+	encode := func(v reflect.Value) (types.AttributeValue, bool) {
+		if v.Len() == 0 {
+			return nil, false
+		}
+		list := make([]types.AttributeValue, v.Len())
+		for i := range v.Len() {
+			m := make(map[string]types.AttributeValue, len(fields))
+			for j := range fields {
+				c := &fields[j]
+				if av, nonzero := c.encode(v.Index(i).FieldByIndex(c.index)); av != nil && (nonzero || c.always) {
+					m[c.name] = av
+				}
+			}
+			list[i] = &types.AttributeValueMemberM{Value: m}
+		}
+		return &types.AttributeValueMemberL{Value: list}, true
+	}
+	decode := func(av types.AttributeValue, v reflect.Value) error {
+		l, ok := av.(*types.AttributeValueMemberL)
+		if !ok {
+			return fmt.Errorf("want a list, got %T", av)
+		}
+		out := reflect.MakeSlice(v.Type(), len(l.Value), len(l.Value))
+		for i, e := range l.Value {
+			m, ok := e.(*types.AttributeValueMemberM)
+			if !ok {
+				return fmt.Errorf("element %d: want a map, got %T", i, e)
+			}
+			for name, a := range m.Value {
+				c := byName[name]
+				if c == nil {
+					continue
+				}
+				if err := c.decode(a, out.Index(i).FieldByIndex(c.index)); err != nil {
+					return fmt.Errorf("element %d, %s: %w", i, name, err)
+				}
+			}
+		}
+		if out.Len() > 0 {
+			v.Set(out)
+		}
+		return nil
+	}
+	return encode, decode
 }
 
 // MarshalDynamoItem encodes the item (guregu's ItemMarshaler).

@@ -32,7 +32,7 @@ func filledItem(t *testing.T) (Item, map[string]types.AttributeValue) {
 			*x = true
 			want[c.name] = &types.AttributeValueMemberBOOL{Value: true}
 		case *fund.Date:
-			s := fmt.Sprintf("2025-09-%02d", 1+i)
+			s := time.Date(2025, 9, 1+i, 0, 0, 0, 0, time.UTC).Format(time.DateOnly)
 			*x = fund.MustDate(s)
 			want[c.name] = &types.AttributeValueMemberS{Value: s}
 		case **fund.Money:
@@ -40,6 +40,28 @@ func filledItem(t *testing.T) (Item, map[string]types.AttributeValue) {
 			m := fund.MustMoney(s)
 			*x = &m
 			want[c.name] = &types.AttributeValueMemberN{Value: s}
+		case *fund.Money:
+			s := fmt.Sprintf("-%d.%03d1", 123456789012345-i, 999-i) // either sign: a statement's NAV
+			*x = fund.MustMoney(s)
+			want[c.name] = &types.AttributeValueMemberN{Value: s}
+		case *[]fund.Transaction:
+			// Every field of a line is an attribute of its map, named as in
+			// JSON; a zero amount is stored, an effect left out is not.
+			*x = []fund.Transaction{
+				{Type: "investment", Amount: fund.MustMoney("12345678901234.5678"), Unfunded: fund.Reduces},
+				{Type: "working_capital", Amount: fund.Money{}},
+			}
+			want[c.name] = &types.AttributeValueMemberL{Value: []types.AttributeValue{
+				&types.AttributeValueMemberM{Value: map[string]types.AttributeValue{
+					"type":           &types.AttributeValueMemberS{Value: "investment"},
+					"amount":         &types.AttributeValueMemberN{Value: "12345678901234.5678"},
+					"unfundedEffect": &types.AttributeValueMemberS{Value: "reduces"},
+				}},
+				&types.AttributeValueMemberM{Value: map[string]types.AttributeValue{
+					"type":   &types.AttributeValueMemberS{Value: "working_capital"},
+					"amount": &types.AttributeValueMemberN{Value: "0"},
+				}},
+			}}
 		case *time.Time:
 			*x = time.Date(2026, 1, 2, 3, 4, 5, 123456789, time.UTC)
 			want[c.name] = &types.AttributeValueMemberS{Value: "2026-01-02T03:04:05.123456789Z"}
@@ -55,7 +77,8 @@ func filledItem(t *testing.T) (Item, map[string]types.AttributeValue) {
 // table has always had), then decodes it back to the same Item.
 func TestItemCodecStoresEveryField(t *testing.T) {
 	it, want := filledItem(t)
-	for _, name := range []string{"PK", "GSI2SK", "Type", "AsOf", "Version", "Materialized", "Amount", "Withholding", "Commitment", "CreatedAt"} {
+	for _, name := range []string{"PK", "GSI2SK", "Type", "AsOf", "Version", "Materialized", "Amount", "Withholding", "Commitment", "CreatedAt",
+		"Transactions", "PeriodStart", "BeginningNAV", "EndingNAV", "CarriedInterestPaid", "EndingUnfundedCommitment"} {
 		if itemCodecByID[name] == nil {
 			t.Errorf("the codec table has no attribute %s", name)
 		}
@@ -83,12 +106,23 @@ func TestItemCodecStoresEveryField(t *testing.T) {
 	}
 }
 
+// TestItemCodecStoresEveryCapitalLine checks that each line of a capital
+// account statement is an attribute of its own.
+func TestItemCodecStoresEveryCapitalLine(t *testing.T) {
+	for _, l := range fund.CapitalLines() {
+		if c := itemCodecByID[l.Field]; c == nil || len(c.index) != 2 {
+			t.Errorf("capital account line %s is not stored as an attribute of its own", l.Field)
+		}
+	}
+}
+
 func TestItemCodecLeavesZeroFieldsOut(t *testing.T) {
-	av, err := Item{PK: "p", SK: "s"}.MarshalDynamoItem()
+	av, err := Item{PK: "p", SK: "s", Transactions: []fund.Transaction{}}.MarshalDynamoItem()
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Nothing is stored when zero, and an empty string never is.
+	// Nothing is stored when zero (a statement's NAV, an empty list of
+	// lines included), and an empty string never is.
 	want := map[string]types.AttributeValue{
 		"PK": &types.AttributeValueMemberS{Value: "p"}, "SK": &types.AttributeValueMemberS{Value: "s"},
 	}
@@ -118,6 +152,22 @@ func TestItemDecoderErrors(t *testing.T) {
 		small, _ := Item{PK: "p", SK: "s"}.MarshalDynamoItem()
 		if err := it.UnmarshalDynamoItem(small); err != nil || !reflect.DeepEqual(it, Item{PK: "p", SK: "s"}) {
 			t.Fatalf("got %+v, %v", it, err)
+		}
+	})
+	t.Run("a transaction line must be a map", func(t *testing.T) {
+		var it Item
+		err := it.UnmarshalDynamoItem(map[string]types.AttributeValue{"Transactions": &types.AttributeValueMemberL{
+			Value: []types.AttributeValue{&types.AttributeValueMemberS{Value: "investment"}}}})
+		if err == nil || !strings.Contains(err.Error(), "Transactions") {
+			t.Fatalf("got %v", err)
+		}
+	})
+	t.Run("a transaction line's amount must be a number", func(t *testing.T) {
+		var it Item
+		err := it.UnmarshalDynamoItem(map[string]types.AttributeValue{"Transactions": &types.AttributeValueMemberL{
+			Value: []types.AttributeValue{&types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"amount": &types.AttributeValueMemberS{Value: "1"}}}}}})
+		if err == nil || !strings.Contains(err.Error(), "amount") {
+			t.Fatalf("got %v", err)
 		}
 	})
 	t.Run("unknown attributes are ignored", func(t *testing.T) {

@@ -30,7 +30,8 @@ const (
 	TypeHead               = "Head"
 	TypeDocument           = "Document"
 	TypeCapitalActivity    = "CapitalActivity"
-	TypeCapitalCall        = fund.TypeCapitalCall // the position items' names are the domain's
+	TypeCapitalAccount     = fund.TypeCapitalAccount // the position items' names are the domain's
+	TypeCapitalCall        = fund.TypeCapitalCall
 	TypeDistribution       = fund.TypeDistribution
 	TypeUnfundedCommitment = fund.TypeUnfundedCommitment
 	TypeFund               = "Fund"
@@ -85,16 +86,22 @@ func CapitalActivityHistorySK(date fund.Date, version int) string {
 	return fmt.Sprintf("CAPITAL_ACTIVITY#%s#%010d", date, version)
 }
 
-// CapitalPrefix is shared by capital activities and capital calls.
+// CapitalPrefix is shared by capital activities, capital calls and capital
+// account statements.
 const CapitalPrefix = "CAPITAL_"
 
 // CapitalRange returns inclusive bounds that select the commit head and every
-// item whose sort key begins with "CAPITAL_": nothing sorts between the head
-// and "CAPITAL_", and '`' is the character after '_'.
+// item whose sort key begins with "CAPITAL_" (capital account statements
+// among them): nothing sorts between the head and "CAPITAL_", and '`' is the
+// character after '_'.
 func CapitalRange() (lo, hi string) { return HeadSK, "CAPITAL`" }
 
 // PositionItemSK is a position's latest item of kind k in a document.
 func PositionItemSK(k fund.ItemKind, pos string) string { return string(k) + "#" + pos }
+
+// StatementPrefix selects every capital account statement of a document's
+// latest view, by position.
+const StatementPrefix = string(fund.Statement) + "#"
 
 // Index entries of position items (GSI1: entity-document, GSI2: position pivot).
 

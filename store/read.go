@@ -237,11 +237,14 @@ type Capital struct {
 
 // Capital reads a document's capital entities with one Query over the sort
 // keys that begin with "CAPITAL_", extended down to the commit head (which
-// sorts just before them) so the read can be checked for consistency.
-// It returns ENOTFOUND for an unknown document.
+// sorts just before them) so the read can be checked for consistency. The
+// capital account statements in that range are filtered out: they are read
+// (and paid for) but not returned. It returns ENOTFOUND for an unknown
+// document.
 func (s *Store) Capital(ctx context.Context, doc string) (Capital, error) {
 	lo, hi := CapitalRange()
-	items, err := queryAll(ctx, s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.Between, lo, hi).Consistent(true))
+	items, err := queryAll(ctx, s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.Between, lo, hi).
+		Filter("$ <> ?", "Type", TypeCapitalAccount).Consistent(true))
 	if err != nil {
 		return Capital{}, fmt.Errorf("capital of document %s: %w", doc, err)
 	}
@@ -260,7 +263,11 @@ func (s *Store) Capital(ctx context.Context, doc string) (Capital, error) {
 			a := p.latestActivity.Activity()
 			c.Latest = &a
 		}
-		c.Calls = p.livePositions()
+		for _, it := range p.livePositions() {
+			if it.Kind == fund.CapitalCall {
+				c.Calls = append(c.Calls, it)
+			}
+		}
 		return c, nil
 	}
 	d, err := s.readVersion(ctx, doc, p.head.CommitID)
@@ -280,7 +287,7 @@ func (s *Store) Capital(ctx context.Context, doc string) (Capital, error) {
 
 // DocumentPosition returns one position's items in a document at one
 // version, read with one BatchGetItem of the commit head and the position's
-// three exact keys. It returns ENOTFOUND if the document or the position in
+// exact keys, one per item kind. It returns ENOTFOUND if the document or the position in
 // it does not exist.
 func (s *Store) DocumentPosition(ctx context.Context, doc, pos string) (int, []fund.PositionItem, error) {
 	keys := []dynamo.Keyed{dynamo.Keys{DocPK(doc), HeadSK}}
@@ -321,6 +328,27 @@ func (s *Store) PositionItemByKey(ctx context.Context, doc string, k fund.ItemKi
 		return fund.PositionItem{}, fmt.Errorf("%s of position %s in document %s: %w", k.Type(), pos, doc, err)
 	}
 	return it.PositionItem(), nil
+}
+
+// DocumentStatements returns one page of the capital account statements of
+// a document's latest view, by position, with one Query of the sort keys
+// that begin with CAPITAL_ACCOUNT#, reading at most limit items and resuming
+// at start; the key to resume from is nil at the end. Statements the latest
+// version withdrew are left out, so a page may hold fewer than limit. An
+// unknown document, or one without statements, has none.
+func (s *Store) DocumentStatements(ctx context.Context, doc string, limit int, start PageKey) ([]fund.PositionItem, PageKey, error) {
+	q := s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.BeginsWith, StatementPrefix).Consistent(true)
+	items, next, err := queryPage(ctx, q, limit, start)
+	if err != nil {
+		return nil, nil, fmt.Errorf("statements of document %s: %w", doc, err)
+	}
+	out := make([]fund.PositionItem, 0, len(items))
+	for i := range items {
+		if items[i].IsPositionItem() {
+			out = append(out, items[i].PositionItem())
+		}
+	}
+	return out, next, nil
 }
 
 // LatestDocument reads the latest document record with one GetItem.

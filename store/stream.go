@@ -56,7 +56,7 @@ type CommitHead struct {
 	Version            int
 	CommitID           string
 	Whole              bool
-	Items              [3]int
+	Items              [4]int // one count per kind of fund.ItemKinds
 }
 
 // Complete reports whether found items of kind, read by the Scan from the
@@ -85,8 +85,10 @@ type ActivityVersion struct {
 	fund.CapitalActivity
 }
 
-// VersionItem is a position item of one version partition; CommitID names
-// the version's commit, which counts only if a head names it.
+// VersionItem is a position item of one version partition (a statement
+// with its CapitalAccount, a call or a distribution with its stated
+// Transactions); CommitID names the version's commit, which counts only if
+// a head names it.
 type VersionItem struct {
 	fund.PositionItem
 	CommitID string
@@ -252,7 +254,7 @@ func (s *Store) scanSegment(ctx context.Context, seg int, opts *ScanOptions, yie
 // streamedTypes are the entities the stream decodes.
 var streamedTypes = map[string]bool{
 	TypeHead: true, TypeDocument: true, TypeCapitalActivity: true, TypePosition: true,
-	TypeCapitalCall: true, TypeDistribution: true, TypeUnfundedCommitment: true,
+	TypeCapitalAccount: true, TypeCapitalCall: true, TypeDistribution: true, TypeUnfundedCommitment: true,
 }
 
 // streamed reports whether a raw item is of a streamed type.
