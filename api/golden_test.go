@@ -31,6 +31,14 @@ var goldenReads = []struct{ name, path string }{
 	{"position_POSITION_2_summary_2025-09-30", "/v1/positions/POSITION_2/summary?asOf=2025-09-30"},
 	{"position_POSITION_1_cashflows", "/v1/positions/POSITION_1/cashflows"},
 	{"investor_INVESTOR_1_summary", "/v1/investors/INVESTOR_1/summary"},
+	{"document_DOC004_overview", "/v1/documents/DOC004"},
+	{"position_POSITION_1_performance_2025-12-31", "/v1/positions/POSITION_1/performance?asOf=2025-12-31"},
+	{"position_POSITION_1_performance_2025-11-15", "/v1/positions/POSITION_1/performance?asOf=2025-11-15"},
+	{"position_POSITION_2_performance_2025-08-31", "/v1/positions/POSITION_2/performance?asOf=2025-08-31"},
+	{"investor_INVESTOR_1_performance_2025-12-31", "/v1/investors/INVESTOR_1/performance?asOf=2025-12-31"},
+	{"fund_FUND_A_performance_2025-12-31", "/v1/funds/FUND_A/performance?asOf=2025-12-31"},
+	{"document_DOC004_reconciliation", "/v1/documents/DOC004/reconciliation"},
+	{"position_POSITION_1_capital_accounts", "/v1/positions/POSITION_1?type=CapitalAccount"},
 }
 
 // TestGoldenWireShapes compares each read of the demo dataset with its
@@ -288,7 +296,7 @@ func TestDemoFigures(t *testing.T) {
 		}
 	})
 
-	t.Run("POSITION_1 shows its items across both documents", func(t *testing.T) {
+	t.Run("POSITION_1 shows its items across the four documents", func(t *testing.T) {
 		p := goldenGet[struct {
 			Items []goldenItem `json:"items"`
 		}](t, s, "/v1/positions/POSITION_1")
@@ -296,18 +304,51 @@ func TestDemoFigures(t *testing.T) {
 		for _, it := range p.Items {
 			got = append(got, it.Type+" "+it.DocumentID+" "+it.Amount)
 		}
-		want := "CapitalCall DOC001 500000.00,CapitalCall DOC002 750000.00,Distribution DOC001 75000.00,Distribution DOC002 120000.00,UnfundedCommitment DOC001 1500000.00"
+		want := "CapitalAccount DOC003 440000.00,CapitalAccount DOC004 1110000.00," +
+			"CapitalCall DOC001 500000.00,CapitalCall DOC002 750000.00,Distribution DOC001 75000.00,Distribution DOC002 120000.00,UnfundedCommitment DOC001 1500000.00"
 		if strings.Join(got, ",") != want {
 			t.Errorf("items = %v\nwant %s", got, want)
 		}
 	})
 
-	t.Run("FUND_A lists DOC001 and DOC002 and INVESTOR_1 holds POSITION_1 only", func(t *testing.T) {
+	t.Run("POSITION_1's performance, worked out by hand from the demo", func(t *testing.T) {
+		type perf struct {
+			NAV struct {
+				Status, Value string
+				Statement     struct {
+					DocumentID string
+					Version    int
+				}
+			} `json:"nav"`
+			PaidIn, Distributed, DPI, RVPI, TVPI string
+		}
+		// On 2025-12-31: DOC004's restated ending NAV 1,110,000; paid in
+		// 500,000 (DOC001, due 09-30) + 750,000 (DOC002, due 10-15);
+		// distributed 75,000 + 120,000. DPI 195,000 / 1,250,000 = 0.156,
+		// TVPI 1,305,000 / 1,250,000 = 1.044, RVPI 0.888.
+		p := goldenGet[perf](t, s, "/v1/positions/POSITION_1/performance?asOf=2025-12-31")
+		if p.NAV.Status != "statement" || p.NAV.Value != "1110000.00" || p.NAV.Statement.DocumentID != "DOC004" || p.NAV.Statement.Version != 2 ||
+			p.PaidIn != "1250000.00" || p.Distributed != "195000.00" || p.DPI != "0.156000" || p.TVPI != "1.044000" || p.RVPI != "0.888000" {
+			t.Errorf("2025-12-31: %+v", p)
+		}
+		// On 2025-11-15: DOC003's 440,000 rolled forward by the 750,000
+		// called on 10-15 less the 120,000 distributed on 10-20.
+		p = goldenGet[perf](t, s, "/v1/positions/POSITION_1/performance?asOf=2025-11-15")
+		if p.NAV.Status != "rolled_forward" || p.NAV.Value != "1070000.00" || p.NAV.Statement.DocumentID != "DOC003" {
+			t.Errorf("2025-11-15: %+v", p)
+		}
+	})
+
+	t.Run("FUND_A lists DOC001 to DOC004 by date and INVESTOR_1 holds POSITION_1 only", func(t *testing.T) {
 		docs := goldenGet[struct {
 			Items []goldenHeader `json:"items"`
 		}](t, s, "/v1/funds/FUND_A/documents")
-		if len(docs.Items) != 2 || docs.Items[0].DocumentID != "DOC001" || docs.Items[1].DocumentID != "DOC002" {
-			t.Errorf("FUND_A documents = %+v, want DOC001 then DOC002", docs.Items)
+		var ids []string
+		for _, d := range docs.Items {
+			ids = append(ids, d.DocumentID)
+		}
+		if strings.Join(ids, ",") != "DOC001,DOC003,DOC002,DOC004" {
+			t.Errorf("FUND_A documents = %+v, want DOC001 (2025-09-01), DOC003 (09-30), DOC002 (10-01), DOC004 (12-31)", docs.Items)
 		}
 		inv := goldenGet[struct {
 			Items []struct{ PositionID, FundID, InvestorID string } `json:"items"`

@@ -4,6 +4,7 @@ import (
 	"mime"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/store"
@@ -226,4 +227,14 @@ func viewer(c *gin.Context) store.Viewer {
 
 func setETag(c *gin.Context, version int) {
 	c.Header("ETag", `"`+strconv.Itoa(version)+`"`)
+}
+
+// valuationDate reads asOf, the date performance is taken at: today (UTC)
+// when absent.
+func (p *params) valuationDate() fund.Date {
+	d := p.date("asOf")
+	if p.err == nil && d.IsZero() {
+		d, _ = fund.ParseDate(time.Now().UTC().Format(time.DateOnly))
+	}
+	return d
 }

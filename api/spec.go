@@ -235,6 +235,20 @@ func (s *server) operations() []operation {
 			},
 		},
 		{
+			Method: http.MethodGet, Path: "/v1/documents/:documentId/reconciliation", ID: "getDocumentReconciliation", Tag: "documents", Access: accessAdmin,
+			Handlers:    []gin.HandlerFunc{s.getDocumentReconciliation},
+			Summary:     "A document's statements reconciled with the notices",
+			Description: "For each capital account statement in the document's latest version, a page of positions at a time: the statement's contributions (A.1 row 13) and distributions (row 14, as a positive amount) against the sum of the typed lines of the calls and distributions the position's notices date in the statement's period (by due date and payment date, both period days included), and the statement's ending unfunded commitment (A.2 row 114) against the one computed from the commitment and each line's effect up to the period end, each with its difference (statement − notices). The notices count at their latest version dated on or before the statement's period end. Admin tokens only. Reads: one GetItem of the document's head (a document of a fund the token does not cover is answered 404 then, like an unknown one), one Query of the page's statements, then the reads of a position summary per statement, 8 at a time. The position reads are from a secondary index, so they are eventually consistent.",
+			Params:      []string{"limit", "cursor"},
+			Responses: []response{
+				{Status: 200, Doc: "One page of reconciliations; a document without statements answers an empty list.", Body: wire.DocumentReconciliation{}, Headers: []string{"ETag"}},
+			},
+			Errors: map[int]string{
+				400: "`documentId` is not a valid ID, or `limit` is not a whole number from 1 to 1000, or `cursor` was not issued by this query to this principal.",
+				404: "No document with this ID, or the document belongs to a fund the token does not cover (the same answer).",
+			},
+		},
+		{
 			Method: http.MethodGet, Path: "/v1/funds/:fundId/documents", ID: "listFundDocuments", Tag: "funds", Access: accessAdmin,
 			Handlers:    []gin.HandlerFunc{s.listFundDocuments},
 			Summary:     "A fund's documents",
@@ -263,6 +277,20 @@ func (s *server) operations() []operation {
 			},
 		},
 		{
+			Method: http.MethodGet, Path: "/v1/funds/:fundId/performance", ID: "getFundPerformance", Tag: "funds", Access: accessAdmin,
+			Handlers:    []gin.HandlerFunc{s.getFundPerformance},
+			Summary:     "A fund's performance",
+			Description: "The performance of every position of the fund on `asOf` (today, UTC, when absent), pooled per currency as ILPA's fund-level net IRR and TVPI pool the LPs' flows: paid-in, distributed and NAV are the positions' sums, the multiples divide the sums, and the IRR solves the pooled flows with the pooled NAV as the terminal value. When some position has no NAV, the pooled NAV is absent (`nav.status` `incomplete`, `positionsWithoutNav` counts them), and so are RVPI, TVPI and the IRR. The conventions are stated in the answer. Admin tokens only, for the funds the token covers. Reads: the fund's registry (at most 2,001 rows: a fund with more than 2,000 positions is 400, before any position is read), then the reads of a position summary per position, 8 at a time, from a secondary index, so eventually consistent.",
+			Params:      []string{"asOf"},
+			Responses: []response{
+				{Status: 200, Doc: "The fund's performance per currency.", Body: wire.FundPerformance{}},
+			},
+			Errors: map[int]string{
+				400: "`fundId` is not a valid ID, `asOf` is not a valid date, or the fund has more than 2,000 positions.",
+				404: "The fund has no position, or the token does not cover it (the same answer).",
+			},
+		},
+		{
 			Method: http.MethodGet, Path: "/v1/investors/:investorId/positions", ID: "listInvestorPositions", Tag: "investors", Access: accessAnyRole,
 			Handlers:    []gin.HandlerFunc{s.listInvestorPositions},
 			Summary:     "An investor's positions",
@@ -287,6 +315,20 @@ func (s *server) operations() []operation {
 			},
 			Errors: map[int]string{
 				400: "`investorId` is not a valid ID, or `asOf` is not a valid date.",
+				404: "An investor token names another investor; or no document reports any position of the investor that the token may read.",
+			},
+		},
+		{
+			Method: http.MethodGet, Path: "/v1/investors/:investorId/performance", ID: "getInvestorPerformance", Tag: "investors", Access: accessAnyRole,
+			Handlers:    []gin.HandlerFunc{s.getInvestorPerformance},
+			Summary:     "An investor's performance",
+			Description: "The investor's positions' performance on `asOf` (today, UTC, when absent), each as `/v1/positions/{positionId}/performance` answers it, a page of positions at a time (`limit`, `cursor`, `next`), and pooled per currency over the positions of the page, never adding currencies. Scope and reads as `/v1/investors/{investorId}/summary`.",
+			Params:      []string{"asOf", "limit", "cursor"},
+			Responses: []response{
+				{Status: 200, Doc: "The investor's positions' performance and the pooled figures per currency.", Body: wire.InvestorPerformance{}},
+			},
+			Errors: map[int]string{
+				400: "`investorId` is not a valid ID, or `asOf` is not a valid date, or `limit` is not a whole number from 1 to 1000, or `cursor` was not issued by this query to this principal.",
 				404: "An investor token names another investor; or no document reports any position of the investor that the token may read.",
 			},
 		},
@@ -344,6 +386,20 @@ func (s *server) operations() []operation {
 			Errors: map[int]string{
 				400: "`positionId` is not a valid ID, or `asOf` is not a valid date.",
 				404: "No document reports the position, or the token may not read it.",
+			},
+		},
+		{
+			Method: http.MethodGet, Path: "/v1/positions/:positionId/performance", ID: "getPositionPerformance", Tag: "positions", Access: accessAnyRole,
+			Handlers:    []gin.HandlerFunc{s.getPositionPerformance},
+			Summary:     "A position's performance",
+			Description: "What the position is worth on `asOf` (today, UTC, when absent) and how it has performed: its NAV (the ending NAV of the latest capital account statement whose period ends on or before `asOf`, rolled forward by the flows dated after it, and the answer says so), paid-in, distributed, DPI, RVPI and TVPI (net), and the net IRR, with every dated flow and the terminal NAV used, so a portal can chart them and recompute each figure; and each statement reconciled with the notices of its period. The conventions are stated in the answer (`conventions`) and in docs/analytics.md. Read as the summary is: one Query of the position pivot, and two more for a document whose restatement moved its as-of date after `asOf`. Read from a secondary index, so it is eventually consistent.",
+			Params:      []string{"asOf"},
+			Responses: []response{
+				{Status: 200, Doc: "The position's performance.", Body: wire.PositionPerformance{}},
+			},
+			Errors: map[int]string{
+				400: "`positionId` is not a valid ID, or `asOf` is not a valid date.",
+				404: "No document reports the position, or the token may not read it (another investor's, or, for an admin token, of a fund the token does not cover).",
 			},
 		},
 	}

@@ -143,7 +143,9 @@ type PositionPerformance struct {
 	Flows           []PerformanceFlow `json:"flows"`
 	Reconciliations []Reconciliation  `json:"reconciliations"`
 	Documents       []DocumentSource  `json:"documents"`
-	Conventions     *Conventions      `json:"conventions,omitempty"`
+	// Conventions are stated once per answer: here for one position, at
+	// the top of an investor's answer.
+	Conventions *Conventions `json:"conventions,omitempty"`
 }
 
 func PerformanceOf(p positions.Performance) PositionPerformance {
@@ -185,4 +187,51 @@ func pooledAll(ps []positions.PooledPerformance) []PooledPerformance {
 		out = append(out, pooledOf(p))
 	}
 	return out
+}
+
+// InvestorPerformance is a page of an investor's positions' performance,
+// pooled per currency over the page's positions.
+type InvestorPerformance struct {
+	InvestorID  string                `json:"investorId"`
+	AsOf        string                `json:"asOf"`
+	Positions   []PositionPerformance `json:"positions"`
+	Totals      []PooledPerformance   `json:"totals"`
+	Next        string                `json:"next,omitempty"`
+	Conventions Conventions           `json:"conventions"`
+}
+
+func InvestorPerformanceOf(p positions.InvestorPerformance) InvestorPerformance {
+	w := InvestorPerformance{InvestorID: p.InvestorID, AsOf: p.AsOf.String(), Positions: make([]PositionPerformance, 0, len(p.Positions)),
+		Totals: pooledAll(p.Totals), Conventions: PerformanceConventions}
+	for _, pp := range p.Positions {
+		w.Positions = append(w.Positions, PerformanceOf(pp))
+	}
+	return w
+}
+
+// FundPerformance is a fund's positions' performance pooled per currency.
+type FundPerformance struct {
+	FundID      string              `json:"fundId"`
+	AsOf        string              `json:"asOf"`
+	Positions   int                 `json:"positions"`
+	Currencies  []PooledPerformance `json:"currencies"`
+	Conventions Conventions         `json:"conventions"`
+}
+
+func FundPerformanceOf(p positions.FundPerformance) FundPerformance {
+	return FundPerformance{FundID: p.FundID, AsOf: p.AsOf.String(), Positions: p.Positions, Currencies: pooledAll(p.Currencies),
+		Conventions: PerformanceConventions}
+}
+
+// DocumentReconciliation is a page of a document's statements, each
+// reconciled with the notices of its period.
+type DocumentReconciliation struct {
+	DocumentID      string           `json:"documentId"`
+	Version         int              `json:"version"`
+	Reconciliations []Reconciliation `json:"reconciliations"`
+	Next            string           `json:"next,omitempty"`
+}
+
+func DocumentReconciliationOf(r positions.DocumentReconciliation, version int) DocumentReconciliation {
+	return DocumentReconciliation{DocumentID: r.DocumentID, Version: version, Reconciliations: reconciliationsOf(r.Reconciliations)}
 }
