@@ -279,3 +279,131 @@ func HandFixtures() []fund.Document {
 }
 
 func money(s string) *fund.Money { m := fund.MustMoney(s); return &m }
+
+// PerformanceFixtures returns, in the order to write them, the documents
+// whose performance the tests of package positions work out by hand: fund
+// FUND_P, in USD but for Q4's documents, in EUR. Amounts are signed as
+// ILPA signs them (A.1 contributions positive, distributions negative).
+//
+//	Q1 (INV_P1) — commitment 1,000,000
+//	  N1 2023-01-15  call 200,000 Completed, due 2023-01-31: investment 190,000 + managementFee 10,000 (today's lines);
+//	                 unfunded 800,000
+//	  S1 2023-03-31  statement from 2023-01-01: NAV 0 + 200,000 − 10,000 fees + 15,000 unrealized = 205,000;
+//	                 A.2 commitment 1,000,000: unfunded 1,000,000 − 200,000 = 800,000
+//	  N2 2023-05-01  call 100,000 Pending, due 2023-05-15: investment 100,000 (typed)
+//	  N3 2023-06-20  distribution 80,000 Completed, paid 2023-06-25: return_of_capital 50,000 + gain_loss 30,000
+//	  S2 2023-06-30  v1 statement from 2023-04-01: 205,000 + 100,000 − 80,000 + 30,000 realized + 45,000 unrealized = 300,000;
+//	                 A.2 (no commitment stated): 800,000 − 100,000 = 700,000
+//	  S2 2023-06-30  v2 (restated): unrealized 55,000, so 310,000
+//	  N4 2023-08-01  call 50,000 Completed, due 2023-08-10 (no lines: one investment line)
+//	  N5 2023-09-01  distribution 20,000 Completed, paid 2023-09-05: returnOfCapital 20,000 (today's lines)
+//	Q2 (INV_P2) — commitment 500,000
+//	  M1 2023-02-01  call 100,000 Completed, due 2023-02-15: investment 90,000 (reduces) +
+//	                 management_fee_outside_commitment 10,000 (no effect); unfunded 410,000
+//	  M2 2023-05-01  distribution 40,000 Completed, paid 2023-05-10: recallable_return_of_capital 30,000 (increases) + income 10,000
+//	  S2 2023-06-30  statement (v1 and v2 alike) from 2023-01-01, off from the notices:
+//	                 0 + 105,000 − 42,000 − 10,000 fees + 20,000 unrealized = 73,000;
+//	                 A.2 commitment 500,000: 500,000 − 95,000 + 30,000 recallable = 435,000
+//	  N4 2023-08-01  call 30,000 Completed, due 2023-08-15: investment 30,000 (the recall); unfunded 410,000
+//	Q3 (INV_P2) — no statement
+//	  M1 2023-02-01  call 50,000 Completed, due 2023-02-15 (no lines)
+//	  M2 2023-05-01  distribution 25,000 Completed, paid 2023-05-10: income 20,000 + carry 5,000
+//	Q4 (INV_P1) — in EUR
+//	  G1 2022-01-01  call 1,000 Completed, due 2022-01-01
+//	  G2 2022-12-31  statement from 2022-01-01: 0 + 1,000 + 100 unrealized = 1,100
+func PerformanceFixtures() []fund.Document {
+	doc := func(id string, kind fund.Kind, asOf string, ps ...fund.Position) fund.Document {
+		return fund.Document{ID: id, FundID: "FUND_P", Kind: kind, Title: id, AsOf: fund.MustDate(asOf), Currency: "USD", Positions: ps}
+	}
+	q := func(id, inv string) fund.Position { return fund.Position{ID: id, InvestorID: inv} }
+	typed := func(pairs ...string) []fund.Transaction {
+		var out []fund.Transaction
+		for i := 0; i < len(pairs); i += 2 {
+			t := fund.Transaction{Type: fund.TransactionType(pairs[i]), Amount: fund.MustMoney(pairs[i+1])}
+			t.Unfunded = t.Info().Effect
+			out = append(out, t)
+		}
+		return out
+	}
+	call := func(amount string, status fund.Status, due string, lines []fund.Transaction) *fund.CapitalCallItem {
+		return &fund.CapitalCallItem{Amount: fund.MustMoney(amount), Status: status, DueDate: fund.MustDate(due), Transactions: lines}
+	}
+	dist := func(amount, paid string, lines []fund.Transaction) *fund.DistributionItem {
+		return &fund.DistributionItem{Amount: fund.MustMoney(amount), Status: fund.StatusCompleted, Date: fund.MustDate(paid), Transactions: lines}
+	}
+	unfunded := func(amount, commitment string) *fund.UnfundedCommitmentItem {
+		return &fund.UnfundedCommitmentItem{Amount: fund.MustMoney(amount), Status: fund.StatusActive, UnfundedLines: fund.UnfundedLines{Commitment: money(commitment)}}
+	}
+
+	q1 := q("Q1", "INV_P1")
+	n1 := q1
+	n1.CapitalCall = call("200000", fund.StatusCompleted, "2023-01-31", nil)
+	n1.CapitalCall.Investment, n1.CapitalCall.ManagementFee = money("190000"), money("10000")
+	n1.UnfundedCommitment = unfunded("800000", "1000000")
+	s1 := q1
+	s1.CapitalAccount = &fund.CapitalAccount{PeriodStart: fund.MustDate("2023-01-01"),
+		Contributions: money("200000"), ManagementFeesGross: money("-10000"), NetUnrealizedGainLoss: money("15000"), EndingNAV: fund.MustMoney("205000"),
+		TotalCommitment: money("1000000"), BeginningUnfundedCommitment: money("1000000"), LessContributions: money("-200000"), EndingUnfundedCommitment: money("800000")}
+	n2 := q1
+	n2.CapitalCall = call("100000", fund.StatusPending, "2023-05-15", typed("investment", "100000"))
+	n3 := q1
+	n3.Distribution = dist("80000", "2023-06-25", typed("return_of_capital", "50000", "gain_loss", "30000"))
+	s2 := func(unrealized, ending string) fund.Position {
+		p := q1
+		p.CapitalAccount = &fund.CapitalAccount{PeriodStart: fund.MustDate("2023-04-01"), BeginningNAV: fund.MustMoney("205000"),
+			Contributions: money("100000"), Distributions: money("-80000"), NetRealizedGainLoss: money("30000"), NetUnrealizedGainLoss: money(unrealized),
+			EndingNAV:                   fund.MustMoney(ending),
+			BeginningUnfundedCommitment: money("800000"), LessContributions: money("-100000"), EndingUnfundedCommitment: money("700000")}
+		return p
+	}
+	n4 := q1
+	n4.CapitalCall = call("50000", fund.StatusCompleted, "2023-08-10", nil)
+	n5 := q1
+	n5.Distribution = dist("20000", "2023-09-05", nil)
+	n5.Distribution.ReturnOfCapital = money("20000")
+
+	q2 := q("Q2", "INV_P2")
+	m1 := q2
+	m1.CapitalCall = call("100000", fund.StatusCompleted, "2023-02-15", typed("investment", "90000", "management_fee_outside_commitment", "10000"))
+	m1.UnfundedCommitment = unfunded("410000", "500000")
+	m2 := q2
+	m2.Distribution = dist("40000", "2023-05-10", typed("recallable_return_of_capital", "30000", "income", "10000"))
+	t1 := q2
+	t1.CapitalAccount = &fund.CapitalAccount{PeriodStart: fund.MustDate("2023-01-01"),
+		Contributions: money("105000"), Distributions: money("-42000"), ManagementFeesGross: money("-10000"), NetUnrealizedGainLoss: money("20000"),
+		EndingNAV:       fund.MustMoney("73000"),
+		TotalCommitment: money("500000"), BeginningUnfundedCommitment: money("500000"), LessContributions: money("-95000"),
+		PlusRecallableDistributions: money("30000"), EndingUnfundedCommitment: money("435000")}
+	n4q2 := q2
+	n4q2.CapitalCall = call("30000", fund.StatusCompleted, "2023-08-15", typed("investment", "30000"))
+	n4q2.UnfundedCommitment = unfunded("410000", "500000")
+
+	q3 := q("Q3", "INV_P2")
+	m1q3 := q3
+	m1q3.CapitalCall = call("50000", fund.StatusCompleted, "2023-02-15", nil)
+	m2q3 := q3
+	m2q3.Distribution = dist("25000", "2023-05-10", typed("income", "20000", "carry", "5000"))
+
+	q4 := q("Q4", "INV_P1")
+	g1 := q4
+	g1.CapitalCall = call("1000", fund.StatusCompleted, "2022-01-01", nil)
+	g2 := q4
+	g2.CapitalAccount = &fund.CapitalAccount{PeriodStart: fund.MustDate("2022-01-01"),
+		Contributions: money("1000"), NetUnrealizedGainLoss: money("100"), EndingNAV: fund.MustMoney("1100")}
+	eur := func(d fund.Document) fund.Document { d.Currency = "EUR"; return d }
+
+	return []fund.Document{
+		eur(doc("G1", fund.KindCapitalCallNotice, "2022-01-01", g1)),
+		eur(doc("G2", fund.KindCapitalAccountStatement, "2022-12-31", g2)),
+		doc("N1", fund.KindCapitalCallNotice, "2023-01-15", n1),
+		doc("M1", fund.KindCapitalCallNotice, "2023-02-01", m1, m1q3),
+		doc("S1", fund.KindCapitalAccountStatement, "2023-03-31", s1),
+		doc("N2", fund.KindCapitalCallNotice, "2023-05-01", n2),
+		doc("M2", fund.KindDistributionNotice, "2023-05-01", m2, m2q3),
+		doc("N3", fund.KindDistributionNotice, "2023-06-20", n3),
+		doc("S2", fund.KindCapitalAccountStatement, "2023-06-30", s2("45000", "300000"), t1),
+		doc("S2", fund.KindCapitalAccountStatement, "2023-06-30", s2("55000", "310000"), t1),
+		doc("N4", fund.KindCapitalCallNotice, "2023-08-01", n4, n4q2),
+		doc("N5", fund.KindDistributionNotice, "2023-09-01", n5),
+	}
+}
