@@ -521,7 +521,7 @@ func TestARefusedPositionsPerformanceCostsWhatAnUnknownOnes(t *testing.T) {
 func TestSummariesFollowEachLinesEffectOnUnfunded(t *testing.T) {
 	ps, _ := performanceStore(t)
 	for _, c := range []struct {
-		asOf                                            string
+		asOf                                             string
 		paid, recallable, computed, reported, difference string
 	}{
 		// 500,000 − 90,000 (the 10,000 outside commitment moves nothing).
