@@ -220,7 +220,56 @@ func TestXIRRSolvesRandomFlows(t *testing.T) {
 			if d := math.Abs(irr.Rate.InexactFloat64() - bis); d > 5e-7 {
 				t.Errorf("XIRR answered %s, %v from the bisection's %.12f", irr.Rate, d, bis)
 			}
+			checkEvaluate(t, flows, bis, rng.IntN(len(flows)))
 		})
+	}
+}
+
+// checkEvaluate turns flows into a position's items: calls and
+// distributions dated as the flows (split into two typed lines each),
+// the last flow as the NAV, stated by a statement whose period ends on the
+// date of flows[at] and rolled forward from it to the last date. Evaluate
+// on the last date must find that NAV exactly, the flows' IRR (the root
+// bis a straightforward bisection found), and TVPI = DPI + RVPI exactly.
+func checkEvaluate(t *testing.T, flows []Flow, bis float64, at int) {
+	t.Helper()
+	last := flows[len(flows)-1]
+	nav := last.Amount
+	var items []fund.PositionItem
+	for i, f := range flows[:len(flows)-1] {
+		it := fund.PositionItem{DocumentID: fmt.Sprintf("D%03d", i), DocumentVersion: 1, PositionID: "P", AsOf: f.Date, Date: f.Date, Status: fund.StatusCompleted}
+		half := fund.MoneyOf(f.Amount.Decimal().Abs().Div(decimal.NewFromInt(2)).Truncate(2))
+		rest := fund.Money{}.Sub(half)
+		if f.Amount.Sign() < 0 {
+			rest = rest.Sub(f.Amount)
+			it.Kind, it.Amount = fund.CapitalCall, fund.Money{}.Sub(f.Amount)
+			it.Transactions = []fund.Transaction{{Type: "investment", Amount: half, Unfunded: fund.Reduces}, {Type: "partnership_expenses", Amount: rest, Unfunded: fund.Reduces}}
+		} else {
+			rest = rest.Add(f.Amount)
+			it.Kind, it.Amount = fund.Distribution, f.Amount
+			it.Transactions = []fund.Transaction{{Type: "gain_loss", Amount: half, Unfunded: fund.NoEffect}, {Type: "recallable_return_of_capital", Amount: rest, Unfunded: fund.Increases}}
+		}
+		if f.Date.Compare(flows[at].Date) > 0 {
+			nav = nav.Add(f.Amount) // undo the roll-forward: ending = NAV − contributions after + distributions after
+		}
+		items = append(items, it)
+	}
+	items = append(items, fund.PositionItem{Kind: fund.Statement, DocumentID: "S", DocumentVersion: 1, PositionID: "P",
+		AsOf: flows[at].Date, Date: flows[0].Date, Amount: nav, Status: fund.StatusCompleted,
+		CapitalAccount: &fund.CapitalAccount{PeriodStart: flows[0].Date, EndingNAV: nav}})
+	p := Evaluate("P", last.Date, items)
+	if p.NAV.Value == nil || !p.NAV.Value.Equal(last.Amount) {
+		t.Fatalf("NAV %v (%s) from a statement of %s on %s, want %s", p.NAV.Value, p.NAV.Status, nav, flows[at].Date, last.Amount)
+	}
+	if p.IRR.Status != IRROK {
+		t.Fatalf("Evaluate's IRR status %s", p.IRR.Status)
+	}
+	if d := math.Abs(p.IRR.Rate.InexactFloat64() - bis); d > 5e-7 {
+		t.Errorf("Evaluate's IRR %s is %v from the bisection's %.12f", p.IRR.Rate, d, bis)
+	}
+	m := p.Multiples
+	if m.Status != MultiplesOK || !m.TVPI.Equal(m.DPI.Add(*m.RVPI)) {
+		t.Errorf("TVPI %v ≠ DPI %v + RVPI %v (%s)", m.TVPI, m.DPI, m.RVPI, m.Status)
 	}
 }
 
