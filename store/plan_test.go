@@ -15,9 +15,9 @@ import (
 	"github.com/fundsvc/fundsvc/store"
 )
 
-// mixedDoc has a capital activity and positions with one, two or all three
-// items, some with line items: the store writes only the items a position
-// has.
+// mixedDoc has a capital activity and positions with one to all four
+// items, some with line items, typed transaction lines or a capital account
+// statement: the store writes only the items a position has.
 func mixedDoc(revision int, asOf string) fund.Document {
 	m := func(units int) fund.Money { return fund.MustMoney(fmt.Sprintf("%d.%02d", units+revision, revision)) }
 	p := func(v fund.Money) *fund.Money { return &v }
@@ -35,6 +35,17 @@ func mixedDoc(revision int, asOf string) fund.Document {
 		}
 		if i%2 == 1 || i == 4 {
 			pos.UnfundedCommitment = &fund.UnfundedCommitmentItem{Amount: m(500), UnfundedLines: fund.UnfundedLines{Commitment: p(m(900))}}
+		}
+		if i%4 == 0 {
+			pos.CapitalAccount = statement(m(1000 * i).String())
+		}
+		switch i {
+		case 2:
+			pos.CapitalCall.Transactions = []fund.Transaction{
+				{Type: "investment", Amount: fund.MustMoney("150.00")}, {Type: "management_fee_inside_commitment", Amount: m(50)}}
+		case 3:
+			pos.Distribution.Transactions = []fund.Transaction{
+				{Type: "recallable_return_of_capital", Amount: fund.MustMoney("10.00")}, {Type: "return_of_capital", Amount: m(50)}}
 		}
 		d.Positions = append(d.Positions, pos)
 	}
@@ -167,19 +178,29 @@ func TestAWritePlanSentWithPlainSDKCallsStoresWhatRestateStores(t *testing.T) {
 			if only := difference(wantItems, got); len(only) > 0 {
 				t.Errorf("only Restate wrote:\n%s", strings.Join(only, "\n"))
 			}
-			// Eight position items: only those the positions have.
-			items := 0
+			// Ten position items: only those the positions have, two of
+			// them statements, two with typed lines.
+			items, statements, typed := 0, 0, 0
 			for _, it := range got {
 				if strings.Contains(it, "GSI2PK=S:POSITION#") {
 					items++
 				}
+				if strings.Contains(it, "GSI2SK=S:CAPITAL_ACCOUNT#") && strings.Contains(it, "EndingUnfundedCommitment=N:650") {
+					statements++
+				}
+				if strings.Contains(it, "GSI2PK=S:POSITION#") && strings.Contains(it, "Transactions=L:[M:{") {
+					typed++
+				}
 			}
-			if items != 8 {
-				t.Errorf("latest view holds %d position items, want 8", items)
+			if items != 10 || statements != 2 || typed != 2 {
+				t.Errorf("latest view holds %d position items, %d statements, %d with typed lines; want 10, 2, 2", items, statements, typed)
 			}
 			read, err := byPlan.Store.Version(ctx, "D1", 2)
 			if err != nil || read.Title != "Call, revision 2" || len(read.Positions) != 5 {
 				t.Fatalf("the store reads the plan's version as %+v, %v", read, err)
+			}
+			if g, w := asJSON(t, read.Positions), asJSON(t, want.Positions); g != w {
+				t.Fatalf("the store reads the plan's positions as\n%s\nwant\n%s", g, w)
 			}
 		})
 	}

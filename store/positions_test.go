@@ -71,6 +71,28 @@ func TestPositionsOverTheStoreAnswerAsOverTheModel(t *testing.T) {
 			t.Errorf("latest items of %s:\nstore %+v (%v)\nmodel %+v (%v)", pos, gitems, gerr, witems, werr)
 		}
 	}
+	// sameStatements compares a document's statements, read a page of
+	// limit at a time.
+	sameStatements := func(t *testing.T, doc string, limit int) {
+		t.Helper()
+		var got, want []fund.PositionItem
+		for _, r := range []struct {
+			reader positions.Reader
+			out    *[]fund.PositionItem
+		}{{e.Store, &got}, {m, &want}} {
+			var start []byte
+			for pages := 0; pages == 0 || start != nil; pages++ {
+				items, next, err := r.reader.DocumentStatements(ctx, doc, limit, start)
+				if err != nil || pages > 10 {
+					t.Fatalf("statements of %s, page %d: %v", doc, pages, err)
+				}
+				*r.out, start = append(*r.out, items...), next
+			}
+		}
+		if rendered(t, got) != rendered(t, want) {
+			t.Errorf("statements of %s:\nstore %s\nmodel %s", doc, rendered(t, got), rendered(t, want))
+		}
+	}
 
 	cases := []struct {
 		pos, asOf string
@@ -153,6 +175,17 @@ func TestPositionsOverTheStoreAnswerAsOverTheModel(t *testing.T) {
 					p := fund.Position{ID: pos, InvestorID: fmt.Sprintf("%sI%d", prefix, i),
 						CapitalCall: &fund.CapitalCallItem{Amount: cents(1_000_000), Status: fund.StatusPending}}
 					if rng.IntN(2) == 0 {
+						inv, fee := cents(1_000_000), cents(10_000)
+						p.CapitalCall.Amount, p.CapitalCall.Transactions = inv.Add(fee), []fund.Transaction{
+							{Type: "investment", Amount: inv, Unfunded: fund.Reduces},
+							{Type: "management_fee_inside_commitment", Amount: fee, Unfunded: fund.Reduces}}
+					}
+					if rng.IntN(2) == 0 {
+						begin, contributions := cents(3_000_000), cents(1_000_000)
+						p.CapitalAccount = &fund.CapitalAccount{PeriodStart: date("2024-01-01"), BeginningNAV: begin,
+							Contributions: &contributions, EndingNAV: begin.Add(contributions)}
+					}
+					if rng.IntN(2) == 0 {
 						u := &fund.UnfundedCommitmentItem{Amount: cents(2_000_000), Status: fund.StatusActive}
 						c := u.Amount.Add(cents(1_000_000))
 						u.Commitment = &c
@@ -172,6 +205,9 @@ func TestPositionsOverTheStoreAnswerAsOverTheModel(t *testing.T) {
 				for _, asOf := range dates {
 					same(t, pos, asOf)
 				}
+			}
+			for i := range 3 {
+				sameStatements(t, fmt.Sprintf("%sD%d", prefix, i), 1)
 			}
 		}
 	})

@@ -191,6 +191,9 @@ func TestNoIndexPartitionKeyIsAConstant(t *testing.T) {
 	if _, err := e.Store.Restate(ctx, doc("D9", "FUND_A", 1, "POS_7", "POS_8"), nil); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := e.Store.Restate(ctx, statementDoc("100.00"), nil); err != nil { // every item kind
+		t.Fatal(err)
+	}
 	str := func(it map[string]types.AttributeValue, k string) string {
 		s, _ := it[k].(*types.AttributeValueMemberS)
 		if s == nil {
