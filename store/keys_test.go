@@ -1,6 +1,7 @@
 package store
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/fundsvc/fundsvc/fund"
@@ -19,7 +20,8 @@ func TestDocumentHistoryRangeIncludesEveryVersionOfTheEndDate(t *testing.T) {
 		}
 	}
 	clo, chi := CapitalRange()
-	for _, sk := range []string{HeadSK, CapitalActivityLatestSK, PositionItemSK(fund.CapitalCall, "P1")} {
+	// Statements (CAPITAL_ACCOUNT#) are in it too; Capital filters them out.
+	for _, sk := range []string{HeadSK, CapitalActivityLatestSK, PositionItemSK(fund.CapitalCall, "P1"), PositionItemSK(fund.Statement, "P1")} {
 		if sk < clo || sk > chi {
 			t.Errorf("%s outside the capital range", sk)
 		}
@@ -27,6 +29,19 @@ func TestDocumentHistoryRangeIncludesEveryVersionOfTheEndDate(t *testing.T) {
 	for _, sk := range []string{PositionItemSK(fund.Distribution, "P1"), DocumentLatestSK, PositionItemSK(fund.UnfundedCommitment, "P1")} {
 		if sk >= clo && sk <= chi {
 			t.Errorf("%s inside the capital range", sk)
+		}
+	}
+}
+
+func TestStatementPrefixSelectsStatementsOnly(t *testing.T) {
+	for _, k := range fund.ItemKinds {
+		if got := strings.HasPrefix(PositionItemSK(k, "P1"), StatementPrefix); got != (k == fund.Statement) {
+			t.Errorf("the statement prefix selects %s: %v", PositionItemSK(k, "P1"), got)
+		}
+	}
+	for _, sk := range []string{HeadSK, CapitalActivityLatestSK, CapitalActivityHistorySK(fund.MustDate("2025-06-30"), 1), DocumentLatestSK} {
+		if strings.HasPrefix(sk, StatementPrefix) {
+			t.Errorf("the statement prefix selects %s", sk)
 		}
 	}
 }
