@@ -10,7 +10,7 @@ import (
 
 // Performance arithmetic: net IRR (XIRR) over dated flows and the multiples
 // of paid-in capital (DPI, RVPI, TVPI). Pure functions; the conventions are
-// in docs/analytics.md, "Performance: net IRR and multiples".
+// in docs/analytics.md, "Performance: NAV, net IRR and multiples".
 
 // Flow is one dated amount of money between a position's investor and its
 // fund, signed from the investor's (LP's) side as ILPA's Performance
