@@ -1,6 +1,8 @@
 // Package positions computes over a position's items across documents: the
 // summaries, cash flows and investor totals of the portal's position routes,
-// and the per-position analysis of a document. Its arithmetic works on
+// performance (NAV from capital account statements, net IRR, DPI/RVPI/TVPI,
+// per position and pooled per currency) and the reconciliation of each
+// statement to the notices, and the per-position analysis of a document. Its arithmetic works on
 // domain types (fund.PositionItem, fund.Registered) and needs no store; the
 // reads come through Reader, a small interface the storage package's
 // *store.Store satisfies, so that this package never sees a key or a Query.
