@@ -2,11 +2,14 @@
 // package that speaks DynamoDB (architecture_test.go holds that).
 //
 // It owns the table's layout and hides it: the key builders and the stored
-// Item (keys.go, item.go, itemcodec.go), the commit protocol that makes a
+// Item (keys.go, item.go, itemcodec.go: every position item kind, a capital
+// account statement's ILPA lines each an attribute, typed transaction lines
+// a list of maps), the commit protocol that makes a
 // version of any size visible at once (store.go, claims.go;
 // docs/commit-protocol.md) and its requests (plan.go: WritePlan gives them
 // to the benchmark's raw baseline), idempotency records (idempotency.go), table
-// creation, the reads behind every route (read.go, positions.go; viewer.go
+// creation, the reads behind every route (read.go, positions.go, with a
+// document's statements for its reconciliation; viewer.go
 // answers a document of a fund the caller does not cover as absent), the
 // export's typed stream of committed records (stream.go) and its lease.
 // Callers pass and get domain types (package fund); page keys are opaque
