@@ -25,11 +25,14 @@ type dataset struct {
 	// returning its writers (and those of the datasets written from its
 	// rows), in the order of datasets.
 	write func(ctx context.Context, x *exporter, rows rowSort) ([]closer, error)
-	// For a position-level dataset: the kind of its items, their line
-	// items (a pointer to the lines struct of the kind, whose every line
-	// has a column in the row), and the row of one item.
-	kind    fund.ItemKind
-	lines   func(*fund.PositionItem) any
+	// For a dataset of one position-level kind: the kind, and its lines
+	// (each has a column in the row).
+	kind  fund.ItemKind
+	lines func() []itemLine
+	// For a dataset made of position items: the kinds of the items its
+	// rows come from, and the row of one item (for a position-level kind,
+	// the item's row; for transaction_lines, its typed lines).
+	kinds   []fund.ItemKind
 	itemRow func(*store.VersionItem) (any, error)
 }
 
@@ -50,9 +53,19 @@ var datasets = []dataset{
 			return cmp.Or(byDocument(a.FundID, a.DocumentID, b.FundID, b.DocumentID), cmp.Compare(a.DocumentVersion, b.DocumentVersion))
 		}),
 		write: writeActivities},
-	itemDataset[capitalCallRow]("capital_calls", fund.CapitalCall, func(p *fund.PositionItem) any { return &p.CallLines }),
-	itemDataset[distributionRow]("distributions", fund.Distribution, func(p *fund.PositionItem) any { return &p.DistributionLines }),
-	itemDataset[unfundedCommitmentRow]("unfunded_commitments", fund.UnfundedCommitment, func(p *fund.PositionItem) any { return &p.UnfundedLines }),
+	itemDataset[capitalAccountRow]("capital_accounts", fund.Statement, capitalLines),
+	itemDataset[capitalCallRow]("capital_calls", fund.CapitalCall, lineItems(func(p *fund.PositionItem) any { return &p.CallLines })),
+	itemDataset[distributionRow]("distributions", fund.Distribution, lineItems(func(p *fund.PositionItem) any { return &p.DistributionLines })),
+	// One row per typed line of every call and distribution, from the same
+	// items as capital_calls and distributions.
+	{name: "transaction_lines", row: transactionLineRow{},
+		kinds: transactionKinds,
+		newSort: sortBy(func(a, b *transactionItemRow) int {
+			return cmp.Or(a.key().compare(b.key()), cmp.Compare(a.Kind, b.Kind))
+		}),
+		write:   writeTransactionLines,
+		itemRow: func(v *store.VersionItem) (any, error) { return transactionItemRowOf(v) }},
+	itemDataset[unfundedCommitmentRow]("unfunded_commitments", fund.UnfundedCommitment, lineItems(func(p *fund.PositionItem) any { return &p.UnfundedLines })),
 	{name: "positions", row: positionRow{},
 		newSort: sortBy(func(a, b *positionRow) int {
 			return cmp.Or(cmp.Compare(a.FundID, b.FundID), cmp.Compare(a.PositionID, b.PositionID))
@@ -74,11 +87,11 @@ var (
 	versionsDataset   = datasetIndex("document_versions")
 	activitiesDataset = datasetIndex("capital_activities")
 	positionsDataset  = datasetIndex("positions")
-	itemDatasets      = func() map[fund.ItemKind]int {
-		m := map[fund.ItemKind]int{}
+	itemDatasets      = func() map[fund.ItemKind][]int {
+		m := map[fund.ItemKind][]int{}
 		for i, d := range datasets {
-			if d.itemRow != nil {
-				m[d.kind] = i
+			for _, k := range d.kinds {
+				m[k] = append(m[k], i)
 			}
 		}
 		return m
@@ -109,17 +122,17 @@ type itemRowPtr[T any] interface {
 }
 
 // itemDataset declares a position-level dataset: its rows are the items of
-// kind, whose line items lines selects.
-func itemDataset[T any, P itemRowPtr[T]](name string, kind fund.ItemKind, lines func(*fund.PositionItem) any) dataset {
+// kind, whose lines are lines.
+func itemDataset[T any, P itemRowPtr[T]](name string, kind fund.ItemKind, lines func() []itemLine) dataset {
 	toRow := func(v *store.VersionItem) (T, error) {
 		var r T
 		var err error
 		P(&r).fill(v, &err)
-		cols, cerr := lineColumns(reflect.TypeFor[T](), lines(&v.PositionItem))
+		cols, cerr := lineColumns(reflect.TypeFor[T](), lines())
 		if cerr != nil {
 			panic(cerr) // TestEveryLineHasAColumn says so first
 		}
-		setLines(&r, cols, lines(&v.PositionItem), &err)
+		setLines(&r, cols, &v.PositionItem, &err)
 		if err != nil {
 			return r, fmt.Errorf("export: %s of position %s in version %d of document %s: %w",
 				kind, v.PositionID, v.DocumentVersion, v.DocumentID, err)
@@ -128,7 +141,7 @@ func itemDataset[T any, P itemRowPtr[T]](name string, kind fund.ItemKind, lines 
 	}
 	var zero T
 	return dataset{
-		name: name, row: zero, kind: kind, lines: lines,
+		name: name, row: zero, kind: kind, lines: lines, kinds: []fund.ItemKind{kind},
 		newSort: sortBy(func(a, b *T) int { return P(a).key().compare(P(b).key()) }),
 		write: func(ctx context.Context, x *exporter, rows rowSort) ([]closer, error) {
 			w, err := writeItems[T, P](ctx, x, name, kind, rows.(*sorter[T]), toRow)
@@ -319,6 +332,58 @@ func writeItems[T any, P itemRowPtr[T]](ctx context.Context, x *exporter, name s
 		return nil
 	})
 	return w, err
+}
+
+// transactionKinds are the kinds of items that have typed lines.
+var transactionKinds = []fund.ItemKind{fund.CapitalCall, fund.Distribution}
+
+// writeTransactionLines writes transaction_lines: the typed lines of the
+// calls and distributions of each document's head, checked against the
+// head's counts of both kinds as writeItems checks each kind, and read again
+// from the version partition when the Scan may have caught them short.
+func writeTransactionLines(ctx context.Context, x *exporter, rows rowSort) ([]closer, error) {
+	w := newDatasetWriter[transactionLineRow](x, "transaction_lines")
+	err := eachDocument(x.sorts.heads, rows.(*sorter[transactionItemRow]), func(r *transactionItemRow) itemKey { return r.key() }, func(h *store.CommitHead, doc []transactionItemRow) error {
+		complete := true
+		for _, k := range transactionKinds {
+			n := 0
+			for i := range doc {
+				if doc[i].Kind == k {
+					n++
+				}
+			}
+			complete = complete && h.Complete(k, n)
+		}
+		if !complete {
+			doc = doc[:0]
+			for _, k := range transactionKinds {
+				items, err := x.cfg.Store.VersionItems(ctx, h, k)
+				if err != nil {
+					return fmt.Errorf("export: %w", err)
+				}
+				for i := range items {
+					r, err := transactionItemRowOf(&items[i])
+					if err != nil {
+						return err
+					}
+					doc = append(doc, r)
+				}
+			}
+			slices.SortFunc(doc, func(a, b transactionItemRow) int {
+				return cmp.Or(cmp.Compare(a.PositionID, b.PositionID), cmp.Compare(a.Kind, b.Kind))
+			})
+			x.event(Event{Kind: EventReread, Dataset: "transaction_lines", Key: h.VersionPartition(), Rows: int64(len(doc))})
+		}
+		for i := range doc {
+			for _, l := range doc[i].Lines {
+				if err := w.write(ctx, l); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	return []closer{w}, err
 }
 
 // writePositions writes the positions dataset (see exporter.writePositions).

@@ -34,8 +34,9 @@ func pow10(n int) int {
 
 // loadPortfolio writes, through the REST API, documents of three funds in
 // two currencies: restatements that change amounts and drop positions,
-// line items, recallable and withheld amounts, and one document with the
-// largest and the most precise amounts the API accepts.
+// line items, stated transaction lines, recallable and withheld amounts,
+// capital account statements, and one document with the largest and the
+// most precise amounts the API accepts.
 func loadPortfolio(t *testing.T, s *service, seed uint64) {
 	t.Helper()
 	r := rand.New(rand.NewPCG(seed, 1))
@@ -55,11 +56,17 @@ func loadPortfolio(t *testing.T, s *service, seed uint64) {
 				p := map[string]any{"positionId": fmt.Sprintf("P_%s_%d", f.id, inv), "investorId": fmt.Sprintf("INV_%d", inv)}
 				if r.IntN(3) > 0 {
 					call := map[string]any{"status": statuses[r.IntN(2)], "dueDate": "2026-03-31"}
-					if r.IntN(2) == 0 {
+					switch r.IntN(3) {
+					case 0:
 						a, b, c := money(r, 1e6), money(r, 1e4), money(r, 1e3)
 						call["investment"], call["managementFee"], call["fundExpenses"] = a, b, c
 						call["amount"] = fund.Sum(a, b, c)
-					} else {
+					case 1:
+						a, b := money(r, 1e6), money(r, 1e4)
+						call["transactions"] = []map[string]any{{"type": "investment", "amount": a},
+							{"type": "management_fee_outside_commitment", "amount": b}}
+						call["amount"] = fund.Sum(a, b)
+					default:
 						call["amount"] = money(r, 1e7)
 					}
 					p["capitalCall"] = call
@@ -70,6 +77,11 @@ func loadPortfolio(t *testing.T, s *service, seed uint64) {
 						"amount": fund.Sum(roc, gain, inc), "status": statuses[r.IntN(2)], "date": "2026-02-15",
 						"returnOfCapital": roc, "realizedGain": gain, "income": inc, "recallable": roc, "withholding": inc,
 					}
+				}
+				if kinds[d%len(kinds)] == "capital_account_statement" && r.IntN(3) > 0 {
+					begin, in, gain := money(r, 1e7), money(r, 1e6), money(r, 1e6)
+					p["capitalAccount"] = map[string]any{"periodStart": fmt.Sprintf("2025-%02d-01", 1+d%12),
+						"beginningNav": begin, "contributions": in, "netUnrealizedGainLoss": gain, "endingNav": fund.Sum(begin, in, gain)}
 				}
 				if r.IntN(3) > 0 || len(p) == 2 {
 					u := money(r, 1e7)
@@ -160,11 +172,18 @@ func TestSnapshotMatchesAPI(t *testing.T) {
 			for _, p := range o["positions"].(map[string]any) {
 				p := p.(map[string]any)
 				investors[p["investorId"].(string)] = true
-				for field, metric := range map[string]string{"capitalCalls": "called", "distributions": "distributed", "unfundedCommitments": "unfunded"} {
+				for field, metric := range map[string]string{"capitalCalls": "called", "distributions": "distributed", "unfundedCommitments": "unfunded", "capitalAccounts": "ending_nav"} {
 					items, _ := p[field].([]any)
-					count(map[string]string{"called": "capital_calls", "distributed": "distributions", "unfunded": "unfunded_commitments"}[metric], len(items))
+					count(map[string]string{"called": "capital_calls", "distributed": "distributions", "unfunded": "unfunded_commitments", "ending_nav": "capital_accounts"}[metric], len(items))
 					for _, it := range items {
 						add(metric+"_fund", f, it.(map[string]any)["amount"])
+						// The typed lines the answer lists, stated or mapped.
+						lines, _ := it.(map[string]any)["transactions"].([]any)
+						count("transaction_lines", len(lines))
+						for _, l := range lines {
+							l := l.(map[string]any)
+							add("typed_fund", f+" "+l["type"].(string)+" "+l["unfundedEffect"].(string), l["amount"])
+						}
 					}
 				}
 			}
@@ -173,7 +192,7 @@ func TestSnapshotMatchesAPI(t *testing.T) {
 	for inv := range investors {
 		for _, pos := range s.all(t, "/v1/investors/"+inv+"/positions") {
 			for _, it := range s.all(t, "/v1/positions/"+pos["positionId"].(string)) {
-				metric := map[string]string{"CapitalCall": "called", "Distribution": "distributed", "UnfundedCommitment": "unfunded"}[it["type"].(string)]
+				metric := map[string]string{"CapitalCall": "called", "Distribution": "distributed", "UnfundedCommitment": "unfunded", "CapitalAccount": "ending_nav"}[it["type"].(string)]
 				add(metric+"_investor", inv, it["amount"])
 			}
 		}
@@ -189,7 +208,10 @@ func TestSnapshotMatchesAPI(t *testing.T) {
 			fmt.Sprintf("SELECT '%s_fund', fund_id, sum(amount)::VARCHAR FROM %s GROUP BY fund_id", metric, table),
 			fmt.Sprintf("SELECT '%s_investor', investor_id, sum(amount)::VARCHAR FROM %s GROUP BY investor_id", metric, table))
 	}
-	sql = append(sql, "SELECT 'activity', fund_id, sum(amount)::VARCHAR FROM capital_activities GROUP BY fund_id")
+	sql = append(sql, "SELECT 'activity', fund_id, sum(amount)::VARCHAR FROM capital_activities GROUP BY fund_id",
+		"SELECT 'ending_nav_fund', fund_id, sum(ending_nav)::VARCHAR FROM capital_accounts GROUP BY fund_id",
+		"SELECT 'ending_nav_investor', investor_id, sum(ending_nav)::VARCHAR FROM capital_accounts GROUP BY investor_id",
+		"SELECT 'typed_fund', fund_id || ' ' || transaction_type || ' ' || unfunded_effect, sum(amount)::VARCHAR FROM transaction_lines GROUP BY ALL")
 	got := map[string]decimal.Decimal{}
 	for _, row := range duck(t, setup, strings.Join(sql, " UNION ALL ")) {
 		got[row[0]+"|"+row[1]] = decimal.RequireFromString(row[2])
@@ -210,6 +232,11 @@ func TestSnapshotMatchesAPI(t *testing.T) {
 	for _, k := range sorted {
 		if !want[k].Equal(got[k]) {
 			t.Errorf("%s: DuckDB reads %s, the API says %s", k, got[k], want[k])
+		}
+	}
+	for _, k := range []string{"count|capital_accounts", "count|transaction_lines", "typed_fund|FUND_A management_fee_outside_commitment none", "typed_fund|FUND_B recallable_return_of_capital increases"} {
+		if want[k].Sign() == 0 {
+			t.Errorf("%s: the portfolio has none, so nothing of it was compared", k)
 		}
 	}
 	if len(sorted) < 30 {

@@ -25,14 +25,19 @@ import (
 // the sort so the committed version can be chosen (see eachDocument).
 //
 // The line items of a capital call, a distribution and an unfunded
-// commitment are declared in fund/lines.go; each has a column here, the
-// field of the line's Go name, named after its JSON name in snake_case
-// (lineColumns checks it, and fills them), so a new line is one field in
-// fund/lines.go and one column here.
+// commitment are declared in fund/lines.go, and the lines of a capital
+// account statement in fund/capital.go (fund.CapitalLines); each has a
+// column here, the field of the line's Go name, named after its JSON name
+// in snake_case (lineColumns checks it, and fills them), so a new line is
+// one field in fund and one column here.
+//
+// The typed transaction lines of calls and distributions (fund.Transaction,
+// stated or derived: PositionItem.TypedLines) are rows of their own, one per
+// line, in transaction_lines.
 
 // SchemaVersion changes whenever a dataset's columns change; manifests and
 // DDL carry it so a reader can tell snapshots of different shapes apart.
-const SchemaVersion = 1
+const SchemaVersion = 2 // 2: capital_accounts and transaction_lines
 
 // decimal19 is a DECIMAL(19,4) value: the unscaled amount × 10⁴ as a
 // big-endian two's-complement integer.
@@ -132,6 +137,86 @@ type unfundedCommitmentRow struct {
 	CommitID        string     `parquet:"-"`
 }
 
+// capitalAccountRow is one position's capital account statement in a
+// document's latest version: its period runs from period_start to as_of,
+// and each line of fund.CapitalLines has a column (NULL when absent; the
+// beginning and ending NAV are always present).
+type capitalAccountRow struct {
+	FundID                         string     `parquet:"fund_id,dict"`
+	DocumentID                     string     `parquet:"document_id"`
+	InvestorID                     string     `parquet:"investor_id"`
+	PositionID                     string     `parquet:"position_id"`
+	DocumentVersion                int32      `parquet:"document_version"`
+	AsOf                           int32      `parquet:"as_of,date"`
+	Currency                       string     `parquet:"currency,dict"`
+	PeriodStart                    int32      `parquet:"period_start,date"`
+	BeginningNAV                   decimal19  `parquet:"beginning_nav,decimal(4:19)"`
+	Contributions                  *decimal19 `parquet:"contributions,decimal(4:19),optional"`
+	Distributions                  *decimal19 `parquet:"distributions,decimal(4:19),optional"`
+	OfferingSyndicationCosts       *decimal19 `parquet:"offering_syndication_costs,decimal(4:19),optional"`
+	PlacementFees                  *decimal19 `parquet:"placement_fees,decimal(4:19),optional"`
+	PartnerTransfers               *decimal19 `parquet:"partner_transfers,decimal(4:19),optional"`
+	ManagementFeesGross            *decimal19 `parquet:"management_fees_gross,decimal(4:19),optional"`
+	ManagementFeeRebate            *decimal19 `parquet:"management_fee_rebate,decimal(4:19),optional"`
+	FeeWaivers                     *decimal19 `parquet:"fee_waivers,decimal(4:19),optional"`
+	ManagementFeeOffsets           *decimal19 `parquet:"management_fee_offsets,decimal(4:19),optional"`
+	AdviserRelatedPersonsExpenses  *decimal19 `parquet:"adviser_related_persons_expenses,decimal(4:19),optional"`
+	PartnershipExpenses            *decimal19 `parquet:"partnership_expenses,decimal(4:19),optional"`
+	InvestmentIncome               *decimal19 `parquet:"investment_income,decimal(4:19),optional"`
+	NetRealizedGainLoss            *decimal19 `parquet:"net_realized_gain_loss,decimal(4:19),optional"`
+	NetUnrealizedGainLoss          *decimal19 `parquet:"net_unrealized_gain_loss,decimal(4:19),optional"`
+	EndingNAV                      decimal19  `parquet:"ending_nav,decimal(4:19)"`
+	CarriedInterestAccruedEarned   *decimal19 `parquet:"carried_interest_accrued_earned,decimal(4:19),optional"`
+	CarriedInterestPaid            *decimal19 `parquet:"carried_interest_paid,decimal(4:19),optional"`
+	TotalCommitment                *decimal19 `parquet:"total_commitment,decimal(4:19),optional"`
+	BeginningUnfundedCommitment    *decimal19 `parquet:"beginning_unfunded_commitment,decimal(4:19),optional"`
+	LessContributions              *decimal19 `parquet:"less_contributions,decimal(4:19),optional"`
+	PlusRecallableDistributions    *decimal19 `parquet:"plus_recallable_distributions,decimal(4:19),optional"`
+	LessExpiredReleasedCommitments *decimal19 `parquet:"less_expired_released_commitments,decimal(4:19),optional"`
+	OtherUnfundedAdjustment        *decimal19 `parquet:"other_unfunded_adjustment,decimal(4:19),optional"`
+	EndingUnfundedCommitment       *decimal19 `parquet:"ending_unfunded_commitment,decimal(4:19),optional"`
+	CreatedAt                      time.Time  `parquet:"created_at,timestamp(millisecond)"`
+	CommitID                       string     `parquet:"-"`
+}
+
+// transactionLineRow is one typed line (an ILPA Performance Template
+// transaction type) of a position's capital call or distribution in a
+// document's latest version: stated by the administrator, or derived from
+// the item's line items (fund.CallTransactions, DistributionTransactions).
+type transactionLineRow struct {
+	FundID          string    `parquet:"fund_id,dict"`
+	DocumentID      string    `parquet:"document_id"`
+	InvestorID      string    `parquet:"investor_id"`
+	PositionID      string    `parquet:"position_id"`
+	DocumentVersion int32     `parquet:"document_version"`
+	AsOf            int32     `parquet:"as_of,date"`
+	Currency        string    `parquet:"currency,dict"`
+	ItemType        string    `parquet:"item_type,dict"` // capital_call or distribution
+	Status          string    `parquet:"status,dict"`    // the item's
+	Line            int32     `parquet:"line"`           // 1, 2, … within the item
+	TransactionType string    `parquet:"transaction_type,dict"`
+	ILPALabel       string    `parquet:"ilpa_label,dict"`
+	NetTreatment    string    `parquet:"net_treatment,dict"`
+	UnfundedEffect  string    `parquet:"unfunded_effect,dict"`
+	Amount          decimal19 `parquet:"amount,decimal(4:19)"`
+	// EffectiveDate dates the line as the performance figures do: the
+	// call's due date or the distribution's payment date, else the
+	// document's as-of date.
+	EffectiveDate int32     `parquet:"effective_date,date"`
+	Stated        bool      `parquet:"stated"`
+	CreatedAt     time.Time `parquet:"created_at,timestamp(millisecond)"`
+}
+
+// transactionItemRow is what the sort of transaction_lines holds: the typed
+// lines of one call or distribution, so the join can count a document's
+// items against its head (an item of zero amount has no line).
+type transactionItemRow struct {
+	FundID, DocumentID, PositionID, CommitID string
+	Kind                                     fund.ItemKind
+	AsOf                                     int32
+	Lines                                    []transactionLineRow
+}
+
 // positionRow is one position (one fund plus one investor) that at least
 // one document reports at its latest committed version.
 type positionRow struct {
@@ -163,6 +248,14 @@ func (r *unfundedCommitmentRow) key() itemKey {
 	return itemKey{r.FundID, r.DocumentID, r.PositionID, r.CommitID, r.AsOf}
 }
 
+func (r *capitalAccountRow) key() itemKey {
+	return itemKey{r.FundID, r.DocumentID, r.PositionID, r.CommitID, r.AsOf}
+}
+
+func (r *transactionItemRow) key() itemKey {
+	return itemKey{r.FundID, r.DocumentID, r.PositionID, r.CommitID, r.AsOf}
+}
+
 // compare orders position-level rows by fund, document, position, commit.
 func (k itemKey) compare(o itemKey) int {
 	return cmp.Or(cmp.Compare(k.fund, o.fund), cmp.Compare(k.doc, o.doc), cmp.Compare(k.pos, o.pos), cmp.Compare(k.commit, o.commit))
@@ -187,6 +280,10 @@ func (r *distributionRow) ref() positionRef {
 }
 
 func (r *unfundedCommitmentRow) ref() positionRef {
+	return positionRef{r.FundID, r.PositionID, r.DocumentID, r.AsOf, r.InvestorID, r.Currency, r.CreatedAt}
+}
+
+func (r *capitalAccountRow) ref() positionRef {
 	return positionRef{r.FundID, r.PositionID, r.DocumentID, r.AsOf, r.InvestorID, r.Currency, r.CreatedAt}
 }
 
@@ -246,33 +343,127 @@ func (r *unfundedCommitmentRow) fill(v *store.VersionItem, err *error) {
 	}
 }
 
-// lineColumn is the column of one line item in a row type: the index of
-// the row's field.
+func (r *capitalAccountRow) fill(v *store.VersionItem, err *error) {
+	*r = capitalAccountRow{
+		FundID: v.FundID, DocumentID: v.DocumentID, InvestorID: v.InvestorID, PositionID: v.PositionID,
+		DocumentVersion: int32(v.DocumentVersion), AsOf: days(v.AsOf), Currency: v.Currency,
+		PeriodStart: days(v.Date), CreatedAt: v.CreatedAt.UTC(), CommitID: v.CommitID,
+	}
+	if v.CapitalAccount == nil && *err == nil {
+		*err = fmt.Errorf("the statement has no capital account")
+	}
+}
+
+// transactionItemRowOf is the typed lines of a call or a distribution.
+func transactionItemRowOf(v *store.VersionItem) (transactionItemRow, error) {
+	r := transactionItemRow{FundID: v.FundID, DocumentID: v.DocumentID, PositionID: v.PositionID,
+		CommitID: v.CommitID, Kind: v.Kind, AsOf: days(v.AsOf)}
+	side := map[fund.ItemKind]string{fund.CapitalCall: fund.OnCall, fund.Distribution: fund.OnDistribution}[v.Kind]
+	effective := v.Date
+	if effective.IsZero() {
+		effective = v.AsOf
+	}
+	var err error
+	for i, l := range v.TypedLines() {
+		info, ok := fund.TransactionTypeOf(l.Type)
+		if !ok || info.On != side {
+			err = fmt.Errorf("unknown transaction type %q", l.Type)
+			break
+		}
+		r.Lines = append(r.Lines, transactionLineRow{
+			FundID: v.FundID, DocumentID: v.DocumentID, InvestorID: v.InvestorID, PositionID: v.PositionID,
+			DocumentVersion: int32(v.DocumentVersion), AsOf: r.AsOf, Currency: v.Currency,
+			ItemType: snakeCase(side), Status: string(v.Status), Line: int32(i + 1),
+			TransactionType: string(l.Type), ILPALabel: info.Label, NetTreatment: string(info.Net),
+			UnfundedEffect: string(l.Unfunded), Amount: mustDecimal(&l.Amount, &err),
+			EffectiveDate: days(effective), Stated: len(v.Transactions) > 0, CreatedAt: v.CreatedAt.UTC(),
+		})
+	}
+	if err != nil {
+		return r, fmt.Errorf("export: transaction lines of the %s of position %s in version %d of document %s: %w",
+			v.Kind, v.PositionID, v.DocumentVersion, v.DocumentID, err)
+	}
+	return r, nil
+}
+
+// itemLine is one declared line of an item kind, as the export sees it: a
+// line item of fund/lines.go, or a line of a capital account statement
+// (fund.CapitalLines), with its amount in an item.
+type itemLine struct {
+	Name, Field string
+	// Required lines are always present (a statement's beginning and
+	// ending NAV): their column is a DECIMAL(19,4) that is not optional.
+	Required bool
+	Get      func(*fund.PositionItem) *fund.Money
+	Set      func(*fund.PositionItem, *fund.Money)
+}
+
+// lineItems lists the line items of the lines struct that sel selects
+// (fund.CallLines, DistributionLines or UnfundedLines).
+func lineItems(sel func(*fund.PositionItem) any) func() []itemLine {
+	return sync.OnceValue(func() []itemLine {
+		var out []itemLine
+		for _, l := range fund.LinesOf(sel(&fund.PositionItem{})) {
+			out = append(out, itemLine{Name: l.Name, Field: l.Field,
+				Get: func(it *fund.PositionItem) *fund.Money { return l.Get(sel(it)) },
+				Set: func(it *fund.PositionItem, m *fund.Money) { l.Set(sel(it), m) }})
+		}
+		return out
+	})
+}
+
+// capitalLines lists the lines of a capital account statement.
+var capitalLines = sync.OnceValue(func() []itemLine {
+	var out []itemLine
+	for _, l := range fund.CapitalLines() {
+		out = append(out, itemLine{Name: l.Name, Field: l.Field,
+			Required: l.Get(&fund.CapitalAccount{}) != nil, // a Money field, not a *Money
+			Get: func(it *fund.PositionItem) *fund.Money {
+				if it.CapitalAccount == nil {
+					return nil
+				}
+				return l.Get(it.CapitalAccount)
+			},
+			Set: func(it *fund.PositionItem, m *fund.Money) {
+				if it.CapitalAccount == nil {
+					it.CapitalAccount = &fund.CapitalAccount{}
+				}
+				l.Set(it.CapitalAccount, m)
+			}})
+	}
+	return out
+})
+
+// lineColumn is the column of one line in a row type: the index of the
+// row's field.
 type lineColumn struct {
-	line  fund.Line
+	line  itemLine
 	field []int
 }
 
 var lineColumnsCache sync.Map // reflect.Type of the row → []lineColumn
 
-// lineColumns returns the column of every line of lines (a lines struct:
-// fund.CallLines, DistributionLines or UnfundedLines) in row (a row type),
-// or an error naming a line that has no column, or a column that is not an
-// optional DECIMAL(19,4) named after the line.
-func lineColumns(row reflect.Type, lines any) ([]lineColumn, error) {
+// lineColumns returns the column of every line of lines in row (a row
+// type), or an error naming a line that has no column, or a column that is
+// not a DECIMAL(19,4) named after the line (optional unless the line is
+// required).
+func lineColumns(row reflect.Type, lines []itemLine) ([]lineColumn, error) {
 	if v, ok := lineColumnsCache.Load(row); ok {
 		return v.([]lineColumn), nil
 	}
 	var out []lineColumn
-	for _, l := range fund.LinesOf(lines) {
+	for _, l := range lines {
+		typ, goType, tag := reflect.TypeFor[*decimal19](), "*decimal19", snakeCase(l.Name)+",decimal(4:19),optional"
+		if l.Required {
+			typ, goType, tag = reflect.TypeFor[decimal19](), "decimal19", snakeCase(l.Name)+",decimal(4:19)"
+		}
 		f, ok := row.FieldByName(l.Field)
 		if !ok {
-			return nil, fmt.Errorf("export: %s has no column for the line %s of fund.%T; add a field %s *decimal19 `parquet:\"%s,decimal(4:19),optional\"`",
-				row.Name(), l.Field, lines, l.Field, snakeCase(l.Name))
+			return nil, fmt.Errorf("export: %s has no column for the line %s; add a field %s %s `parquet:\"%s\"`",
+				row.Name(), l.Field, l.Field, goType, tag)
 		}
-		want := snakeCase(l.Name) + ",decimal(4:19),optional"
-		if f.Type != reflect.TypeFor[*decimal19]() || f.Tag.Get("parquet") != want {
-			return nil, fmt.Errorf("export: %s.%s, the column of a line, must be *decimal19 tagged parquet:%q", row.Name(), l.Field, want)
+		if f.Type != typ || f.Tag.Get("parquet") != tag {
+			return nil, fmt.Errorf("export: %s.%s, the column of a line, must be %s tagged parquet:%q", row.Name(), l.Field, goType, tag)
 		}
 		out = append(out, lineColumn{line: l, field: f.Index})
 	}
@@ -280,12 +471,16 @@ func lineColumns(row reflect.Type, lines any) ([]lineColumn, error) {
 	return out, nil
 }
 
-// setLines fills the line columns of row (a pointer to a row) from lines,
+// setLines fills the line columns of row (a pointer to a row) from it,
 // recording the first error.
-func setLines(row any, cols []lineColumn, lines any, err *error) {
+func setLines(row any, cols []lineColumn, it *fund.PositionItem, err *error) {
 	v := reflect.ValueOf(row).Elem()
 	for _, c := range cols {
-		if m := c.line.Get(lines); m != nil {
+		m := c.line.Get(it)
+		switch {
+		case c.line.Required:
+			v.FieldByIndex(c.field).Set(reflect.ValueOf(mustDecimal(m, err)))
+		case m != nil:
 			v.FieldByIndex(c.field).Set(reflect.ValueOf(optDecimal(m, err)))
 		}
 	}

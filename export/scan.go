@@ -22,16 +22,18 @@ func (x *exporter) scan(ctx context.Context) error {
 			x.event(Event{Kind: EventPage, Items: int64(p.Items), Key: p.LastPK})
 		}}
 		return x.cfg.Store.Committed(gctx, opts, func(rec store.Record) error {
-			row, err := rowOf(rec)
+			out, err := rowsOf(rec)
 			if err != nil {
 				return err
 			}
-			select {
-			case rows <- row:
-				return nil
-			case <-gctx.Done():
-				return gctx.Err()
+			for _, row := range out {
+				select {
+				case rows <- row:
+				case <-gctx.Done():
+					return gctx.Err()
+				}
 			}
+			return nil
 		})
 	})
 	g.Go(func() error {
@@ -55,25 +57,34 @@ type sortedRow struct {
 	row     any
 }
 
-// rowOf turns a committed record into the row it contributes.
-func rowOf(rec store.Record) (sortedRow, error) {
+// rowsOf turns a committed record into the rows it contributes: one, but
+// for a call or a distribution, whose typed lines are rows of
+// transaction_lines too.
+func rowsOf(rec store.Record) ([]sortedRow, error) {
 	switch r := rec.(type) {
 	case store.CommitHead:
-		return sortedRow{-1, r}, nil
+		return []sortedRow{{-1, r}}, nil
 	case store.DocumentVersion:
-		return sortedRow{versionsDataset, documentRowOf(&r)}, nil
+		return []sortedRow{{versionsDataset, documentRowOf(&r)}}, nil
 	case store.ActivityVersion:
 		row, err := capitalActivityRowOf(&r)
-		return sortedRow{activitiesDataset, row}, err
+		return []sortedRow{{activitiesDataset, row}}, err
 	case store.RegisteredPosition:
-		return sortedRow{positionsDataset, positionRowOf(&r)}, nil
+		return []sortedRow{{positionsDataset, positionRowOf(&r)}}, nil
 	case store.VersionItem:
-		i, ok := itemDatasets[r.Kind]
+		sets, ok := itemDatasets[r.Kind]
 		if !ok {
-			return sortedRow{}, fmt.Errorf("export: no dataset of %s", r.Kind)
+			return nil, fmt.Errorf("export: no dataset of %s", r.Kind)
 		}
-		row, err := datasets[i].itemRow(&r)
-		return sortedRow{i, row}, err
+		out := make([]sortedRow, 0, len(sets))
+		for _, i := range sets {
+			row, err := datasets[i].itemRow(&r)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, sortedRow{i, row})
+		}
+		return out, nil
 	}
-	return sortedRow{}, fmt.Errorf("export: unexpected record %T", rec)
+	return nil, fmt.Errorf("export: unexpected record %T", rec)
 }
