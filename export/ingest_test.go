@@ -19,7 +19,8 @@ import (
 )
 
 // ingestDocument is a new version of document id of fundID: a random
-// choice among eight positions, each with a random choice of items, so
+// choice among eight positions, each with a random choice of items (calls
+// with stated typed lines or none, statements), so
 // consecutive versions add and drop positions and items. A position ID
 // always names the same investor.
 func ingestDocument(r *rand.Rand, id, fundID string) fund.Document {
@@ -31,6 +32,18 @@ func ingestDocument(r *rand.Rand, id, fundID string) fund.Document {
 		p := fund.Position{ID: fmt.Sprintf("%s_P%d", fundID, i), InvestorID: fmt.Sprintf("INV_%d", i)}
 		if r.IntN(2) == 0 {
 			p.CapitalCall = &fund.CapitalCallItem{Amount: money(r, 1e7), Status: fund.StatusPending}
+			if r.IntN(2) == 0 { // stated typed lines
+				fee := money(r, 1e4)
+				p.CapitalCall.Amount = p.CapitalCall.Amount.Add(fee)
+				p.CapitalCall.Transactions = []fund.Transaction{
+					{Type: "investment", Amount: p.CapitalCall.Amount.Sub(fee), Unfunded: fund.Reduces},
+					{Type: "management_fee_outside_commitment", Amount: fee, Unfunded: fund.NoEffect}}
+			}
+		}
+		if r.IntN(3) == 0 {
+			begin, gain := money(r, 1e7), money(r, 1e6)
+			p.CapitalAccount = &fund.CapitalAccount{PeriodStart: fund.MustDate("2026-04-01"),
+				BeginningNAV: begin, NetUnrealizedGainLoss: &gain, EndingNAV: begin.Add(gain)}
 		}
 		if r.IntN(2) == 0 {
 			p.Distribution = &fund.DistributionItem{Amount: money(r, 1e7), Status: fund.StatusCompleted}
@@ -73,7 +86,8 @@ func ingestDocuments(t *testing.T, e *fundtest.Env, r *rand.Rand, n int) []strin
 // checkWhole reads the snapshot published in dir with DuckDB and checks
 // that every document of ids is in it, in every dataset, at exactly one
 // committed version, whole: its rows of each position-level dataset are
-// exactly the items of that version as store.Store.Version reads it back,
+// exactly the items of that version as store.Store.Version reads it back
+// (and the typed lines of its calls and distributions),
 // its document_versions are 1 to that version with only the last one
 // latest, and every position it reports is in positions. It returns the
 // version of each document in the snapshot.
@@ -85,6 +99,8 @@ func checkWhole(t *testing.T, e *fundtest.Env, dir string, ids []string) map[str
 		UNION ALL SELECT 'CapitalCall', document_id, document_version::VARCHAR, position_id, amount::VARCHAR FROM capital_calls
 		UNION ALL SELECT 'Distribution', document_id, document_version::VARCHAR, position_id, amount::VARCHAR FROM distributions
 		UNION ALL SELECT 'UnfundedCommitment', document_id, document_version::VARCHAR, position_id, amount::VARCHAR FROM unfunded_commitments
+		UNION ALL SELECT 'CapitalAccount', document_id, document_version::VARCHAR, position_id, ending_nav::VARCHAR FROM capital_accounts
+		UNION ALL SELECT 'line', document_id, document_version::VARCHAR, position_id || ' ' || item_type || ' ' || line || ' ' || transaction_type, amount::VARCHAR FROM transaction_lines
 		UNION ALL SELECT 'position', fund_id, position_id, investor_id, '' FROM positions`)
 	versions := map[string]int{}          // document → version in documents
 	latest := map[string][]string{}       // document → "version latest" of document_versions
@@ -127,6 +143,10 @@ func checkWhole(t *testing.T, e *fundtest.Env, dir string, ids []string) map[str
 		want := map[string]bool{}
 		for _, it := range d.Items() {
 			want[strings.Join([]string{it.Kind.Type(), it.PositionID, fmt.Sprint(v), it.Amount.Decimal().String()}, " ")] = true
+			side := map[fund.ItemKind]string{fund.CapitalCall: "capital_call", fund.Distribution: "distribution"}[it.Kind]
+			for i, l := range it.TypedLines() {
+				want[strings.Join([]string{"line", fmt.Sprintf("%s %s %d %s", it.PositionID, side, i+1, l.Type), fmt.Sprint(v), l.Amount.Decimal().String()}, " ")] = true
+			}
 			if !registered[it.PositionID] {
 				t.Errorf("document %s version %d reports position %s, which positions lacks", id, v, it.PositionID)
 			}
@@ -259,11 +279,13 @@ func TestExportRereadsAVersionWhoseLatestViewIsBehind(t *testing.T) {
 	}
 
 	var rereads []string
+	reread := map[string]bool{} // dataset names of the re-reads
 	sink, dir := dirSink(t)
 	runExport(t, e, sink, func(c *export.Config) {
 		c.OnEvent = func(ev export.Event) {
 			if ev.Kind == export.EventReread {
 				rereads = append(rereads, ev.Key)
+				reread[ev.Dataset] = true
 			}
 		}
 	})
@@ -287,6 +309,15 @@ func TestExportRereadsAVersionWhoseLatestViewIsBehind(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("the version partition %s was not re-read (re-reads: %v)", want, rereads)
+	}
+	// Each position-level dataset, and the typed lines, read it again.
+	for _, p := range next.Positions {
+		if (p.CapitalCall != nil || p.Distribution != nil) && !reread["transaction_lines"] {
+			t.Errorf("the version has calls or distributions but transaction_lines did not re-read it (re-reads: %v)", reread)
+		}
+		if p.CapitalAccount != nil && !reread[fund.TypeCapitalAccount] {
+			t.Errorf("the version has statements but capital_accounts did not re-read it (re-reads: %v)", reread)
+		}
 	}
 }
 
