@@ -36,8 +36,11 @@ func TestEachAccessPatternIsOneOperation(t *testing.T) {
 		{"an investor's positions are one GSI2 Query", "/v1/investors/INVESTOR_2/positions", []string{"Query"}},
 		{"one whole past version is two Queries: its record, then its partition", "/v1/documents/DOC001/versions/1", []string{"Query", "Query"}},
 		{"a position's summary is one GSI2 Query", "/v1/positions/POSITION_1/summary", []string{"Query"}},
-		{"a position's summary on a date before a document's only version is the same one GSI2 Query", "/v1/positions/POSITION_1/summary?asOf=2025-09-15", []string{"Query"}},
-		{"a position's summary on a date before a restated document adds one Query of its history", "/v1/positions/POSITION_1/summary?asOf=2025-08-01", []string{"Query", "Query"}},
+		{"a position's summary on a date after every document is the same one GSI2 Query", "/v1/positions/POSITION_1/summary?asOf=2026-01-15", []string{"Query"}},
+		{"a position's summary on a date before documents of one version (DOC002, DOC003) and one restated (DOC004) adds one Query of DOC004's history", "/v1/positions/POSITION_1/summary?asOf=2025-09-15", []string{"Query", "Query"}},
+		{"a position's summary on a date before two restated documents (DOC001, DOC004) adds one Query of each history", "/v1/positions/POSITION_1/summary?asOf=2025-08-01", []string{"Query", "Query", "Query"}},
+		{"a position's performance is one GSI2 Query", "/v1/positions/POSITION_1/performance?asOf=2026-01-15", []string{"Query"}},
+		{"a position's capital account statements are one GSI2 Query", "/v1/positions/POSITION_1?type=CapitalAccount", []string{"Query"}},
 		{"a position's cash flows are one GSI2 Query", "/v1/positions/POSITION_1/cashflows", []string{"Query"}},
 		{"an investor's summary is one GSI2 Query for its positions and one per position", "/v1/investors/INVESTOR_1/summary", []string{"Query", "Query"}},
 	}

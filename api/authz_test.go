@@ -157,11 +157,17 @@ func authzRoutes() []authzRoute {
 			probes: []authzProbe{doc("/v1/documents/DOC001/capital"), doc("/v1/documents/DOC002/capital")}},
 		{method: http.MethodGet, path: "/v1/documents/:documentId/analysis", access: authzAdmin,
 			probes: []authzProbe{doc("/v1/documents/DOC001/analysis"), doc("/v1/documents/DOC002/analysis")}},
+		{method: http.MethodGet, path: "/v1/documents/:documentId/reconciliation", access: authzAdmin,
+			probes: []authzProbe{doc("/v1/documents/DOC001/reconciliation"), doc("/v1/documents/DOC002/reconciliation?limit=1"),
+				{path: "/v1/documents/DOC004/reconciliation", unknown: []string{"DOC004", "DOC999"}}}},
 		{method: http.MethodGet, path: "/v1/funds/:fundId/documents", access: authzAdmin,
 			probes: []authzProbe{fundA("/v1/funds/FUND_A/documents"), fundA("/v1/funds/FUND_A/documents?kind=capital_call_notice&from=2025-01-01&to=2025-12-31"),
 				fundA("/v1/funds/FUND_A/documents?limit=1")}},
 		{method: http.MethodGet, path: "/v1/funds/:fundId/positions", access: authzAdmin,
 			probes: []authzProbe{fundA("/v1/funds/FUND_A/positions"), fundA("/v1/funds/FUND_A/positions?limit=1")}},
+		{method: http.MethodGet, path: "/v1/funds/:fundId/performance", access: authzAdmin,
+			probes: []authzProbe{fundA("/v1/funds/FUND_A/performance"), fundA("/v1/funds/FUND_A/performance?asOf=2025-12-31"),
+				fundA("/v1/funds/FUND_A/performance?asOf=2025-09-15")}},
 
 		{method: http.MethodGet, path: "/v1/investors/:investorId/positions", access: authzPortal,
 			probes: []authzProbe{inv("/v1/investors/INVESTOR_1/positions"), inv("/v1/investors/INVESTOR_1/positions?limit=1")},
@@ -176,6 +182,10 @@ func authzRoutes() []authzRoute {
 			probes: asOfProbes(pos, "/v1/positions/POSITION_1/cashflows"), others: asOfProbes(pos, "/v1/positions/POSITION_2/cashflows")},
 		{method: http.MethodGet, path: "/v1/investors/:investorId/summary", access: authzPortal,
 			probes: asOfProbes(inv, "/v1/investors/INVESTOR_1/summary"), others: asOfProbes(inv, "/v1/investors/INVESTOR_2/summary")},
+		{method: http.MethodGet, path: "/v1/positions/:positionId/performance", access: authzPortal,
+			probes: asOfProbes(pos, "/v1/positions/POSITION_1/performance"), others: asOfProbes(pos, "/v1/positions/POSITION_2/performance")},
+		{method: http.MethodGet, path: "/v1/investors/:investorId/performance", access: authzPortal,
+			probes: asOfProbes(inv, "/v1/investors/INVESTOR_1/performance"), others: asOfProbes(inv, "/v1/investors/INVESTOR_2/performance")},
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/fundsvc/fundsvc/api"
@@ -30,7 +31,7 @@ func TestARefusalNeverReadsTheDocument(t *testing.T) {
 		big.Title += "."
 	}
 	asA := "Bearer " + token(t, api.Principal{Subject: "admin-a", Role: api.RoleAdmin, Funds: []string{"FUND_A"}})
-	for _, route := range []string{"", "/analysis", "/capital", "/versions", "/versions?from=2025-01-01", "/versions/latest", "/versions/3",
+	for _, route := range []string{"", "/analysis", "/capital", "/reconciliation", "/versions", "/versions?from=2025-01-01", "/versions/latest", "/versions/3",
 		"/positions/BIGPOS_0001", "/positions/BIGPOS_0001?type=CapitalCall"} {
 		var ops [2][]string
 		for i, doc := range []string{"BIG", "NOSUCHDOC"} {
@@ -44,6 +45,55 @@ func TestARefusalNeverReadsTheDocument(t *testing.T) {
 		}
 		if !slices.Equal(ops[0], ops[1]) || slices.Contains(ops[0], "Query") {
 			t.Errorf("GET /v1/documents/BIG%s as another fund's admin costs %v, an unknown document %v; want the same, and no Query", route, ops[0], ops[1])
+		}
+	}
+}
+
+// TestPerformanceRoutesCostWhatTheirDocsSay counts the DynamoDB operations
+// of each performance route on the demo (two positions of FUND_A, each
+// with two statements): a position costs one Query of the position pivot;
+// an investor's or a fund's page costs the registry read plus one Query
+// per position; a reconciliation costs the head's GetItem, one Query of the
+// statements and one Query per statement. Refusals and bounds cost no
+// position read at all.
+func TestPerformanceRoutesCostWhatTheirDocsSay(t *testing.T) {
+	env := newServer(t, true).Env
+	s := startAPI(t, env, func(o *api.Options) { o.MaxFundPerformancePositions = 2 })
+	tight := startAPI(t, env, func(o *api.Options) { o.MaxFundPerformancePositions = 1 })
+	admin := "Bearer " + token(t, api.Principal{Subject: "admin", Role: api.RoleAdmin, Funds: []string{"*"}})
+	other := "Bearer " + token(t, api.Principal{Subject: "admin-b", Role: api.RoleAdmin, Funds: []string{"FUND_B"}})
+	investor := "Bearer " + token(t, api.Principal{Subject: "lp", Role: api.RoleInvestor, Investor: "INVESTOR_1"})
+	cases := []struct {
+		srv    *testServer
+		auth   string
+		path   string
+		status int
+		ops    string
+	}{
+		{s, investor, "/v1/positions/POSITION_1/performance?asOf=2025-12-31", 200, "Query"},
+		{s, investor, "/v1/positions/POSITION_2/performance?asOf=2025-12-31", 404, "Query"}, // another investor's: as an unknown one
+		{s, investor, "/v1/positions/POSITION_9/performance?asOf=2025-12-31", 404, "Query"},
+		{s, investor, "/v1/investors/INVESTOR_1/performance?asOf=2025-12-31", 200, "Query Query"},
+		{s, investor, "/v1/investors/INVESTOR_2/performance", 404, ""},
+		{s, admin, "/v1/funds/FUND_A/performance?asOf=2025-12-31", 200, "Query Query Query"},
+		{s, other, "/v1/funds/FUND_A/performance", 404, ""},
+		{tight, admin, "/v1/funds/FUND_A/performance", 400, "Query"}, // two registry rows read, then refused
+		{s, admin, "/v1/documents/DOC004/reconciliation", 200, "GetItem Query Query Query"},
+		{s, admin, "/v1/documents/DOC004/reconciliation?limit=1", 200, "GetItem Query Query"},
+		{s, admin, "/v1/documents/DOC002/reconciliation", 200, "GetItem Query"}, // a notice has no statements
+		{s, other, "/v1/documents/DOC004/reconciliation", 404, "GetItem"},
+	}
+	for _, c := range cases {
+		env.Counter.Reset()
+		r := c.srv.do(t, http.MethodGet, c.path, nil, "Authorization", c.auth)
+		if r.Status != c.status {
+			t.Errorf("GET %s: %d, want %d\n%s", c.path, r.Status, c.status, r.Body)
+			continue
+		}
+		ops := env.Counter.Ops()
+		slices.Sort(ops)
+		if got := strings.Join(ops, " "); got != c.ops {
+			t.Errorf("GET %s costs %q, want %q", c.path, got, c.ops)
 		}
 	}
 }

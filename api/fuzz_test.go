@@ -6,6 +6,7 @@ import (
 
 	"bytes"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -28,9 +29,15 @@ const validDocumentBody = `{
 			"capitalCall": {"amount": "60000.00", "status": "Pending", "dueDate": "2025-11-30",
 				"investment": "55000.00", "managementFee": "4000.00", "fundExpenses": "1000.00"},
 			"distribution": {"amount": "10000.00", "status": "Completed", "date": "2025-11-15",
-				"returnOfCapital": "6000.00", "realizedGain": "3000.00", "income": "1000.00", "recallable": "2000.00", "withholding": "500.00"},
+				"returnOfCapital": "6000.00", "realizedGain": "3000.00", "income": "1000.00", "recallable": "2000.00", "withholding": "500.00",
+				"transactions": [{"type": "recallable_return_of_capital", "amount": "2000.00"}, {"type": "return_of_capital", "amount": "4000.00"},
+					{"type": "gain_loss", "amount": "3000.00", "unfundedEffect": "none"}, {"type": "income", "amount": "1000.00"}]},
 			"unfundedCommitment": {"amount": "1440000.00", "commitment": "2000000.00"}},
-		{"positionId": "POSITION_2", "investorId": "INVESTOR_2", "capitalCall": {"amount": 40000.5}}
+		{"positionId": "POSITION_2", "investorId": "INVESTOR_2", "capitalCall": {"amount": 40000.5},
+			"capitalAccount": {"periodStart": "2025-10-01", "beginningNav": "100000.00", "contributions": "40000.50",
+				"managementFeesGross": "-1000.00", "netUnrealizedGainLoss": "5999.50", "endingNav": "145000.00",
+				"carriedInterestAccruedEarned": "-1200.00", "totalCommitment": "500000.00", "beginningUnfundedCommitment": "400000.00",
+				"lessContributions": "-40000.50", "endingUnfundedCommitment": "359999.50"}}
 	]
 }`
 
@@ -79,8 +86,71 @@ func documentAmounts(d fund.Document) map[string]fund.Money {
 			out[p.ID+".unfundedCommitment.amount"] = u.Amount
 			opt(p.ID+".unfundedCommitment.commitment", u.Commitment)
 		}
+		for _, item := range []struct {
+			name  string
+			lines []fund.Transaction
+		}{{"capitalCall", callLines(p)}, {"distribution", distributionLines(p)}} {
+			for i, l := range item.lines {
+				out[fmt.Sprintf("%s.%s.transactions[%d].amount", p.ID, item.name, i)] = l.Amount
+			}
+		}
+		if c := p.CapitalAccount; c != nil {
+			for _, l := range fund.CapitalLines() {
+				opt(p.ID+".capitalAccount."+l.Name, l.Get(c))
+			}
+		}
 	}
 	return out
+}
+
+func callLines(p fund.Position) []fund.Transaction {
+	if p.CapitalCall == nil {
+		return nil
+	}
+	return p.CapitalCall.Transactions
+}
+
+func distributionLines(p fund.Position) []fund.Transaction {
+	if p.Distribution == nil {
+		return nil
+	}
+	return p.Distribution.Transactions
+}
+
+func callAmount(p fund.Position) *fund.Money {
+	if p.CapitalCall == nil {
+		return nil
+	}
+	return &p.CapitalCall.Amount
+}
+
+func distributionAmount(p fund.Position) *fund.Money {
+	if p.Distribution == nil {
+		return nil
+	}
+	return &p.Distribution.Amount
+}
+
+// rollsForward recomputes, independently of fund's check, that a section
+// of an accepted statement adds up: the beginning plus the movements is the
+// ending, the memos left out.
+func rollsForward(c *fund.CapitalAccount, section string) bool {
+	var sum, end fund.Money
+	given := false
+	for _, l := range fund.CapitalLines() {
+		m := l.Get(c)
+		if l.Section != section || m == nil {
+			continue
+		}
+		given = true
+		switch l.Role {
+		case "beginning", "movement":
+			sum = sum.Add(*m)
+		case "ending":
+			end = *m
+		}
+	}
+	return !given || sum.Equal(end)
 }
 
 // TestValidDocumentBodyIsAccepted keeps FuzzDocumentRequest honest: its
@@ -90,8 +160,8 @@ func TestValidDocumentBodyIsAccepted(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the valid seed is refused: %v", err)
 	}
-	if len(d.Positions) != 2 || len(documentAmounts(d)) != 14 {
-		t.Fatalf("the valid seed has %d positions and %d amounts, want 2 and 14", len(d.Positions), len(documentAmounts(d)))
+	if len(d.Positions) != 2 || len(documentAmounts(d)) != 28 {
+		t.Fatalf("the valid seed has %d positions and %d amounts, want 2 and 28", len(d.Positions), len(documentAmounts(d)))
 	}
 }
 
@@ -120,6 +190,15 @@ func FuzzDocumentRequest(f *testing.F) {
 		strings.Replace(valid, `"1440000.00"`, `"-1.00"`, 1),
 		strings.Replace(valid, `"USD"`, `"usd"`, 1),
 		strings.Replace(valid, `"Pending"`, `"Paid"`, 1),
+		strings.Replace(valid, `"145000.00"`, `"145000.01"`, 1),
+		strings.Replace(valid, `"359999.50"`, `"360000.00"`, 1),
+		strings.Replace(valid, `"-1000.00"`, `"1000.00"`, 1),
+		strings.Replace(valid, `"2025-10-01"`, `"2025-11-02"`, 1),
+		strings.Replace(valid, `"beginningNav": "100000.00", `, ``, 1),
+		strings.Replace(valid, `"gain_loss"`, `"investment"`, 1),
+		strings.Replace(valid, `"4000.00"}`, `"4000.01"}`, 1),
+		strings.Replace(valid, `"unfundedEffect": "none"`, `"unfundedEffect": "reduces"`, 1),
+		strings.Replace(valid, `"periodStart"`, `"period"`, 1),
 	} {
 		f.Add([]byte(s))
 	}
@@ -146,6 +225,23 @@ func FuzzDocumentRequest(f *testing.F) {
 		for i, p := range d.Positions {
 			if !fund.ValidID(p.ID) || !fund.ValidID(p.InvestorID) {
 				t.Fatalf("accepted positions[%d] with position %q and investor %q\nbody: %q", i, p.ID, p.InvestorID, body)
+			}
+		}
+		for _, p := range d.Positions {
+			for _, item := range []struct {
+				amount *fund.Money
+				lines  []fund.Transaction
+			}{{callAmount(p), callLines(p)}, {distributionAmount(p), distributionLines(p)}} {
+				var sum fund.Money
+				for _, l := range item.lines {
+					sum = sum.Add(l.Amount)
+				}
+				if len(item.lines) > 0 && !sum.Equal(*item.amount) {
+					t.Fatalf("accepted %s's typed lines adding up to %s, not %s\nbody: %q", p.ID, sum, item.amount, body)
+				}
+			}
+			if c := p.CapitalAccount; c != nil && (!rollsForward(c, fund.SectionNAV) || !rollsForward(c, fund.SectionCommitment) || d.AsOf.Before(c.PeriodStart)) {
+				t.Fatalf("accepted %s's statement, which does not roll forward or ends before it starts\nbody: %q", p.ID, body)
 			}
 		}
 		for name, m := range documentAmounts(d) {

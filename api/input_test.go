@@ -25,14 +25,34 @@ func inputDocument() map[string]any {
 		"positions": []any{
 			map[string]any{"positionId": "POSITION_1", "investorId": "INVESTOR_1",
 				"capitalCall": map[string]any{"amount": "60000.00", "status": "Pending", "dueDate": "2025-11-30",
-					"investment": "55000.00", "managementFee": "4000.00", "fundExpenses": "1000.00"},
+					"investment": "55000.00", "managementFee": "4000.00", "fundExpenses": "1000.00",
+					"transactions": []any{
+						map[string]any{"type": "investment", "amount": "55000.00"},
+						map[string]any{"type": "management_fee_outside_commitment", "amount": "4000.00", "unfundedEffect": "none"},
+						map[string]any{"type": "partnership_expenses", "amount": "1000.00"}}},
 				"distribution": map[string]any{"amount": "10000.00", "status": "Completed", "date": "2025-11-15",
 					"returnOfCapital": "6000.00", "realizedGain": "3000.00", "income": "1000.00", "recallable": "2000.00", "withholding": "500.00"},
 				"unfundedCommitment": map[string]any{"amount": "1440000.00", "commitment": "2000000.00"}},
 			map[string]any{"positionId": "POSITION_2", "investorId": "INVESTOR_2",
-				"capitalCall": map[string]any{"amount": "40000.00"}},
+				"capitalCall": map[string]any{"amount": "40000.00"},
+				// 100,000 + 40,000 − 1,000 + 6,000 = 145,000, and
+				// 400,000 − 40,000 = 360,000.
+				"capitalAccount": map[string]any{"periodStart": "2025-10-01", "beginningNav": "100000.00", "contributions": "40000.00",
+					"managementFeesGross": "-1000.00", "netUnrealizedGainLoss": "6000.00", "endingNav": "145000.00",
+					"totalCommitment": "500000.00", "beginningUnfundedCommitment": "400000.00", "lessContributions": "-40000.00",
+					"endingUnfundedCommitment": "360000.00"}},
 		},
 	}
+}
+
+// inputStatement returns the capital account of position 1.
+func inputStatement(d map[string]any) map[string]any {
+	return inputPosition(d, 1)["capitalAccount"].(map[string]any)
+}
+
+// inputTransaction returns typed line j of position 0's capital call.
+func inputTransaction(d map[string]any, j int) map[string]any {
+	return inputItem(d, 0, "capitalCall")["transactions"].([]any)[j].(map[string]any)
 }
 
 // inputDocumentWith returns inputDocument changed by change.
@@ -175,6 +195,8 @@ func TestBadInputChangesNothing(t *testing.T) {
 		// fieldSuffix accepts any field that ends in field (the decoder may
 		// or may not spell the path to a nested field).
 		fieldSuffix bool
+		// detail, when set, must be part of the problem's detail.
+		detail string
 		// changes marks the positive control.
 		changes bool
 	}
@@ -325,7 +347,11 @@ func TestBadInputChangesNothing(t *testing.T) {
 			inputPosition(d, 1)["investorId"] = "INVESTOR_1"
 		}),
 			status: 400, typ: invalid, field: "positions[1].positionId"},
-		{name: "a position with no items is refused", body: inputDocumentWith(func(d map[string]any) { delete(inputPosition(d, 1), "capitalCall") }),
+		{name: "a position with no items is refused", body: inputDocumentWith(func(d map[string]any) {
+			p := inputPosition(d, 1)
+			delete(p, "capitalCall")
+			delete(p, "capitalAccount")
+		}),
 			status: 400, typ: invalid, field: "positions[1]"},
 		{name: "a bad position is blamed by its index in the request, not in sorted order", body: inputDocumentWith(func(d map[string]any) {
 			// POSITION_0 sorts before POSITION_1, but it is the second in the request.
@@ -339,6 +365,41 @@ func TestBadInputChangesNothing(t *testing.T) {
 		}, body: inputDocumentWith(func(d map[string]any) { d["positions"] = manyPositions(4) }), status: 400, typ: invalid, field: "positions"},
 		{name: "more positions than the default limit of 5000 are refused", body: inputDocumentWith(func(d map[string]any) { d["positions"] = manyPositions(fund.DefaultMaxPositions + 1) }),
 			status: 400, typ: invalid, field: "positions"},
+
+		// Capital account statements and typed lines.
+		{name: "a statement whose A.1 does not roll forward is refused", body: inputDocumentWith(func(d map[string]any) { inputStatement(d)["endingNav"] = "145000.01" }),
+			status: 400, typ: invalid, field: "positions[1].capitalAccount.endingNav", detail: "A.1 does not roll forward"},
+		{name: "a statement whose A.2 does not roll forward is refused", body: inputDocumentWith(func(d map[string]any) { inputStatement(d)["endingUnfundedCommitment"] = "350000.00" }),
+			status: 400, typ: invalid, field: "positions[1].capitalAccount.endingUnfundedCommitment", detail: "difference 10000"},
+		{name: "negative contributions, which ILPA enters positive, are refused", body: inputDocumentWith(func(d map[string]any) {
+			st := inputStatement(d) // still rolling forward
+			st["contributions"], st["netUnrealizedGainLoss"] = "-40000.00", "86000.00"
+		}), status: 400, typ: invalid, field: "positions[1].capitalAccount.contributions"},
+		{name: "a statement period that ends before it starts is refused", body: inputDocumentWith(func(d map[string]any) { inputStatement(d)["periodStart"] = "2025-11-02" }),
+			status: 400, typ: invalid, field: "positions[1].capitalAccount.periodStart"},
+		{name: "a statement without its beginning NAV is refused", body: inputDocumentWith(func(d map[string]any) { delete(inputStatement(d), "beginningNav") }),
+			status: 400, typ: invalid, field: "positions[1].capitalAccount.beginningNav"},
+		{name: "a null statement line is refused", body: inputDocumentWith(func(d map[string]any) { inputStatement(d)["placementFees"] = nil }),
+			status: 400, typ: invalid, field: "positions[1].capitalAccount.placementFees"},
+		{name: "an unknown statement line is refused", body: inputDocumentWith(func(d map[string]any) { inputStatement(d)["nav"] = "1.00" }),
+			status: 400, typ: invalid, field: "positions[1].capitalAccount.nav"},
+		{name: "an A.2 line without the beginning unfunded commitment is refused", body: inputDocumentWith(func(d map[string]any) { delete(inputStatement(d), "beginningUnfundedCommitment") }),
+			status: 400, typ: invalid, field: "positions[1].capitalAccount.beginningUnfundedCommitment"},
+		{name: "an unknown transaction type is refused", body: inputDocumentWith(func(d map[string]any) { inputTransaction(d, 0)["type"] = "dividend" }),
+			status: 400, typ: invalid, field: "positions[0].capitalCall.transactions[0].type"},
+		{name: "a distribution's type on a call is refused", body: inputDocumentWith(func(d map[string]any) { inputTransaction(d, 2)["type"] = "income" }),
+			status: 400, typ: invalid, field: "positions[0].capitalCall.transactions[2].type"},
+		{name: "typed lines that do not add up to the amount are refused", body: inputDocumentWith(func(d map[string]any) { inputTransaction(d, 0)["amount"] = "54999.99" }),
+			status: 400, typ: invalid, field: "positions[0].capitalCall.transactions", detail: "difference -0.01"},
+		{name: "a call line that increases unfunded commitment is refused", body: inputDocumentWith(func(d map[string]any) { inputTransaction(d, 0)["unfundedEffect"] = "increases" }),
+			status: 400, typ: invalid, field: "positions[0].capitalCall.transactions[0].unfundedEffect"},
+		{name: "a typed line in exponent notation is refused", body: inputDocumentWith(func(d map[string]any) { inputTransaction(d, 0)["amount"] = "5.5e4" }),
+			status: 400, typ: invalid, field: "positions[0].capitalCall.transactions[0].amount"},
+		{name: "an empty list of typed lines is refused", body: inputDocumentWith(func(d map[string]any) { inputItem(d, 0, "capitalCall")["transactions"] = []any{} }),
+			status: 400, typ: invalid, field: "positions[0].capitalCall.transactions"},
+		{name: "a performance date of February 30 is refused", method: "GET", path: "/v1/positions/POSITION_1/performance?asOf=2025-02-30", status: 400, typ: invalid, field: "asOf"},
+		{name: "a fund performance date that is not a date is refused", method: "GET", path: "/v1/funds/FUND_A/performance?asOf=today", status: 400, typ: invalid, field: "asOf"},
+		{name: "a reconciliation cursor that is not one is refused", method: "GET", path: "/v1/documents/DOC004/reconciliation?cursor=garbage", status: 400, typ: invalid, field: "cursor"},
 
 		// Transport.
 		{name: "a body of 1 MiB and one byte is refused as too large", body: sizedBody(1<<20 + 1), status: 413, typ: "/problems/too_large", field: "body"},
@@ -391,9 +452,10 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{name: "a cursor that is not one is refused", method: "GET", path: "/v1/funds/FUND_A/positions?cursor=garbage", status: 400, typ: invalid, field: "cursor"},
 
 		// The positive control: a valid write changes the table.
-		{name: "a valid new document is created and changes the table", path: "/v1/documents/DOC003", body: valid, status: 201, changes: true},
+		{name: "a valid new document is created and changes the table", path: "/v1/documents/DOC005", body: valid, status: 201, changes: true},
 		{name: "a valid restatement of DOC001 at its current version changes the table", path: "/v1/documents/DOC001", body: inputDocumentWith(func(d map[string]any) {
 			d["kind"], d["asOf"] = "capital_account_statement", "2025-09-01"
+			inputStatement(d)["periodStart"] = "2025-07-01"
 		}), headers: []string{"If-Match", `"2"`}, status: 200, changes: true},
 	}
 	if n := len(cases); n < 35 {
@@ -436,6 +498,9 @@ func TestBadInputChangesNothing(t *testing.T) {
 				t.Errorf("field = %q, want one ending in %q\n%s", p.Field, tc.field, r.Body)
 			case !tc.fieldSuffix && p.Field != tc.field:
 				t.Errorf("field = %q, want %q\n%s", p.Field, tc.field, r.Body)
+			}
+			if !strings.Contains(p.Detail, tc.detail) {
+				t.Errorf("detail = %q, want it to say %q", p.Detail, tc.detail)
 			}
 			if p.RequestID != r.Header.Get("X-Request-ID") {
 				t.Errorf("problem requestId %q is not the answer's X-Request-ID %q", p.RequestID, r.Header.Get("X-Request-ID"))

@@ -32,15 +32,16 @@ func TestOverviewPageGroupsItemsByPosition(t *testing.T) {
 			if !ok || g.InvestorID != it.InvestorID {
 				t.Fatalf("%s: group %+v", it.PositionID, g)
 			}
-			of := map[fund.ItemKind][]wire.PositionItem{fund.CapitalCall: g.CapitalCalls, fund.Distribution: g.Distributions, fund.UnfundedCommitment: g.UnfundedCommitments}[it.Kind]
+			of := map[fund.ItemKind][]wire.PositionItem{fund.CapitalCall: g.CapitalCalls, fund.Distribution: g.Distributions, fund.UnfundedCommitment: g.UnfundedCommitments,
+				fund.Statement: g.CapitalAccounts}[it.Kind]
 			if !slices.ContainsFunc(of, func(w wire.PositionItem) bool { return w.DocumentID == it.DocumentID && w.Type == it.Kind.Type() }) {
 				t.Fatalf("item %s (%s of %s) is not in its group %+v", it.DocumentID, it.Kind, it.PositionID, g)
 			}
 		}
 		n := 0
 		for _, g := range groups {
-			n += len(g.CapitalCalls) + len(g.Distributions) + len(g.UnfundedCommitments)
-			if g.CapitalCalls == nil || g.Distributions == nil || g.UnfundedCommitments == nil {
+			n += len(g.CapitalCalls) + len(g.Distributions) + len(g.UnfundedCommitments) + len(g.CapitalAccounts)
+			if g.CapitalCalls == nil || g.Distributions == nil || g.UnfundedCommitments == nil || g.CapitalAccounts == nil {
 				t.Fatalf("a group holds a null list: %+v", g)
 			}
 		}

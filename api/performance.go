@@ -13,10 +13,10 @@ import (
 // multiples and net IRR on a date, and a document's statements reconciled
 // with the notices. The arithmetic is package positions'.
 
-// MaxFundPerformancePositions bounds the positions one fund performance
-// pools: each costs a Query or more, and the answer cannot be paged
-// without splitting the pool.
-const MaxFundPerformancePositions = 2000
+// DefaultMaxFundPerformancePositions bounds the positions one fund
+// performance pools (Options.MaxFundPerformancePositions): each costs a
+// Query or more, and the answer cannot be paged without splitting the pool.
+const DefaultMaxFundPerformancePositions = 2000
 
 // getPositionPerformance answers a position's performance; another's
 // position is 404, as an unknown one.
@@ -74,7 +74,7 @@ func (s *server) getFundPerformance(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	p, err := s.positions.FundPerformance(c.Request.Context(), fundID, asOf, MaxFundPerformancePositions)
+	p, err := s.positions.FundPerformance(c.Request.Context(), fundID, asOf, s.maxPooled)
 	if err != nil {
 		writeError(c, err)
 		return

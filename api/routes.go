@@ -8,6 +8,7 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"fmt"
@@ -53,6 +54,9 @@ type Options struct {
 	// The buckets are this process's own (see ratelimit.go).
 	RateLimit float64
 	RateBurst int
+	// MaxFundPerformancePositions bounds the positions one fund's
+	// performance pools (DefaultMaxFundPerformancePositions when zero).
+	MaxFundPerformancePositions int
 	// Draining, when set and true, makes /readyz answer 503: the process is
 	// shutting down and finishing the requests it has.
 	Draining func() bool
@@ -75,6 +79,7 @@ type server struct {
 	idemTTL      time.Duration
 	limiter      *principalLimiter // nil: no rate limit
 	maxPositions int               // of a document, counted while its body is decoded; 0: no limit
+	maxPooled    int               // positions one fund performance pools
 }
 
 // NewServer returns the HTTP handler of the whole API.
@@ -104,6 +109,7 @@ func NewServer(o Options) http.Handler {
 	if s.idemTTL <= 0 {
 		s.idemTTL = 24 * time.Hour
 	}
+	s.maxPooled = cmp.Or(o.MaxFundPerformancePositions, DefaultMaxFundPerformancePositions)
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
 	r.HandleMethodNotAllowed = true
