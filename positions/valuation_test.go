@@ -552,3 +552,46 @@ func TestSummariesFollowEachLinesEffectOnUnfunded(t *testing.T) {
 		}
 	})
 }
+
+// TestCarryAfterAStatementMovesNoFigure: a distribution whose lines are
+// carry and clawback (ILPA's "excluded" treatment), dated after a
+// statement and inside a later one's period, is listed among the flows but
+// moves neither the rolled-forward NAV, nor paid-in or distributed, nor the
+// later statement's reconciliation.
+func TestCarryAfterAStatementMovesNoFigure(t *testing.T) {
+	m := func(s string) *fund.Money { v := fund.MustMoney(s); return &v }
+	base := fund.PositionItem{FundID: "F", InvestorID: "I", PositionID: "P", Currency: "USD", Status: fund.StatusCompleted, DocumentVersion: 1}
+	statement := base
+	statement.Kind, statement.DocumentID, statement.AsOf = fund.Statement, "S1", fund.MustDate("2024-03-31")
+	statement.CapitalAccount = &fund.CapitalAccount{PeriodStart: fund.MustDate("2024-01-01"), BeginningNAV: fund.MustMoney("0"),
+		Contributions: m("100.00"), EndingNAV: fund.MustMoney("100.00")}
+	statement.Amount = statement.CapitalAccount.EndingNAV
+	call := base
+	call.Kind, call.DocumentID, call.AsOf, call.Date, call.Amount = fund.CapitalCall, "C1", fund.MustDate("2024-02-01"), fund.MustDate("2024-02-15"), fund.MustMoney("100.00")
+	carry := base
+	carry.Kind, carry.DocumentID, carry.AsOf, carry.Date, carry.Amount = fund.Distribution, "D1", fund.MustDate("2024-04-10"), fund.MustDate("2024-04-20"), fund.MustMoney("30.00")
+	carry.Transactions = []fund.Transaction{{Type: "carry", Amount: fund.MustMoney("20.00"), Unfunded: fund.NoEffect},
+		{Type: "clawback", Amount: fund.MustMoney("10.00"), Unfunded: fund.NoEffect}}
+	later := base
+	later.Kind, later.DocumentID, later.AsOf = fund.Statement, "S2", fund.MustDate("2024-06-30")
+	later.CapitalAccount = &fund.CapitalAccount{PeriodStart: fund.MustDate("2024-04-01"), BeginningNAV: fund.MustMoney("100.00"), EndingNAV: fund.MustMoney("100.00")}
+
+	p := positions.Evaluate("P", fund.MustDate("2024-05-31"), []fund.PositionItem{statement, call, carry})
+	if p.NAV.Status != positions.NAVRolledForward || p.NAV.Value == nil || !p.NAV.Value.Equal(fund.MustMoney("100.00")) ||
+		p.NAV.ContributionsAfter.Sign() != 0 || p.NAV.DistributionsAfter.Sign() != 0 {
+		t.Errorf("NAV %+v, want S1's 100.00 rolled forward by nothing", p.NAV)
+	}
+	if !p.PaidIn.Equal(fund.MustMoney("100.00")) || p.Distributed.Sign() != 0 || len(p.Flows) != 3 {
+		t.Errorf("paid-in %s, distributed %s, %d flows; want 100.00, 0 and 3 (the call and both excluded lines listed)", p.PaidIn, p.Distributed, len(p.Flows))
+	}
+	for _, f := range p.IRR.Flows {
+		if f.Date == carry.Date {
+			t.Errorf("the IRR solves a flow on the carry's date: %+v", p.IRR.Flows)
+		}
+	}
+	p = positions.Evaluate("P", fund.MustDate("2024-06-30"), []fund.PositionItem{statement, call, carry, later})
+	r := p.Reconciliations[len(p.Reconciliations)-1]
+	if r.Statement.DocumentID != "S2" || r.Distributions.Notices.Sign() != 0 || r.Distributions.Difference.Sign() != 0 {
+		t.Errorf("S2's reconciliation %+v, want no distributions from the notices", r)
+	}
+}
