@@ -1,6 +1,8 @@
 package fund
 
 import (
+	"fmt"
+	"os"
 	"strings"
 	"testing"
 )
@@ -103,4 +105,28 @@ func contains[T comparable](s []T, v T) bool {
 		}
 	}
 	return false
+}
+
+// The types table in docs/analytics.md is the declaration's, row by row.
+func TestTheDocsListEveryTransactionType(t *testing.T) {
+	b, err := os.ReadFile("../docs/analytics.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(b), "## Transaction types")
+	if !ok {
+		t.Fatal("docs/analytics.md has no transaction types section")
+	}
+	side := map[string]string{OnCall: "call", OnDistribution: "distribution"}
+	net := map[NetTreatment]string{PaidIn: "paid in (Den)", PaidInReturned: "returned paid-in (Den−)", Distributed: "distributed (Num)", Excluded: "excluded"}
+	for _, d := range TransactionTypes {
+		var effects []string
+		for _, e := range d.Effects {
+			effects = append(effects, string(e))
+		}
+		row := fmt.Sprintf("| `%s` | %s | %s (%d) | %s | %s | %s |", d.Type, side[d.On], d.Label, d.Number, d.Effect, strings.Join(effects, ", "), net[d.Net])
+		if !strings.Contains(section, row+"\n") {
+			t.Errorf("docs/analytics.md lacks the row\n%s", row)
+		}
+	}
 }
