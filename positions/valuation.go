@@ -180,11 +180,6 @@ func statementOf(it *fund.PositionItem) *fund.CapitalAccount {
 	return &fund.CapitalAccount{PeriodStart: it.Date, EndingNAV: it.Amount}
 }
 
-// within says whether d lies in [from, to], both days included.
-func within(d, from, to fund.Date) bool {
-	return d.Compare(from) >= 0 && d.Compare(to) <= 0
-}
-
 // Evaluate works out a position's performance on asOf (never zero) from
 // the items its documents report on that date, each document at its latest
 // version dated on or before it (what Store.PerformanceFor reads). Items
