@@ -28,12 +28,14 @@ const snapshotDate = "2026-11-22"
 
 // demoRows is what the demo dataset (fundsvc seed) exports.
 var demoRows = map[string]int64{
-	"documents":            2,
-	"document_versions":    3,
+	"documents":            4, // DOC001 to DOC004
+	"document_versions":    6, // DOC001 and DOC004 have two
 	"capital_activities":   1,
 	"capital_calls":        4,
 	"distributions":        3,
 	"unfunded_commitments": 2,
+	"capital_accounts":     4,  // Q3 and Q4 of both positions
+	"transaction_lines":    12, // the calls' 3+1+1+1 lines and the distributions' 4+1+1, all mapped from line items
 	"positions":            2,
 }
 

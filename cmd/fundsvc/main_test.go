@@ -59,7 +59,7 @@ func TestTableAndSeedAreIdempotent(t *testing.T) {
 			t.Fatalf("table create #%d: %q, %v", i+1, out.String(), err)
 		}
 	}
-	for i, want := range []string{"3 versions written", "0 versions written"} {
+	for i, want := range []string{"6 versions written", "0 versions written"} { // fund.DemoVersions, then none
 		var out bytes.Buffer
 		if err := run(ctx, []string{"seed"}, getenv, &out); err != nil || !strings.Contains(out.String(), want) {
 			t.Fatalf("seed #%d: %q, %v; want %q", i+1, out.String(), err, want)
