@@ -32,6 +32,7 @@ var goldenReads = []struct{ name, path string }{
 	{"position_POSITION_1_cashflows", "/v1/positions/POSITION_1/cashflows"},
 	{"investor_INVESTOR_1_summary", "/v1/investors/INVESTOR_1/summary"},
 	{"document_DOC004_overview", "/v1/documents/DOC004"},
+	{"document_DOC004_version_1", "/v1/documents/DOC004/versions/1"},
 	{"position_POSITION_1_performance_2025-12-31", "/v1/positions/POSITION_1/performance?asOf=2025-12-31"},
 	{"position_POSITION_1_performance_2025-11-15", "/v1/positions/POSITION_1/performance?asOf=2025-11-15"},
 	{"position_POSITION_2_performance_2025-08-31", "/v1/positions/POSITION_2/performance?asOf=2025-08-31"},

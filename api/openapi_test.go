@@ -808,6 +808,7 @@ func TestOpenAPIGoldenAnswersMatchSchemas(t *testing.T) {
 		"position_POSITION_1_cashflows":              "/v1/positions/{positionId}/cashflows",
 		"investor_INVESTOR_1_summary":                "/v1/investors/{investorId}/summary",
 		"document_DOC004_overview":                   "/v1/documents/{documentId}",
+		"document_DOC004_version_1":                  "/v1/documents/{documentId}/versions/{version}",
 		"document_DOC004_reconciliation":             "/v1/documents/{documentId}/reconciliation",
 		"fund_FUND_A_performance_2025-12-31":         "/v1/funds/{fundId}/performance",
 		"investor_INVESTOR_1_performance_2025-12-31": "/v1/investors/{investorId}/performance",
