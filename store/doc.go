@@ -12,6 +12,9 @@
 // document's statements for its reconciliation; viewer.go
 // answers a document of a fund the caller does not cover as absent), the
 // export's typed stream of committed records (stream.go) and its lease.
+// Every request asks DynamoDB for the capacity it consumed, summed per
+// operation (capacity.go): Store.Consumed reads it, in read and write
+// units, and ItemSize gives an item's size as DynamoDB counts it.
 // Callers pass and get domain types (package fund); page keys are opaque
 // bytes (PageKey); throttling and refused conditions come back as
 // *fund.Error, never as AWS errors.
