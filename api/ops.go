@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/fundsvc/fundsvc/fund"
+	"github.com/fundsvc/fundsvc/store"
 
 	"github.com/gin-gonic/gin"
 	"github.com/prometheus/client_golang/prometheus"
@@ -132,6 +133,36 @@ type metrics struct {
 	registry *prometheus.Registry
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
+}
+
+// capacityUnits is the DynamoDB capacity the store has consumed since the
+// process started (store.Store.Consumed), by API operation and kind (read
+// or write units): on an on-demand table, the request units DynamoDB
+// bills. Its labels come from the fixed set of operations the store sends.
+var capacityUnits = prometheus.NewDesc("fundsvc_dynamodb_capacity_units_total",
+	"DynamoDB capacity units consumed, as DynamoDB reported them, by operation and kind (read, write).",
+	[]string{"operation", "kind"}, nil)
+
+// reportCapacity adds the consumed capacity of docs to /metrics.
+func (m *metrics) reportCapacity(docs *store.Store) { m.registry.MustRegister(capacityCollector{docs}) }
+
+// capacityCollector reads the store's meter at each scrape, so /metrics
+// and Store.Consumed cannot disagree.
+type capacityCollector struct{ docs *store.Store }
+
+func (c capacityCollector) Describe(ch chan<- *prometheus.Desc) { ch <- capacityUnits }
+
+func (c capacityCollector) Collect(ch chan<- prometheus.Metric) {
+	for op, u := range c.docs.Consumed() {
+		for _, k := range []struct {
+			kind  string
+			units float64
+		}{{"read", u.Read}, {"write", u.Write}} {
+			if k.units > 0 {
+				ch <- prometheus.MustNewConstMetric(capacityUnits, prometheus.CounterValue, k.units, op, k.kind)
+			}
+		}
+	}
 }
 
 func newMetrics() *metrics {

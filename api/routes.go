@@ -105,6 +105,7 @@ func NewServer(o Options) http.Handler {
 	}
 	if o.Documents != nil {
 		s.maxPositions = o.Documents.MaxPositions
+		s.metrics.reportCapacity(o.Documents)
 	}
 	if s.idemTTL <= 0 {
 		s.idemTTL = 24 * time.Hour
