@@ -53,6 +53,7 @@ type Config struct {
 	IdempotencyLease time.Duration // FUNDSVC_IDEMPOTENCY_LEASE: default max(request timeout, 1m) + 10s
 	ClaimLease       time.Duration // FUNDSVC_CLAIM_LEASE: how long a write's pending position claims are safe; default write timeout + 10s
 	IdempotencyTTL   time.Duration // FUNDSVC_IDEMPOTENCY_TTL: default 24h
+	ChangeShards     int           // FUNDSVC_CHANGE_SHARDS: shards of each day of the change index (store.ChangeShards)
 
 	// The nightly export (fundsvc export, fundsvc ddl).
 	ExportDest        string // FUNDSVC_EXPORT_DEST, --dest: s3://bucket/prefix or a directory
@@ -87,6 +88,7 @@ func Default() Config {
 		PublicOpenAPI:    true,
 		RateLimit:        100,
 		RateBurst:        200,
+		ChangeShards:     8,
 
 		ExportDest:        "fundsvc-export",
 		ExportSegments:    4,
@@ -134,6 +136,7 @@ func Load(getenv func(string) string, args []string, name string, more ...func(*
 	env("FUNDSVC_IDEMPOTENCY_LEASE", func(v string) (err error) { c.IdempotencyLease, err = time.ParseDuration(v); return })
 	env("FUNDSVC_CLAIM_LEASE", func(v string) (err error) { c.ClaimLease, err = time.ParseDuration(v); return })
 	env("FUNDSVC_IDEMPOTENCY_TTL", func(v string) (err error) { c.IdempotencyTTL, err = time.ParseDuration(v); return })
+	env("FUNDSVC_CHANGE_SHARDS", func(v string) (err error) { c.ChangeShards, err = strconv.Atoi(v); return })
 	env("FUNDSVC_JWT_HS256_SECRET", str(&c.JWTSecret))
 	env("FUNDSVC_JWT_JWKS_FILE", str(&c.JWKSFile))
 	env("FUNDSVC_JWT_ISSUER", str(&c.JWTIssuer))
@@ -243,6 +246,9 @@ func (c Config) Validate() error {
 	}
 	if c.JWTMaxLifetime < time.Minute || c.JWTMaxLifetime > 30*24*time.Hour {
 		errs = append(errs, errors.New("JWT max lifetime: between 1m and 720h (FUNDSVC_JWT_MAX_LIFETIME)"))
+	}
+	if c.ChangeShards < 1 || c.ChangeShards > 256 {
+		errs = append(errs, fmt.Errorf("change shards %d: want 1 to 256 (FUNDSVC_CHANGE_SHARDS)", c.ChangeShards))
 	}
 	if c.ExportSegments < 1 || c.ExportSegments > 1000 {
 		errs = append(errs, fmt.Errorf("export segments %d: want 1 to 1000", c.ExportSegments))

@@ -19,19 +19,19 @@ func TestLoad(t *testing.T) {
 		t.Fatalf("positional arguments %v", rest)
 	}
 	d, _, err := Load(func(string) string { return "" }, nil, "test")
-	if err != nil || d.Endpoint != "http://127.0.0.1:8000" || d.Listen != ":8080" || d.Table != "fundsvc" {
+	if err != nil || d.Endpoint != "http://127.0.0.1:8000" || d.Listen != ":8080" || d.Table != "fundsvc" || d.ChangeShards != 8 {
 		t.Fatalf("defaults: %+v %v", d, err)
 	}
 }
 
 func TestValidateNamesEveryBadSetting(t *testing.T) {
 	env := map[string]string{"FUNDSVC_TABLE": "x", "FUNDSVC_DYNAMODB_ENDPOINT": "ftp://host", "FUNDSVC_LISTEN": "8080",
-		"FUNDSVC_MAX_POSITIONS": "0", "FUNDSVC_CURSOR_KEY": "short"}
+		"FUNDSVC_MAX_POSITIONS": "0", "FUNDSVC_CURSOR_KEY": "short", "FUNDSVC_CHANGE_SHARDS": "0"}
 	_, _, err := Load(func(k string) string { return env[k] }, nil, "test")
 	if err == nil {
 		t.Fatal("accepted")
 	}
-	for _, want := range []string{"table", "endpoint", "listen", "max positions", "cursor key"} {
+	for _, want := range []string{"table", "endpoint", "listen", "max positions", "cursor key", "FUNDSVC_CHANGE_SHARDS"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error does not name %q: %v", want, err)
 		}

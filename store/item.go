@@ -55,6 +55,9 @@ type Item struct {
 	CreatedAt time.Time `dynamo:",omitempty"`
 	CreatedBy string    `dynamo:",omitempty"`
 	RequestID string    `dynamo:",omitempty"` // on the head: the idempotent request that wrote it
+	// On the head: the instant its commit was sent, which the change index
+	// (GSI1) is keyed by; a head indexed by the backfill has its CreatedAt.
+	CommittedAt time.Time `dynamo:",omitempty"`
 }
 
 // ItemKindOfType maps a stored Type back to its item kind.

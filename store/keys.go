@@ -6,7 +6,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"hash/fnv"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // Every key string of the single table is built here and nowhere else.
@@ -40,6 +43,7 @@ const (
 	TypeIdempotency        = "IdempotencyRecord"
 	TypePositionClaim      = "PositionClaim"
 	TypeClaimFence         = "ClaimFence"
+	TypeChangeShards       = "ChangeShards"
 )
 
 // Document partition.
@@ -77,6 +81,48 @@ func DocumentHistoryRange(from, to fund.Date) (lo, hi string) {
 	}
 	return lo, hi
 }
+
+// The change index (changes.go): the commit head of every document carries,
+// in GSI1, the UTC day and shard of its latest commit as partition key and
+// the commit instant and document as sort key, so the documents changed in
+// a period are found by Queries over that period's days and shards.
+
+// ChangesGSI1PK is the change-index partition of one UTC day and shard.
+func ChangesGSI1PK(day time.Time, shard int) string {
+	return "CHANGES#" + day.UTC().Format(time.DateOnly) + "#" + strconv.Itoa(shard)
+}
+
+// ChangesGSI1SK orders a day's changes by commit instant, then document.
+func ChangesGSI1SK(committedAt time.Time, doc string) string {
+	return changeInstant(committedAt) + "#" + doc
+}
+
+// ChangesRange returns inclusive bounds of the sort keys of the commits
+// with since < instant <= until: no sort key equals a bound ('$' sorts
+// right after the '#' that follows the instant in every key).
+func ChangesRange(since, until time.Time) (lo, hi string) {
+	return changeInstant(since) + "$", changeInstant(until) + "$"
+}
+
+// changeInstant is an instant in UTC, fixed width with nanoseconds, so that
+// sort keys sort in time order.
+func changeInstant(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000000000Z") }
+
+// ChangeShard is the shard of a document's changes among shards: a stable
+// hash (FNV-1a) of its ID, the same in every process and release.
+func ChangeShard(doc string, shards int) int {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(doc))
+	return int(h.Sum32() % uint32(max(shards, 1)))
+}
+
+// ChangeShardsPK and ChangeShardsSK key the record of the largest shard
+// count any process has written the change index with. It carries no index
+// keys, and its Type is no entity any reader or the export knows.
+const (
+	ChangeShardsPK = "CHANGES"
+	ChangeShardsSK = "SHARDS"
+)
 
 // CapitalActivityLatestSK is the latest capital activity.
 const CapitalActivityLatestSK = "CAPITAL_ACTIVITY#LATEST"

@@ -30,7 +30,11 @@ type Plan struct {
 	Stage []*dynamodb.BatchWriteItemInput
 	// Commit flips the head to the version, conditional on the head read
 	// before, together with the document-level items of the latest view, the
-	// version's history records and the fund's items.
+	// version's history records and the fund's items. The head carries the
+	// change index's keys (changes.go) under the Store's ChangeShards; unlike
+	// Restate, sending a Plan does not record that count in the table, so a
+	// plan of more shards than the table records is found only by readers
+	// configured with as many.
 	Commit *dynamodb.TransactWriteItemsInput
 	// Materialize brings the latest view's position items to the version:
 	// transactions of whole positions (at most 100 items), each checking
@@ -128,7 +132,8 @@ const maxBatchWrite = 25
 
 // commitRequest is the transaction that flips the head from prev (nil: none
 // yet) to d, with every document-level item of the latest view, the
-// version's history records and the fund's index entry. It fails its
+// version's history records and the fund's index entry. The head carries
+// the change index's keys of this commit. It fails its
 // condition check if another writer moved the head since it was read, if
 // the request's Idempotency-Key was taken over, or if the claims it relies
 // on (cl, may be nil) were revoked.
@@ -138,6 +143,12 @@ func (s *Store) commitRequest(d *fund.Document, prev *Item, hash string, cl *cla
 		AsOf: d.AsOf, Version: d.Version, CommitID: d.CommitID, ContentHash: hash,
 		PositionCount: len(d.Positions), CreatedAt: d.CreatedAt, CreatedBy: d.CreatedBy, RequestID: d.RequestID,
 	}
+	// The change index (changes.go) holds the head under the instant of
+	// this commit, taken now rather than when the version was created: a
+	// large version takes a while to stage, and the index must not hold a
+	// commit under an instant much older than the commit itself.
+	head.CommittedAt = s.Now()
+	head.GSI1PK, head.GSI1SK = s.changeKeys(d.ID, head.CommittedAt)
 	headCond := ifExpr("attribute_not_exists(#pk)", exprNames{"#pk": AttrPK}, nil)
 	if prev != nil {
 		headCond = ifExpr("#v = :v", exprNames{"#v": "Version"}, exprValues{":v": attrN(prev.Version)})

@@ -37,15 +37,21 @@ type Store struct {
 	// taken over by a writer of another investor (DefaultClaimLease when
 	// zero); it must outlast the write deadline.
 	ClaimLease time.Duration
+	// ChangeShards is how many shards of each day a commit spreads the
+	// change index over (DefaultChangeShards; see changes.go). It may be
+	// changed between runs, up or down: the table records the largest
+	// count ever written, and ChangedSince queries that many.
+	ChangeShards int
 
 	writers turns // one writer of a document at a time in this process
+	shards  shardRecord
 }
 
 // NewStore returns a Store on the named table.
 func NewStore(db *dynamo.DB, table string) *Store {
 	return &Store{
 		db: db, table: db.Table(table), name: table,
-		MaxPositions: fund.DefaultMaxPositions, Parallelism: 4,
+		MaxPositions: fund.DefaultMaxPositions, Parallelism: 4, ChangeShards: DefaultChangeShards,
 		Now: func() time.Time { return time.Now().UTC().Truncate(time.Millisecond) },
 	}
 }
@@ -204,7 +210,11 @@ func (s *Store) Restate(ctx context.Context, d fund.Document, ifMatch *int) (fun
 			s.release(ctx, cl)
 			return fund.Document{}, err
 		}
-		err = s.commit(ctx, &d, head, hash, cl)
+		// The shard count this commit indexes under is recorded before the
+		// commit, so that no reader can miss a shard it wrote.
+		if err = s.recordChangeShards(ctx); err == nil {
+			err = s.commit(ctx, &d, head, hash, cl)
+		}
 		if dynamo.IsCondCheckFailed(err) {
 			// Another writer committed first, this one's claims were
 			// revoked or its Idempotency-Key was taken over (it outlived a

@@ -1,0 +1,174 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/fundsvc/fundsvc/fund"
+	"github.com/guregu/dynamo/v2"
+)
+
+// The change index's backfill (`fundsvc changes backfill`): heads committed
+// before the change index existed carry no GSI1 keys, so ChangedSince does
+// not see them. The backfill finds them with a Scan (the table has no other
+// list of every document, and this runs once per table) and gives each the
+// keys of its commit, from the instant it was created. It is the only Scan
+// besides the export's (architecture_test.go names both).
+
+// BackfillProgress is where a backfill stands.
+type BackfillProgress struct {
+	// Resume is where the Scan goes on from: pass it to BackfillChanges to
+	// continue an interrupted run. Empty once the whole table was read.
+	Resume string
+	// Heads counts the commit heads read, Indexed those the run gave
+	// change-index keys, Kept those that had keys already (a commit's own,
+	// or an earlier run's).
+	Heads, Indexed, Kept int
+}
+
+// BackfillOptions say where a backfill starts and whom it tells.
+type BackfillOptions struct {
+	// Resume is a BackfillProgress.Resume of an earlier run; empty: the
+	// start of the table.
+	Resume string
+	// PageItems is the items one Scan request reads (default 1000).
+	PageItems int
+	// Progress, when not nil, is called after every page.
+	Progress func(BackfillProgress)
+}
+
+// BackfillChanges sets the change-index keys on every commit head that
+// lacks them, from the head's creation instant (a head written since the
+// index existed carries the keys of its own commit). It reads the table
+// with a strongly consistent Scan of the heads, a page at a time. When it
+// stops early (an error, ctx done), the progress it returns says where to
+// resume.
+//
+// It is idempotent: each head is updated on condition that it still lacks
+// the keys and still names the commit read, so keys a commit wrote, in this
+// process or any other, are never overwritten; a head that moved on is read
+// again and indexed by its new commit if that did not index it. Running it
+// again, or again from an older resume point, changes nothing already done.
+// It returns EINVALID for a resume point no run printed.
+func (s *Store) BackfillChanges(ctx context.Context, opts BackfillOptions) (BackfillProgress, error) {
+	p := BackfillProgress{Resume: opts.Resume}
+	from, err := backfillStart(opts.Resume)
+	if err != nil {
+		return p, err
+	}
+	if err := s.recordChangeShards(ctx); err != nil {
+		return p, err
+	}
+	for {
+		scan := s.table.Scan().Filter("$ = ?", AttrSK, HeadSK).Consistent(true).
+			Project(AttrPK, AttrSK, AttrGSI1PK, "'Type'", "DocumentID", "CommitID", "CreatedAt", "CommittedAt").SearchLimit(cmp.Or(max(opts.PageItems, 0), 1000))
+		if from != nil {
+			scan = scan.StartFrom(from)
+		}
+		it := scan.Iter()
+		var head Item
+		for it.Next(ctx, &head) {
+			if head.Type == TypeHead {
+				p.Heads++
+				indexed, err := s.indexHead(ctx, head)
+				if err != nil {
+					return p, err
+				}
+				if indexed {
+					p.Indexed++
+				} else {
+					p.Kept++
+				}
+			}
+			head = Item{}
+		}
+		if err := it.Err(); err != nil {
+			return p, fmt.Errorf("store: scan for heads to index: %w", err)
+		}
+		if from, err = it.LastEvaluatedKey(ctx); err != nil {
+			return p, fmt.Errorf("store: scan for heads to index: %w", err)
+		}
+		p.Resume = ""
+		if from != nil {
+			p.Resume = base64.RawURLEncoding.EncodeToString(pageKeyOf(from))
+		}
+		if opts.Progress != nil {
+			opts.Progress(p)
+		}
+		if from == nil {
+			return p, nil
+		}
+	}
+}
+
+// backfillStart decodes a resume point; empty is the start of the table.
+func backfillStart(resume string) (dynamo.PagingKey, error) {
+	if resume == "" {
+		return nil, nil
+	}
+	b, err := base64.RawURLEncoding.DecodeString(resume)
+	if err != nil {
+		return nil, fund.Invalid("resume", "is not a resume point a backfill printed")
+	}
+	k, err := paging(b)
+	if err != nil {
+		return nil, fund.Invalid("resume", "is not a resume point a backfill printed")
+	}
+	return k, nil
+}
+
+// maxIndexAttempts bounds how often indexHead reads a head again that
+// commits keep moving.
+const maxIndexAttempts = 10
+
+// indexHead gives a head read by the backfill the change-index keys of its
+// commit, unless it has keys. It reports whether it wrote them.
+func (s *Store) indexHead(ctx context.Context, h Item) (bool, error) {
+	for range maxIndexAttempts {
+		if h.GSI1PK != "" {
+			return false, nil
+		}
+		at := h.CommittedAt
+		if at.IsZero() {
+			at = h.CreatedAt
+		}
+		if at.IsZero() {
+			return false, fmt.Errorf("store: head of document %s has no creation instant to index it by", h.DocumentID)
+		}
+		pk, sk := s.changeKeys(h.DocumentID, at)
+		stamp, _ := at.UTC().MarshalText() // as the item codec stores instants
+		_, err := s.db.Client().UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName:        aws.String(s.name),
+			Key:              itemKey(h.PK, HeadSK),
+			UpdateExpression: aws.String("SET #pk = :pk, #sk = :sk, #at = :at"),
+			// Only the commit read, and only while no commit gave it keys:
+			// a commit rewrites the whole head, its keys included.
+			ConditionExpression:      aws.String("attribute_not_exists(#pk) AND #c = :c"),
+			ExpressionAttributeNames: exprNames{"#pk": AttrGSI1PK, "#sk": AttrGSI1SK, "#at": "CommittedAt", "#c": "CommitID"},
+			ExpressionAttributeValues: exprValues{":pk": attrS(pk), ":sk": attrS(sk), ":at": attrS(string(stamp)),
+				":c": attrS(h.CommitID)},
+		})
+		if err == nil {
+			return true, nil
+		}
+		if !dynamo.IsCondCheckFailed(err) {
+			return false, fmt.Errorf("store: index the head of document %s: %w", h.DocumentID, err)
+		}
+		// Another commit (or another backfill) got there first.
+		var now Item
+		err = s.table.Get(AttrPK, h.PK).Range(AttrSK, dynamo.Equal, HeadSK).Consistent(true).One(ctx, &now)
+		if errors.Is(err, dynamo.ErrNotFound) {
+			return false, nil
+		}
+		if err != nil {
+			return false, fmt.Errorf("store: read the head of document %s again: %w", h.DocumentID, err)
+		}
+		h = now
+	}
+	return false, fund.Errorf(fund.ECONFLICT, "the head of document %s kept changing while it was indexed; run the backfill again", h.DocumentID)
+}
