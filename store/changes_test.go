@@ -69,7 +69,7 @@ func TestChangedSinceFindsEachDocumentsLatestCommitInThePeriod(t *testing.T) {
 	commitAt(t, e.Store, doc("MIDNIGHT", "F1", 1, "POS_1"), at(11, 0, 0, 0, 0))
 	commitAt(t, e.Store, doc("TWICE", "F1", 1, "POS_1"), at(10, 13, 0, 0, 0))
 	commitAt(t, e.Store, doc("TWICE", "F1", 2, "POS_1"), at(12, 1, 0, 0, 0)) // only the latest commit
-	commitAt(t, e.Store, doc("AT_UNTIL", "F1", 1, "POS_1"), until)          // included: until is inclusive
+	commitAt(t, e.Store, doc("AT_UNTIL", "F1", 1, "POS_1"), until)           // included: until is inclusive
 	commitAt(t, e.Store, doc("AFTER", "F1", 1, "POS_1"), until.Add(time.Nanosecond))
 	commitAt(t, e.Store, doc("MOVED_ON", "F1", 1, "POS_1"), at(11, 9, 0, 0, 0))
 	commitAt(t, e.Store, doc("MOVED_ON", "F1", 2, "POS_1"), at(13, 9, 0, 0, 0)) // its latest commit is after until
@@ -213,7 +213,9 @@ func TestTheBackfillIndexesHeadsWrittenBeforeTheIndex(t *testing.T) {
 		commitAt(t, e.Store, doc(id, "F1", 1, "POS_1"), created)
 		want = append(want, fmt.Sprintf("%s@1@%s", id, created.Format(time.RFC3339Nano)))
 	}
-	slices.SortFunc(want, func(a, b string) int { return strings.Compare(a[strings.LastIndex(a, "@"):], b[strings.LastIndex(b, "@"):]) })
+	slices.SortFunc(want, func(a, b string) int {
+		return strings.Compare(a[strings.LastIndex(a, "@"):], b[strings.LastIndex(b, "@"):])
+	})
 	commitAt(t, e.Store, doc("NEW", "F1", 1, "POS_1"), at(4, 12, 0, 0, 0))
 	want = slices.Insert(want, 5, "NEW@1@2026-01-04T12:00:00Z") // after OLD_1 and OLD_4 at 10:01 and 10:04 of the 4th
 	stripChangeKeys(t, e, ids...)
