@@ -1,6 +1,6 @@
 // Command fundsvc serves investment fund documents and positions from one
 // DynamoDB table. Subcommands: serve, export, ddl, table create|describe,
-// seed, token.
+// changes backfill, seed, token.
 package main
 
 import (
@@ -40,6 +40,9 @@ commands:
                        fundsvc export [--dest s3://bucket/prefix | DIR] [--date YYYY-MM-DD]
                        [--segments N] [--file-bytes N] [--compression zstd|snappy] [--progress auto|bar|log]
                        [--wait-lease DURATION: wait for another export of the same date instead of refusing]
+  changes backfill   give the change index's keys to documents committed before it existed
+                     (idempotent; prints a resume point after every page):
+                       fundsvc changes backfill [--resume POINT] [--page-items N]
   ddl                print Athena CREATE EXTERNAL TABLE statements: fundsvc ddl [--location s3://bucket/prefix | DIR]
   token              mint a development token with the configured HS256 secret:
                        fundsvc token --role admin --funds FUND_A,FUND_B   (or --funds '*')
@@ -77,6 +80,7 @@ serve limits and shutdown (see the README for the rest):
   FUNDSVC_WRITE_TIMEOUT      deadline of a write (default 5m); FUNDSVC_REQUEST_TIMEOUT of a read (60s)
   FUNDSVC_SHUTDOWN_TIMEOUT   how long shutdown waits for requests in flight (default the longer timeout + 10s)
   FUNDSVC_DRAIN_DELAY        how long /readyz fails before new connections are refused (default 0)
+  FUNDSVC_CHANGE_SHARDS      shards of each day of the change index (default 8, 1 to 256; see docs/access-patterns.md)
 `
 
 func main() {
@@ -100,14 +104,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		return mintToken(rest, getenv, stdout)
 	}
 	sub := ""
-	if cmd == "table" {
+	if cmd == "table" || cmd == "changes" {
 		if len(rest) == 0 || strings.HasPrefix(rest[0], "-") {
-			return errors.New("table: want create or describe; run fundsvc help")
+			return fmt.Errorf("%s: want %s; run fundsvc help", cmd, map[string]string{"table": "create or describe", "changes": "backfill"}[cmd])
 		}
 		sub, rest = rest[0], rest[1:]
 	}
 	var ex exportFlags
-	cfg, extra, err := config.Load(getenv, rest, "fundsvc "+cmd, ex.register(cmd))
+	var ch changesFlags
+	cfg, extra, err := config.Load(getenv, rest, "fundsvc "+cmd, ex.register(cmd), ch.register(cmd, sub))
 	if err != nil {
 		return err
 	}
@@ -143,6 +148,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 			fmt.Fprintf(stdout, "  index %s: key %s/%s, projection %s, status %s\n", g.Name, g.HashKey, g.RangeKey, g.ProjectionType, g.Status)
 		}
 		return nil
+	case "changes backfill":
+		return backfillChanges(ctx, store, ch, stdout)
 	case "seed ":
 		n, err := store.SeedDemo(ctx)
 		if err != nil {
@@ -175,6 +182,7 @@ func open(ctx context.Context, cfg config.Config, getenv func(string) string) (*
 	}
 	store := store.NewStore(store.NewDB(awsCfg), cfg.Table)
 	store.MaxPositions = cfg.MaxPositions
+	store.ChangeShards = cfg.ChangeShards
 	// A live writer must never lose its pending claims: the lease outlasts
 	// the longest a write may run.
 	store.ClaimLease = cfg.ClaimLease
