@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // apiPageLimit is the service's default page size (config.DefaultPageLimit),
@@ -61,10 +63,13 @@ func readComparisons(svc *service, r *raw, ds dataset) []*comparison {
 			}
 		}
 	}
-	query := func(target func(*rand.Rand) string, q func(context.Context, string) error) workload {
+	query := func(target func(*rand.Rand) string, q func(context.Context, string) ([]map[string]types.AttributeValue, error)) workload {
 		return func(_, _ int, rng *rand.Rand) call {
 			t := target(rng)
-			return func(ctx context.Context) error { return q(ctx, t) }
+			return func(ctx context.Context) error {
+				_, err := q(ctx, t)
+				return err
+			}
 		}
 	}
 	return []*comparison{
@@ -72,13 +77,19 @@ func readComparisons(svc *service, r *raw, ds dataset) []*comparison {
 			api: get(doc, "/v1/documents/{}"), raw: query(doc, r.overview)},
 		{name: "position across documents", target: 1.25,
 			api: get(pos, "/v1/positions/{}"),
-			raw: query(pos, func(ctx context.Context, p string) error { return r.positionItems(ctx, p, apiPageLimit, false) })},
+			raw: query(pos, func(ctx context.Context, p string) ([]map[string]types.AttributeValue, error) {
+				return r.positionItems(ctx, p, apiPageLimit, false)
+			})},
 		{name: summaryName, target: 1.25,
 			api: get(pos, "/v1/positions/{}/summary"),
-			raw: query(pos, func(ctx context.Context, p string) error { return r.positionItems(ctx, p, 0, true) })},
+			raw: query(pos, func(ctx context.Context, p string) ([]map[string]types.AttributeValue, error) {
+				return r.positionItems(ctx, p, 0, true)
+			})},
 		{name: "fund documents",
 			api: get(fnd, "/v1/funds/{}/documents"),
-			raw: query(fnd, func(ctx context.Context, f string) error { return r.fundDocuments(ctx, f, apiPageLimit) })},
+			raw: query(fnd, func(ctx context.Context, f string) ([]map[string]types.AttributeValue, error) {
+				return r.fundDocuments(ctx, f, apiPageLimit)
+			})},
 	}
 }
 

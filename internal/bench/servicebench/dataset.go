@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/store"
+	"github.com/guregu/dynamo/v2/dynamodbiface"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -112,7 +113,7 @@ var markerKey = map[string]types.AttributeValue{
 	store.AttrSK: &types.AttributeValueMemberS{Value: "LOADED"},
 }
 
-func markLoaded(ctx context.Context, client *dynamodb.Client, table string) error {
+func markLoaded(ctx context.Context, client dynamodbiface.DynamoDBAPI, table string) error {
 	_, err := client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: markerKey})
 	if err != nil {
 		return fmt.Errorf("mark %s loaded: %w", table, err)
@@ -120,14 +121,14 @@ func markLoaded(ctx context.Context, client *dynamodb.Client, table string) erro
 	return nil
 }
 
-func loaded(ctx context.Context, client *dynamodb.Client, table string) bool {
+func loaded(ctx context.Context, client dynamodbiface.DynamoDBAPI, table string) bool {
 	out, err := client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: markerKey, ConsistentRead: aws.Bool(true)})
 	return err == nil && out.Item != nil
 }
 
 // ensureLoaded reuses the dataset's table if an earlier run loaded it
 // completely, and loads it afresh otherwise.
-func ensureLoaded(ctx context.Context, client *dynamodb.Client, store *store.Store, ds dataset) error {
+func ensureLoaded(ctx context.Context, client dynamodbiface.DynamoDBAPI, store *store.Store, ds dataset) error {
 	table := ds.table()
 	if loaded(ctx, client, table) {
 		fmt.Printf("reusing %s\n", table)

@@ -73,7 +73,10 @@ type options struct {
 	serviceLog  string
 	reqTimeout  time.Duration
 	wrTimeout   time.Duration
-	only        *regexp.Regexp // measure only the comparisons it matches; nil for all
+	// costRequests is how many requests per side measure a read's
+	// capacity (a fifth as many for an ingest); 0 skips the cost table.
+	costRequests int
+	only         *regexp.Regexp // measure only the comparisons it matches; nil for all
 
 	args        []string // as given, for the report
 	makeCommand string   // the make invocation that passes them
@@ -104,6 +107,7 @@ func parseFlags(args []string) (options, error) {
 	fs.StringVar(&o.serviceLog, "fundsvc-log", "", "also write the service's log to this file")
 	fs.DurationVar(&o.reqTimeout, "request-timeout", 0, "the service's FUNDSVC_REQUEST_TIMEOUT (0: its default, 60s)")
 	fs.DurationVar(&o.wrTimeout, "write-timeout", 0, "the service's FUNDSVC_WRITE_TIMEOUT (0: its default, 5m)")
+	fs.IntVar(&o.costRequests, "cost-requests", 10, "requests per side that measure a read's consumed capacity, a fifth as many for an ingest (0 to skip the cost tables)")
 	only := fs.String("only", "", "measure only the comparisons whose name matches this regular expression (e.g. 'overview|position'); empty for all")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -129,7 +133,7 @@ func parseFlags(args []string) (options, error) {
 		return o, fmt.Errorf("-docs must be at least 1 and -positions from 1 to %d", fund.DefaultMaxPositions)
 	case o.ds.restated < 0 || o.ds.restated > 1 || o.writes < 0 || o.writes > 1:
 		return o, errors.New("-restated and -sustain-writes are fractions from 0 to 1")
-	case o.conc < 1 || o.sustainConc < 1 || o.bounds.requests < 1 || o.warmup < 0 || o.slices < 1:
+	case o.conc < 1 || o.sustainConc < 1 || o.bounds.requests < 1 || o.warmup < 0 || o.slices < 1 || o.costRequests < 0:
 		return o, errors.New("-concurrency, -sustain-concurrency, -requests and -slices must be at least 1")
 	case o.sustain.limit > 0 && len(o.ingest) == 0:
 		return o, errors.New("the sustained load restates documents of the first -ingest size, which -only leaves out: add -sustain=0")
@@ -174,10 +178,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 func bench(ctx context.Context, o options, db *dynamotest.Server, out io.Writer) error {
 	fdb := store.NewDB(db.Config())
 	store := store.NewStore(fdb, o.ds.table())
-	r, err := newRaw(fdb, store)
-	if err != nil {
-		return err
-	}
+	r := newRaw(fdb, store)
 	if err := ensureLoaded(ctx, r.client, store, o.ds); err != nil {
 		return err
 	}
@@ -210,6 +211,13 @@ func bench(ctx context.Context, o options, db *dynamotest.Server, out io.Writer)
 	if err != nil {
 		return err
 	}
+	var costs []*costRow
+	if o.costRequests > 0 {
+		fmt.Fprintln(out, "consumed capacity per request")
+		if costs, err = measureCost(ctx, o, svc, r, pools, comps); err != nil {
+			return err
+		}
+	}
 	var sr *sustainResult
 	if o.sustain.limit > 0 {
 		fmt.Fprintf(out, "sustained mixed load for %s\n", o.sustain.limit)
@@ -222,10 +230,23 @@ func bench(ctx context.Context, o options, db *dynamotest.Server, out io.Writer)
 
 	report := format(o, comps, sr)
 	fmt.Fprint(out, "\n"+report)
-	if o.out != "" {
-		return benchdoc.Splice(o.out, "servicebench", report)
+	var cost string
+	if costs != nil {
+		cost = formatCost(o, costs)
+		fmt.Fprint(out, "\n"+cost)
 	}
-	return nil
+	if o.out == "" {
+		return nil
+	}
+	if err := benchdoc.Splice(o.out, "servicebench", report); err != nil {
+		return err
+	}
+	if cost == "" {
+		return nil
+	}
+	// A table of its own (docs/benchmarks.md, "Cost: capacity per
+	// operation"), between markers of its own.
+	return benchdoc.Splice(o.out, "servicebench-cost", cost)
 }
 
 // newPools makes this run's documents to restate, one pool per ingest

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -29,7 +30,7 @@ func TestMain(m *testing.M) { os.Exit(multitest.Main(m)) }
 func TestATinyRunReportsEveryComparison(t *testing.T) {
 	bin := multitest.Binary(t)
 	doc := filepath.Join(t.TempDir(), "benchmarks.md")
-	if err := os.WriteFile(doc, []byte("# Benchmarks\n\n<!-- servicebench:begin -->\nlast run\n<!-- servicebench:end -->\n\nAfter.\n"), 0o644); err != nil {
+	if err := os.WriteFile(doc, []byte("# Benchmarks\n\n<!-- servicebench:begin -->\nlast run\n<!-- servicebench:end -->\n\nAfter.\n\n<!-- servicebench-cost:begin -->\nlast cost\n<!-- servicebench-cost:end -->\n\nEnd.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	o, err := parseFlags([]string{"-fundsvc", bin, "-out", doc,
@@ -56,7 +57,8 @@ func TestATinyRunReportsEveryComparison(t *testing.T) {
 	}
 	report := string(b)
 	t.Logf("report:\n%s", report)
-	if strings.Contains(report, "last run") || !strings.HasSuffix(report, "<!-- servicebench:end -->\n\nAfter.\n") {
+	if strings.Contains(report, "last run") || strings.Contains(report, "last cost") ||
+		!strings.Contains(report, "<!-- servicebench:end -->\n\nAfter.\n\n<!-- servicebench-cost:begin -->") || !strings.HasSuffix(report, "<!-- servicebench-cost:end -->\n\nEnd.\n") {
 		t.Errorf("the report did not replace the text between the markers:\n%s", report)
 	}
 	if !strings.Contains(out.String(), "| measurement | concurrency |") {
@@ -83,6 +85,45 @@ func TestATinyRunReportsEveryComparison(t *testing.T) {
 		if !strings.Contains(report, want) {
 			t.Errorf("the report lacks %q:\n%s", want, report)
 		}
+	}
+	// The cost table, between markers of its own: each route's units on
+	// both sides, beside the minimum, reads reading and ingests writing.
+	u := `[0-9]+(\.[0-9]+)?`
+	for _, tc := range []struct{ name, row string }{
+		{"document overview", fmt.Sprintf(`%s \| 0 \| %s \| 0 \| %s \| 0 \|`, u, u, u)},
+		{"position across documents", fmt.Sprintf(`%s \| 0 \| %s \| 0 \| %s \| 0 \|`, u, u, u)},
+		{"position summary", fmt.Sprintf(`%s \| 0 \| %s \| 0 \| %s \| 0 \|`, u, u, u)},
+		{"fund documents", fmt.Sprintf(`%s \| 0 \| %s \| 0 \| %s \| 0 \|`, u, u, u)},
+		{"ingest, 5 positions", fmt.Sprintf(`%s \| %s \| 0 \| %s \| 0 \| %s \|`, u, u, u, u)},
+	} {
+		row := regexp.MustCompile(`(?m)^\| ` + regexp.QuoteMeta(tc.name) + ` \| ` + tc.row + ` [0-9]+ \| [0-9.]+ \| [0-9.]+ \|$`)
+		if m := row.FindString(report); m == "" || strings.Contains(m, "| 0 | 0 |") && !strings.HasPrefix(tc.name, "ingest") {
+			t.Errorf("no cost row for %s in:\n%s", tc.name, report)
+		}
+	}
+	if i, j := strings.Index(report, "<!-- servicebench-cost:begin -->"), strings.Index(report, "<!-- servicebench-cost:end -->"); i < 0 || j < i ||
+		!strings.Contains(report[i:j], "| operation | API read |") || !strings.Contains(report[i:j], "| **total** |") {
+		t.Errorf("the cost tables are not between their markers:\n%s", report)
+	}
+	// A raw read is the minimum: DynamoDB Local charged the Query what
+	// DynamoDB's rules give for the items' sizes (store.ItemSize).
+	for _, name := range []string{"document overview", "position summary"} {
+		m := regexp.MustCompile(`(?m)^\| ` + name + ` \| \S+ \| 0 \| (\S+) \| 0 \| (\S+) \| 0 \|`).FindStringSubmatch(report)
+		if m == nil || m[1] != m[2] {
+			t.Errorf("%s: raw and minimum read units differ: %v", name, m)
+		}
+	}
+	// DynamoDB Local reports no more for the raw writes than the rules
+	// give for the plan's items (less for transactions: see
+	// docs/benchmarks.md), and the cost model uses the rules' figure.
+	m := regexp.MustCompile(`ingest, 5 positions: the raw writes priced by the rules come to (\S+) write units, DynamoDB Local reported (\S+); the API's writes so corrected: (\S+);`).FindStringSubmatch(report)
+	if m == nil {
+		t.Fatalf("no priced raw writes in:\n%s", report)
+	}
+	byRule, _ := strconv.ParseFloat(m[1], 64)
+	reported, _ := strconv.ParseFloat(m[2], 64)
+	if reported <= 0 || reported > byRule {
+		t.Errorf("raw writes: %v by the rules, %v reported", byRule, reported)
 	}
 	if strings.Contains(report, "Failed requests") {
 		t.Errorf("requests failed:\n%s", report)

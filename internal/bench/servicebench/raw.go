@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -11,6 +10,7 @@ import (
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/store"
 	"github.com/guregu/dynamo/v2"
+	"github.com/guregu/dynamo/v2/dynamodbiface"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -18,58 +18,53 @@ import (
 // configured as the store's (store.NewDB: same retry policy); its writes
 // are the store's own write plans.
 type raw struct {
-	client *dynamodb.Client
+	client dynamodbiface.DynamoDBAPI // counts consumed capacity (store.NewDB)
 	table  string
 	store  *store.Store // for its write plans only
 }
 
-func newRaw(db *dynamo.DB, s *store.Store) (*raw, error) {
-	c, ok := db.Client().(*dynamodb.Client)
-	if !ok {
-		return nil, errors.New("store.NewDB did not make a *dynamodb.Client")
-	}
-	return &raw{client: c, table: s.TableName(), store: s}, nil
+func newRaw(db *dynamo.DB, s *store.Store) *raw {
+	return &raw{client: db.Client(), table: s.TableName(), store: s}
 }
 
 func str(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
 
 // query runs in and, if all is set, every page after it, and returns the
-// number of items read.
-func (r *raw) query(ctx context.Context, in *dynamodb.QueryInput, all bool) (int, error) {
+// items read.
+func (r *raw) query(ctx context.Context, in *dynamodb.QueryInput, all bool) ([]map[string]types.AttributeValue, error) {
 	in.TableName = aws.String(r.table)
-	n := 0
+	var items []map[string]types.AttributeValue
 	p := dynamodb.NewQueryPaginator(r.client, in)
 	for p.HasMorePages() {
 		page, err := p.NextPage(ctx)
 		if err != nil {
-			return n, err
+			return items, err
 		}
-		n += len(page.Items)
+		items = append(items, page.Items...)
 		if !all {
 			break
 		}
 	}
-	if n == 0 {
-		return 0, fmt.Errorf("query %s: no items", aws.ToString(in.KeyConditionExpression))
+	if len(items) == 0 {
+		return nil, fmt.Errorf("query %s: no items", aws.ToString(in.KeyConditionExpression))
 	}
-	return n, nil
+	return items, nil
 }
 
 // overview is the document overview's Query: the whole document
 // partition, strongly consistent, every page.
-func (r *raw) overview(ctx context.Context, doc string) error {
-	_, err := r.query(ctx, &dynamodb.QueryInput{
+func (r *raw) overview(ctx context.Context, doc string) ([]map[string]types.AttributeValue, error) {
+	return r.query(ctx, &dynamodb.QueryInput{
 		KeyConditionExpression:    aws.String("#pk = :pk"),
 		ExpressionAttributeNames:  map[string]string{"#pk": store.AttrPK},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(store.DocPK(doc))},
 		ConsistentRead:            aws.Bool(true),
 	}, true)
-	return err
 }
 
 // positionItems is the Query of GSI2 behind a position's items across
 // documents: one page of limit items, or every page.
-func (r *raw) positionItems(ctx context.Context, pos string, limit int32, all bool) error {
+func (r *raw) positionItems(ctx context.Context, pos string, limit int32, all bool) ([]map[string]types.AttributeValue, error) {
 	in := &dynamodb.QueryInput{
 		IndexName:                 aws.String(store.IndexGSI2),
 		KeyConditionExpression:    aws.String("#pk = :pk"),
@@ -79,15 +74,14 @@ func (r *raw) positionItems(ctx context.Context, pos string, limit int32, all bo
 	if limit > 0 {
 		in.Limit = aws.Int32(limit)
 	}
-	_, err := r.query(ctx, in, all)
-	return err
+	return r.query(ctx, in, all)
 }
 
 // fundDocuments is the Query behind a fund's documents: its index entries
 // of every date, one page of limit.
-func (r *raw) fundDocuments(ctx context.Context, fundID string, limit int32) error {
+func (r *raw) fundDocuments(ctx context.Context, fundID string, limit int32) ([]map[string]types.AttributeValue, error) {
 	lo, hi := store.FundDocumentRange(fund.Date{}, fund.Date{})
-	_, err := r.query(ctx, &dynamodb.QueryInput{
+	return r.query(ctx, &dynamodb.QueryInput{
 		KeyConditionExpression:   aws.String("#pk = :pk AND #sk BETWEEN :lo AND :hi"),
 		ExpressionAttributeNames: map[string]string{"#pk": store.AttrPK, "#sk": store.AttrSK},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
@@ -95,7 +89,6 @@ func (r *raw) fundDocuments(ctx context.Context, fundID string, limit int32) err
 		},
 		Limit: aws.Int32(limit),
 	}, false)
-	return err
 }
 
 // headVersion reads a document's committed version from its head.

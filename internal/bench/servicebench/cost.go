@@ -1,0 +1,334 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/fundsvc/fundsvc/fund"
+	"github.com/fundsvc/fundsvc/store"
+)
+
+// The capacity rules of DynamoDB ("DynamoDB read and write operations",
+// docs.aws.amazon.com/amazondynamodb/latest/developerguide/read-write-operations.html):
+// a strongly consistent read of up to 4 KB is one read unit, an eventually
+// consistent one half; a Query sums the sizes of the items it returns and
+// rounds up once; a write of up to 1 KB is one write unit, rounded up per
+// item, and again for each global secondary index that holds the item;
+// transactional requests count twice.
+const (
+	readUnitBytes  = 4096
+	writeUnitBytes = 1024
+)
+
+// costRow is the capacity one operation consumes per request: the API's
+// (read off the service's /metrics), the raw baseline's (off the store's
+// meter, store.Store.Consumed) and the least DynamoDB's rules allow for
+// the items involved.
+type costRow struct {
+	name          string
+	requests      int // per side
+	api, raw, min store.Capacity
+	items         float64 // of the minimum, per request
+	kb            float64 // their size, per request
+	skip          string
+	// Of an ingest only: its size, and the raw writes priced by the rules
+	// (what DynamoDB Local should have reported for them).
+	positions int
+	rawByRule store.Capacity
+	apiByRule store.Capacity // the API's, its writes corrected to the rules
+	storedKB  float64        // what one version adds to the table and its indexes, with 100 bytes of overhead per item
+}
+
+// queryMinimum is the least a Query returning items can consume.
+func queryMinimum(items []map[string]types.AttributeValue, consistent bool) (store.Capacity, int) {
+	bytes := 0
+	for _, it := range items {
+		bytes += store.ItemSize(it)
+	}
+	u := math.Ceil(float64(bytes) / readUnitBytes)
+	if !consistent {
+		u /= 2
+	}
+	return store.Capacity{Read: u}, bytes
+}
+
+// indexes is how many global secondary indexes hold item (each has a key
+// of its own; both project every attribute).
+func indexes(item map[string]types.AttributeValue) int {
+	n := 0
+	for _, pk := range []string{store.AttrGSI1PK, store.AttrGSI2PK} {
+		if _, ok := item[pk]; ok {
+			n++
+		}
+	}
+	return n
+}
+
+// writeUnits is what a standard put of item costs, indexes included.
+func writeUnits(item map[string]types.AttributeValue) float64 {
+	return math.Ceil(float64(store.ItemSize(item))/writeUnitBytes) * float64(1+indexes(item))
+}
+
+// planCost prices a write plan: the minimum (each item the version leaves
+// in the latest view, the head, the document records and the fund's
+// entries, written once, standard, with its index entries: the Commit and
+// Materialize puts), the whole plan by the rules, and what it stores.
+func planCost(p store.Plan) (minimum, byRule store.Capacity, items, bytes int, storedKB float64) {
+	stored := 0.0
+	for _, in := range p.Stage {
+		for _, reqs := range in.RequestItems {
+			for _, w := range reqs {
+				if w.PutRequest != nil {
+					byRule.Write += writeUnits(w.PutRequest.Item)
+					stored += float64((store.ItemSize(w.PutRequest.Item) + 100) * (1 + indexes(w.PutRequest.Item)))
+				}
+			}
+		}
+	}
+	for _, tx := range append([]*dynamodb.TransactWriteItemsInput{p.Commit}, p.Materialize...) {
+		for _, ti := range tx.TransactItems {
+			switch {
+			case ti.Put != nil:
+				w := writeUnits(ti.Put.Item)
+				minimum.Write += w
+				byRule.Write += 2 * w
+				items++
+				bytes += store.ItemSize(ti.Put.Item)
+				stored += float64((store.ItemSize(ti.Put.Item) + 100) * (1 + indexes(ti.Put.Item)))
+			case ti.ConditionCheck != nil, ti.Update != nil, ti.Delete != nil:
+				// A check reads the item and costs a write unit per KB, as
+				// the other kinds do; their items are small.
+				byRule.Write += 2
+			}
+		}
+	}
+	if len(p.Commit.TransactItems) > 0 && p.Commit.TransactItems[0].Put != nil {
+		byRule.Write += writeUnits(p.Commit.TransactItems[0].Put.Item) // Finish updates the head, the commit's first put
+	}
+	return minimum, byRule, items, bytes, stored / 1024
+}
+
+var capacityLine = regexp.MustCompile(`(?m)^fundsvc_dynamodb_capacity_units_total\{kind="(read|write)",operation="([A-Za-z]+)"\} (\S+)$`)
+
+// scrapeCapacity reads the service's consumed capacity off /metrics.
+func scrapeCapacity(ctx context.Context, svc *service) (store.Capacity, error) {
+	_, body, err := svc.expect(ctx, http.StatusOK, http.MethodGet, "/metrics", nil)
+	if err != nil {
+		return store.Capacity{}, err
+	}
+	var c store.Capacity
+	for _, m := range capacityLine.FindAllStringSubmatch(string(body), -1) {
+		v, err := strconv.ParseFloat(m[3], 64)
+		if err != nil {
+			return c, fmt.Errorf("/metrics: %s: %w", m[0], err)
+		}
+		if m[1] == "read" {
+			c.Read += v
+		} else {
+			c.Write += v
+		}
+	}
+	return c, nil
+}
+
+// apiCapacity is what the service consumed, per request, while do ran n
+// requests one after another. Nothing else runs against the service then.
+func apiCapacity(ctx context.Context, svc *service, n int, do func(k int) error) (store.Capacity, error) {
+	before, err := scrapeCapacity(ctx, svc)
+	if err != nil {
+		return store.Capacity{}, err
+	}
+	for k := range n {
+		if err := do(k); err != nil {
+			return store.Capacity{}, err
+		}
+	}
+	after, err := scrapeCapacity(ctx, svc)
+	return per(after.Sub(before), n), err
+}
+
+func per(c store.Capacity, n int) store.Capacity {
+	return store.Capacity{Read: c.Read / float64(n), Write: c.Write / float64(n)}
+}
+
+// costReads are the read routes whose capacity is measured, with the raw
+// Query behind each and whether it reads strongly consistent.
+type costRead struct {
+	name       string
+	target     func(*rand.Rand) string
+	path       string
+	raw        func(context.Context, string) ([]map[string]types.AttributeValue, error)
+	consistent bool
+}
+
+func costReads(r *raw, ds dataset) []costRead {
+	doc := func(rng *rand.Rand) string { return ds.doc(rng.IntN(ds.docs)).id }
+	pos := func(rng *rand.Rand) string { return ds.positionID(rng.IntN(ds.funds()), rng.IntN(ds.positions)) }
+	fnd := func(rng *rand.Rand) string { return fundID(rng.IntN(ds.funds())) }
+	return []costRead{
+		{"document overview", doc, "/v1/documents/{}", r.overview, true},
+		{"position across documents", pos, "/v1/positions/{}", func(ctx context.Context, p string) ([]map[string]types.AttributeValue, error) {
+			return r.positionItems(ctx, p, apiPageLimit, false)
+		}, false},
+		{summaryName, pos, "/v1/positions/{}/summary", func(ctx context.Context, p string) ([]map[string]types.AttributeValue, error) {
+			return r.positionItems(ctx, p, 0, true)
+		}, false},
+		{"fund documents", fnd, "/v1/funds/{}/documents", func(ctx context.Context, f string) ([]map[string]types.AttributeValue, error) {
+			return r.fundDocuments(ctx, f, apiPageLimit)
+		}, false},
+	}
+}
+
+// measureCost measures the capacity of every route the timing measured
+// (comps: a skipped one is skipped here too), n requests per side for a
+// read, max(1, n/5) for an ingest, the same targets on both sides.
+func measureCost(ctx context.Context, o options, svc *service, r *raw, pools []*pool, comps []*comparison) ([]*costRow, error) {
+	skipped := map[string]string{}
+	for _, c := range comps {
+		skipped[c.name] = c.skip
+	}
+	n := o.costRequests
+	var rows []*costRow
+	for _, cr := range costReads(r, o.ds) {
+		row := &costRow{name: cr.name, requests: n, skip: skipped[cr.name]}
+		rows = append(rows, row)
+		if row.skip != "" {
+			continue
+		}
+		rng := rand.New(rand.NewPCG(o.seed, hash(cr.name)))
+		targets := make([]string, n)
+		for k := range targets {
+			targets[k] = cr.target(rng)
+		}
+		var err error
+		row.api, err = apiCapacity(ctx, svc, n, func(k int) error {
+			_, _, err := svc.expect(ctx, http.StatusOK, http.MethodGet, strings.Replace(cr.path, "{}", targets[k], 1), nil)
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("capacity of %s: %w", cr.name, err)
+		}
+		before := r.store.Consumed().Total()
+		var minimum store.Capacity
+		for _, t := range targets {
+			items, err := cr.raw(ctx, t)
+			if err != nil {
+				return nil, fmt.Errorf("capacity of %s, raw: %w", cr.name, err)
+			}
+			m, bytes := queryMinimum(items, cr.consistent)
+			minimum = minimum.Add(m)
+			row.items += float64(len(items)) / float64(n)
+			row.kb += float64(bytes) / 1024 / float64(n)
+		}
+		row.raw, row.min = per(r.store.Consumed().Total().Sub(before), n), per(minimum, n)
+		fmt.Printf("  capacity of %-26s API %s, raw %s, minimum %s\n", cr.name, units(row.api), units(row.raw), units(row.min))
+	}
+	writes := max(1, n/5)
+	for _, p := range pools {
+		name := ingestName(p.specs[0].positions)
+		row := &costRow{name: name, requests: writes, positions: p.specs[0].positions, skip: skipped[name]}
+		rows = append(rows, row)
+		if row.skip != "" {
+			continue
+		}
+		var err error
+		row.api, err = apiCapacity(ctx, svc, writes, func(k int) error {
+			body, err := requestBody(p.next(k % len(p.specs)))
+			if err != nil {
+				return err
+			}
+			_, _, err = svc.expect(ctx, http.StatusOK, http.MethodPut, "/v1/documents/"+p.specs[k%len(p.specs)].id, body)
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("capacity of %s: %w", name, err)
+		}
+		if err := p.refresh(ctx, r); err != nil {
+			return nil, err
+		}
+		before := r.store.Consumed().Total()
+		var minimum, byRule store.Capacity
+		for k := range writes {
+			j := k % len(p.specs)
+			d := p.next(j)
+			prev := fund.DocumentHeader{Version: p.versions[j], AsOf: d.AsOf}
+			plan, err := r.store.WritePlan(d, &prev)
+			if err != nil {
+				return nil, err
+			}
+			m, b, items, bytes, stored := planCost(plan)
+			minimum, byRule = minimum.Add(m), byRule.Add(b)
+			row.items += float64(items) / float64(writes)
+			row.kb += float64(bytes) / 1024 / float64(writes)
+			row.storedKB += stored / float64(writes)
+			if err := r.restate(ctx, d, prev); err != nil {
+				return nil, fmt.Errorf("capacity of %s, raw: %w", name, err)
+			}
+			p.versions[j]++
+		}
+		row.raw, row.min, row.rawByRule = per(r.store.Consumed().Total().Sub(before), writes), per(minimum, writes), per(byRule, writes)
+		// DynamoDB Local reports less than DynamoDB's rules give for the
+		// materialize transactions (see docs/benchmarks.md); the API sends
+		// the same plan, so its writes are corrected by what the raw
+		// writes missed, for the cost model.
+		row.apiByRule = row.api
+		if miss := row.rawByRule.Write - row.raw.Write; miss > 0 {
+			row.apiByRule.Write += miss
+		}
+		fmt.Printf("  capacity of %-26s API %s, raw %s, minimum %s\n", name, units(row.api), units(row.raw), units(row.min))
+	}
+	return rows, nil
+}
+
+func units(c store.Capacity) string { return fmt.Sprintf("%g read + %g write units", c.Read, c.Write) }
+
+// formatCost renders the capacity table and the monthly cost of the
+// reference workload.
+func formatCost(o options, rows []*costRow) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Command: `%s`. Capacity units per request, as DynamoDB Local reported them (`ReturnConsumedCapacity`): the API's off the service's `/metrics` (`fundsvc_dynamodb_capacity_units_total`), the raw baseline's off the bench's own client; %d requests per side for a read, %d for an ingest, one after another, the same targets on both sides. Dataset: %d documents of %d positions, funds of %d documents.\n\n",
+		o.makeCommand, o.costRequests, max(1, o.costRequests/5), o.ds.docs, o.ds.positions, docsPerFund)
+	b.WriteString("| operation | API read | API write | raw read | raw write | minimum read | minimum write | items (minimum) | KB (minimum) | API ÷ minimum |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, r := range rows {
+		if r.skip != "" {
+			fmt.Fprintf(&b, "| %s | – | – | – | – | – | – | – | – | %s |\n", r.name, r.skip)
+			continue
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %.0f | %.1f | %s |\n", r.name,
+			num(r.api.Read), num(r.api.Write), num(r.raw.Read), num(r.raw.Write), num(r.min.Read), num(r.min.Write),
+			r.items, r.kb, ratio(r.api, r.min))
+	}
+	b.WriteString("\n")
+	for _, r := range rows {
+		if r.skip == "" && r.positions > 0 {
+			fmt.Fprintf(&b, "- %s: the raw writes priced by the rules come to %s write units, DynamoDB Local reported %s; the API's writes so corrected: %s; one version stores %.0f KB with its index entries.\n",
+				r.name, num(r.rawByRule.Write), num(r.raw.Write), num(r.apiByRule.Write), r.storedKB)
+		}
+	}
+	if m, ok := fitModel(rows, o.ds.positions); ok {
+		b.WriteString("\n" + m.format(referenceWorkload, onDemandUSEast1))
+	}
+	return b.String()
+}
+
+// ratio is the API's units over the minimum's, reads and writes together
+// weighed by their on-demand prices.
+func ratio(api, min store.Capacity) string {
+	p := onDemandUSEast1
+	den := p.of(dec(min.Read), dec(min.Write))
+	if den.IsZero() {
+		return "–"
+	}
+	return p.of(dec(api.Read), dec(api.Write)).Div(den).StringFixed(1)
+}
+
+func num(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
