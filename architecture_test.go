@@ -104,9 +104,16 @@ var boundaries = []boundary{
 		allowed: func(p string) bool { return p == "api" },
 	},
 	{
-		name:    "parquet-go only in export",
+		name:    "parquet-go only in export (and export/iceberg, whose schemas derive from export's Parquet schemas)",
 		lib:     func(imp string) bool { return under(imp, "github.com/parquet-go") },
-		allowed: func(p string) bool { return p == "export" },
+		allowed: func(p string) bool { return p == "export" || p == "export/iceberg" },
+	},
+	{
+		name: "iceberg-go (and the Arrow it brings) only in export/iceberg",
+		lib: func(imp string) bool {
+			return under(imp, "github.com/apache/iceberg-go") || under(imp, "github.com/apache/arrow-go")
+		},
+		allowed: func(p string) bool { return p == "export/iceberg" },
 	},
 	{
 		name:    "nothing imports api but cmd/fundsvc, which serves it",
@@ -155,6 +162,8 @@ func TestTheRulesSeeViolations(t *testing.T) {
 		{"fund", "github.com/aws/smithy-go"},
 		{"export", "github.com/gin-gonic/gin"},
 		{"api", "github.com/parquet-go/parquet-go"},
+		{"export", "github.com/apache/iceberg-go/table"},
+		{"cmd/fundsvc", "github.com/apache/iceberg-go/catalog"},
 		{"internal/multitest", module + "/api"},
 		{"export", module + "/api"},
 		{"internal/harness", module + "/cmd/fundsvc"},
