@@ -73,6 +73,17 @@ type Config struct {
 	// finish before refusing with ErrExportRunning (default 0: refuse at
 	// once).
 	LeaseWait time.Duration
+	// SinceLast makes the run incremental: the latest published snapshot
+	// of a date on or before Date, plus the documents changed since its
+	// high-water mark, read through the store's change index (no Scan).
+	// Files the changes do not touch are reused by reference. Without an
+	// earlier snapshot (or with one an incremental run cannot start from,
+	// see Manifest.Kind), the run is a full export.
+	SinceLast bool
+	// Settle is how long a commit may take to become visible in the
+	// store's change index (default store.ChangeSettleMargin). A snapshot
+	// is complete up to its start, by the store's clock, less Settle.
+	Settle time.Duration
 }
 
 // Progress counts the work done so far; a progress bar reads it.
@@ -102,6 +113,7 @@ const (
 	EventPage     EventKind = "page"      // a Scan request has been answered (Items: its items, Key: the PK of its last item)
 	EventScan     EventKind = "scanned"   // the Scan has finished
 	EventReread   EventKind = "reread"    // a document's version (Key: its partition) or a position (Key: its registry item) was read again
+	EventReused   EventKind = "reused"    // a file of the previous snapshot is part of this one, unchanged (incremental)
 	EventFile     EventKind = "file"      // a data file is complete (not yet published)
 	EventDataset  EventKind = "dataset"   // every file of a dataset is complete
 	EventTable    EventKind = "published" // a dataset's table now reads this run
@@ -127,48 +139,102 @@ func Run(ctx context.Context, cfg Config) (*Manifest, error) {
 
 	// The lease comes first: a run that may not publish writes nothing.
 	runID := newRunID(cfg.Now().UTC())
-	l := newLease(&cfg, runID)
+	l := newLease(&cfg, cfg.Date, runID)
 	if err := l.acquire(ctx, cfg.LeaseWait); err != nil {
 		return nil, err
 	}
 	defer l.release(ctx)
+	leases := []*lease{l}
+	var base *Manifest
+	if cfg.SinceLast {
+		b, bl, err := baseOf(ctx, &cfg, runID)
+		if bl != nil {
+			defer bl.release(ctx)
+			leases = append(leases, bl)
+		}
+		if err != nil {
+			return nil, err
+		}
+		base = b
+	}
 	start := cfg.Now().UTC()
 	ctx, stop := context.WithCancelCause(ctx)
-	kept := make(chan struct{})
-	go func() {
-		defer close(kept)
-		l.keep(ctx, stop)
-	}()
+	var kept sync.WaitGroup
+	for _, l := range leases {
+		kept.Go(func() { l.keep(ctx, stop) })
+	}
 	defer func() {
 		stop(nil)
-		<-kept
+		kept.Wait()
 	}()
-	m, err := run(ctx, cfg, start, runID, l)
+	m, err := run(ctx, cfg, start, runID, leases, base)
 	if cause := context.Cause(ctx); err != nil && errors.Is(cause, ErrLeaseLost) {
 		return nil, cause
 	}
 	return m, err
 }
 
-// run is one export while the lease is held.
-func run(ctx context.Context, cfg Config, start time.Time, runID string, l *lease) (*Manifest, error) {
+// baseOf finds the snapshot an incremental run starts from, nil if it
+// must export in full. Its files become this run's, so a rerun of its
+// date must not delete them meanwhile: unless it is of the run's own date,
+// the run holds the base date's lease too (returned, to be kept and
+// released), and reads the base again once it holds it.
+func baseOf(ctx context.Context, cfg *Config, runID string) (*Manifest, *lease, error) {
+	b, err := latestManifest(ctx, cfg.Sink, cfg.Date)
+	if err != nil || b == nil {
+		return nil, nil, err
+	}
+	date, err := fund.ParseDate(b.SnapshotDate)
+	if err != nil {
+		return nil, nil, fmt.Errorf("export: the snapshot of %s: %w", b.SnapshotDate, err)
+	}
+	var bl *lease
+	if date != cfg.Date {
+		bl = newLease(cfg, date, runID)
+		if err := bl.acquire(ctx, cfg.LeaseWait); err != nil {
+			return nil, nil, err
+		}
+		if b, err = readManifest(ctx, cfg.Sink, date); err != nil {
+			return nil, bl, err
+		}
+	}
+	if incrementable(b, cfg.Store.TableName()) != "" {
+		return nil, bl, nil
+	}
+	return b, bl, nil
+}
+
+// run is one export while the leases are held.
+func run(ctx context.Context, cfg Config, start time.Time, runID string, leases []*lease, base *Manifest) (*Manifest, error) {
 	tmp, err := os.MkdirTemp(cfg.TempDir, "fundsvc-export-*")
 	if err != nil {
 		return nil, fmt.Errorf("export: %w", err)
 	}
 	defer os.RemoveAll(tmp)
 
-	x := &exporter{cfg: cfg, tmp: tmp, start: start, runID: runID, lease: l}
+	x := &exporter{cfg: cfg, tmp: tmp, start: start, runID: runID, leases: leases}
 	x.sorts = newSorts(tmp)
 	m := &Manifest{
 		SchemaVersion: SchemaVersion, SnapshotDate: cfg.Date.String(), RunID: x.runID,
-		Table: cfg.Store.TableName(), Segments: cfg.Segments, StartedAt: start,
+		Table: cfg.Store.TableName(), Segments: cfg.Segments, StartedAt: start, Kind: "full",
+		// Every commit made before the Scan started is in it, once the
+		// commit has landed: Settle bounds how long that takes. The clock
+		// is the store's, which stamps the commits.
+		CompleteUpTo: cfg.Store.Now().UTC().Add(-cfg.Settle),
 	}
-	if err := x.scan(ctx); err != nil {
-		return nil, err
+	if base != nil {
+		x.inc = &increment{base: base, docs: map[clusterKey]bool{}, funds: map[string]bool{}}
+		m.Kind, m.Base, m.Segments = "incremental", base.SnapshotDate+"/"+base.RunID, 0
+		if err := x.readChanges(ctx, m); err != nil {
+			return nil, err
+		}
+	} else {
+		if err := x.scan(ctx); err != nil {
+			return nil, err
+		}
+		m.ItemsScanned = x.items.Load()
+		x.event(Event{Kind: EventScan, Items: m.ItemsScanned})
 	}
-	m.ItemsScanned = x.items.Load()
-	x.event(Event{Kind: EventScan, Items: m.ItemsScanned})
 
 	if m.Datasets, err = x.write(ctx); err != nil {
 		return nil, err
@@ -207,6 +273,9 @@ func (c *Config) defaults() {
 	if c.LeaseDuration <= 0 {
 		c.LeaseDuration = time.Minute
 	}
+	if c.Settle <= 0 {
+		c.Settle = store.ChangeSettleMargin
+	}
 }
 
 type exporter struct {
@@ -216,8 +285,21 @@ type exporter struct {
 	runID string
 	sorts *sorts
 	items atomic.Int64
-	lease *lease
-	onEv  sync.Mutex
+	// leases are the run's own date's and, in an incremental run from
+	// another date's snapshot, that date's.
+	leases []*lease
+	inc    *increment // nil in a full export
+	onEv   sync.Mutex
+}
+
+// hold renews every lease of the run (see lease.hold).
+func (x *exporter) hold(ctx context.Context) error {
+	for _, l := range x.leases {
+		if err := l.hold(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (x *exporter) event(e Event) {

@@ -54,10 +54,10 @@ type lease struct {
 	until time.Time // the end of the lease as last written
 }
 
-func newLease(cfg *Config, runID string) *lease {
+func newLease(cfg *Config, date fund.Date, runID string) *lease {
 	b := make([]byte, 16)
 	_, _ = rand.Read(b)
-	return &lease{store: cfg.Store, date: cfg.Date, owner: hex.EncodeToString(b), runID: runID,
+	return &lease{store: cfg.Store, date: date, owner: hex.EncodeToString(b), runID: runID,
 		dur: cfg.LeaseDuration, now: cfg.Now}
 }
 

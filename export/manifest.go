@@ -23,7 +23,18 @@ type Manifest struct {
 	ItemsScanned  int64             `json:"itemsScanned"`
 	StartedAt     time.Time         `json:"startedAt"`
 	FinishedAt    time.Time         `json:"finishedAt"`
-	Datasets      []DatasetManifest `json:"datasets"`
+	// Kind is "full" (a Scan of the table) or "incremental" (the snapshot
+	// Base plus the documents changed since its CompleteUpTo).
+	Kind string `json:"kind,omitempty"`
+	// CompleteUpTo is the snapshot's high-water mark: every commit made
+	// before it is in the snapshot (later ones may be too). The next
+	// incremental export reads the documents changed since.
+	CompleteUpTo time.Time `json:"completeUpTo,omitzero"`
+	// Base names the snapshot an incremental export started from (its
+	// date and run ID); DocumentsChanged counts the documents it read again.
+	Base             string            `json:"base,omitempty"`
+	DocumentsChanged int               `json:"documentsChanged,omitempty"`
+	Datasets         []DatasetManifest `json:"datasets"`
 }
 
 // DatasetManifest is one dataset of a snapshot.
@@ -40,6 +51,11 @@ type FileManifest struct {
 	URI   string `json:"uri"`
 	Rows  int64  `json:"rows"`
 	Bytes int64  `json:"bytes"`
+	// First and Last are the cluster keys of the file's first and last
+	// rows (fund and document; fund and position for positions): the key
+	// range an incremental export rewrites the file for.
+	First clusterKey `json:"first"`
+	Last  clusterKey `json:"last"`
 }
 
 // Totals are the rows and bytes of every dataset of m.
@@ -92,10 +108,12 @@ func DDLKey(dataset string) string { return "_ddl/" + dataset + ".sql" }
 // publish makes the written files the snapshot of the date. Each dataset's
 // table switches to this run with one PUT of its symlink file; the manifest,
 // written last, records the whole snapshot. Only then are the files of
-// earlier or crashed runs of the same date deleted.
+// earlier or crashed runs of the same date deleted, but for those that a
+// published snapshot names (incremental snapshots reuse files of earlier
+// ones; see filesInUse).
 func (x *exporter) publish(ctx context.Context, m *Manifest) error {
 	for _, name := range Datasets {
-		if err := x.lease.hold(ctx); err != nil {
+		if err := x.hold(ctx); err != nil {
 			return err
 		}
 		if err := x.cfg.Sink.Put(ctx, DDLKey(name), []byte(DDL(name, x.cfg.Sink.URI(""))+"\n")); err != nil {
@@ -107,7 +125,7 @@ func (x *exporter) publish(ctx context.Context, m *Manifest) error {
 		for _, f := range d.Files {
 			b.WriteString(f.URI + "\n")
 		}
-		if err := x.lease.hold(ctx); err != nil {
+		if err := x.hold(ctx); err != nil {
 			return err
 		}
 		if err := x.cfg.Sink.Put(ctx, SymlinkKey(d.Name, x.cfg.Date), []byte(b.String())); err != nil {
@@ -120,7 +138,7 @@ func (x *exporter) publish(ctx context.Context, m *Manifest) error {
 	if err != nil {
 		return err
 	}
-	if err := x.lease.hold(ctx); err != nil {
+	if err := x.hold(ctx); err != nil {
 		return err
 	}
 	if err := x.cfg.Sink.Put(ctx, ManifestKey(x.cfg.Date), append(body, '\n')); err != nil {
@@ -129,6 +147,10 @@ func (x *exporter) publish(ctx context.Context, m *Manifest) error {
 	rows, size := m.Totals()
 	x.event(Event{Kind: EventManifest, Rows: rows, Bytes: size})
 
+	inUse, err := x.filesInUse(ctx)
+	if err != nil {
+		return err
+	}
 	for _, name := range Datasets {
 		keys, err := x.cfg.Sink.List(ctx, DataPrefix(name, x.cfg.Date))
 		if err != nil {
@@ -137,11 +159,11 @@ func (x *exporter) publish(ctx context.Context, m *Manifest) error {
 		keep := runPrefix(name, x.cfg.Date, x.runID)
 		var stale []string
 		for _, k := range keys {
-			if !strings.HasPrefix(k, keep) {
+			if !strings.HasPrefix(k, keep) && !inUse[k] {
 				stale = append(stale, k)
 			}
 		}
-		if err := x.lease.hold(ctx); err != nil {
+		if err := x.hold(ctx); err != nil {
 			return err
 		}
 		if err := x.cfg.Sink.Delete(ctx, stale); err != nil {
@@ -150,4 +172,36 @@ func (x *exporter) publish(ctx context.Context, m *Manifest) error {
 	}
 	x.event(Event{Kind: EventCleaned})
 	return nil
+}
+
+// filesInUse are the data files that published snapshots name, of the
+// run's date and later: an incremental snapshot names files of its base,
+// whose date is never later than its own, so only those can name files of
+// this date. (A run that is building such a snapshot holds its base date's
+// lease, so no run of that date is deleting meanwhile; see baseOf.)
+func (x *exporter) filesInUse(ctx context.Context) (map[string]bool, error) {
+	keys, err := x.cfg.Sink.List(ctx, "_manifests/")
+	if err != nil {
+		return nil, fmt.Errorf("export: list snapshots: %w", err)
+	}
+	inUse := map[string]bool{}
+	for _, k := range keys {
+		d, ok := manifestDate(k)
+		if !ok || d < x.cfg.Date.String() {
+			continue
+		}
+		m, err := readManifest(ctx, x.cfg.Sink, fund.MustDate(d))
+		if err != nil {
+			return nil, err
+		}
+		if m == nil {
+			continue
+		}
+		for _, ds := range m.Datasets {
+			for _, f := range ds.Files {
+				inUse[f.Key] = true
+			}
+		}
+	}
+	return inUse, nil
 }

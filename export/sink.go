@@ -32,6 +32,9 @@ type Sink interface {
 	Put(ctx context.Context, key string, data []byte) error
 	// Get reads a small object; a missing key is fs.ErrNotExist.
 	Get(ctx context.Context, key string) ([]byte, error)
+	// Open streams an object of any size (an incremental export reads the
+	// data files it rewrites); a missing key is fs.ErrNotExist.
+	Open(ctx context.Context, key string) (io.ReadCloser, error)
 	// List returns every key under prefix, sorted.
 	List(ctx context.Context, prefix string) ([]string, error)
 	// Delete removes keys; missing keys are not an error.
@@ -170,6 +173,10 @@ func (d *dirSink) Get(_ context.Context, key string) ([]byte, error) {
 	return os.ReadFile(d.path(key))
 }
 
+func (d *dirSink) Open(_ context.Context, key string) (io.ReadCloser, error) {
+	return os.Open(d.path(key))
+}
+
 // List includes the hidden temporary files of unfinished objects, so that
 // cleaning up after a crashed run finds them too.
 func (d *dirSink) List(_ context.Context, prefix string) ([]string, error) {
@@ -290,6 +297,15 @@ func (s *s3Sink) Put(ctx context.Context, key string, data []byte) error {
 }
 
 func (s *s3Sink) Get(ctx context.Context, key string) ([]byte, error) {
+	body, err := s.Open(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	defer body.Close()
+	return io.ReadAll(body)
+}
+
+func (s *s3Sink) Open(ctx context.Context, key string) (io.ReadCloser, error) {
 	out, err := s.client.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(s.key(key))})
 	var missing *types.NoSuchKey
 	if errors.As(err, &missing) {
@@ -298,8 +314,7 @@ func (s *s3Sink) Get(ctx context.Context, key string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer out.Body.Close()
-	return io.ReadAll(out.Body)
+	return out.Body, nil
 }
 
 func (s *s3Sink) List(ctx context.Context, prefix string) ([]string, error) {

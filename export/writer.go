@@ -56,15 +56,42 @@ type datasetWriter[T any] struct {
 	groupRows   int64
 	bytesPerRow float64
 	batch       []T
+	first, last clusterKey // of the open file's rows
+
+	// In an incremental export, the previous snapshot's files of the
+	// dataset, merged with the rows written (see merge.go).
+	base *baseFiles[T]
 }
 
 func newDatasetWriter[T any](x *exporter, name string) *datasetWriter[T] {
-	return &datasetWriter[T]{x: x, name: name, manifest: DatasetManifest{Name: name, Files: []FileManifest{}}, bytesPerRow: 64}
+	w := &datasetWriter[T]{x: x, name: name, manifest: DatasetManifest{Name: name, Files: []FileManifest{}}, bytesPerRow: 64}
+	if x.inc != nil {
+		w.base = newBaseFiles[T](x, name)
+	}
+	return w
 }
 
 const batchRows = 1024
 
+// write writes r, a row of the dataset in its order. In an incremental
+// export the previous snapshot's rows and files that come before r are
+// written or reused first.
 func (w *datasetWriter[T]) write(ctx context.Context, r T) error {
+	if w.base != nil {
+		if err := w.base.upTo(ctx, w, clusterOf(&r), false); err != nil {
+			return err
+		}
+	}
+	return w.writeRow(ctx, r)
+}
+
+// writeRow appends r to the open file, opening one if none is.
+func (w *datasetWriter[T]) writeRow(ctx context.Context, r T) error {
+	k := clusterOf(&r)
+	if w.pw == nil || w.fileRows == 0 {
+		w.first = k
+	}
+	w.last = k
 	if w.pw == nil {
 		if err := w.open(ctx); err != nil {
 			return err
@@ -152,7 +179,7 @@ func (w *datasetWriter[T]) closeFile() error {
 		w.pw, w.obj = nil, nil
 		return fmt.Errorf("export: write %s: %w", w.key, err)
 	}
-	f := FileManifest{Key: w.key, URI: w.x.cfg.Sink.URI(w.key), Rows: w.fileRows, Bytes: w.count.n}
+	f := FileManifest{Key: w.key, URI: w.x.cfg.Sink.URI(w.key), Rows: w.fileRows, Bytes: w.count.n, First: w.first, Last: w.last}
 	w.manifest.Files = append(w.manifest.Files, f)
 	w.manifest.Rows += f.Rows
 	w.manifest.Bytes += f.Bytes
@@ -162,7 +189,13 @@ func (w *datasetWriter[T]) closeFile() error {
 	return nil
 }
 
-func (w *datasetWriter[T]) close(context.Context) (DatasetManifest, error) {
+func (w *datasetWriter[T]) close(ctx context.Context) (DatasetManifest, error) {
+	if w.base != nil {
+		if err := w.base.upTo(ctx, w, clusterKey{}, true); err != nil {
+			return DatasetManifest{}, err
+		}
+		w.base.close()
+	}
 	if w.pw != nil {
 		if err := w.closeFile(); err != nil {
 			return DatasetManifest{}, err
@@ -174,6 +207,9 @@ func (w *datasetWriter[T]) close(context.Context) (DatasetManifest, error) {
 }
 
 func (w *datasetWriter[T]) abort() {
+	if w.base != nil {
+		w.base.close()
+	}
 	if w.obj != nil {
 		w.obj.Abort()
 	}

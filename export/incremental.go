@@ -1,0 +1,310 @@
+package export
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
+
+	"github.com/fundsvc/fundsvc/fund"
+	"github.com/fundsvc/fundsvc/store"
+	"golang.org/x/sync/errgroup"
+)
+
+// Incremental exports: the previous snapshot plus the documents changed
+// since its high-water mark (Manifest.CompleteUpTo), found through the
+// store's change index (store.Store.ChangedSince: Queries, never a Scan)
+// and read at their committed version through the store. The files they
+// change are rewritten, every other file is reused by reference (see
+// merge.go). The protocol is described in docs/export.md.
+
+// increment is what an incremental run changes.
+type increment struct {
+	base  *Manifest
+	docs  map[clusterKey]bool // the changed documents, by fund and document
+	funds map[string]bool     // their funds: each one's positions are computed again
+}
+
+// changed reports whether the previous snapshot's row of key in dataset
+// is replaced.
+func (in *increment) changed(dataset string, k clusterKey) bool {
+	if dataset == "positions" {
+		return in.funds[k[0]]
+	}
+	return in.docs[k]
+}
+
+// ranges are the key ranges the run replaces in dataset, in order.
+func (in *increment) ranges(dataset string) []keyRange {
+	var out []keyRange
+	if dataset == "positions" {
+		for f := range in.funds {
+			out = append(out, keyRange{clusterKey{f, ""}, clusterKey{f, "\xff"}})
+		}
+	} else {
+		for k := range in.docs {
+			out = append(out, keyRange{k, k})
+		}
+	}
+	slices.SortFunc(out, func(a, b keyRange) int { return a.lo.compare(b.lo) })
+	return out
+}
+
+// latestManifest reads the published manifest of the latest date on or
+// before date; nil if there is none.
+func latestManifest(ctx context.Context, sink Sink, date fund.Date) (*Manifest, error) {
+	keys, err := sink.List(ctx, "_manifests/")
+	if err != nil {
+		return nil, fmt.Errorf("export: list snapshots: %w", err)
+	}
+	best := ""
+	for _, k := range keys {
+		d, ok := manifestDate(k)
+		if ok && d <= date.String() && d > best {
+			best = d
+		}
+	}
+	if best == "" {
+		return nil, nil
+	}
+	return readManifest(ctx, sink, fund.MustDate(best))
+}
+
+// manifestDate is the snapshot date of a published manifest's key.
+func manifestDate(key string) (string, bool) {
+	rest, ok := strings.CutPrefix(key, "_manifests/snapshot_date=")
+	if !ok {
+		return "", false
+	}
+	d, ok := strings.CutSuffix(rest, "/manifest.json")
+	if !ok {
+		return "", false
+	}
+	_, err := fund.ParseDate(d)
+	return d, err == nil
+}
+
+// readManifest reads the published manifest of date; nil if there is none.
+func readManifest(ctx context.Context, sink Sink, date fund.Date) (*Manifest, error) {
+	body, err := sink.Get(ctx, ManifestKey(date))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("export: read the snapshot of %s: %w", date, err)
+	}
+	var m Manifest
+	if err := json.Unmarshal(body, &m); err != nil {
+		return nil, fmt.Errorf("export: the snapshot of %s: %w", date, err)
+	}
+	return &m, nil
+}
+
+// incrementable says why an incremental run cannot start from m, if it
+// cannot: it then exports in full.
+func incrementable(m *Manifest, table string) string {
+	switch {
+	case m == nil:
+		return "no earlier snapshot"
+	case m.SchemaVersion != SchemaVersion:
+		return fmt.Sprintf("the snapshot of %s has schema version %d", m.SnapshotDate, m.SchemaVersion)
+	case m.Table != table:
+		return fmt.Sprintf("the snapshot of %s is of table %s", m.SnapshotDate, m.Table)
+	case m.CompleteUpTo.IsZero():
+		return fmt.Sprintf("the snapshot of %s records no high-water mark", m.SnapshotDate)
+	}
+	for _, name := range Datasets {
+		d, ok := m.Dataset(name)
+		if !ok {
+			return fmt.Sprintf("the snapshot of %s has no %s", m.SnapshotDate, name)
+		}
+		for _, f := range d.Files {
+			if f.First == (clusterKey{}) {
+				return fmt.Sprintf("the files of the snapshot of %s record no key ranges", m.SnapshotDate)
+			}
+		}
+	}
+	return ""
+}
+
+// readChanges finds the documents changed since the base's high-water
+// mark and files their committed records in the sorts, as the Scan does
+// for a full export, together with what the positions of their funds need
+// from the base.
+func (x *exporter) readChanges(ctx context.Context, m *Manifest) error {
+	base := x.inc.base
+	// Every commit made before the mark is visible in the change index by
+	// now (the store's settle margin). The period asked ends now, not at
+	// the mark: the index holds each document's latest commit only, so a
+	// document committed before the mark and again after it is found by
+	// its later commit. Such changes are read now and again by the next
+	// run, which starts at the mark.
+	// The clock is the store's, which stamps the commits.
+	now := x.cfg.Store.Now().UTC()
+	m.CompleteUpTo = now.Add(-x.cfg.Settle)
+	changes, err := x.cfg.Store.ChangedSince(ctx, base.CompleteUpTo, now)
+	if err != nil {
+		return fmt.Errorf("export: documents changed since %s: %w", base.CompleteUpTo.Format("2006-01-02T15:04:05.000Z"), err)
+	}
+	byDoc := map[string]store.Change{}
+	for _, c := range changes {
+		byDoc[c.DocumentID] = c
+	}
+	for _, c := range byDoc {
+		x.inc.docs[clusterKey{c.FundID, c.DocumentID}] = true
+		x.inc.funds[c.FundID] = true
+	}
+	m.DocumentsChanged = len(byDoc)
+
+	records := make(chan store.Record, 4096)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		defer close(records)
+		rg, rctx := errgroup.WithContext(gctx)
+		rg.SetLimit(8)
+		for _, c := range byDoc {
+			rg.Go(func() error { return x.readDocument(rctx, c.DocumentID, records) })
+		}
+		return rg.Wait()
+	})
+	g.Go(func() error {
+		for rec := range records {
+			rows, err := rowsOf(rec)
+			if err != nil {
+				return err
+			}
+			for _, row := range rows {
+				if err := x.sorts.add(row, x.cfg.MemoryRows); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	if err := x.baseRegistry(ctx); err != nil {
+		return err
+	}
+	if err := x.sorts.settle(); err != nil {
+		return err
+	}
+	return x.baseRefs(ctx)
+}
+
+// readDocument reads one changed document at its latest committed version
+// through the store and sends its records: its history records (one
+// strongly consistent Query: the latest of them is the head's version,
+// since a commit writes its history record in the transaction that moves
+// the head), the version's capital activity and its position items from
+// the version partition, immutable once committed (store.Store.Version and
+// VersionItems, as the full export's re-reads).
+func (x *exporter) readDocument(ctx context.Context, doc string, out chan<- store.Record) error {
+	var history []fund.DocumentHeader
+	var from store.PageKey
+	for {
+		page, next, err := x.cfg.Store.HistoryPage(ctx, doc, fund.Date{}, fund.Date{}, 1000, from)
+		if err != nil {
+			return fmt.Errorf("export: %w", err)
+		}
+		history = append(history, page...)
+		if next == nil {
+			break
+		}
+		from = next
+	}
+	if len(history) == 0 {
+		return fmt.Errorf("export: changed document %s has no committed version", doc)
+	}
+	head := slices.MaxFunc(history, func(a, b fund.DocumentHeader) int { return cmp.Compare(a.Version, b.Version) })
+	d, err := x.cfg.Store.Version(ctx, doc, head.Version)
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	h := store.CommitHead{FundID: head.FundID, DocumentID: doc, Version: head.Version, CommitID: head.CommitID, Whole: true}
+	var items []store.VersionItem
+	for i, k := range fund.ItemKinds {
+		vi, err := x.cfg.Store.VersionItems(ctx, &h, k)
+		if err != nil {
+			return fmt.Errorf("export: %w", err)
+		}
+		h.Items[i] = len(vi)
+		items = append(items, vi...)
+	}
+	x.event(Event{Kind: EventReread, Key: h.VersionPartition(), Rows: int64(len(items))})
+	recs := []store.Record{h}
+	for _, v := range history {
+		recs = append(recs, store.DocumentVersion{DocumentHeader: v})
+	}
+	if d.CapitalActivity != nil {
+		recs = append(recs, store.ActivityVersion{FundID: d.FundID, DocumentID: doc, Version: d.Version, AsOf: d.AsOf,
+			Currency: d.Currency, CreatedAt: d.CreatedAt, CapitalActivity: *d.CapitalActivity})
+	}
+	for _, v := range items {
+		recs = append(recs, v)
+	}
+	for _, r := range recs {
+		select {
+		case out <- r:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// baseRegistry files the base's positions of the changed funds as their
+// registry: what a position is (investor, currency, registration) does not
+// change, and which documents report it is counted again.
+func (x *exporter) baseRegistry(ctx context.Context) error {
+	reg := x.sorts.rows[positionsDataset]
+	return eachBaseRow(ctx, x, "positions", x.inc.funds, func(p *positionRow) error {
+		if !x.inc.funds[p.FundID] {
+			return nil
+		}
+		row := *p
+		row.DocumentCount, row.FirstAsOf, row.LastAsOf = 0, 0, 0
+		reg.addRow(row)
+		if reg.buffered() >= x.cfg.MemoryRows {
+			return reg.spill()
+		}
+		return nil
+	})
+}
+
+// baseRefs files, for the positions of the changed funds, the references
+// of the documents that did not change, from the base's position-level
+// datasets. (The changed documents' references are filed as their rows are
+// written.)
+func (x *exporter) baseRefs(ctx context.Context) error {
+	for _, d := range datasets {
+		if d.baseRefs == nil {
+			continue
+		}
+		if err := d.baseRefs(ctx, x); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addBaseRefs is baseRefs for one position-level dataset.
+func addBaseRefs[T any, P itemRowPtr[T]](ctx context.Context, x *exporter, name string) error {
+	refs := x.sorts.refs
+	return eachBaseRow(ctx, x, name, x.inc.funds, func(r *T) error {
+		ref := P(r).ref()
+		if !x.inc.funds[ref.FundID] || x.inc.docs[clusterKey{ref.FundID, ref.DocumentID}] {
+			return nil
+		}
+		refs.add(ref)
+		if refs.buffered() >= x.cfg.MemoryRows {
+			return refs.spill()
+		}
+		return nil
+	})
+}

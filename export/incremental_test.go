@@ -1,0 +1,205 @@
+package export_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/fundsvc/fundsvc/export"
+	"github.com/fundsvc/fundsvc/fund"
+	"github.com/fundsvc/fundsvc/internal/fundtest"
+)
+
+// storeClock is the store's clock in a test that moves it: commits are
+// stamped with it, and snapshots' high-water marks are taken from it.
+type storeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *storeClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+// pass moves the clock past the change index's settle margin.
+func (c *storeClock) pass() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(10 * time.Minute)
+}
+
+// smallFiles makes every dataset many files, so that an incremental run
+// has files to reuse and files to rewrite.
+func smallFiles(cfg *export.Config) {
+	cfg.TargetFileBytes, cfg.RowGroupRows = 2048, 6
+}
+
+// events runs an export and returns the number of events of each kind.
+func exportCounting(t *testing.T, e *fundtest.Env, sink export.Sink, date string, sinceLast bool) (*export.Manifest, map[export.EventKind]int) {
+	t.Helper()
+	var mu sync.Mutex
+	n := map[export.EventKind]int{}
+	m := runExport(t, e, sink, func(c *export.Config) {
+		smallFiles(c)
+		c.Date, c.SinceLast = fund.MustDate(date), sinceLast
+		c.OnEvent = func(ev export.Event) {
+			mu.Lock()
+			n[ev.Kind]++
+			mu.Unlock()
+		}
+	})
+	return m, n
+}
+
+// datasetRows reads every row of every dataset of the snapshot published
+// in dir for snapshotDate with DuckDB, as text, in order.
+func datasetRows(t *testing.T, dir string) map[string][][]string {
+	t.Helper()
+	out := map[string][][]string{}
+	for _, name := range export.Datasets {
+		out[name] = duck(t, views(t, dir, ""), "SELECT * FROM "+name+" ORDER BY ALL")
+	}
+	return out
+}
+
+// TestIncrementalSnapshotEqualsAFullExport writes documents over three
+// funds, exports them in full for the day before, then, three times,
+// restates a random quarter of them (with a capital activity or without)
+// and adds new ones, exports
+// incrementally (first from the day before's snapshot, then from the same
+// date's) and, at the same moment, in full into another destination: every
+// dataset holds exactly the same rows, every row compared. The incremental
+// runs make no Scan, read the changed documents only, and reuse files of
+// the snapshot they start from; the files of every snapshot they build on
+// are still there.
+func TestIncrementalSnapshotEqualsAFullExport(t *testing.T) {
+	e := fundtest.New(t)
+	clock := &storeClock{t: fundtest.Clock}
+	e.Store.Now = clock.now
+	r := rand.New(rand.NewPCG(16, 1))
+	ids := ingestDocuments(t, e, r, 24)
+	clock.pass()
+
+	sink, dir := dirSink(t)
+	base, _ := exportCounting(t, e, sink, "2026-11-21", false)
+	if base.Kind != "full" || base.CompleteUpTo.IsZero() {
+		t.Fatalf("first export: kind %q, complete up to %s; want a full export with a high-water mark", base.Kind, base.CompleteUpTo)
+	}
+	for round := range 3 {
+		clock.pass()
+		changed := map[string]bool{}
+		for _, id := range ids {
+			if r.IntN(4) == 0 {
+				changed[id] = true
+			}
+		}
+		for i := range 2 { // new documents, between and after the others
+			id := fmt.Sprintf("DOC_%02d_%d", r.IntN(30), round*2+i)
+			ids = append(ids, id)
+			changed[id] = true
+		}
+		for id := range changed {
+			d := ingestDocument(r, id, fundOf(id))
+			if r.IntN(2) == 0 {
+				d.CapitalActivity = &fund.CapitalActivity{Amount: money(r, 1e8), Status: fund.StatusCompleted,
+					Date: fund.MustDate("2026-06-15"), Description: "call " + id}
+			}
+			if _, err := e.Store.Restate(context.Background(), d, nil); err != nil {
+				t.Fatalf("restate %s: %v", id, err)
+			}
+		}
+		clock.pass()
+
+		e.Counter.Reset()
+		inc, events := exportCounting(t, e, sink, snapshotDate.String(), true)
+		if n := e.Counter.Count("Scan"); n != 0 {
+			t.Errorf("round %d: the incremental export made %d Scans", round, n)
+		}
+		if inc.Kind != "incremental" || inc.DocumentsChanged != len(changed) {
+			t.Errorf("round %d: kind %q, %d documents changed; want incremental, %d", round, inc.Kind, inc.DocumentsChanged, len(changed))
+		}
+		if events[export.EventReused] == 0 || events[export.EventFile] == 0 {
+			t.Errorf("round %d: %d files reused, %d written; want both", round, events[export.EventReused], events[export.EventFile])
+		}
+		if events[export.EventReread] != len(changed) {
+			t.Errorf("round %d: %d documents read, want the %d changed", round, events[export.EventReread], len(changed))
+		}
+
+		fullSink, fullDir := dirSink(t)
+		exportCounting(t, e, fullSink, snapshotDate.String(), false)
+		got, want := datasetRows(t, dir), datasetRows(t, fullDir)
+		for _, name := range export.Datasets {
+			if len(want[name]) == 0 {
+				t.Errorf("round %d: %s is empty: nothing to compare", round, name)
+			}
+			if !slices.EqualFunc(got[name], want[name], slices.Equal) {
+				t.Errorf("round %d: %s: the incremental snapshot has %d rows, the full export %d, and they differ",
+					round, name, len(got[name]), len(want[name]))
+			}
+		}
+		checkWhole(t, e, dir, ids)
+	}
+}
+
+// TestIncrementalWithNothingChangedReusesEveryFile exports in full, lets
+// time pass without a commit, and exports incrementally: the new snapshot
+// names exactly the files of the previous one, writes none and reads no
+// document.
+func TestIncrementalWithNothingChangedReusesEveryFile(t *testing.T) {
+	e := fundtest.New(t)
+	clock := &storeClock{t: fundtest.Clock}
+	e.Store.Now = clock.now
+	ingestDocuments(t, e, rand.New(rand.NewPCG(16, 2)), 12)
+	clock.pass()
+	sink, _ := dirSink(t)
+	base, _ := exportCounting(t, e, sink, "2026-11-21", false)
+	clock.pass()
+
+	e.Counter.Reset()
+	inc, events := exportCounting(t, e, sink, snapshotDate.String(), true)
+	if inc.Kind != "incremental" || inc.DocumentsChanged != 0 {
+		t.Fatalf("kind %q, %d documents changed; want incremental, none", inc.Kind, inc.DocumentsChanged)
+	}
+	files := 0
+	for _, d := range base.Datasets {
+		files += len(d.Files)
+		got, _ := inc.Dataset(d.Name)
+		if !slices.Equal(keys(got.Files), keys(d.Files)) || got.Rows != d.Rows {
+			t.Errorf("%s: files %v (%d rows), want the previous snapshot's %v (%d rows)", d.Name, keys(got.Files), got.Rows, keys(d.Files), d.Rows)
+		}
+	}
+	if events[export.EventReused] != files || events[export.EventFile] != 0 || events[export.EventReread] != 0 {
+		t.Errorf("%d files reused, %d written, %d documents read; want %d, 0, 0",
+			events[export.EventReused], events[export.EventFile], events[export.EventReread], files)
+	}
+	if n := e.Counter.Count("Scan"); n != 0 {
+		t.Errorf("the incremental export made %d Scans", n)
+	}
+}
+
+// TestIncrementalWithoutASnapshotExportsInFull: a first run has nothing to
+// start from.
+func TestIncrementalWithoutASnapshotExportsInFull(t *testing.T) {
+	e := fundtest.New(t)
+	ingestDocuments(t, e, rand.New(rand.NewPCG(16, 3)), 3)
+	sink, _ := dirSink(t)
+	e.Counter.Reset()
+	m, _ := exportCounting(t, e, sink, snapshotDate.String(), true)
+	if m.Kind != "full" || e.Counter.Count("Scan") == 0 {
+		t.Errorf("kind %q after %d Scans; want a full export", m.Kind, e.Counter.Count("Scan"))
+	}
+}
+
+func keys(fs []export.FileManifest) []string {
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = f.Key
+	}
+	return out
+}
