@@ -15,14 +15,14 @@ import (
 
 // Manifest records one published snapshot.
 type Manifest struct {
-	SchemaVersion int               `json:"schemaVersion"`
-	SnapshotDate  string            `json:"snapshotDate"`
-	RunID         string            `json:"runId"`
-	Table         string            `json:"table"`
-	Segments      int               `json:"segments"`
-	ItemsScanned  int64             `json:"itemsScanned"`
-	StartedAt     time.Time         `json:"startedAt"`
-	FinishedAt    time.Time         `json:"finishedAt"`
+	SchemaVersion int       `json:"schemaVersion"`
+	SnapshotDate  string    `json:"snapshotDate"`
+	RunID         string    `json:"runId"`
+	Table         string    `json:"table"`
+	Segments      int       `json:"segments"`
+	ItemsScanned  int64     `json:"itemsScanned"`
+	StartedAt     time.Time `json:"startedAt"`
+	FinishedAt    time.Time `json:"finishedAt"`
 	// Kind is "full" (a Scan of the table) or "incremental" (the snapshot
 	// Base plus the documents changed since its CompleteUpTo).
 	Kind string `json:"kind,omitempty"`
