@@ -27,6 +27,9 @@ type exportFlags struct {
 	progress  string
 	location  string
 	waitLease time.Duration
+	sinceLast bool
+	format    string // hive (default) or iceberg
+	iceberg   icebergFlags
 }
 
 func (f *exportFlags) register(cmd string) func(*flag.FlagSet, *config.Config) {
@@ -40,14 +43,23 @@ func (f *exportFlags) register(cmd string) func(*flag.FlagSet, *config.Config) {
 			fs.StringVar(&f.date, "date", "", "snapshot date YYYY-MM-DD (default today, UTC)")
 			fs.StringVar(&f.progress, "progress", "auto", "auto, bar or log")
 			fs.DurationVar(&f.waitLease, "wait-lease", 0, "wait up to this long for another export of the same date to finish (default 0: refuse at once)")
+			fs.BoolVar(&f.sinceLast, "since-last", false, "incremental: the latest earlier snapshot plus the documents changed since it (a full export if there is none)")
+			f.registerFormat(fs)
 		case "ddl":
 			fs.StringVar(&f.location, "location", "", "where the snapshots are (default the export destination)")
+			f.registerFormat(fs)
 		}
 	}
 }
 
 // printDDL prints the CREATE EXTERNAL TABLE statements of every dataset.
-func printDDL(cfg config.Config, f exportFlags, stdout io.Writer) error {
+func printDDL(cfg config.Config, f exportFlags, getenv func(string) string, stdout io.Writer) error {
+	if err := f.checkFormat(getenv); err != nil {
+		return fmt.Errorf("ddl: %w", err)
+	}
+	if f.format == formatIceberg {
+		return printIcebergDDL(cfg, f, getenv, stdout)
+	}
 	location := f.location
 	if location == "" {
 		location = cfg.ExportDest
@@ -71,6 +83,9 @@ func runExport(ctx context.Context, cfg config.Config, f exportFlags, store *sto
 	}
 	if f.waitLease < 0 {
 		return fmt.Errorf("export: --wait-lease %s: want a duration of 0 or more", f.waitLease)
+	}
+	if err := f.checkFormat(getenv); err != nil {
+		return fmt.Errorf("export: %w", err)
 	}
 	date := fund.Date{}
 	if f.date == "" {
@@ -111,11 +126,17 @@ func runExport(ctx context.Context, cfg config.Config, f exportFlags, store *sto
 		stop = drawBar(stdout, progress)
 		onEvent = nil
 	}
-	m, err := export.Run(ctx, export.Config{
+	ecfg := export.Config{
 		Store: store, Sink: sink, Date: date, Segments: cfg.ExportSegments,
 		TargetFileBytes: cfg.ExportFileBytes, Compression: cfg.ExportCompression,
-		Progress: progress, OnEvent: onEvent, LeaseWait: f.waitLease,
-	})
+		Progress: progress, OnEvent: onEvent, LeaseWait: f.waitLease, SinceLast: f.sinceLast,
+	}
+	var m *export.Manifest
+	if f.format == formatIceberg {
+		m, err = runIcebergExport(ctx, ecfg, cfg, f, getenv, log)
+	} else {
+		m, err = export.Run(ctx, ecfg)
+	}
 	stop() // the bar's last line ends before anything else is written
 	if err != nil {
 		return err
@@ -123,11 +144,16 @@ func runExport(ctx context.Context, cfg config.Config, f exportFlags, store *sto
 	elapsed := m.FinishedAt.Sub(m.StartedAt)
 	rows, size := m.Totals()
 	if bar {
-		fmt.Fprintf(stdout, "snapshot %s published to %s: %d items scanned, %d rows, %s in %d datasets, %.1fs\n",
-			m.SnapshotDate, sink.URI(export.ManifestKey(date)), m.ItemsScanned, rows, megabytes(size), len(m.Datasets), elapsed.Seconds())
+		what := fmt.Sprintf("%d items scanned", m.ItemsScanned)
+		if m.Kind == "incremental" {
+			what = fmt.Sprintf("incremental from %s, %d documents changed", m.Base, m.DocumentsChanged)
+		}
+		fmt.Fprintf(stdout, "snapshot %s published to %s: %s, %d rows, %s in %d datasets, %.1fs\n",
+			m.SnapshotDate, sink.URI(export.ManifestKey(date)), what, rows, megabytes(size), len(m.Datasets), elapsed.Seconds())
 		return nil
 	}
-	log.Info("snapshot published", "snapshot_date", m.SnapshotDate, "run_id", m.RunID,
+	log.Info("snapshot published", "snapshot_date", m.SnapshotDate, "run_id", m.RunID, "kind", m.Kind,
+		"base", m.Base, "documents_changed", m.DocumentsChanged, "complete_up_to", m.CompleteUpTo,
 		"manifest", sink.URI(export.ManifestKey(date)), "items", m.ItemsScanned, "rows", rows, "bytes", size,
 		"seconds", elapsed.Seconds(), "items_per_second", rate(m.ItemsScanned, elapsed))
 	return nil

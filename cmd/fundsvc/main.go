@@ -40,10 +40,13 @@ commands:
                        fundsvc export [--dest s3://bucket/prefix | DIR] [--date YYYY-MM-DD]
                        [--segments N] [--file-bytes N] [--compression zstd|snappy] [--progress auto|bar|log]
                        [--wait-lease DURATION: wait for another export of the same date instead of refusing]
+                       [--format hive|iceberg: hive (default) publishes symlink tables; iceberg commits
+                        Apache Iceberg tables to --iceberg-catalog sql|glue|rest, docs/export.md]
   changes backfill   give the change index's keys to documents committed before it existed
                      (idempotent; prints a resume point after every page):
                        fundsvc changes backfill [--resume POINT] [--page-items N]
   ddl                print Athena CREATE EXTERNAL TABLE statements: fundsvc ddl [--location s3://bucket/prefix | DIR]
+                       fundsvc ddl --format iceberg: what Athena needs for the Iceberg tables (Glue registration)
   token              mint a development token with the configured HS256 secret:
                        fundsvc token --role admin --funds FUND_A,FUND_B   (or --funds '*')
                        fundsvc token --role investor --investor INVESTOR_1
@@ -65,6 +68,11 @@ export (each also a flag of export, except the S3 settings):
   FUNDSVC_S3_REGION            S3 region (default the DynamoDB region)
   FUNDSVC_S3_PATH_STYLE        true for path-style URLs (MinIO)
   S3 credentials come from the standard AWS chain (AWS_ACCESS_KEY_ID, profiles, roles).
+  FUNDSVC_EXPORT_FORMAT        hive (default) or iceberg
+  FUNDSVC_ICEBERG_CATALOG      sql (default: SQLite file), glue or rest
+  FUNDSVC_ICEBERG_URI          the SQLite file (default fundsvc-iceberg.db) or the REST catalog URL
+  FUNDSVC_ICEBERG_WAREHOUSE    the REST catalog's warehouse (S3 Tables: the table bucket ARN)
+  FUNDSVC_ICEBERG_NAMESPACE    namespace / Glue database of the tables (default fundsvc)
 
 tokens (serve needs one of the first two):
   FUNDSVC_JWT_HS256_SECRET   shared secret, at least 32 bytes
@@ -120,7 +128,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		return fmt.Errorf("%s: unexpected arguments %q", cmd, extra)
 	}
 	if cmd == "ddl" {
-		return printDDL(cfg, ex, stdout)
+		return printDDL(cfg, ex, getenv, stdout)
 	}
 	log := slog.New(slog.NewJSONHandler(stdout, &slog.HandlerOptions{Level: cfg.LogLevel}))
 	store, err := open(ctx, cfg, getenv)
