@@ -16,12 +16,17 @@
 //     plan (store.WritePlan) sent with plain SDK calls;
 //   - each at concurrency 1 and 16: p50 and p99 latency, requests per
 //     second, and API ÷ raw, against the targets;
+//   - measures the DynamoDB capacity each route consumes, the API's (off
+//     the service's /metrics) and the raw baseline's, beside the minimum
+//     DynamoDB's rules give for the items' sizes, and prices a reference
+//     workload with it (cost.go, costmodel.go);
 //   - runs a sustained mixed load of reads and writes, counts the answers
 //     by status, and checks that every acknowledged write is readable
 //     afterwards at its version or later.
 //
 // It prints a Markdown report and, with -out, writes it into that file
-// between the servicebench markers.
+// between the servicebench markers, the cost tables between the
+// servicebench-cost markers.
 package main
 
 import (
