@@ -212,7 +212,7 @@ func run(ctx context.Context, cfg Config, start time.Time, runID string, leases 
 	}
 	defer os.RemoveAll(tmp)
 
-	x := &exporter{cfg: cfg, tmp: tmp, start: start, runID: runID, leases: leases}
+	x := &exporter{cfg: cfg, tmp: tmp, start: start, runID: runID, leases: leases, consumed: cfg.Store.Consumed()}
 	x.sorts = newSorts(tmp)
 	m := &Manifest{
 		SchemaVersion: SchemaVersion, SnapshotDate: cfg.Date.String(), RunID: x.runID,
@@ -289,7 +289,9 @@ type exporter struct {
 	// another date's snapshot, that date's.
 	leases []*lease
 	inc    *increment // nil in a full export
-	onEv   sync.Mutex
+	// consumed is the store's consumed capacity when the run began.
+	consumed store.Consumption
+	onEv     sync.Mutex
 }
 
 // hold renews every lease of the run (see lease.hold).

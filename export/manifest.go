@@ -32,9 +32,20 @@ type Manifest struct {
 	CompleteUpTo time.Time `json:"completeUpTo,omitzero"`
 	// Base names the snapshot an incremental export started from (its
 	// date and run ID); DocumentsChanged counts the documents it read again.
-	Base             string            `json:"base,omitempty"`
-	DocumentsChanged int               `json:"documentsChanged,omitempty"`
-	Datasets         []DatasetManifest `json:"datasets"`
+	Base             string `json:"base,omitempty"`
+	DocumentsChanged int    `json:"documentsChanged,omitempty"`
+	// Capacity is the DynamoDB capacity the run consumed, as DynamoDB
+	// reported it to the store's client (store.Store.Consumed) from the
+	// moment the run held its lease: its Scan or change-index Queries, its
+	// reads, and the lease's renewals.
+	Capacity Capacity          `json:"capacity"`
+	Datasets []DatasetManifest `json:"datasets"`
+}
+
+// Capacity is DynamoDB capacity units consumed.
+type Capacity struct {
+	ReadUnits  float64 `json:"readUnits"`
+	WriteUnits float64 `json:"writeUnits"`
 }
 
 // DatasetManifest is one dataset of a snapshot.
@@ -134,6 +145,8 @@ func (x *exporter) publish(ctx context.Context, m *Manifest) error {
 		x.event(Event{Kind: EventTable, Dataset: d.Name, Rows: d.Rows, Bytes: d.Bytes})
 	}
 	m.FinishedAt = x.cfg.Now().UTC()
+	c := x.cfg.Store.Consumed().Sub(x.consumed).Total()
+	m.Capacity = Capacity{ReadUnits: c.Read, WriteUnits: c.Write}
 	body, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err

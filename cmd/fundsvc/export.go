@@ -28,6 +28,7 @@ type exportFlags struct {
 	location  string
 	waitLease time.Duration
 	sinceLast bool
+	settle    time.Duration
 	format    string // hive (default) or iceberg
 	iceberg   icebergFlags
 }
@@ -44,6 +45,7 @@ func (f *exportFlags) register(cmd string) func(*flag.FlagSet, *config.Config) {
 			fs.StringVar(&f.progress, "progress", "auto", "auto, bar or log")
 			fs.DurationVar(&f.waitLease, "wait-lease", 0, "wait up to this long for another export of the same date to finish (default 0: refuse at once)")
 			fs.BoolVar(&f.sinceLast, "since-last", false, "incremental: the latest earlier snapshot plus the documents changed since it (a full export if there is none)")
+			fs.DurationVar(&f.settle, "settle", store.ChangeSettleMargin, "how long a commit may take to appear in the store's change index: a snapshot is complete up to its start less this")
 			f.registerFormat(fs)
 		case "ddl":
 			fs.StringVar(&f.location, "location", "", "where the snapshots are (default the export destination)")
@@ -80,6 +82,9 @@ func printDDL(cfg config.Config, f exportFlags, getenv func(string) string, stdo
 func runExport(ctx context.Context, cfg config.Config, f exportFlags, store *store.Store, log *slog.Logger, getenv func(string) string, stdout io.Writer) error {
 	if f.progress != "auto" && f.progress != "bar" && f.progress != "log" {
 		return fmt.Errorf("export: --progress %q: want auto, bar or log", f.progress)
+	}
+	if f.settle < 0 {
+		return fmt.Errorf("export: --settle %s: want a duration of 0 or more", f.settle)
 	}
 	if f.waitLease < 0 {
 		return fmt.Errorf("export: --wait-lease %s: want a duration of 0 or more", f.waitLease)
@@ -129,7 +134,7 @@ func runExport(ctx context.Context, cfg config.Config, f exportFlags, store *sto
 	ecfg := export.Config{
 		Store: store, Sink: sink, Date: date, Segments: cfg.ExportSegments,
 		TargetFileBytes: cfg.ExportFileBytes, Compression: cfg.ExportCompression,
-		Progress: progress, OnEvent: onEvent, LeaseWait: f.waitLease, SinceLast: f.sinceLast,
+		Progress: progress, OnEvent: onEvent, LeaseWait: f.waitLease, SinceLast: f.sinceLast, Settle: f.settle,
 	}
 	var m *export.Manifest
 	if f.format == formatIceberg {
@@ -154,6 +159,7 @@ func runExport(ctx context.Context, cfg config.Config, f exportFlags, store *sto
 	}
 	log.Info("snapshot published", "snapshot_date", m.SnapshotDate, "run_id", m.RunID, "kind", m.Kind,
 		"base", m.Base, "documents_changed", m.DocumentsChanged, "complete_up_to", m.CompleteUpTo,
+		"read_capacity_units", m.Capacity.ReadUnits, "write_capacity_units", m.Capacity.WriteUnits,
 		"manifest", sink.URI(export.ManifestKey(date)), "items", m.ItemsScanned, "rows", rows, "bytes", size,
 		"seconds", elapsed.Seconds(), "items_per_second", rate(m.ItemsScanned, elapsed))
 	return nil

@@ -610,3 +610,48 @@ func TestTwoExportProcessesOfOneDate(t *testing.T) {
 		checkSnapshotWhole(t, dir, last)
 	})
 }
+
+// TestExportSinceLastBuildsOnTheLatestSnapshot: --since-last after a full
+// export of the day before publishes an incremental snapshot from it, with
+// the demo's rows. (The demo was written within the store's settle margin
+// of the first export, so its four documents are read again.)
+func TestExportSinceLastBuildsOnTheLatestSnapshot(t *testing.T) {
+	fe := fundtest.New(t)
+	dir := filepath.Join(t.TempDir(), "out")
+	getenv := withVars(env(t, fe.Table), map[string]string{"FUNDSVC_EXPORT_DEST": dir})
+	ctx := t.Context()
+	if err := run(ctx, []string{"seed"}, getenv, &bytes.Buffer{}); err != nil {
+		t.Fatalf("seed: %v", err)
+	}
+	read := func(date string) export.Manifest {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(dir, "_manifests", "snapshot_date="+date, "manifest.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m export.Manifest
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	for _, args := range [][]string{
+		{"export", "--since-last", "--date", "2026-11-21", "--progress", "log"}, // nothing to start from: full
+		{"export", "--since-last", "--date", snapshotDate, "--progress", "log"},
+	} {
+		var out bytes.Buffer
+		if err := run(ctx, args, getenv, &out); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out.String())
+		}
+	}
+	first, m := read("2026-11-21"), read(snapshotDate)
+	if first.Kind != "full" || m.Kind != "incremental" || m.Base != "2026-11-21/"+first.RunID || m.DocumentsChanged != 4 {
+		t.Errorf("kinds %q then %q from %q with %d documents changed; want full, then incremental from 2026-11-21/%s with 4",
+			first.Kind, m.Kind, m.Base, m.DocumentsChanged, first.RunID)
+	}
+	for name, want := range demoRows {
+		if d, _ := m.Dataset(name); d.Rows != want {
+			t.Errorf("%s: %d rows, want %d", name, d.Rows, want)
+		}
+	}
+}
