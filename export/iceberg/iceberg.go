@@ -287,29 +287,65 @@ func (p *publisher) commit(ctx context.Context, m *export.Manifest, d export.Dat
 		if err != nil {
 			return 0, fmt.Errorf("iceberg: plan the commit of %s: %w", d.Name, err)
 		}
+		staged, err := tx.StagedTable()
+		if err != nil {
+			return 0, fmt.Errorf("iceberg: plan the commit of %s: %w", d.Name, err)
+		}
+		ours := staged.CurrentSnapshot().SnapshotID
 		if p.cfg.beforeCommit != nil {
 			p.cfg.beforeCommit(d.Name, attempt)
 		}
-		committed, err := tx.Commit(ctx)
-		refused := errors.Is(err, table.ErrCommitFailed)
+		_, err = tx.Commit(ctx)
+		refused := false
+		if err != nil {
+			var rerr error
+			if refused, rerr = p.refused(ctx, tbl, d.Name, ours); rerr != nil {
+				return 0, fmt.Errorf("iceberg: commit %s: %w (and then: %w)", d.Name, err, rerr)
+			}
+		}
 		ev := CommitEvent{Dataset: d.Name, Attempt: attempt, Refused: refused, Files: len(files), Rows: d.Rows}
 		if err == nil {
-			ev.SnapshotID = committed.CurrentSnapshot().SnapshotID
+			ev.SnapshotID = ours
 		}
 		if p.cfg.OnCommit != nil {
 			p.cfg.OnCommit(ev)
 		}
 		switch {
 		case err == nil:
-			return ev.SnapshotID, nil
+			return ours, nil
 		case refused && attempt < p.cfg.MaxAttempts:
 			continue
 		case refused:
-			return 0, fmt.Errorf("iceberg: commit %s: refused %d times, another run keeps committing first: %w", d.Name, attempt, err)
+			return 0, fmt.Errorf("%w: iceberg: commit %s: refused %d times, another run keeps committing first: %v", table.ErrCommitFailed, d.Name, attempt, err)
 		default:
 			return 0, fmt.Errorf("iceberg: commit %s: %w", d.Name, err)
 		}
 	}
+}
+
+// refused reports whether a failed commit of snapshot ours, planned on
+// base, was refused because another commit moved the table's main branch
+// first. Catalogs say so differently (the SQL catalog with
+// table.ErrCommitFailed when its compare-and-swap loses, or with a failed
+// requirement when it saw the move before trying), so the table itself is
+// asked: refused if its branch moved to another snapshot. A commit that
+// failed after all but is there after all (an answer lost on the way) is
+// not one this run may retry; it is reported as the error it was.
+func (p *publisher) refused(ctx context.Context, base *table.Table, dataset string, ours int64) (bool, error) {
+	if errors.Is(ctx.Err(), context.Canceled) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return false, nil
+	}
+	now, err := p.cfg.Catalog.cat.LoadTable(ctx, p.cfg.Catalog.ident(dataset))
+	if err != nil {
+		return false, err
+	}
+	head := func(t *table.Table) int64 {
+		if s := t.CurrentSnapshot(); s != nil {
+			return s.SnapshotID
+		}
+		return -1
+	}
+	return head(now) != head(base) && head(now) != ours, nil
 }
 
 // currentDataFiles are the data files of tbl's current snapshot.
