@@ -34,10 +34,6 @@ type dataset struct {
 	// the item's row; for transaction_lines, its typed lines).
 	kinds   []fund.ItemKind
 	itemRow func(*store.VersionItem) (any, error)
-	// baseRefs, for a position-level kind, files in an incremental export
-	// the references of the base's documents that did not change, for the
-	// positions of the changed funds (see exporter.baseRefs).
-	baseRefs func(ctx context.Context, x *exporter) error
 }
 
 // datasets is the one list of datasets, in the order they are written.
@@ -151,8 +147,7 @@ func itemDataset[T any, P itemRowPtr[T]](name string, kind fund.ItemKind, lines 
 			w, err := writeItems[T, P](ctx, x, name, kind, rows.(*sorter[T]), toRow)
 			return []closer{w}, err
 		},
-		itemRow:  func(v *store.VersionItem) (any, error) { return toRow(v) },
-		baseRefs: func(ctx context.Context, x *exporter) error { return addBaseRefs[T, P](ctx, x, name) },
+		itemRow: func(v *store.VersionItem) (any, error) { return toRow(v) },
 	}
 }
 

@@ -191,10 +191,7 @@ func (x *exporter) readChanges(ctx context.Context, m *Manifest) error {
 	if err := x.baseRegistry(ctx); err != nil {
 		return err
 	}
-	if err := x.sorts.settle(); err != nil {
-		return err
-	}
-	return x.baseRefs(ctx)
+	return x.sorts.settle()
 }
 
 // readDocument reads one changed document at its latest committed version
@@ -263,7 +260,8 @@ func (x *exporter) readDocument(ctx context.Context, doc string, out chan<- stor
 // change, and which documents report it is counted again.
 func (x *exporter) baseRegistry(ctx context.Context) error {
 	reg := x.sorts.rows[positionsDataset]
-	return eachBaseRow(ctx, x, "positions", x.inc.funds, func(p *positionRow) error {
+	d, _ := x.inc.base.Dataset("positions")
+	return eachBaseRow(ctx, x, d.Files, x.inc.funds, func(p *positionRow) error {
 		if !x.inc.funds[p.FundID] {
 			return nil
 		}
@@ -277,34 +275,30 @@ func (x *exporter) baseRegistry(ctx context.Context) error {
 	})
 }
 
-// baseRefs files, for the positions of the changed funds, the references
-// of the documents that did not change, from the base's position-level
-// datasets. (The changed documents' references are filed as their rows are
-// written.)
-func (x *exporter) baseRefs(ctx context.Context) error {
-	for _, d := range datasets {
-		if d.baseRefs == nil {
-			continue
-		}
-		if err := d.baseRefs(ctx, x); err != nil {
-			return err
-		}
+// referrer is a position-level row: it reports a position.
+type referrer interface{ ref() positionRef }
+
+// baseRef files, for the positions of the changed funds, the reference
+// that r, a row of the previous snapshot of a document that did not
+// change, makes to its position, if r is a position-level row of one of
+// those funds. The positions dataset, written last, then counts every
+// document that reports each of their positions: the changed documents'
+// new rows (filed as writeItems writes them) and the others' rows, which
+// the merge passes on (rewritten files) or reads for this (reused files
+// whose range meets a changed fund).
+func (x *exporter) baseRef(r any) error {
+	rr, ok := r.(referrer)
+	if !ok {
+		return nil
+	}
+	ref := rr.ref()
+	if !x.inc.funds[ref.FundID] || x.inc.docs[clusterKey{ref.FundID, ref.DocumentID}] {
+		return nil
+	}
+	refs := x.sorts.refs
+	refs.add(ref)
+	if refs.buffered() >= x.cfg.MemoryRows {
+		return refs.spill()
 	}
 	return nil
-}
-
-// addBaseRefs is baseRefs for one position-level dataset.
-func addBaseRefs[T any, P itemRowPtr[T]](ctx context.Context, x *exporter, name string) error {
-	refs := x.sorts.refs
-	return eachBaseRow(ctx, x, name, x.inc.funds, func(r *T) error {
-		ref := P(r).ref()
-		if !x.inc.funds[ref.FundID] || x.inc.docs[clusterKey{ref.FundID, ref.DocumentID}] {
-			return nil
-		}
-		refs.add(ref)
-		if refs.buffered() >= x.cfg.MemoryRows {
-			return refs.spill()
-		}
-		return nil
-	})
 }

@@ -126,6 +126,9 @@ func (b *baseFiles[T]) upTo(ctx context.Context, w *datasetWriter[T], k clusterK
 				if b.x.inc.changed(b.name, rk) {
 					continue
 				}
+				if err := b.x.baseRef(&row); err != nil {
+					return err
+				}
 				if err := w.writeRow(ctx, row); err != nil {
 					return err
 				}
@@ -151,11 +154,25 @@ func (b *baseFiles[T]) upTo(ctx context.Context, w *datasetWriter[T], k clusterK
 		if !end && k.compare(f.Last) <= 0 {
 			return fmt.Errorf("export: %s: a changed row %v falls in the clean file %s", b.name, k, f.Key)
 		}
+		if err := b.refsOf(ctx, f); err != nil {
+			return err
+		}
 		if err := w.reuse(f); err != nil {
 			return err
 		}
 		b.next++
 	}
+}
+
+// refsOf files the references of a clean file of a position-level dataset
+// for the changed funds' positions (see exporter.baseRef), if its range
+// meets one of those funds.
+func (b *baseFiles[T]) refsOf(ctx context.Context, f FileManifest) error {
+	var zero T
+	if _, ok := any(&zero).(referrer); !ok {
+		return nil
+	}
+	return eachBaseRow(ctx, b.x, []FileManifest{f}, b.x.inc.funds, func(r *T) error { return b.x.baseRef(r) })
 }
 
 func (b *baseFiles[T]) close() {
@@ -244,11 +261,10 @@ func (r *baseReader[T]) close() {
 	os.Remove(r.tmp.Name())
 }
 
-// eachBaseRow calls fn with every row of the previous snapshot's files of
-// a dataset whose range meets one of the funds.
-func eachBaseRow[T any](ctx context.Context, x *exporter, name string, funds map[string]bool, fn func(*T) error) error {
-	d, _ := x.inc.base.Dataset(name)
-	for _, f := range d.Files {
+// eachBaseRow calls fn with every row of the files (of the previous
+// snapshot) whose range meets one of the funds.
+func eachBaseRow[T any](ctx context.Context, x *exporter, files []FileManifest, funds map[string]bool, fn func(*T) error) error {
+	for _, f := range files {
 		meets := false
 		for fund := range funds {
 			if f.First[0] <= fund && fund <= f.Last[0] {
