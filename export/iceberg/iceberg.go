@@ -348,18 +348,33 @@ func (p *publisher) refused(ctx context.Context, base *table.Table, dataset stri
 	return head(now) != head(base) && head(now) != ours, nil
 }
 
-// currentDataFiles are the data files of tbl's current snapshot.
+// currentDataFiles are the data files of tbl's current snapshot, read from
+// its manifests.
 func currentDataFiles(ctx context.Context, tbl *table.Table) ([]string, error) {
-	if tbl.CurrentSnapshot() == nil {
+	snap := tbl.CurrentSnapshot()
+	if snap == nil {
 		return nil, nil
 	}
-	tasks, err := tbl.Scan().PlanFiles(ctx)
+	fs, err := tbl.FS(ctx)
 	if err != nil {
 		return nil, err
 	}
-	files := make([]string, len(tasks))
-	for i, t := range tasks {
-		files[i] = t.File.FilePath()
+	manifests, err := snap.Manifests(fs)
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, mf := range manifests {
+		if mf.ManifestContent() != iceberg.ManifestContentData {
+			continue
+		}
+		entries, err := mf.FetchEntries(fs, true)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range entries {
+			files = append(files, e.DataFile().FilePath())
+		}
 	}
 	return files, nil
 }
