@@ -29,6 +29,7 @@ import (
 
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/store"
+	"golang.org/x/sync/errgroup"
 )
 
 // Config is one export run.
@@ -294,14 +295,16 @@ type exporter struct {
 	onEv     sync.Mutex
 }
 
-// hold renews every lease of the run (see lease.hold).
+// hold renews every lease of the run (see lease.hold), at once.
 func (x *exporter) hold(ctx context.Context) error {
-	for _, l := range x.leases {
-		if err := l.hold(ctx); err != nil {
-			return err
-		}
+	if len(x.leases) == 1 {
+		return x.leases[0].hold(ctx)
 	}
-	return nil
+	var g errgroup.Group
+	for _, l := range x.leases {
+		g.Go(func() error { return l.hold(ctx) })
+	}
+	return g.Wait()
 }
 
 func (x *exporter) event(e Event) {

@@ -2,9 +2,14 @@ package export_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -202,4 +207,65 @@ func keys(fs []export.FileManifest) []string {
 		out[i] = f.Key
 	}
 	return out
+}
+
+// TestIncrementalKeepsItsBaseAlive: an incremental snapshot names files of
+// the day before's, so while it is built a run of that date is kept out
+// (the run holds that date's lease too: a live lease there refuses it,
+// with nothing written), and once it is published a rerun of that date
+// replaces its own snapshot but deletes none of the files the later one
+// names.
+func TestIncrementalKeepsItsBaseAlive(t *testing.T) {
+	e := fundtest.New(t)
+	clock := &storeClock{t: fundtest.Clock}
+	e.Store.Now = clock.now
+	r := rand.New(rand.NewPCG(16, 4))
+	ids := ingestDocuments(t, e, r, 9)
+	clock.pass()
+	sink, dir := dirSink(t)
+	base, _ := exportCounting(t, e, sink, "2026-11-21", false)
+	clock.pass()
+	if _, err := e.Store.Restate(context.Background(), ingestDocument(r, ids[4], fundOf(ids[4])), nil); err != nil {
+		t.Fatal(err)
+	}
+	clock.pass()
+
+	baseDate := fund.MustDate("2026-11-21")
+	now := time.Now()
+	if holder, err := e.Store.TakeExportLease(context.Background(), baseDate, "owner-of-rerun", "rerun", now, now.Add(time.Hour)); err != nil || holder != nil {
+		t.Fatalf("take the lease of %s: %+v, %v", baseDate, holder, err)
+	}
+	_, err := export.Run(context.Background(), export.Config{Store: e.Store, Sink: sink, Date: snapshotDate, SinceLast: true, TempDir: t.TempDir()})
+	if !errors.Is(err, export.ErrExportRunning) || !strings.Contains(err.Error(), "run rerun holds the lease") {
+		t.Fatalf("incremental run while its base's date is being exported: %v, want ErrExportRunning naming the other run", err)
+	}
+	if files := dataFiles(t, sink); len(files) != 0 {
+		t.Errorf("the refused run wrote %v", files)
+	}
+	if l := readLease(t, e); l != nil {
+		t.Errorf("the refused run left its own date's lease: %+v", l)
+	}
+	if err := e.Store.ReleaseExportLease(context.Background(), baseDate, "owner-of-rerun"); err != nil {
+		t.Fatal(err)
+	}
+
+	inc, events := exportCounting(t, e, sink, snapshotDate.String(), true)
+	if inc.Kind != "incremental" || events[export.EventReused] == 0 {
+		t.Fatalf("kind %q, %d files reused; want an incremental snapshot reusing files", inc.Kind, events[export.EventReused])
+	}
+	before := datasetRows(t, dir)
+	rerun, _ := exportCounting(t, e, sink, "2026-11-21", false)
+	if rerun.RunID == base.RunID {
+		t.Fatal("the rerun did not publish")
+	}
+	for _, d := range inc.Datasets {
+		for _, f := range d.Files {
+			if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(f.Key))); err != nil {
+				t.Errorf("a file of the incremental snapshot is gone after the rerun of its base's date: %v", err)
+			}
+		}
+	}
+	if after := datasetRows(t, dir); !reflect.DeepEqual(after, before) {
+		t.Error("the incremental snapshot reads other rows after the rerun of its base's date")
+	}
 }

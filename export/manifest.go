@@ -123,10 +123,12 @@ func DDLKey(dataset string) string { return "_ddl/" + dataset + ".sql" }
 // published snapshot names (incremental snapshots reuse files of earlier
 // ones; see filesInUse).
 func (x *exporter) publish(ctx context.Context, m *Manifest) error {
+	// The DDL is the same for every run of a destination: one renewal
+	// before all of it is enough.
+	if err := x.hold(ctx); err != nil {
+		return err
+	}
 	for _, name := range Datasets {
-		if err := x.hold(ctx); err != nil {
-			return err
-		}
 		if err := x.cfg.Sink.Put(ctx, DDLKey(name), []byte(DDL(name, x.cfg.Sink.URI(""))+"\n")); err != nil {
 			return fmt.Errorf("export: write DDL of %s: %w", name, err)
 		}
@@ -159,6 +161,10 @@ func (x *exporter) publish(ctx context.Context, m *Manifest) error {
 	}
 	rows, size := m.Totals()
 	x.event(Event{Kind: EventManifest, Rows: rows, Bytes: size})
+	// The manifest names the base's files now, so a run of the base's
+	// date keeps them (filesInUse): the cleanup needs only this date's
+	// lease. (The base's is still renewed, and released at the end.)
+	x.leases = x.leases[:1]
 
 	inUse, err := x.filesInUse(ctx)
 	if err != nil {
