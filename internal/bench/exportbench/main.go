@@ -6,11 +6,15 @@
 // for several rounds, times a raw parallel Scan that only counts items and
 // the full export to a local folder run as a child process, whose peak RSS
 // it reads from the kernel. It prints items per second for both, their
-// ratio and the peak RSS, as medians over the rounds.
+// ratio and the peak RSS, as medians over the rounds. Then it exports the
+// table in full once more, restates 1% of its documents and times
+// `fundsvc export --since-last` from that snapshot, with the DynamoDB
+// capacity both runs consumed (from their manifests).
 package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -29,6 +33,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/fundsvc/fundsvc/export"
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/internal/bench/benchdoc"
 	"github.com/fundsvc/fundsvc/internal/dynamotest"
@@ -50,6 +55,15 @@ type result struct {
 	ratio            float64 // median of per-round ratios
 	rssMB            float64 // largest peak RSS of the export over the rounds
 	load             time.Duration
+	inc              incremental
+}
+
+// incremental is the measure of an incremental export after 1% of the
+// documents changed, beside the full export it starts from.
+type incremental struct {
+	changed           int // documents restated
+	full, incremental time.Duration
+	fullM, incM       export.Manifest
 }
 
 // options are the command's flags.
@@ -152,6 +166,11 @@ func bench(ctx context.Context, o options, db *dynamotest.Server, w io.Writer) e
 				round, n, rr, er, er/rr, rss)
 		}
 		r.rawRate, r.expRate, r.ratio = median(rawRates), median(expRates), median(ratios)
+		if r.inc, err = measureIncremental(ctx, o, db.Endpoint(), store, r.docs); err != nil {
+			return err
+		}
+		fmt.Printf("  incremental after %d documents changed: %.2fs, the full export %.2fs (%.3f); no Scan: %t\n",
+			r.inc.changed, r.inc.incremental.Seconds(), r.inc.full.Seconds(), r.inc.incremental.Seconds()/r.inc.full.Seconds(), r.inc.incM.ItemsScanned == 0)
 		results = append(results, r)
 	}
 
@@ -261,6 +280,59 @@ func rawScan(ctx context.Context, client *dynamodb.Client, st *store.Store, segm
 	return n.Load(), time.Since(start), err
 }
 
+// settle is the settle margin the bench's exports for the incremental
+// measure use, rather than the store's 5 minutes: DynamoDB Local updates
+// its indexes with the write, and nothing else writes the table, so the
+// full export is complete up to its start, and the incremental run reads
+// the documents restated after it, whenever the table was loaded.
+const settle = "1ms"
+
+// measureIncremental exports the table in full into a new folder, restates
+// 1% of its documents (at least one, spread over the table) through the
+// store and exports it with --since-last into the same folder.
+func measureIncremental(ctx context.Context, o options, endpoint string, st *store.Store, docs int) (incremental, error) {
+	var m incremental
+	dir, err := os.MkdirTemp("", "exportbench-*")
+	if err != nil {
+		return m, err
+	}
+	defer os.RemoveAll(dir)
+	dest := filepath.Join(dir, "out")
+	segs := strconv.Itoa(o.segments)
+	if m.full, _, err = exportTo(ctx, o.bin, endpoint, st.TableName(), dir, "export", "--dest", dest, "--date", "2026-11-21",
+		"--segments", segs, "--settle", settle, "--progress", "log"); err != nil {
+		return m, err
+	}
+	positions := max(1, (o.perDoc-8)/6)
+	m.changed = max(1, docs/100)
+	stride := docs / m.changed
+	// A new version each run: the amounts depend on the instant.
+	variant := int(time.Now().Unix() % 1000)
+	for k := range m.changed {
+		if _, err := st.Restate(ctx, benchDocument(k*stride, positions, 3+variant), nil); err != nil {
+			return m, fmt.Errorf("restate: %w", err)
+		}
+	}
+	if m.incremental, _, err = exportTo(ctx, o.bin, endpoint, st.TableName(), dir, "export", "--dest", dest, "--date", "2026-11-22",
+		"--since-last", "--settle", settle, "--progress", "log"); err != nil {
+		return m, err
+	}
+	for date, into := range map[string]*export.Manifest{"2026-11-21": &m.fullM, "2026-11-22": &m.incM} {
+		b, err := os.ReadFile(filepath.Join(dest, filepath.FromSlash(export.ManifestKey(fund.MustDate(date)))))
+		if err != nil {
+			return m, err
+		}
+		if err := json.Unmarshal(b, into); err != nil {
+			return m, err
+		}
+	}
+	if m.incM.Kind != "incremental" || m.incM.ItemsScanned != 0 || m.incM.DocumentsChanged < m.changed {
+		return m, fmt.Errorf("the --since-last run was %s, scanned %d items and read %d documents; want incremental, none, at least %d",
+			m.incM.Kind, m.incM.ItemsScanned, m.incM.DocumentsChanged, m.changed)
+	}
+	return m, nil
+}
+
 // exportOnce runs `fundsvc export` into a fresh folder and returns its wall
 // time and peak RSS in MB.
 func exportOnce(ctx context.Context, bin, endpoint, table string, segments int) (time.Duration, float64, error) {
@@ -269,9 +341,15 @@ func exportOnce(ctx context.Context, bin, endpoint, table string, segments int) 
 		return 0, 0, err
 	}
 	defer os.RemoveAll(dir)
-	cmd := exec.CommandContext(ctx, bin, "export", "--dest", filepath.Join(dir, "out"), "--date", "2026-11-22",
+	return exportTo(ctx, bin, endpoint, table, dir, "export", "--dest", filepath.Join(dir, "out"), "--date", "2026-11-22",
 		"--segments", strconv.Itoa(segments), "--progress", "log")
-	cmd.Env = append(os.Environ(), "FUNDSVC_DYNAMODB_ENDPOINT="+endpoint, "FUNDSVC_TABLE="+table, "TMPDIR="+dir)
+}
+
+// exportTo runs fundsvc with args, its temporary files in tmp, and returns
+// its wall time and peak RSS in MB.
+func exportTo(ctx context.Context, bin, endpoint, table, tmp string, args ...string) (time.Duration, float64, error) {
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = append(os.Environ(), "FUNDSVC_DYNAMODB_ENDPOINT="+endpoint, "FUNDSVC_TABLE="+table, "TMPDIR="+tmp)
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
 	elapsed := time.Since(start)
@@ -308,6 +386,15 @@ func format(results []result, segments, rounds int, args string) string {
 		small, big := results[0], results[len(results)-1]
 		fmt.Fprintf(&b, "\nPeak RSS at %d items is %.2f× the peak at %d items (target: within 1.20×).\n",
 			big.items, big.rssMB/small.rssMB, small.items)
+	}
+	b.WriteString("\nIncremental export (`--since-last`) after 1% of the documents changed, from a full export of the same table (one run each; capacity units as DynamoDB reported them):\n\n")
+	b.WriteString("| items | documents changed | full export | incremental | incremental ÷ full | items scanned by the incremental | full export RCU / WCU | incremental RCU / WCU |\n")
+	b.WriteString("|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, r := range results {
+		i := r.inc
+		fmt.Fprintf(&b, "| %d | %d | %.2f s | %.2f s | %.3f | %d | %.1f / %.1f | %.1f / %.1f |\n", r.items, i.incM.DocumentsChanged,
+			i.full.Seconds(), i.incremental.Seconds(), i.incremental.Seconds()/i.full.Seconds(), i.incM.ItemsScanned,
+			i.fullM.Capacity.ReadUnits, i.fullM.Capacity.WriteUnits, i.incM.Capacity.ReadUnits, i.incM.Capacity.WriteUnits)
 	}
 	return b.String()
 }

@@ -85,4 +85,23 @@ func TestATinyRunReportsEverySize(t *testing.T) {
 	if !regexp.MustCompile(`Peak RSS at \d+ items is [0-9.]+× the peak at \d+ items`).MatchString(report) {
 		t.Errorf("no memory comparison between the sizes:\n%s", report)
 	}
+
+	// A row per size for the incremental export: one document changed (1%
+	// of 4 or 8, at least one), both runs timed, nothing scanned by the
+	// incremental one, and the capacity both consumed, read and written.
+	inc := regexp.MustCompile(`(?m)^\| (\d+) \| (\d+) \| ([0-9.]+) s \| ([0-9.]+) s \| ([0-9.]+) \| (\d+) \| ([0-9.]+) / ([0-9.]+) \| ([0-9.]+) / ([0-9.]+) \|$`).FindAllStringSubmatch(report, -1)
+	if len(inc) != 2 {
+		t.Fatalf("%d rows of incremental figures, want 2 (one per size):\n%s", len(inc), report)
+	}
+	for i, row := range inc {
+		var items, changed, scanned int
+		var full, incr, ratio, fullRead, fullWrite, incRead, incWrite float64
+		if _, err := fmt.Sscan(strings.Join(row[1:], " "), &items, &changed, &full, &incr, &ratio, &scanned, &fullRead, &fullWrite, &incRead, &incWrite); err != nil {
+			t.Fatal(err)
+		}
+		if changed != 1 || scanned != 0 || full <= 0 || incr <= 0 || ratio <= 0 || fullRead <= 0 || fullWrite <= 0 || incRead <= 0 || incRead >= fullRead {
+			t.Errorf("incremental row %d: %s; want one document changed, nothing scanned, both times positive, and read units above zero, fewer for the incremental run",
+				i, row[0])
+		}
+	}
 }
