@@ -4,7 +4,10 @@
 // dataset is then joined with the documents' commit heads, so that every
 // document appears at exactly one committed version, and written as Parquet
 // files rolled near a target size; the snapshot is published only when
-// every file is complete. The datasets are declared once, in datasets.go:
+// every file is complete. An incremental run (Config.SinceLast) reads,
+// instead of the Scan, the documents the store's change index names since
+// the previous snapshot, and rewrites only the files of that snapshot that
+// hold their rows, naming the others as they are. The datasets are declared once, in datasets.go:
 // their sorts, writers, Parquet schemas and Athena DDL derive from that
 // table. The package knows nothing of DynamoDB: keys, stored items and the
 // commit protocol stay in package store. The protocol is described in
@@ -13,7 +16,9 @@
 // Files: export.go runs an export; scan.go turns the record stream into
 // sorted rows; datasets.go declares the datasets and joins their rows with
 // the heads; rows.go holds the row types; writer.go writes Parquet files;
-// manifest.go lays out and publishes the snapshot; lease.go keeps two runs
+// incremental.go finds the previous snapshot and reads the changed
+// documents, merge.go merges their rows with its files; manifest.go lays
+// out and publishes the snapshot; lease.go keeps two runs
 // of one date apart; sink.go writes to a directory or S3; ddl.go derives
 // the Athena DDL.
 package export
