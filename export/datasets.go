@@ -5,10 +5,12 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"runtime"
 	"slices"
 
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/store"
+	"golang.org/x/sync/errgroup"
 )
 
 // dataset is one table of the snapshot.
@@ -237,9 +239,25 @@ func (s *sorts) add(row sortedRow, budget int) error {
 	return largest.spill()
 }
 
+// addRef files that a committed document reports a position, for the
+// positions dataset; datasets written at once file theirs at once.
+func (x *exporter) addRef(r positionRef) error {
+	x.refsMu.Lock()
+	defer x.refsMu.Unlock()
+	refs := x.sorts.refs
+	refs.add(r)
+	if refs.buffered() >= x.cfg.MemoryRows {
+		return refs.spill()
+	}
+	return nil
+}
+
 // write writes every dataset, in the order of datasets, each joined with
 // the heads. Each sort is removed once its dataset is written.
 func (x *exporter) write(ctx context.Context) ([]DatasetManifest, error) {
+	if x.inc != nil {
+		return x.writeAtOnce(ctx)
+	}
 	var out []DatasetManifest
 	for i, d := range datasets {
 		if d.write == nil {
@@ -253,6 +271,47 @@ func (x *exporter) write(ctx context.Context) ([]DatasetManifest, error) {
 	}
 	x.sorts.heads.remove()
 	x.sorts.refs.remove()
+	return out, nil
+}
+
+// writeAtOnce writes the datasets of an incremental run, as write does,
+// but as many at once as there are CPUs: its sorts hold the changed
+// documents only, so memory does not call for one dataset at a time, and
+// the merge with the previous snapshot's files is CPU work. positions,
+// which counts the references the others file, comes last.
+func (x *exporter) writeAtOnce(ctx context.Context) ([]DatasetManifest, error) {
+	x.sorts.heads.sortBuffer() // once, before they are read at once
+	written := make([][]DatasetManifest, len(datasets))
+	writeOne := func(i int) error {
+		ws, err := datasets[i].write(ctx, x, x.sorts.rows[i])
+		x.sorts.rows[i].remove()
+		written[i], err = finish(ctx, nil, err, ws...)
+		return err
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, d := range datasets {
+		if d.write != nil && i != positionsDataset {
+			g.Go(func() error {
+				if err := gctx.Err(); err != nil {
+					return err
+				}
+				return writeOne(i)
+			})
+		}
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	if err := writeOne(positionsDataset); err != nil {
+		return nil, err
+	}
+	x.sorts.heads.remove()
+	x.sorts.refs.remove()
+	var out []DatasetManifest
+	for _, w := range written {
+		out = append(out, w...)
+	}
 	return out, nil
 }
 
@@ -301,7 +360,6 @@ func writeActivities(ctx context.Context, x *exporter, rows rowSort) ([]closer, 
 // its position.
 func writeItems[T any, P itemRowPtr[T]](ctx context.Context, x *exporter, name string, kind fund.ItemKind, rows *sorter[T], toRow func(*store.VersionItem) (T, error)) (*datasetWriter[T], error) {
 	w := newDatasetWriter[T](x, name)
-	refs := x.sorts.refs
 	err := eachDocument(x.sorts.heads, rows, func(r *T) itemKey { return P(r).key() }, func(h *store.CommitHead, doc []T) error {
 		if !h.Complete(kind, len(doc)) {
 			items, err := x.cfg.Store.VersionItems(ctx, h, kind)
@@ -319,11 +377,8 @@ func writeItems[T any, P itemRowPtr[T]](ctx context.Context, x *exporter, name s
 			x.event(Event{Kind: EventReread, Dataset: kind.Type(), Key: h.VersionPartition(), Rows: int64(len(doc))})
 		}
 		for i := range doc {
-			refs.add(P(&doc[i]).ref())
-			if refs.buffered() >= x.cfg.MemoryRows {
-				if err := refs.spill(); err != nil {
-					return err
-				}
+			if err := x.addRef(P(&doc[i]).ref()); err != nil {
+				return err
 			}
 			if err := w.write(ctx, doc[i]); err != nil {
 				return err

@@ -297,6 +297,7 @@ type exporter struct {
 	inc    *increment // nil in a full export
 	// consumed is the store's consumed capacity when the run began.
 	consumed store.Consumption
+	refsMu   sync.Mutex // the positions' references (see addRef)
 	onEv     sync.Mutex
 }
 

@@ -295,10 +295,5 @@ func (x *exporter) baseRef(r any) error {
 	if !x.inc.funds[ref.FundID] || x.inc.docs[clusterKey{ref.FundID, ref.DocumentID}] {
 		return nil
 	}
-	refs := x.sorts.refs
-	refs.add(ref)
-	if refs.buffered() >= x.cfg.MemoryRows {
-		return refs.spill()
-	}
-	return nil
+	return x.addRef(ref)
 }

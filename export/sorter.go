@@ -24,6 +24,9 @@ type sorter[T any] struct {
 	dir  string
 	buf  []T
 	runs []string
+	// sorted says the buffer is sorted, so iterate leaves it be: datasets
+	// written at once iterate the heads at once.
+	sorted bool
 }
 
 // inPlace sorts rows by cmp without copying them to compare.
@@ -40,12 +43,17 @@ func newSorter[T any](dir, name string, cmp func(a, b *T) int) *sorter[T] {
 	return &sorter[T]{name: name, cmp: cmp, dir: dir}
 }
 
-func (s *sorter[T]) add(r T)       { s.buf = append(s.buf, r) }
+func (s *sorter[T]) add(r T)       { s.buf, s.sorted = append(s.buf, r), false }
 func (s *sorter[T]) buffered() int { return len(s.buf) }
 
 // sortBuffer sorts the buffer in place, comparing rows where they lie
 // (slices.SortFunc would hand the comparison copies of these wide rows).
-func (s *sorter[T]) sortBuffer() { sort.Sort(inPlace[T]{s.buf, s.cmp}) }
+func (s *sorter[T]) sortBuffer() {
+	if !s.sorted {
+		sort.Sort(inPlace[T]{s.buf, s.cmp})
+		s.sorted = true
+	}
+}
 
 // spill writes the sorted buffer to a new run file and empties the buffer.
 func (s *sorter[T]) spill() error {
