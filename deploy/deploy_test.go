@@ -577,7 +577,7 @@ func checkExporterConfined(tpl map[string]any) []string {
 		"dynamodb:scan":          {tableARN},
 		"dynamodb:describetable": {tableARN},
 		"dynamodb:getitem":       {tableARN},
-		"dynamodb:query":         {tableARN},
+		"dynamodb:query":         {tableARN, tableARN + "/index/GSI1"}, // GSI1: the change index of export --since-last
 		"dynamodb:putitem":       {tableARN},
 		"dynamodb:updateitem":    {tableARN},
 		"dynamodb:deleteitem":    {tableARN},
