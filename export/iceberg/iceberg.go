@@ -368,11 +368,10 @@ func currentDataFiles(ctx context.Context, tbl *table.Table) ([]string, error) {
 		if mf.ManifestContent() != iceberg.ManifestContentData {
 			continue
 		}
-		entries, err := mf.FetchEntries(fs, true)
-		if err != nil {
-			return nil, err
-		}
-		for _, e := range entries {
+		for e, err := range mf.Entries(fs, true) {
+			if err != nil {
+				return nil, err
+			}
 			files = append(files, e.DataFile().FilePath())
 		}
 	}
@@ -390,11 +389,10 @@ func allDataFiles(ctx context.Context, tbl *table.Table) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		entries, err := mf.FetchEntries(fs, false)
-		if err != nil {
-			return nil, err
-		}
-		for _, e := range entries {
+		for e, err := range mf.Entries(fs, false) {
+			if err != nil {
+				return nil, err
+			}
 			files = append(files, e.DataFile().FilePath())
 		}
 	}
