@@ -9,11 +9,12 @@ import (
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/catalog"
 	_ "github.com/apache/iceberg-go/catalog/glue" // registers "glue"
-	_ "github.com/apache/iceberg-go/catalog/rest" // registers "rest"
+	"github.com/apache/iceberg-go/catalog/rest"
 	icesql "github.com/apache/iceberg-go/catalog/sql"
 	iceio "github.com/apache/iceberg-go/io"
 	_ "github.com/apache/iceberg-go/io/gocloud/s3" // s3:// data and metadata files
-	_ "modernc.org/sqlite"                         // the pure-Go SQLite driver, "sqlite"
+	"github.com/apache/iceberg-go/table"
+	_ "modernc.org/sqlite" // the pure-Go SQLite driver, "sqlite"
 )
 
 // The catalog kinds.
@@ -119,6 +120,10 @@ func (c CatalogConfig) Properties() (iceberg.Properties, error) {
 	return p, nil
 }
 
+// catalogName is the catalog's name, which the SQL catalog stores in
+// every row.
+const catalogName = "fundsvc"
+
 // OpenCatalog opens the catalog c names and makes sure its namespace
 // exists. The caller must Close it.
 func OpenCatalog(ctx context.Context, c CatalogConfig) (*Catalog, error) {
@@ -126,7 +131,12 @@ func OpenCatalog(ctx context.Context, c CatalogConfig) (*Catalog, error) {
 	if err != nil {
 		return nil, err
 	}
-	cat, err := catalog.Load(ctx, "fundsvc", props)
+	var cat catalog.Catalog
+	if props["type"] == KindSQL {
+		cat, err = openSQLCatalog(ctx, catalogName, props)
+	} else {
+		cat, err = catalog.Load(ctx, catalogName, props)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("iceberg: open %s catalog: %w", props["type"], err)
 	}
@@ -159,3 +169,30 @@ func closeCatalog(cat catalog.Catalog) error {
 }
 
 func (c *Catalog) ident(dataset string) []string { return catalog.ToIdentifier(c.namespace, dataset) }
+
+// checkMultiTableCommit returns nil if c commits several tables at once:
+// the SQL catalog (with this package's transaction), and a REST catalog
+// whose server offers POST /v1/{prefix}/transactions/commit. Otherwise it
+// says why not.
+func (c *Catalog) checkMultiTableCommit(ctx context.Context) error {
+	tc, ok := c.cat.(catalog.TransactionalCatalog)
+	if !ok {
+		return fmt.Errorf("iceberg-go's %s catalog has no multi-table commit", c.cat.CatalogType())
+	}
+	if c.cat.CatalogType() != catalog.REST {
+		return nil
+	}
+	// iceberg-go's REST catalog checks that the server advertised the
+	// endpoint before it looks at the commits, so a commit without an
+	// identifier is answered with no request sent: ErrEndpointNotSupported,
+	// or ErrMissingIdentifier when the endpoint is there.
+	err := tc.CommitTransaction(ctx, []table.TableCommit{{}})
+	switch {
+	case errors.Is(err, catalog.ErrMissingIdentifier):
+		return nil
+	case errors.Is(err, rest.ErrEndpointNotSupported):
+		return errors.New("the REST catalog's server does not offer POST /v1/{prefix}/transactions/commit")
+	default:
+		return fmt.Errorf("the REST catalog answered a check of its multi-table commit with %v", err)
+	}
+}

@@ -344,14 +344,16 @@ func duckRows(t *testing.T, client *s3.Client, files []string) []map[string]stri
 	return res.Maps()
 }
 
-// newCatalog opens a SQL catalog on a fresh SQLite file that keeps its
-// metadata in MinIO.
+// newCatalog opens a SQL catalog on a SQLite file that keeps its metadata
+// in MinIO, or with no MinIO in local directories.
 func newCatalog(t *testing.T, minio *s3test.Server, file string) *Catalog {
 	t.Helper()
-	c, err := OpenCatalog(t.Context(), CatalogConfig{
-		URI: file, Region: minio.Region, S3Endpoint: minio.Endpoint, S3PathStyle: true,
-		AccessKey: minio.AccessKey, SecretKey: minio.SecretKey,
-	})
+	cfg := CatalogConfig{URI: file}
+	if minio != nil {
+		cfg.Region, cfg.S3Endpoint, cfg.S3PathStyle = minio.Region, minio.Endpoint, true
+		cfg.AccessKey, cfg.SecretKey = minio.AccessKey, minio.SecretKey
+	}
+	c, err := OpenCatalog(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
