@@ -1,7 +1,6 @@
 package export
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -195,57 +194,22 @@ func (x *exporter) readChanges(ctx context.Context, m *Manifest) error {
 }
 
 // readDocument reads one changed document at its latest committed version
-// through the store and sends its records: its history records (one
-// strongly consistent Query: the latest of them is the head's version,
-// since a commit writes its history record in the transaction that moves
-// the head), the version's capital activity and its position items from
-// the version partition, immutable once committed (store.Store.Version and
-// VersionItems, as the full export's re-reads).
+// through the store (store.Store.DocumentRecords: its history records,
+// then the version's immutable partition) and sends its records, as the
+// Scan would have yielded them.
 func (x *exporter) readDocument(ctx context.Context, doc string, out chan<- store.Record) error {
-	var history []fund.DocumentHeader
-	var from store.PageKey
-	for {
-		page, next, err := x.cfg.Store.HistoryPage(ctx, doc, fund.Date{}, fund.Date{}, 1000, from)
-		if err != nil {
-			return fmt.Errorf("export: %w", err)
-		}
-		history = append(history, page...)
-		if next == nil {
-			break
-		}
-		from = next
-	}
-	if len(history) == 0 {
-		return fmt.Errorf("export: changed document %s has no committed version", doc)
-	}
-	head := slices.MaxFunc(history, func(a, b fund.DocumentHeader) int { return cmp.Compare(a.Version, b.Version) })
-	d, err := x.cfg.Store.Version(ctx, doc, head.Version)
+	recs, err := x.cfg.Store.DocumentRecords(ctx, doc)
 	if err != nil {
-		return fmt.Errorf("export: %w", err)
-	}
-	h := store.CommitHead{FundID: head.FundID, DocumentID: doc, Version: head.Version, CommitID: head.CommitID, Whole: true}
-	var items []store.VersionItem
-	for i, k := range fund.ItemKinds {
-		vi, err := x.cfg.Store.VersionItems(ctx, &h, k)
-		if err != nil {
-			return fmt.Errorf("export: %w", err)
-		}
-		h.Items[i] = len(vi)
-		items = append(items, vi...)
-	}
-	x.event(Event{Kind: EventReread, Key: h.VersionPartition(), Rows: int64(len(items))})
-	recs := []store.Record{h}
-	for _, v := range history {
-		recs = append(recs, store.DocumentVersion{DocumentHeader: v})
-	}
-	if d.CapitalActivity != nil {
-		recs = append(recs, store.ActivityVersion{FundID: d.FundID, DocumentID: doc, Version: d.Version, AsOf: d.AsOf,
-			Currency: d.Currency, CreatedAt: d.CreatedAt, CapitalActivity: *d.CapitalActivity})
-	}
-	for _, v := range items {
-		recs = append(recs, v)
+		return fmt.Errorf("export: changed document %s: %w", doc, err)
 	}
 	for _, r := range recs {
+		if h, ok := r.(store.CommitHead); ok {
+			items := 0
+			for _, n := range h.Items {
+				items += n
+			}
+			x.event(Event{Kind: EventReread, Key: h.VersionPartition(), Rows: int64(items)})
+		}
 		select {
 		case out <- r:
 		case <-ctx.Done():

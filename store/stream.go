@@ -383,6 +383,65 @@ func (s *Store) VersionItems(ctx context.Context, h *CommitHead, kind fund.ItemK
 	return out, nil
 }
 
+// DocumentRecords reads one document at its latest committed version and
+// returns the records a Scan yields of it, as a Scan that read it whole
+// would: its head (Whole, with its items counted), every history record,
+// the version's capital activity, if any, and the version's position
+// items. Two strongly consistent Queries (more only if a partition pages),
+// never a Scan: the document's history records, the latest of which is
+// the head's version (a commit writes its history record in the
+// transaction that moves the head), then that version's partition,
+// immutable once committed. It returns ENOTFOUND if the document has no
+// committed version.
+func (s *Store) DocumentRecords(ctx context.Context, doc string) ([]Record, error) {
+	lo, hi := DocumentHistoryRange(fund.Date{}, fund.Date{})
+	history, err := queryAll(ctx, s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.Between, lo, hi).Consistent(true))
+	if err != nil {
+		return nil, fmt.Errorf("store: history of document %s: %w", doc, err)
+	}
+	if len(history) == 0 {
+		return nil, notFound(doc)
+	}
+	recs := make([]Record, 0, len(history)+1)
+	latest := &history[0]
+	for i := range history {
+		rec, _, err := committedRecord(&history[i])
+		if err != nil {
+			return nil, err
+		}
+		recs = append(recs, rec)
+		if history[i].Version > latest.Version {
+			latest = &history[i]
+		}
+	}
+	head := latest.Header()
+	items, err := queryAll(ctx, s.table.Get(AttrPK, VersionPK(doc, head.CommitID)).Consistent(true))
+	if err != nil {
+		return nil, fmt.Errorf("store: version %d of document %s: %w", head.Version, doc, err)
+	}
+	h := CommitHead{FundID: head.FundID, DocumentID: doc, Version: head.Version, CommitID: head.CommitID, Whole: true}
+	for i := range items {
+		switch it := &items[i]; it.SK {
+		case VersionDocumentSK:
+		case VersionCapitalActivitySK:
+			recs = append(recs, ActivityVersion{FundID: head.FundID, DocumentID: doc, Version: head.Version, AsOf: head.AsOf,
+				Currency: head.Currency, CreatedAt: head.CreatedAt, CapitalActivity: it.Activity().CapitalActivity})
+		default:
+			rec, _, err := committedRecord(it)
+			if err != nil {
+				return nil, err
+			}
+			v, ok := rec.(VersionItem)
+			if !ok {
+				return nil, fmt.Errorf("store: version %d of document %s: %s is not a position item", head.Version, doc, it.SK)
+			}
+			h.Items[kindIndex(v.Kind)]++
+			recs = append(recs, v)
+		}
+	}
+	return append(recs, h), nil
+}
+
 // FindPosition reads what the table holds of a position that committed
 // documents report but whose registry item the Scan did not find: the
 // registry item was written after the Scan passed its place (registry items

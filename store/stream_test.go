@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -230,6 +231,76 @@ func TestAHeadWhoseLatestViewIsBehindIsNotWhole(t *testing.T) {
 	}
 	if ops := e.Counter.Ops(); !slices.Equal(ops, []string{"Query"}) {
 		t.Errorf("the re-read made %v, want one Query", ops)
+	}
+}
+
+// TestDocumentRecordsAreWhatAScanYieldsOfTheLatestVersion restates a
+// document with a capital activity and a distribution, then reads it with
+// DocumentRecords: the records are exactly those a Scan yields of it at
+// its latest version (the head, whole and counting its items; every
+// history record; that version's capital activity and position items, not
+// the earlier version's), in two Queries. A document never written is
+// ENOTFOUND.
+func TestDocumentRecordsAreWhatAScanYieldsOfTheLatestVersion(t *testing.T) {
+	e := fundtest.New(t)
+	d := doc("D1", "F1", 100, "POS_1", "POS_2", "POS_3")
+	d.CapitalActivity = &fund.CapitalActivity{Amount: fund.MustMoney("303.00"), Status: fund.StatusPending}
+	if _, err := e.Store.Restate(ctx, d, nil); err != nil {
+		t.Fatal(err)
+	}
+	d = doc("D1", "F1", 200, "POS_2", "POS_4")
+	d.CapitalActivity = &fund.CapitalActivity{Amount: fund.MustMoney("404.00"), Status: fund.StatusCompleted}
+	d.Positions[1].Distribution = &fund.DistributionItem{Amount: fund.MustMoney("7.00")}
+	v2, err := e.Store.Restate(ctx, d, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Store.Restate(ctx, doc("D2", "F1", 300, "POS_1"), nil); err != nil {
+		t.Fatal(err)
+	}
+
+	scanned := streamAll(t, e.Store, store.ScanOptions{Segments: 2})
+	var want []string
+	want = append(want, fmt.Sprintf("%+v", scanned.heads["D1"]))
+	for _, v := range scanned.versions {
+		if v.ID == "D1" {
+			want = append(want, fmt.Sprintf("%+v", v))
+		}
+	}
+	for _, a := range scanned.activities {
+		if a.DocumentID == "D1" && a.Version == v2.Version {
+			want = append(want, fmt.Sprintf("%+v", a))
+		}
+	}
+	for _, it := range scanned.items {
+		if it.DocumentID == "D1" && it.CommitID == v2.CommitID {
+			want = append(want, fmt.Sprintf("%+v", it))
+		}
+	}
+	sort.Strings(want)
+	if h := scanned.heads["D1"]; !h.Whole || h.Version != 2 || len(want) != 1+2+1+3 {
+		t.Fatalf("the Scan read %d records of D1 at head %+v, want 7 at a whole version 2", len(want), h)
+	}
+
+	e.Counter.Reset()
+	recs, err := e.Store.DocumentRecords(ctx, "D1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range recs {
+		got = append(got, fmt.Sprintf("%+v", r))
+	}
+	sort.Strings(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("DocumentRecords:\n%s\nwant the Scan's:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if ops := e.Counter.Ops(); !slices.Equal(ops, []string{"Query", "Query"}) {
+		t.Errorf("DocumentRecords made %v, want two Queries", ops)
+	}
+
+	if _, err := e.Store.DocumentRecords(ctx, "D9"); fund.ErrorCode(err) != fund.ENOTFOUND {
+		t.Errorf("a document never written: %v, want not found", err)
 	}
 }
 
