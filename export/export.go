@@ -303,12 +303,23 @@ type exporter struct {
 
 // hold renews every lease of the run (see lease.hold), at once.
 func (x *exporter) hold(ctx context.Context) error {
+	return x.eachLease(func(l *lease) error { return l.hold(ctx) })
+}
+
+// holdIfStale renews the run's leases if a third of their duration has
+// passed since the last renewal: a step of several writes renews once at
+// its start (hold), and again only if it runs long.
+func (x *exporter) holdIfStale(ctx context.Context) error {
+	return x.eachLease(func(l *lease) error { return l.holdIfStale(ctx) })
+}
+
+func (x *exporter) eachLease(fn func(*lease) error) error {
 	if len(x.leases) == 1 {
-		return x.leases[0].hold(ctx)
+		return fn(x.leases[0])
 	}
 	var g errgroup.Group
 	for _, l := range x.leases {
-		g.Go(func() error { return l.hold(ctx) })
+		g.Go(func() error { return fn(l) })
 	}
 	return g.Wait()
 }

@@ -138,10 +138,19 @@ func (l *lease) ends() time.Time {
 
 // hold renews the lease before a step that changes the destination, so a
 // run that was stalled past its lease, and may have been taken over, finds
-// out before it publishes or deletes anything rather than after. (A dozen
-// small writes per run.) It returns ErrLeaseLost if the lease is no longer
-// this run's.
+// out before it publishes or deletes anything rather than after. (Three
+// small writes per run: see exporter.publish.) It returns ErrLeaseLost if
+// the lease is no longer this run's.
 func (l *lease) hold(ctx context.Context) error { return l.renew(ctx) }
+
+// holdIfStale renews the lease, as hold, if a third of its duration has
+// passed since it was last written.
+func (l *lease) holdIfStale(ctx context.Context) error {
+	if l.now().Before(l.ends().Add(-l.dur * 2 / 3)) {
+		return nil
+	}
+	return l.renew(ctx)
+}
 
 // keep renews the lease every third of its duration until ctx is done. If
 // the lease is lost, or cannot be renewed before it ends, it calls lost

@@ -8,6 +8,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -260,4 +261,58 @@ func TestExportLease(t *testing.T) {
 			}
 		}
 	})
+
+	t.Run("a step that outlasts a third of the lease renews it before its next write", func(t *testing.T) {
+		_ = e.Store.ReleaseExportLease(context.Background(), snapshotDate, "owner-of-usurper") // the subtest before's
+		sink, _ := dirSink(t)
+		first := runExport(t, e, sink, nil)
+		var mu sync.Mutex
+		clock := time.Now()
+		now := func() time.Time {
+			mu.Lock()
+			defer mu.Unlock()
+			return clock
+		}
+		var published []string
+		_, err := export.Run(context.Background(), export.Config{
+			Store: e.Store, Sink: sink, Date: snapshotDate, TempDir: t.TempDir(), Now: now, LeaseDuration: time.Minute,
+			OnEvent: func(ev export.Event) {
+				if ev.Kind != export.EventTable {
+					return
+				}
+				published = append(published, ev.Dataset)
+				if len(published) == 1 {
+					// The first symlink PUT took 30 seconds, past the end of
+					// the lease by the clock of a run that took it over.
+					mu.Lock()
+					clock = clock.Add(30 * time.Second)
+					mu.Unlock()
+					putLease(t, e, "usurper", time.Now().Add(time.Hour), time.Now().Add(2*time.Hour))
+				}
+			},
+		})
+		if !errors.Is(err, export.ErrLeaseLost) {
+			t.Fatalf("export whose lease was taken over during a step: %v, want ErrLeaseLost", err)
+		}
+		if len(published) != 1 {
+			t.Errorf("published %v after the lease was taken over, want only the first table", published)
+		}
+		b, err := sink.Get(context.Background(), export.ManifestKey(snapshotDate))
+		if err != nil || manifestRun(t, b) != first.RunID {
+			t.Errorf("the manifest changed: %s (%v)", b, err)
+		}
+		for _, d := range first.Datasets[1:] {
+			var uris []string
+			for _, f := range d.Files {
+				uris = append(uris, f.URI+"\n")
+			}
+			if got, err := sink.Get(context.Background(), export.SymlinkKey(d.Name, snapshotDate)); err != nil || string(got) != strings.Join(uris, "") {
+				t.Errorf("table %s no longer reads the earlier snapshot: %s (%v)", d.Name, got, err)
+			}
+		}
+		if err := e.Store.ReleaseExportLease(context.Background(), snapshotDate, "owner-of-usurper"); err != nil {
+			t.Fatal(err)
+		}
+	})
+
 }

@@ -121,14 +121,19 @@ func DDLKey(dataset string) string { return "_ddl/" + dataset + ".sql" }
 // written last, records the whole snapshot. Only then are the files of
 // earlier or crashed runs of the same date deleted, but for those that a
 // published snapshot names (incremental snapshots reuse files of earlier
-// ones; see filesInUse).
+// ones; see filesInUse). Each of these steps (the DDL and the symlinks, the
+// manifest, the deletions) starts by renewing the run's leases (see
+// exporter.hold), and a step that outlasts a third of the lease renews
+// them again before its next write.
 func (x *exporter) publish(ctx context.Context, m *Manifest) error {
-	// The DDL is the same for every run of a destination: one renewal
-	// before all of it is enough.
 	if err := x.hold(ctx); err != nil {
 		return err
 	}
+	// The DDL is the same for every run of a destination.
 	for _, name := range Datasets {
+		if err := x.holdIfStale(ctx); err != nil {
+			return err
+		}
 		if err := x.cfg.Sink.Put(ctx, DDLKey(name), []byte(DDL(name, x.cfg.Sink.URI(""))+"\n")); err != nil {
 			return fmt.Errorf("export: write DDL of %s: %w", name, err)
 		}
@@ -138,7 +143,7 @@ func (x *exporter) publish(ctx context.Context, m *Manifest) error {
 		for _, f := range d.Files {
 			b.WriteString(f.URI + "\n")
 		}
-		if err := x.hold(ctx); err != nil {
+		if err := x.holdIfStale(ctx); err != nil {
 			return err
 		}
 		if err := x.cfg.Sink.Put(ctx, SymlinkKey(d.Name, x.cfg.Date), []byte(b.String())); err != nil {
@@ -170,24 +175,24 @@ func (x *exporter) publish(ctx context.Context, m *Manifest) error {
 	if err != nil {
 		return err
 	}
+	var stale []string
 	for _, name := range Datasets {
 		keys, err := x.cfg.Sink.List(ctx, DataPrefix(name, x.cfg.Date))
 		if err != nil {
 			return fmt.Errorf("export: list earlier runs of %s: %w", name, err)
 		}
 		keep := runPrefix(name, x.cfg.Date, x.runID)
-		var stale []string
 		for _, k := range keys {
 			if !strings.HasPrefix(k, keep) && !inUse[k] {
 				stale = append(stale, k)
 			}
 		}
-		if err := x.hold(ctx); err != nil {
-			return err
-		}
-		if err := x.cfg.Sink.Delete(ctx, stale); err != nil {
-			return fmt.Errorf("export: delete earlier runs of %s: %w", name, err)
-		}
+	}
+	if err := x.hold(ctx); err != nil {
+		return err
+	}
+	if err := x.cfg.Sink.Delete(ctx, stale); err != nil {
+		return fmt.Errorf("export: delete earlier runs: %w", err)
 	}
 	x.event(Event{Kind: EventCleaned})
 	return nil
