@@ -123,7 +123,7 @@ func runExport(ctx context.Context, cfg config.Config, f exportFlags, store *sto
 			log.Info("scan finished", "table", cfg.Table, "items", e.Items, "segments", cfg.ExportSegments,
 				"seconds", e.Elapsed.Seconds(), "items_per_second", rate(e.Items, e.Elapsed))
 		case export.EventDataset:
-			log.Info("dataset written", "dataset", e.Dataset, "rows", e.Rows, "bytes", e.Bytes, "files", e.Files)
+			log.Info("dataset written", "dataset", e.Dataset, "rows", e.Rows, "bytes", e.Bytes, "files", e.Files, "seconds", e.Elapsed.Seconds())
 		}
 	}
 	stop := func() {}

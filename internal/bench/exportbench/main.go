@@ -5,11 +5,12 @@
 // loads documents through the store (the writes the service makes), then,
 // for several rounds, times a raw parallel Scan that only counts items and
 // the full export to a local folder run as a child process, whose peak RSS
-// it reads from the kernel. It prints items per second for both, their
-// ratio and the peak RSS, as medians over the rounds. Then it exports the
-// table in full once more, restates 1% of its documents and times
-// `fundsvc export --since-last` from that snapshot, with the DynamoDB
-// capacity both runs consumed (from their manifests).
+// it reads from the kernel; then it restates 1% of the documents and times
+// `fundsvc export --since-last` from that round's snapshot. It prints items
+// per second for the Scan and the export, their ratio, the peak RSS, and
+// the incremental run's time beside the full export's, as medians over the
+// rounds, with the DynamoDB capacity both runs consumed (from their
+// manifests).
 package main
 
 import (
@@ -59,11 +60,16 @@ type result struct {
 }
 
 // incremental is the measure of an incremental export after 1% of the
-// documents changed, beside the full export it starts from.
+// documents changed, beside the full export it starts from: one round's,
+// and the medians over the rounds.
 type incremental struct {
 	changed           int // documents restated
 	full, incremental time.Duration
 	fullM, incM       export.Manifest
+	// Medians over the rounds (seconds; ratio of incremental to full), and
+	// each round's ratio.
+	fullSeconds, incSeconds, ratio float64
+	ratios                         []float64
 }
 
 // options are the command's flags.
@@ -72,6 +78,7 @@ type options struct {
 	perDoc, segments, rounds int
 	bin, out, dataDir        string
 	tablePrefix              string // tables are <prefix>-v1-<items>-<items per document>
+	verbose                  bool
 	args                     []string
 }
 
@@ -85,6 +92,7 @@ func parseFlags(args []string) (options, error) {
 	fs.StringVar(&o.bin, "fundsvc", "./fundsvc", "the fundsvc binary to run")
 	fs.StringVar(&o.out, "out", "", "also write the results into this Markdown file, between the exportbench markers")
 	fs.StringVar(&o.dataDir, "data", ".data/exportbench", "DynamoDB Local's folder; loaded tables are kept there and reused")
+	fs.BoolVar(&o.verbose, "v", false, "print what each fundsvc export run logs (its steps, with their times)")
 	return o, fs.Parse(args)
 }
 
@@ -149,28 +157,28 @@ func bench(ctx context.Context, o options, db *dynamotest.Server, w io.Writer) e
 		if _, _, err := rawScan(ctx, raw, store, o.segments); err != nil {
 			return err
 		}
-		var rawRates, expRates, ratios []float64
+		var rawRates, expRates, ratios, incRatios []float64
+		var fulls, incs []float64
 		for round := 1; round <= o.rounds; round++ {
 			n, rawTime, err := rawScan(ctx, raw, store, o.segments)
 			if err != nil {
 				return err
 			}
-			expTime, rss, err := exportOnce(ctx, o.bin, db.Endpoint(), table, o.segments)
+			inc, rss, err := measureRound(ctx, o, db.Endpoint(), store, r.docs)
 			if err != nil {
 				return err
 			}
-			r.items, r.rssMB = n, max(r.rssMB, rss)
-			rr, er := float64(n)/rawTime.Seconds(), float64(n)/expTime.Seconds()
+			r.items, r.rssMB, r.inc = n, max(r.rssMB, rss), inc
+			rr, er := float64(n)/rawTime.Seconds(), float64(n)/inc.full.Seconds()
+			ir := inc.incremental.Seconds() / inc.full.Seconds()
 			rawRates, expRates, ratios = append(rawRates, rr), append(expRates, er), append(ratios, er/rr)
-			fmt.Printf("  round %d: %d items; raw Scan %.0f items/s, export %.0f items/s (%.2f); export peak RSS %.0f MB\n",
-				round, n, rr, er, er/rr, rss)
+			fulls, incs, incRatios = append(fulls, inc.full.Seconds()), append(incs, inc.incremental.Seconds()), append(incRatios, ir)
+			fmt.Printf("  round %d: %d items; raw Scan %.0f items/s, export %.0f items/s (%.2f); export peak RSS %.0f MB; "+
+				"incremental after %d documents changed %.2fs (%.3f of the export); no Scan: %t\n",
+				round, n, rr, er, er/rr, rss, inc.changed, inc.incremental.Seconds(), ir, inc.incM.ItemsScanned == 0)
 		}
 		r.rawRate, r.expRate, r.ratio = median(rawRates), median(expRates), median(ratios)
-		if r.inc, err = measureIncremental(ctx, o, db.Endpoint(), store, r.docs); err != nil {
-			return err
-		}
-		fmt.Printf("  incremental after %d documents changed: %.2fs, the full export %.2fs (%.3f); no Scan: %t\n",
-			r.inc.changed, r.inc.incremental.Seconds(), r.inc.full.Seconds(), r.inc.incremental.Seconds()/r.inc.full.Seconds(), r.inc.incM.ItemsScanned == 0)
+		r.inc.fullSeconds, r.inc.incSeconds, r.inc.ratio, r.inc.ratios = median(fulls), median(incs), median(incRatios), incRatios
 		results = append(results, r)
 	}
 
@@ -287,21 +295,23 @@ func rawScan(ctx context.Context, client *dynamodb.Client, st *store.Store, segm
 // the documents restated after it, whenever the table was loaded.
 const settle = "1ms"
 
-// measureIncremental exports the table in full into a new folder, restates
-// 1% of its documents (at least one, spread over the table) through the
-// store and exports it with --since-last into the same folder.
-func measureIncremental(ctx context.Context, o options, endpoint string, st *store.Store, docs int) (incremental, error) {
+// measureRound exports the table in full into a new folder (the round's
+// export, whose peak RSS in MB it returns), restates 1% of its documents (at
+// least one, spread over the table) through the store and exports it with
+// --since-last into the same folder.
+func measureRound(ctx context.Context, o options, endpoint string, st *store.Store, docs int) (incremental, float64, error) {
 	var m incremental
 	dir, err := os.MkdirTemp("", "exportbench-*")
 	if err != nil {
-		return m, err
+		return m, 0, err
 	}
 	defer os.RemoveAll(dir)
 	dest := filepath.Join(dir, "out")
 	segs := strconv.Itoa(o.segments)
-	if m.full, _, err = exportTo(ctx, o.bin, endpoint, st.TableName(), dir, "export", "--dest", dest, "--date", "2026-11-21",
+	var rss float64
+	if m.full, rss, err = exportTo(ctx, o, endpoint, st.TableName(), dir, "export", "--dest", dest, "--date", "2026-11-21",
 		"--segments", segs, "--settle", settle, "--progress", "log"); err != nil {
-		return m, err
+		return m, 0, err
 	}
 	positions := max(1, (o.perDoc-8)/6)
 	m.changed = max(1, docs/100)
@@ -310,44 +320,33 @@ func measureIncremental(ctx context.Context, o options, endpoint string, st *sto
 	variant := int(time.Now().Unix() % 1000)
 	for k := range m.changed {
 		if _, err := st.Restate(ctx, benchDocument(k*stride, positions, 3+variant), nil); err != nil {
-			return m, fmt.Errorf("restate: %w", err)
+			return m, 0, fmt.Errorf("restate: %w", err)
 		}
 	}
-	if m.incremental, _, err = exportTo(ctx, o.bin, endpoint, st.TableName(), dir, "export", "--dest", dest, "--date", "2026-11-22",
+	if m.incremental, _, err = exportTo(ctx, o, endpoint, st.TableName(), dir, "export", "--dest", dest, "--date", "2026-11-22",
 		"--since-last", "--settle", settle, "--progress", "log"); err != nil {
-		return m, err
+		return m, 0, err
 	}
 	for date, into := range map[string]*export.Manifest{"2026-11-21": &m.fullM, "2026-11-22": &m.incM} {
 		b, err := os.ReadFile(filepath.Join(dest, filepath.FromSlash(export.ManifestKey(fund.MustDate(date)))))
 		if err != nil {
-			return m, err
+			return m, 0, err
 		}
 		if err := json.Unmarshal(b, into); err != nil {
-			return m, err
+			return m, 0, err
 		}
 	}
 	if m.incM.Kind != "incremental" || m.incM.ItemsScanned != 0 || m.incM.DocumentsChanged < m.changed {
-		return m, fmt.Errorf("the --since-last run was %s, scanned %d items and read %d documents; want incremental, none, at least %d",
+		return m, 0, fmt.Errorf("the --since-last run was %s, scanned %d items and read %d documents; want incremental, none, at least %d",
 			m.incM.Kind, m.incM.ItemsScanned, m.incM.DocumentsChanged, m.changed)
 	}
-	return m, nil
-}
-
-// exportOnce runs `fundsvc export` into a fresh folder and returns its wall
-// time and peak RSS in MB.
-func exportOnce(ctx context.Context, bin, endpoint, table string, segments int) (time.Duration, float64, error) {
-	dir, err := os.MkdirTemp("", "exportbench-*")
-	if err != nil {
-		return 0, 0, err
-	}
-	defer os.RemoveAll(dir)
-	return exportTo(ctx, bin, endpoint, table, dir, "export", "--dest", filepath.Join(dir, "out"), "--date", "2026-11-22",
-		"--segments", strconv.Itoa(segments), "--progress", "log")
+	return m, rss, nil
 }
 
 // exportTo runs fundsvc with args, its temporary files in tmp, and returns
 // its wall time and peak RSS in MB.
-func exportTo(ctx context.Context, bin, endpoint, table, tmp string, args ...string) (time.Duration, float64, error) {
+func exportTo(ctx context.Context, o options, endpoint, table, tmp string, args ...string) (time.Duration, float64, error) {
+	bin := o.bin
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = append(os.Environ(), "FUNDSVC_DYNAMODB_ENDPOINT="+endpoint, "FUNDSVC_TABLE="+table, "TMPDIR="+tmp)
 	start := time.Now()
@@ -355,6 +354,9 @@ func exportTo(ctx context.Context, bin, endpoint, table, tmp string, args ...str
 	elapsed := time.Since(start)
 	if err != nil {
 		return 0, 0, fmt.Errorf("%s export: %w\n%s", bin, err, out)
+	}
+	if o.verbose {
+		fmt.Printf("  fundsvc %s:\n%s", strings.Join(args, " "), out)
 	}
 	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 	if !ok {
@@ -387,14 +389,22 @@ func format(results []result, segments, rounds int, args string) string {
 		fmt.Fprintf(&b, "\nPeak RSS at %d items is %.2f× the peak at %d items (target: within 1.20×).\n",
 			big.items, big.rssMB/small.rssMB, small.items)
 	}
-	b.WriteString("\nIncremental export (`--since-last`) after 1% of the documents changed, from a full export of the same table (one run each; capacity units as DynamoDB reported them):\n\n")
+	b.WriteString("\nIncremental export (`--since-last`) after 1% of the documents changed, from each round's full export (medians of the rounds; capacity units as DynamoDB reported them, in the last round):\n\n")
 	b.WriteString("| items | documents changed | full export | incremental | incremental ÷ full | items scanned by the incremental | full export RCU / WCU | incremental RCU / WCU |\n")
 	b.WriteString("|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range results {
 		i := r.inc
 		fmt.Fprintf(&b, "| %d | %d | %.2f s | %.2f s | %.3f | %d | %.1f / %.1f | %.1f / %.1f |\n", r.items, i.incM.DocumentsChanged,
-			i.full.Seconds(), i.incremental.Seconds(), i.incremental.Seconds()/i.full.Seconds(), i.incM.ItemsScanned,
+			i.fullSeconds, i.incSeconds, i.ratio, i.incM.ItemsScanned,
 			i.fullM.Capacity.ReadUnits, i.fullM.Capacity.WriteUnits, i.incM.Capacity.ReadUnits, i.incM.Capacity.WriteUnits)
+	}
+	b.WriteString("\n")
+	for _, r := range results {
+		rs := make([]string, len(r.inc.ratios))
+		for k, x := range r.inc.ratios {
+			rs[k] = fmt.Sprintf("%.3f", x)
+		}
+		fmt.Fprintf(&b, "Incremental ÷ full at %d items, by round: %s (target: at most 0.10).\n", r.items, strings.Join(rs, ", "))
 	}
 	return b.String()
 }

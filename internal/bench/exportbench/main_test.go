@@ -104,4 +104,7 @@ func TestATinyRunReportsEverySize(t *testing.T) {
 				i, row[0])
 		}
 	}
+	if n := len(regexp.MustCompile(`(?m)^Incremental ÷ full at \d+ items, by round: [0-9.]+ \(target: at most 0\.10\)\.$`).FindAllString(report, -1)); n != 2 {
+		t.Errorf("%d lines of the incremental ratio by round, want one per size:\n%s", n, report)
+	}
 }
