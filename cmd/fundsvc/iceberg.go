@@ -21,7 +21,7 @@ const (
 // icebergFlags select the Iceberg catalog; each falls back to its
 // environment variable, then to the default.
 type icebergFlags struct {
-	catalog, uri, warehouse, namespace string
+	catalog, uri, warehouse, namespace, commit string
 }
 
 func (f *exportFlags) registerFormat(fs *flag.FlagSet) {
@@ -30,6 +30,24 @@ func (f *exportFlags) registerFormat(fs *flag.FlagSet) {
 	fs.StringVar(&f.iceberg.uri, "iceberg-uri", "", "the SQLite file (default "+iceberg.DefaultSQLiteFile+") or the REST catalog's URL (FUNDSVC_ICEBERG_URI)")
 	fs.StringVar(&f.iceberg.warehouse, "iceberg-warehouse", "", "the REST catalog's warehouse, for S3 Tables the table bucket ARN (FUNDSVC_ICEBERG_WAREHOUSE)")
 	fs.StringVar(&f.iceberg.namespace, "iceberg-namespace", "", "namespace (Glue database) of the tables (default "+iceberg.DefaultNamespace+"; FUNDSVC_ICEBERG_NAMESPACE)")
+	fs.StringVar(&f.iceberg.commit, "iceberg-commit", "", "atomic (default: all tables in one commit; sql, and rest with transactions/commit) or per-table "+
+		"(each table on its own, for glue: a run failing between tables leaves them on different runs until the date is exported again; FUNDSVC_ICEBERG_COMMIT)")
+}
+
+// commitMode is the commit mode the flag or the environment selects.
+func (f exportFlags) commitMode(getenv func(string) string) (iceberg.CommitMode, error) {
+	mode := f.iceberg.commit
+	if mode == "" {
+		mode = getenv("FUNDSVC_ICEBERG_COMMIT")
+	}
+	switch m := iceberg.CommitMode(mode); m {
+	case "":
+		return iceberg.CommitAtomic, nil
+	case iceberg.CommitAtomic, iceberg.CommitPerTable:
+		return m, nil
+	default:
+		return "", fmt.Errorf("--iceberg-commit %q: want %s or %s", mode, iceberg.CommitAtomic, iceberg.CommitPerTable)
+	}
 }
 
 // catalogConfig is the catalog the flags and the environment select, with
@@ -74,19 +92,30 @@ func (f *exportFlags) checkFormat(getenv func(string) string) error {
 
 // runIcebergExport runs the export and commits it to the Iceberg tables.
 func runIcebergExport(ctx context.Context, ecfg export.Config, cfg config.Config, f exportFlags, getenv func(string) string, log *slog.Logger) (*export.Manifest, error) {
+	mode, err := f.commitMode(getenv)
+	if err != nil {
+		return nil, fmt.Errorf("export: %w", err)
+	}
 	cat, err := iceberg.OpenCatalog(ctx, f.catalogConfig(cfg, getenv))
 	if err != nil {
 		return nil, fmt.Errorf("export: %w", err)
 	}
 	defer cat.Close()
 	res, err := iceberg.Run(ctx, iceberg.Config{
-		Export: ecfg, Catalog: cat,
+		Export: ecfg, Catalog: cat, Commit: mode,
 		OnCommit: func(e iceberg.CommitEvent) {
+			datasets := make([]string, len(e.Tables))
+			for i, t := range e.Tables {
+				datasets[i] = t.Dataset
+			}
 			if e.Refused {
-				log.Warn("iceberg commit refused: another commit came first; planning again", "dataset", e.Dataset, "attempt", e.Attempt)
+				log.Warn("iceberg commit refused: another commit came first; planning again", "datasets", datasets, "attempt", e.Attempt)
 				return
 			}
-			log.Info("iceberg table committed", "dataset", e.Dataset, "snapshot_id", e.SnapshotID, "files", e.Files, "rows", e.Rows)
+			log.Info("iceberg commit", "mode", mode, "attempt", e.Attempt, "datasets", datasets)
+			for _, t := range e.Tables {
+				log.Info("iceberg table committed", "dataset", t.Dataset, "snapshot_id", t.SnapshotID, "files", t.Files, "rows", t.Rows)
+			}
 		},
 	})
 	if err != nil {

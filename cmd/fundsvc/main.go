@@ -42,6 +42,8 @@ commands:
                        [--wait-lease DURATION: wait for another export of the same date instead of refusing]
                        [--format hive|iceberg: hive (default) publishes symlink tables; iceberg commits
                         Apache Iceberg tables to --iceberg-catalog sql|glue|rest, docs/export.md]
+                       [--iceberg-commit atomic|per-table: atomic (default) commits every table at once;
+                        per-table, which glue needs, leaves tables on different runs if a run fails between them]
   changes backfill   give the change index's keys to documents committed before it existed
                      (idempotent; prints a resume point after every page):
                        fundsvc changes backfill [--resume POINT] [--page-items N]
@@ -73,6 +75,7 @@ export (each also a flag of export, except the S3 settings):
   FUNDSVC_ICEBERG_URI          the SQLite file (default fundsvc-iceberg.db) or the REST catalog URL
   FUNDSVC_ICEBERG_WAREHOUSE    the REST catalog's warehouse (S3 Tables: the table bucket ARN)
   FUNDSVC_ICEBERG_NAMESPACE    namespace / Glue database of the tables (default fundsvc)
+  FUNDSVC_ICEBERG_COMMIT       atomic (default) or per-table
 
 tokens (serve needs one of the first two):
   FUNDSVC_JWT_HS256_SECRET   shared secret, at least 32 bytes

@@ -5,14 +5,14 @@
 // join and Parquet writer as the Hive-style snapshot, into the same
 // destination. What changes is how a run is published. Instead of symlink
 // files and a manifest of this project's own, each dataset's files are
-// registered in its Iceberg table with one catalog commit, an overwrite
-// that replaces the table's previous files with the run's: the commit is a
-// compare-and-swap of the table's metadata pointer in the catalog, so a
-// reader sees the previous snapshot or the new one, never a mix, and every
-// earlier run stays readable by time travel (FOR VERSION AS OF,
-// FOR TIMESTAMP AS OF) instead of as per-date copies. Each snapshot's
-// summary carries the run's snapshot date (fundsvc.snapshot-date) and run
-// ID (fundsvc.run-id).
+// registered in its Iceberg table by an overwrite that replaces the
+// table's previous files with the run's, and the nine overwrites are one
+// atomic multi-table catalog commit: every table reads the new run, or
+// none does, and a reader of a table sees its previous snapshot or the new
+// one, never a mix. Every earlier run stays readable by time travel (FOR
+// VERSION AS OF, FOR TIMESTAMP AS OF) instead of as per-date copies. Each
+// snapshot's summary carries the run's snapshot date
+// (fundsvc.snapshot-date) and run ID (fundsvc.run-id).
 //
 // Registering the Parquet files (Transaction.AddFiles and
 // ReplaceDataFiles) rather than re-encoding the rows through Arrow keeps
@@ -31,15 +31,22 @@
 // the export lease of its date: the tables are committed when export
 // writes the run's manifest, before it deletes the files of earlier runs
 // of the date, and those deletions spare every file a snapshot of a table
-// still lists. Two runs that commit to one table at once are kept apart by
-// the catalog: the second commit is refused, and the run loads the table
-// again, plans the overwrite anew and retries, up to Config.MaxAttempts,
-// after which it reports the refusal. Nothing is lost either way.
+// still lists. Two runs that commit at once are kept apart by the catalog:
+// the second commit is refused as a whole if another moved any of its
+// tables first, and the run loads every table again, plans every
+// overwrite anew and retries, up to Config.MaxAttempts, after which it
+// reports the refusal. Nothing is lost either way.
 //
 // Catalogs: a SQL catalog on a local SQLite file (the default; works with
 // no cloud), AWS Glue (which Athena reads) and an Iceberg REST catalog
-// (such as S3 Tables), chosen by CatalogConfig. DDL prints what Athena
-// needs. docs/export.md describes the layout and time travel.
+// (such as S3 Tables), chosen by CatalogConfig. The SQL catalog commits
+// atomically through this package's transaction (iceberg-go's has no
+// multi-table commit), a REST catalog when its server offers the
+// transactions/commit endpoint. Glue has no multi-table commit: a run
+// commits to it only in CommitPerTable mode, chosen explicitly, where a
+// run that fails between two tables leaves them on different runs until
+// the date is exported again. DDL prints what Athena needs. docs/export.md
+// describes the layout and time travel.
 package iceberg
 
 import (
@@ -63,6 +70,25 @@ const (
 	RunIDProperty        = "fundsvc.run-id"
 )
 
+// CommitMode is how a run's tables are committed to the catalog.
+type CommitMode string
+
+const (
+	// CommitAtomic, the default, commits every table of a run in one
+	// multi-table commit: every table reads the new run, or none does. A
+	// catalog without multi-table commits (Glue) is refused before any data
+	// is written.
+	CommitAtomic CommitMode = "atomic"
+	// CommitPerTable commits each table on its own, for catalogs without
+	// multi-table commits: a run that fails between two tables leaves
+	// tables on different runs until the date is exported again.
+	CommitPerTable CommitMode = "per-table"
+)
+
+// ErrNoAtomicCommit is returned by Run in CommitAtomic mode for a catalog
+// that cannot commit a run's tables at once.
+var ErrNoAtomicCommit = errors.New("iceberg: the catalog cannot commit a run's tables in one atomic commit")
+
 // Config is one export run published as Iceberg tables.
 type Config struct {
 	// Export is the run; its Sink is where the data files go and where
@@ -70,22 +96,31 @@ type Config struct {
 	Export export.Config
 	// Catalog holds the tables.
 	Catalog *Catalog
-	// MaxAttempts bounds the commits tried per table when the catalog
-	// refuses one because another run committed first (default 5).
+	// Commit is CommitAtomic (the default) or CommitPerTable.
+	Commit CommitMode
+	// MaxAttempts bounds the commits tried when the catalog refuses one
+	// because another run committed first (default 5): of the whole run,
+	// or in per-table mode of each table.
 	MaxAttempts int
 	// OnCommit, if set, is called after each commit attempt.
 	OnCommit func(CommitEvent)
 
 	// beforeCommit, for tests, runs just before each commit attempt is
-	// sent to the catalog.
-	beforeCommit func(dataset string, attempt int)
+	// sent to the catalog, with the datasets it commits.
+	beforeCommit func(attempt int, datasets []string)
 }
 
-// CommitEvent reports one commit attempt of one table.
+// CommitEvent reports one commit attempt: of every table at once, or in
+// per-table mode of one table.
 type CommitEvent struct {
+	Attempt int
+	Refused bool // the catalog refused it: another commit came first
+	Tables  []TableEvent
+}
+
+// TableEvent is one table of a commit attempt.
+type TableEvent struct {
 	Dataset    string
-	Attempt    int
-	Refused    bool  // the catalog refused it: another commit came first
 	SnapshotID int64 // the new snapshot, when committed
 	Files      int
 	Rows       int64
@@ -98,9 +133,12 @@ type Result struct {
 }
 
 // Run exports the table and commits each dataset's files to its Iceberg
-// table. It returns an error wrapping table.ErrCommitFailed when a table's
-// commits were refused MaxAttempts times; the tables committed before stay
-// committed (a commit is per table).
+// table, all in one commit unless cfg.Commit is CommitPerTable. It
+// returns an error wrapping ErrNoAtomicCommit, before anything is
+// written, if the commit is to be atomic and the catalog cannot do it, and
+// an error wrapping table.ErrCommitFailed when the commits were refused
+// MaxAttempts times: then no table reads the run, or in per-table mode
+// the tables committed before stay committed.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Catalog == nil {
 		return nil, errors.New("iceberg: no catalog")
@@ -110,6 +148,20 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	if cfg.MaxAttempts <= 0 {
 		cfg.MaxAttempts = 5
+	}
+	switch cfg.Commit {
+	case "":
+		cfg.Commit = CommitAtomic
+	case CommitAtomic, CommitPerTable:
+	default:
+		return nil, fmt.Errorf("iceberg: commit mode %q: want %s or %s", cfg.Commit, CommitAtomic, CommitPerTable)
+	}
+	if cfg.Commit == CommitAtomic {
+		if err := cfg.Catalog.checkMultiTableCommit(ctx); err != nil {
+			return nil, fmt.Errorf("%w: %v; to commit each table on its own instead, use --iceberg-commit %s "+
+				"(FUNDSVC_ICEBERG_COMMIT, Config.Commit = CommitPerTable), with which a run that fails between two tables "+
+				"leaves tables on different runs until the date is exported again", ErrNoAtomicCommit, err, CommitPerTable)
+		}
 	}
 	p := &publisher{Sink: cfg.Export.Sink, cfg: cfg, snapshots: map[string]int64{}}
 	if err := p.ensureTables(ctx); err != nil {
@@ -218,7 +270,7 @@ func (p *publisher) ensureTables(ctx context.Context) error {
 func tableProperties(s *iceberg.Schema) iceberg.Properties {
 	props := iceberg.Properties{
 		table.PropertyFormatVersion: "2",
-		// Refused commits are retried by commit, which plans the
+		// Refused commits are retried by publish, which plans the
 		// overwrite again; iceberg-go's own replay would keep the files
 		// of the commit that came first.
 		table.CommitNumRetriesKey: "0",
@@ -238,106 +290,169 @@ func sameColumns(a, b *iceberg.Schema) bool {
 	})
 }
 
-// commitAll commits every dataset of m, in the order of export.Datasets.
+// commitAll commits every dataset of m: in one multi-table commit, or in
+// per-table mode one table after another in the order of export.Datasets.
 func (p *publisher) commitAll(ctx context.Context, m *export.Manifest) error {
-	for _, name := range export.Datasets {
-		d, _ := m.Dataset(name)
-		id, err := p.commit(ctx, m, d)
-		if err != nil {
-			return err
+	if p.cfg.Commit == CommitPerTable {
+		for _, name := range export.Datasets {
+			err := p.publish(ctx, name, func(ctx context.Context) ([]*overwrite, func(context.Context) error, error) {
+				o, err := p.plan(ctx, m, name)
+				if err != nil {
+					return nil, nil, err
+				}
+				commit := func(ctx context.Context) error {
+					_, err := o.tx.Commit(ctx)
+					return err
+				}
+				return []*overwrite{o}, commit, nil
+			})
+			if err != nil {
+				return err
+			}
 		}
-		p.snapshots[name] = id
+		return nil
 	}
-	return nil
+	what := fmt.Sprintf("the run's %d tables", len(export.Datasets))
+	return p.publish(ctx, what, func(ctx context.Context) ([]*overwrite, func(context.Context) error, error) {
+		mtx, err := catalog.NewMultiTableTransaction(p.cfg.Catalog.cat)
+		if err != nil {
+			return nil, nil, fmt.Errorf("iceberg: %w", err)
+		}
+		plans := make([]*overwrite, 0, len(export.Datasets))
+		for _, name := range export.Datasets {
+			o, err := p.plan(ctx, m, name)
+			if err != nil {
+				return nil, nil, err
+			}
+			if err := mtx.AddTransaction(o.tx); err != nil {
+				return nil, nil, fmt.Errorf("iceberg: plan the commit of %s: %w", name, err)
+			}
+			plans = append(plans, o)
+		}
+		return plans, mtx.Commit, nil
+	})
 }
 
-// commit makes d's files the current snapshot of its table: one overwrite
-// that removes the files of the table's current snapshot and adds d's,
-// conditional on the table's main branch being where it was when the
-// commit was planned. A refused commit is planned again on the table as it
-// now is.
-func (p *publisher) commit(ctx context.Context, m *export.Manifest, d export.DatasetManifest) (int64, error) {
+// overwrite is one table's planned commit.
+type overwrite struct {
+	dataset string
+	base    *table.Table // the table as the commit was planned on
+	tx      *table.Transaction
+	ours    int64 // the snapshot the commit makes current
+	files   int
+	rows    int64
+}
+
+// plan plans the commit that makes the files of m's dataset name the
+// current snapshot of its table: one overwrite that removes the files of
+// the table's current snapshot and adds the dataset's, conditional on the
+// table's main branch being where it is now.
+func (p *publisher) plan(ctx context.Context, m *export.Manifest, name string) (*overwrite, error) {
 	c := p.cfg.Catalog
+	d, _ := m.Dataset(name)
 	files := make([]string, len(d.Files))
 	for i, f := range d.Files {
 		files[i] = f.URI
 	}
 	props := iceberg.Properties{SnapshotDateProperty: m.SnapshotDate, RunIDProperty: m.RunID}
+	tbl, err := c.cat.LoadTable(ctx, c.ident(name))
+	if err != nil {
+		return nil, fmt.Errorf("iceberg: load %s: %w", name, err)
+	}
+	current, err := currentDataFiles(ctx, tbl)
+	if err != nil {
+		return nil, fmt.Errorf("iceberg: list the files of %s: %w", name, err)
+	}
+	// A file the table already lists (an incremental run reuses the files
+	// of unchanged data) stays; the others are replaced.
+	remove, added := difference(current, files), difference(files, current)
+	tx := tbl.NewTransaction()
+	if err := tx.AssertRefSnapshotID(table.MainBranch); err != nil {
+		return nil, fmt.Errorf("iceberg: %s: %w", name, err)
+	}
+	if len(remove) == 0 {
+		err = tx.AddFiles(ctx, added, props, false)
+	} else {
+		err = tx.ReplaceDataFiles(ctx, remove, added, props)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("iceberg: plan the commit of %s: %w", name, err)
+	}
+	staged, err := tx.StagedTable()
+	if err != nil {
+		return nil, fmt.Errorf("iceberg: plan the commit of %s: %w", name, err)
+	}
+	return &overwrite{dataset: name, base: tbl, tx: tx, ours: staged.CurrentSnapshot().SnapshotID,
+		files: len(files), rows: d.Rows}, nil
+}
+
+// publish plans a commit with plan and sends it; a refused commit is
+// planned again on the tables as they now are, up to MaxAttempts. what
+// names the commit in errors.
+func (p *publisher) publish(ctx context.Context, what string,
+	plan func(context.Context) ([]*overwrite, func(context.Context) error, error)) error {
 	for attempt := 1; ; attempt++ {
-		tbl, err := c.cat.LoadTable(ctx, c.ident(d.Name))
+		plans, commit, err := plan(ctx)
 		if err != nil {
-			return 0, fmt.Errorf("iceberg: load %s: %w", d.Name, err)
+			return err
 		}
-		current, err := currentDataFiles(ctx, tbl)
-		if err != nil {
-			return 0, fmt.Errorf("iceberg: list the files of %s: %w", d.Name, err)
-		}
-		// A file the table already lists (an incremental run reuses the
-		// files of unchanged data) stays; the others are replaced.
-		remove, added := difference(current, files), difference(files, current)
-		tx := tbl.NewTransaction()
-		if err := tx.AssertRefSnapshotID(table.MainBranch); err != nil {
-			return 0, fmt.Errorf("iceberg: %s: %w", d.Name, err)
-		}
-		if len(remove) == 0 {
-			err = tx.AddFiles(ctx, added, props, false)
-		} else {
-			err = tx.ReplaceDataFiles(ctx, remove, added, props)
-		}
-		if err != nil {
-			return 0, fmt.Errorf("iceberg: plan the commit of %s: %w", d.Name, err)
-		}
-		staged, err := tx.StagedTable()
-		if err != nil {
-			return 0, fmt.Errorf("iceberg: plan the commit of %s: %w", d.Name, err)
-		}
-		ours := staged.CurrentSnapshot().SnapshotID
 		if p.cfg.beforeCommit != nil {
-			p.cfg.beforeCommit(d.Name, attempt)
+			names := make([]string, len(plans))
+			for i, o := range plans {
+				names[i] = o.dataset
+			}
+			p.cfg.beforeCommit(attempt, names)
 		}
-		_, err = tx.Commit(ctx)
+		err = commit(ctx)
 		refused := false
 		if err != nil {
-			var rerr error
-			if refused, rerr = p.refused(ctx, tbl, d.Name, ours); rerr != nil {
-				return 0, fmt.Errorf("iceberg: commit %s: %w (and then: %w)", d.Name, err, rerr)
+			landed, r, rerr := p.outcome(ctx, plans)
+			if rerr != nil {
+				return fmt.Errorf("iceberg: commit %s: %w (and then: %w)", what, err, rerr)
 			}
+			if landed {
+				err = nil
+			}
+			refused = r
 		}
-		ev := CommitEvent{Dataset: d.Name, Attempt: attempt, Refused: refused, Files: len(files), Rows: d.Rows}
-		if err == nil {
-			ev.SnapshotID = ours
+		ev := CommitEvent{Attempt: attempt, Refused: refused}
+		for _, o := range plans {
+			te := TableEvent{Dataset: o.dataset, Files: o.files, Rows: o.rows}
+			if err == nil {
+				te.SnapshotID = o.ours
+			}
+			ev.Tables = append(ev.Tables, te)
 		}
 		if p.cfg.OnCommit != nil {
 			p.cfg.OnCommit(ev)
 		}
 		switch {
 		case err == nil:
-			return ours, nil
+			for _, o := range plans {
+				p.snapshots[o.dataset] = o.ours
+			}
+			return nil
 		case refused && attempt < p.cfg.MaxAttempts:
 			continue
 		case refused:
-			return 0, fmt.Errorf("%w: iceberg: commit %s: refused %d times, another run keeps committing first: %v", table.ErrCommitFailed, d.Name, attempt, err)
+			return fmt.Errorf("%w: iceberg: commit %s: refused %d times, another run keeps committing first: %v", table.ErrCommitFailed, what, attempt, err)
 		default:
-			return 0, fmt.Errorf("iceberg: commit %s: %w", d.Name, err)
+			return fmt.Errorf("iceberg: commit %s: %w", what, err)
 		}
 	}
 }
 
-// refused reports whether a failed commit of snapshot ours, planned on
-// base, was refused because another commit moved the table's main branch
-// first. Catalogs say so differently (the SQL catalog with
-// table.ErrCommitFailed when its compare-and-swap loses, or with a failed
-// requirement when it saw the move before trying), so the table itself is
-// asked: refused if its branch moved to another snapshot. A commit that
-// failed after all but is there after all (an answer lost on the way) is
-// not one this run may retry; it is reported as the error it was.
-func (p *publisher) refused(ctx context.Context, base *table.Table, dataset string, ours int64) (bool, error) {
-	if errors.Is(ctx.Err(), context.Canceled) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return false, nil
-	}
-	now, err := p.cfg.Catalog.cat.LoadTable(ctx, p.cfg.Catalog.ident(dataset))
-	if err != nil {
-		return false, err
+// outcome tells what became of a commit of plans that failed, by where
+// the tables' main branches now are. Catalogs report a refusal
+// differently (the SQL catalog with table.ErrCommitFailed when its
+// compare-and-swap loses, or with a failed requirement when it saw the
+// move before trying; a REST catalog with a 409), so the tables are asked:
+// landed if every table reads its planned snapshot (the commit happened
+// and its answer was lost), refused if none does and another commit moved
+// at least one. Anything else is not a refusal this run may retry.
+func (p *publisher) outcome(ctx context.Context, plans []*overwrite) (landed, refused bool, err error) {
+	if ctx.Err() != nil {
+		return false, false, nil
 	}
 	head := func(t *table.Table) int64 {
 		if s := t.CurrentSnapshot(); s != nil {
@@ -345,7 +460,25 @@ func (p *publisher) refused(ctx context.Context, base *table.Table, dataset stri
 		}
 		return -1
 	}
-	return head(now) != head(base) && head(now) != ours, nil
+	planned, ours, moved := 0, 0, 0
+	for _, o := range plans {
+		if o.ours == head(o.base) {
+			continue // a plan that adds no snapshot tells nothing
+		}
+		planned++
+		now, err := p.cfg.Catalog.cat.LoadTable(ctx, p.cfg.Catalog.ident(o.dataset))
+		if err != nil {
+			return false, false, err
+		}
+		switch head(now) {
+		case o.ours:
+			ours++
+		case head(o.base):
+		default:
+			moved++
+		}
+	}
+	return ours == planned, ours == 0 && moved > 0, nil
 }
 
 // currentDataFiles are the data files of tbl's current snapshot, read from

@@ -2,12 +2,16 @@ package iceberg
 
 import (
 	"errors"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/fundsvc/fundsvc/export"
@@ -115,13 +119,14 @@ func TestTablesMatchAPI(t *testing.T) {
 	}
 }
 
-// TestConcurrentCommitIsRefusedThenRetried makes a second run commit to
-// the documents table between the moment a first run planned its commit
-// and the moment it sends it: the catalog refuses the first run's commit,
-// which plans again on the table as the second run left it and commits.
-// Both commits stay in the table's history, each with exactly its own
-// files; with one attempt allowed, the refusal is reported instead and the
-// other run's commit is what the table reads.
+// TestConcurrentCommitIsRefusedThenRetried makes a second run, on another
+// connection to the catalog's file, commit every table between the moment
+// a first run planned its commit and the moment it sends it: the catalog
+// refuses the first run's commit as a whole, and the run plans all nine
+// overwrites again on the tables as the second run left them and commits.
+// Both runs stay in every table's history, each with exactly its own
+// files; with one attempt allowed, the refusal is reported instead and
+// every table reads the other run.
 func TestConcurrentCommitIsRefusedThenRetried(t *testing.T) {
 	for _, attempts := range []int{5, 1} {
 		t.Run(map[int]string{5: "retried", 1: "reported"}[attempts], func(t *testing.T) {
@@ -142,8 +147,8 @@ func TestConcurrentCommitIsRefusedThenRetried(t *testing.T) {
 			var events []CommitEvent
 			cfg := Config{Export: exportConfig(t, s, sink, "2026-11-21"), Catalog: cat, MaxAttempts: attempts,
 				OnCommit: func(e CommitEvent) { events = append(events, e) }}
-			cfg.beforeCommit = func(dataset string, attempt int) {
-				if dataset != "documents" || attempt != 1 {
+			cfg.beforeCommit = func(attempt int, _ []string) {
+				if attempt != 1 {
 					return
 				}
 				r, err := Run(t.Context(), Config{Export: exportConfig(t, s, sink, "2026-11-22"), Catalog: other})
@@ -157,55 +162,313 @@ func TestConcurrentCommitIsRefusedThenRetried(t *testing.T) {
 			if interloper == nil {
 				t.Fatal("the interloping run did not commit")
 			}
-			if len(events) == 0 || events[0].Dataset != "documents" || !events[0].Refused {
-				t.Fatalf("events %+v: the first commit of documents was not refused (run: %v)", events, err)
+			if len(events) == 0 || !events[0].Refused || !slices.Equal(eventDatasets(events[0]), export.Datasets) {
+				t.Fatalf("events %+v: the first commit of every table was not refused (run: %v)", events, err)
 			}
 
-			tbl, lerr := cat.cat.LoadTable(t.Context(), cat.ident("documents"))
-			if lerr != nil {
-				t.Fatal(lerr)
-			}
-			theirs := tbl.SnapshotByID(interloper.Snapshots["documents"])
-			if theirs == nil || theirs.Summary.Properties[SnapshotDateProperty] != "2026-11-22" {
-				t.Fatalf("the interloper's snapshot is lost: %+v", theirs)
-			}
 			if attempts == 1 {
 				if !errors.Is(err, table.ErrCommitFailed) {
 					t.Fatalf("with one attempt: err = %v, want the catalog's refusal", err)
 				}
-				if tbl.CurrentSnapshot().SnapshotID != theirs.SnapshotID {
-					t.Errorf("current snapshot %d, want the interloper's %d", tbl.CurrentSnapshot().SnapshotID, theirs.SnapshotID)
+				for _, name := range export.Datasets {
+					tbl := loadTable(t, cat, name)
+					if got, want := tbl.CurrentSnapshot().SnapshotID, interloper.Snapshots[name]; got != want {
+						t.Errorf("%s: current snapshot %d, want the interloper's %d", name, got, want)
+					}
+					if dates := snapshotDates(tbl); slices.Contains(dates, "2026-11-21") {
+						t.Errorf("%s: snapshots of dates %v: the refused run is in the table", name, dates)
+					}
 				}
 				return
 			}
 			if err != nil {
 				t.Fatalf("the retried run: %v", err)
 			}
-			if events[1].Dataset != "documents" || events[1].Refused || events[1].Attempt != 2 {
-				t.Errorf("events %+v: want documents committed at the second attempt", events)
+			if len(events) != 2 || events[1].Refused || events[1].Attempt != 2 || !slices.Equal(eventDatasets(events[1]), export.Datasets) {
+				t.Errorf("events %+v: want every table committed at the second attempt", events)
 			}
-			cur := tbl.CurrentSnapshot()
-			if cur.SnapshotID != res.Snapshots["documents"] || cur.ParentSnapshotID == nil || *cur.ParentSnapshotID != theirs.SnapshotID {
-				t.Errorf("current snapshot %d (parent %v), want the run's %d on top of the interloper's %d",
-					cur.SnapshotID, cur.ParentSnapshotID, res.Snapshots["documents"], theirs.SnapshotID)
-			}
-			files, ferr := currentDataFiles(t.Context(), tbl)
-			if ferr != nil {
-				t.Fatal(ferr)
-			}
-			d, _ := res.Manifest.Dataset("documents")
-			var want []string
-			for _, f := range d.Files {
-				want = append(want, f.URI)
-			}
-			if !slices.Equal(slices.Sorted(slices.Values(files)), slices.Sorted(slices.Values(want))) {
-				t.Errorf("the table reads %v, want only the run's files %v (no duplicates of the interloper's)", files, want)
-			}
-			if cur.Summary.Properties["total-records"] != fmtID(d.Rows) {
-				t.Errorf("total-records %s, the run wrote %d rows", cur.Summary.Properties["total-records"], d.Rows)
+			for _, name := range export.Datasets {
+				tbl := loadTable(t, cat, name)
+				theirs := tbl.SnapshotByID(interloper.Snapshots[name])
+				if theirs == nil || theirs.Summary.Properties[SnapshotDateProperty] != "2026-11-22" {
+					t.Fatalf("%s: the interloper's snapshot is lost: %+v", name, theirs)
+				}
+				checkReadsRun(t, tbl, res, theirs.SnapshotID)
 			}
 		})
 	}
+}
+
+// TestRunCommitsAtomically moves one table, the last dataset's, by another
+// connection's commit between a run's planning and its commit. The commit
+// of all nine tables is refused as a whole: with one attempt, no table has
+// a snapshot of the run, each reads what it read before, and no metadata
+// file the refused commit wrote is left; with retries, every table reads
+// the run, the moved one on top of the other commit.
+func TestRunCommitsAtomically(t *testing.T) {
+	last := export.Datasets[len(export.Datasets)-1]
+	for _, attempts := range []int{1, 5} {
+		t.Run(map[int]string{5: "retried", 1: "reported"}[attempts], func(t *testing.T) {
+			s := newService(t)
+			s.putDocument(t, "DOC_1", "FUND_A", 3, "10")
+			dir := t.TempDir()
+			sink, err := export.OpenSink(dir, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			file := filepath.Join(t.TempDir(), "catalog.db")
+			cat := newCatalog(t, nil, file)
+			other := newCatalog(t, nil, file)
+			before, err := Run(t.Context(), Config{Export: exportConfig(t, s, sink, "2026-11-20"), Catalog: cat})
+			if err != nil {
+				t.Fatalf("the first run: %v", err)
+			}
+
+			var moved int64
+			var events []CommitEvent
+			cfg := Config{Export: exportConfig(t, s, sink, "2026-11-21"), Catalog: cat, MaxAttempts: attempts,
+				OnCommit: func(e CommitEvent) { events = append(events, e) }}
+			cfg.beforeCommit = func(attempt int, _ []string) {
+				if attempt == 1 {
+					moved = emptyTable(t, other, last)
+				}
+			}
+			res, err := Run(t.Context(), cfg)
+			if moved == 0 {
+				t.Fatal("the other commit did not happen")
+			}
+			if len(events) == 0 || !events[0].Refused || len(events[0].Tables) != len(export.Datasets) {
+				t.Errorf("events %+v: the commit of every table was not refused (run: %v)", events, err)
+			}
+
+			if attempts == 1 {
+				if !errors.Is(err, table.ErrCommitFailed) {
+					t.Fatalf("err = %v, want the catalog's refusal", err)
+				}
+				for _, name := range export.Datasets {
+					tbl := loadTable(t, cat, name)
+					want := before.Snapshots[name]
+					if name == last {
+						want = moved
+					}
+					if got := tbl.CurrentSnapshot().SnapshotID; got != want {
+						t.Errorf("%s: current snapshot %d, want %d", name, got, want)
+					}
+					if dates := snapshotDates(tbl); slices.Contains(dates, "2026-11-21") {
+						t.Errorf("%s: snapshots of dates %v: part of the refused commit is in the table", name, dates)
+					}
+					checkMetadataReferenced(t, sink, tbl, name)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("the retried run: %v", err)
+			}
+			if len(events) != 2 || events[1].Refused || len(events[1].Tables) != len(export.Datasets) {
+				t.Errorf("events %+v: want every table committed at the second attempt", events)
+			}
+			for _, name := range export.Datasets {
+				parent := before.Snapshots[name]
+				if name == last {
+					parent = moved
+				}
+				tbl := loadTable(t, cat, name)
+				checkReadsRun(t, tbl, res, parent)
+				checkMetadataReferenced(t, sink, tbl, name)
+			}
+		})
+	}
+}
+
+// TestCommitModes: per-table mode commits each table on its own (and
+// retries a refused table on its own), and the default, atomic mode
+// refuses a catalog without multi-table commits before writing anything.
+func TestCommitModes(t *testing.T) {
+	t.Run("per-table mode commits each table on its own", func(t *testing.T) {
+		s := newService(t)
+		s.putDocument(t, "DOC_1", "FUND_A", 3, "10")
+		sink, err := export.OpenSink(t.TempDir(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		file := filepath.Join(t.TempDir(), "catalog.db")
+		cat := newCatalog(t, nil, file)
+		other := newCatalog(t, nil, file)
+		before, err := Run(t.Context(), Config{Export: exportConfig(t, s, sink, "2026-11-20"), Catalog: cat, Commit: CommitPerTable})
+		if err != nil {
+			t.Fatalf("the first run: %v", err)
+		}
+		var moved int64
+		var events []CommitEvent
+		cfg := Config{Export: exportConfig(t, s, sink, "2026-11-21"), Catalog: cat, Commit: CommitPerTable,
+			OnCommit: func(e CommitEvent) { events = append(events, e) }}
+		cfg.beforeCommit = func(attempt int, datasets []string) {
+			if attempt == 1 && slices.Equal(datasets, []string{"documents"}) {
+				moved = emptyTable(t, other, "documents")
+			}
+		}
+		res, err := Run(t.Context(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var committed []string
+		for _, e := range events {
+			if len(e.Tables) != 1 {
+				t.Fatalf("event %+v: want one table per commit", e)
+			}
+			if e.Tables[0].Dataset == "documents" && e.Attempt == 1 && !e.Refused {
+				t.Errorf("event %+v: the commit of documents after the other one was not refused", e)
+			}
+			if !e.Refused {
+				committed = append(committed, e.Tables[0].Dataset)
+			}
+		}
+		if !slices.Equal(committed, export.Datasets) || len(events) != len(export.Datasets)+1 {
+			t.Errorf("events %+v: want each table committed once, in order, documents at its second attempt", events)
+		}
+		for _, name := range export.Datasets {
+			parent := before.Snapshots[name]
+			if name == "documents" {
+				parent = moved
+			}
+			checkReadsRun(t, loadTable(t, cat, name), res, parent)
+		}
+	})
+
+	t.Run("the atomic mode refuses a catalog without multi-table commits before writing anything", func(t *testing.T) {
+		t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+		p, err := CatalogConfig{Kind: KindGlue, Region: "eu-west-1",
+			Extra: map[string]string{"glue.access-key-id": "AKIDEXAMPLE", "glue.secret-access-key": "secret"}}.Properties()
+		if err != nil {
+			t.Fatal(err)
+		}
+		glue, err := catalog.Load(t.Context(), "fundsvc", p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := newService(t)
+		s.putDocument(t, "DOC_1", "FUND_A", 3, "10")
+		dir := t.TempDir()
+		sink, err := export.OpenSink(dir, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Run(t.Context(), Config{Export: exportConfig(t, s, sink, "2026-11-21"),
+			Catalog: &Catalog{cat: glue, namespace: DefaultNamespace, props: p}})
+		if !errors.Is(err, ErrNoAtomicCommit) {
+			t.Fatalf("err = %v, want ErrNoAtomicCommit", err)
+		}
+		for _, want := range []string{"--iceberg-commit per-table", "different runs"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("err = %q: it does not say %q", err, want)
+			}
+		}
+		if entries, err := os.ReadDir(dir); err != nil || len(entries) != 0 {
+			t.Errorf("the destination holds %v (%v): something was written", entries, err)
+		}
+	})
+}
+
+// loadTable loads a dataset's table from c.
+func loadTable(t *testing.T, c *Catalog, dataset string) *table.Table {
+	t.Helper()
+	tbl, err := c.cat.LoadTable(t.Context(), c.ident(dataset))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tbl
+}
+
+// snapshotDates are the snapshot dates of tbl's snapshots, oldest first.
+func snapshotDates(tbl *table.Table) []string {
+	var dates []string
+	for _, s := range tbl.Metadata().Snapshots() {
+		dates = append(dates, s.Summary.Properties[SnapshotDateProperty])
+	}
+	return dates
+}
+
+// checkReadsRun checks that tbl's current snapshot is the one res
+// committed, with res's run ID, on top of parent, and lists exactly the
+// run's files.
+func checkReadsRun(t *testing.T, tbl *table.Table, res *Result, parent int64) {
+	t.Helper()
+	name := catalog.TableNameFromIdent(tbl.Identifier())
+	cur := tbl.CurrentSnapshot()
+	if cur.SnapshotID != res.Snapshots[name] || cur.ParentSnapshotID == nil || *cur.ParentSnapshotID != parent {
+		t.Errorf("%s: current snapshot %d (parent %v), want the run's %d on top of %d", name, cur.SnapshotID, cur.ParentSnapshotID, res.Snapshots[name], parent)
+	}
+	if cur.Summary.Properties[RunIDProperty] != res.Manifest.RunID {
+		t.Errorf("%s: current snapshot of run %q, want %q", name, cur.Summary.Properties[RunIDProperty], res.Manifest.RunID)
+	}
+	files, err := currentDataFiles(t.Context(), tbl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := res.Manifest.Dataset(name)
+	var want []string
+	for _, f := range d.Files {
+		want = append(want, f.URI)
+	}
+	if !slices.Equal(slices.Sorted(slices.Values(files)), slices.Sorted(slices.Values(want))) {
+		t.Errorf("%s: the table reads %v, want only the run's files %v", name, files, want)
+	}
+	if cur.Summary.Properties["total-records"] != fmtID(d.Rows) {
+		t.Errorf("%s: total-records %s, the run wrote %d rows", name, cur.Summary.Properties["total-records"], d.Rows)
+	}
+}
+
+// checkMetadataReferenced checks that every metadata file under the
+// table's metadata directory is in its metadata log: no file of a commit
+// that did not happen is left.
+func checkMetadataReferenced(t *testing.T, sink export.Sink, tbl *table.Table, dataset string) {
+	t.Helper()
+	logged := map[string]bool{tbl.MetadataLocation(): true}
+	for e := range tbl.Metadata().PreviousFiles() {
+		logged[e.MetadataFile] = true
+	}
+	keys, err := sink.List(t.Context(), dataset+"/metadata/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, k := range keys {
+		if !strings.HasSuffix(k, ".metadata.json") {
+			continue
+		}
+		n++
+		if !logged[sink.URI(k)] {
+			t.Errorf("%s: metadata file %s is in no metadata log", dataset, sink.URI(k))
+		}
+	}
+	if n < 2 {
+		t.Errorf("%s: %d metadata files listed: the listing missed them", dataset, n)
+	}
+}
+
+// emptyTable commits, through c, a snapshot that deletes every row of a
+// dataset's table, as another writer might: it moves the table's main
+// branch. It returns the new snapshot's ID.
+func emptyTable(t *testing.T, c *Catalog, dataset string) int64 {
+	t.Helper()
+	tx := loadTable(t, c, dataset).NewTransaction()
+	if err := tx.Delete(t.Context(), iceberg.AlwaysTrue{}, iceberg.Properties{RunIDProperty: "another writer"}); err != nil {
+		t.Fatalf("empty %s: %v", dataset, err)
+	}
+	tbl, err := tx.Commit(t.Context())
+	if err != nil {
+		t.Fatalf("empty %s: %v", dataset, err)
+	}
+	return tbl.CurrentSnapshot().SnapshotID
+}
+
+// eventDatasets are the datasets of a commit event.
+func eventDatasets(e CommitEvent) []string {
+	names := make([]string, len(e.Tables))
+	for i, t := range e.Tables {
+		names[i] = t.Dataset
+	}
+	return names
 }
 
 func fmtID(n int64) string { return strconv.FormatInt(n, 10) }
