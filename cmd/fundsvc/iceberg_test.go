@@ -2,10 +2,14 @@ package main
 
 import (
 	"bytes"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/fundsvc/fundsvc/export"
@@ -15,7 +19,8 @@ import (
 
 // TestExportIcebergToDirectory runs `fundsvc export --format iceberg` with
 // the default catalog (a SQLite file) into a directory, twice: every
-// dataset's table is committed each time with the demo's rows, and
+// dataset's table is committed each time with the demo's rows, all in one
+// commit, and
 // `fundsvc ddl --format iceberg` then names each table's current metadata
 // file, which exists, for its Glue registration.
 func TestExportIcebergToDirectory(t *testing.T) {
@@ -32,11 +37,9 @@ func TestExportIcebergToDirectory(t *testing.T) {
 		if err := run(ctx, []string{"export", "--format", "iceberg", "--date", date, "--progress", "log"}, getenv, &out); err != nil {
 			t.Fatalf("export %s: %v\n%s", date, err, out.String())
 		}
-		committed := map[string]int64{}
-		for _, l := range logLines(t, out.String()) {
-			if l["msg"] == "iceberg table committed" {
-				committed[l["dataset"].(string)] = int64(l["rows"].(float64))
-			}
+		commits, committed := icebergCommits(t, out.String())
+		if len(commits) != 1 || !slices.Equal(commits[0], export.Datasets) {
+			t.Errorf("export %s: commits %v, want one of every table", date, commits)
 		}
 		for name, rows := range demoRows {
 			if committed[name] != rows {
@@ -74,4 +77,107 @@ func TestExportIcebergToDirectory(t *testing.T) {
 	if err := run(ctx, []string{"export", "--format", "delta"}, getenv, &out); err == nil || !strings.Contains(err.Error(), "want hive or iceberg") {
 		t.Errorf("--format delta: err = %v, want a refusal naming the formats", err)
 	}
+}
+
+// TestExportIcebergCommitModes runs `fundsvc export --format iceberg` with
+// --iceberg-commit and FUNDSVC_ICEBERG_COMMIT: per-table commits each table
+// on its own, an unknown mode is refused, and the default, atomic mode
+// refuses a REST catalog whose server does not offer transactions/commit
+// before anything is written.
+func TestExportIcebergCommitModes(t *testing.T) {
+	fe := fundtest.New(t)
+	ctx := t.Context()
+	base := env(t, fe.Table)
+	if err := run(ctx, []string{"seed"}, base, &bytes.Buffer{}); err != nil {
+		t.Fatalf("seed: %v", err)
+	}
+
+	t.Run("FUNDSVC_ICEBERG_COMMIT=per-table commits each table on its own", func(t *testing.T) {
+		getenv := withVars(base, map[string]string{"FUNDSVC_EXPORT_DEST": t.TempDir(),
+			"FUNDSVC_ICEBERG_URI": filepath.Join(t.TempDir(), "catalog.db"), "FUNDSVC_ICEBERG_COMMIT": "per-table"})
+		var out bytes.Buffer
+		if err := run(ctx, []string{"export", "--format", "iceberg", "--date", snapshotDate, "--progress", "log"}, getenv, &out); err != nil {
+			t.Fatalf("export: %v\n%s", err, out.String())
+		}
+		commits, committed := icebergCommits(t, out.String())
+		var order []string
+		for _, c := range commits {
+			if len(c) != 1 {
+				t.Errorf("a per-table commit of %v", c)
+			}
+			order = append(order, c...)
+		}
+		if !slices.Equal(order, export.Datasets) {
+			t.Errorf("commits %v, want one per table in the order of the datasets", commits)
+		}
+		for name, rows := range demoRows {
+			if committed[name] != rows {
+				t.Errorf("%s committed with %d rows, want %d", name, committed[name], rows)
+			}
+		}
+	})
+
+	t.Run("an unknown commit mode is refused", func(t *testing.T) {
+		getenv := withVars(base, map[string]string{"FUNDSVC_EXPORT_DEST": t.TempDir(), "FUNDSVC_ICEBERG_URI": filepath.Join(t.TempDir(), "catalog.db")})
+		err := run(ctx, []string{"export", "--format", "iceberg", "--iceberg-commit", "sometimes", "--progress", "log"}, getenv, &bytes.Buffer{})
+		if err == nil || !strings.Contains(err.Error(), "want atomic or per-table") {
+			t.Errorf("err = %v, want a refusal naming the modes", err)
+		}
+	})
+
+	t.Run("a REST catalog without transactions/commit is refused before anything is written", func(t *testing.T) {
+		var mu sync.Mutex
+		var requests []string
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			requests = append(requests, r.Method+" "+r.URL.Path)
+			mu.Unlock()
+			w.Header().Set("Content-Type", "application/json")
+			switch r.Method + " " + r.URL.Path {
+			case "GET /v1/config":
+				w.Write([]byte(`{"defaults":{},"overrides":{},"endpoints":["POST /v1/{prefix}/namespaces",` +
+					`"GET /v1/{prefix}/namespaces/{namespace}/tables/{table}","POST /v1/{prefix}/namespaces/{namespace}/tables",` +
+					`"POST /v1/{prefix}/namespaces/{namespace}/tables/{table}"]}`))
+			case "POST /v1/namespaces":
+				w.Write([]byte(`{"namespace":["fundsvc"],"properties":{}}`))
+			default:
+				http.NotFound(w, r)
+			}
+		}))
+		defer srv.Close()
+		dest := filepath.Join(t.TempDir(), "lake")
+		getenv := withVars(base, map[string]string{"FUNDSVC_EXPORT_DEST": dest})
+		err := run(ctx, []string{"export", "--format", "iceberg", "--iceberg-catalog", "rest", "--iceberg-uri", srv.URL, "--progress", "log"}, getenv, &bytes.Buffer{})
+		if err == nil || !strings.Contains(err.Error(), "transactions/commit") || !strings.Contains(err.Error(), "--iceberg-commit per-table") {
+			t.Fatalf("err = %v, want a refusal naming the endpoint and --iceberg-commit per-table", err)
+		}
+		if entries, err := os.ReadDir(dest); !os.IsNotExist(err) && len(entries) != 0 {
+			t.Errorf("the destination holds %v: something was written", entries)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if !slices.Equal(requests, []string{"GET /v1/config", "POST /v1/namespaces"}) {
+			t.Errorf("requests %v, want only the catalog's opening", requests)
+		}
+	})
+}
+
+// icebergCommits reads an export's log: the datasets of each "iceberg
+// commit" line, and the rows each "iceberg table committed" line reports.
+func icebergCommits(t *testing.T, out string) (commits [][]string, rows map[string]int64) {
+	t.Helper()
+	rows = map[string]int64{}
+	for _, l := range logLines(t, out) {
+		switch l["msg"] {
+		case "iceberg commit":
+			var names []string
+			for _, n := range l["datasets"].([]any) {
+				names = append(names, n.(string))
+			}
+			commits = append(commits, names)
+		case "iceberg table committed":
+			rows[l["dataset"].(string)] = int64(l["rows"].(float64))
+		}
+	}
+	return commits, rows
 }
