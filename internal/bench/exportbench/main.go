@@ -27,6 +27,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -37,6 +38,7 @@ import (
 	"github.com/fundsvc/fundsvc/export"
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/internal/bench/benchdoc"
+	"github.com/fundsvc/fundsvc/internal/bench/rules"
 	"github.com/fundsvc/fundsvc/internal/dynamotest"
 	"github.com/fundsvc/fundsvc/store"
 	"golang.org/x/sync/errgroup"
@@ -66,6 +68,9 @@ type incremental struct {
 	changed           int // documents restated
 	full, incremental time.Duration
 	fullM, incM       export.Manifest
+	// The least each run's reads can consume by DynamoDB's rules: a Scan
+	// of the table's items; the changed documents read at their version.
+	fullMin, incMin float64
 	// Medians over the rounds (seconds; ratio of incremental to full), and
 	// each round's ratio.
 	fullSeconds, incSeconds, ratio float64
@@ -154,20 +159,21 @@ func bench(ctx context.Context, o options, db *dynamotest.Server, w io.Writer) e
 		}
 
 		// One untimed Scan warms DynamoDB Local's JIT and caches.
-		if _, _, err := rawScan(ctx, raw, store, o.segments); err != nil {
+		if _, _, _, err := rawScan(ctx, raw, store, o.segments); err != nil {
 			return err
 		}
 		var rawRates, expRates, ratios, incRatios []float64
 		var fulls, incs []float64
 		for round := 1; round <= o.rounds; round++ {
-			n, rawTime, err := rawScan(ctx, raw, store, o.segments)
+			n, rawTime, scanMin, err := rawScan(ctx, raw, store, o.segments)
 			if err != nil {
 				return err
 			}
-			inc, rss, err := measureRound(ctx, o, db.Endpoint(), store, r.docs)
+			inc, rss, err := measureRound(ctx, o, db.Endpoint(), raw, store, r.docs)
 			if err != nil {
 				return err
 			}
+			inc.fullMin = scanMin
 			r.items, r.rssMB, r.inc = n, max(r.rssMB, rss), inc
 			rr, er := float64(n)/rawTime.Seconds(), float64(n)/inc.full.Seconds()
 			ir := inc.incremental.Seconds() / inc.full.Seconds()
@@ -266,10 +272,14 @@ func loaded(ctx context.Context, client *dynamodb.Client, table string) bool {
 
 // rawScan counts the table's items with a parallel Scan through the SDK,
 // making the requests the export makes (the store's own Scan plan: every
-// attribute, the same Limit) and decoding nothing.
-func rawScan(ctx context.Context, client *dynamodb.Client, st *store.Store, segments int) (int64, time.Duration, error) {
+// attribute, the same Limit) and decoding nothing. It also returns the
+// least those pages can consume by DynamoDB's rules (package rules), which
+// is what the export's Scan, making the same requests, consumes at best.
+func rawScan(ctx context.Context, client *dynamodb.Client, st *store.Store, segments int) (int64, time.Duration, float64, error) {
 	start := time.Now()
 	var n atomic.Int64
+	var mu sync.Mutex
+	minimum := 0.0
 	g, gctx := errgroup.WithContext(ctx)
 	for _, in := range st.ScanPlan(store.ScanOptions{Segments: segments}) {
 		g.Go(func() error {
@@ -280,12 +290,64 @@ func rawScan(ctx context.Context, client *dynamodb.Client, st *store.Store, segm
 					return err
 				}
 				n.Add(int64(len(page.Items)))
+				c, _ := rules.QueryMinimum(page.Items, true)
+				mu.Lock()
+				minimum += c.Read
+				mu.Unlock()
 			}
 			return nil
 		})
 	}
 	err := g.Wait()
-	return n.Load(), time.Since(start), err
+	return n.Load(), time.Since(start), minimum, err
+}
+
+// documentsMinimum is the least that reading docs at their latest
+// committed version can consume by DynamoDB's rules: for each, a strongly
+// consistent Query of its history records and one of its version's
+// partition, the requests of store.Store.DocumentRecords, priced from the
+// sizes of the items they return.
+func documentsMinimum(ctx context.Context, client *dynamodb.Client, st *store.Store, docs []string) (float64, error) {
+	query := func(in *dynamodb.QueryInput) (float64, error) {
+		var items []map[string]types.AttributeValue
+		p := dynamodb.NewQueryPaginator(client, in)
+		for p.HasMorePages() {
+			page, err := p.NextPage(ctx)
+			if err != nil {
+				return 0, err
+			}
+			items = append(items, page.Items...)
+		}
+		c, _ := rules.QueryMinimum(items, true)
+		return c.Read, nil
+	}
+	key := func(pk string) map[string]types.AttributeValue {
+		return map[string]types.AttributeValue{":pk": &types.AttributeValueMemberS{Value: pk}}
+	}
+	total := 0.0
+	for _, doc := range docs {
+		head, err := st.LatestDocument(ctx, doc)
+		if err != nil {
+			return 0, err
+		}
+		lo, hi := store.DocumentHistoryRange(fund.Date{}, fund.Date{})
+		vals := key(store.DocPK(doc))
+		vals[":lo"], vals[":hi"] = &types.AttributeValueMemberS{Value: lo}, &types.AttributeValueMemberS{Value: hi}
+		history, err := query(&dynamodb.QueryInput{TableName: aws.String(st.TableName()), ConsistentRead: aws.Bool(true),
+			KeyConditionExpression:   aws.String("#pk = :pk AND #sk BETWEEN :lo AND :hi"),
+			ExpressionAttributeNames: map[string]string{"#pk": store.AttrPK, "#sk": store.AttrSK}, ExpressionAttributeValues: vals})
+		if err != nil {
+			return 0, err
+		}
+		version, err := query(&dynamodb.QueryInput{TableName: aws.String(st.TableName()), ConsistentRead: aws.Bool(true),
+			KeyConditionExpression: aws.String("#pk = :pk"), ExpressionAttributeNames: map[string]string{"#pk": store.AttrPK},
+			ExpressionAttributeValues: key(store.VersionPK(doc, head.CommitID))})
+		if err != nil {
+			return 0, err
+		}
+		total += history + version
+	}
+	return total, nil
 }
 
 // settle is the settle margin the bench's exports for the incremental
@@ -299,7 +361,7 @@ const settle = "1ms"
 // export, whose peak RSS in MB it returns), restates 1% of its documents (at
 // least one, spread over the table) through the store and exports it with
 // --since-last into the same folder.
-func measureRound(ctx context.Context, o options, endpoint string, st *store.Store, docs int) (incremental, float64, error) {
+func measureRound(ctx context.Context, o options, endpoint string, raw *dynamodb.Client, st *store.Store, docs int) (incremental, float64, error) {
 	var m incremental
 	dir, err := os.MkdirTemp("", "exportbench-*")
 	if err != nil {
@@ -318,10 +380,16 @@ func measureRound(ctx context.Context, o options, endpoint string, st *store.Sto
 	stride := docs / m.changed
 	// A new version each run: the amounts depend on the instant.
 	variant := int(time.Now().Unix() % 1000)
+	var changed []string
 	for k := range m.changed {
-		if _, err := st.Restate(ctx, benchDocument(k*stride, positions, 3+variant), nil); err != nil {
+		d, err := st.Restate(ctx, benchDocument(k*stride, positions, 3+variant), nil)
+		if err != nil {
 			return m, 0, fmt.Errorf("restate: %w", err)
 		}
+		changed = append(changed, d.ID)
+	}
+	if m.incMin, err = documentsMinimum(ctx, raw, st, changed); err != nil {
+		return m, 0, err
 	}
 	if m.incremental, _, err = exportTo(ctx, o, endpoint, st.TableName(), dir, "export", "--dest", dest, "--date", "2026-11-22",
 		"--since-last", "--settle", settle, "--progress", "log"); err != nil {
@@ -390,13 +458,13 @@ func format(results []result, segments, rounds int, args string) string {
 			big.items, big.rssMB/small.rssMB, small.items)
 	}
 	b.WriteString("\nIncremental export (`--since-last`) after 1% of the documents changed, from each round's full export (medians of the rounds; capacity units as DynamoDB reported them, in the last round):\n\n")
-	b.WriteString("| items | documents changed | full export | incremental | incremental ÷ full | items scanned by the incremental | full export RCU / WCU | incremental RCU / WCU |\n")
-	b.WriteString("|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| items | documents changed | full export | incremental | incremental ÷ full | items scanned by the incremental | full export RCU / WCU | minimum RCU (the Scan's pages) | incremental RCU / WCU | minimum RCU (the changed documents) |\n")
+	b.WriteString("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range results {
 		i := r.inc
-		fmt.Fprintf(&b, "| %d | %d | %.2f s | %.2f s | %.3f | %d | %.1f / %.1f | %.1f / %.1f |\n", r.items, i.incM.DocumentsChanged,
+		fmt.Fprintf(&b, "| %d | %d | %.2f s | %.2f s | %.3f | %d | %.1f / %.1f | %.1f | %.1f / %.1f | %.1f |\n", r.items, i.incM.DocumentsChanged,
 			i.fullSeconds, i.incSeconds, i.ratio, i.incM.ItemsScanned,
-			i.fullM.Capacity.ReadUnits, i.fullM.Capacity.WriteUnits, i.incM.Capacity.ReadUnits, i.incM.Capacity.WriteUnits)
+			i.fullM.Capacity.ReadUnits, i.fullM.Capacity.WriteUnits, i.fullMin, i.incM.Capacity.ReadUnits, i.incM.Capacity.WriteUnits, i.incMin)
 	}
 	b.WriteString("\n")
 	for _, r := range results {

@@ -89,19 +89,24 @@ func TestATinyRunReportsEverySize(t *testing.T) {
 	// A row per size for the incremental export: one document changed (1%
 	// of 4 or 8, at least one), both runs timed, nothing scanned by the
 	// incremental one, and the capacity both consumed, read and written.
-	inc := regexp.MustCompile(`(?m)^\| (\d+) \| (\d+) \| ([0-9.]+) s \| ([0-9.]+) s \| ([0-9.]+) \| (\d+) \| ([0-9.]+) / ([0-9.]+) \| ([0-9.]+) / ([0-9.]+) \|$`).FindAllStringSubmatch(report, -1)
+	inc := regexp.MustCompile(`(?m)^\| (\d+) \| (\d+) \| ([0-9.]+) s \| ([0-9.]+) s \| ([0-9.]+) \| (\d+) \| ([0-9.]+) / ([0-9.]+) \| ([0-9.]+) \| ([0-9.]+) / ([0-9.]+) \| ([0-9.]+) \|$`).FindAllStringSubmatch(report, -1)
 	if len(inc) != 2 {
 		t.Fatalf("%d rows of incremental figures, want 2 (one per size):\n%s", len(inc), report)
 	}
 	for i, row := range inc {
 		var items, changed, scanned int
-		var full, incr, ratio, fullRead, fullWrite, incRead, incWrite float64
-		if _, err := fmt.Sscan(strings.Join(row[1:], " "), &items, &changed, &full, &incr, &ratio, &scanned, &fullRead, &fullWrite, &incRead, &incWrite); err != nil {
+		var full, incr, ratio, fullRead, fullWrite, fullMin, incRead, incWrite, incMin float64
+		if _, err := fmt.Sscan(strings.Join(row[1:], " "), &items, &changed, &full, &incr, &ratio, &scanned, &fullRead, &fullWrite, &fullMin, &incRead, &incWrite, &incMin); err != nil {
 			t.Fatal(err)
 		}
 		if changed != 1 || scanned != 0 || full <= 0 || incr <= 0 || ratio <= 0 || fullRead <= 0 || fullWrite <= 0 || incRead <= 0 || incRead >= fullRead {
 			t.Errorf("incremental row %d: %s; want one document changed, nothing scanned, both times positive, and read units above zero, fewer for the incremental run",
 				i, row[0])
+		}
+		// A Scan's pages cost what the rules give for them; the
+		// incremental run reads the changed document and the change index.
+		if fullMin <= 0 || fullRead < fullMin || incMin <= 0 || incRead < incMin || incMin >= fullMin {
+			t.Errorf("incremental row %d: %s; want minimums above zero, each run at or above its minimum, the changed document's below the Scan's", i, row[0])
 		}
 	}
 	if n := len(regexp.MustCompile(`(?m)^Incremental ÷ full at \d+ items, by round: [0-9.]+ \(target: at most 0\.10\)\.$`).FindAllString(report, -1)); n != 2 {

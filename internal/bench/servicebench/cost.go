@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"net/http"
 	"regexp"
@@ -13,20 +12,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/fundsvc/fundsvc/fund"
+	"github.com/fundsvc/fundsvc/internal/bench/rules"
 	"github.com/fundsvc/fundsvc/store"
 )
 
-// The capacity rules of DynamoDB ("DynamoDB read and write operations",
-// docs.aws.amazon.com/amazondynamodb/latest/developerguide/read-write-operations.html):
-// a strongly consistent read of up to 4 KB is one read unit, an eventually
-// consistent one half; a Query sums the sizes of the items it returns and
-// rounds up once; a write of up to 1 KB is one write unit, rounded up per
-// item, and again for each global secondary index that holds the item;
-// transactional requests count twice.
-const (
-	readUnitBytes  = 4096
-	writeUnitBytes = 1024
-)
+// Minimums follow DynamoDB's capacity rules (package rules).
 
 // costRow is the capacity one operation consumes per request: the API's
 // (read off the service's /metrics), the raw baseline's (off the store's
@@ -47,36 +37,6 @@ type costRow struct {
 	storedKB  float64        // what one version adds to the table and its indexes, with 100 bytes of overhead per item
 }
 
-// queryMinimum is the least a Query returning items can consume.
-func queryMinimum(items []map[string]types.AttributeValue, consistent bool) (store.Capacity, int) {
-	bytes := 0
-	for _, it := range items {
-		bytes += store.ItemSize(it)
-	}
-	u := math.Ceil(float64(bytes) / readUnitBytes)
-	if !consistent {
-		u /= 2
-	}
-	return store.Capacity{Read: u}, bytes
-}
-
-// indexes is how many global secondary indexes hold item (each has a key
-// of its own; both project every attribute).
-func indexes(item map[string]types.AttributeValue) int {
-	n := 0
-	for _, pk := range []string{store.AttrGSI1PK, store.AttrGSI2PK} {
-		if _, ok := item[pk]; ok {
-			n++
-		}
-	}
-	return n
-}
-
-// writeUnits is what a standard put of item costs, indexes included.
-func writeUnits(item map[string]types.AttributeValue) float64 {
-	return math.Ceil(float64(store.ItemSize(item))/writeUnitBytes) * float64(1+indexes(item))
-}
-
 // planCost prices a write plan: the minimum (each item the version leaves
 // in the latest view, the head, the document records and the fund's
 // entries, written once, standard, with its index entries: the Commit and
@@ -87,8 +47,8 @@ func planCost(p store.Plan) (minimum, byRule store.Capacity, items, bytes int, s
 		for _, reqs := range in.RequestItems {
 			for _, w := range reqs {
 				if w.PutRequest != nil {
-					byRule.Write += writeUnits(w.PutRequest.Item)
-					stored += float64((store.ItemSize(w.PutRequest.Item) + 100) * (1 + indexes(w.PutRequest.Item)))
+					byRule.Write += rules.WriteUnits(w.PutRequest.Item)
+					stored += float64((store.ItemSize(w.PutRequest.Item) + 100) * (1 + rules.Indexes(w.PutRequest.Item)))
 				}
 			}
 		}
@@ -97,12 +57,12 @@ func planCost(p store.Plan) (minimum, byRule store.Capacity, items, bytes int, s
 		for _, ti := range tx.TransactItems {
 			switch {
 			case ti.Put != nil:
-				w := writeUnits(ti.Put.Item)
+				w := rules.WriteUnits(ti.Put.Item)
 				minimum.Write += w
 				byRule.Write += 2 * w
 				items++
 				bytes += store.ItemSize(ti.Put.Item)
-				stored += float64((store.ItemSize(ti.Put.Item) + 100) * (1 + indexes(ti.Put.Item)))
+				stored += float64((store.ItemSize(ti.Put.Item) + 100) * (1 + rules.Indexes(ti.Put.Item)))
 			case ti.ConditionCheck != nil, ti.Update != nil, ti.Delete != nil:
 				// A check reads the item and costs a write unit per KB, as
 				// the other kinds do; their items are small.
@@ -111,7 +71,7 @@ func planCost(p store.Plan) (minimum, byRule store.Capacity, items, bytes int, s
 		}
 	}
 	if len(p.Commit.TransactItems) > 0 && p.Commit.TransactItems[0].Put != nil {
-		byRule.Write += writeUnits(p.Commit.TransactItems[0].Put.Item) // Finish updates the head, the commit's first put
+		byRule.Write += rules.WriteUnits(p.Commit.TransactItems[0].Put.Item) // Finish updates the head, the commit's first put
 	}
 	return minimum, byRule, items, bytes, stored / 1024
 }
@@ -223,7 +183,7 @@ func measureCost(ctx context.Context, o options, svc *service, r *raw, pools []*
 			if err != nil {
 				return nil, fmt.Errorf("capacity of %s, raw: %w", cr.name, err)
 			}
-			m, bytes := queryMinimum(items, cr.consistent)
+			m, bytes := rules.QueryMinimum(items, cr.consistent)
 			minimum = minimum.Add(m)
 			row.items += float64(len(items)) / float64(n)
 			row.kb += float64(bytes) / 1024 / float64(n)
