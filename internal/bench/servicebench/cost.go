@@ -34,46 +34,73 @@ type costRow struct {
 	positions int
 	rawByRule store.Capacity
 	apiByRule store.Capacity // the API's, its writes corrected to the rules
-	storedKB  float64        // what one version adds to the table and its indexes, with 100 bytes of overhead per item
+	// What one version adds to the table and its indexes, to the table
+	// alone and to its version partition, and its history record (see
+	// planSize).
+	storedKB, tableKB, versionKB float64
+	historyBytes                 int
 }
 
-// planCost prices a write plan: the minimum (each item the version leaves
-// in the latest view, the head, the document records and the fund's
-// entries, written once, standard, with its index entries: the Commit and
-// Materialize puts), the whole plan by the rules, and what it stores.
-func planCost(p store.Plan) (minimum, byRule store.Capacity, items, bytes int, storedKB float64) {
-	stored := 0.0
+// planSize is what a write plan costs and adds to the table.
+type planSize struct {
+	// The minimum (each item the version leaves in the latest view, the
+	// head, the document records and the fund's entries, written once,
+	// standard, with its index entries: the Commit and Materialize puts),
+	// and the whole plan by the rules.
+	minimum, byRule store.Capacity
+	items, bytes    int // the minimum's items and their size
+	// What the version adds to the table and its indexes, with 100 bytes
+	// of overhead per item; to the table alone (what a Scan reads of it);
+	// and its version partition (what an incremental export reads of it).
+	storedKB, tableKB, versionKB float64
+	historyBytes                 int // its history record
+}
+
+// planCost prices a write plan.
+func planCost(p store.Plan) planSize {
+	var ps planSize
+	stored, table := 0.0, 0
+	put := func(item map[string]types.AttributeValue) {
+		stored += float64((store.ItemSize(item) + 100) * (1 + rules.Indexes(item)))
+		table += store.ItemSize(item)
+	}
 	for _, in := range p.Stage {
 		for _, reqs := range in.RequestItems {
 			for _, w := range reqs {
 				if w.PutRequest != nil {
-					byRule.Write += rules.WriteUnits(w.PutRequest.Item)
-					stored += float64((store.ItemSize(w.PutRequest.Item) + 100) * (1 + rules.Indexes(w.PutRequest.Item)))
+					ps.byRule.Write += rules.WriteUnits(w.PutRequest.Item)
+					put(w.PutRequest.Item)
+					ps.versionKB += float64(store.ItemSize(w.PutRequest.Item)) / 1024
 				}
 			}
 		}
 	}
+	lo, hi := store.DocumentHistoryRange(fund.Date{}, fund.Date{})
 	for _, tx := range append([]*dynamodb.TransactWriteItemsInput{p.Commit}, p.Materialize...) {
 		for _, ti := range tx.TransactItems {
 			switch {
 			case ti.Put != nil:
 				w := rules.WriteUnits(ti.Put.Item)
-				minimum.Write += w
-				byRule.Write += 2 * w
-				items++
-				bytes += store.ItemSize(ti.Put.Item)
-				stored += float64((store.ItemSize(ti.Put.Item) + 100) * (1 + rules.Indexes(ti.Put.Item)))
+				ps.minimum.Write += w
+				ps.byRule.Write += 2 * w
+				ps.items++
+				ps.bytes += store.ItemSize(ti.Put.Item)
+				put(ti.Put.Item)
+				if sk, ok := ti.Put.Item[store.AttrSK].(*types.AttributeValueMemberS); ok && sk.Value >= lo && sk.Value <= hi {
+					ps.historyBytes = store.ItemSize(ti.Put.Item)
+				}
 			case ti.ConditionCheck != nil, ti.Update != nil, ti.Delete != nil:
 				// A check reads the item and costs a write unit per KB, as
 				// the other kinds do; their items are small.
-				byRule.Write += 2
+				ps.byRule.Write += 2
 			}
 		}
 	}
 	if len(p.Commit.TransactItems) > 0 && p.Commit.TransactItems[0].Put != nil {
-		byRule.Write += rules.WriteUnits(p.Commit.TransactItems[0].Put.Item) // Finish updates the head, the commit's first put
+		ps.byRule.Write += rules.WriteUnits(p.Commit.TransactItems[0].Put.Item) // Finish updates the head, the commit's first put
 	}
-	return minimum, byRule, items, bytes, stored / 1024
+	ps.storedKB, ps.tableKB = stored/1024, float64(table)/1024
+	return ps
 }
 
 var capacityLine = regexp.MustCompile(`(?m)^fundsvc_dynamodb_capacity_units_total\{kind="(read|write)",operation="([A-Za-z]+)"\} (\S+)$`)
@@ -224,11 +251,14 @@ func measureCost(ctx context.Context, o options, svc *service, r *raw, pools []*
 			if err != nil {
 				return nil, err
 			}
-			m, b, items, bytes, stored := planCost(plan)
-			minimum, byRule = minimum.Add(m), byRule.Add(b)
-			row.items += float64(items) / float64(writes)
-			row.kb += float64(bytes) / 1024 / float64(writes)
-			row.storedKB += stored / float64(writes)
+			ps := planCost(plan)
+			minimum, byRule = minimum.Add(ps.minimum), byRule.Add(ps.byRule)
+			row.items += float64(ps.items) / float64(writes)
+			row.kb += float64(ps.bytes) / 1024 / float64(writes)
+			row.storedKB += ps.storedKB / float64(writes)
+			row.tableKB += ps.tableKB / float64(writes)
+			row.versionKB += ps.versionKB / float64(writes)
+			row.historyBytes = max(row.historyBytes, ps.historyBytes)
 			if err := r.restate(ctx, d, prev); err != nil {
 				return nil, fmt.Errorf("capacity of %s, raw: %w", name, err)
 			}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/fundsvc/fundsvc/internal/bench/rules"
 	"github.com/fundsvc/fundsvc/store"
 	"github.com/shopspring/decimal"
 )
@@ -62,11 +63,30 @@ var daysPerMonth = decimal.RequireFromString("30.4375")
 // ingest as a cost per document plus a cost per position (the line
 // through the two ingest sizes measured), the reads per request.
 type model struct {
-	perDocument, perPosition     store.Capacity // API, per ingest
-	storedPerDocKB, storedPerPos float64        // KB one version stores, per document and per position
-	overview                     store.Capacity // per overview of a document of overviewPositions positions
-	overviewPositions            int
-	position, summary, listing   store.Capacity
+	perDocument, perPosition store.Capacity // API, per ingest
+	// KB one version stores (table and indexes), adds to the table alone,
+	// and puts in its version partition: per document and per position.
+	stored, table, version size
+	historyBytes           int            // a version's history record
+	overview               store.Capacity // per overview of a document of overviewPositions positions
+	overviewPositions      int
+	position, summary      store.Capacity
+	listing                store.Capacity
+}
+
+// size is a size in KB of a document of n positions: perDoc + perPos × n.
+type size struct{ perDoc, perPos float64 }
+
+func (z size) of(n int) float64 { return z.perDoc + z.perPos*float64(n) }
+
+// fit is the line through (lo, a) and (hi, b), or through the origin and
+// (lo, a) when hi is lo.
+func fit(lo, hi int, a, b float64) size {
+	if hi == lo {
+		return size{perPos: a / float64(lo)}
+	}
+	perPos := (b - a) / float64(hi-lo)
+	return size{perDoc: a - perPos*float64(lo), perPos: perPos}
 }
 
 // fitModel builds the model from the measured rows, on a dataset of
@@ -101,18 +121,12 @@ func fitModel(rows []*costRow, positions int) (model, bool) {
 	if lo.apiByRule != (store.Capacity{}) {
 		lo.api, hi.api = lo.apiByRule, hi.apiByRule
 	}
-	if hi.positions == lo.positions {
-		n := float64(lo.positions)
-		m.perPosition = store.Capacity{Read: lo.api.Read / n, Write: lo.api.Write / n}
-		m.storedPerPos = lo.storedKB / n
-	} else {
-		dn := float64(hi.positions - lo.positions)
-		m.perPosition = store.Capacity{Read: (hi.api.Read - lo.api.Read) / dn, Write: (hi.api.Write - lo.api.Write) / dn}
-		m.storedPerPos = (hi.storedKB - lo.storedKB) / dn
-		n := float64(lo.positions)
-		m.perDocument = lo.api.Sub(store.Capacity{Read: m.perPosition.Read * n, Write: m.perPosition.Write * n})
-		m.storedPerDocKB = lo.storedKB - m.storedPerPos*n
-	}
+	read, write := fit(lo.positions, hi.positions, lo.api.Read, hi.api.Read), fit(lo.positions, hi.positions, lo.api.Write, hi.api.Write)
+	m.perDocument, m.perPosition = store.Capacity{Read: read.perDoc, Write: write.perDoc}, store.Capacity{Read: read.perPos, Write: write.perPos}
+	m.stored = fit(lo.positions, hi.positions, lo.storedKB, hi.storedKB)
+	m.table = fit(lo.positions, hi.positions, lo.tableKB, hi.tableKB)
+	m.version = fit(lo.positions, hi.positions, lo.versionKB, hi.versionKB)
+	m.historyBytes = max(lo.historyBytes, hi.historyBytes)
 	return m, true
 }
 
@@ -128,6 +142,7 @@ type costLine struct {
 	read, write decimal.Decimal // units a month
 	gb          decimal.Decimal // stored, for storage
 	cost        decimal.Decimal
+	instead     bool // an alternative to a line above, left out of the total
 }
 
 func dec(x float64) decimal.Decimal { return decimal.NewFromFloat(x) }
@@ -157,11 +172,58 @@ func (m model) monthly(w referenceLoad, p prices) []costLine {
 	add("position summaries", perDay(w.summariesPerDay), m.summary)
 	add("fund document listings", perDay(w.fundListingsPerDay), m.listing)
 	versions := int64(w.storageAfterQuarters * (w.documentsPerQuarter + w.restatementsPerQuarter))
-	kb := decimal.NewFromInt(versions).Mul(dec(m.storedPerDocKB + m.storedPerPos*float64(w.positionsPerDocument)))
+	nights := daysPerMonth
+	inc, full := m.nightlyExports(w)
+	lines = append(lines, costLine{what: fmt.Sprintf("nightly incremental export (%s changed documents a night)", changedPerNight(w).StringFixed(1)),
+		count: nights, read: nights.Mul(dec(inc.Read)), write: nights.Mul(dec(inc.Write)), cost: p.of(nights.Mul(dec(inc.Read)), nights.Mul(dec(inc.Write)))})
+	kb := decimal.NewFromInt(versions).Mul(dec(m.stored.of(w.positionsPerDocument)))
 	gb := kb.Div(decimal.NewFromInt(1024 * 1024))
 	lines = append(lines, costLine{what: fmt.Sprintf("storage after %d quarters (%d versions)", w.storageAfterQuarters, versions),
 		gb: gb, cost: gb.Mul(p.perGBMonth)})
+	lines = append(lines, costLine{what: fmt.Sprintf("nightly full export instead (a Scan of the table after %d quarters)", w.storageAfterQuarters),
+		count: nights, read: nights.Mul(dec(full.Read)), write: nights.Mul(dec(full.Write)), cost: p.of(nights.Mul(dec(full.Read)), nights.Mul(dec(full.Write))),
+		instead: true})
 	return lines
+}
+
+// The fixed part of a nightly export by DynamoDB's rules. An incremental
+// run reads the change index: one strongly consistent GetItem of the shard
+// count, and one Query of GSI1 per shard of the night's day, eventually
+// consistent, half a unit each for the few heads a night changes. Each
+// run writes its lease items (under 1 KB): a full export takes its date's
+// lease, renews it before each of its three publishing steps and releases
+// it (5 writes); an incremental run holds its base date's lease too, until
+// its manifest is published (9 writes; see export.Run and publish).
+var (
+	changeIndexReads = 1 + float64(store.DefaultChangeShards)*0.5
+	leaseWritesFull  = 5.0
+	leaseWritesInc   = 9.0
+)
+
+// changedPerNight is the documents w writes or restates a night.
+func changedPerNight(w referenceLoad) decimal.Decimal {
+	return decimal.NewFromInt(int64(w.documentsPerQuarter + w.restatementsPerQuarter)).Div(daysPerMonth.Mul(decimal.NewFromInt(3)))
+}
+
+// changedDocumentReads is what an incremental export reads of one changed
+// document of w (see nightlyExports).
+func (m model) changedDocumentReads(w referenceLoad) float64 {
+	return rules.ReadUnits(2*m.historyBytes, true) + rules.ReadUnits(int(m.version.of(w.positionsPerDocument)*1024), true)
+}
+
+// nightlyExports is what one night's export of w consumes by DynamoDB's
+// rules, incremental and full. An incremental run reads each changed
+// document's history records (a document of two versions) and its
+// version partition with one strongly consistent Query each (what the
+// export's bench measures it to consume, beside the change index); a full
+// export reads the table, as it stands after w.storageAfterQuarters, with
+// a strongly consistent Scan (1 MB pages: a unit per 4 KB).
+func (m model) nightlyExports(w referenceLoad) (inc, full store.Capacity) {
+	changed, _ := changedPerNight(w).Float64()
+	inc = store.Capacity{Read: changeIndexReads + changed*m.changedDocumentReads(w), Write: leaseWritesInc}
+	versions := float64(w.storageAfterQuarters * (w.documentsPerQuarter + w.restatementsPerQuarter))
+	full = store.Capacity{Read: versions * m.table.of(w.positionsPerDocument) * 1024 / rules.ReadUnitBytes, Write: leaseWritesFull}
+	return inc, full
 }
 
 // format renders the monthly bill of w and how each part grows.
@@ -174,15 +236,24 @@ func (m model) format(w referenceLoad, p prices) string {
 		p.perMillionReads, p.perMillionWrites, p.perGBMonth, p.source)
 	b.WriteString("| part | a month | read units | write units | cost (USD) |\n|---|---:|---:|---:|---:|\n")
 	total := decimal.Zero
+	var instead []costLine
 	for _, l := range m.monthly(w, p) {
-		total = total.Add(l.cost)
-		if !l.gb.IsZero() {
-			fmt.Fprintf(&b, "| %s | %s GB | – | – | %s |\n", l.what, l.gb.StringFixed(2), l.cost.StringFixed(2))
+		switch {
+		case l.instead:
+			instead = append(instead, l)
 			continue
+		case !l.gb.IsZero():
+			fmt.Fprintf(&b, "| %s | %s GB | – | – | %s |\n", l.what, l.gb.StringFixed(2), l.cost.StringFixed(2))
+		default:
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", l.what, l.count.StringFixed(0), l.read.StringFixed(0), l.write.StringFixed(0), l.cost.StringFixed(2))
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", l.what, l.count.StringFixed(0), l.read.StringFixed(0), l.write.StringFixed(0), l.cost.StringFixed(2))
+		total = total.Add(l.cost)
 	}
-	fmt.Fprintf(&b, "| **total** | | | | **%s** |\n\n", total.StringFixed(2))
+	fmt.Fprintf(&b, "| **total** | | | | **%s** |\n", total.StringFixed(2))
+	for _, l := range instead {
+		fmt.Fprintf(&b, "| *%s* | %s | %s | %s | *%s* |\n", l.what, l.count.StringFixed(0), l.read.StringFixed(0), l.write.StringFixed(0), l.cost.StringFixed(2))
+	}
+	b.WriteString("\n")
 	b.WriteString("How it grows (each figure is linear in its driver):\n\n")
 	fmt.Fprintf(&b, "- per document ingested: %s read and %s write units, plus per position %s read and %s write units (the line through the ingests measured); $%s per million positions written.\n",
 		num(round2(m.perDocument.Read)), num(round2(m.perDocument.Write)), num(round2(m.perPosition.Read)), num(round2(m.perPosition.Write)),
@@ -190,7 +261,11 @@ func (m model) format(w referenceLoad, p prices) string {
 	fmt.Fprintf(&b, "- per read: an overview %s read units per %d positions of its document (grows with the document's positions and versions); a position's items %s, its summary %s (grow with the documents the position is in); a fund listing %s; $%s per million overviews.\n",
 		num(round2(m.overview.Read)), m.overviewPositions, num(round2(m.position.Read)), num(round2(m.summary.Read)), num(round2(m.listing.Read)),
 		p.of(dec(m.overview.Read).Mul(million), dec(m.overview.Write).Mul(million)).StringFixed(2))
-	fmt.Fprintf(&b, "- storage: %.2f KB per position per version, table and index entries with DynamoDB's 100 bytes per item; it only grows, since every version stays readable (an upper bound: a restatement replaces the latest view rather than adding to it).\n", m.storedPerPos)
+	fmt.Fprintf(&b, "- storage: %.2f KB per position per version, table and index entries with DynamoDB's 100 bytes per item; it only grows, since every version stays readable (an upper bound: a restatement replaces the latest view rather than adding to it).\n", m.stored.perPos)
+	_, full := m.nightlyExports(w)
+	fmt.Fprintf(&b, "- nightly export: incremental, %s read units a night plus %s per changed document of %d positions (its history and its version partition, %.2f KB per position), growing with the night's changes, not with the table; a full export instead reads the whole table, %s read units a night after %d quarters (%.2f KB of table items per position per version), and grows with every version stored, so its monthly cost rises quarter after quarter.\n",
+		num(round2(changeIndexReads)), num(round2(m.changedDocumentReads(w))), w.positionsPerDocument, m.version.perPos,
+		num(round2(full.Read)), w.storageAfterQuarters, m.table.perPos)
 	return b.String()
 }
 
