@@ -274,19 +274,11 @@ func committedRecord(it *Item) (Record, *headCheck, error) {
 			Version: it.Version, CommitID: it.CommitID}, materialized: it.Materialized, positions: it.PositionCount}, nil
 
 	case it.Type == TypeDocument && strings.HasPrefix(it.PK, DocPK("")) && it.SK != DocumentLatestSK:
-		return DocumentVersion{fund.DocumentHeader{
-			ID: it.DocumentID, FundID: it.FundID, Kind: fund.Kind(it.Kind), Title: it.Title, AsOf: it.AsOf,
-			Currency: it.Currency, PositionCount: it.PositionCount, Version: it.Version, CommitID: it.CommitID,
-			CreatedAt: it.CreatedAt, CreatedBy: it.CreatedBy,
-		}}, nil, nil
+		return DocumentVersion{it.Header()}, nil, nil
 
 	case it.Type == TypeCapitalActivity && strings.HasPrefix(it.PK, DocPK("")) && it.SK != CapitalActivityLatestSK:
-		if it.Amount == nil {
-			return nil, nil, itemError(it, errors.New("amount is missing"))
-		}
-		return ActivityVersion{FundID: it.FundID, DocumentID: it.DocumentID, Version: it.Version, AsOf: it.AsOf,
-			Currency: it.Currency, CreatedAt: it.CreatedAt, CapitalActivity: fund.CapitalActivity{
-				Amount: *it.Amount, Status: fund.Status(it.Status), Date: it.Date, Description: it.Description}}, nil, nil
+		a, err := activityVersion(it)
+		return a, nil, err
 
 	case it.Type == TypePosition && strings.HasPrefix(it.PK, FundPK("")):
 		return RegisteredPosition{FundID: it.FundID, PositionID: it.PositionID, InvestorID: it.InvestorID,
@@ -300,6 +292,17 @@ func committedRecord(it *Item) (Record, *headCheck, error) {
 		return nil, nil, itemError(it, errors.New("amount is missing"))
 	}
 	return VersionItem{PositionItem: it.PositionItem(), CommitID: commitID}, nil, nil
+}
+
+// activityVersion is a stored capital activity of one version (a history
+// record, or the item of a version partition: both carry the version's
+// fund, date, currency and instant) as a record.
+func activityVersion(it *Item) (Record, error) {
+	if it.Amount == nil {
+		return nil, itemError(it, errors.New("amount is missing"))
+	}
+	return ActivityVersion{FundID: it.FundID, DocumentID: it.DocumentID, Version: it.Version, AsOf: it.AsOf,
+		Currency: it.Currency, CreatedAt: it.CreatedAt, CapitalActivity: it.Activity().CapitalActivity}, nil
 }
 
 func itemError(it *Item, err error) error {
@@ -424,8 +427,11 @@ func (s *Store) DocumentRecords(ctx context.Context, doc string) ([]Record, erro
 		switch it := &items[i]; it.SK {
 		case VersionDocumentSK:
 		case VersionCapitalActivitySK:
-			recs = append(recs, ActivityVersion{FundID: head.FundID, DocumentID: doc, Version: head.Version, AsOf: head.AsOf,
-				Currency: head.Currency, CreatedAt: head.CreatedAt, CapitalActivity: it.Activity().CapitalActivity})
+			a, err := activityVersion(it)
+			if err != nil {
+				return nil, err
+			}
+			recs = append(recs, a)
 		default:
 			rec, _, err := committedRecord(it)
 			if err != nil {
