@@ -40,14 +40,11 @@ func (f exportFlags) commitMode(getenv func(string) string) (iceberg.CommitMode,
 	if mode == "" {
 		mode = getenv("FUNDSVC_ICEBERG_COMMIT")
 	}
-	switch m := iceberg.CommitMode(mode); m {
-	case "":
-		return iceberg.CommitAtomic, nil
-	case iceberg.CommitAtomic, iceberg.CommitPerTable:
-		return m, nil
-	default:
-		return "", fmt.Errorf("--iceberg-commit %q: want %s or %s", mode, iceberg.CommitAtomic, iceberg.CommitPerTable)
+	m, err := iceberg.ParseCommitMode(mode)
+	if err != nil {
+		return "", fmt.Errorf("--iceberg-commit: %w", err)
 	}
+	return m, nil
 }
 
 // catalogConfig is the catalog the flags and the environment select, with

@@ -85,6 +85,17 @@ const (
 	CommitPerTable CommitMode = "per-table"
 )
 
+// ParseCommitMode reads a commit mode; the empty string is CommitAtomic.
+func ParseCommitMode(s string) (CommitMode, error) {
+	switch m := CommitMode(s); m {
+	case "":
+		return CommitAtomic, nil
+	case CommitAtomic, CommitPerTable:
+		return m, nil
+	}
+	return "", fmt.Errorf("commit mode %q: want %s or %s", s, CommitAtomic, CommitPerTable)
+}
+
 // ErrNoAtomicCommit is returned by Run in CommitAtomic mode for a catalog
 // that cannot commit a run's tables at once.
 var ErrNoAtomicCommit = errors.New("iceberg: the catalog cannot commit a run's tables in one atomic commit")
@@ -149,13 +160,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.MaxAttempts <= 0 {
 		cfg.MaxAttempts = 5
 	}
-	switch cfg.Commit {
-	case "":
-		cfg.Commit = CommitAtomic
-	case CommitAtomic, CommitPerTable:
-	default:
-		return nil, fmt.Errorf("iceberg: commit mode %q: want %s or %s", cfg.Commit, CommitAtomic, CommitPerTable)
+	mode, err := ParseCommitMode(string(cfg.Commit))
+	if err != nil {
+		return nil, fmt.Errorf("iceberg: %w", err)
 	}
+	cfg.Commit = mode
 	if cfg.Commit == CommitAtomic {
 		if err := cfg.Catalog.checkMultiTableCommit(ctx); err != nil {
 			return nil, fmt.Errorf("%w: %v; to commit each table on its own instead, use --iceberg-commit %s "+
