@@ -66,6 +66,20 @@ func newService(t *testing.T) *service {
 	return &service{Env: env, url: srv.URL, token: tok}
 }
 
+// oneDocumentInDirectory is a service holding one document of three
+// positions, and a fresh local destination: its sink and directory.
+func oneDocumentInDirectory(t *testing.T) (*service, export.Sink, string) {
+	t.Helper()
+	s := newService(t)
+	s.putDocument(t, "DOC_1", "FUND_A", 3, "10")
+	dir := t.TempDir()
+	sink, err := export.OpenSink(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, sink, dir
+}
+
 func (s *service) call(t *testing.T, method, path string, body any) map[string]any {
 	t.Helper()
 	var rd io.Reader

@@ -209,13 +209,7 @@ func TestRunCommitsAtomically(t *testing.T) {
 	last := export.Datasets[len(export.Datasets)-1]
 	for _, attempts := range []int{1, 5} {
 		t.Run(map[int]string{5: "retried", 1: "reported"}[attempts], func(t *testing.T) {
-			s := newService(t)
-			s.putDocument(t, "DOC_1", "FUND_A", 3, "10")
-			dir := t.TempDir()
-			sink, err := export.OpenSink(dir, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			s, sink, _ := oneDocumentInDirectory(t)
 			file := filepath.Join(t.TempDir(), "catalog.db")
 			cat := newCatalog(t, nil, file)
 			other := newCatalog(t, nil, file)
@@ -285,12 +279,7 @@ func TestRunCommitsAtomically(t *testing.T) {
 // refuses a catalog without multi-table commits before writing anything.
 func TestCommitModes(t *testing.T) {
 	t.Run("per-table mode commits each table on its own", func(t *testing.T) {
-		s := newService(t)
-		s.putDocument(t, "DOC_1", "FUND_A", 3, "10")
-		sink, err := export.OpenSink(t.TempDir(), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s, sink, _ := oneDocumentInDirectory(t)
 		file := filepath.Join(t.TempDir(), "catalog.db")
 		cat := newCatalog(t, nil, file)
 		other := newCatalog(t, nil, file)
@@ -346,13 +335,7 @@ func TestCommitModes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := newService(t)
-		s.putDocument(t, "DOC_1", "FUND_A", 3, "10")
-		dir := t.TempDir()
-		sink, err := export.OpenSink(dir, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s, sink, dir := oneDocumentInDirectory(t)
 		_, err = Run(t.Context(), Config{Export: exportConfig(t, s, sink, "2026-11-21"),
 			Catalog: &Catalog{cat: glue, namespace: DefaultNamespace, props: p}})
 		if !errors.Is(err, ErrNoAtomicCommit) {

@@ -203,12 +203,7 @@ func newRESTCatalog(t *testing.T, transactions bool) (*restCatalog, *Catalog, er
 func TestRESTCatalogCommitsARunAtOnce(t *testing.T) {
 	const commit = "POST /v1/transactions/commit"
 	t.Run("each run is one transactions/commit request", func(t *testing.T) {
-		s := newService(t)
-		s.putDocument(t, "DOC_1", "FUND_A", 3, "10")
-		sink, err := export.OpenSink(t.TempDir(), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s, sink, _ := oneDocumentInDirectory(t)
 		rest, cat, err := newRESTCatalog(t, true)
 		if err != nil {
 			t.Fatal(err)
@@ -258,13 +253,7 @@ func TestRESTCatalogCommitsARunAtOnce(t *testing.T) {
 	})
 
 	t.Run("a server without transactions/commit is refused before anything is written", func(t *testing.T) {
-		s := newService(t)
-		s.putDocument(t, "DOC_1", "FUND_A", 3, "10")
-		dir := t.TempDir()
-		sink, err := export.OpenSink(dir, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s, sink, dir := oneDocumentInDirectory(t)
 		rest, cat, err := newRESTCatalog(t, false)
 		if err != nil {
 			t.Fatal(err)
