@@ -171,19 +171,22 @@ func (m model) monthly(w referenceLoad, p prices) []costLine {
 	add("position reads across documents", perDay(w.positionReadsPerDay), m.position)
 	add("position summaries", perDay(w.summariesPerDay), m.summary)
 	add("fund document listings", perDay(w.fundListingsPerDay), m.listing)
-	versions := int64(w.storageAfterQuarters * (w.documentsPerQuarter + w.restatementsPerQuarter))
-	nights := daysPerMonth
 	inc, full := m.nightlyExports(w)
-	lines = append(lines, costLine{what: fmt.Sprintf("nightly incremental export (%s changed documents a night)", changedPerNight(w).StringFixed(1)),
-		count: nights, read: nights.Mul(dec(inc.Read)), write: nights.Mul(dec(inc.Write)), cost: p.of(nights.Mul(dec(inc.Read)), nights.Mul(dec(inc.Write)))})
+	add(fmt.Sprintf("nightly incremental export (%s changed documents a night)", changedPerNight(w).StringFixed(1)), daysPerMonth, inc)
+	versions := storedVersions(w)
 	kb := decimal.NewFromInt(versions).Mul(dec(m.stored.of(w.positionsPerDocument)))
 	gb := kb.Div(decimal.NewFromInt(1024 * 1024))
 	lines = append(lines, costLine{what: fmt.Sprintf("storage after %d quarters (%d versions)", w.storageAfterQuarters, versions),
 		gb: gb, cost: gb.Mul(p.perGBMonth)})
-	lines = append(lines, costLine{what: fmt.Sprintf("nightly full export instead (a Scan of the table after %d quarters)", w.storageAfterQuarters),
-		count: nights, read: nights.Mul(dec(full.Read)), write: nights.Mul(dec(full.Write)), cost: p.of(nights.Mul(dec(full.Read)), nights.Mul(dec(full.Write))),
-		instead: true})
+	add(fmt.Sprintf("nightly full export instead (a Scan of the table after %d quarters)", w.storageAfterQuarters), daysPerMonth, full)
+	lines[len(lines)-1].instead = true
 	return lines
+}
+
+// storedVersions is the document versions the table holds after
+// w.storageAfterQuarters.
+func storedVersions(w referenceLoad) int64 {
+	return int64(w.storageAfterQuarters * (w.documentsPerQuarter + w.restatementsPerQuarter))
 }
 
 // The fixed part of a nightly export by DynamoDB's rules. An incremental
@@ -221,8 +224,7 @@ func (m model) changedDocumentReads(w referenceLoad) float64 {
 func (m model) nightlyExports(w referenceLoad) (inc, full store.Capacity) {
 	changed, _ := changedPerNight(w).Float64()
 	inc = store.Capacity{Read: changeIndexReads + changed*m.changedDocumentReads(w), Write: leaseWritesInc}
-	versions := float64(w.storageAfterQuarters * (w.documentsPerQuarter + w.restatementsPerQuarter))
-	full = store.Capacity{Read: versions * m.table.of(w.positionsPerDocument) * 1024 / rules.ReadUnitBytes, Write: leaseWritesFull}
+	full = store.Capacity{Read: float64(storedVersions(w)) * m.table.of(w.positionsPerDocument) * 1024 / rules.ReadUnitBytes, Write: leaseWritesFull}
 	return inc, full
 }
 
