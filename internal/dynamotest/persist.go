@@ -10,6 +10,10 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/fundsvc/fundsvc/internal/harness"
 )
@@ -90,13 +94,16 @@ const shmDir = "/dev/shm"
 // start then fails.
 func FreePort() (int, error) { return harness.FreePort() }
 
-// Kill ends the server at once with SIGKILL to its whole process group: no
+// Kill ends the server with SIGKILL to its whole process group: no
 // shutdown hook runs, no database is closed, a request it is handling gets
 // no answer, just as when the machine or the OOM killer ends it. It returns
 // once the process has exited; from then on connections to its endpoint are
 // refused. It does nothing for a server this process did not start, or one
 // already stopped. It is safe to call from any goroutine, also from a
 // WriteHook's function in the middle of a request.
+//
+// What the server has answered survives, as DynamoDB promises: Kill first
+// waits until DynamoDB Local has stored it (see settle).
 func (s *Server) Kill() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -108,10 +115,31 @@ func (s *Server) killLocked() {
 		return
 	}
 	s.stopOnce.Do(func() {
+		s.settle()
 		harness.SignalGroup(s.cmd.Process.Pid, true)
 		<-s.exited
 	})
 }
+
+// settle returns once every transaction the server has answered is in its
+// database file. DynamoDB acknowledges a TransactWriteItems once it is
+// durable; DynamoDB Local answers it as soon as its COMMIT is queued
+// (SQLiteDBAccess.commitTransaction hands the COMMIT to its SQLiteQueue
+// without waiting for it, where every other operation waits for its job),
+// so a kill right after the answer loses the transaction now and then. The
+// queue runs its jobs one at a time in order, so a ListTables answered after
+// the transaction's answer proves its COMMIT has run. A server that does not
+// answer within settleTimeout is killed all the same.
+func (s *Server) settle() {
+	ctx, cancel := context.WithTimeout(context.Background(), settleTimeout)
+	defer cancel()
+	client := dynamodb.NewFromConfig(s.Config(func(c *aws.Config) { c.RetryMaxAttempts = 1 }))
+	_, _ = client.ListTables(ctx, &dynamodb.ListTablesInput{Limit: aws.Int32(1)})
+}
+
+// settleTimeout bounds how long Kill waits for the server to store what it
+// has answered.
+const settleTimeout = 10 * time.Second
 
 // Restart starts a server from StartPersistent again on the same port and
 // data directory, killing it first (as Kill) if it still runs, and returns
