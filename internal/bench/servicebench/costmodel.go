@@ -228,6 +228,20 @@ func (m model) nightlyExports(w referenceLoad) (inc, full store.Capacity) {
 	return inc, full
 }
 
+// usd renders a cost to the cent, or, below a cent, to the first two
+// significant digits, so a part that costs next to nothing does not read as
+// free.
+func usd(d decimal.Decimal) string {
+	if d.IsZero() || d.Abs().GreaterThanOrEqual(decimal.New(1, -2)) {
+		return d.StringFixed(2)
+	}
+	places := int32(2)
+	for d.Abs().Shift(places).LessThan(decimal.NewFromInt(10)) {
+		places++
+	}
+	return d.StringFixed(places)
+}
+
 // format renders the monthly bill of w and how each part grows.
 func (m model) format(w referenceLoad, p prices) string {
 	var b strings.Builder
@@ -245,15 +259,15 @@ func (m model) format(w referenceLoad, p prices) string {
 			instead = append(instead, l)
 			continue
 		case !l.gb.IsZero():
-			fmt.Fprintf(&b, "| %s | %s GB | – | – | %s |\n", l.what, l.gb.StringFixed(2), l.cost.StringFixed(2))
+			fmt.Fprintf(&b, "| %s | %s GB | – | – | %s |\n", l.what, l.gb.StringFixed(2), usd(l.cost))
 		default:
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", l.what, l.count.StringFixed(0), l.read.StringFixed(0), l.write.StringFixed(0), l.cost.StringFixed(2))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", l.what, l.count.StringFixed(0), l.read.StringFixed(0), l.write.StringFixed(0), usd(l.cost))
 		}
 		total = total.Add(l.cost)
 	}
-	fmt.Fprintf(&b, "| **total** | | | | **%s** |\n", total.StringFixed(2))
+	fmt.Fprintf(&b, "| **total** | | | | **%s** |\n", usd(total))
 	for _, l := range instead {
-		fmt.Fprintf(&b, "| *%s* | %s | %s | %s | *%s* |\n", l.what, l.count.StringFixed(0), l.read.StringFixed(0), l.write.StringFixed(0), l.cost.StringFixed(2))
+		fmt.Fprintf(&b, "| *%s* | %s | %s | %s | *%s* |\n", l.what, l.count.StringFixed(0), l.read.StringFixed(0), l.write.StringFixed(0), usd(l.cost))
 	}
 	b.WriteString("\n")
 	b.WriteString("How it grows (each figure is linear in its driver):\n\n")

@@ -74,3 +74,14 @@ func TestMonthlyCostArithmetic(t *testing.T) {
 		t.Errorf("%s: %s read and %s write units, want 6026625 and 152.1875, and left out of the total", full.what, full.read, full.write)
 	}
 }
+
+func TestUSDShowsCostsBelowACent(t *testing.T) {
+	for in, want := range map[string]string{
+		"0": "0.00", "1.391": "1.39", "0.01": "0.01", "0.0099": "0.0099",
+		"0.00214": "0.0021", "0.000051": "0.000051", "-0.0031": "-0.0031", "12345.678": "12345.68",
+	} {
+		if got := usd(decimal.RequireFromString(in)); got != want {
+			t.Errorf("usd(%s) = %s, want %s", in, got, want)
+		}
+	}
+}
