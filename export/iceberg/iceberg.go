@@ -35,7 +35,10 @@
 // the second commit is refused as a whole if another moved any of its
 // tables first, and the run loads every table again, plans every
 // overwrite anew and retries, up to Config.MaxAttempts, after which it
-// reports the refusal. Nothing is lost either way.
+// reports the refusal. Nothing is lost either way. A table's current
+// snapshot is its latest date's: a run of an earlier date than the one a
+// table reads is refused (ErrLaterRunCurrent), also when that later run
+// commits while this one is being planned.
 //
 // Catalogs: a SQL catalog on a local SQLite file (the default; works with
 // no cloud), AWS Glue (which Athena reads) and an Iceberg REST catalog
@@ -99,6 +102,12 @@ func ParseCommitMode(s string) (CommitMode, error) {
 // ErrNoAtomicCommit is returned by Run in CommitAtomic mode for a catalog
 // that cannot commit a run's tables at once.
 var ErrNoAtomicCommit = errors.New("iceberg: the catalog cannot commit a run's tables in one atomic commit")
+
+// ErrLaterRunCurrent is returned by Run when a table already reads the run
+// of a later date: a table's current snapshot is always its latest date's,
+// so a run of an earlier date is not committed. The earlier date stays
+// readable by time travel if it was exported before.
+var ErrLaterRunCurrent = errors.New("iceberg: a table already reads a later date's run")
 
 // Config is one export run published as Iceberg tables.
 type Config struct {
@@ -244,7 +253,7 @@ func (p *publisher) Delete(ctx context.Context, keys []string) error {
 }
 
 // ensureTables creates the tables that do not exist yet and checks that
-// those that do have the datasets' schemas.
+// those that do have the datasets' schemas and read no later date's run.
 func (p *publisher) ensureTables(ctx context.Context) error {
 	c := p.cfg.Catalog
 	for _, name := range export.Datasets {
@@ -270,6 +279,11 @@ func (p *publisher) ensureTables(ctx context.Context) error {
 		}
 		if !sameColumns(tbl.Schema(), schema) {
 			return fmt.Errorf("iceberg: table %s has the schema %s, the export writes %s", name, tbl.Schema(), schema)
+		}
+		// Checked again when the commit is planned; here it spares the
+		// export's work.
+		if err := checkNoLaterRun(tbl, name, p.cfg.Export.Date.String()); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -368,6 +382,11 @@ func (p *publisher) plan(ctx context.Context, m *export.Manifest, name string) (
 	if err != nil {
 		return nil, fmt.Errorf("iceberg: load %s: %w", name, err)
 	}
+	// Planned again after every refusal, so a later date's run that
+	// commits first, from any process, is seen here too.
+	if err := checkNoLaterRun(tbl, name, m.SnapshotDate); err != nil {
+		return nil, err
+	}
 	current, err := currentDataFiles(ctx, tbl)
 	if err != nil {
 		return nil, fmt.Errorf("iceberg: list the files of %s: %w", name, err)
@@ -393,6 +412,25 @@ func (p *publisher) plan(ctx context.Context, m *export.Manifest, name string) (
 	}
 	return &overwrite{dataset: name, base: tbl, tx: tx, ours: staged.CurrentSnapshot().SnapshotID,
 		files: len(files), rows: d.Rows}, nil
+}
+
+// checkNoLaterRun returns ErrLaterRunCurrent if tbl, the table of
+// dataset name, reads a run of a later date than date.
+func checkNoLaterRun(tbl *table.Table, name, date string) error {
+	if later := snapshotDate(tbl.CurrentSnapshot()); later > date {
+		return fmt.Errorf("%w: %s reads the run of %s, and this run is of %s; export %s or a later date instead",
+			ErrLaterRunCurrent, name, later, date, later)
+	}
+	return nil
+}
+
+// snapshotDate is the run date a snapshot of this package records, or ""
+// for none (no snapshot, or one another writer made).
+func snapshotDate(s *table.Snapshot) string {
+	if s == nil || s.Summary == nil {
+		return ""
+	}
+	return s.Summary.Properties[SnapshotDateProperty]
 }
 
 // publish plans a commit with plan and sends it; a refused commit is

@@ -126,7 +126,8 @@ func TestTablesMatchAPI(t *testing.T) {
 // overwrites again on the tables as the second run left them and commits.
 // Both runs stay in every table's history, each with exactly its own
 // files; with one attempt allowed, the refusal is reported instead and
-// every table reads the other run.
+// every table reads the other run. The second run is of the day before,
+// so the first, retried on top of it, is the latest date's and may commit.
 func TestConcurrentCommitIsRefusedThenRetried(t *testing.T) {
 	for _, attempts := range []int{5, 1} {
 		t.Run(map[int]string{5: "retried", 1: "reported"}[attempts], func(t *testing.T) {
@@ -145,13 +146,13 @@ func TestConcurrentCommitIsRefusedThenRetried(t *testing.T) {
 
 			var interloper *Result
 			var events []CommitEvent
-			cfg := Config{Export: exportConfig(t, s, sink, "2026-11-21"), Catalog: cat, MaxAttempts: attempts,
+			cfg := Config{Export: exportConfig(t, s, sink, "2026-11-22"), Catalog: cat, MaxAttempts: attempts,
 				OnCommit: func(e CommitEvent) { events = append(events, e) }}
 			cfg.beforeCommit = func(attempt int, _ []string) {
 				if attempt != 1 {
 					return
 				}
-				r, err := Run(t.Context(), Config{Export: exportConfig(t, s, sink, "2026-11-22"), Catalog: other})
+				r, err := Run(t.Context(), Config{Export: exportConfig(t, s, sink, "2026-11-21"), Catalog: other})
 				if err != nil {
 					t.Errorf("the interloping run: %v", err)
 					return
@@ -175,7 +176,7 @@ func TestConcurrentCommitIsRefusedThenRetried(t *testing.T) {
 					if got, want := tbl.CurrentSnapshot().SnapshotID, interloper.Snapshots[name]; got != want {
 						t.Errorf("%s: current snapshot %d, want the interloper's %d", name, got, want)
 					}
-					if dates := snapshotDates(tbl); slices.Contains(dates, "2026-11-21") {
+					if dates := snapshotDates(tbl); slices.Contains(dates, "2026-11-22") {
 						t.Errorf("%s: snapshots of dates %v: the refused run is in the table", name, dates)
 					}
 				}
@@ -190,13 +191,88 @@ func TestConcurrentCommitIsRefusedThenRetried(t *testing.T) {
 			for _, name := range export.Datasets {
 				tbl := loadTable(t, cat, name)
 				theirs := tbl.SnapshotByID(interloper.Snapshots[name])
-				if theirs == nil || theirs.Summary.Properties[SnapshotDateProperty] != "2026-11-22" {
+				if theirs == nil || theirs.Summary.Properties[SnapshotDateProperty] != "2026-11-21" {
 					t.Fatalf("%s: the interloper's snapshot is lost: %+v", name, theirs)
 				}
 				checkReadsRun(t, tbl, res, theirs.SnapshotID)
 			}
 		})
 	}
+}
+
+// TestAnEarlierDateNeverBecomesCurrent: a table's current snapshot is its
+// latest date's. A run of an earlier date than a table reads is refused
+// before it writes anything; and a run whose commit is refused because a
+// later date's run, on another connection, committed first is refused on
+// its next plan rather than committed on top of it.
+func TestAnEarlierDateNeverBecomesCurrent(t *testing.T) {
+	t.Run("refused before it writes", func(t *testing.T) {
+		s, sink, dir := oneDocumentInDirectory(t)
+		cat := newCatalog(t, nil, filepath.Join(t.TempDir(), "catalog.db"))
+		later, err := Run(t.Context(), Config{Export: exportConfig(t, s, sink, "2026-11-22"), Catalog: cat})
+		if err != nil {
+			t.Fatalf("the later date's run: %v", err)
+		}
+		_, err = Run(t.Context(), Config{Export: exportConfig(t, s, sink, "2026-11-21"), Catalog: cat})
+		if !errors.Is(err, ErrLaterRunCurrent) || !strings.Contains(err.Error(), "2026-11-22") {
+			t.Fatalf("the earlier date's run: err = %v, want ErrLaterRunCurrent naming 2026-11-22", err)
+		}
+		for _, name := range export.Datasets {
+			if got, want := loadTable(t, cat, name).CurrentSnapshot().SnapshotID, later.Snapshots[name]; got != want {
+				t.Errorf("%s: current snapshot %d, want the later run's %d", name, got, want)
+			}
+		}
+		err = filepath.WalkDir(dir, func(p string, _ os.DirEntry, err error) error {
+			if err == nil && strings.Contains(p, "2026-11-21") {
+				t.Errorf("the refused run wrote %s", p)
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	t.Run("refused when a later date's run commits first", func(t *testing.T) {
+		s, sink, _ := oneDocumentInDirectory(t)
+		file := filepath.Join(t.TempDir(), "catalog.db")
+		cat := newCatalog(t, nil, file)
+		other := newCatalog(t, nil, file) // another process's connection
+		var later *Result
+		var events []CommitEvent
+		cfg := Config{Export: exportConfig(t, s, sink, "2026-11-21"), Catalog: cat,
+			OnCommit: func(e CommitEvent) { events = append(events, e) }}
+		cfg.beforeCommit = func(attempt int, _ []string) {
+			if attempt != 1 {
+				return
+			}
+			r, err := Run(t.Context(), Config{Export: exportConfig(t, s, sink, "2026-11-22"), Catalog: other})
+			if err != nil {
+				t.Errorf("the later date's run: %v", err)
+				return
+			}
+			later = r
+		}
+		_, err := Run(t.Context(), cfg)
+		if later == nil {
+			t.Fatal("the later date's run did not commit")
+		}
+		if len(events) != 1 || !events[0].Refused {
+			t.Errorf("events %+v: want one commit, refused", events)
+		}
+		if !errors.Is(err, ErrLaterRunCurrent) || errors.Is(err, table.ErrCommitFailed) {
+			t.Fatalf("err = %v, want ErrLaterRunCurrent, not a retry", err)
+		}
+		for _, name := range export.Datasets {
+			tbl := loadTable(t, cat, name)
+			if got, want := tbl.CurrentSnapshot().SnapshotID, later.Snapshots[name]; got != want {
+				t.Errorf("%s: current snapshot %d, want the later run's %d", name, got, want)
+			}
+			if dates := snapshotDates(tbl); slices.Contains(dates, "2026-11-21") {
+				t.Errorf("%s: snapshots of dates %v: the earlier date's run is in the table", name, dates)
+			}
+		}
+	})
 }
 
 // TestRunCommitsAtomically moves one table, the last dataset's, by another
