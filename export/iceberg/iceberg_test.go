@@ -148,17 +148,7 @@ func TestConcurrentCommitIsRefusedThenRetried(t *testing.T) {
 			var events []CommitEvent
 			cfg := Config{Export: exportConfig(t, s, sink, "2026-11-22"), Catalog: cat, MaxAttempts: attempts,
 				OnCommit: func(e CommitEvent) { events = append(events, e) }}
-			cfg.beforeCommit = func(attempt int, _ []string) {
-				if attempt != 1 {
-					return
-				}
-				r, err := Run(t.Context(), Config{Export: exportConfig(t, s, sink, "2026-11-21"), Catalog: other})
-				if err != nil {
-					t.Errorf("the interloping run: %v", err)
-					return
-				}
-				interloper = r
-			}
+			cfg.beforeCommit = runFirst(t, s, sink, other, "2026-11-21", &interloper)
 			res, err := Run(t.Context(), cfg)
 			if interloper == nil {
 				t.Fatal("the interloping run did not commit")
@@ -171,15 +161,7 @@ func TestConcurrentCommitIsRefusedThenRetried(t *testing.T) {
 				if !errors.Is(err, table.ErrCommitFailed) {
 					t.Fatalf("with one attempt: err = %v, want the catalog's refusal", err)
 				}
-				for _, name := range export.Datasets {
-					tbl := loadTable(t, cat, name)
-					if got, want := tbl.CurrentSnapshot().SnapshotID, interloper.Snapshots[name]; got != want {
-						t.Errorf("%s: current snapshot %d, want the interloper's %d", name, got, want)
-					}
-					if dates := snapshotDates(tbl); slices.Contains(dates, "2026-11-22") {
-						t.Errorf("%s: snapshots of dates %v: the refused run is in the table", name, dates)
-					}
-				}
+				checkRefused(t, cat, interloper, "2026-11-22")
 				return
 			}
 			if err != nil {
@@ -217,11 +199,7 @@ func TestAnEarlierDateNeverBecomesCurrent(t *testing.T) {
 		if !errors.Is(err, ErrLaterRunCurrent) || !strings.Contains(err.Error(), "2026-11-22") {
 			t.Fatalf("the earlier date's run: err = %v, want ErrLaterRunCurrent naming 2026-11-22", err)
 		}
-		for _, name := range export.Datasets {
-			if got, want := loadTable(t, cat, name).CurrentSnapshot().SnapshotID, later.Snapshots[name]; got != want {
-				t.Errorf("%s: current snapshot %d, want the later run's %d", name, got, want)
-			}
-		}
+		checkRefused(t, cat, later, "2026-11-21")
 		err = filepath.WalkDir(dir, func(p string, _ os.DirEntry, err error) error {
 			if err == nil && strings.Contains(p, "2026-11-21") {
 				t.Errorf("the refused run wrote %s", p)
@@ -242,17 +220,7 @@ func TestAnEarlierDateNeverBecomesCurrent(t *testing.T) {
 		var events []CommitEvent
 		cfg := Config{Export: exportConfig(t, s, sink, "2026-11-21"), Catalog: cat,
 			OnCommit: func(e CommitEvent) { events = append(events, e) }}
-		cfg.beforeCommit = func(attempt int, _ []string) {
-			if attempt != 1 {
-				return
-			}
-			r, err := Run(t.Context(), Config{Export: exportConfig(t, s, sink, "2026-11-22"), Catalog: other})
-			if err != nil {
-				t.Errorf("the later date's run: %v", err)
-				return
-			}
-			later = r
-		}
+		cfg.beforeCommit = runFirst(t, s, sink, other, "2026-11-22", &later)
 		_, err := Run(t.Context(), cfg)
 		if later == nil {
 			t.Fatal("the later date's run did not commit")
@@ -263,15 +231,7 @@ func TestAnEarlierDateNeverBecomesCurrent(t *testing.T) {
 		if !errors.Is(err, ErrLaterRunCurrent) || errors.Is(err, table.ErrCommitFailed) {
 			t.Fatalf("err = %v, want ErrLaterRunCurrent, not a retry", err)
 		}
-		for _, name := range export.Datasets {
-			tbl := loadTable(t, cat, name)
-			if got, want := tbl.CurrentSnapshot().SnapshotID, later.Snapshots[name]; got != want {
-				t.Errorf("%s: current snapshot %d, want the later run's %d", name, got, want)
-			}
-			if dates := snapshotDates(tbl); slices.Contains(dates, "2026-11-21") {
-				t.Errorf("%s: snapshots of dates %v: the earlier date's run is in the table", name, dates)
-			}
-		}
+		checkRefused(t, cat, later, "2026-11-21")
 	})
 }
 
@@ -519,6 +479,38 @@ func emptyTable(t *testing.T, c *Catalog, dataset string) int64 {
 		t.Fatalf("empty %s: %v", dataset, err)
 	}
 	return tbl.CurrentSnapshot().SnapshotID
+}
+
+// checkRefused checks that every table of cat reads the snapshot won
+// committed and has no snapshot of refused, the date of a refused run.
+func checkRefused(t *testing.T, cat *Catalog, won *Result, refused string) {
+	t.Helper()
+	for _, name := range export.Datasets {
+		tbl := loadTable(t, cat, name)
+		if got, want := tbl.CurrentSnapshot().SnapshotID, won.Snapshots[name]; got != want {
+			t.Errorf("%s: current snapshot %d, want %d, of the run that won", name, got, want)
+		}
+		if dates := snapshotDates(tbl); slices.Contains(dates, refused) {
+			t.Errorf("%s: snapshots of dates %v: the refused run of %s is in the table", name, dates, refused)
+		}
+	}
+}
+
+// runFirst is a Config.beforeCommit that, before a run's first commit,
+// runs a whole export of date through other (another process's connection
+// to the catalog) and stores its result in *into; a failure fails t.
+func runFirst(t *testing.T, s *service, sink export.Sink, other *Catalog, date string, into **Result) func(int, []string) {
+	return func(attempt int, _ []string) {
+		if attempt != 1 {
+			return
+		}
+		r, err := Run(t.Context(), Config{Export: exportConfig(t, s, sink, date), Catalog: other})
+		if err != nil {
+			t.Errorf("the run of %s on the other connection: %v", date, err)
+			return
+		}
+		*into = r
+	}
 }
 
 // eventDatasets are the datasets of a commit event.
