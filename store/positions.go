@@ -24,7 +24,7 @@ func (s *Store) PositionItems(ctx context.Context, pos string, kind fund.ItemKin
 	if kind != "" {
 		q = q.Range(AttrGSI2SK, dynamo.BeginsWith, PositionKindPrefix(kind))
 	}
-	items, next, err := queryPage(ctx, q, limit, start)
+	items, next, err := queryPage(ctx, q, IndexGSI2, limit, start)
 	if err != nil {
 		return nil, nil, fmt.Errorf("items of position %s: %w", pos, err)
 	}
@@ -73,7 +73,7 @@ func (s *Store) CapitalCallIn(ctx context.Context, pos, doc string) (fund.Positi
 // end.
 func (s *Store) FundPositions(ctx context.Context, fundID string, limit int, start PageKey) ([]fund.Registered, PageKey, error) {
 	q := s.table.Get(AttrPK, FundPK(fundID)).Range(AttrSK, dynamo.BeginsWith, FundPositionPrefix)
-	items, next, err := queryPage(ctx, q, limit, start)
+	items, next, err := queryPage(ctx, q, "", limit, start)
 	if err != nil {
 		return nil, nil, fmt.Errorf("positions of fund %s: %w", fundID, err)
 	}
@@ -101,9 +101,9 @@ const (
 // that keep accepts (the caller's access rule), resuming at start, with at
 // most two Queries of GSI2 (INVESTOR#<inv>). filtered says keep may refuse
 // some: each Query then reads up to 1,000 rows. A page ends after its last
-// position, so the next one starts right after it; it may hold fewer than
-// limit (even none) with a key to go on from when the reads were used up
-// first.
+// position, so the next one starts right after it, and it has a key to go on
+// from only when a position it may hold follows, or when the reads were used
+// up first (the page may then hold fewer than limit, even none).
 func (s *Store) InvestorPositions(ctx context.Context, inv string, keep func(fund.Registered) bool, filtered bool, limit int, start PageKey) ([]fund.Registered, PageKey, error) {
 	q := s.table.Get(AttrGSI2PK, InvestorGSI2PK(inv)).Index(IndexGSI2)
 	read := limit
@@ -111,9 +111,10 @@ func (s *Store) InvestorPositions(ctx context.Context, inv string, keep func(fun
 		read = max(limit, registryReadRows)
 	}
 	var out []fund.Registered
+	var last *Item // the row of out's last position
 	next := start
 	for range maxRegistryReads {
-		items, n, err := queryPage(ctx, q, read, next)
+		items, n, err := queryPage(ctx, q, IndexGSI2, read, next)
 		if err != nil {
 			return nil, nil, fmt.Errorf("positions of investor %s: %w", inv, err)
 		}
@@ -122,16 +123,16 @@ func (s *Store) InvestorPositions(ctx context.Context, inv string, keep func(fun
 			if !keep(r) {
 				continue
 			}
-			out = append(out, r)
-			if len(out) == limit {
-				if i == len(items)-1 {
-					return out, n, nil
-				}
-				return out, indexPageKey(&items[i], IndexGSI2), nil
+			if len(out) == limit { // one more follows the page
+				return out, indexPageKey(last, IndexGSI2), nil
 			}
+			out, last = append(out, r), &items[i]
 		}
 		if next = n; next == nil {
 			break
+		}
+		if len(out) == limit && !filtered { // keep takes every row, and n proves one follows
+			return out, next, nil
 		}
 	}
 	return out, next, nil

@@ -233,10 +233,10 @@ func TestPositionItemsPageThroughGSI2(t *testing.T) {
 		kind fund.ItemKind
 		want []string
 	}{
-		{"every kind comes by kind then document", "", []string{
+		{"every kind comes by kind then document, and the last page has no next", "", []string{
 			"CAPITAL_CALL#D0", "CAPITAL_CALL#D1", "CAPITAL_CALL#D2", "CAPITAL_CALL#D3", "CAPITAL_CALL#D4",
 			"DISTRIBUTION#D0", "DISTRIBUTION#D1", "DISTRIBUTION#D2", "DISTRIBUTION#D3", "DISTRIBUTION#D4"}},
-		{"one kind keeps to it", fund.Distribution, []string{"DISTRIBUTION#D0", "DISTRIBUTION#D1", "DISTRIBUTION#D2", "DISTRIBUTION#D3", "DISTRIBUTION#D4"}},
+		{"one kind keeps to it, and a last page that is full has no next either", fund.Distribution, []string{"DISTRIBUTION#D0", "DISTRIBUTION#D1", "DISTRIBUTION#D2", "DISTRIBUTION#D3", "DISTRIBUTION#D4"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var got []string
@@ -260,6 +260,9 @@ func TestPositionItemsPageThroughGSI2(t *testing.T) {
 					}
 					got = append(got, string(it.Kind)+"#"+it.DocumentID)
 				}
+				if len(items) == 0 {
+					t.Fatalf("page %d is empty: the page before it had a next", pages)
+				}
 				pages++
 				if start = next; next == nil {
 					break
@@ -267,6 +270,9 @@ func TestPositionItemsPageThroughGSI2(t *testing.T) {
 			}
 			if !slices.Equal(got, c.want) {
 				t.Errorf("got %v\nwant %v", got, c.want)
+			}
+			if want := (len(c.want) + 2) / 3; pages != want {
+				t.Errorf("%d pages of 3, want %d", pages, want)
 			}
 		})
 	}
@@ -333,15 +339,15 @@ func TestInvestorPositionsBoundTheirReads(t *testing.T) {
 		return nil, nil
 	}
 
-	t.Run("filtered, each Query reads far enough to fill a page, which ends right after its last position", func(t *testing.T) {
+	t.Run("filtered, each Query reads far enough to fill a page, which ends right after its last position and is the last when none follows", func(t *testing.T) {
 		got, pages := read(t, true, 2)
 		if !slices.Equal(got, want) {
 			t.Fatalf("got %v, want %v", got, want)
 		}
-		// The second page ends after IP_7, not knowing that only FA's IP_8
-		// follows, so a last page finds none.
-		if !reflect.DeepEqual(pages, [][]string{{"IP_1", "IP_3"}, {"IP_5", "IP_7"}, nil}) {
-			t.Errorf("pages %v, want two full pages and an empty last one", pages)
+		// The second page reads on past IP_7 and finds only FA's IP_8, so
+		// it is the last: no empty page follows it.
+		if !reflect.DeepEqual(pages, [][]string{{"IP_1", "IP_3"}, {"IP_5", "IP_7"}}) {
+			t.Errorf("pages %v, want two full pages, the second without next", pages)
 		}
 	})
 	t.Run("unfiltered, each Query reads limit rows, so a page may hold fewer or none and still go on", func(t *testing.T) {
@@ -374,6 +380,16 @@ func TestInvestorPositionsBoundTheirReads(t *testing.T) {
 		}
 		if want := []string{"IP_0", "IP_2", "IP_4", "IP_6", "IP_8"}; !slices.Equal(got, want) {
 			t.Errorf("got %v, want %v", got, want)
+		}
+	})
+	t.Run("a fund's positions that fill their last page exactly end there", func(t *testing.T) {
+		first, next, err := e.Store.FundPositions(ctx, "FB", 2, nil)
+		if err != nil || len(first) != 2 || next == nil {
+			t.Fatalf("first page %v, next %q, %v; want two positions and a next", first, next, err)
+		}
+		second, next, err := e.Store.FundPositions(ctx, "FB", 2, next)
+		if err != nil || len(second) != 2 || next != nil {
+			t.Errorf("second page %v, next %q, %v; want FB's last two positions and no next", second, next, err)
 		}
 	})
 }

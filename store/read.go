@@ -20,28 +20,50 @@ func queryAll(ctx context.Context, q *dynamo.Query) ([]Item, error) {
 	return collect(ctx, q.Iter())
 }
 
-// queryPage runs q for one DynamoDB request of at most limit items, resuming
-// at start, and returns its items and the key to resume from (nil at the end).
-func queryPage(ctx context.Context, q *dynamo.Query, limit int, start PageKey) ([]Item, PageKey, error) {
+// pageRequests bounds the DynamoDB requests one page may take: a filter,
+// or the 1 MB cap of a response, may stop a request before it found the
+// page's items.
+const pageRequests = 3
+
+// queryPage reads one page of at most limit items of q, a Query of the table
+// or of index (IndexGSI1, IndexGSI2; "" for the table), resuming at start. It
+// returns the items and the key to resume from, which is nil when no item
+// follows, so a last page never leads to an empty one. DynamoDB returns a
+// LastEvaluatedKey whenever a request stops at its Limit, even on the last
+// item, so each page asks for one item more than it holds, and only that
+// item proves that another page exists. When a filter leaves fewer than
+// that, up to pageRequests requests fill the page; after them the key may
+// lead to a page that the filter leaves empty.
+func queryPage(ctx context.Context, q *dynamo.Query, index string, limit int, start PageKey) ([]Item, PageKey, error) {
 	from, err := paging(start)
 	if err != nil {
 		return nil, nil, err
 	}
-	if from != nil {
-		q = q.StartFrom(from)
+	var items []Item
+	for range pageRequests {
+		if from != nil {
+			q = q.StartFrom(from)
+		}
+		// One request, consumed whole, so the LastEvaluatedKey is DynamoDB's
+		// own and never needs a DescribeTable to infer.
+		iter := q.SearchLimit(limit + 1 - len(items)).RequestLimit(1).Iter()
+		got, err := collect(ctx, iter)
+		if err != nil {
+			return nil, nil, err
+		}
+		items = append(items, got...)
+		if len(items) > limit {
+			return items[:limit], indexPageKey(&items[limit-1], index), nil
+		}
+		from, err = iter.LastEvaluatedKey(ctx)
+		if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+			return nil, nil, err
+		}
+		if from == nil {
+			return items, nil, nil
+		}
 	}
-	// One request, consumed whole, so the LastEvaluatedKey is DynamoDB's own
-	// and never needs a DescribeTable to infer.
-	iter := q.SearchLimit(limit).RequestLimit(1).Iter()
-	items, err := collect(ctx, iter)
-	if err != nil {
-		return nil, nil, err
-	}
-	next, err := iter.LastEvaluatedKey(ctx)
-	if errors.Is(err, dynamo.ErrNotFound) {
-		err = nil
-	}
-	return items, pageKeyOf(next), err
+	return items, pageKeyOf(from), nil
 }
 
 func collect(ctx context.Context, iter dynamo.PagingIter) ([]Item, error) {
@@ -338,7 +360,7 @@ func (s *Store) PositionItemByKey(ctx context.Context, doc string, k fund.ItemKi
 // unknown document, or one without statements, has none.
 func (s *Store) DocumentStatements(ctx context.Context, doc string, limit int, start PageKey) ([]fund.PositionItem, PageKey, error) {
 	q := s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.BeginsWith, StatementPrefix).Consistent(true)
-	items, next, err := queryPage(ctx, q, limit, start)
+	items, next, err := queryPage(ctx, q, "", limit, start)
 	if err != nil {
 		return nil, nil, fmt.Errorf("statements of document %s: %w", doc, err)
 	}
@@ -404,7 +426,7 @@ func (s *Store) DocumentFund(ctx context.Context, doc string) (string, error) {
 // latest record is not among them; the current version's history record is.
 func (s *Store) HistoryPage(ctx context.Context, doc string, from, to fund.Date, limit int, start PageKey) ([]fund.DocumentHeader, PageKey, error) {
 	lo, hi := DocumentHistoryRange(from, to)
-	items, next, err := queryPage(ctx, s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.Between, lo, hi).Consistent(true), limit, start)
+	items, next, err := queryPage(ctx, s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.Between, lo, hi).Consistent(true), "", limit, start)
 	if err != nil {
 		return nil, nil, fmt.Errorf("history of document %s: %w", doc, err)
 	}
@@ -415,9 +437,9 @@ func (s *Store) HistoryPage(ctx context.Context, doc string, from, to fund.Date,
 	return out, next, nil
 }
 
-// indexPageKey is the key that resumes a Query of index after it, an item
-// the Query returned: a page can then end on any item, not only where a
-// DynamoDB response ended.
+// indexPageKey is the key that resumes a Query of index ("" for the table)
+// after it, an item the Query returned: a page can then end on any item,
+// not only where a DynamoDB response ended.
 func indexPageKey(it *Item, index string) PageKey {
 	key := dynamo.PagingKey{AttrPK: &types.AttributeValueMemberS{Value: it.PK}, AttrSK: &types.AttributeValueMemberS{Value: it.SK}}
 	switch index {
@@ -455,7 +477,7 @@ func (s *Store) FundDocuments(ctx context.Context, fundID string, from, to fund.
 	if kind != "" {
 		q = q.Filter("$ = ?", "Kind", string(kind))
 	}
-	items, next, err := queryPage(ctx, q, limit, start)
+	items, next, err := queryPage(ctx, q, "", limit, start)
 	if err != nil {
 		return nil, nil, fmt.Errorf("documents of fund %s: %w", fundID, err)
 	}
