@@ -330,7 +330,7 @@ func TestTheDemoStatementsAreValid(t *testing.T) {
 			}
 		}
 	}
-	if n != 6 {
-		t.Errorf("%d demo statements, want 6 (two positions, Q3, Q4 and Q4 restated)", n)
+	if n != 9 {
+		t.Errorf("%d demo statements, want 9 (three positions, Q3, Q4 and Q4 restated)", n)
 	}
 }

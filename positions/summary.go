@@ -44,8 +44,8 @@ type Source struct {
 // currency.
 type Figures struct {
 	Currency string
-	// Commitment is the total commitment, as the most recent unfunded
-	// commitment that states one reports it; nil when none does.
+	// Commitment is the total commitment, as the most recent report of it
+	// states it (see Summarize); nil when none does.
 	Commitment *fund.Money
 	// PaidIn is the capital called, pending and completed.
 	PaidIn ByStatus
@@ -55,8 +55,8 @@ type Figures struct {
 	// Recallable is the part of the distributions that may be called again:
 	// their typed lines that increase unfunded commitment.
 	Recallable fund.Money
-	// UnfundedReported is the unfunded commitment of the most recent
-	// document that reports one; nil when none does.
+	// UnfundedReported is the most recently reported unfunded commitment
+	// (see Summarize); nil when none is reported.
 	UnfundedReported *fund.Money
 	// UnfundedComputed is Commitment plus the net effect of the calls' and
 	// distributions' typed lines on it (fund.UnfundedChange: less the lines
@@ -82,7 +82,8 @@ type Summary struct {
 	AsOf fund.Date
 	Figures
 	// CommitmentSource and UnfundedSource name the documents the reported
-	// commitment and unfunded commitment came from.
+	// commitment and unfunded commitment came from: an unfunded commitment
+	// item's or a capital account statement's.
 	CommitmentSource, UnfundedSource *Source
 	// Documents are the versions counted, by as-of date then document.
 	Documents []Source
@@ -90,12 +91,20 @@ type Summary struct {
 
 // Summarize adds up the items a position's documents report, each document
 // at the one version that counts, into a summary. Items of other positions
-// must not be passed. A capital account statement adds no figure (its
-// document is listed among the versions counted); Evaluate reads it.
+// must not be passed.
+//
+// The reported unfunded commitment is the most recent of the unfunded
+// commitment items (dated by their document's as-of date) and the ending
+// unfunded commitments (A.2 row 114) of the capital account statements
+// (dated by their period end, their document's as-of date); the commitment
+// likewise, of the items that state one and the statements' total
+// commitments (A.2 row 108). "Most recent" is moreRecent's order, and a
+// statement before an unfunded commitment item of the same document. A
+// statement adds no other figure; Evaluate reads it.
 func Summarize(pos string, asOf fund.Date, items []fund.PositionItem) Summary {
 	s := Summary{PositionID: pos, AsOf: asOf}
 	docs := map[string]Source{}
-	var commitment, unfunded *fund.PositionItem
+	var commitment, unfunded reported
 	var change fund.Money // the calls' and distributions' net effect on unfunded commitment
 	for i := range items {
 		it := &items[i]
@@ -121,22 +130,17 @@ func Summarize(pos string, asOf fund.Date, items []fund.PositionItem) Summary {
 			}
 		case fund.UnfundedCommitment:
 			s.UnfundedCommitments++
-			if unfunded == nil || moreRecent(it, unfunded) {
-				unfunded = it
-			}
-			if it.Commitment != nil && (commitment == nil || moreRecent(it, commitment)) {
-				commitment = it
+			unfunded.offer(it, &it.Amount)
+			commitment.offer(it, it.Commitment)
+		case fund.Statement:
+			if ca := it.CapitalAccount; ca != nil {
+				unfunded.offer(it, ca.EndingUnfundedCommitment)
+				commitment.offer(it, ca.TotalCommitment)
 			}
 		}
 	}
-	if unfunded != nil {
-		amount := unfunded.Amount
-		s.UnfundedReported, s.UnfundedSource = &amount, sourceOf(unfunded)
-	}
-	if commitment != nil {
-		c := *commitment.Commitment
-		s.Commitment, s.CommitmentSource = &c, sourceOf(commitment)
-	}
+	s.UnfundedReported, s.UnfundedSource = unfunded.figure()
+	s.Commitment, s.CommitmentSource = commitment.figure()
 	s.deriveUnfunded(change)
 	s.deriveDPI()
 	for _, d := range docs {
@@ -150,6 +154,36 @@ func Summarize(pos string, asOf fund.Date, items []fund.PositionItem) Summary {
 		return a.DocumentID < b.DocumentID
 	})
 	return s
+}
+
+// reported is the most recent report of one figure among those offered.
+type reported struct {
+	from   *fund.PositionItem
+	amount fund.Money
+}
+
+// offer keeps m, reported by it, when it is more recent than the report
+// kept: by moreRecent, and within one document a statement's figure before
+// an unfunded commitment item's, so the choice never depends on read order.
+// A nil m is no report.
+func (r *reported) offer(it *fund.PositionItem, m *fund.Money) {
+	if m == nil {
+		return
+	}
+	if r.from != nil && !moreRecent(it, r.from) &&
+		(moreRecent(r.from, it) || it.DocumentID != r.from.DocumentID || it.Kind != fund.Statement) {
+		return
+	}
+	r.from, r.amount = it, *m
+}
+
+// figure returns the amount reported and its source; nil, nil when none was.
+func (r *reported) figure() (*fund.Money, *Source) {
+	if r.from == nil {
+		return nil, nil
+	}
+	amount := r.amount
+	return &amount, sourceOf(r.from)
 }
 
 // deriveUnfunded computes the unfunded commitment that follows from the

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -291,7 +292,8 @@ func TestARefusedPositionCostsWhatAnUnknownOneDoes(t *testing.T) {
 // at random dates, and checks every summary against a sum worked out
 // directly from the documents as written: each document counts at its
 // latest version dated on or before the date, unless its latest version
-// withdrew the position.
+// withdrew the position; the reported figures come from unfunded
+// commitment items and statements alike.
 func TestSummariesEqualAStraightforwardSum(t *testing.T) {
 	ctx := context.Background()
 	dates := []fund.Date{date("2024-01-31"), date("2024-03-31"), date("2024-06-30"), date("2024-09-30"), date("2024-12-31")}
@@ -337,6 +339,15 @@ func TestSummariesEqualAStraightforwardSum(t *testing.T) {
 						u.Commitment = &c
 					}
 					p.UnfundedCommitment = u
+				}
+				if rng.IntN(3) == 0 { // a statement whose A.2 reports unfunded commitment, and maybe the commitment
+					unfunded := cents(2_000_000)
+					c := &fund.CapitalAccount{PeriodStart: dates[0], BeginningUnfundedCommitment: &unfunded, EndingUnfundedCommitment: &unfunded}
+					if rng.IntN(2) == 0 {
+						total := unfunded.Add(cents(1_000_000))
+						c.TotalCommitment = &total
+					}
+					p.CapitalAccount = c
 				}
 				d.Positions = append(d.Positions, p)
 			}
@@ -403,9 +414,18 @@ func straightforwardSum(written map[string][]fund.Document, pos string, asOf fun
 		return cmpString(a.doc, b.doc)
 	})
 	var paid, paidPending, paidCompleted, gross, grossPending, grossCompleted, withheld, net, recallable []fund.Money
-	var unfunded, commitment *counted
-	later := func(a, b *counted) bool {
-		return b == nil || b.asOf.Before(a.asOf) || (a.asOf == b.asOf && a.doc > b.doc)
+	// The reports of unfunded commitment and of commitment: unfunded
+	// commitment items and statements' A.2, the later date winning, then
+	// the greater document, then within a document the statement.
+	type report struct {
+		from   *counted
+		amount fund.Money
+	}
+	var unfunded, commitment *report
+	offer := func(r **report, c *counted, m *fund.Money) {
+		if m != nil && (*r == nil || (*r).from.asOf.Before(c.asOf) || (c.asOf == (*r).from.asOf && c.doc >= (*r).from.doc)) {
+			*r = &report{c, *m}
+		}
 	}
 	for i := range all {
 		c := &all[i]
@@ -431,12 +451,12 @@ func straightforwardSum(written map[string][]fund.Document, pos string, asOf fun
 		}
 		if u := c.p.UnfundedCommitment; u != nil {
 			w.unfundeds++
-			if later(c, unfunded) {
-				unfunded = c
-			}
-			if u.Commitment != nil && later(c, commitment) {
-				commitment = c
-			}
+			offer(&unfunded, c, &u.Amount)
+			offer(&commitment, c, u.Commitment)
+		}
+		if a := c.p.CapitalAccount; a != nil { // after the item: the statement wins within its document
+			offer(&unfunded, c, a.EndingUnfundedCommitment)
+			offer(&commitment, c, a.TotalCommitment)
 		}
 	}
 	w.paid, w.paidPending, w.paidCompleted = fund.Sum(paid...).String(), fund.Sum(paidPending...).String(), fund.Sum(paidCompleted...).String()
@@ -444,14 +464,14 @@ func straightforwardSum(written map[string][]fund.Document, pos string, asOf fun
 	w.withheld, w.net, w.recallable = fund.Sum(withheld...).String(), fund.Sum(net...).String(), fund.Sum(recallable...).String()
 	w.curr = "USD"
 	if unfunded != nil {
-		w.reported, w.unfundedSource = unfunded.p.UnfundedCommitment.Amount.String(), fmt.Sprintf("%s@%d", unfunded.doc, unfunded.version)
+		w.reported, w.unfundedSource = unfunded.amount.String(), fmt.Sprintf("%s@%d", unfunded.from.doc, unfunded.from.version)
 	}
 	if commitment != nil {
-		c := *commitment.p.UnfundedCommitment.Commitment
+		c := commitment.amount
 		computed := c.Sub(fund.Sum(paid...)).Add(fund.Sum(recallable...))
-		w.commitment, w.computed, w.commitmentSource = c.String(), computed.String(), fmt.Sprintf("%s@%d", commitment.doc, commitment.version)
+		w.commitment, w.computed, w.commitmentSource = c.String(), computed.String(), fmt.Sprintf("%s@%d", commitment.from.doc, commitment.from.version)
 		if unfunded != nil {
-			w.diff = unfunded.p.UnfundedCommitment.Amount.Sub(computed).String()
+			w.diff = unfunded.amount.Sub(computed).String()
 		}
 	}
 	if total := fund.Sum(paid...); total.Sign() > 0 {
@@ -497,4 +517,111 @@ func TestARefusedPositionsItemsReadAsAnUnknownPositions(t *testing.T) {
 	if _, err := ps.CapitalCallIn(ctx, "PB", "E1", refuse); fund.ErrorCode(err) != fund.ENOTFOUND {
 		t.Errorf("a refused capital call: %v, want ENOTFOUND", err)
 	}
+}
+
+// TestReportedFiguresAreTheMostRecentByDate works out by hand which report
+// of unfunded commitment and of commitment a summary takes: the most recent
+// by date of the unfunded commitment items (dated by their notice) and the
+// statements' A.2 (dated by their period end), ties by the later write,
+// then the greater document ID, and within one document the statement's.
+// Position PR (INV_R, FUND_R), every call Completed:
+//
+//	U1 2024-01-15 call 200,000 due 01-31; unfunded 800,000 of 1,000,000
+//	S1 2024-03-31 statement from 01-01: NAV 0 + 200,000 = 200,000; A.2 1,000,000 − 200,000 = 800,000
+//	U2 2024-05-02 call 100,000 due 05-20; unfunded 700,000 of 1,000,000
+//	S2 2024-06-30 statement from 04-01: 200,000 + 100,000 = 300,000; the commitment raised to 1,200,000
+//	              at the final close (A.2 row 113 +200,000): 800,000 − 100,000 + 200,000 = 900,000
+//	U3 2024-08-30 call 50,000 due 09-15, no unfunded commitment stated
+//	S3 2024-09-30 statement from 07-01: 300,000 + 50,000 = 350,000; A.2 900,000 − 50,000 = 850,000
+//	U4 2024-09-30 call 150,000 due 10-15 (issued the day S3 closes); unfunded 700,000 of 1,200,000
+//	S4 2024-12-31 statement from 10-01: 350,000 + 150,000 = 500,000; A.2 850,000 − 150,000 = 700,000;
+//	              the same document also states an unfunded commitment item of 650,000
+func TestReportedFiguresAreTheMostRecentByDate(t *testing.T) {
+	m := positionstest.NewMemory(clock)
+	money := func(s string) *fund.Money { v := fund.MustMoney(s); return &v }
+	var written []fund.Document
+	doc := func(id string, kind fund.Kind, asOf string, p fund.Position) {
+		p.ID, p.InvestorID = "PR", "INV_R"
+		written = append(written, m.Restate(fund.Document{ID: id, FundID: "FUND_R", Kind: kind, Title: id, AsOf: date(asOf), Currency: "USD", Positions: []fund.Position{p}}))
+	}
+	call := func(amount, due string) *fund.CapitalCallItem {
+		return &fund.CapitalCallItem{Amount: fund.MustMoney(amount), Status: fund.StatusCompleted, DueDate: date(due)}
+	}
+	unfunded := func(amount, commitment string) *fund.UnfundedCommitmentItem {
+		return &fund.UnfundedCommitmentItem{Amount: fund.MustMoney(amount), Status: fund.StatusActive, UnfundedLines: fund.UnfundedLines{Commitment: money(commitment)}}
+	}
+	statement := func(start, beginning, contributions, ending, commitment, beginningUnfunded, other, endingUnfunded string) *fund.CapitalAccount {
+		c := &fund.CapitalAccount{PeriodStart: date(start), BeginningNAV: fund.MustMoney(beginning), Contributions: money(contributions), EndingNAV: fund.MustMoney(ending),
+			TotalCommitment: money(commitment), BeginningUnfundedCommitment: money(beginningUnfunded), LessContributions: money("-" + contributions),
+			EndingUnfundedCommitment: money(endingUnfunded)}
+		if other != "" {
+			c.OtherUnfundedAdjustment = money(other)
+		}
+		return c
+	}
+	doc("U1", fund.KindCapitalCallNotice, "2024-01-15", fund.Position{CapitalCall: call("200000", "2024-01-31"), UnfundedCommitment: unfunded("800000", "1000000")})
+	doc("S1", fund.KindCapitalAccountStatement, "2024-03-31", fund.Position{CapitalAccount: statement("2024-01-01", "0", "200000", "200000", "1000000", "1000000", "", "800000")})
+	doc("U2", fund.KindCapitalCallNotice, "2024-05-02", fund.Position{CapitalCall: call("100000", "2024-05-20"), UnfundedCommitment: unfunded("700000", "1000000")})
+	doc("S2", fund.KindCapitalAccountStatement, "2024-06-30", fund.Position{CapitalAccount: statement("2024-04-01", "200000", "100000", "300000", "1200000", "800000", "200000", "900000")})
+	doc("U3", fund.KindCapitalCallNotice, "2024-08-30", fund.Position{CapitalCall: call("50000", "2024-09-15")})
+	doc("S3", fund.KindCapitalAccountStatement, "2024-09-30", fund.Position{CapitalAccount: statement("2024-07-01", "300000", "50000", "350000", "1200000", "900000", "", "850000")})
+	doc("U4", fund.KindCapitalCallNotice, "2024-09-30", fund.Position{CapitalCall: call("150000", "2024-10-15"), UnfundedCommitment: unfunded("700000", "1200000")})
+	doc("S4", fund.KindCapitalAccountStatement, "2024-12-31", fund.Position{CapitalAccount: statement("2024-10-01", "350000", "150000", "500000", "1200000", "850000", "", "700000"),
+		UnfundedCommitment: unfunded("650000", "1200000")})
+	ps := positions.NewStore(m)
+
+	nothingDistributed := want{paidPending: "0.00", gross: "0.00", grossPending: "0.00", grossCompleted: "0.00", withheld: "0.00", net: "0.00",
+		recallable: "0.00", dpi: "0.0000", curr: "USD"}
+	cases := []struct {
+		name, asOf                             string
+		paid, commitment, reported, computed   string
+		calls, unfundeds                       int
+		commitmentSource, unfundedSource, docs string
+	}{
+		{"U1 alone reports both figures", "2024-02-29", "200000.00", "1000000.00", "800000.00", "800000.00", 1, 1, "U1@1", "U1@1", "U1@1"},
+		// 1,000,000 − 200,000; S1 (03-31) is more recent than U1 (01-15).
+		{"S1's A.2 is more recent than U1's item", "2024-03-31", "200000.00", "1000000.00", "800000.00", "800000.00", 1, 1, "S1@1", "S1@1", "U1@1 S1@1"},
+		// 1,000,000 − 300,000.
+		{"U2's item is more recent than S1's A.2", "2024-05-31", "300000.00", "1000000.00", "700000.00", "700000.00", 2, 2, "U2@1", "U2@1", "U1@1 S1@1 U2@1"},
+		// 1,200,000 − 300,000: U2's 700,000 of 1,000,000 is stale, older than S2.
+		{"S2's A.2 is more recent than U2's stale item, and raises the commitment", "2024-06-30", "300000.00", "1200000.00", "900000.00", "900000.00", 2, 2,
+			"S2@1", "S2@1", "U1@1 S1@1 U2@1 S2@1"},
+		// 1,200,000 − 500,000: U4 and S3 are both of 09-30 and written at
+		// once, so the greater document ID, U4, is the more recent
+		// (S3's 850,000 would be a difference of 150,000).
+		{"a tie of dates and writes goes to the greater document ID", "2024-09-30", "500000.00", "1200000.00", "700000.00", "700000.00", 4, 3,
+			"U4@1", "U4@1", "U1@1 S1@1 U2@1 S2@1 U3@1 S3@1 U4@1"},
+		// S4's statement says 700,000, its own item 650,000.
+		{"within one document the statement's A.2 counts before its item", "2024-12-31", "500000.00", "1200000.00", "700000.00", "700000.00", 4, 4,
+			"S4@1", "S4@1", "U1@1 S1@1 U2@1 S2@1 U3@1 S3@1 U4@1 S4@1"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := ps.Summary(context.Background(), "PR", date(c.asOf))
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := nothingDistributed
+			w.paid, w.paidCompleted, w.commitment, w.reported, w.computed, w.diff = c.paid, c.paid, c.commitment, c.reported, c.computed, "0.00"
+			w.calls, w.unfundeds, w.commitmentSource, w.unfundedSource = c.calls, c.unfundeds, c.commitmentSource, c.unfundedSource
+			w.documents = strings.Fields(c.docs)
+			if got := summaryOf(s); !reflect.DeepEqual(got, w) {
+				t.Errorf("got  %+v\nwant %+v", got, w)
+			}
+		})
+	}
+	t.Run("the order of the items read changes nothing", func(t *testing.T) {
+		var items []fund.PositionItem
+		for _, d := range written {
+			items = append(items, d.Items()...)
+		}
+		want := summaryOf(positions.Summarize("PR", fund.Date{}, items))
+		slices.Reverse(items)
+		if got := summaryOf(positions.Summarize("PR", fund.Date{}, items)); !reflect.DeepEqual(got, want) {
+			t.Errorf("reversed: %+v\nin order: %+v", got, want)
+		}
+		if want.reported != "700000.00" || want.unfundedSource != "S4@1" {
+			t.Errorf("reported %s from %s, want S4's statement's 700000.00", want.reported, want.unfundedSource)
+		}
+	})
 }

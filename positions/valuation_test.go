@@ -542,7 +542,7 @@ func TestSummariesFollowEachLinesEffectOnUnfunded(t *testing.T) {
 			}
 		})
 	}
-	t.Run("a statement adds no figure, but its document is counted", func(t *testing.T) {
+	t.Run("a statement without section A.2 adds no figure, but its document is counted", func(t *testing.T) {
 		s, err := ps.Summary(context.Background(), "Q4", date("2022-12-31"))
 		if err != nil {
 			t.Fatal(err)
