@@ -118,6 +118,7 @@ type EventKind string
 const (
 	EventPage     EventKind = "page"      // a Scan request has been answered (Items: its items, Key: the PK of its last item)
 	EventScan     EventKind = "scanned"   // the Scan has finished
+	EventChanges  EventKind = "changes"   // an incremental run found its changed documents (Items: how many; Key: from when, and why, as Manifest.Why)
 	EventReread   EventKind = "reread"    // a document's version (Key: its partition) or a position (Key: its registry item) was read again
 	EventReused   EventKind = "reused"    // a file of the previous snapshot is part of this one, unchanged (incremental)
 	EventFile     EventKind = "file"      // a data file is complete (not yet published)
@@ -226,7 +227,7 @@ func run(ctx context.Context, cfg Config, start time.Time, runID string, leases 
 		// Every commit made before the Scan started is in it, once the
 		// commit has landed: Settle bounds how long that takes. The clock
 		// is the store's, which stamps the commits.
-		CompleteUpTo: cfg.Store.Now().UTC().Add(-cfg.Settle),
+		CompleteUpTo: cfg.Store.Now().UTC().Add(-cfg.Settle), SettleMargin: cfg.Settle.String(),
 	}
 	if base != nil {
 		x.inc = &increment{base: base, docs: map[clusterKey]bool{}, funds: map[string]bool{}}

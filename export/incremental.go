@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/store"
@@ -156,8 +157,13 @@ func (x *exporter) readChanges(ctx context.Context, m *Manifest) error {
 	for _, c := range byDoc {
 		x.inc.docs[clusterKey{c.FundID, c.DocumentID}] = true
 		x.inc.funds[c.FundID] = true
+		if c.CommittedAt.Before(base.CompleteUpTo.Add(base.settleMargin())) {
+			m.DocumentsInSettleMargin++
+		}
 	}
 	m.DocumentsChanged = len(byDoc)
+	m.ChangedSince, m.Why = base.CompleteUpTo, whyReadSince(base, m)
+	x.event(Event{Kind: EventChanges, Items: int64(m.DocumentsChanged), Key: m.Why})
 
 	records := make(chan store.Record, 4096)
 	g, gctx := errgroup.WithContext(ctx)
@@ -191,6 +197,22 @@ func (x *exporter) readChanges(ctx context.Context, m *Manifest) error {
 		return err
 	}
 	return x.sorts.settle()
+}
+
+// whyReadSince says, in a sentence for the log and the manifest, from
+// which instant an incremental run m read the changes over base, and why
+// documents committed before the base started are among them.
+func whyReadSince(base, m *Manifest) string {
+	mark := base.CompleteUpTo.Format(time.RFC3339Nano)
+	margin := base.settleMargin()
+	why := fmt.Sprintf("read the %d documents committed since %s, the high-water mark of the snapshot %s (its start less its %s settle margin)",
+		m.DocumentsChanged, mark, m.Base, margin)
+	if m.DocumentsInSettleMargin > 0 {
+		why += fmt.Sprintf("; %d of them were committed before that snapshot started, inside the margin, and are read again "+
+			"because a commit may take up to the margin to appear in the change index, so the snapshot could not be sure to hold them",
+			m.DocumentsInSettleMargin)
+	}
+	return why
 }
 
 // readDocument reads one changed document at its latest committed version

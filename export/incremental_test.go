@@ -269,3 +269,48 @@ func TestIncrementalKeepsItsBaseAlive(t *testing.T) {
 		t.Error("the incremental snapshot reads other rows after the rerun of its base's date")
 	}
 }
+
+// TestIncrementalSaysWhyItReadsTheSettleMargin exports in full a minute
+// after some commits, commits one more document and exports incrementally
+// at once: the documents committed inside the full export's settle margin
+// are read again, and the manifest (and the run's event, which the log
+// prints) says from which instant and why.
+func TestIncrementalSaysWhyItReadsTheSettleMargin(t *testing.T) {
+	e := fundtest.New(t)
+	clock := &storeClock{t: fundtest.Clock}
+	e.Store.Now = clock.now
+	r := rand.New(rand.NewPCG(16, 5))
+	ingestDocuments(t, e, r, 4)
+	clock.t = clock.t.Add(time.Minute) // within the 5-minute margin
+	sink, _ := dirSink(t)
+	base, _ := exportCounting(t, e, sink, "2026-11-21", false)
+	clock.t = clock.t.Add(time.Minute)
+	if _, err := e.Store.Restate(context.Background(), ingestDocument(r, "DOC_LATE", fundOf("DOC_LATE")), nil); err != nil {
+		t.Fatal(err)
+	}
+
+	var why string
+	inc := runExport(t, e, sink, func(c *export.Config) {
+		c.Date, c.SinceLast = snapshotDate, true
+		c.OnEvent = func(ev export.Event) {
+			if ev.Kind == export.EventChanges {
+				why = ev.Key
+			}
+		}
+	})
+	if inc.Kind != "incremental" || inc.DocumentsChanged != 5 || inc.DocumentsInSettleMargin != 4 {
+		t.Fatalf("kind %q, %d documents changed, %d in the settle margin; want incremental, 5, 4", inc.Kind, inc.DocumentsChanged, inc.DocumentsInSettleMargin)
+	}
+	if !inc.ChangedSince.Equal(base.CompleteUpTo) || base.SettleMargin != "5m0s" || !base.CompleteUpTo.Equal(fundtest.Clock.Add(time.Minute-5*time.Minute)) {
+		t.Errorf("changed since %s; want the base's high-water mark %s, its settle margin %s before its start by the store's clock", inc.ChangedSince, base.CompleteUpTo, base.SettleMargin)
+	}
+	for _, want := range []string{"read the 5 documents committed since " + base.CompleteUpTo.Format(time.RFC3339Nano),
+		"(its start less its 5m0s settle margin)", "4 of them were committed before that snapshot started", "appear in the change index"} {
+		if !strings.Contains(inc.Why, want) {
+			t.Errorf("the manifest's why %q does not say %q", inc.Why, want)
+		}
+	}
+	if why != inc.Why {
+		t.Errorf("the changes event says %q, the manifest %q", why, inc.Why)
+	}
+}

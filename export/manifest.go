@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fundsvc/fundsvc/fund"
+	"github.com/fundsvc/fundsvc/store"
 )
 
 // A snapshot's layout in the destination, its manifest, and the steps that
@@ -30,10 +31,25 @@ type Manifest struct {
 	// before it is in the snapshot (later ones may be too). The next
 	// incremental export reads the documents changed since.
 	CompleteUpTo time.Time `json:"completeUpTo,omitzero"`
+	// SettleMargin is how long before the run's start (by the store's
+	// clock) CompleteUpTo lies: how long a commit may take to appear in
+	// the change index (Config.Settle), as a Go duration such as "5m0s".
+	SettleMargin string `json:"settleMargin,omitempty"`
 	// Base names the snapshot an incremental export started from (its
 	// date and run ID); DocumentsChanged counts the documents it read again.
 	Base             string `json:"base,omitempty"`
 	DocumentsChanged int    `json:"documentsChanged,omitempty"`
+	// ChangedSince is the base's high-water mark, where an incremental
+	// export began reading the change index: its base was complete up to
+	// that instant, the base's start less its settle margin.
+	ChangedSince time.Time `json:"changedSince,omitzero"`
+	// DocumentsInSettleMargin counts those of DocumentsChanged whose
+	// latest commit came before the base started (by the store's clock),
+	// inside its settle margin: the base may already hold them, but a commit may take up to
+	// the margin to appear in the change index, so it could not be sure,
+	// and they are read again. Why says so in a sentence.
+	DocumentsInSettleMargin int    `json:"documentsInSettleMargin,omitempty"`
+	Why                     string `json:"why,omitempty"`
 	// Capacity is the DynamoDB capacity the run consumed, as DynamoDB
 	// reported it to the store's client (store.Store.Consumed) from the
 	// moment the run held its lease: its Scan or change-index Queries, its
@@ -75,6 +91,15 @@ func (m *Manifest) Totals() (rows, bytes int64) {
 		rows, bytes = rows+d.Rows, bytes+d.Bytes
 	}
 	return rows, bytes
+}
+
+// settleMargin is m's SettleMargin; a manifest written before it was
+// recorded used the store's.
+func (m *Manifest) settleMargin() time.Duration {
+	if d, err := time.ParseDuration(m.SettleMargin); err == nil {
+		return d
+	}
+	return store.ChangeSettleMargin
 }
 
 // Dataset returns the named dataset of m.
