@@ -146,8 +146,9 @@ type (
 		Content     map[string]mediaType `json:"content"`
 	}
 	mediaType struct {
-		Schema  *schema `json:"schema"`
-		Example any     `json:"example,omitempty"`
+		Schema   *schema       `json:"schema"`
+		Example  any           `json:"example,omitempty"`
+		Examples namedExamples `json:"examples,omitempty"`
 	}
 	responseDoc struct {
 		Description string               `json:"description"`
@@ -177,13 +178,14 @@ type (
 // generator builds one document; it adds a component the first time
 // something refers to it, so the document holds no unused one.
 type generator struct {
-	doc *openAPIDoc
+	doc     *openAPIDoc
+	answers demoAnswers
 }
 
 // generateOpenAPI returns the document of ops, indented as openapi.json
-// holds it.
-func generateOpenAPI(ops []operation) ([]byte, error) {
-	g := &generator{doc: &openAPIDoc{
+// holds it, with the answers of their demo calls as examples (examples.go).
+func generateOpenAPI(ops []operation, answers demoAnswers) ([]byte, error) {
+	g := &generator{answers: answers, doc: &openAPIDoc{
 		OpenAPI:  "3.1.0",
 		Info:     apiInfo,
 		Servers:  apiServers,
@@ -250,8 +252,15 @@ func (g *generator) operation(op operation) error {
 		doc.Parameters = append(doc.Parameters, &refOnly{Ref: "#/components/parameters/" + name})
 	}
 	if b := op.Body; b != nil {
-		doc.RequestBody = &requestBodyDoc{Required: true, Description: b.Doc,
-			Content: map[string]mediaType{"application/json": {Schema: g.schemaOf(reflect.TypeOf(b.Type), true), Example: b.Example}}}
+		mt := mediaType{Schema: g.schemaOf(reflect.TypeOf(b.Type), true)}
+		if b.Examples != nil {
+			es, err := b.Examples()
+			if err != nil {
+				return fmt.Errorf("request examples: %w", err)
+			}
+			mt.Examples = es
+		}
+		doc.RequestBody = &requestBodyDoc{Required: true, Description: b.Doc, Content: map[string]mediaType{"application/json": mt}}
 	}
 	api := strings.HasPrefix(op.Path, "/v1/")
 	for _, r := range op.Responses {
@@ -282,7 +291,15 @@ func (g *generator) operation(op operation) error {
 		default:
 			s = g.schemaOf(reflect.TypeOf(body), false)
 		}
-		rd.Content = map[string]mediaType{media: {Schema: s, Example: r.Example}}
+		mt := mediaType{Schema: s, Example: r.Example}
+		for _, c := range r.Demo {
+			e, err := g.demoExample(op, r, media, c)
+			if err != nil {
+				return fmt.Errorf("the %d example %q: %w", r.Status, c.name(), err)
+			}
+			mt.Examples = append(mt.Examples, e)
+		}
+		rd.Content = map[string]mediaType{media: mt}
 		doc.Responses[strconv.Itoa(r.Status)] = rd
 	}
 	for status, text := range op.errors() {
@@ -310,6 +327,31 @@ func (g *generator) operation(op operation) error {
 		return fmt.Errorf("method %s is not described", op.Method)
 	}
 	return nil
+}
+
+// demoExample is the example of call c of response r: the answer
+// TestOpenAPIGolden got on the demo dataset.
+func (g *generator) demoExample(op operation, r response, media string, c demoCall) (example, error) {
+	if c.ThisDocument {
+		p, err := c.plan()
+		if err != nil {
+			return example{}, err
+		}
+		first := struct {
+			OpenAPI string `json:"openapi"`
+			Info    struct {
+				Title   string `json:"title"`
+				Version string `json:"version"`
+			} `json:"info"`
+		}{OpenAPI: g.doc.OpenAPI}
+		first.Info.Title, first.Info.Version = g.doc.Info.Title, g.doc.Info.Version
+		return example{Name: c.name(), Summary: p.Summary, Description: p.Description, Value: first}, nil
+	}
+	body, ok := g.answers[demoKey(op, r.Status, c)]
+	if !ok {
+		return example{}, fmt.Errorf("no answer was made for it (TestOpenAPIGolden makes the demo calls)")
+	}
+	return demoExample(c, media, body)
 }
 
 func (g *generator) parameterRef(name, in string) error {

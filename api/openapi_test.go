@@ -27,8 +27,9 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
-// These tests need no DynamoDB: none of the requests they send reaches a
-// handler that touches a store.
+// These tests need no DynamoDB (none of the requests they send reaches a
+// handler that touches a store), but for TestOpenAPIGolden, which makes the
+// examples' requests on the demo dataset (examples_test.go).
 
 func openAPITestEngine(t *testing.T) *gin.Engine {
 	t.Helper()
@@ -39,15 +40,24 @@ func openAPITestEngine(t *testing.T) *gin.Engine {
 // /openapi.json public or not.
 func openAPITestEngineWith(t *testing.T, public bool) *gin.Engine {
 	t.Helper()
+	return openAPITestEngineWithOptions(t, func(o *Options) { o.PublicMetrics, o.PublicOpenAPI = public, public })
+}
+
+// openAPITestEngineWithOptions is the API without stores, its options
+// changed by tweak.
+func openAPITestEngineWithOptions(t *testing.T, tweak func(*Options)) *gin.Engine {
+	t.Helper()
 	v, err := NewVerifier(AuthConfig{HS256Secret: []byte(internalTestSecret)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := NewServer(Options{
+	o := Options{
 		Logger:       slog.New(slog.NewTextHandler(io.Discard, nil)),
 		MaxBodyBytes: 1 << 20, DefaultLimit: 100, MaxLimit: 1000, Verifier: v,
-		PublicMetrics: public, PublicOpenAPI: public,
-	})
+		PublicMetrics: true, PublicOpenAPI: true,
+	}
+	tweak(&o)
+	h := NewServer(o)
 	e, ok := h.(*gin.Engine)
 	if !ok {
 		t.Fatalf("NewServer returned %T, want *gin.Engine", h)
@@ -108,14 +118,20 @@ func openAPIOperations(t *testing.T, doc map[string]any) []openAPIOperation {
 	return out
 }
 
-// TestOpenAPIGolden generates the document from the route table and the
-// wire types and compares it with api/openapi.json, the file the binary
-// embeds; -update (make openapi) rewrites the file.
+// TestOpenAPIGolden generates the document from the route table, the wire
+// types and the answers of the route table's demo calls (made here against
+// the API on the demo dataset), and compares it with api/openapi.json, the
+// file the binary embeds: an example that is no longer the demo's answer
+// fails it. -update (make openapi) rewrites the file.
 func TestOpenAPIGolden(t *testing.T) {
 	s := &server{metrics: newMetrics()}
-	got, err := generateOpenAPI(s.operations())
+	ops := s.operations()
+	got, err := generateOpenAPI(ops, demoExampleAnswers(t, ops))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if _, err := splitServers(got); err != nil {
+		t.Fatalf("the server could not name itself in the document: %v", err)
 	}
 	const file = "openapi.json"
 	// -update is golden_test.go's flag: both test packages build one binary.
@@ -247,6 +263,8 @@ func deref(doc map[string]any, v any) (map[string]any, error) {
 	return nil, fmt.Errorf("$ref chain too long")
 }
 
+// TestOpenAPIServedAsEmbedded: /openapi.json is the embedded document, but
+// for its servers, where the server that answered comes first.
 func TestOpenAPIServedAsEmbedded(t *testing.T) {
 	e := openAPITestEngine(t)
 	rec := httptest.NewRecorder()
@@ -257,12 +275,152 @@ func TestOpenAPIServedAsEmbedded(t *testing.T) {
 	if ct := rec.Header().Get("Content-Type"); ct != "application/json" {
 		t.Errorf("GET /openapi.json: Content-Type %q, want application/json", ct)
 	}
+	if cc := rec.Header().Get("Cache-Control"); cc != "no-store" {
+		t.Errorf("GET /openapi.json: Cache-Control %q, want no-store (it names the Host the request sent)", cc)
+	}
 	if len(openAPIDocument) == 0 {
 		t.Fatal("the embedded document is empty")
 	}
-	if !bytes.Equal(rec.Body.Bytes(), openAPIDocument) {
-		t.Errorf("GET /openapi.json served %d bytes that differ from the %d embedded bytes", rec.Body.Len(), len(openAPIDocument))
+	served, err := splitServers(rec.Body.Bytes())
+	if err != nil {
+		t.Fatal(err)
 	}
+	if got := served.with(apiServers); !bytes.Equal(got, openAPIDocument) {
+		t.Errorf("GET /openapi.json served %d bytes that, with the document's own servers, differ from the %d embedded bytes\n%s",
+			rec.Body.Len(), len(openAPIDocument), lineDiff(string(openAPIDocument), string(got)))
+	}
+	if embedded := openAPIServed.with(apiServers); !bytes.Equal(embedded, openAPIDocument) {
+		t.Errorf("cut around its servers and put together again, the embedded document changes\n%s", lineDiff(string(openAPIDocument), string(embedded)))
+	}
+}
+
+// servedServers is GET /openapi.json's servers on h, with host as the
+// request's Host (httptest's example.com when empty), from peer.
+func servedServers(t *testing.T, h http.Handler, host, peer string, header ...string) []openAPIServer {
+	t.Helper()
+	req := httptest.NewRequest(http.MethodGet, "/openapi.json", nil)
+	if host != "" {
+		req.Host = host
+	}
+	if peer != "" {
+		req.RemoteAddr = peer
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return decodeServers(t, rec.Code, rec.Body.Bytes())
+}
+
+func decodeServers(t *testing.T, status int, body []byte) []openAPIServer {
+	t.Helper()
+	if status != http.StatusOK {
+		t.Fatalf("GET /openapi.json: status %d\n%.300s", status, body)
+	}
+	var doc struct {
+		Servers []openAPIServer `json:"servers"`
+	}
+	if err := json.Unmarshal(body, &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc.Servers
+}
+
+// serverURLs are the URLs of servers.
+func serverURLs(servers []openAPIServer) []string {
+	var out []string
+	for _, s := range servers {
+		out = append(out, s.URL)
+	}
+	return out
+}
+
+// TestOpenAPINamesTheServerTheRequestReached: the document a server
+// answers names, first, the URL the request reached (its Host, with the
+// port the server listens on, and the connection's scheme), then the
+// relative entry; a Host that is not a host name or an address with a
+// port leaves the relative entry alone.
+func TestOpenAPINamesTheServerTheRequestReached(t *testing.T) {
+	relative := serverURLs(apiServers)
+	if !slices.Equal(relative, []string{"/"}) {
+		t.Fatalf("the document's own servers are %v, want the relative /", relative)
+	}
+	for _, tls := range []bool{false, true} {
+		name := "a server on an ephemeral port names its port"
+		newServer := httptest.NewServer
+		if tls {
+			name = "a TLS server on an ephemeral port names https and its port"
+			newServer = httptest.NewTLSServer
+		}
+		t.Run(name, func(t *testing.T) {
+			srv := newServer(openAPITestEngine(t))
+			defer srv.Close()
+			res, err := srv.Client().Get(srv.URL + "/openapi.json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Body.Close()
+			body, err := io.ReadAll(res.Body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := serverURLs(decodeServers(t, res.StatusCode, body))
+			if want := append([]string{srv.URL}, relative...); !slices.Equal(got, want) {
+				t.Errorf("servers %v, want %v", got, want)
+			}
+			if u, _ := url.Parse(srv.URL); u.Port() == "" || u.Port() == "8080" {
+				t.Errorf("the test server listens on %s, which proves nothing about the port", srv.URL)
+			}
+		})
+	}
+
+	e := openAPITestEngine(t)
+	t.Run("a Host that names a host is the first entry", func(t *testing.T) {
+		for host, want := range map[string]string{
+			"api.example.com":      "http://api.example.com",
+			"API.example.com:8443": "http://API.example.com:8443",
+			"127.0.0.1:18080":      "http://127.0.0.1:18080",
+			"[::1]:8080":           "http://[::1]:8080",
+			"[2001:db8::1]":        "http://[2001:db8::1]",
+			"localhost":            "http://localhost",
+		} {
+			if got := serverURLs(servedServers(t, e, host, "")); !slices.Equal(got, append([]string{want}, relative...)) {
+				t.Errorf("Host %q: servers %v, want %s then %v", host, got, want, relative)
+			}
+		}
+	})
+	t.Run("a Host that is not a host name or an address leaves the relative entry alone", func(t *testing.T) {
+		for _, host := range []string{
+			"evil.example/openapi.json", "user@evil.example", "evil.example:0", "evil.example:65536", "evil.example:080",
+			"evil.example:+80", "evil.example:", ":8080", "a..b", "-a.example", "a_b.example", "::1", "[::1",
+			"[fe80::1%25eth0]:80", "[127.0.0.1]:80", "evil.example#x", "evil.example?x", "ex ample", strings.Repeat("a.", 127) + "aa",
+		} {
+			if got := serverURLs(servedServers(t, e, host, "")); !slices.Equal(got, relative) {
+				t.Errorf("Host %q: servers %v, want %v alone", host, got, relative)
+			}
+		}
+	})
+	t.Run("X-Forwarded-Proto counts only from a trusted proxy", func(t *testing.T) {
+		proxied := openAPITestEngineWithOptions(t, func(o *Options) { o.TrustedProxies = []string{"192.0.2.0/28", "2001:db8::7"} })
+		for _, c := range []struct {
+			h           http.Handler
+			peer, proto string
+			want        string
+		}{
+			{e, "192.0.2.1:4000", "https", "http://api.example.com"},        // no proxy is trusted
+			{proxied, "192.0.2.1:4000", "https", "https://api.example.com"}, // in the trusted CIDR
+			{proxied, "[2001:db8::7]:4000", "https", "https://api.example.com"},
+			{proxied, "192.0.2.99:4000", "https", "http://api.example.com"}, // outside it
+			{proxied, "192.0.2.1:4000", "ftp", "http://api.example.com"},    // not a scheme of this API
+			{proxied, "192.0.2.1:4000", "https, http", "http://api.example.com"},
+		} {
+			got := serverURLs(servedServers(t, c.h, "api.example.com", c.peer, "X-Forwarded-Proto", c.proto))
+			if len(got) == 0 || got[0] != c.want {
+				t.Errorf("from %s with X-Forwarded-Proto %q: servers %v, want %s first", c.peer, c.proto, got, c.want)
+			}
+		}
+	})
 }
 
 // TestOpenAPIErrorsMatchCode sends requests that fail before any store is
@@ -810,6 +968,9 @@ func TestOpenAPIGoldenAnswersMatchSchemas(t *testing.T) {
 		"document_DOC004_overview":                   "/v1/documents/{documentId}",
 		"document_DOC004_version_1":                  "/v1/documents/{documentId}/versions/{version}",
 		"document_DOC004_reconciliation":             "/v1/documents/{documentId}/reconciliation",
+		"document_DOC007_overview":                   "/v1/documents/{documentId}",
+		"document_DOC007_version_1":                  "/v1/documents/{documentId}/versions/{version}",
+		"document_DOC007_reconciliation":             "/v1/documents/{documentId}/reconciliation",
 		"fund_FUND_A_performance_2025-12-31":         "/v1/funds/{fundId}/performance",
 		"investor_INVESTOR_1_performance_2025-12-31": "/v1/investors/{investorId}/performance",
 		"position_POSITION_1_capital_accounts":       "/v1/positions/{positionId}",
@@ -854,6 +1015,42 @@ func TestOpenAPIGoldenAnswersMatchSchemas(t *testing.T) {
 		if len(schemaErrors(doc, item, v, "$")) == 0 {
 			t.Errorf("the PositionItem schema accepts %s", bad)
 		}
+	}
+}
+
+// TestOpenAPIEverySuccessHasAnExampleOfItsSchema: every success answer of
+// the document has an example, and every named example of a JSON one (the
+// demo's answers) holds to the answer's schema.
+func TestOpenAPIEverySuccessHasAnExampleOfItsSchema(t *testing.T) {
+	doc := openAPISpec(t)
+	checked := 0
+	for _, o := range openAPIOperations(t, doc) {
+		responses, _ := o.Op["responses"].(map[string]any)
+		for status, r := range responses {
+			if !strings.HasPrefix(status, "2") {
+				continue
+			}
+			for media, c := range asObject(asObject(r)["content"]) {
+				if _, single := asObject(c)["example"]; !single && len(asObject(asObject(c)["examples"])) == 0 {
+					t.Errorf("%s %s: the %s answer (%s) has no example", o.Method, o.Path, status, media)
+				}
+			}
+			sch, ok := jsonPointer(r, "#/content/application~1json/schema")
+			if !ok {
+				continue
+			}
+			examples, _ := jsonPointer(r, "#/content/application~1json/examples")
+			for name, e := range asObject(examples) {
+				checked++
+				value, _ := jsonPointer(e, "#/value")
+				for _, err := range schemaErrors(doc, sch, value, "$") {
+					t.Errorf("%s %s: the %s example %q: %s", o.Method, o.Path, status, name, err)
+				}
+			}
+		}
+	}
+	if checked == 0 {
+		t.Error("the document has no named examples of JSON answers")
 	}
 }
 
@@ -947,4 +1144,9 @@ func schemaErrors(doc map[string]any, s any, v any, at string) []string {
 func asSlice(v any) []any {
 	s, _ := v.([]any)
 	return s
+}
+
+func asObject(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
 }

@@ -47,7 +47,9 @@ type Options struct {
 	// request and write timeouts (at least a minute) plus 10s, and 24h.
 	IdempotencyLease, IdempotencyTTL time.Duration
 	// TrustedProxies are the proxies whose X-Forwarded-For is believed for
-	// the client address in logs; none by default.
+	// the client address in logs, and whose X-Forwarded-Proto for the
+	// scheme of the server /openapi.json names (requestServer); none by
+	// default.
 	TrustedProxies []string
 	// RateLimit is how many /v1 requests a second each principal may make
 	// on average, RateBurst how many at once; zero RateLimit means no limit.

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"encoding/json"
 	"net/http"
 
 	"github.com/fundsvc/fundsvc/wire"
@@ -45,9 +44,10 @@ type operation struct {
 }
 
 type requestBody struct {
-	Type    any // a value of the request's Go type
-	Doc     string
-	Example any
+	Type any // a value of the request's Go type
+	Doc  string
+	// Examples are the body's named examples (examples.go).
+	Examples func() ([]example, error)
 }
 
 // response is a successful answer; Body is a value of its Go type, an
@@ -59,6 +59,9 @@ type response struct {
 	Media   string   // application/json when empty
 	Headers []string // beyond X-Request-ID and, for /v1, Cache-Control (apiHeaders)
 	Example any
+	// Demo names the requests whose answers on the demo dataset are the
+	// response's examples (examples.go).
+	Demo []demoCall
 }
 
 // anyOf is a body that is one of several Go types.
@@ -112,7 +115,7 @@ func (s *server) operations() []operation {
 			Summary:     "Prometheus metrics",
 			Description: "Metrics in the Prometheus text exposition format: `fundsvc_http_requests_total{method,route,status}`, `fundsvc_http_request_duration_seconds{method,route}` (labelled by route template, `unmatched` for unknown paths), and the Go and process collectors. Public by default; when the server sets `FUNDSVC_PUBLIC_METRICS=false`, it needs a valid token of either role (401 otherwise). A token sent to a public route is not checked.",
 			Responses: []response{
-				{Status: 200, Doc: "The metrics, as `text/plain; version=0.0.4; charset=utf-8; escaping=underscores` unless the request's Accept header negotiates another Prometheus exposition format.", Body: &schema{Type: "string"}, Media: "text/plain"},
+				{Status: 200, Doc: "The metrics, as `text/plain; version=0.0.4; charset=utf-8; escaping=underscores` unless the request's Accept header negotiates another Prometheus exposition format.", Body: &schema{Type: "string"}, Media: "text/plain", Demo: []demoCall{{Path: "/metrics", MetricFamily: "fundsvc_http_requests_total"}}},
 			},
 			Errors: map[int]string{
 				401: "Only when the server sets `FUNDSVC_PUBLIC_METRICS=false`: no valid bearer token.",
@@ -122,9 +125,9 @@ func (s *server) operations() []operation {
 			Method: http.MethodGet, Path: "/openapi.json", ID: "getOpenAPI", Tag: "ops", Access: accessOptional,
 			Handlers:    []gin.HandlerFunc{s.openUnless(s.opts.PublicOpenAPI), s.openAPI},
 			Summary:     "This OpenAPI document",
-			Description: "Serves this document, exactly as embedded in the binary. Public by default; when the server sets `FUNDSVC_PUBLIC_OPENAPI=false`, it needs a valid token of either role (401 otherwise). A token sent to a public route is not checked.",
+			Description: "Serves this document as embedded in the binary, but for `servers`, which names first the URL the request reached (its Host, when that is a host name or an IP address with an optional port, and the scheme of its connection, or the `X-Forwarded-Proto` of a proxy in FUNDSVC_TRUSTED_PROXIES), then the relative `/`. Public by default; when the server sets `FUNDSVC_PUBLIC_OPENAPI=false`, it needs a valid token of either role (401 otherwise). A token sent to a public route is not checked.",
 			Responses: []response{
-				{Status: 200, Doc: "The OpenAPI 3.1 document.", Body: &schema{Type: "object"}},
+				{Status: 200, Doc: "The OpenAPI 3.1 document.", Body: &schema{Type: "object"}, Demo: []demoCall{{Path: "/openapi.json", ThisDocument: true}}},
 			},
 			Errors: map[int]string{
 				401: "Only when the server sets `FUNDSVC_PUBLIC_OPENAPI=false`: no valid bearer token.",
@@ -137,10 +140,10 @@ func (s *server) operations() []operation {
 			Description: "Stores the body as the document's next version: version 1 (201) for a new document, N+1 (200) for a restatement. Admin tokens only (403 for an investor token); the body's `fundId` must be a fund the token covers (403, `field` `fundId`, checked once the body is parsed, before the document's other rules), and an existing document of a fund the token does not cover is answered 404. The version records the token's subject (`sub`) as `createdBy`. The latest items are replaced and an immutable record of the version is kept, so past versions stay readable under `/versions`. A reader never sees a mix of two versions, however many positions the document holds: the version's items are written first and the version is committed last, in one transaction. If a call fails midway, readers keep seeing the previous version whole (or, once it is committed, the new one), and retrying the same body completes an interrupted version instead of adding another (its `createdBy` stays that of the call that began it; but a retry that still sends the old If-Match gets 412 once the version was committed). With an `Idempotency-Key`, repeating the request is safe: the repeat replays the first answer byte for byte, with `Idempotent-Replayed: true`, and writes nothing (see the parameter). The response is the stored version, normalized: defaults filled in, positions sorted by ID.",
 			Params:      []string{"If-Match", "Idempotency-Key"},
 			Body: &requestBody{Type: wire.DocumentRequest{}, Doc: "The whole document. Content-Type must be `application/json` or a `+json` type (415 otherwise); the body may hold at most FUNDSVC_MAX_BODY_BYTES (16 MiB by default, 413 beyond).",
-				Example: json.RawMessage(`{"fundId": "FUND_A", "kind": "capital_call_notice", "title": "Capital call notice Q3 2025", "asOf": "2025-09-30", "currency": "USD", "capitalActivity": {"amount": "500000.00", "status": "Pending", "date": "2025-09-30"}, "positions": [{"positionId": "POSITION_1", "investorId": "INVESTOR_1", "capitalCall": {"amount": "500000.00", "dueDate": "2025-10-15", "investment": "450000.00", "managementFee": "40000.00", "fundExpenses": "10000.00"}, "unfundedCommitment": {"amount": "1500000.00", "commitment": "2000000.00"}}]}`)},
+				Examples: documentRequestExamples},
 			Responses: []response{
-				{Status: 200, Doc: "The document was restated; the body is the new version.", Body: wire.DocumentVersion{}, Headers: []string{"ETag", "Location", "Idempotent-Replayed"}},
-				{Status: 201, Doc: "The document was created as version 1.", Body: wire.DocumentVersion{}, Headers: []string{"ETag", "Location", "Idempotent-Replayed"}},
+				{Status: 200, Doc: "The document was restated; the body is the new version.", Body: wire.DocumentVersion{}, Headers: []string{"ETag", "Location", "Idempotent-Replayed"}, Demo: []demoCall{{Write: demoRestatement}}},
+				{Status: 201, Doc: "The document was created as version 1.", Body: wire.DocumentVersion{}, Headers: []string{"ETag", "Location", "Idempotent-Replayed"}, Demo: []demoCall{{Write: demoCreation}}},
 			},
 			Errors: map[int]string{
 				400: "`documentId` or a body field is invalid, If-Match is neither a version nor `*`, `Idempotency-Key` is not 1 to 255 visible ASCII characters, or the body is not exactly one JSON object of this schema (unknown fields included).",
@@ -160,7 +163,7 @@ func (s *server) operations() []operation {
 			Description: "The document grouped as documents (latest and historical), capital activities (latest and historical) and positions (`{positionId: capitalCalls, distributions, unfundedCommitments}`), paginated by position. The first page comes from one Query of the document partition (for an admin whose token names some funds, after one GetItem of the document's commit head, which decides authorization before the read) and lists the 20 latest earlier versions in `documents.historical` and `capitalActivities.historical` (`/versions` pages through all of them); if that read catches the latest view while a restatement rewrites it, the committed version is read from its own immutable records instead. Later pages read the same committed version, pinned in the cursor, so a client paging through a large document sees one version throughout, even if the document is restated meanwhile. Admin tokens only; a document of a fund the token does not cover is answered 404 like an unknown one.",
 			Params:      []string{"limit", "cursor"},
 			Responses: []response{
-				{Status: 200, Doc: "The overview page.", Body: wire.Overview{}, Headers: []string{"ETag"}},
+				{Status: 200, Doc: "The overview page.", Body: wire.Overview{}, Headers: []string{"ETag"}, Demo: []demoCall{{Path: "/v1/documents/DOC001"}}},
 			},
 			Errors: map[int]string{
 				400: "`documentId` is not a valid ID. Or `limit` is not a whole number from 1 to 1000, or `cursor` was not issued by this query to this principal.",
@@ -174,7 +177,7 @@ func (s *server) operations() []operation {
 			Description: "Without `from` and `to`: the latest record beside the historical ones, a page at a time (`limit`, `cursor`, `next`), with the latest version as ETag. With `from` and/or `to`: only the historical records whose asOf lies between them (every version of the end date included), a page at a time, without `latest` and without ETag. The latest record is read first (one GetItem), then one Query per page. Admin tokens only; a document of a fund the token does not cover is answered 404 like an unknown one, before its history is read.",
 			Params:      []string{"from", "to", "limit", "cursor"},
 			Responses: []response{
-				{Status: 200, Doc: "The versions. ETag is set only without `from` and `to`.", Body: wire.Versions{}, Headers: []string{"ETag"}},
+				{Status: 200, Doc: "The versions. ETag is set only without `from` and `to`.", Body: wire.Versions{}, Headers: []string{"ETag"}, Demo: []demoCall{{Path: "/v1/documents/DOC007/versions"}}},
 			},
 			Errors: map[int]string{
 				400: "`documentId` is not a valid ID. Or `from`/`to` is not a date, or `to` is before `from`.",
@@ -187,7 +190,7 @@ func (s *server) operations() []operation {
 			Summary:     "One version of a document",
 			Description: "A number returns that version whole, positions included, read from its immutable records (what was reported then, however often the document was restated since). `latest` returns the latest document record only, without capital activity and positions. Admin tokens only; a document of a fund the token does not cover is answered 404 like an unknown one.",
 			Responses: []response{
-				{Status: 200, Doc: "The version (a DocumentVersion for a number, a DocumentHeader with `status` `Active` for `latest`).", Body: anyOf{wire.DocumentVersion{}, wire.DocumentHeader{}}, Headers: []string{"ETag"}},
+				{Status: 200, Doc: "The version (a DocumentVersion for a number, a DocumentHeader with `status` `Active` for `latest`).", Body: anyOf{wire.DocumentVersion{}, wire.DocumentHeader{}}, Headers: []string{"ETag"}, Demo: []demoCall{{Name: "number", Path: "/v1/documents/DOC007/versions/1"}, {Name: "latest", Path: "/v1/documents/DOC007/versions/latest"}}},
 			},
 			Errors: map[int]string{
 				400: "`documentId` is not a valid ID. Or `version` is neither a number from 1 nor `latest`.",
@@ -201,7 +204,7 @@ func (s *server) operations() []operation {
 			Description: "The position's items in the document's current committed version, read by their exact keys together with the commit head (falling back to the version's own records mid-restatement), with that version as ETag. With `type`: the one item of that type, read by its exact key from the latest view; the response then carries the item's version but no ETag. Admin tokens only; a document of a fund the token does not cover is answered 404 like an unknown one.",
 			Params:      []string{"type"},
 			Responses: []response{
-				{Status: 200, Doc: "The position's items. ETag is set only without `type`.", Body: wire.DocumentPosition{}, Headers: []string{"ETag"}},
+				{Status: 200, Doc: "The position's items. ETag is set only without `type`.", Body: wire.DocumentPosition{}, Headers: []string{"ETag"}, Demo: []demoCall{{Path: "/v1/documents/DOC006/positions/POSITION_3"}}},
 			},
 			Errors: map[int]string{
 				400: "`documentId` or `positionId` is not a valid ID, or `type` is not an item type.",
@@ -214,7 +217,7 @@ func (s *server) operations() []operation {
 			Summary:     "Capital activity and capital calls of a document",
 			Description: "The capital activity (latest and every version's) and the capital calls of the current committed version, read with one Query over the `CAPITAL_` sort keys (falling back to the version's own records mid-restatement). Not paginated. Admin tokens only; a document of a fund the token does not cover is answered 404 like an unknown one.",
 			Responses: []response{
-				{Status: 200, Doc: "The capital entities.", Body: wire.Capital{}, Headers: []string{"ETag"}},
+				{Status: 200, Doc: "The capital entities.", Body: wire.Capital{}, Headers: []string{"ETag"}, Demo: []demoCall{{Path: "/v1/documents/DOC004/capital"}}},
 			},
 			Errors: map[int]string{
 				400: "`documentId` is not a valid ID.",
@@ -227,7 +230,7 @@ func (s *server) operations() []operation {
 			Summary:     "Per-position analysis of a document",
 			Description: "For every position of the current committed version: how many capital calls, distributions and unfunded commitments it reports and their exact totals. All numbers come from one version. Not paginated. Admin tokens only; a document of a fund the token does not cover is answered 404 like an unknown one.",
 			Responses: []response{
-				{Status: 200, Doc: "The analysis.", Body: wire.Analysis{}, Headers: []string{"ETag"}},
+				{Status: 200, Doc: "The analysis.", Body: wire.Analysis{}, Headers: []string{"ETag"}, Demo: []demoCall{{Path: "/v1/documents/DOC004/analysis"}}},
 			},
 			Errors: map[int]string{
 				400: "`documentId` is not a valid ID.",
@@ -241,7 +244,7 @@ func (s *server) operations() []operation {
 			Description: "For each capital account statement in the document's latest version, a page of positions at a time: the statement's contributions (A.1 row 13) and distributions (row 14, as a positive amount) against the sum of the typed lines of the calls and distributions the position's notices date in the statement's period (by due date and payment date, both period days included), and the statement's ending unfunded commitment (A.2 row 114) against the one computed from the commitment and each line's effect up to the period end, each with its difference (statement − notices). The notices count at their latest version dated on or before the statement's period end. Admin tokens only. Reads: one GetItem of the document's head (a document of a fund the token does not cover is answered 404 then, like an unknown one), one Query of the page's statements, then the reads of a position summary per statement, 8 at a time. The position reads are from a secondary index, so they are eventually consistent.",
 			Params:      []string{"limit", "cursor"},
 			Responses: []response{
-				{Status: 200, Doc: "One page of reconciliations; a document without statements answers an empty list.", Body: wire.DocumentReconciliation{}, Headers: []string{"ETag"}},
+				{Status: 200, Doc: "One page of reconciliations; a document without statements answers an empty list.", Body: wire.DocumentReconciliation{}, Headers: []string{"ETag"}, Demo: []demoCall{{Path: "/v1/documents/DOC007/reconciliation"}}},
 			},
 			Errors: map[int]string{
 				400: "`documentId` is not a valid ID, or `limit` is not a whole number from 1 to 1000, or `cursor` was not issued by this query to this principal.",
@@ -255,7 +258,7 @@ func (s *server) operations() []operation {
 			Description: "The latest record of each of the fund's documents, by asOf then document ID, read with one Query of the fund partition per page. `kind` filters after the read, so a page may hold fewer than `limit` records, even none, while `next` is present. Admin tokens only, for the funds the token covers.",
 			Params:      []string{"from", "to", "kind", "limit", "cursor"},
 			Responses: []response{
-				{Status: 200, Doc: "One page of document records.", Body: wire.Page[wire.DocumentHeader]{}},
+				{Status: 200, Doc: "One page of document records.", Body: wire.Page[wire.DocumentHeader]{}, Demo: []demoCall{{Path: "/v1/funds/FUND_A/documents"}}},
 			},
 			Errors: map[int]string{
 				400: "`fundId` is not a valid ID, `from`/`to` is not a date or `to` is before `from`, `kind` is unknown, or `limit` is not a whole number from 1 to 1000, or `cursor` was not issued by this query to this principal.",
@@ -269,7 +272,7 @@ func (s *server) operations() []operation {
 			Description: "The positions registered in the fund (each one fund plus one investor), by position ID, read with one Query of the fund partition per page. Admin tokens only, for the funds the token covers.",
 			Params:      []string{"limit", "cursor"},
 			Responses: []response{
-				{Status: 200, Doc: "One page of positions.", Body: wire.Page[wire.RegisteredPosition]{}},
+				{Status: 200, Doc: "One page of positions.", Body: wire.Page[wire.RegisteredPosition]{}, Demo: []demoCall{{Path: "/v1/funds/FUND_A/positions"}}},
 			},
 			Errors: map[int]string{
 				400: "`fundId` is not a valid ID. Or `limit` is not a whole number from 1 to 1000, or `cursor` was not issued by this query to this principal.",
@@ -283,7 +286,7 @@ func (s *server) operations() []operation {
 			Description: "The performance of every position of the fund on `asOf` (today, UTC, when absent), pooled per currency as ILPA's fund-level net IRR and TVPI pool the LPs' flows: paid-in, distributed and NAV are the positions' sums, the multiples divide the sums, and the IRR solves the pooled flows with the pooled NAV as the terminal value. When some position has no NAV, the pooled NAV is absent (`nav.status` `incomplete`, `positionsWithoutNav` counts them), and so are RVPI, TVPI and the IRR. The conventions are stated in the answer. Admin tokens only, for the funds the token covers. Reads: the fund's registry (at most 2,001 rows: a fund with more than 2,000 positions is 400, before any position is read), then the reads of a position summary per position, 8 at a time, from a secondary index, so eventually consistent.",
 			Params:      []string{"asOf"},
 			Responses: []response{
-				{Status: 200, Doc: "The fund's performance per currency.", Body: wire.FundPerformance{}},
+				{Status: 200, Doc: "The fund's performance per currency.", Body: wire.FundPerformance{}, Demo: []demoCall{{Path: "/v1/funds/FUND_A/performance?asOf=2025-12-31"}}},
 			},
 			Errors: map[int]string{
 				400: "`fundId` is not a valid ID, `asOf` is not a valid date, or the fund has more than 2,000 positions.",
@@ -297,7 +300,7 @@ func (s *server) operations() []operation {
 			Description: "The investor's positions across funds, by position ID. An investor token may name its own investor only (404 for any other); an admin token sees the investor's positions in the funds it covers, filtered after the read: each page costs at most two Queries (of up to 1,000 rows each for an admin who covers only some funds), so a page may hold fewer than `limit` items, even none, while `next` is present. Read from a secondary index, so it is eventually consistent: a write may take a moment to show.",
 			Params:      []string{"limit", "cursor"},
 			Responses: []response{
-				{Status: 200, Doc: "One page of positions.", Body: wire.Page[wire.RegisteredPosition]{}},
+				{Status: 200, Doc: "One page of positions.", Body: wire.Page[wire.RegisteredPosition]{}, Demo: []demoCall{{Path: "/v1/investors/INVESTOR_1/positions"}}},
 			},
 			Errors: map[int]string{
 				400: "`investorId` is not a valid ID. Or `limit` is not a whole number from 1 to 1000, or `cursor` was not issued by this query to this principal.",
@@ -311,7 +314,7 @@ func (s *server) operations() []operation {
 			Description: "The investor's positions summed up as `/v1/positions/{positionId}/summary` does, a page of positions at a time (`limit`, `cursor`, `next`), and totalled per currency over the positions of the page. An investor token may name its own investor only (404 for any other); an admin token sees the investor's positions in the funds it covers. At most two Queries list a page's positions (an admin who covers only some funds reads up to 1,000 rows each), then one more (rarely three) per position of the page. Each position counts only the items of the fund and investor its registry row names. Read from a secondary index, so it is eventually consistent: a write may take a moment to show.",
 			Params:      []string{"asOf", "limit", "cursor"},
 			Responses: []response{
-				{Status: 200, Doc: "The investor's positions and their totals per currency.", Body: wire.InvestorSummary{}},
+				{Status: 200, Doc: "The investor's positions and their totals per currency.", Body: wire.InvestorSummary{}, Demo: []demoCall{{Path: "/v1/investors/INVESTOR_1/summary?asOf=2025-12-31"}}},
 			},
 			Errors: map[int]string{
 				400: "`investorId` is not a valid ID, or `asOf` is not a valid date.",
@@ -325,7 +328,7 @@ func (s *server) operations() []operation {
 			Description: "The investor's positions' performance on `asOf` (today, UTC, when absent), each as `/v1/positions/{positionId}/performance` answers it, a page of positions at a time (`limit`, `cursor`, `next`), and pooled per currency over the positions of the page, never adding currencies. Scope and reads as `/v1/investors/{investorId}/summary`.",
 			Params:      []string{"asOf", "limit", "cursor"},
 			Responses: []response{
-				{Status: 200, Doc: "The investor's positions' performance and the pooled figures per currency.", Body: wire.InvestorPerformance{}},
+				{Status: 200, Doc: "The investor's positions' performance and the pooled figures per currency.", Body: wire.InvestorPerformance{}, Demo: []demoCall{{Path: "/v1/investors/INVESTOR_1/performance?asOf=2025-12-31"}}},
 			},
 			Errors: map[int]string{
 				400: "`investorId` is not a valid ID, or `asOf` is not a valid date, or `limit` is not a whole number from 1 to 1000, or `cursor` was not issued by this query to this principal.",
@@ -339,7 +342,7 @@ func (s *server) operations() []operation {
 			Description: "Every item the documents' latest versions report for the position, by type then document ID; `type` keeps one type. An investor token reads the positions of its own investor, an admin token those of the funds it covers. Each item carries the document version it comes from; a position's items in one document are written together in one transaction. Read from a secondary index, so it is eventually consistent: a write may take a moment to show.",
 			Params:      []string{"type", "limit", "cursor"},
 			Responses: []response{
-				{Status: 200, Doc: "One page of items. With `type`, a position that has nothing of that type, or that does not exist, answers an empty page.", Body: wire.Page[wire.PositionItem]{}},
+				{Status: 200, Doc: "One page of items. With `type`, a position that has nothing of that type, or that does not exist, answers an empty page.", Body: wire.Page[wire.PositionItem]{}, Demo: []demoCall{{Path: "/v1/positions/POSITION_1?type=Distribution"}}},
 			},
 			Errors: map[int]string{
 				400: "`positionId` is not a valid ID, `type` is not an item type, or `limit` is not a whole number from 1 to 1000, or `cursor` was not issued by this query to this principal.",
@@ -353,7 +356,7 @@ func (s *server) operations() []operation {
 			Description: "The position's capital calls across the documents' latest versions, by document ID, paginated. An investor token reads the positions of its own investor, an admin token those of the funds it covers. Read from a secondary index, so it is eventually consistent: a write may take a moment to show. With `document`: the position's capital call in that document only, read through the entity-document index; the page then holds exactly one item and no `next`, and `limit` and `cursor` are ignored.",
 			Params:      []string{"document", "limit", "cursor"},
 			Responses: []response{
-				{Status: 200, Doc: "One page of capital calls. Without `document`, a position that has no capital call, or that does not exist, answers an empty page.", Body: wire.Page[wire.PositionItem]{}},
+				{Status: 200, Doc: "One page of capital calls. Without `document`, a position that has no capital call, or that does not exist, answers an empty page.", Body: wire.Page[wire.PositionItem]{}, Demo: []demoCall{{Path: "/v1/positions/POSITION_1/capital-calls"}}},
 			},
 			Errors: map[int]string{
 				400: "`positionId` or `document` is not a valid ID, or (without `document`) `limit` is not a whole number from 1 to 1000, or `cursor` was not issued by this query to this principal.",
@@ -367,7 +370,7 @@ func (s *server) operations() []operation {
 			Description: "Commitment, paid-in (pending and completed), distributed (gross, withholding and net, by status), recallable, unfunded as reported and as computed with their difference, DPI, counts, and the document versions counted, all exact. One query of the position pivot; a document whose restatement moved its as-of date after `asOf` costs two more. Read from a secondary index, so it is eventually consistent: a write may take a moment to show.",
 			Params:      []string{"asOf"},
 			Responses: []response{
-				{Status: 200, Doc: "The position's summary. A position whose documents are all dated after `asOf` answers zeros.", Body: wire.PositionSummary{}},
+				{Status: 200, Doc: "The position's summary. A position whose documents are all dated after `asOf` answers zeros.", Body: wire.PositionSummary{}, Demo: []demoCall{{Path: "/v1/positions/POSITION_1/summary?asOf=2025-12-31"}}},
 			},
 			Errors: map[int]string{
 				400: "`positionId` is not a valid ID, or `asOf` is not a valid date.",
@@ -381,7 +384,7 @@ func (s *server) operations() []operation {
 			Description: "The position's dated contributions and distributions in order, with running totals: the series an investor portal charts. Read as the summary is, and answered whole (a running total needs every flow before it). Read from a secondary index, so it is eventually consistent: a write may take a moment to show.",
 			Params:      []string{"asOf"},
 			Responses: []response{
-				{Status: 200, Doc: "The position's cash flows, oldest first.", Body: wire.Cashflows{}},
+				{Status: 200, Doc: "The position's cash flows, oldest first.", Body: wire.Cashflows{}, Demo: []demoCall{{Path: "/v1/positions/POSITION_1/cashflows?asOf=2025-12-31"}}},
 			},
 			Errors: map[int]string{
 				400: "`positionId` is not a valid ID, or `asOf` is not a valid date.",
@@ -395,7 +398,7 @@ func (s *server) operations() []operation {
 			Description: "What the position is worth on `asOf` (today, UTC, when absent) and how it has performed: its NAV (the ending NAV of the latest capital account statement whose period ends on or before `asOf`, rolled forward by the flows dated after it, and the answer says so), paid-in, distributed, DPI, RVPI and TVPI (net), and the net IRR, with every dated flow and the terminal NAV used, so a portal can chart them and recompute each figure; and each statement reconciled with the notices of its period. The conventions are stated in the answer (`conventions`) and in docs/analytics.md. Read as the summary is: one Query of the position pivot, and two more for a document whose restatement moved its as-of date after `asOf`. Read from a secondary index, so it is eventually consistent.",
 			Params:      []string{"asOf"},
 			Responses: []response{
-				{Status: 200, Doc: "The position's performance.", Body: wire.PositionPerformance{}},
+				{Status: 200, Doc: "The position's performance.", Body: wire.PositionPerformance{}, Demo: []demoCall{{Path: "/v1/positions/POSITION_1/performance?asOf=2025-12-31"}}},
 			},
 			Errors: map[int]string{
 				400: "`positionId` is not a valid ID, or `asOf` is not a valid date.",

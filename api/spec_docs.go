@@ -410,7 +410,10 @@ var (
 	moneyBound      = int64(math.Pow10(fund.MoneyMaxIntegerDigits))
 )
 
-var apiServers = []openAPIServer{{URL: "/", Description: "The server that serves this document (`make run` listens on http://127.0.0.1:8080)."}}
+// apiServers is the document's own entry: relative, so it resolves against
+// wherever the document was fetched; the running service names itself
+// before it (requestServer, openapi.go).
+var apiServers = []openAPIServer{{URL: "/", Description: "Relative: the server this document was fetched from."}}
 
 func enumSchema[T ~string](doc string, values []T) *schema {
 	s := &schema{Type: "string", Description: doc}
