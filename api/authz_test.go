@@ -129,7 +129,7 @@ func authzRoutes() []authzRoute {
 	}
 	callProbes := func(p string) []authzProbe {
 		return []authzProbe{pos("/v1/positions/" + p + "/capital-calls"), pos("/v1/positions/" + p + "/capital-calls?document=DOC001"),
-			pos("/v1/positions/" + p + "/capital-calls?document=DOC002"), pos("/v1/positions/" + p + "/capital-calls?limit=1")}
+			pos("/v1/positions/" + p + "/capital-calls?document=DOC004"), pos("/v1/positions/" + p + "/capital-calls?limit=1")}
 	}
 	return []authzRoute{
 		{method: http.MethodGet, path: "/livez", access: authzOpen, probes: []authzProbe{{path: "/livez"}}},
@@ -152,14 +152,14 @@ func authzRoutes() []authzRoute {
 		{method: http.MethodGet, path: "/v1/documents/:documentId/positions/:positionId", access: authzAdmin,
 			probes: []authzProbe{doc("/v1/documents/DOC001/positions/POSITION_1"), doc("/v1/documents/DOC001/positions/POSITION_2"),
 				doc("/v1/documents/DOC002/positions/POSITION_1?type=Distribution"), doc("/v1/documents/DOC001/positions/POSITION_2?type=UnfundedCommitment"),
-				absentIn("/v1/documents/DOC001/positions/POSITION_999"), absentIn("/v1/documents/DOC002/positions/POSITION_2?type=Distribution")}},
+				absentIn("/v1/documents/DOC001/positions/POSITION_999"), absentIn("/v1/documents/DOC001/positions/POSITION_2?type=Distribution")}},
 		{method: http.MethodGet, path: "/v1/documents/:documentId/capital", access: authzAdmin,
 			probes: []authzProbe{doc("/v1/documents/DOC001/capital"), doc("/v1/documents/DOC002/capital")}},
 		{method: http.MethodGet, path: "/v1/documents/:documentId/analysis", access: authzAdmin,
 			probes: []authzProbe{doc("/v1/documents/DOC001/analysis"), doc("/v1/documents/DOC002/analysis")}},
 		{method: http.MethodGet, path: "/v1/documents/:documentId/reconciliation", access: authzAdmin,
 			probes: []authzProbe{doc("/v1/documents/DOC001/reconciliation"), doc("/v1/documents/DOC002/reconciliation?limit=1"),
-				{path: "/v1/documents/DOC004/reconciliation", unknown: []string{"DOC004", "DOC999"}}}},
+				{path: "/v1/documents/DOC007/reconciliation", unknown: []string{"DOC007", "DOC999"}}}},
 		{method: http.MethodGet, path: "/v1/funds/:fundId/documents", access: authzAdmin,
 			probes: []authzProbe{fundA("/v1/funds/FUND_A/documents"), fundA("/v1/funds/FUND_A/documents?kind=capital_call_notice&from=2025-01-01&to=2025-12-31"),
 				fundA("/v1/funds/FUND_A/documents?limit=1")}},

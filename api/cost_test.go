@@ -50,7 +50,7 @@ func TestARefusalNeverReadsTheDocument(t *testing.T) {
 }
 
 // TestPerformanceRoutesCostWhatTheirDocsSay counts the DynamoDB operations
-// of each performance route on the demo (two positions of FUND_A, each
+// of each performance route on the demo (three positions of FUND_A, each
 // with two statements): a position costs one Query of the position pivot;
 // an investor's or a fund's page costs the registry read plus one Query
 // per position; a reconciliation costs the head's GetItem, one Query of the
@@ -58,8 +58,8 @@ func TestARefusalNeverReadsTheDocument(t *testing.T) {
 // position read at all.
 func TestPerformanceRoutesCostWhatTheirDocsSay(t *testing.T) {
 	env := newServer(t, true).Env
-	s := startAPI(t, env, func(o *api.Options) { o.MaxFundPerformancePositions = 2 })
-	tight := startAPI(t, env, func(o *api.Options) { o.MaxFundPerformancePositions = 1 })
+	s := startAPI(t, env, func(o *api.Options) { o.MaxFundPerformancePositions = 3 })
+	tight := startAPI(t, env, func(o *api.Options) { o.MaxFundPerformancePositions = 2 })
 	admin := "Bearer " + token(t, api.Principal{Subject: "admin", Role: api.RoleAdmin, Funds: []string{"*"}})
 	other := "Bearer " + token(t, api.Principal{Subject: "admin-b", Role: api.RoleAdmin, Funds: []string{"FUND_B"}})
 	investor := "Bearer " + token(t, api.Principal{Subject: "lp", Role: api.RoleInvestor, Investor: "INVESTOR_1"})
@@ -75,13 +75,13 @@ func TestPerformanceRoutesCostWhatTheirDocsSay(t *testing.T) {
 		{s, investor, "/v1/positions/POSITION_9/performance?asOf=2025-12-31", 404, "Query"},
 		{s, investor, "/v1/investors/INVESTOR_1/performance?asOf=2025-12-31", 200, "Query Query"},
 		{s, investor, "/v1/investors/INVESTOR_2/performance", 404, ""},
-		{s, admin, "/v1/funds/FUND_A/performance?asOf=2025-12-31", 200, "Query Query Query"},
+		{s, admin, "/v1/funds/FUND_A/performance?asOf=2025-12-31", 200, "Query Query Query Query"},
 		{s, other, "/v1/funds/FUND_A/performance", 404, ""},
-		{tight, admin, "/v1/funds/FUND_A/performance", 400, "Query"}, // two registry rows read, then refused
-		{s, admin, "/v1/documents/DOC004/reconciliation", 200, "GetItem Query Query Query"},
-		{s, admin, "/v1/documents/DOC004/reconciliation?limit=1", 200, "GetItem Query Query"},
+		{tight, admin, "/v1/funds/FUND_A/performance", 400, "Query"}, // three registry rows read, then refused
+		{s, admin, "/v1/documents/DOC007/reconciliation", 200, "GetItem Query Query Query Query"},
+		{s, admin, "/v1/documents/DOC007/reconciliation?limit=1", 200, "GetItem Query Query"},
 		{s, admin, "/v1/documents/DOC002/reconciliation", 200, "GetItem Query"}, // a notice has no statements
-		{s, other, "/v1/documents/DOC004/reconciliation", 404, "GetItem"},
+		{s, other, "/v1/documents/DOC007/reconciliation", 404, "GetItem"},
 	}
 	for _, c := range cases {
 		env.Counter.Reset()

@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/ with the current answers")
@@ -31,14 +34,14 @@ var goldenReads = []struct{ name, path string }{
 	{"position_POSITION_2_summary_2025-09-30", "/v1/positions/POSITION_2/summary?asOf=2025-09-30"},
 	{"position_POSITION_1_cashflows", "/v1/positions/POSITION_1/cashflows"},
 	{"investor_INVESTOR_1_summary", "/v1/investors/INVESTOR_1/summary"},
-	{"document_DOC004_overview", "/v1/documents/DOC004"},
-	{"document_DOC004_version_1", "/v1/documents/DOC004/versions/1"},
+	{"document_DOC007_overview", "/v1/documents/DOC007"},
+	{"document_DOC007_version_1", "/v1/documents/DOC007/versions/1"},
 	{"position_POSITION_1_performance_2025-12-31", "/v1/positions/POSITION_1/performance?asOf=2025-12-31"},
 	{"position_POSITION_1_performance_2025-11-15", "/v1/positions/POSITION_1/performance?asOf=2025-11-15"},
 	{"position_POSITION_2_performance_2025-08-31", "/v1/positions/POSITION_2/performance?asOf=2025-08-31"},
 	{"investor_INVESTOR_1_performance_2025-12-31", "/v1/investors/INVESTOR_1/performance?asOf=2025-12-31"},
 	{"fund_FUND_A_performance_2025-12-31", "/v1/funds/FUND_A/performance?asOf=2025-12-31"},
-	{"document_DOC004_reconciliation", "/v1/documents/DOC004/reconciliation"},
+	{"document_DOC007_reconciliation", "/v1/documents/DOC007/reconciliation"},
 	{"position_POSITION_1_capital_accounts", "/v1/positions/POSITION_1?type=CapitalAccount"},
 }
 
@@ -172,89 +175,204 @@ func goldenOne(t *testing.T, what string, items []goldenItem) goldenItem {
 	return items[0]
 }
 
-// TestDemoFigures asserts the demo dataset's figures from DESIGN.md, so the
-// golden files are not merely whatever the code printed.
+// The demo's flows, written out by hand from fund.DemoVersions (its story
+// table): each position's calls (negative, dated by their due dates) and
+// distributions (positive, dated by their payment dates), as ILPA's
+// Performance Template signs them. POSITION_2 and POSITION_3 are in the
+// same proportion to their commitments (1,000,000 and 500,000); POSITION_1
+// (2,000,000) pays a management fee of 7,500 a quarter where the others pay
+// 0.5% of commitment (5,000 and 2,500), so its calls are not twice
+// POSITION_2's.
+//
+//	               call no. 1   distribution 1   call no. 2   call no. 3   distribution 2
+//	               2025-08-01   2025-09-15       2025-10-20   2025-12-01   2025-12-15
+//	POSITION_1     −409,500     +100,000         −509,500     −100,000     +55,000
+//	POSITION_2     −206,000      +50,000         −256,000      −50,000     +27,500
+//	POSITION_3     −103,000      +25,000         −128,000      −25,000     +13,750
+//
+// call no. 1 = 20% of commitment invested + the Q3 fee + 0.1% expenses
+// (400,000 + 7,500 + 2,000; 200,000 + 5,000 + 1,000; 100,000 + 2,500 +
+// 500); call no. 2 = 25% invested + the Q4 fee + 0.1% expenses (500,000 +
+// 7,500 + 2,000; 250,000 + 5,000 + 1,000; 125,000 + 2,500 + 500); call no.
+// 3 recalls distribution no. 1 (5% of commitment, recallable); distribution
+// no. 2 = return of capital 2% + gain 0.6% + dividend 0.15% of commitment.
+var demoFlows = map[string][]demoFlow{
+	"POSITION_1": {{"2025-08-01", -409500}, {"2025-09-15", 100000}, {"2025-10-20", -509500}, {"2025-12-01", -100000}, {"2025-12-15", 55000}},
+	"POSITION_2": {{"2025-08-01", -206000}, {"2025-09-15", 50000}, {"2025-10-20", -256000}, {"2025-12-01", -50000}, {"2025-12-15", 27500}},
+	"POSITION_3": {{"2025-08-01", -103000}, {"2025-09-15", 25000}, {"2025-10-20", -128000}, {"2025-12-01", -25000}, {"2025-12-15", 13750}},
+}
+
+type demoFlow struct {
+	date   string
+	amount float64
+}
+
+// handXIRR solves the flows dated on or before asOf and the terminal NAV
+// dated asOf for the annual rate at which their value is zero, actual days
+// ÷ 365 from the first flow, by plain bisection between −99% and 1,000%,
+// and rounds it half away from zero to 6 places. It is written here,
+// independently of positions.XIRR, to hold the API's rate to the
+// definition; a bisection in Python over the same flows gives the same
+// rates (0.108748946, 0.086701674 for POSITION_2 and POSITION_3, 0.099230653
+// for the fund, −0.007884856 for POSITION_1 on 2025-09-30).
+func handXIRR(t *testing.T, flows []demoFlow, asOf string, nav float64) string {
+	t.Helper()
+	day := func(s string) time.Time {
+		d, err := time.Parse("2006-01-02", s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	var dated []demoFlow
+	for _, f := range flows {
+		if f.date <= asOf {
+			dated = append(dated, f)
+		}
+	}
+	dated = append(dated, demoFlow{asOf, nav})
+	first := day(dated[0].date)
+	npv := func(rate float64) float64 {
+		v := 0.0
+		for _, f := range dated {
+			v += f.amount / math.Pow(1+rate, day(f.date).Sub(first).Hours()/24/365)
+		}
+		return v
+	}
+	lo, hi := -0.99, 10.0
+	if npv(lo)*npv(hi) > 0 {
+		t.Fatalf("the flows %v have no root between %v and %v", dated, lo, hi)
+	}
+	for range 200 {
+		mid := (lo + hi) / 2
+		if npv(lo)*npv(mid) <= 0 {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return strconv.FormatFloat(math.Round((lo+hi)/2*1e6)/1e6, 'f', 6, 64)
+}
+
+type demoSummary struct {
+	Commitment  string `json:"commitment"`
+	PaidIn      struct{ Total, Pending, Completed string }
+	Distributed struct {
+		Gross, Withholding, Net struct{ Total string }
+	}
+	Recallable string
+	Unfunded   struct{ Reported, Computed, Difference string }
+	DPI        string `json:"dpi"`
+	Sources    struct {
+		Commitment, Unfunded struct {
+			DocumentID string
+			Version    int
+			AsOf       string
+		}
+	}
+}
+
+type demoPerformance struct {
+	NAV struct {
+		Status, Value, StatementNav, ContributionsAfter, DistributionsAfter string
+		Statement                                                           struct {
+			DocumentID string
+			Version    int
+		}
+	} `json:"nav"`
+	PaidIn, Distributed, DPI, RVPI, TVPI string
+	IRR                                  struct{ Rate, Status string } `json:"irr"`
+	Reconciliations                      []demoReconciliation
+}
+
+type demoReconciliation struct {
+	PositionID                   string
+	Statement                    struct{ DocumentID string }
+	Contributions, Distributions struct{ Statement, Notices, Difference string }
+	EndingUnfunded               *struct{ Statement, Notices, Difference string }
+}
+
+// TestDemoFigures works out by hand every figure the README's tour shows
+// (and its story tables), on the demo dataset as `fundsvc seed` writes it,
+// and asserts each against the API's answer, so the golden files are not
+// merely whatever the code printed. The last subtests make the tour's
+// writes and check that the demo stays reconciled after them.
 func TestDemoFigures(t *testing.T) {
 	s := newServer(t, true)
 
-	t.Run("DOC001 reports the design's calls, distributions and unfunded commitments", func(t *testing.T) {
+	t.Run("FUND_A lists its seven documents in date order, each of the kind and title it is", func(t *testing.T) {
+		docs := goldenGet[struct {
+			Items []struct {
+				DocumentID, AsOf, Kind, Title string
+				Version                       int
+			} `json:"items"`
+		}](t, s, "/v1/funds/FUND_A/documents")
+		var got []string
+		for _, d := range docs.Items {
+			got = append(got, fmt.Sprintf("%s %s %s v%d %s", d.DocumentID, d.AsOf, d.Kind, d.Version, d.Title))
+		}
+		want := []string{
+			"DOC001 2025-07-15 capital_call_notice v2 Capital call notice no. 1, due 2025-08-01",
+			"DOC002 2025-09-10 distribution_notice v1 Distribution notice no. 1, paid 2025-09-15: recallable return of capital",
+			"DOC003 2025-09-30 capital_account_statement v1 Q3 2025 capital account statements",
+			"DOC004 2025-10-06 capital_call_notice v1 Capital call notice no. 2, due 2025-10-20",
+			"DOC005 2025-11-14 capital_call_notice v1 Capital call notice no. 3, due 2025-12-01: recall of distribution no. 1",
+			"DOC006 2025-12-08 distribution_notice v1 Distribution notice no. 2, paid 2025-12-15",
+			"DOC007 2025-12-31 capital_account_statement v2 Q4 2025 capital account statements (restated: Company B revalued)",
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("documents\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	})
+
+	t.Run("DOC001, call notice no. 1, holds each position's call and the unfunded commitment after it", func(t *testing.T) {
 		o := goldenGet[goldenOverview](t, s, "/v1/documents/DOC001")
-		want := map[string]struct{ investor, call, dist, unfunded string }{
-			"POSITION_1": {"INVESTOR_1", "500000.00", "75000.00", "1500000.00"},
-			"POSITION_2": {"INVESTOR_2", "300000.00", "45000.00", "850000.00"},
+		// call = investment + fee + expenses; unfunded = commitment − call.
+		want := map[string]struct{ investor, call, unfunded, commitment string }{
+			"POSITION_1": {"INVESTOR_1", "409500.00", "1590500.00", "2000000.00"}, // 400,000 + 7,500 + 2,000; 2,000,000 − 409,500
+			"POSITION_2": {"INVESTOR_2", "206000.00", "794000.00", "1000000.00"},  // 200,000 + 5,000 + 1,000; 1,000,000 − 206,000
+			"POSITION_3": {"INVESTOR_3", "103000.00", "397000.00", "500000.00"},   // 100,000 + 2,500 + 500; 500,000 − 103,000
 		}
 		if len(o.Positions) != len(want) {
-			t.Fatalf("positions %v, want POSITION_1 and POSITION_2", o.Positions)
+			t.Fatalf("positions %v, want POSITION_1 to POSITION_3", o.Positions)
 		}
 		for id, w := range want {
 			p := o.Positions[id]
 			if p.InvestorID != w.investor {
 				t.Errorf("%s investor = %q, want %q", id, p.InvestorID, w.investor)
 			}
-			if c := goldenOne(t, id+" calls", p.CapitalCalls); c.Amount != w.call || c.Status != "Pending" || c.DocumentVersion != 2 {
-				t.Errorf("%s call = %+v, want %s Pending at version 2", id, c, w.call)
+			if c := goldenOne(t, id+" calls", p.CapitalCalls); c.Amount != w.call || c.Status != "Completed" || c.Date != "2025-08-01" || c.DocumentVersion != 2 {
+				t.Errorf("%s call = %+v, want %s Completed, due 2025-08-01, at version 2", id, c, w.call)
 			}
-			if d := goldenOne(t, id+" distributions", p.Distributions); d.Amount != w.dist || d.Status != "Completed" {
-				t.Errorf("%s distribution = %+v, want %s Completed", id, d, w.dist)
+			if u := goldenOne(t, id+" unfunded", p.UnfundedCommitments); u.Amount != w.unfunded || u.Commitment != w.commitment || u.Status != "Active" {
+				t.Errorf("%s unfunded = %+v, want %s of %s, Active", id, u, w.unfunded, w.commitment)
 			}
-			if u := goldenOne(t, id+" unfunded", p.UnfundedCommitments); u.Amount != w.unfunded || u.Status != "Active" {
-				t.Errorf("%s unfunded = %+v, want %s Active", id, u, w.unfunded)
+			if len(p.Distributions) != 0 {
+				t.Errorf("%s: a call notice with distributions %+v", id, p.Distributions)
 			}
+		}
+		l := o.Documents.Latest
+		if o.Version != 2 || l.Version != 2 || l.Status != "Active" || l.AsOf != "2025-07-15" || l.PositionCount != 3 || l.CreatedAt != "2026-01-02T03:04:05Z" {
+			t.Errorf("latest = %+v (overview version %d), want version 2, Active, 2025-07-15, 3 positions, created at the fixed clock", l, o.Version)
+		}
+		if h := o.Documents.Historical; len(h) != 1 || h[0].Version != 1 || h[0].Status != "Historical" || h[0].AsOf != "2025-07-15" {
+			t.Errorf("historical = %+v, want only version 1, Historical, of 2025-07-15", h)
+		}
+		// The fund's whole call: 409,500 + 206,000 + 103,000 = 718,500;
+		// Pending as issued (version 1), Completed once paid (version 2).
+		if a := o.CapitalActivities.Latest; a == nil || a.Amount != "718500.00" || a.Status != "Completed" || a.Date != "2025-08-01" || a.Version != 2 {
+			t.Errorf("latest capital activity = %+v, want 718500.00 Completed of 2025-08-01 at version 2", a)
+		}
+		want1 := []goldenActivity{{Amount: "718500.00", Status: "Pending", Date: "2025-08-01", Version: 1}}
+		if got := o.CapitalActivities.Historical; !reflect.DeepEqual(got, want1) {
+			t.Errorf("historical capital activities = %+v, want only %+v", got, want1)
 		}
 		if o.Next != "" {
-			t.Errorf("a two-position overview has a next page: %q", o.Next)
+			t.Errorf("a three-position overview has a next page: %q", o.Next)
 		}
 	})
 
-	t.Run("DOC001 has a latest document and one historical version of 2025-09-01", func(t *testing.T) {
-		o := goldenGet[goldenOverview](t, s, "/v1/documents/DOC001")
-		l := o.Documents.Latest
-		if o.Version != 2 || l.Version != 2 || l.Status != "Active" || l.AsOf != "2025-09-01" || l.PositionCount != 2 || l.CreatedAt != "2026-01-02T03:04:05Z" {
-			t.Errorf("latest = %+v (overview version %d), want version 2, Active, 2025-09-01, 2 positions, created at the fixed clock", l, o.Version)
-		}
-		if h := o.Documents.Historical; len(h) != 1 || h[0].Version != 1 || h[0].Status != "Historical" || h[0].AsOf != "2025-09-01" {
-			t.Errorf("historical = %+v, want only version 1, Historical, of 2025-09-01", h)
-		}
-	})
-
-	t.Run("DOC001's capital activity is 500000 Pending, and 450000 Completed of 2025-08-15 in its history", func(t *testing.T) {
-		o := goldenGet[goldenOverview](t, s, "/v1/documents/DOC001")
-		if a := o.CapitalActivities.Latest; a == nil || a.Amount != "500000.00" || a.Status != "Pending" {
-			t.Errorf("latest capital activity = %+v, want 500000.00 Pending", a)
-		}
-		want := []goldenActivity{{Amount: "450000.00", Status: "Completed", Date: "2025-08-15", Version: 1}}
-		if got := o.CapitalActivities.Historical; !reflect.DeepEqual(got, want) {
-			t.Errorf("historical capital activities = %+v, want only %+v", got, want)
-		}
-	})
-
-	t.Run("DOC002 reports the design's calls and its one distribution", func(t *testing.T) {
-		o := goldenGet[goldenOverview](t, s, "/v1/documents/DOC002")
-		p1, p2 := o.Positions["POSITION_1"], o.Positions["POSITION_2"]
-		if c := goldenOne(t, "POSITION_1 calls", p1.CapitalCalls); c.Amount != "750000.00" || c.Status != "Completed" {
-			t.Errorf("POSITION_1 call = %+v, want 750000.00 Completed", c)
-		}
-		if c := goldenOne(t, "POSITION_2 calls", p2.CapitalCalls); c.Amount != "400000.00" || c.Status != "Pending" {
-			t.Errorf("POSITION_2 call = %+v, want 400000.00 Pending", c)
-		}
-		if d := goldenOne(t, "POSITION_1 distributions", p1.Distributions); d.Amount != "120000.00" || d.Status != "Pending" {
-			t.Errorf("POSITION_1 distribution = %+v, want 120000.00 Pending", d)
-		}
-		if len(p2.Distributions) != 0 || len(p1.UnfundedCommitments) != 0 || len(p2.UnfundedCommitments) != 0 {
-			t.Errorf("DOC002 reports items the design does not: %+v", o.Positions)
-		}
-		if o.CapitalActivities.Latest != nil || len(o.CapitalActivities.Historical) != 0 {
-			t.Errorf("DOC002 has capital activity %+v %+v; the design gives it none", o.CapitalActivities.Latest, o.CapitalActivities.Historical)
-		}
-		if l := o.Documents.Latest; o.Version != 1 || l.Version != 1 || l.Status != "Active" || l.AsOf != "2025-10-01" {
-			t.Errorf("DOC002 latest = %+v at overview version %d, want version 1, Active, 2025-10-01", l, o.Version)
-		}
-		if len(o.Documents.Historical) != 0 {
-			t.Errorf("DOC002 has historical versions %+v; the design gives it none", o.Documents.Historical)
-		}
-	})
-
-	t.Run("DOC001's analysis totals each position exactly", func(t *testing.T) {
+	t.Run("DOC001's analysis and capital total each position exactly", func(t *testing.T) {
 		a := goldenGet[struct {
 			Positions []struct {
 				PositionID                                   string
@@ -263,41 +381,77 @@ func TestDemoFigures(t *testing.T) {
 				TotalCalled, TotalDistributed, TotalUnfunded string
 			} `json:"positions"`
 		}](t, s, "/v1/documents/DOC001/analysis")
-		want := map[string][3]string{"POSITION_1": {"500000.00", "75000.00", "1500000.00"}, "POSITION_2": {"300000.00", "45000.00", "850000.00"}}
-		if len(a.Positions) != 2 {
-			t.Fatalf("analysis of %d positions, want 2", len(a.Positions))
-		}
+		var got []string
 		for _, p := range a.Positions {
-			w := want[p.PositionID]
-			if got := [3]string{p.TotalCalled, p.TotalDistributed, p.TotalUnfunded}; got != w || p.CapitalCalls != 1 || p.Distributions != 1 || p.UnfundedCommitments != 1 {
-				t.Errorf("%s analysis = %+v, want totals %v and one item of each kind", p.PositionID, p, w)
-			}
+			got = append(got, fmt.Sprintf("%s %d×%s %d×%s %d×%s", p.PositionID, p.CapitalCalls, p.TotalCalled, p.Distributions, p.TotalDistributed, p.UnfundedCommitments, p.TotalUnfunded))
 		}
-	})
-
-	t.Run("DOC001's capital holds its activity and both calls and nothing else", func(t *testing.T) {
+		if want := "POSITION_1 1×409500.00 0×0.00 1×1590500.00,POSITION_2 1×206000.00 0×0.00 1×794000.00,POSITION_3 1×103000.00 0×0.00 1×397000.00"; strings.Join(got, ",") != want {
+			t.Errorf("analysis = %v\nwant %s", got, want)
+		}
 		c := goldenGet[struct {
 			CapitalActivities struct {
 				Latest *goldenActivity `json:"latest"`
 			} `json:"capitalActivities"`
 			CapitalCalls []goldenItem `json:"capitalCalls"`
 		}](t, s, "/v1/documents/DOC001/capital")
-		if a := c.CapitalActivities.Latest; a == nil || a.Amount != "500000.00" {
-			t.Errorf("latest capital activity = %+v, want 500000.00", a)
+		if a := c.CapitalActivities.Latest; a == nil || a.Amount != "718500.00" {
+			t.Errorf("latest capital activity = %+v, want 718500.00", a)
 		}
-		var got []string
+		got = nil
 		for _, it := range c.CapitalCalls {
 			if it.Type != "CapitalCall" {
 				t.Errorf("capital read returned a %s", it.Type)
 			}
 			got = append(got, it.PositionID+"="+it.Amount)
 		}
-		if strings.Join(got, ",") != "POSITION_1=500000.00,POSITION_2=300000.00" {
+		if strings.Join(got, ",") != "POSITION_1=409500.00,POSITION_2=206000.00,POSITION_3=103000.00" {
 			t.Errorf("capital calls = %v", got)
 		}
 	})
 
-	t.Run("POSITION_1 shows its items across the four documents", func(t *testing.T) {
+	t.Run("DOC002 distributes recallable capital and states the unfunded commitment it raises", func(t *testing.T) {
+		o := goldenGet[goldenOverview](t, s, "/v1/documents/DOC002")
+		// 5% of commitment back; unfunded = after call no. 1 + the recallable amount.
+		for id, w := range map[string][2]string{
+			"POSITION_1": {"100000.00", "1690500.00"}, // 1,590,500 + 100,000
+			"POSITION_2": {"50000.00", "844000.00"},   // 794,000 + 50,000
+			"POSITION_3": {"25000.00", "422000.00"},   // 397,000 + 25,000
+		} {
+			p := o.Positions[id]
+			if d := goldenOne(t, id+" distributions", p.Distributions); d.Amount != w[0] || d.Status != "Completed" || d.Date != "2025-09-15" {
+				t.Errorf("%s distribution = %+v, want %s Completed, paid 2025-09-15", id, d, w[0])
+			}
+			if u := goldenOne(t, id+" unfunded", p.UnfundedCommitments); u.Amount != w[1] {
+				t.Errorf("%s unfunded = %+v, want %s", id, u, w[1])
+			}
+			if len(p.CapitalCalls) != 0 {
+				t.Errorf("%s: a distribution notice with calls %+v", id, p.CapitalCalls)
+			}
+		}
+		if a := o.CapitalActivities.Latest; a == nil || a.Amount != "175000.00" || len(o.CapitalActivities.Historical) != 0 || o.Version != 1 {
+			t.Errorf("DOC002: capital activity %+v (history %+v) at version %d, want 175000.00 (100,000 + 50,000 + 25,000) at version 1 only",
+				a, o.CapitalActivities.Historical, o.Version)
+		}
+	})
+
+	t.Run("call notice no. 3 recalls distribution no. 1 with an investment line that reduces unfunded commitment", func(t *testing.T) {
+		calls := goldenGet[struct {
+			Items []struct {
+				Amount, Date string
+				Transactions []struct{ Type, Amount, UnfundedEffect string }
+			} `json:"items"`
+		}](t, s, "/v1/positions/POSITION_1/capital-calls?document=DOC005")
+		if len(calls.Items) != 1 {
+			t.Fatalf("calls %+v, want one", calls.Items)
+		}
+		c := calls.Items[0]
+		if c.Amount != "100000.00" || c.Date != "2025-12-01" || len(c.Transactions) != 1 ||
+			c.Transactions[0] != (struct{ Type, Amount, UnfundedEffect string }{"investment", "100000.00", "reduces"}) {
+			t.Errorf("the recall = %+v, want 100000.00 due 2025-12-01 as one investment line that reduces", c)
+		}
+	})
+
+	t.Run("POSITION_1 shows its items across the seven documents", func(t *testing.T) {
 		p := goldenGet[struct {
 			Items []goldenItem `json:"items"`
 		}](t, s, "/v1/positions/POSITION_1")
@@ -305,57 +459,308 @@ func TestDemoFigures(t *testing.T) {
 		for _, it := range p.Items {
 			got = append(got, it.Type+" "+it.DocumentID+" "+it.Amount)
 		}
-		want := "CapitalAccount DOC003 440000.00,CapitalAccount DOC004 1110000.00," +
-			"CapitalCall DOC001 500000.00,CapitalCall DOC002 750000.00,Distribution DOC001 75000.00,Distribution DOC002 120000.00,UnfundedCommitment DOC001 1500000.00"
+		want := "CapitalAccount DOC003 309000.00,CapitalAccount DOC007 890000.00," +
+			"CapitalCall DOC001 409500.00,CapitalCall DOC004 509500.00,CapitalCall DOC005 100000.00," +
+			"Distribution DOC002 100000.00,Distribution DOC006 55000.00," +
+			"UnfundedCommitment DOC001 1590500.00,UnfundedCommitment DOC002 1690500.00,UnfundedCommitment DOC004 1181000.00,UnfundedCommitment DOC005 1081000.00"
 		if strings.Join(got, ",") != want {
 			t.Errorf("items = %v\nwant %s", got, want)
-		}
-	})
-
-	t.Run("POSITION_1's performance, worked out by hand from the demo", func(t *testing.T) {
-		type perf struct {
-			NAV struct {
-				Status, Value string
-				Statement     struct {
-					DocumentID string
-					Version    int
-				}
-			} `json:"nav"`
-			PaidIn, Distributed, DPI, RVPI, TVPI string
-		}
-		// On 2025-12-31: DOC004's restated ending NAV 1,110,000; paid in
-		// 500,000 (DOC001, due 09-30) + 750,000 (DOC002, due 10-15);
-		// distributed 75,000 + 120,000. DPI 195,000 / 1,250,000 = 0.156,
-		// TVPI 1,305,000 / 1,250,000 = 1.044, RVPI 0.888.
-		p := goldenGet[perf](t, s, "/v1/positions/POSITION_1/performance?asOf=2025-12-31")
-		if p.NAV.Status != "statement" || p.NAV.Value != "1110000.00" || p.NAV.Statement.DocumentID != "DOC004" || p.NAV.Statement.Version != 2 ||
-			p.PaidIn != "1250000.00" || p.Distributed != "195000.00" || p.DPI != "0.156000" || p.TVPI != "1.044000" || p.RVPI != "0.888000" {
-			t.Errorf("2025-12-31: %+v", p)
-		}
-		// On 2025-11-15: DOC003's 440,000 rolled forward by the 750,000
-		// called on 10-15 less the 120,000 distributed on 10-20.
-		p = goldenGet[perf](t, s, "/v1/positions/POSITION_1/performance?asOf=2025-11-15")
-		if p.NAV.Status != "rolled_forward" || p.NAV.Value != "1070000.00" || p.NAV.Statement.DocumentID != "DOC003" {
-			t.Errorf("2025-11-15: %+v", p)
-		}
-	})
-
-	t.Run("FUND_A lists DOC001 to DOC004 by date and INVESTOR_1 holds POSITION_1 only", func(t *testing.T) {
-		docs := goldenGet[struct {
-			Items []goldenHeader `json:"items"`
-		}](t, s, "/v1/funds/FUND_A/documents")
-		var ids []string
-		for _, d := range docs.Items {
-			ids = append(ids, d.DocumentID)
-		}
-		if strings.Join(ids, ",") != "DOC001,DOC003,DOC002,DOC004" {
-			t.Errorf("FUND_A documents = %+v, want DOC001 (2025-09-01), DOC003 (09-30), DOC002 (10-01), DOC004 (12-31)", docs.Items)
 		}
 		inv := goldenGet[struct {
 			Items []struct{ PositionID, FundID, InvestorID string } `json:"items"`
 		}](t, s, "/v1/investors/INVESTOR_1/positions")
 		if len(inv.Items) != 1 || inv.Items[0].PositionID != "POSITION_1" || inv.Items[0].FundID != "FUND_A" {
 			t.Errorf("INVESTOR_1 positions = %+v, want POSITION_1 of FUND_A", inv.Items)
+		}
+	})
+
+	t.Run("at the year end each summary's reported unfunded commitment is the Q4 statement's and agrees with the notices", func(t *testing.T) {
+		for pos, w := range map[string]struct{ commitment, paid, distributed, withheld, net, recallable, unfunded, dpi string }{
+			// computed = commitment − paid in + recallable:
+			// 2,000,000 − 1,019,000 + 100,000 = 1,081,000; DPI 155,000 ÷ 1,019,000 = 0.15210…
+			"POSITION_1": {"2000000.00", "1019000.00", "155000.00", "0.00", "155000.00", "100000.00", "1081000.00", "0.1521"},
+			// 1,000,000 − 512,000 + 50,000 = 538,000; DPI 77,500 ÷ 512,000 = 0.15136…
+			"POSITION_2": {"1000000.00", "512000.00", "77500.00", "0.00", "77500.00", "50000.00", "538000.00", "0.1514"},
+			// 500,000 − 256,000 + 25,000 = 269,000; 225 withheld (30% of the 750 dividend)
+			"POSITION_3": {"500000.00", "256000.00", "38750.00", "225.00", "38525.00", "25000.00", "269000.00", "0.1514"},
+		} {
+			sum := goldenGet[demoSummary](t, s, "/v1/positions/"+pos+"/summary?asOf=2025-12-31")
+			got := []string{sum.Commitment, sum.PaidIn.Total, sum.PaidIn.Completed, sum.Distributed.Gross.Total, sum.Distributed.Withholding.Total, sum.Distributed.Net.Total,
+				sum.Recallable, sum.Unfunded.Reported, sum.Unfunded.Computed, sum.Unfunded.Difference, sum.DPI,
+				fmt.Sprintf("%s@%d", sum.Sources.Unfunded.DocumentID, sum.Sources.Unfunded.Version), fmt.Sprintf("%s@%d", sum.Sources.Commitment.DocumentID, sum.Sources.Commitment.Version)}
+			want := []string{w.commitment, w.paid, w.paid, w.distributed, w.withheld, w.net, w.recallable, w.unfunded, w.unfunded, "0.00", w.dpi, "DOC007@2", "DOC007@2"}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s on 2025-12-31: %v\nwant %v", pos, got, want)
+			}
+		}
+		// The README shows POSITION_1's summary without a date too: the
+		// same, as no document is dated later.
+		if a, b := goldenGet[demoSummary](t, s, "/v1/positions/POSITION_1/summary"), goldenGet[demoSummary](t, s, "/v1/positions/POSITION_1/summary?asOf=2025-12-31"); !reflect.DeepEqual(a, b) {
+			t.Errorf("without a date %+v, on 2025-12-31 %+v", a, b)
+		}
+	})
+
+	t.Run("at the Q3 quarter end the reported unfunded commitment is the Q3 statement's, with the recallable distribution added back", func(t *testing.T) {
+		for pos, w := range map[string]string{
+			"POSITION_1": "1690500.00", // 2,000,000 − 409,500 + 100,000
+			"POSITION_2": "844000.00",  // 1,000,000 − 206,000 + 50,000
+			"POSITION_3": "422000.00",  // 500,000 − 103,000 + 25,000
+		} {
+			sum := goldenGet[demoSummary](t, s, "/v1/positions/"+pos+"/summary?asOf=2025-09-30")
+			if sum.Unfunded.Reported != w || sum.Unfunded.Computed != w || sum.Unfunded.Difference != "0.00" ||
+				sum.Sources.Unfunded.DocumentID != "DOC003" || sum.Sources.Unfunded.AsOf != "2025-09-30" {
+				t.Errorf("%s on 2025-09-30: %+v, want %s reported and computed, from DOC003", pos, sum.Unfunded, w)
+			}
+		}
+	})
+
+	t.Run("POSITION_3's cash flows run with the tax withheld from its dividend", func(t *testing.T) {
+		cf := goldenGet[struct {
+			Cashflows []struct {
+				Date, Type, Amount, NetCashflow string
+				Withholding                     *string
+			} `json:"cashflows"`
+		}](t, s, "/v1/positions/POSITION_3/cashflows")
+		var got []string
+		for _, f := range cf.Cashflows {
+			w := "-"
+			if f.Withholding != nil {
+				w = *f.Withholding
+			}
+			got = append(got, strings.Join([]string{f.Date, f.Type, f.Amount, w, f.NetCashflow}, " "))
+		}
+		want := []string{
+			"2025-08-01 contribution 103000.00 - -103000.00",
+			"2025-09-15 distribution 25000.00 0.00 -78000.00",    // −103,000 + 25,000
+			"2025-10-20 contribution 128000.00 - -206000.00",     // −78,000 − 128,000
+			"2025-12-01 contribution 25000.00 - -231000.00",      // −206,000 − 25,000
+			"2025-12-15 distribution 13750.00 225.00 -217475.00", // −231,000 + 13,750 − 225
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("cash flows\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	})
+
+	t.Run("each position's performance at the year end, worked out by hand", func(t *testing.T) {
+		for pos, w := range map[string]struct{ nav, paid, distributed, dpi, rvpi, tvpi string }{
+			// NAV: the restated Q4 statement's 309,000 + 609,500 − 55,000 −
+			// 7,500 − 2,000 + 3,000 + 12,000 + 21,000 = 890,000.
+			// DPI 155,000 ÷ 1,019,000 = 0.1521099…; TVPI (155,000 +
+			// 890,000) ÷ 1,019,000 = 1.0255152…; RVPI = TVPI − DPI.
+			"POSITION_1": {"890000.00", "1019000.00", "155000.00", "0.152110", "0.873405", "1.025515"},
+			// 154,500 + 306,000 − 27,500 − 5,000 − 1,000 + 1,500 + 6,000 +
+			// 10,500 = 445,000; DPI 77,500 ÷ 512,000 = 0.1513671875; TVPI
+			// 522,500 ÷ 512,000 = 1.0205078125.
+			"POSITION_2": {"445000.00", "512000.00", "77500.00", "0.151367", "0.869141", "1.020508"},
+			// 77,250 + 153,000 − 13,750 − 2,500 − 500 + 750 + 3,000 + 5,250 =
+			// 222,500; 38,750 ÷ 256,000 and 261,250 ÷ 256,000, as POSITION_2.
+			"POSITION_3": {"222500.00", "256000.00", "38750.00", "0.151367", "0.869141", "1.020508"},
+		} {
+			p := goldenGet[demoPerformance](t, s, "/v1/positions/"+pos+"/performance?asOf=2025-12-31")
+			nav, _ := strconv.ParseFloat(w.nav, 64)
+			irr := handXIRR(t, demoFlows[pos], "2025-12-31", nav)
+			got := []string{p.NAV.Status, p.NAV.Value, p.NAV.Statement.DocumentID, strconv.Itoa(p.NAV.Statement.Version), p.PaidIn, p.Distributed, p.DPI, p.RVPI, p.TVPI, p.IRR.Status, p.IRR.Rate}
+			want := []string{"statement", w.nav, "DOC007", "2", w.paid, w.distributed, w.dpi, w.rvpi, w.tvpi, "ok", irr}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s on 2025-12-31: %v\nwant %v", pos, got, want)
+			}
+			// Both statements reconcile with their notices to zero.
+			if len(p.Reconciliations) != 2 {
+				t.Errorf("%s: %d reconciliations, want Q3 and Q4", pos, len(p.Reconciliations))
+			}
+			for _, r := range p.Reconciliations {
+				if r.Contributions.Difference != "0.00" || r.Distributions.Difference != "0.00" || r.EndingUnfunded == nil || r.EndingUnfunded.Difference != "0.00" {
+					t.Errorf("%s, %s: %+v", pos, r.Statement.DocumentID, r)
+				}
+			}
+		}
+		if irr := handXIRR(t, demoFlows["POSITION_1"], "2025-12-31", 890000); irr != "0.108749" {
+			t.Errorf("POSITION_1's IRR by hand = %s, the README shows 0.108749", irr)
+		}
+	})
+
+	t.Run("NAV at the Q3 quarter end, and rolled forward between statements", func(t *testing.T) {
+		// Q3: 0 + 409,500 − 100,000 − 7,500 − 2,000 + 9,000 = 309,000, and
+		// for the others 206,000 − 50,000 − 5,000 − 1,000 + 4,500 = 154,500
+		// and 103,000 − 25,000 − 2,500 − 500 + 2,250 = 77,250.
+		for pos, nav := range map[string]string{"POSITION_1": "309000.00", "POSITION_2": "154500.00", "POSITION_3": "77250.00"} {
+			p := goldenGet[demoPerformance](t, s, "/v1/positions/"+pos+"/performance?asOf=2025-09-30")
+			if p.NAV.Status != "statement" || p.NAV.Value != nav || p.NAV.Statement.DocumentID != "DOC003" {
+				t.Errorf("%s on 2025-09-30: NAV %+v, want %s from DOC003", pos, p.NAV, nav)
+			}
+		}
+		// POSITION_1 on 2025-09-30: paid in 409,500, distributed 100,000;
+		// TVPI (100,000 + 309,000) ÷ 409,500 = 0.9987789…; the J-curve's
+		// small negative IRR.
+		p := goldenGet[demoPerformance](t, s, "/v1/positions/POSITION_1/performance?asOf=2025-09-30")
+		if irr := handXIRR(t, demoFlows["POSITION_1"], "2025-09-30", 309000); p.TVPI != "0.998779" || p.IRR.Rate != irr || irr != "-0.007885" {
+			t.Errorf("2025-09-30: TVPI %s, IRR %s; want 0.998779 and %s (-0.007885 in the README)", p.TVPI, p.IRR.Rate, irr)
+		}
+		// On 2025-11-15: DOC003's 309,000 rolled forward by the 509,500 of
+		// call no. 2, due 2025-10-20; call no. 3 (due 12-01) is not cash yet.
+		p = goldenGet[demoPerformance](t, s, "/v1/positions/POSITION_1/performance?asOf=2025-11-15")
+		got := []string{p.NAV.Status, p.NAV.Value, p.NAV.StatementNav, p.NAV.ContributionsAfter, p.NAV.DistributionsAfter, p.NAV.Statement.DocumentID, p.PaidIn, p.Distributed}
+		if want := []string{"rolled_forward", "818500.00", "309000.00", "509500.00", "0.00", "DOC003", "919000.00", "100000.00"}; !reflect.DeepEqual(got, want) {
+			t.Errorf("2025-11-15: %v\nwant %v", got, want)
+		}
+	})
+
+	t.Run("the fund pooled and INVESTOR_1's totals at the year end", func(t *testing.T) {
+		f := goldenGet[struct {
+			Currencies []struct {
+				Currency                             string
+				NAV                                  struct{ Status, Value string } `json:"nav"`
+				PaidIn, Distributed, DPI, RVPI, TVPI string
+				IRR                                  struct{ Rate string } `json:"irr"`
+			}
+		}](t, s, "/v1/funds/FUND_A/performance?asOf=2025-12-31")
+		// NAV 890,000 + 445,000 + 222,500 = 1,557,500; paid in 1,019,000 +
+		// 512,000 + 256,000 = 1,787,000; distributed 155,000 + 77,500 +
+		// 38,750 = 271,250; DPI 271,250 ÷ 1,787,000 = 0.1517907…; TVPI
+		// 1,828,750 ÷ 1,787,000 = 1.0233631…; the IRR over the three
+		// positions' flows summed by date.
+		var pooled []demoFlow
+		for i := range demoFlows["POSITION_1"] {
+			f := demoFlow{date: demoFlows["POSITION_1"][i].date}
+			for _, pos := range []string{"POSITION_1", "POSITION_2", "POSITION_3"} {
+				f.amount += demoFlows[pos][i].amount
+			}
+			pooled = append(pooled, f)
+		}
+		irr := handXIRR(t, pooled, "2025-12-31", 1557500)
+		if len(f.Currencies) != 1 {
+			t.Fatalf("currencies %+v, want USD alone", f.Currencies)
+		}
+		c := f.Currencies[0]
+		got := []string{c.Currency, c.NAV.Status, c.NAV.Value, c.PaidIn, c.Distributed, c.DPI, c.RVPI, c.TVPI, c.IRR.Rate}
+		if want := []string{"USD", "statement", "1557500.00", "1787000.00", "271250.00", "0.151791", "0.871572", "1.023363", irr}; !reflect.DeepEqual(got, want) || irr != "0.099231" {
+			t.Errorf("FUND_A: %v\nwant %v (0.099231 in the README)", got, want)
+		}
+		inv := goldenGet[struct {
+			Totals []struct {
+				Currency string
+				NAV      struct{ Value string } `json:"nav"`
+				TVPI     string
+				IRR      struct{ Rate string } `json:"irr"`
+			}
+		}](t, s, "/v1/investors/INVESTOR_1/performance?asOf=2025-12-31")
+		if len(inv.Totals) != 1 || inv.Totals[0].NAV.Value != "890000.00" || inv.Totals[0].TVPI != "1.025515" || inv.Totals[0].IRR.Rate != "0.108749" {
+			t.Errorf("INVESTOR_1's totals = %+v, want POSITION_1's alone", inv.Totals)
+		}
+	})
+
+	t.Run("the Q4 statements reconcile to zero, and version 1 held the NAVs before the restatement", func(t *testing.T) {
+		r := goldenGet[struct {
+			Version         int
+			Reconciliations []demoReconciliation
+		}](t, s, "/v1/documents/DOC007/reconciliation")
+		// Contributions: call no. 2 + call no. 3; distributions: no. 2;
+		// ending unfunded: the Q3 figure less both calls.
+		want := map[string][3]string{
+			"POSITION_1": {"609500.00", "55000.00", "1081000.00"}, // 509,500 + 100,000; 1,690,500 − 609,500
+			"POSITION_2": {"306000.00", "27500.00", "538000.00"},  // 256,000 + 50,000; 844,000 − 306,000
+			"POSITION_3": {"153000.00", "13750.00", "269000.00"},  // 128,000 + 25,000; 422,000 − 153,000
+		}
+		if r.Version != 2 || len(r.Reconciliations) != 3 {
+			t.Fatalf("DOC007's reconciliation: version %d, %d statements; want version 2 and three", r.Version, len(r.Reconciliations))
+		}
+		for _, rc := range r.Reconciliations {
+			w := want[rc.PositionID]
+			if rc.EndingUnfunded == nil {
+				t.Errorf("%s: no ending unfunded commitment reconciled", rc.PositionID)
+				continue
+			}
+			got := [3][3]string{{rc.Contributions.Statement, rc.Contributions.Notices, rc.Contributions.Difference},
+				{rc.Distributions.Statement, rc.Distributions.Notices, rc.Distributions.Difference},
+				{rc.EndingUnfunded.Statement, rc.EndingUnfunded.Notices, rc.EndingUnfunded.Difference}}
+			if got != [3][3]string{{w[0], w[0], "0.00"}, {w[1], w[1], "0.00"}, {w[2], w[2], "0.00"}} {
+				t.Errorf("%s: %v, want %v each way and no difference", rc.PositionID, got, w)
+			}
+		}
+		// Version 1's unrealized gains were 16,000, 8,000 and 4,000 where
+		// version 2's are 21,000, 10,500 and 5,250.
+		for v, navs := range map[int]string{1: "885000.00 442500.00 221250.00", 2: "890000.00 445000.00 222500.00"} {
+			d := goldenGet[struct {
+				Positions []struct {
+					CapitalAccount struct{ EndingNav string } `json:"capitalAccount"`
+				} `json:"positions"`
+			}](t, s, fmt.Sprintf("/v1/documents/DOC007/versions/%d", v))
+			var got []string
+			for _, p := range d.Positions {
+				got = append(got, p.CapitalAccount.EndingNav)
+			}
+			if strings.Join(got, " ") != navs {
+				t.Errorf("DOC007 version %d's ending NAVs %v, want %s", v, got, navs)
+			}
+		}
+	})
+
+	// The tour's writes, last: they change the demo.
+	t.Run("the tour's correction of DOC006 keeps every position, so the Q4 statements still reconcile", func(t *testing.T) {
+		if r := s.do(t, http.MethodGet, "/v1/documents/DOC006", nil); r.Header.Get("ETag") != `"1"` {
+			t.Fatalf("DOC006's ETag = %q, want \"1\"", r.Header.Get("ETag"))
+		}
+		corrected := `{
+  "fundId": "FUND_A", "kind": "distribution_notice", "asOf": "2025-12-08",
+  "title": "Distribution notice no. 2, paid 2025-12-15 (corrected: treaty rate withholding)",
+  "capitalActivity": {"amount": "96250.00", "status": "Completed", "date": "2025-12-15",
+                      "description": "Distribution no. 2: partial sale of Company A and its dividend"},
+  "positions": [
+    {"positionId": "POSITION_1", "investorId": "INVESTOR_1",
+     "distribution": {"amount": "55000.00", "status": "Completed", "date": "2025-12-15",
+                      "returnOfCapital": "40000.00", "realizedGain": "12000.00", "income": "3000.00"}},
+    {"positionId": "POSITION_2", "investorId": "INVESTOR_2",
+     "distribution": {"amount": "27500.00", "status": "Completed", "date": "2025-12-15",
+                      "returnOfCapital": "20000.00", "realizedGain": "6000.00", "income": "1500.00"}},
+    {"positionId": "POSITION_3", "investorId": "INVESTOR_3",
+     "distribution": {"amount": "13750.00", "status": "Completed", "date": "2025-12-15",
+                      "returnOfCapital": "10000.00", "realizedGain": "3000.00", "income": "750.00",
+                      "withholding": "112.50"}}
+  ]}`
+		for i, want := range []int{http.StatusOK, http.StatusPreconditionFailed} {
+			r := s.do(t, http.MethodPut, "/v1/documents/DOC006", corrected, "If-Match", `"1"`)
+			if r.Status != want || (i == 0 && r.Header.Get("ETag") != `"2"`) {
+				t.Fatalf("PUT %d: %d ETag %q, want %d (ETag \"2\" the first time)\n%s", i+1, r.Status, r.Header.Get("ETag"), want, r.Body)
+			}
+		}
+		// 15% of the 750 dividend; net 38,750 − 112.50.
+		sum := goldenGet[demoSummary](t, s, "/v1/positions/POSITION_3/summary")
+		if sum.Distributed.Withholding.Total != "112.50" || sum.Distributed.Net.Total != "38637.50" || sum.Distributed.Gross.Total != "38750.00" {
+			t.Errorf("POSITION_3 after the correction: %+v", sum.Distributed)
+		}
+		r := goldenGet[struct{ Reconciliations []demoReconciliation }](t, s, "/v1/documents/DOC007/reconciliation")
+		for _, rc := range r.Reconciliations {
+			if rc.Contributions.Difference != "0.00" || rc.Distributions.Difference != "0.00" || rc.EndingUnfunded == nil || rc.EndingUnfunded.Difference != "0.00" {
+				t.Errorf("after the correction %s: %+v", rc.PositionID, rc)
+			}
+		}
+		if len(r.Reconciliations) != 3 {
+			t.Errorf("%d reconciliations after the correction, want 3", len(r.Reconciliations))
+		}
+	})
+
+	t.Run("the tour's Q1 2026 distribution notice is written once under its Idempotency-Key", func(t *testing.T) {
+		q1 := `{"fundId": "FUND_A", "kind": "distribution_notice", "asOf": "2026-02-13",
+     "title": "Distribution notice no. 3, paid 2026-02-20",
+     "positions": [
+       {"positionId": "POSITION_1", "investorId": "INVESTOR_1",
+        "distribution": {"amount": "20000.00", "status": "Completed", "date": "2026-02-20", "income": "20000.00"}},
+       {"positionId": "POSITION_2", "investorId": "INVESTOR_2",
+        "distribution": {"amount": "10000.00", "status": "Completed", "date": "2026-02-20", "income": "10000.00"}},
+       {"positionId": "POSITION_3", "investorId": "INVESTOR_3",
+        "distribution": {"amount": "5000.00", "status": "Completed", "date": "2026-02-20", "income": "5000.00",
+                         "withholding": "750.00"}}]}`
+		for i, replayed := range []string{"", "true"} {
+			r := s.do(t, http.MethodPut, "/v1/documents/DOC008", q1, "Idempotency-Key", "fund-a-distribution-3")
+			if r.Status != http.StatusCreated || r.Header.Get("ETag") != `"1"` || r.Header.Get("Idempotent-Replayed") != replayed {
+				t.Fatalf("PUT %d: %d ETag %q replayed %q, want 201, \"1\", %q\n%s", i+1, r.Status, r.Header.Get("ETag"), r.Header.Get("Idempotent-Replayed"), replayed, r.Body)
+			}
+		}
+		// After it POSITION_1 has had 155,000 + 20,000 distributed, and its
+		// unfunded commitment is unchanged (a permanent distribution).
+		sum := goldenGet[demoSummary](t, s, "/v1/positions/POSITION_1/summary")
+		if sum.Distributed.Gross.Total != "175000.00" || sum.Unfunded.Difference != "0.00" || sum.Unfunded.Reported != "1081000.00" {
+			t.Errorf("POSITION_1 after DOC008: %+v %+v", sum.Distributed.Gross, sum.Unfunded)
 		}
 	})
 }

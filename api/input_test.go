@@ -399,7 +399,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 			status: 400, typ: invalid, field: "positions[0].capitalCall.transactions"},
 		{name: "a performance date of February 30 is refused", method: "GET", path: "/v1/positions/POSITION_1/performance?asOf=2025-02-30", status: 400, typ: invalid, field: "asOf"},
 		{name: "a fund performance date that is not a date is refused", method: "GET", path: "/v1/funds/FUND_A/performance?asOf=today", status: 400, typ: invalid, field: "asOf"},
-		{name: "a reconciliation cursor that is not one is refused", method: "GET", path: "/v1/documents/DOC004/reconciliation?cursor=garbage", status: 400, typ: invalid, field: "cursor"},
+		{name: "a reconciliation cursor that is not one is refused", method: "GET", path: "/v1/documents/DOC007/reconciliation?cursor=garbage", status: 400, typ: invalid, field: "cursor"},
 
 		// Transport.
 		{name: "a body of 1 MiB and one byte is refused as too large", body: sizedBody(1<<20 + 1), status: 413, typ: "/problems/too_large", field: "body"},
@@ -452,7 +452,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{name: "a cursor that is not one is refused", method: "GET", path: "/v1/funds/FUND_A/positions?cursor=garbage", status: 400, typ: invalid, field: "cursor"},
 
 		// The positive control: a valid write changes the table.
-		{name: "a valid new document is created and changes the table", path: "/v1/documents/DOC005", body: valid, status: 201, changes: true},
+		{name: "a valid new document is created and changes the table", path: "/v1/documents/DOC008", body: valid, status: 201, changes: true},
 		{name: "a valid restatement of DOC001 at its current version changes the table", path: "/v1/documents/DOC001", body: inputDocumentWith(func(d map[string]any) {
 			d["kind"], d["asOf"] = "capital_account_statement", "2025-09-01"
 			inputStatement(d)["periodStart"] = "2025-07-01"
