@@ -58,7 +58,7 @@ func listPackages(t *testing.T) map[string]goPackage {
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("go list: %v", err)
 	}
-	for _, want := range []string{"fund", "store", "wire", "positions", "export", "api", "cmd/fundsvc"} {
+	for _, want := range []string{"fund", "store", "wire", "positions", "export", "api", "cmd/fundsvc", "cmd/fundsvc-iceberg", "cmd/internal/cli", "cmd/internal/icebergcli"} {
 		if _, ok := pkgs[module+"/"+want]; !ok {
 			t.Fatalf("go list did not list %s/%s: the test is not seeing the module", module, want)
 		}
@@ -116,14 +116,24 @@ var boundaries = []boundary{
 		allowed: func(p string) bool { return p == "export/iceberg" },
 	},
 	{
-		name:    "nothing imports api but cmd/fundsvc, which serves it",
+		name:    "nothing imports api but the command line (cmd/), which serves it",
 		lib:     func(imp string) bool { return imp == module+"/api" },
-		allowed: func(p string) bool { return p == "api" || p == "cmd/fundsvc" },
+		allowed: func(p string) bool { return p == "api" || under(p, "cmd") },
 	},
 	{
-		name:    "nothing imports cmd/",
+		name:    "nothing outside cmd/ imports cmd/ (its shared command line is cmd/internal)",
 		lib:     func(imp string) bool { return under(imp, module+"/cmd") },
-		allowed: func(string) bool { return false },
+		allowed: func(p string) bool { return under(p, "cmd") },
+	},
+	{
+		name:    "the Iceberg publisher (export/iceberg) only in cmd/internal/icebergcli, which only cmd/fundsvc-iceberg links",
+		lib:     func(imp string) bool { return imp == module+"/export/iceberg" },
+		allowed: func(p string) bool { return p == "export/iceberg" || p == "cmd/internal/icebergcli" },
+	},
+	{
+		name:    "cmd/internal/icebergcli only in cmd/fundsvc-iceberg: fundsvc stays without iceberg-go",
+		lib:     func(imp string) bool { return imp == module+"/cmd/internal/icebergcli" },
+		allowed: func(p string) bool { return p == "cmd/fundsvc-iceberg" },
 	},
 	{
 		name:    "positions computes over the domain: of the module it imports fund only (its reads go through an interface store satisfies)",
@@ -153,6 +163,46 @@ func TestPackageBoundaries(t *testing.T) {
 	}
 }
 
+// icebergDeps are the packages the Iceberg publisher brings: iceberg-go,
+// Arrow, the SQLite driver of its SQL catalog and the Glue client.
+func icebergDep(p string) bool {
+	return under(p, "github.com/apache/iceberg-go") || under(p, "github.com/apache/arrow-go") ||
+		under(p, "modernc.org/sqlite") || under(p, "github.com/aws/aws-sdk-go-v2/service/glue")
+}
+
+// TestFundsvcLinksNoIceberg holds fundsvc to what serve and a Hive-style
+// export need: none of the Iceberg publisher's packages is among the
+// binary's dependencies, so none is compiled into it or initialised by it
+// (iceberg-go's table/substrait alone allocates 33 MB at init). It checks
+// fundsvc-iceberg, which must have them, with the same test.
+func TestFundsvcLinksNoIceberg(t *testing.T) {
+	deps := func(pkg string) []string {
+		out, err := exec.Command("go", "list", "-deps", pkg).Output()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v", pkg, err)
+		}
+		return strings.Fields(string(out))
+	}
+	var found []string
+	for _, p := range deps("./cmd/fundsvc") {
+		if icebergDep(p) || p == module+"/export/iceberg" {
+			found = append(found, p)
+		}
+	}
+	if len(found) > 0 {
+		t.Errorf("cmd/fundsvc depends on the Iceberg publisher's %v", found)
+	}
+	var withIceberg int
+	for _, p := range deps("./cmd/fundsvc-iceberg") {
+		if icebergDep(p) {
+			withIceberg++
+		}
+	}
+	if withIceberg < 10 {
+		t.Errorf("cmd/fundsvc-iceberg has %d of the Iceberg publisher's packages: the test would not see them in fundsvc", withIceberg)
+	}
+}
+
 // TestTheRulesSeeViolations makes sure each boundary can fail: each names a
 // package that would break it.
 func TestTheRulesSeeViolations(t *testing.T) {
@@ -164,6 +214,8 @@ func TestTheRulesSeeViolations(t *testing.T) {
 		{"api", "github.com/parquet-go/parquet-go"},
 		{"export", "github.com/apache/iceberg-go/table"},
 		{"cmd/fundsvc", "github.com/apache/iceberg-go/catalog"},
+		{"cmd/internal/cli", module + "/export/iceberg"},
+		{"cmd/fundsvc", module + "/cmd/internal/icebergcli"},
 		{"internal/multitest", module + "/api"},
 		{"export", module + "/api"},
 		{"internal/harness", module + "/cmd/fundsvc"},

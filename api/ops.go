@@ -4,12 +4,16 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"reflect"
 	"regexp"
+	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/fundsvc/fundsvc/fund"
@@ -176,7 +180,13 @@ func newMetrics() *metrics {
 			Buckets: prometheus.ExponentialBuckets(0.001, 2, 14),
 		}, []string{"method", "route"}),
 	}
-	m.registry.MustRegister(m.requests, m.duration, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	b := runningBuild()
+	info := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "fundsvc_build_info", Help: "The build of the running binary (always 1): module version, VCS revision, Go version.",
+		ConstLabels: prometheus.Labels{"version": b.Version, "revision": b.Revision, "goversion": b.GoVersion},
+	})
+	info.Set(1)
+	m.registry.MustRegister(m.requests, m.duration, info, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
 
@@ -184,26 +194,83 @@ func (m *metrics) handler() http.Handler {
 	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})
 }
 
-func (s *server) livez(c *gin.Context) {
-	c.JSON(http.StatusOK, gin.H{"status": "ok"})
+// Build is the build of the running binary, as the Go toolchain stamped it
+// (debug.ReadBuildInfo): /livez, /readyz, the fundsvc_build_info metric and
+// fundsvc version show it.
+type Build struct {
+	Version   string `json:"version" doc:"The main module's version: a tag, a pseudo-version from the VCS (with +dirty when modified), or (devel)."`
+	Revision  string `json:"revision,omitempty" doc:"The VCS revision built, when the build recorded one."`
+	Modified  bool   `json:"modified,omitempty" doc:"True when the working tree had changes the revision does not hold."`
+	Time      string `json:"time,omitempty" doc:"The revision's commit time (RFC 3339)."`
+	GoVersion string `json:"goVersion" doc:"The Go toolchain that built the binary."`
 }
 
-// readyz answers 200 only when the table is reachable (one GetItem), and
-// 503 from the moment the server begins to shut down, so that a load
-// balancer stops sending it requests while the ones in flight finish.
+// ReadBuild reads the running binary's build; a binary without build
+// information (none is built so today) reports version "unknown".
+func ReadBuild() Build {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return Build{Version: "unknown"}
+	}
+	b := Build{Version: info.Main.Version, GoVersion: info.GoVersion}
+	if b.Version == "" {
+		b.Version = "(devel)" // a test binary's main module has no version
+	}
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			b.Revision = s.Value
+		case "vcs.time":
+			b.Time = s.Value
+		case "vcs.modified":
+			b.Modified = s.Value == "true"
+		}
+	}
+	return b
+}
+
+// runningBuild is ReadBuild, read once.
+var runningBuild = sync.OnceValue(ReadBuild)
+
+// health is the answer of /livez and /readyz.
+type health struct {
+	Status string `json:"status"`
+	Build  Build  `json:"build"`
+}
+
+func (s *server) livez(c *gin.Context) {
+	c.JSON(http.StatusOK, health{Status: "ok", Build: runningBuild()})
+}
+
+// readyz answers 200 only when DynamoDB answers and the table exists (one
+// GetItem, store.CheckTable), and 503 from the moment the server begins to
+// shut down, so that a load balancer stops sending it requests while the
+// ones in flight finish. The problem's detail says which: shutting down,
+// DynamoDB not reachable, the table missing, or the table not readable.
 func (s *server) readyz(c *gin.Context) {
 	if s.opts.Draining != nil && s.opts.Draining() {
 		writeError(c, &fund.Error{Code: fund.EUNAVAILABLE, Message: "the server is shutting down"})
 		return
 	}
-	ctx, cancel := context.WithTimeout(c.Request.Context(), 2*time.Second)
+	ctx, cancel := context.WithTimeout(c.Request.Context(), readyzTimeout)
 	defer cancel()
-	if err := s.docs.Ping(ctx); err != nil {
+	if err := s.docs.CheckTable(ctx); err != nil {
+		var fe *fund.Error
+		switch {
+		case errors.As(err, &fe) && fe.Code == fund.EUNAVAILABLE:
+		case ctx.Err() != nil:
+			err = fmt.Errorf("%w: %w", &fund.Error{Code: fund.EUNAVAILABLE, Message: "DynamoDB did not answer within " + readyzTimeout.String()}, err)
+		default:
+			err = fmt.Errorf("%w: %w", &fund.Error{Code: fund.EUNAVAILABLE, Message: "the table is not readable"}, err)
+		}
 		writeError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"status": "ready"})
+	c.JSON(http.StatusOK, health{Status: "ready", Build: runningBuild()})
 }
+
+// readyzTimeout bounds /readyz's check of the table.
+const readyzTimeout = 2 * time.Second
 
 // authenticate requires a valid bearer token and records its principal.
 func (s *server) authenticate(c *gin.Context) {
@@ -254,4 +321,33 @@ func (s *server) openUnless(public bool) gin.HandlerFunc {
 func principal(c *gin.Context) Principal {
 	p, _ := c.Request.Context().Value(keyPrincipal).(Principal)
 	return p
+}
+
+// healthBody is the schema of /livez's and /readyz's answer: the status
+// and the build, whose members and descriptions come from Build.
+func healthBody(status string) *schema {
+	b := &schema{Type: "object", Description: "The build of the running binary."}
+	t := reflect.TypeFor[Build]()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		typ := "string"
+		if f.Type.Kind() == reflect.Bool {
+			typ = "boolean"
+		}
+		b.Properties = append(b.Properties, property{name, &schema{Type: typ, Description: f.Tag.Get("doc")}})
+		if !strings.Contains(opts, "omitempty") {
+			b.Required = append(b.Required, name)
+		}
+	}
+	s := healthSchema(status)
+	s.Properties = append(s.Properties, property{"build", b})
+	s.Required = append(s.Required, "build")
+	return s
+}
+
+// healthExample is an answer of /livez or /readyz.
+func healthExample(status string) health {
+	return health{Status: status, Build: Build{Version: "v0.0.0-20261127041656-063d320c8e1f+dirty", Revision: "063d320c8e1f5a8a7f0e0b7d5c2e3c4b5a697887",
+		Modified: true, Time: "2026-11-27T04:16:56Z", GoVersion: "go1.26.8"}}
 }

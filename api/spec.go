@@ -92,21 +92,21 @@ func (s *server) operations() []operation {
 			Method: http.MethodGet, Path: "/livez", ID: "livez", Tag: "ops", Access: accessNone,
 			Handlers:    []gin.HandlerFunc{s.livez},
 			Summary:     "Liveness",
-			Description: "Answers 200 while the process serves HTTP; touches no dependency. Needs no token (`security: []`).",
+			Description: "Answers 200 while the process serves HTTP, with the build that is running; touches no dependency. Needs no token (`security: []`).",
 			Responses: []response{
-				{Status: 200, Doc: "The process is alive.", Body: healthSchema("ok"), Example: map[string]string{"status": "ok"}},
+				{Status: 200, Doc: "The process is alive.", Body: healthBody("ok"), Example: healthExample("ok")},
 			},
 		},
 		{
 			Method: http.MethodGet, Path: "/readyz", ID: "readyz", Tag: "ops", Access: accessNone,
 			Handlers:    []gin.HandlerFunc{s.readyz},
 			Summary:     "Readiness",
-			Description: "Answers 200 when the DynamoDB table is reachable (one DescribeTable call, never a Scan, bounded to 2 s), 503 otherwise. Needs no token (`security: []`).",
+			Description: "Answers 200, with the build that is running, when DynamoDB answers and the table exists (one GetItem of a key no item has, never a Scan, bounded to 2 s), 503 otherwise. Needs no token (`security: []`).",
 			Responses: []response{
-				{Status: 200, Doc: "The table is reachable.", Body: healthSchema("ready"), Example: map[string]string{"status": "ready"}},
+				{Status: 200, Doc: "DynamoDB answers and the table exists.", Body: healthBody("ready"), Example: healthExample("ready")},
 			},
 			Errors: map[int]string{
-				503: "The table is not reachable (problem type `/problems/unavailable`, detail `the table is not reachable`).",
+				503: "Not ready (problem type `/problems/unavailable`); the detail says why: `the server is shutting down`, `DynamoDB is not reachable` (no connection could be opened), `DynamoDB did not answer within 2s`, `the table does not exist`, or `the table is not readable` (any other error, logged).",
 			},
 		},
 		{

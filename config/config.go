@@ -1,17 +1,24 @@
-// Package config loads fundsvc's configuration from environment variables,
-// with command-line flags overriding them.
+// Package config loads fundsvc's configuration: flags override environment
+// variables, which override the local stack's file (.data/stack.env, written
+// by make run), which overrides the defaults. Every setting is declared once,
+// in Settings, from which Load, the flags, the commands' help and the
+// README's table are derived.
 package config
 
 import (
+	"bufio"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"math"
 	"net"
 	"net/url"
+	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -24,6 +31,7 @@ type Config struct {
 	Region           string        // FUNDSVC_REGION (or AWS_REGION), --region
 	Listen           string        // FUNDSVC_LISTEN, --listen
 	LogLevel         slog.Level    // FUNDSVC_LOG_LEVEL, --log-level
+	WaitForTable     time.Duration // FUNDSVC_WAIT_FOR_TABLE, --wait-for-table: how long serve waits for its table at start
 	CursorKey        string        // FUNDSVC_CURSOR_KEY: signs pagination cursors; random per process if empty
 	MaxBodyBytes     int64         // FUNDSVC_MAX_BODY_BYTES
 	MaxPositions     int           // FUNDSVC_MAX_POSITIONS
@@ -52,7 +60,7 @@ type Config struct {
 
 	IdempotencyLease time.Duration // FUNDSVC_IDEMPOTENCY_LEASE: default max(request timeout, 1m) + 10s
 	ClaimLease       time.Duration // FUNDSVC_CLAIM_LEASE: how long a write's pending position claims are safe; default write timeout + 10s
-	IdempotencyTTL   time.Duration // FUNDSVC_IDEMPOTENCY_TTL: default 24h
+	IdempotencyTTL   time.Duration // FUNDSVC_IDEMPOTENCY_TTL
 	ChangeShards     int           // FUNDSVC_CHANGE_SHARDS: shards of each day of the change index (store.ChangeShards)
 
 	// The nightly export (fundsvc export, fundsvc ddl).
@@ -60,126 +68,414 @@ type Config struct {
 	ExportSegments    int    // FUNDSVC_EXPORT_SEGMENTS, --segments: parallel Scan segments
 	ExportFileBytes   int64  // FUNDSVC_EXPORT_FILE_BYTES, --file-bytes: roll Parquet files near this size
 	ExportCompression string // FUNDSVC_EXPORT_COMPRESSION, --compression: zstd or snappy
+	ExportFormat      string // FUNDSVC_EXPORT_FORMAT, --format: hive or iceberg
 	S3Endpoint        string // FUNDSVC_S3_ENDPOINT: S3-compatible endpoint; empty for AWS
 	S3Region          string // FUNDSVC_S3_REGION: default the DynamoDB region
 	S3PathStyle       bool   // FUNDSVC_S3_PATH_STYLE: path-style URLs (MinIO and most S3-compatible stores)
+
+	// The Iceberg catalog of --format iceberg (fundsvc-iceberg).
+	IcebergCatalog   string // FUNDSVC_ICEBERG_CATALOG, --iceberg-catalog: sql, glue or rest
+	IcebergURI       string // FUNDSVC_ICEBERG_URI, --iceberg-uri: the SQLite file or the REST catalog's URL
+	IcebergWarehouse string // FUNDSVC_ICEBERG_WAREHOUSE, --iceberg-warehouse
+	IcebergNamespace string // FUNDSVC_ICEBERG_NAMESPACE, --iceberg-namespace
+	IcebergCommit    string // FUNDSVC_ICEBERG_COMMIT, --iceberg-commit: atomic or per-table
+
+	// StackFile is the stack file Load read (FUNDSVC_STACK_FILE), empty if
+	// none; FromStackFile names the settings it supplied, those that
+	// neither a flag nor the environment set.
+	StackFile     string
+	FromStackFile []string
+	stackShown    map[string]string // FromStackFile's values as the notice shows them
+}
+
+// The export formats.
+const (
+	FormatHive    = "hive"
+	FormatIceberg = "iceberg"
+)
+
+// DefaultStackFile is where make run writes the local stack's settings.
+const DefaultStackFile = ".data/stack.env"
+
+// The commands that read settings, as Setting.Commands names them.
+const (
+	CmdServe   = "serve"
+	CmdTable   = "table"
+	CmdSeed    = "seed"
+	CmdExport  = "export"
+	CmdDDL     = "ddl"
+	CmdChanges = "changes"
+	CmdToken   = "token"
+)
+
+// Setting is one thing fundsvc can be configured with: an environment
+// variable, perhaps a flag, a default, what it means and which commands
+// read it.
+type Setting struct {
+	Env    string // the environment variable
+	AltEnv string // read when Env is not set (AWS_REGION for FUNDSVC_REGION)
+	Flag   string // the flag's name without dashes; empty when the setting is environment only
+	// Arg names the value in help (DURATION, N, URL, a list of choices).
+	Arg string
+	// Default is the value when nothing sets it, written as one would set
+	// it; when empty, DefaultDoc says what happens instead.
+	Default    string
+	DefaultDoc string
+	Doc        string
+	Commands   []string // the commands that read it
+	Secret     bool     // never shown, not even in the stack file's notice
+	set        func(c *Config, v string) error
+}
+
+// For reports whether command reads the setting.
+func (s Setting) For(command string) bool { return slices.Contains(s.Commands, command) }
+
+// DefaultText is the default as help shows it.
+func (s Setting) DefaultText() string {
+	if s.Default != "" {
+		return s.Default
+	}
+	return s.DefaultDoc
+}
+
+var (
+	dynamoCommands = []string{CmdServe, CmdTable, CmdSeed, CmdExport, CmdChanges}
+	exportCommands = []string{CmdExport, CmdDDL}
+	// writers are the commands that commit documents.
+	writers     = []string{CmdServe, CmdSeed}
+	allCommands = []string{CmdServe, CmdTable, CmdSeed, CmdExport, CmdDDL, CmdChanges, CmdToken}
+)
+
+// Settings is every setting, in the order help lists them.
+var Settings = []Setting{
+	{Env: "FUNDSVC_STACK_FILE", Arg: "FILE", Default: DefaultStackFile, Commands: allCommands,
+		Doc: "the local stack's settings (KEY=VALUE lines), which make run writes; each applies when neither its flag nor its variable is set. " +
+			"A missing default file is skipped; /dev/null reads none",
+		set: func(*Config, string) error { return nil }}, // Load reads it first, to read the others (readStackFile)
+	{Env: "FUNDSVC_TABLE", Flag: "table", Arg: "NAME", Default: "fundsvc", Commands: dynamoCommands,
+		Doc: "the DynamoDB table", set: str(func(c *Config) *string { return &c.Table })},
+	{Env: "FUNDSVC_DYNAMODB_ENDPOINT", Flag: "endpoint", Arg: "URL", Default: "http://127.0.0.1:8000", Commands: dynamoCommands,
+		Doc: "the DynamoDB endpoint; empty (--endpoint '') for AWS itself", set: str(func(c *Config) *string { return &c.Endpoint })},
+	{Env: "FUNDSVC_REGION", AltEnv: "AWS_REGION", Flag: "region", Arg: "REGION", Default: "us-east-1", Commands: append(slices.Clone(dynamoCommands), CmdDDL),
+		Doc: "the AWS region (of DynamoDB, and of S3 and Glue unless FUNDSVC_S3_REGION says otherwise); AWS_REGION when unset",
+		set: str(func(c *Config) *string { return &c.Region })},
+	{Env: "FUNDSVC_LISTEN", Flag: "listen", Arg: "HOST:PORT", Default: ":8080", Commands: []string{CmdServe},
+		Doc: "the HTTP listen address (:8080 is every interface; make run uses 127.0.0.1:8080)", set: str(func(c *Config) *string { return &c.Listen })},
+	{Env: "FUNDSVC_LOG_LEVEL", Flag: "log-level", Arg: "debug|info|warn|error", Default: "info", Commands: []string{CmdServe, CmdExport},
+		Doc: "the least level logged", set: func(c *Config, v string) error { return c.LogLevel.UnmarshalText([]byte(v)) }},
+	{Env: "FUNDSVC_WAIT_FOR_TABLE", Flag: "wait-for-table", Arg: "DURATION", Default: "0s", Commands: []string{CmdServe},
+		Doc: "how long serve waits at start for DynamoDB to answer and the table to exist, polling; 0: check once and exit if not",
+		set: duration(func(c *Config) *time.Duration { return &c.WaitForTable })},
+	{Env: "FUNDSVC_CURSOR_KEY", Arg: "KEY", DefaultDoc: "random per process (give every instance the same one)", Commands: []string{CmdServe}, Secret: true,
+		Doc: "the key sealing pagination cursors, at least 16 characters", set: str(func(c *Config) *string { return &c.CursorKey })},
+	{Env: "FUNDSVC_MAX_BODY_BYTES", Arg: "N", Default: "16777216", Commands: []string{CmdServe},
+		Doc: "the largest request body", set: integer(func(c *Config) *int64 { return &c.MaxBodyBytes })},
+	{Env: "FUNDSVC_MAX_POSITIONS", Arg: "N", Default: "5000", Commands: writers,
+		Doc: "the most positions of one document (1 to 100000)", set: integer(func(c *Config) *int { return &c.MaxPositions })},
+	{Env: "FUNDSVC_REQUEST_TIMEOUT", Arg: "DURATION", Default: "60s", Commands: []string{CmdServe},
+		Doc: "the deadline of a read", set: duration(func(c *Config) *time.Duration { return &c.RequestTimeout })},
+	{Env: "FUNDSVC_WRITE_TIMEOUT", Arg: "DURATION", Default: "5m", Commands: writers,
+		Doc: "the deadline of a write (a restatement of 5,000 positions takes long)", set: duration(func(c *Config) *time.Duration { return &c.WriteTimeout })},
+	{Env: "FUNDSVC_SHUTDOWN_TIMEOUT", Arg: "DURATION", DefaultDoc: "the longer of the request and write timeouts + 10s (5m10s)", Commands: []string{CmdServe},
+		Doc: "how long shutdown waits for requests in flight; never shorter than the write timeout",
+		set: duration(func(c *Config) *time.Duration { return &c.ShutdownTimeout })},
+	{Env: "FUNDSVC_DRAIN_DELAY", Arg: "DURATION", Default: "0s", Commands: []string{CmdServe},
+		Doc: "how long /readyz answers 503 after SIGTERM before new connections are refused (0 to 5m)",
+		set: duration(func(c *Config) *time.Duration { return &c.DrainDelay })},
+	{Env: "FUNDSVC_RATE_LIMIT", Arg: "N", Default: "100", Commands: []string{CmdServe},
+		Doc: "/v1 requests a second per principal and process, on average; 0: no limit", set: float(func(c *Config) *float64 { return &c.RateLimit })},
+	{Env: "FUNDSVC_RATE_BURST", Arg: "N", Default: "200", Commands: []string{CmdServe},
+		Doc: "/v1 requests at once per principal and process", set: integer(func(c *Config) *int { return &c.RateBurst })},
+	{Env: "FUNDSVC_IDEMPOTENCY_LEASE", Arg: "DURATION", DefaultDoc: "the longer of the request and write timeouts (at least 1m) + 10s", Commands: []string{CmdServe},
+		Doc: "how long a claimed Idempotency-Key stays locked if its request never finishes",
+		set: duration(func(c *Config) *time.Duration { return &c.IdempotencyLease })},
+	{Env: "FUNDSVC_IDEMPOTENCY_TTL", Arg: "DURATION", Default: "24h", Commands: []string{CmdServe},
+		Doc: "how long a stored answer is replayed for its Idempotency-Key", set: duration(func(c *Config) *time.Duration { return &c.IdempotencyTTL })},
+	{Env: "FUNDSVC_CLAIM_LEASE", Arg: "DURATION", DefaultDoc: "the write timeout + 10s", Commands: writers,
+		Doc: "how long a write's pending position claims stay its own (docs/commit-protocol.md); longer than the write timeout",
+		set: duration(func(c *Config) *time.Duration { return &c.ClaimLease })},
+	{Env: "FUNDSVC_CHANGE_SHARDS", Arg: "N", Default: "8", Commands: []string{CmdServe, CmdSeed, CmdExport, CmdChanges},
+		Doc: "shards of each day of the change index (1 to 256; docs/access-patterns.md)", set: integer(func(c *Config) *int { return &c.ChangeShards })},
+	{Env: "FUNDSVC_JWT_HS256_SECRET", Arg: "SECRET", DefaultDoc: "none; serve needs it or FUNDSVC_JWT_JWKS_FILE (make run makes one)", Commands: []string{CmdServe, CmdToken}, Secret: true,
+		Doc: "the HS256 token secret, at least 32 bytes", set: str(func(c *Config) *string { return &c.JWTSecret })},
+	{Env: "FUNDSVC_JWT_JWKS_FILE", Arg: "FILE", DefaultDoc: "none", Commands: []string{CmdServe},
+		Doc: "a JWKS file of RS256/ES256 public keys", set: str(func(c *Config) *string { return &c.JWKSFile })},
+	{Env: "FUNDSVC_JWT_JWKS_REFRESH", Arg: "DURATION", Default: "5m", Commands: []string{CmdServe},
+		Doc: "how often the JWKS file is re-read (also on an unknown kid, at most every 10s; 1s to 24h)",
+		set: duration(func(c *Config) *time.Duration { return &c.JWKSRefresh })},
+	{Env: "FUNDSVC_JWT_MAX_LIFETIME", Arg: "DURATION", Default: "24h", Commands: []string{CmdServe, CmdToken},
+		Doc: "the longest token lifetime, exp - iat (1m to 720h)", set: duration(func(c *Config) *time.Duration { return &c.JWTMaxLifetime })},
+	{Env: "FUNDSVC_JWT_ISSUER", Arg: "ISS", DefaultDoc: "unchecked", Commands: []string{CmdServe, CmdToken},
+		Doc: "the iss tokens must carry", set: str(func(c *Config) *string { return &c.JWTIssuer })},
+	{Env: "FUNDSVC_JWT_AUDIENCE", Arg: "AUD", DefaultDoc: "unchecked", Commands: []string{CmdServe, CmdToken},
+		Doc: "the aud tokens must carry", set: str(func(c *Config) *string { return &c.JWTAudience })},
+	{Env: "FUNDSVC_JWT_LEEWAY", Arg: "DURATION", Default: "30s", Commands: []string{CmdServe},
+		Doc: "the clock skew allowed on exp, iat and nbf (0 to 5m)", set: duration(func(c *Config) *time.Duration { return &c.JWTLeeway })},
+	{Env: "FUNDSVC_PUBLIC_METRICS", Arg: "BOOL", Default: "true", Commands: []string{CmdServe},
+		Doc: "/metrics without a token", set: boolean(func(c *Config) *bool { return &c.PublicMetrics })},
+	{Env: "FUNDSVC_PUBLIC_OPENAPI", Arg: "BOOL", Default: "true", Commands: []string{CmdServe},
+		Doc: "/openapi.json and /docs without a token", set: boolean(func(c *Config) *bool { return &c.PublicOpenAPI })},
+	{Env: "FUNDSVC_TRUSTED_PROXIES", Arg: "CIDRS", DefaultDoc: "none", Commands: []string{CmdServe},
+		Doc: "comma-separated IPs or CIDRs of the proxies whose X-Forwarded-For is believed", set: list(func(c *Config) *[]string { return &c.TrustedProxies })},
+	{Env: "FUNDSVC_EXPORT_DEST", Flag: "dest", Arg: "s3://BUCKET/PREFIX|DIR", Default: "fundsvc-export", Commands: exportCommands,
+		Doc: "where snapshots go: an S3 prefix or a local directory", set: str(func(c *Config) *string { return &c.ExportDest })},
+	{Env: "FUNDSVC_EXPORT_SEGMENTS", Flag: "segments", Arg: "N", Default: "4", Commands: []string{CmdExport},
+		Doc: "parallel Scan segments of a full export (1 to 1000)", set: integer(func(c *Config) *int { return &c.ExportSegments })},
+	{Env: "FUNDSVC_EXPORT_FILE_BYTES", Flag: "file-bytes", Arg: "N", Default: "134217728", Commands: []string{CmdExport},
+		Doc: "roll Parquet files near this size", set: integer(func(c *Config) *int64 { return &c.ExportFileBytes })},
+	{Env: "FUNDSVC_EXPORT_COMPRESSION", Flag: "compression", Arg: "zstd|snappy", Default: "zstd", Commands: []string{CmdExport},
+		Doc: "Parquet compression", set: str(func(c *Config) *string { return &c.ExportCompression })},
+	{Env: "FUNDSVC_EXPORT_FORMAT", Flag: "format", Arg: "hive|iceberg", Default: FormatHive, Commands: exportCommands,
+		Doc: "hive: dated snapshots with symlink tables and a manifest; iceberg: Apache Iceberg tables in the catalog below (run by fundsvc-iceberg, which make build builds)",
+		set: str(func(c *Config) *string { return &c.ExportFormat })},
+	{Env: "FUNDSVC_S3_ENDPOINT", Arg: "URL", DefaultDoc: "AWS", Commands: exportCommands,
+		Doc: "an S3-compatible endpoint such as http://127.0.0.1:9000 (MinIO); S3 credentials come from the standard AWS chain (AWS_ACCESS_KEY_ID, profiles, roles)",
+		set: str(func(c *Config) *string { return &c.S3Endpoint })},
+	{Env: "FUNDSVC_S3_REGION", Arg: "REGION", DefaultDoc: "the region (--region)", Commands: exportCommands,
+		Doc: "the S3 region", set: str(func(c *Config) *string { return &c.S3Region })},
+	{Env: "FUNDSVC_S3_PATH_STYLE", Arg: "BOOL", Default: "false", Commands: exportCommands,
+		Doc: "path-style S3 URLs (MinIO and most S3-compatible stores)", set: boolean(func(c *Config) *bool { return &c.S3PathStyle })},
+	{Env: "FUNDSVC_ICEBERG_CATALOG", Flag: "iceberg-catalog", Arg: "sql|glue|rest", Default: "sql", Commands: exportCommands,
+		Doc: "the Iceberg catalog: sql (a SQLite file), glue, or rest (S3 Tables and others)", set: str(func(c *Config) *string { return &c.IcebergCatalog })},
+	{Env: "FUNDSVC_ICEBERG_URI", Flag: "iceberg-uri", Arg: "FILE|URL",
+		DefaultDoc: "for sql, DEST/_iceberg/catalog.db beside a local export (0600); an export to S3 must name one, a file the next run finds again",
+		Doc:        "the SQL catalog's SQLite file, or the REST catalog's URL", Commands: exportCommands,
+		set: str(func(c *Config) *string { return &c.IcebergURI })},
+	{Env: "FUNDSVC_ICEBERG_WAREHOUSE", Flag: "iceberg-warehouse", Arg: "WAREHOUSE", DefaultDoc: "none", Commands: exportCommands,
+		Doc: "the REST catalog's warehouse (S3 Tables: the table bucket ARN)", set: str(func(c *Config) *string { return &c.IcebergWarehouse })},
+	{Env: "FUNDSVC_ICEBERG_NAMESPACE", Flag: "iceberg-namespace", Arg: "NAME", Default: "fundsvc", Commands: exportCommands,
+		Doc: "the namespace (Glue database) of the Iceberg tables", set: str(func(c *Config) *string { return &c.IcebergNamespace })},
+	{Env: "FUNDSVC_ICEBERG_COMMIT", Flag: "iceberg-commit", Arg: "atomic|per-table", Default: "atomic", Commands: []string{CmdExport},
+		Doc: "atomic: every table in one commit (sql, and rest with transactions/commit); per-table, which glue needs: " +
+			"a run failing between tables leaves them on different runs until the date is exported again",
+		set: str(func(c *Config) *string { return &c.IcebergCommit })},
+}
+
+func str(field func(*Config) *string) func(*Config, string) error {
+	return func(c *Config, v string) error { *field(c) = v; return nil }
+}
+
+func duration(field func(*Config) *time.Duration) func(*Config, string) error {
+	return func(c *Config, v string) (err error) { *field(c), err = time.ParseDuration(v); return err }
+}
+
+func integer[T int | int64](field func(*Config) *T) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return err
+		}
+		*field(c) = T(n)
+		return nil
+	}
+}
+
+func float(field func(*Config) *float64) func(*Config, string) error {
+	return func(c *Config, v string) (err error) { *field(c), err = strconv.ParseFloat(v, 64); return err }
+}
+
+func boolean(field func(*Config) *bool) func(*Config, string) error {
+	return func(c *Config, v string) (err error) { *field(c), err = strconv.ParseBool(v); return err }
+}
+
+func list(field func(*Config) *[]string) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		*field(c) = nil
+		for _, p := range strings.Split(v, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				*field(c) = append(*field(c), p)
+			}
+		}
+		return nil
+	}
 }
 
 // Default returns the configuration used when nothing is set: DynamoDB Local
 // on its usual port, so a newcomer needs no cloud account.
 func Default() Config {
-	return Config{
-		Table:            "fundsvc",
-		Endpoint:         "http://127.0.0.1:8000",
-		Region:           "us-east-1",
-		Listen:           ":8080",
-		LogLevel:         slog.LevelInfo,
-		MaxBodyBytes:     16 << 20,
-		MaxPositions:     5000,
-		ShutdownTimeout:  5*time.Minute + shutdownMargin, // Load derives it from the timeouts when not set
-		RequestTimeout:   60 * time.Second,
-		WriteTimeout:     5 * time.Minute,
-		DefaultPageLimit: 100,
-		MaxPageLimit:     1000,
-		JWTLeeway:        30 * time.Second,
-		JWKSRefresh:      5 * time.Minute,
-		JWTMaxLifetime:   24 * time.Hour,
-		PublicMetrics:    true,
-		PublicOpenAPI:    true,
-		RateLimit:        100,
-		RateBurst:        200,
-		ChangeShards:     8,
-
-		ExportDest:        "fundsvc-export",
-		ExportSegments:    4,
-		ExportFileBytes:   128 << 20,
-		ExportCompression: "zstd",
-	}
-}
-
-// Load reads the environment through getenv, then parses args (flags
-// override the environment), and validates the result. It returns the
-// remaining positional arguments. A command adds flags of its own through
-// more, which runs once the environment has been read.
-func Load(getenv func(string) string, args []string, name string, more ...func(*flag.FlagSet, *Config)) (Config, []string, error) {
-	c := Default()
-	var errs []error
-	env := func(key string, apply func(string) error) {
-		if v := strings.TrimSpace(getenv(key)); v != "" {
-			if err := apply(v); err != nil {
-				errs = append(errs, fmt.Errorf("%s: %w", key, err))
+	c := Config{DefaultPageLimit: 100, MaxPageLimit: 1000}
+	for _, s := range Settings {
+		if s.Default != "" {
+			if err := s.set(&c, s.Default); err != nil {
+				panic(fmt.Sprintf("config: the default of %s: %v", s.Env, err)) // a wrong table, held by TestDefaultsParse
 			}
 		}
 	}
-	str := func(p *string) func(string) error { return func(v string) error { *p = v; return nil } }
-	env("FUNDSVC_TABLE", str(&c.Table))
-	env("FUNDSVC_DYNAMODB_ENDPOINT", str(&c.Endpoint))
-	env("AWS_REGION", str(&c.Region))
-	env("FUNDSVC_REGION", str(&c.Region))
-	env("FUNDSVC_LISTEN", str(&c.Listen))
-	env("FUNDSVC_LOG_LEVEL", func(v string) error { return c.LogLevel.UnmarshalText([]byte(v)) })
-	env("FUNDSVC_CURSOR_KEY", str(&c.CursorKey))
-	env("FUNDSVC_MAX_BODY_BYTES", func(v string) (err error) { c.MaxBodyBytes, err = strconv.ParseInt(v, 10, 64); return })
-	env("FUNDSVC_MAX_POSITIONS", func(v string) (err error) { c.MaxPositions, err = strconv.Atoi(v); return })
-	env("FUNDSVC_SHUTDOWN_TIMEOUT", func(v string) (err error) { c.ShutdownTimeout, err = time.ParseDuration(v); return })
-	env("FUNDSVC_REQUEST_TIMEOUT", func(v string) (err error) { c.RequestTimeout, err = time.ParseDuration(v); return })
-	env("FUNDSVC_WRITE_TIMEOUT", func(v string) (err error) { c.WriteTimeout, err = time.ParseDuration(v); return })
-	if strings.TrimSpace(getenv("FUNDSVC_SHUTDOWN_TIMEOUT")) == "" {
+	c.ShutdownTimeout = max(c.RequestTimeout, c.WriteTimeout) + shutdownMargin
+	return c
+}
+
+// Load reads the settings command uses (Setting.Commands) from the
+// environment through getenv, then from the stack file for those the
+// environment leaves unset, then parses args, whose flags override both, and
+// validates the result. It returns the remaining positional arguments. A
+// command adds flags of its own through more; Load's error for -h or --help
+// is flag.ErrHelp.
+func Load(getenv func(string) string, args []string, command string, more ...func(*flag.FlagSet, *Config)) (Config, []string, error) {
+	c := Default()
+	var errs []error
+	given := map[string]bool{} // by variable: set by the environment, the stack file or a flag
+	stack, stackPath, err := readStackFile(getenv, command)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	for _, s := range Settings {
+		if !s.For(command) || s.Env == "FUNDSVC_STACK_FILE" {
+			continue
+		}
+		v, from := strings.TrimSpace(getenv(s.Env)), ""
+		if v == "" && s.AltEnv != "" {
+			v = strings.TrimSpace(getenv(s.AltEnv))
+		}
+		if v == "" {
+			if v = stack[s.Env]; v != "" {
+				from = "stack"
+			}
+		}
+		if v == "" {
+			continue
+		}
+		given[s.Env] = true
+		if err := s.set(&c, v); err != nil {
+			if from == "stack" {
+				errs = append(errs, fmt.Errorf("%s (from %s): %w", s.Env, stackPath, err))
+			} else {
+				errs = append(errs, fmt.Errorf("%s: %w", s.Env, err))
+			}
+			continue
+		}
+		if from == "stack" {
+			c.FromStackFile = append(c.FromStackFile, s.Env)
+			if c.stackShown == nil {
+				c.stackShown = map[string]string{}
+			}
+			c.stackShown[s.Env] = v
+			if s.Secret {
+				c.stackShown[s.Env] = "(secret)"
+			}
+		}
+	}
+
+	fs := flag.NewFlagSet("fundsvc "+command, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	RegisterFlags(fs, &c, command)
+	for _, add := range more {
+		add(fs, &c)
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return c, nil, err
+		}
+		return c, nil, fmt.Errorf("fundsvc %s: %w", command, err)
+	}
+	if len(errs) > 0 {
+		return c, nil, errors.Join(errs...)
+	}
+	fs.Visit(func(f *flag.Flag) {
+		if s, ok := SettingOfFlag(f.Name); ok {
+			given[s.Env] = true
+			c.FromStackFile = slices.DeleteFunc(c.FromStackFile, func(env string) bool { return env == s.Env })
+		}
+	})
+	if !given["FUNDSVC_SHUTDOWN_TIMEOUT"] {
 		// A request in flight when shutdown begins may run for its whole
 		// timeout; the grace covers the longest, so SIGTERM never cuts off
 		// a restatement.
 		c.ShutdownTimeout = max(c.RequestTimeout, c.WriteTimeout) + shutdownMargin
 	}
-	env("FUNDSVC_DRAIN_DELAY", func(v string) (err error) { c.DrainDelay, err = time.ParseDuration(v); return })
-	env("FUNDSVC_RATE_LIMIT", func(v string) (err error) { c.RateLimit, err = strconv.ParseFloat(v, 64); return })
-	env("FUNDSVC_RATE_BURST", func(v string) (err error) { c.RateBurst, err = strconv.Atoi(v); return })
-	env("FUNDSVC_IDEMPOTENCY_LEASE", func(v string) (err error) { c.IdempotencyLease, err = time.ParseDuration(v); return })
-	env("FUNDSVC_CLAIM_LEASE", func(v string) (err error) { c.ClaimLease, err = time.ParseDuration(v); return })
-	env("FUNDSVC_IDEMPOTENCY_TTL", func(v string) (err error) { c.IdempotencyTTL, err = time.ParseDuration(v); return })
-	env("FUNDSVC_CHANGE_SHARDS", func(v string) (err error) { c.ChangeShards, err = strconv.Atoi(v); return })
-	env("FUNDSVC_JWT_HS256_SECRET", str(&c.JWTSecret))
-	env("FUNDSVC_JWT_JWKS_FILE", str(&c.JWKSFile))
-	env("FUNDSVC_JWT_ISSUER", str(&c.JWTIssuer))
-	env("FUNDSVC_JWT_AUDIENCE", str(&c.JWTAudience))
-	env("FUNDSVC_JWT_LEEWAY", func(v string) (err error) { c.JWTLeeway, err = time.ParseDuration(v); return })
-	env("FUNDSVC_JWT_JWKS_REFRESH", func(v string) (err error) { c.JWKSRefresh, err = time.ParseDuration(v); return })
-	env("FUNDSVC_JWT_MAX_LIFETIME", func(v string) (err error) { c.JWTMaxLifetime, err = time.ParseDuration(v); return })
-	env("FUNDSVC_PUBLIC_METRICS", func(v string) (err error) { c.PublicMetrics, err = strconv.ParseBool(v); return })
-	env("FUNDSVC_PUBLIC_OPENAPI", func(v string) (err error) { c.PublicOpenAPI, err = strconv.ParseBool(v); return })
-	env("FUNDSVC_TRUSTED_PROXIES", func(v string) error {
-		for _, p := range strings.Split(v, ",") {
-			if p = strings.TrimSpace(p); p != "" {
-				c.TrustedProxies = append(c.TrustedProxies, p)
-			}
-		}
-		return nil
-	})
-
-	env("FUNDSVC_EXPORT_DEST", str(&c.ExportDest))
-	env("FUNDSVC_EXPORT_SEGMENTS", func(v string) (err error) { c.ExportSegments, err = strconv.Atoi(v); return })
-	env("FUNDSVC_EXPORT_FILE_BYTES", func(v string) (err error) { c.ExportFileBytes, err = strconv.ParseInt(v, 10, 64); return })
-	env("FUNDSVC_EXPORT_COMPRESSION", str(&c.ExportCompression))
-	env("FUNDSVC_S3_ENDPOINT", str(&c.S3Endpoint))
-	env("FUNDSVC_S3_REGION", str(&c.S3Region))
-	env("FUNDSVC_S3_PATH_STYLE", func(v string) (err error) { c.S3PathStyle, err = strconv.ParseBool(v); return })
-
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.StringVar(&c.Table, "table", c.Table, "DynamoDB table name (FUNDSVC_TABLE)")
-	fs.StringVar(&c.Endpoint, "endpoint", c.Endpoint, "DynamoDB endpoint URL; empty for AWS (FUNDSVC_DYNAMODB_ENDPOINT)")
-	fs.StringVar(&c.Region, "region", c.Region, "AWS region (FUNDSVC_REGION)")
-	fs.StringVar(&c.Listen, "listen", c.Listen, "HTTP listen address (FUNDSVC_LISTEN)")
-	fs.TextVar(&c.LogLevel, "log-level", c.LogLevel, "debug, info, warn or error (FUNDSVC_LOG_LEVEL)")
-	for _, add := range more {
-		add(fs, &c)
-	}
-	if err := fs.Parse(args); err != nil {
-		return c, nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if len(errs) > 0 {
-		return c, nil, errors.Join(errs...)
+	if len(c.FromStackFile) > 0 {
+		c.StackFile = stackPath
 	}
 	return c, fs.Args(), c.Validate()
+}
+
+// RegisterFlags defines on fs the flags of the settings command reads,
+// each setting its field of c.
+func RegisterFlags(fs *flag.FlagSet, c *Config, command string) {
+	for i := range Settings {
+		if s := &Settings[i]; s.Flag != "" && s.For(command) {
+			fs.Var(settingValue{s, c}, s.Flag, s.Doc)
+		}
+	}
+}
+
+// settingValue is a setting's flag.
+type settingValue struct {
+	s *Setting
+	c *Config
+}
+
+func (v settingValue) String() string     { return "" }
+func (v settingValue) Set(x string) error { return v.s.set(v.c, x) }
+
+// SettingOfFlag returns the setting whose flag is name, if there is one.
+func SettingOfFlag(name string) (Setting, bool) {
+	for _, s := range Settings {
+		if s.Flag == name {
+			return s, true
+		}
+	}
+	return Setting{}, false
+}
+
+// readStackFile reads the stack file FUNDSVC_STACK_FILE names (default
+// DefaultStackFile, skipped when missing) if command reads one: KEY=VALUE
+// lines of the settings' variables, blank lines and # comments. It returns
+// nil when there is none.
+func readStackFile(getenv func(string) string, command string) (map[string]string, string, error) {
+	if !slices.Contains(allCommands, command) {
+		return nil, "", nil
+	}
+	path := strings.TrimSpace(getenv("FUNDSVC_STACK_FILE"))
+	explicit := path != ""
+	if !explicit {
+		path = DefaultStackFile
+	}
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) && !explicit {
+		return nil, "", nil
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("FUNDSVC_STACK_FILE: %w", err)
+	}
+	defer f.Close()
+	known := map[string]bool{}
+	for _, s := range Settings {
+		known[s.Env] = true
+	}
+	vars := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		switch {
+		case !ok:
+			return nil, "", fmt.Errorf("stack file %s, line %d: want KEY=VALUE", path, n)
+		case !known[k] || k == "FUNDSVC_STACK_FILE":
+			return nil, "", fmt.Errorf("stack file %s, line %d: %s is no setting of fundsvc", path, n, k)
+		}
+		vars[k] = strings.TrimSpace(v)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, "", fmt.Errorf("stack file %s: %w", path, err)
+	}
+	return vars, path, nil
+}
+
+// StackNotice is the line a command writes to standard error when it used
+// the stack file: which settings came from it, secrets left out.
+func (c Config) StackNotice() string {
+	if c.StackFile == "" {
+		return ""
+	}
+	var parts []string
+	for _, env := range c.FromStackFile {
+		parts = append(parts, env+"="+c.stackShown[env])
+	}
+	return fmt.Sprintf("fundsvc: using the stack file %s (make run's local stack; a flag or variable overrides it): %s", c.StackFile, strings.Join(parts, ", "))
 }
 
 // shutdownMargin is what the default shutdown grace adds to the longest
@@ -204,6 +500,9 @@ func (c Config) Validate() error {
 	}
 	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
 		errs = append(errs, fmt.Errorf("listen %q: want host:port such as :8080", c.Listen))
+	}
+	if c.WaitForTable < 0 {
+		errs = append(errs, fmt.Errorf("wait for table %s: want 0 or more (FUNDSVC_WAIT_FOR_TABLE, --wait-for-table)", c.WaitForTable))
 	}
 	if c.MaxBodyBytes < 1024 {
 		errs = append(errs, fmt.Errorf("max body bytes %d: want at least 1024", c.MaxBodyBytes))
@@ -258,6 +557,9 @@ func (c Config) Validate() error {
 	}
 	if c.ExportCompression != "zstd" && c.ExportCompression != "snappy" {
 		errs = append(errs, fmt.Errorf("export compression %q: want zstd or snappy", c.ExportCompression))
+	}
+	if c.ExportFormat != FormatHive && c.ExportFormat != FormatIceberg {
+		errs = append(errs, fmt.Errorf("--format %q: want hive or iceberg (FUNDSVC_EXPORT_FORMAT)", c.ExportFormat))
 	}
 	if c.ExportDest == "" {
 		errs = append(errs, errors.New("export destination: want s3://bucket/prefix or a directory"))

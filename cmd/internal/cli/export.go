@@ -1,11 +1,10 @@
-package main
+package cli
 
 import (
 	"context"
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,7 +20,7 @@ import (
 	"github.com/fundsvc/fundsvc/store"
 )
 
-// exportFlags are the flags of export and ddl beyond the shared ones.
+// exportFlags are the own flags of export and ddl.
 type exportFlags struct {
 	date      string
 	progress  string
@@ -29,57 +28,54 @@ type exportFlags struct {
 	waitLease time.Duration
 	sinceLast bool
 	settle    time.Duration
-	format    string // hive (default) or iceberg
-	iceberg   icebergFlags
 }
 
-func (f *exportFlags) register(cmd string) func(*flag.FlagSet, *config.Config) {
-	return func(fs *flag.FlagSet, c *config.Config) {
-		switch cmd {
-		case "export":
-			fs.StringVar(&c.ExportDest, "dest", c.ExportDest, "s3://bucket/prefix or a directory (FUNDSVC_EXPORT_DEST)")
-			fs.IntVar(&c.ExportSegments, "segments", c.ExportSegments, "parallel Scan segments (FUNDSVC_EXPORT_SEGMENTS)")
-			fs.Int64Var(&c.ExportFileBytes, "file-bytes", c.ExportFileBytes, "roll Parquet files near this size (FUNDSVC_EXPORT_FILE_BYTES)")
-			fs.StringVar(&c.ExportCompression, "compression", c.ExportCompression, "zstd or snappy (FUNDSVC_EXPORT_COMPRESSION)")
-			fs.StringVar(&f.date, "date", "", "snapshot date YYYY-MM-DD (default today, UTC)")
-			fs.StringVar(&f.progress, "progress", "auto", "auto, bar or log")
-			fs.DurationVar(&f.waitLease, "wait-lease", 0, "wait up to this long for another export of the same date to finish (default 0: refuse at once)")
-			fs.BoolVar(&f.sinceLast, "since-last", false, "incremental: the latest earlier snapshot plus the documents changed since it (a full export if there is none)")
-			fs.DurationVar(&f.settle, "settle", store.ChangeSettleMargin, "how long a commit may take to appear in the store's change index: a snapshot is complete up to its start less this")
-			f.registerFormat(fs)
-		case "ddl":
-			fs.StringVar(&f.location, "location", "", "where the snapshots are (default the export destination)")
-			f.registerFormat(fs)
-		}
-	}
+func registerExport(fs *flag.FlagSet, f *flags) {
+	fs.StringVar(&f.export.date, "date", "", "the snapshot's `DATE`, YYYY-MM-DD (default today, UTC)")
+	fs.StringVar(&f.export.progress, "progress", "auto", "how progress is shown, `auto|bar|log`: auto draws a bar on a terminal and writes JSON log lines otherwise")
+	fs.DurationVar(&f.export.waitLease, "wait-lease", 0, "wait up to this long for another export of the same date to finish (0: refuse at once)")
+	fs.BoolVar(&f.export.sinceLast, "since-last", false, "incremental: the latest earlier snapshot plus the documents changed since it (a full export if there is none)")
+	fs.DurationVar(&f.export.settle, "settle", store.ChangeSettleMargin, "how long a commit may take to appear in the store's change index: a snapshot is complete up to its start less this")
 }
 
-// printDDL prints the CREATE EXTERNAL TABLE statements of every dataset.
-func printDDL(cfg config.Config, f exportFlags, getenv func(string) string, stdout io.Writer) error {
-	if err := f.checkFormat(getenv); err != nil {
-		return fmt.Errorf("ddl: %w", err)
-	}
-	if f.format == formatIceberg {
-		return printIcebergDDL(cfg, f, getenv, stdout)
-	}
+func registerDDL(fs *flag.FlagSet, f *flags) {
+	fs.StringVar(&f.export.location, "location", "", "where the snapshots are, `s3://BUCKET/PREFIX|DIR` (default the export destination, --dest)")
+}
+
+// ddlLocation is where ddl says the snapshots are: --location, else the
+// export destination, a directory made absolute.
+func (f exportFlags) ddlLocation(cfg config.Config) (string, error) {
 	location := f.location
 	if location == "" {
 		location = cfg.ExportDest
 	}
-	if !strings.HasPrefix(location, "s3://") {
-		abs, err := filepath.Abs(location)
-		if err != nil {
-			return err
-		}
-		location = abs
+	if strings.HasPrefix(location, "s3://") {
+		return location, nil
 	}
-	_, err := io.WriteString(stdout, export.AllDDL(location))
+	return filepath.Abs(location)
+}
+
+// printDDL prints the CREATE EXTERNAL TABLE statements of every dataset,
+// or for --format iceberg what Athena needs of the Iceberg tables.
+func printDDL(ctx context.Context, e invocation) error {
+	location, err := e.f.export.ddlLocation(e.cfg)
+	if err != nil {
+		return err
+	}
+	if e.cfg.ExportFormat == config.FormatIceberg {
+		if err := e.p.Iceberg.DDL(ctx, e.cfg, location, envCredentials(e.getenv), e.stdout); err != nil {
+			return fmt.Errorf("ddl: %w", err)
+		}
+		return nil
+	}
+	_, err = io.WriteString(e.stdout, export.AllDDL(location))
 	return err
 }
 
 // runExport writes one snapshot. On a terminal it draws a progress bar;
 // otherwise it logs one JSON line per dataset and a summary.
-func runExport(ctx context.Context, cfg config.Config, f exportFlags, store *store.Store, log *slog.Logger, getenv func(string) string, stdout io.Writer) error {
+var runExport = withStore(func(ctx context.Context, e invocation, store *store.Store) error {
+	cfg, f, log, getenv, stdout := e.cfg, e.f.export, e.log, e.getenv, e.stdout
 	if f.progress != "auto" && f.progress != "bar" && f.progress != "log" {
 		return fmt.Errorf("export: --progress %q: want auto, bar or log", f.progress)
 	}
@@ -88,9 +84,6 @@ func runExport(ctx context.Context, cfg config.Config, f exportFlags, store *sto
 	}
 	if f.waitLease < 0 {
 		return fmt.Errorf("export: --wait-lease %s: want a duration of 0 or more", f.waitLease)
-	}
-	if err := f.checkFormat(getenv); err != nil {
-		return fmt.Errorf("export: %w", err)
 	}
 	date := fund.Date{}
 	if f.date == "" {
@@ -137,14 +130,14 @@ func runExport(ctx context.Context, cfg config.Config, f exportFlags, store *sto
 		Progress: progress, OnEvent: onEvent, LeaseWait: f.waitLease, SinceLast: f.sinceLast, Settle: f.settle,
 	}
 	var m *export.Manifest
-	if f.format == formatIceberg {
-		m, err = runIcebergExport(ctx, ecfg, cfg, f, getenv, log)
+	if cfg.ExportFormat == config.FormatIceberg {
+		m, err = e.p.Iceberg.Export(ctx, ecfg, cfg, envCredentials(getenv), log)
 	} else {
 		m, err = export.Run(ctx, ecfg)
 	}
 	stop() // the bar's last line ends before anything else is written
 	if err != nil {
-		return err
+		return tableError(cfg, err)
 	}
 	elapsed := m.FinishedAt.Sub(m.StartedAt)
 	rows, size := m.Totals()
@@ -163,7 +156,7 @@ func runExport(ctx context.Context, cfg config.Config, f exportFlags, store *sto
 		"manifest", sink.URI(export.ManifestKey(date)), "items", m.ItemsScanned, "rows", rows, "bytes", size,
 		"seconds", elapsed.Seconds(), "items_per_second", rate(m.ItemsScanned, elapsed))
 	return nil
-}
+})
 
 // s3Client connects to S3 or an S3-compatible store with the standard
 // credential chain (AWS_ACCESS_KEY_ID, profiles, instance roles).

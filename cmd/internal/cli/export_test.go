@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -26,17 +26,27 @@ import (
 // snapshotDate is the date every export test publishes.
 const snapshotDate = "2026-11-22"
 
-// demoRows is what the demo dataset (fundsvc seed) exports.
+// demoRows is what the demo dataset (fundsvc seed, fund.DemoVersions)
+// exports: FUND_A's seven documents for three positions.
 var demoRows = map[string]int64{
-	"documents":            4, // DOC001 to DOC004
-	"document_versions":    6, // DOC001 and DOC004 have two
-	"capital_activities":   1,
-	"capital_calls":        4,
-	"distributions":        3,
-	"unfunded_commitments": 2,
-	"capital_accounts":     4,  // Q3 and Q4 of both positions
-	"transaction_lines":    12, // the calls' 3+1+1+1 lines and the distributions' 4+1+1, all mapped from line items
-	"positions":            2,
+	"documents":            7,  // DOC001 to DOC007
+	"document_versions":    9,  // DOC001 and DOC007 have two
+	"capital_activities":   5,  // the five notices; statements have none
+	"capital_calls":        9,  // calls 1, 2 and 3 (the recall), to each position
+	"distributions":        6,  // distributions 1 and 2, to each position
+	"unfunded_commitments": 12, // after calls 1, 2, 3 and distribution 1 (recallable), each position
+	"capital_accounts":     6,  // Q3 and Q4 of each position
+	"transaction_lines":    33, // per position: calls 1 and 2 three lines each, the recall one, distribution 1 one, distribution 2 three
+	"positions":            3,
+}
+
+// demoDocuments is how many documents the demo dataset has.
+func demoDocuments() int {
+	ids := map[string]bool{}
+	for _, d := range fund.DemoVersions() {
+		ids[d.ID] = true
+	}
+	return len(ids)
 }
 
 // withVars returns getenv with vars set over it.
@@ -614,7 +624,7 @@ func TestTwoExportProcessesOfOneDate(t *testing.T) {
 // TestExportSinceLastBuildsOnTheLatestSnapshot: --since-last after a full
 // export of the day before publishes an incremental snapshot from it, with
 // the demo's rows. (The demo was written within the store's settle margin
-// of the first export, so its four documents are read again.)
+// of the first export, so all its documents are read again.)
 func TestExportSinceLastBuildsOnTheLatestSnapshot(t *testing.T) {
 	fe := fundtest.New(t)
 	dir := filepath.Join(t.TempDir(), "out")
@@ -645,9 +655,9 @@ func TestExportSinceLastBuildsOnTheLatestSnapshot(t *testing.T) {
 		}
 	}
 	first, m := read("2026-11-21"), read(snapshotDate)
-	if first.Kind != "full" || m.Kind != "incremental" || m.Base != "2026-11-21/"+first.RunID || m.DocumentsChanged != 4 {
-		t.Errorf("kinds %q then %q from %q with %d documents changed; want full, then incremental from 2026-11-21/%s with 4",
-			first.Kind, m.Kind, m.Base, m.DocumentsChanged, first.RunID)
+	if first.Kind != "full" || m.Kind != "incremental" || m.Base != "2026-11-21/"+first.RunID || m.DocumentsChanged != demoDocuments() {
+		t.Errorf("kinds %q then %q from %q with %d documents changed; want full, then incremental from 2026-11-21/%s with %d",
+			first.Kind, m.Kind, m.Base, m.DocumentsChanged, first.RunID, demoDocuments())
 	}
 	for name, want := range demoRows {
 		if d, _ := m.Dataset(name); d.Rows != want {

@@ -1,12 +1,10 @@
-package main
+package cli
 
 import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 
-	"github.com/fundsvc/fundsvc/config"
 	"github.com/fundsvc/fundsvc/store"
 )
 
@@ -16,19 +14,16 @@ type changesFlags struct {
 	pageItems int
 }
 
-func (f *changesFlags) register(cmd, sub string) func(*flag.FlagSet, *config.Config) {
-	return func(fs *flag.FlagSet, _ *config.Config) {
-		if cmd == "changes" && sub == "backfill" {
-			fs.StringVar(&f.resume, "resume", "", "continue an interrupted backfill from the resume point it printed")
-			fs.IntVar(&f.pageItems, "page-items", 1000, "items one Scan request reads")
-		}
-	}
+func registerChanges(fs *flag.FlagSet, f *flags) {
+	fs.StringVar(&f.changes.resume, "resume", "", "continue an interrupted backfill from the resume `POINT` it printed")
+	fs.IntVar(&f.changes.pageItems, "page-items", 1000, "items one Scan request reads")
 }
 
 // backfillChanges gives the change index's keys to every commit head that
 // lacks them (heads committed before the index existed), printing after
 // every page where a run interrupted then would resume.
-func backfillChanges(ctx context.Context, s *store.Store, f changesFlags, stdout io.Writer) error {
+var backfillChanges = withStore(func(ctx context.Context, e invocation, s *store.Store) error {
+	f, stdout := e.f.changes, e.stdout
 	if f.pageItems < 1 {
 		return fmt.Errorf("changes backfill: --page-items %d: want at least 1", f.pageItems)
 	}
@@ -45,4 +40,4 @@ func backfillChanges(ctx context.Context, s *store.Store, f changesFlags, stdout
 	}
 	fmt.Fprintf(stdout, "changes backfill done: heads read %d, indexed %d, kept %d (indexed by their commits or an earlier run)\n", p.Heads, p.Indexed, p.Kept)
 	return nil
-}
+})

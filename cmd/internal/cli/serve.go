@@ -1,0 +1,269 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"runtime/debug"
+	"sync/atomic"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/fundsvc/fundsvc/api"
+	"github.com/fundsvc/fundsvc/config"
+	"github.com/fundsvc/fundsvc/positions"
+	"github.com/fundsvc/fundsvc/store"
+)
+
+// open connects to DynamoDB with the store's client (store.NewDB: bounded
+// connection attempts, throttling retried with backoff).
+func open(ctx context.Context, cfg config.Config, getenv func(string) string) (*store.Store, error) {
+	opts := []func(*awsconfig.LoadOptions) error{
+		awsconfig.WithRegion(cfg.Region),
+	}
+	if cfg.Endpoint != "" {
+		opts = append(opts, awsconfig.WithBaseEndpoint(cfg.Endpoint))
+	}
+	if p := envCredentials(getenv); p != nil {
+		opts = append(opts, awsconfig.WithCredentialsProvider(p))
+	} else if cfg.Endpoint != "" {
+		// DynamoDB Local accepts any credentials; don't make newcomers invent some.
+		opts = append(opts, awsconfig.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))
+	}
+	awsCfg, err := awsconfig.LoadDefaultConfig(ctx, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("aws config: %w", err)
+	}
+	store := store.NewStore(store.NewDB(awsCfg), cfg.Table)
+	store.MaxPositions = cfg.MaxPositions
+	store.ChangeShards = cfg.ChangeShards
+	// A live writer must never lose its pending claims: the lease outlasts
+	// the longest a write may run.
+	store.ClaimLease = cfg.ClaimLease
+	if store.ClaimLease <= 0 {
+		store.ClaimLease = cfg.WriteTimeout + 10*time.Second
+	}
+	return store, nil
+}
+
+// envCredentials are the AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and
+// AWS_SESSION_TOKEN that getenv gives, or nil, leaving the rest of the
+// standard chain (profiles, roles) to the SDK.
+func envCredentials(getenv func(string) string) aws.CredentialsProvider {
+	id := getenv("AWS_ACCESS_KEY_ID")
+	if id == "" {
+		return nil
+	}
+	return credentials.NewStaticCredentialsProvider(id, getenv("AWS_SECRET_ACCESS_KEY"), getenv("AWS_SESSION_TOKEN"))
+}
+
+// withStore opens the store and runs do with it.
+func withStore(do func(ctx context.Context, e invocation, s *store.Store) error) func(context.Context, invocation) error {
+	return func(ctx context.Context, e invocation) error {
+		s, err := open(ctx, e.cfg, e.getenv)
+		if err != nil {
+			return err
+		}
+		return do(ctx, e, s)
+	}
+}
+
+var createTable = withStore(func(ctx context.Context, e invocation, s *store.Store) error {
+	if err := s.CreateTable(ctx); err != nil {
+		return tableError(e.cfg, err)
+	}
+	fmt.Fprintf(e.stdout, "table %s is ready\n", e.cfg.Table)
+	return nil
+})
+
+var describeTable = withStore(func(ctx context.Context, e invocation, s *store.Store) error {
+	d, err := s.Describe(ctx)
+	if err != nil {
+		return fmt.Errorf("describe table %s: %w", e.cfg.Table, tableError(e.cfg, err))
+	}
+	fmt.Fprintf(e.stdout, "table %s: status %s, key %s/%s, %d items\n", d.Name, d.Status, d.HashKey, d.RangeKey, d.Items)
+	for _, g := range d.GSI {
+		fmt.Fprintf(e.stdout, "  index %s: key %s/%s, projection %s, status %s\n", g.Name, g.HashKey, g.RangeKey, g.ProjectionType, g.Status)
+	}
+	return nil
+})
+
+// tableError says what to do when err is DynamoDB being unreachable or the
+// table missing; other errors it returns as they are.
+func tableError(cfg config.Config, err error) error {
+	switch {
+	case errors.Is(err, store.ErrUnreachable):
+		where := cfg.Endpoint
+		if where == "" {
+			where = "AWS (region " + cfg.Region + ")"
+		}
+		return fmt.Errorf("DynamoDB at %s is not reachable: %w; is DynamoDB Local running? (make run starts one; --endpoint or FUNDSVC_DYNAMODB_ENDPOINT names another)", where, err)
+	case errors.Is(err, store.ErrTableMissing):
+		return fmt.Errorf("table %s does not exist: run fundsvc table create", cfg.Table)
+	}
+	return err
+}
+
+var seed = withStore(func(ctx context.Context, e invocation, s *store.Store) error {
+	n, err := s.SeedDemo(ctx)
+	if err != nil {
+		return tableError(e.cfg, err)
+	}
+	fmt.Fprintf(e.stdout, "seeded the demo dataset: %d versions written\n", n)
+	return nil
+})
+
+// verifier builds the token verifier from the configured keys. The JWKS
+// file is read now and re-read while serving; its re-reads are logged as
+// JSON to standard error.
+func verifier(cfg config.Config, log *slog.Logger) (*api.Verifier, error) {
+	v, err := api.NewVerifier(api.AuthConfig{
+		HS256Secret: []byte(cfg.JWTSecret), JWKSFile: cfg.JWKSFile, JWKSRefresh: cfg.JWKSRefresh,
+		Issuer: cfg.JWTIssuer, Audience: cfg.JWTAudience, Leeway: cfg.JWTLeeway, MaxLifetime: cfg.JWTMaxLifetime,
+		Logger: log,
+	})
+	switch {
+	case err != nil && cfg.JWKSFile != "":
+		return nil, fmt.Errorf("FUNDSVC_JWT_JWKS_FILE %s: %w", cfg.JWKSFile, err)
+	case err != nil:
+		return nil, fmt.Errorf("%w (FUNDSVC_JWT_HS256_SECRET or FUNDSVC_JWT_JWKS_FILE; make run generates a local secret)", err)
+	}
+	return v, nil
+}
+
+// serveGCPercent is the garbage collector's target while serving, unless
+// GOGC says otherwise. The service's live heap is a few megabytes, so at Go's
+// default of 100 it collected every few requests: a fifth of its CPU on
+// reads. At 400 it collects a quarter as often, and the heap may grow to five
+// times what is live rather than twice; where memory is capped, GOMEMLIMIT
+// (Go's own) makes it collect sooner near the cap.
+const serveGCPercent = 400
+
+// tuneGC sets serveGCPercent unless the GOGC environment variable is set.
+func tuneGC(getenv func(string) string) {
+	if getenv("GOGC") == "" {
+		debug.SetGCPercent(serveGCPercent)
+	}
+}
+
+// tableCheckTimeout bounds one check of the table at start.
+const tableCheckTimeout = 10 * time.Second
+
+// tableCheckInterval is how often serve checks again while it waits for
+// the table (--wait-for-table).
+const tableCheckInterval = 500 * time.Millisecond
+
+// awaitTable checks that DynamoDB answers and the table exists, each check
+// bounded by tableCheckTimeout; while cfg.WaitForTable has not passed it
+// checks again, logging why it waits, and then it gives up with what is
+// wrong and what to do.
+func awaitTable(ctx context.Context, cfg config.Config, s *store.Store, log *slog.Logger) error {
+	deadline := time.Now().Add(cfg.WaitForTable)
+	logged := ""
+	for {
+		cctx, cancel := context.WithTimeout(ctx, tableCheckTimeout)
+		err := s.CheckTable(cctx)
+		cancel()
+		if err == nil {
+			return nil
+		}
+		err = tableError(cfg, err)
+		if ctx.Err() != nil || !time.Now().Add(tableCheckInterval).Before(deadline) {
+			if cfg.WaitForTable > 0 {
+				return fmt.Errorf("waited %s (--wait-for-table): %w", cfg.WaitForTable, err)
+			}
+			return err
+		}
+		if msg := err.Error(); msg != logged {
+			log.Warn("waiting for the table", slog.String("error", msg), slog.Duration("wait_for_table", cfg.WaitForTable))
+			logged = msg
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(tableCheckInterval):
+		}
+	}
+}
+
+func runServe(ctx context.Context, e invocation) error {
+	s, err := open(ctx, e.cfg, e.getenv)
+	if err != nil {
+		return err
+	}
+	return serve(ctx, e.cfg, s, e.log, e.stdout)
+}
+
+func serve(ctx context.Context, cfg config.Config, store *store.Store, log *slog.Logger, stdout io.Writer) error {
+	tuneGC(os.Getenv)
+	v, err := verifier(cfg, log)
+	if err != nil {
+		return err
+	}
+	if err := awaitTable(ctx, cfg, store, log); err != nil {
+		return err
+	}
+	var draining atomic.Bool // /readyz answers 503 once set
+	handler := api.NewServer(api.Options{
+		Verifier: v, PublicMetrics: cfg.PublicMetrics, PublicOpenAPI: cfg.PublicOpenAPI, TrustedProxies: cfg.TrustedProxies,
+		IdempotencyLease: cfg.IdempotencyLease, IdempotencyTTL: cfg.IdempotencyTTL,
+		Documents: store, Positions: positions.NewStore(store), Logger: log,
+		CursorKey: []byte(cfg.CursorKey), MaxBodyBytes: cfg.MaxBodyBytes,
+		DefaultLimit: cfg.DefaultPageLimit, MaxLimit: cfg.MaxPageLimit, RequestTimeout: cfg.RequestTimeout,
+		WriteTimeout: cfg.WriteTimeout, RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst,
+		Draining: draining.Load,
+	})
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w (--listen or FUNDSVC_LISTEN names another address)", cfg.Listen, err)
+	}
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      max(cfg.RequestTimeout, cfg.WriteTimeout) + 10*time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	b := api.ReadBuild()
+	log.Info("listening", slog.String("addr", "http://"+ln.Addr().String()), slog.String("table", cfg.Table),
+		slog.String("version", b.Version), slog.String("revision", b.Revision))
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	// From here /readyz fails, so a load balancer stops sending requests;
+	// for the drain delay new ones are still served (the balancer may not
+	// have noticed yet), each on a connection that then closes. Shutdown
+	// then refuses new connections and waits for the requests in flight,
+	// for as long as the longest of them may run (config.Validate holds
+	// the shutdown timeout to at least the write timeout).
+	draining.Store(true)
+	srv.SetKeepAlivesEnabled(false)
+	log.Info("shutting down: /readyz fails from now", slog.Duration("drain_delay", cfg.DrainDelay), slog.Duration("timeout", cfg.ShutdownTimeout))
+	if cfg.DrainDelay > 0 {
+		select {
+		case <-time.After(cfg.DrainDelay):
+		case err := <-errc:
+			return err
+		}
+	}
+	log.Info("finishing in-flight requests")
+	sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: requests still running after %s: %w", cfg.ShutdownTimeout, err)
+	}
+	log.Info("stopped")
+	return nil
+}
