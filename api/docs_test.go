@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"html"
 	"io"
 	"net/http"
@@ -22,6 +23,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/fundsvc/fundsvc/fund"
 	"github.com/gin-gonic/gin"
 )
 
@@ -164,6 +166,10 @@ func TestDocsWithoutTheCopiedAssetsSaySo(t *testing.T) {
 // operation, no request of the page going anywhere but the API and no
 // Content-Security-Policy violation. When the spec needs a token, the page
 // works behind a proxy that adds it (the way README says to reach it then).
+// The page is opened at PUT /v1/documents/{documentId} (Swagger UI's deep
+// link), which shows its examples: the request examples, one of each
+// document kind, and the demo's answers (renderedExampleErrors); and its
+// servers name the server the page was loaded from, with its port.
 func TestDocsListEveryRouteInChromium(t *testing.T) {
 	chromium := chromiumPath(t)
 	for _, public := range []bool{true, false} {
@@ -183,7 +189,7 @@ func TestDocsListEveryRouteInChromium(t *testing.T) {
 			ps := httptest.NewServer(proxy)
 			defer ps.Close()
 
-			v := visit(t, chromium, ps.URL, srv.URL+"/docs")
+			v := visit(t, chromium, ps.URL, srv.URL+"/docs#/documents/putDocument")
 
 			rendered := renderedOperations(v.dom)
 			var want []string
@@ -205,8 +211,34 @@ func TestDocsListEveryRouteInChromium(t *testing.T) {
 			if ops := len(openAPIOperations(t, openAPISpec(t))); len(rendered) != ops {
 				t.Errorf("the reference renders %d operations, the spec has %d", len(rendered), ops)
 			}
+			for _, e := range renderedExampleErrors(t, v.dom) {
+				t.Error(e)
+			}
+			if servers := renderedServers.FindStringSubmatch(v.dom); servers == nil || !strings.Contains(servers[1], `<option value="`+srv.URL+`">`) {
+				t.Errorf("the page's servers do not name %s, where it was loaded from: %q", srv.URL, servers)
+			}
 			if t.Failed() {
 				t.Logf("rendered: %v\nbrowser log:\n%s\nDOM (first 2000 bytes):\n%.2000s", rendered, v.log, v.dom)
+			}
+			if !t.Failed() {
+				// The checks of the examples see what they look for: the
+				// page without the selector, or with the created document's
+				// ID or its first amount changed, fails them.
+				created := rawPointer(t, openAPIDocument, "/paths/~1v1~1documents~1{documentId}/put/responses/201/content/application~1json/examples/demo/value")
+				id := string(rawPointer(t, created, "/documentId"))
+				amount := regexp.MustCompile(`"[0-9]+\.[0-9]{2}"`).FindString(string(created))
+				if amount == "" {
+					t.Fatalf("the 201 example holds no amount: %.300s", created)
+				}
+				for what, dom := range map[string]string{
+					"without the request examples' selector": examplesSelect.ReplaceAllString(v.dom, ""),
+					"with another amount":                    strings.ReplaceAll(v.dom, amount, strings.TrimSuffix(amount, `"`)+`1"`),
+					"with another document ID":               strings.ReplaceAll(v.dom, id, strings.TrimSuffix(id, `"`)+`X"`),
+				} {
+					if errs := renderedExampleErrors(t, dom); len(errs) == 0 {
+						t.Errorf("the page %s passes the checks of the examples", what)
+					}
+				}
 			}
 
 			for _, u := range v.outside(srv.URL) {
@@ -386,6 +418,81 @@ func visit(t *testing.T, chromium, proxy, page string) browserVisit {
 		}
 	}
 	return v
+}
+
+// Swagger UI's selector of a media type's named examples, the servers'
+// selector, and any tag.
+var (
+	examplesSelect  = regexp.MustCompile(`(?s)<select class="examples-select-element">(.*?)</select>`)
+	renderedOption  = regexp.MustCompile(`(?s)<option value="([^"]*)"[^>]*>(.*?)</option>`)
+	renderedServers = regexp.MustCompile(`(?s)<select id="servers">(.*?)</select>`)
+	htmlTag         = regexp.MustCompile(`<[^>]*>`)
+)
+
+// renderedExampleErrors checks the page Swagger UI rendered with PUT
+// /v1/documents/{documentId} open against api/openapi.json: a selector
+// lists the request examples, one per document kind in the order of
+// fund.Kinds, each under its summary; and the page shows, as Swagger UI
+// writes them (indented by two), the first request example's value and the
+// first example of each success response, the demo's real answers.
+func renderedExampleErrors(t *testing.T, dom string) []string {
+	t.Helper()
+	const put = "/paths/~1v1~1documents~1{documentId}/put"
+	var errs []string
+	var want []string
+	for _, k := range fund.Kinds {
+		var summary string
+		if err := json.Unmarshal(rawPointer(t, openAPIDocument, put+"/requestBody/content/application~1json/examples/"+string(k)+"/summary"), &summary); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, string(k)+" "+summary)
+	}
+	listed := false
+	for _, sel := range examplesSelect.FindAllStringSubmatch(dom, -1) {
+		var got []string
+		for _, o := range renderedOption.FindAllStringSubmatch(sel[1], -1) {
+			got = append(got, html.UnescapeString(o[1])+" "+html.UnescapeString(o[2]))
+		}
+		listed = listed || slices.Equal(got, want)
+	}
+	if !listed {
+		errs = append(errs, fmt.Sprintf("no examples selector lists the request examples %q", want))
+	}
+	text := html.UnescapeString(htmlTag.ReplaceAllString(dom, ""))
+	for _, ptr := range []string{
+		"/requestBody/content/application~1json/examples/" + string(fund.Kinds[0]) + "/value",
+		"/responses/200/content/application~1json/examples/demo/value",
+		"/responses/201/content/application~1json/examples/demo/value",
+	} {
+		var shown bytes.Buffer
+		if err := json.Indent(&shown, rawPointer(t, openAPIDocument, put+ptr), "", "  "); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(text, shown.String()) {
+			errs = append(errs, fmt.Sprintf("the page does not show the example %s:\n%.300s", ptr, shown.String()))
+		}
+	}
+	return errs
+}
+
+// rawPointer is the member of the JSON document doc at the JSON pointer
+// ptr, as written there (members in their order).
+func rawPointer(t *testing.T, doc []byte, ptr string) json.RawMessage {
+	t.Helper()
+	cur := json.RawMessage(doc)
+	for _, tok := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		var members map[string]json.RawMessage
+		if err := json.Unmarshal(cur, &members); err != nil {
+			t.Fatalf("%s: %v", ptr, err)
+		}
+		next, ok := members[tok]
+		if !ok {
+			t.Fatalf("%s: no member %q", ptr, tok)
+		}
+		cur = next
+	}
+	return cur
 }
 
 // renderedOperation finds Swagger UI's summary line of an operation: its
