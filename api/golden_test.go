@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -451,6 +453,42 @@ func TestDemoFigures(t *testing.T) {
 		}
 	})
 
+	t.Run("each position's calls and distributions are the story table's", func(t *testing.T) {
+		for pos, want := range map[string]string{
+			"POSITION_1": "CapitalCall 2025-08-01 409500.00,CapitalCall 2025-10-20 509500.00,CapitalCall 2025-12-01 100000.00," +
+				"Distribution 2025-09-15 100000.00 withheld 0,Distribution 2025-12-15 55000.00 withheld 0",
+			"POSITION_2": "CapitalCall 2025-08-01 206000.00,CapitalCall 2025-10-20 256000.00,CapitalCall 2025-12-01 50000.00," +
+				"Distribution 2025-09-15 50000.00 withheld 0,Distribution 2025-12-15 27500.00 withheld 0",
+			// 30% of the 750 dividend withheld: 225.
+			"POSITION_3": "CapitalCall 2025-08-01 103000.00,CapitalCall 2025-10-20 128000.00,CapitalCall 2025-12-01 25000.00," +
+				"Distribution 2025-09-15 25000.00 withheld 0,Distribution 2025-12-15 13750.00 withheld 225.00",
+		} {
+			var got []string
+			for _, typ := range []string{"CapitalCall", "Distribution"} {
+				items := goldenGet[struct {
+					Items []struct {
+						Type, Date, Amount, Status string
+						Withholding                string
+					} `json:"items"`
+				}](t, s, "/v1/positions/"+pos+"?type="+typ)
+				for _, it := range items.Items {
+					line := it.Type + " " + it.Date + " " + it.Amount
+					if typ == "Distribution" {
+						line += " withheld " + cmp.Or(it.Withholding, "0")
+					}
+					if it.Status != "Completed" {
+						line += " " + it.Status
+					}
+					got = append(got, line)
+				}
+			}
+			slices.Sort(got)
+			if strings.Join(got, ",") != want {
+				t.Errorf("%s: %v\nwant %s", pos, got, want)
+			}
+		}
+	})
+
 	t.Run("POSITION_1 shows its items across the seven documents", func(t *testing.T) {
 		p := goldenGet[struct {
 			Items []goldenItem `json:"items"`
@@ -542,27 +580,27 @@ func TestDemoFigures(t *testing.T) {
 	})
 
 	t.Run("each position's performance at the year end, worked out by hand", func(t *testing.T) {
-		for pos, w := range map[string]struct{ nav, paid, distributed, dpi, rvpi, tvpi string }{
+		for pos, w := range map[string]struct{ nav, paid, distributed, dpi, rvpi, tvpi, irr string }{
 			// NAV: the restated Q4 statement's 309,000 + 609,500 − 55,000 −
 			// 7,500 − 2,000 + 3,000 + 12,000 + 21,000 = 890,000.
 			// DPI 155,000 ÷ 1,019,000 = 0.1521099…; TVPI (155,000 +
 			// 890,000) ÷ 1,019,000 = 1.0255152…; RVPI = TVPI − DPI.
-			"POSITION_1": {"890000.00", "1019000.00", "155000.00", "0.152110", "0.873405", "1.025515"},
+			"POSITION_1": {"890000.00", "1019000.00", "155000.00", "0.152110", "0.873405", "1.025515", "0.108749"},
 			// 154,500 + 306,000 − 27,500 − 5,000 − 1,000 + 1,500 + 6,000 +
 			// 10,500 = 445,000; DPI 77,500 ÷ 512,000 = 0.1513671875; TVPI
 			// 522,500 ÷ 512,000 = 1.0205078125.
-			"POSITION_2": {"445000.00", "512000.00", "77500.00", "0.151367", "0.869141", "1.020508"},
+			"POSITION_2": {"445000.00", "512000.00", "77500.00", "0.151367", "0.869141", "1.020508", "0.086702"},
 			// 77,250 + 153,000 − 13,750 − 2,500 − 500 + 750 + 3,000 + 5,250 =
 			// 222,500; 38,750 ÷ 256,000 and 261,250 ÷ 256,000, as POSITION_2.
-			"POSITION_3": {"222500.00", "256000.00", "38750.00", "0.151367", "0.869141", "1.020508"},
+			"POSITION_3": {"222500.00", "256000.00", "38750.00", "0.151367", "0.869141", "1.020508", "0.086702"},
 		} {
 			p := goldenGet[demoPerformance](t, s, "/v1/positions/"+pos+"/performance?asOf=2025-12-31")
 			nav, _ := strconv.ParseFloat(w.nav, 64)
 			irr := handXIRR(t, demoFlows[pos], "2025-12-31", nav)
 			got := []string{p.NAV.Status, p.NAV.Value, p.NAV.Statement.DocumentID, strconv.Itoa(p.NAV.Statement.Version), p.PaidIn, p.Distributed, p.DPI, p.RVPI, p.TVPI, p.IRR.Status, p.IRR.Rate}
 			want := []string{"statement", w.nav, "DOC007", "2", w.paid, w.distributed, w.dpi, w.rvpi, w.tvpi, "ok", irr}
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("%s on 2025-12-31: %v\nwant %v", pos, got, want)
+			if !reflect.DeepEqual(got, want) || irr != w.irr {
+				t.Errorf("%s on 2025-12-31: %v\nwant %v (the README's IRR %s)", pos, got, want, w.irr)
 			}
 			// Both statements reconcile with their notices to zero.
 			if len(p.Reconciliations) != 2 {
@@ -573,9 +611,6 @@ func TestDemoFigures(t *testing.T) {
 					t.Errorf("%s, %s: %+v", pos, r.Statement.DocumentID, r)
 				}
 			}
-		}
-		if irr := handXIRR(t, demoFlows["POSITION_1"], "2025-12-31", 890000); irr != "0.108749" {
-			t.Errorf("POSITION_1's IRR by hand = %s, the README shows 0.108749", irr)
 		}
 	})
 
