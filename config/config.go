@@ -6,7 +6,6 @@
 package config
 
 import (
-	"bufio"
 	"errors"
 	"flag"
 	"fmt"
@@ -195,7 +194,7 @@ var Settings = []Setting{
 		Doc: "how long a write's pending position claims stay its own (docs/commit-protocol.md); longer than the write timeout",
 		set: duration(func(c *Config) *time.Duration { return &c.ClaimLease })},
 	{Env: "FUNDSVC_CHANGE_SHARDS", Arg: "N", Default: "8", Commands: []string{CmdServe, CmdSeed, CmdExport, CmdChanges},
-		Doc: "shards of each day of the change index (1 to 256; docs/access-patterns.md)", set: integer(func(c *Config) *int { return &c.ChangeShards })},
+		Doc: "shards of each day of the change index, over which a day's commits spread (1 to 256); it may change at any time, the table records the largest ever used (docs/access-patterns.md)", set: integer(func(c *Config) *int { return &c.ChangeShards })},
 	{Env: "FUNDSVC_JWT_HS256_SECRET", Arg: "SECRET", DefaultDoc: "none; serve needs it or FUNDSVC_JWT_JWKS_FILE (make run makes one)", Commands: []string{CmdServe, CmdToken}, Secret: true,
 		Doc: "the HS256 token secret, at least 32 bytes", set: str(func(c *Config) *string { return &c.JWTSecret })},
 	{Env: "FUNDSVC_JWT_JWKS_FILE", Arg: "FILE", DefaultDoc: "none", Commands: []string{CmdServe},
@@ -431,36 +430,31 @@ func readStackFile(getenv func(string) string, command string) (map[string]strin
 	if !explicit {
 		path = DefaultStackFile
 	}
-	f, err := os.Open(path)
+	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) && !explicit {
 		return nil, "", nil
 	}
 	if err != nil {
 		return nil, "", fmt.Errorf("FUNDSVC_STACK_FILE: %w", err)
 	}
-	defer f.Close()
 	known := map[string]bool{}
 	for _, s := range Settings {
 		known[s.Env] = true
 	}
 	vars := map[string]string{}
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
+	for n, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
 		k, v, ok := strings.Cut(line, "=")
 		switch {
 		case !ok:
-			return nil, "", fmt.Errorf("stack file %s, line %d: want KEY=VALUE", path, n)
+			return nil, "", fmt.Errorf("stack file %s, line %d: want KEY=VALUE", path, n+1)
 		case !known[k] || k == "FUNDSVC_STACK_FILE":
-			return nil, "", fmt.Errorf("stack file %s, line %d: %s is no setting of fundsvc", path, n, k)
+			return nil, "", fmt.Errorf("stack file %s, line %d: %s is no setting of fundsvc", path, n+1, k)
 		}
 		vars[k] = strings.TrimSpace(v)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, "", fmt.Errorf("stack file %s: %w", path, err)
 	}
 	return vars, path, nil
 }

@@ -4,12 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/smithy-go/logging"
+	"github.com/aws/smithy-go/middleware"
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/internal/dynamotest"
 	"github.com/fundsvc/fundsvc/store"
@@ -57,5 +61,44 @@ func TestNoSDKWarningsAgainstDynamoDBLocal(t *testing.T) {
 		if strings.HasPrefix(l, string(logging.Warn)) {
 			t.Errorf("the SDK logged: %s", l)
 		}
+	}
+}
+
+// TestUnreachableDynamoDBFailsSoon: a request to an endpoint that refuses
+// connections is tried unreachableAttempts (3) times, each attempt counted
+// below the SDK's retry loop, and fails within a second or two with
+// ErrUnreachable, an EUNAVAILABLE, instead of the SDK's eight attempts
+// over up to a minute.
+func TestUnreachableDynamoDBFailsSoon(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	endpoint := "http://" + ln.Addr().String()
+	ln.Close()
+	var attempts atomic.Int32
+	count := func(stack *middleware.Stack) error {
+		return stack.Finalize.Add(middleware.FinalizeMiddlewareFunc("countAttempts",
+			func(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
+				attempts.Add(1)
+				return next.HandleFinalize(ctx, in)
+			}), middleware.After)
+	}
+	cfg := dynamotest.Shared().Config(func(c *aws.Config) { c.BaseEndpoint = aws.String(endpoint) }, dynamotest.WithAPIOptions(count))
+	s := store.NewStore(store.NewDB(cfg), "fundsvc")
+	began := time.Now()
+	err = s.CheckTable(t.Context())
+	took := time.Since(began)
+	if !errors.Is(err, store.ErrUnreachable) || fund.ErrorCode(err) != fund.EUNAVAILABLE || !strings.Contains(err.Error(), "connection refused") {
+		t.Fatalf("err = %v, want ErrUnreachable over the refused connection", err)
+	}
+	if n := attempts.Load(); n != 3 {
+		t.Errorf("%d attempts, want 3", n)
+	}
+	if took > 3*time.Second {
+		t.Errorf("took %s", took)
+	}
+	if _, err := s.LatestDocument(t.Context(), "DOC001"); !errors.Is(err, store.ErrUnreachable) {
+		t.Errorf("a read: %v, want ErrUnreachable", err)
 	}
 }

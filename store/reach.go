@@ -34,3 +34,11 @@ func (s *Store) CheckTable(ctx context.Context) error {
 	}
 	return err
 }
+
+// TableMissing reports whether err says the store's table does not exist:
+// ErrTableMissing, or DynamoDB's ResourceNotFoundException from any
+// operation on the table (DescribeTable, a read, a write).
+func TableMissing(err error) bool {
+	var missing *types.ResourceNotFoundException
+	return errors.Is(err, ErrTableMissing) || errors.As(err, &missing)
+}

@@ -71,6 +71,7 @@ type flags struct {
 	export  exportFlags
 	changes changesFlags
 	token   tokenFlags
+	seed    seedFlags
 }
 
 // command is one subcommand: its name ("serve", "table create"), what it
@@ -119,7 +120,8 @@ func commands() []command {
 			run: runServe},
 		{name: "table create", summary: "create the table and its indexes (idempotent)", run: createTable},
 		{name: "table describe", summary: "print the table's key schema and indexes", run: describeTable},
-		{name: "seed", summary: "load the demo dataset (idempotent)", run: seed},
+		{name: "seed", summary: "load the demo dataset (idempotent); --reset deletes and recreates the table first (DynamoDB Local only)",
+			own: registerSeed, run: seed},
 		{name: "export", summary: "write a Parquet snapshot of the table for Athena (Hive-style, or Apache Iceberg tables)",
 			doc: "Writes every dataset of one snapshot date to --dest, whole or not at all (docs/export.md). --since-last builds on the latest " +
 				"snapshot and reads only what changed since. --format iceberg runs fundsvc-iceberg, the build with the Iceberg publisher, " +

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"bytes"
+	"errors"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,6 +14,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/fundsvc/fundsvc/cmd/internal/icebergcli"
 	"github.com/fundsvc/fundsvc/export"
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/internal/fundtest"
@@ -180,4 +183,59 @@ func icebergCommits(t *testing.T, out string) (commits [][]string, rows map[stri
 		}
 	}
 	return commits, rows
+}
+
+// TestIcebergCatalogLivesBesideTheExport: without --iceberg-uri the SQL
+// catalog is DEST/_iceberg/catalog.db, private like the export's files, so
+// an export to a second destination (which, with one catalog for both,
+// found the first one's tables gone or elsewhere) works as the first did;
+// ddl finds each destination's catalog, and refuses one where no export
+// went; an export to S3 must name its catalog.
+func TestIcebergCatalogLivesBesideTheExport(t *testing.T) {
+	fe := fundtest.New(t)
+	ctx := t.Context()
+	base := env(t, fe.Table)
+	if err := run(ctx, []string{"seed"}, base, &bytes.Buffer{}); err != nil {
+		t.Fatalf("seed: %v", err)
+	}
+	wd, _ := os.Getwd()
+	for _, name := range []string{"first", "second"} {
+		dest := filepath.Join(t.TempDir(), name)
+		var out bytes.Buffer
+		if err := run(ctx, []string{"export", "--format", "iceberg", "--dest", dest, "--date", snapshotDate, "--progress", "log"}, base, &out); err != nil {
+			t.Fatalf("export to the %s destination: %v\n%s", name, err, out.String())
+		}
+		if _, committed := icebergCommits(t, out.String()); committed["documents"] != demoRows["documents"] {
+			t.Errorf("%s: documents committed with %d rows, want %d", name, committed["documents"], demoRows["documents"])
+		}
+		for path, want := range map[string]os.FileMode{
+			filepath.Join(dest, icebergcli.CatalogDir):                         os.ModeDir | 0o700,
+			filepath.Join(dest, icebergcli.CatalogDir, icebergcli.CatalogFile): 0o600,
+		} {
+			if st, err := os.Stat(path); err != nil || st.Mode() != want {
+				t.Errorf("%s: %v %v, want mode %v", path, st.Mode(), err, want)
+			}
+		}
+		var ddl bytes.Buffer
+		if err := run(ctx, []string{"ddl", "--format", "iceberg", "--dest", dest}, base, &ddl); err != nil || !strings.Contains(ddl.String(), filepath.Join(dest, "documents", "metadata")) {
+			t.Errorf("ddl of the %s destination: %v\n%s", name, err, ddl.String())
+		}
+	}
+	if _, err := os.Stat(filepath.Join(wd, "fundsvc-iceberg.db")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a catalog was written to the working directory (stat: %v)", err)
+	}
+
+	nowhere := filepath.Join(t.TempDir(), "nowhere")
+	err := run(ctx, []string{"ddl", "--format", "iceberg", "--dest", nowhere}, base, &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "no Iceberg catalog at "+filepath.Join(nowhere, "_iceberg", "catalog.db")) {
+		t.Errorf("ddl where no export went: %v", err)
+	}
+	if _, err := os.Stat(nowhere); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("ddl created %s", nowhere)
+	}
+
+	err = run(ctx, []string{"export", "--format", "iceberg", "--dest", "s3://lake/fundsvc", "--progress", "log"}, base, &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "--iceberg-uri FILE") {
+		t.Errorf("an export to S3 without a catalog file: %v", err)
+	}
 }

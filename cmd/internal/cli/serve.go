@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -86,7 +87,10 @@ var createTable = withStore(func(ctx context.Context, e invocation, s *store.Sto
 var describeTable = withStore(func(ctx context.Context, e invocation, s *store.Store) error {
 	d, err := s.Describe(ctx)
 	if err != nil {
-		return fmt.Errorf("describe table %s: %w", e.cfg.Table, tableError(e.cfg, err))
+		if store.TableMissing(err) || errors.Is(err, store.ErrUnreachable) {
+			return tableError(e.cfg, err)
+		}
+		return fmt.Errorf("describe table %s: %w", e.cfg.Table, err)
 	}
 	fmt.Fprintf(e.stdout, "table %s: status %s, key %s/%s, %d items\n", d.Name, d.Status, d.HashKey, d.RangeKey, d.Items)
 	for _, g := range d.GSI {
@@ -104,19 +108,36 @@ func tableError(cfg config.Config, err error) error {
 		if where == "" {
 			where = "AWS (region " + cfg.Region + ")"
 		}
-		return fmt.Errorf("DynamoDB at %s is not reachable: %w; is DynamoDB Local running? (make run starts one; --endpoint or FUNDSVC_DYNAMODB_ENDPOINT names another)", where, err)
-	case errors.Is(err, store.ErrTableMissing):
+		cause := err
+		var op *net.OpError
+		if errors.As(err, &op) {
+			cause = op // "dial tcp 127.0.0.1:8000: connect: connection refused", without the SDK's wrapping
+		}
+		return fmt.Errorf("DynamoDB at %s is not reachable: %w; is DynamoDB Local running? (make run starts one; --endpoint or FUNDSVC_DYNAMODB_ENDPOINT names another)", where, cause)
+	case store.TableMissing(err):
 		return fmt.Errorf("table %s does not exist: run fundsvc table create", cfg.Table)
 	}
 	return err
 }
 
+// seedFlags are the flags of fundsvc seed.
+type seedFlags struct{ reset bool }
+
+func registerSeed(fs *flag.FlagSet, f *flags) {
+	fs.BoolVar(&f.seed.reset, "reset", false, "delete the table, create it again and seed the demo: everything else it held is lost "+
+		"(refused unless the endpoint is a loopback address, DynamoDB Local; make reset-demo runs it on make run's stack)")
+}
+
 var seed = withStore(func(ctx context.Context, e invocation, s *store.Store) error {
-	n, err := s.SeedDemo(ctx)
+	seed, what := s.SeedDemo, "seeded the demo dataset"
+	if e.f.seed.reset {
+		seed, what = s.ResetDemo, "reset table "+e.cfg.Table+" to the demo dataset"
+	}
+	n, err := seed(ctx)
 	if err != nil {
 		return tableError(e.cfg, err)
 	}
-	fmt.Fprintf(e.stdout, "seeded the demo dataset: %d versions written\n", n)
+	fmt.Fprintf(e.stdout, "%s: %d versions written\n", what, n)
 	return nil
 })
 
