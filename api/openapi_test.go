@@ -146,7 +146,7 @@ func TestOpenAPIGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("api/openapi.json differs from the document the route table and wire types generate; run make openapi\n%s", lineDiff(string(want), string(got)))
+		t.Errorf("api/openapi.json differs from the document the route table, the wire types and the demo's answers generate; run make openapi\n%s", lineDiff(string(want), string(got)))
 	}
 }
 
