@@ -23,7 +23,13 @@ import (
 // These tests run the binaries as a user does: fundsvc and fundsvc-iceberg
 // built from this checkout into a temporary directory.
 
-func TestMain(m *testing.M) { os.Exit(dynamotest.Main(m)) }
+func TestMain(m *testing.M) {
+	code := dynamotest.Main(m)
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
 
 var (
 	buildOnce sync.Once
