@@ -252,34 +252,15 @@ func (x *exporter) addRef(r positionRef) error {
 	return nil
 }
 
-// write writes every dataset, in the order of datasets, each joined with
-// the heads. Each sort is removed once its dataset is written.
+// write writes every dataset, each joined with the heads, as many at once
+// as there are CPUs: once the rows are sorted (spilled to runs, or held),
+// writing is CPU work, and a dataset's writer holds a bounded share of
+// memory (a row from each of its runs, its row group), so writing two at
+// once bounds memory as one at a time does, at twice that share, and
+// whatever the table's size. positions, which counts the references the
+// others file, comes last. Each sort is removed once its dataset is
+// written.
 func (x *exporter) write(ctx context.Context) ([]DatasetManifest, error) {
-	if x.inc != nil {
-		return x.writeAtOnce(ctx)
-	}
-	var out []DatasetManifest
-	for i, d := range datasets {
-		if d.write == nil {
-			continue
-		}
-		ws, err := d.write(ctx, x, x.sorts.rows[i])
-		x.sorts.rows[i].remove()
-		if out, err = finish(ctx, out, err, ws...); err != nil {
-			return nil, err
-		}
-	}
-	x.sorts.heads.remove()
-	x.sorts.refs.remove()
-	return out, nil
-}
-
-// writeAtOnce writes the datasets of an incremental run, as write does,
-// but as many at once as there are CPUs: its sorts hold the changed
-// documents only, so memory does not call for one dataset at a time, and
-// the merge with the previous snapshot's files is CPU work. positions,
-// which counts the references the others file, comes last.
-func (x *exporter) writeAtOnce(ctx context.Context) ([]DatasetManifest, error) {
 	x.sorts.heads.sortBuffer() // once, before they are read at once
 	written := make([][]DatasetManifest, len(datasets))
 	writeOne := func(i int) error {

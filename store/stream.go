@@ -170,36 +170,20 @@ func (s *Store) Committed(ctx context.Context, opts ScanOptions, yield func(Reco
 }
 
 // scanSegment reads one segment, a request of at most opts.PageItems items
-// at a time.
+// at a time. The next page is requested while this one is decoded and
+// yielded (at most one page ahead), so the segment waits on DynamoDB and
+// works on its items at the same time, as a raw Scan only waits.
 func (s *Store) scanSegment(ctx context.Context, seg int, opts *ScanOptions, yield func(Record) error) error {
-	var (
-		from dynamo.PagingKey
-		head *headCheck // the document partition being read, if it has a head
-	)
-	for {
-		// Strongly consistent: a head that committed before the Scan read
-		// it is seen with every record its commit wrote. With SearchLimit,
-		// the iterator makes one request; the loop goes on from where it
-		// stopped.
-		scan := s.table.Scan().Segment(seg, opts.Segments).Consistent(true).SearchLimit(opts.PageItems)
-		if from != nil {
-			scan = scan.StartFrom(from)
-		}
-		it := scan.Iter()
-		page := Page{Segment: seg}
-		for {
-			// Raw first: the table holds records that are not entities
-			// (idempotency records store Status as a number), and only
-			// streamed types are decoded.
-			var raw dynamo.Item
-			if !it.Next(ctx, &raw) {
-				break
-			}
-			page.Items++
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	pages := make(chan scanPage, 1)
+	fetched := make(chan error, 1)
+	go func() { fetched <- s.fetchSegment(ctx, seg, opts, pages) }()
+
+	var head *headCheck // the document partition being read, if it has a head
+	for p := range pages {
+		for _, raw := range p.items {
 			pk, _ := raw[AttrPK].(*types.AttributeValueMemberS)
-			if pk != nil {
-				page.LastPK = pk.Value
-			}
 			// A partition's items are read together, in sort key order; a
 			// head's check ends with its partition.
 			if head != nil && (pk == nil || pk.Value != head.pk) {
@@ -232,20 +216,66 @@ func (s *Store) scanSegment(ctx context.Context, seg int, opts *ScanOptions, yie
 				return err
 			}
 		}
+		if opts.OnPage != nil {
+			opts.OnPage(p.Page)
+		}
+	}
+	if err := <-fetched; err != nil {
+		return err
+	}
+	if head != nil {
+		return yield(head.result())
+	}
+	return nil
+}
+
+// scanPage is one answered Scan request with its items, raw: the table
+// holds records that are not entities (idempotency records store Status as
+// a number), and only streamed types are decoded.
+type scanPage struct {
+	Page
+	items []dynamo.Item
+}
+
+// fetchSegment sends segment seg's pages to out, in order, and closes it.
+func (s *Store) fetchSegment(ctx context.Context, seg int, opts *ScanOptions, out chan<- scanPage) error {
+	defer close(out)
+	var from dynamo.PagingKey
+	for {
+		// Strongly consistent: a head that committed before the Scan read
+		// it is seen with every record its commit wrote. With SearchLimit,
+		// the iterator makes one request; the loop goes on from where it
+		// stopped.
+		scan := s.table.Scan().Segment(seg, opts.Segments).Consistent(true).SearchLimit(opts.PageItems)
+		if from != nil {
+			scan = scan.StartFrom(from)
+		}
+		it := scan.Iter()
+		p := scanPage{Page: Page{Segment: seg}}
+		for {
+			var raw dynamo.Item
+			if !it.Next(ctx, &raw) {
+				break
+			}
+			p.items = append(p.items, raw)
+			if pk, _ := raw[AttrPK].(*types.AttributeValueMemberS); pk != nil {
+				p.LastPK = pk.Value
+			}
+		}
 		if err := it.Err(); err != nil {
 			return fmt.Errorf("store: scan segment %d of %d: %w", seg, opts.Segments, err)
 		}
-		if opts.OnPage != nil {
-			opts.OnPage(page)
+		p.Items = len(p.items)
+		select {
+		case out <- p:
+		case <-ctx.Done():
+			return ctx.Err()
 		}
 		var err error
 		if from, err = it.LastEvaluatedKey(ctx); err != nil {
 			return fmt.Errorf("store: scan segment %d of %d: %w", seg, opts.Segments, err)
 		}
 		if from == nil {
-			if head != nil {
-				return yield(head.result())
-			}
 			return nil
 		}
 	}
