@@ -136,7 +136,7 @@ run:
 # recreates the table and seeds it (fundsvc seed --reset, which refuses any
 # endpoint but a loopback one), with the stack file's settings.
 reset-demo: fundsvc
-	@test -f "$${FUNDSVC_STACK_FILE:-.data/stack.env}" || { echo "no .data/stack.env: start the stack with make run first" >&2; exit 1; }
+	@f="$${FUNDSVC_STACK_FILE:-.data/stack.env}"; test -f "$$f" || { echo "no stack file $$f: start the stack with make run first" >&2; exit 1; }
 	./fundsvc seed --reset
 
 # The export against a raw parallel Scan, on a table loaded into a fresh
