@@ -78,7 +78,6 @@ type flags struct {
 // does, its own flags, and what runs it.
 type command struct {
 	name    string
-	args    string // the synopsis after the name, beyond [flags]
 	summary string // one line, for fundsvc help
 	doc     string // more, for fundsvc help COMMAND
 	// own registers the command's own flags; the settings' flags come
@@ -127,7 +126,7 @@ func commands() []command {
 				"snapshot and reads only what changed since. --format iceberg runs fundsvc-iceberg, the build with the Iceberg publisher, " +
 				"found beside fundsvc or on PATH (make build builds both).",
 			own: registerExport, run: runExport},
-		{name: "ddl", args: "", summary: "print Athena's CREATE EXTERNAL TABLE statements (--format iceberg: the Glue registration of the Iceberg tables)",
+		{name: "ddl", summary: "print Athena's CREATE EXTERNAL TABLE statements (--format iceberg: the Glue registration of the Iceberg tables)",
 			own: registerDDL, run: printDDL},
 		{name: "changes backfill", summary: "give the change index's keys to documents committed before it existed (idempotent; prints a resume point after every page)",
 			own: registerChanges, run: backfillChanges},

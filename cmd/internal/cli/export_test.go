@@ -84,8 +84,9 @@ func num(t *testing.T, line map[string]any, k string) int64 {
 }
 
 // checkExportLog checks the log of one export run against its manifest:
-// "scan finished", then one "dataset written" per dataset in export order,
-// then "snapshot published" naming manifestURI.
+// "scan finished", then one "dataset written" per dataset (in the order the
+// datasets finish: they are written at once), then "snapshot published"
+// naming manifestURI. The manifest lists the datasets in export order.
 func checkExportLog(t *testing.T, out string, m *export.Manifest, manifestURI string) {
 	t.Helper()
 	lines := logLines(t, out)
@@ -112,11 +113,19 @@ func checkExportLog(t *testing.T, out string, m *export.Manifest, manifestURI st
 	if len(m.Datasets) != len(export.Datasets) {
 		t.Fatalf("manifest has %d datasets, want %d", len(m.Datasets), len(export.Datasets))
 	}
+	logged := map[string]map[string]any{}
+	for _, l := range lines[1 : len(lines)-1] {
+		name, _ := l["dataset"].(string)
+		if logged[name] != nil {
+			t.Errorf("dataset %s logged twice", name)
+		}
+		logged[name] = l
+	}
 	var rows, size int64
 	for i, name := range export.Datasets {
-		l, d := lines[1+i], m.Datasets[i]
-		if l["dataset"] != name || d.Name != name {
-			t.Errorf("dataset line %d is %v and manifest dataset %d is %s, want %s", i, l["dataset"], i, d.Name, name)
+		l, d := logged[name], m.Datasets[i]
+		if l == nil || d.Name != name {
+			t.Errorf("dataset %s: logged %v, manifest dataset %d is %s", name, l, i, d.Name)
 			continue
 		}
 		if num(t, l, "rows") != d.Rows || num(t, l, "bytes") != d.Bytes || num(t, l, "files") != int64(len(d.Files)) {

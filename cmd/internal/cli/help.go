@@ -55,8 +55,8 @@ func writeHelp(w io.Writer, cmds []command) error {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		fmt.Fprintf(w, "usage: fundsvc %s [flags]%s\n\n", c.name, c.args)
-		writeWrapped(w, "", c.summary+".")
+		fmt.Fprintf(w, "usage: fundsvc %s [flags]\n\n", c.name)
+		writeWrapped(w, "", strings.ToUpper(c.summary[:1])+c.summary[1:]+".")
 		if c.doc != "" {
 			writeWrapped(w, "", c.doc)
 		}

@@ -36,12 +36,12 @@ func (f *durationFlag) Set(v string) (err error) {
 const defaultTokenTTL = 12 * time.Hour
 
 func registerToken(fs *flag.FlagSet, f *flags) {
-	fs.StringVar(&f.token.role, "role", "", "`admin|investor`")
+	fs.StringVar(&f.token.role, "role", "", "the token's role, `admin|investor`")
 	fs.StringVar(&f.token.funds, "funds", "", "admin: the comma-separated fund `IDS` the token covers, or *")
 	fs.StringVar(&f.token.investor, "investor", "", "investor: the investor `ID`")
-	fs.StringVar(&f.token.subject, "subject", "", "the token's subject, `NAME` (default dev-ROLE)")
+	fs.StringVar(&f.token.subject, "subject", "", "the subject `NAME` the token carries (default dev-ROLE)")
 	f.token.ttl.d = defaultTokenTTL
-	fs.Var(&f.token.ttl, "ttl", "how long the token is valid, at most FUNDSVC_JWT_MAX_LIFETIME (default 12h, or that when shorter)")
+	fs.Var(&f.token.ttl, "ttl", "the token's validity, a `DURATION` of at most FUNDSVC_JWT_MAX_LIFETIME, which also caps the default")
 }
 
 // mintToken prints a development token signed with the configured secret.
