@@ -113,7 +113,7 @@ func (s *server) operations() []operation {
 			Method: http.MethodGet, Path: "/metrics", ID: "getMetrics", Tag: "ops", Access: accessOptional,
 			Handlers:    []gin.HandlerFunc{s.openUnless(s.opts.PublicMetrics), gin.WrapH(s.metrics.handler())},
 			Summary:     "Prometheus metrics",
-			Description: "Metrics in the Prometheus text exposition format: `fundsvc_http_requests_total{method,route,status}`, `fundsvc_http_request_duration_seconds{method,route}` (labelled by route template, `unmatched` for unknown paths), and the Go and process collectors. Public by default; when the server sets `FUNDSVC_PUBLIC_METRICS=false`, it needs a valid token of either role (401 otherwise). A token sent to a public route is not checked.",
+			Description: "Metrics in the Prometheus text exposition format: `fundsvc_build_info{version,revision,goversion}` (always 1: which build is running), `fundsvc_http_requests_total{method,route,status}`, `fundsvc_http_request_duration_seconds{method,route}` (labelled by route template, `unmatched` for unknown paths), and the Go and process collectors. Public by default; when the server sets `FUNDSVC_PUBLIC_METRICS=false`, it needs a valid token of either role (401 otherwise). A token sent to a public route is not checked.",
 			Responses: []response{
 				{Status: 200, Doc: "The metrics, as `text/plain; version=0.0.4; charset=utf-8; escaping=underscores` unless the request's Accept header negotiates another Prometheus exposition format.", Body: &schema{Type: "string"}, Media: "text/plain", Demo: []demoCall{{Path: "/metrics", MetricFamily: "fundsvc_http_requests_total"}}},
 			},

@@ -115,6 +115,8 @@ var runExport = withStore(func(ctx context.Context, e invocation, store *store.S
 		case export.EventScan:
 			log.Info("scan finished", "table", cfg.Table, "items", e.Items, "segments", cfg.ExportSegments,
 				"seconds", e.Elapsed.Seconds(), "items_per_second", rate(e.Items, e.Elapsed))
+		case export.EventChanges:
+			log.Info("changes read", "documents_changed", e.Items, "why", e.Key)
 		case export.EventDataset:
 			log.Info("dataset written", "dataset", e.Dataset, "rows", e.Rows, "bytes", e.Bytes, "files", e.Files, "seconds", e.Elapsed.Seconds())
 		}
@@ -148,6 +150,9 @@ var runExport = withStore(func(ctx context.Context, e invocation, store *store.S
 		}
 		fmt.Fprintf(stdout, "snapshot %s published to %s: %s, %d rows, %s in %d datasets, %.1fs\n",
 			m.SnapshotDate, sink.URI(export.ManifestKey(date)), what, rows, megabytes(size), len(m.Datasets), elapsed.Seconds())
+		if m.Why != "" {
+			fmt.Fprintf(stdout, "  %s\n", m.Why)
+		}
 		return nil
 	}
 	log.Info("snapshot published", "snapshot_date", m.SnapshotDate, "run_id", m.RunID, "kind", m.Kind,

@@ -654,14 +654,27 @@ func TestExportSinceLastBuildsOnTheLatestSnapshot(t *testing.T) {
 		}
 		return m
 	}
+	var out bytes.Buffer
 	for _, args := range [][]string{
 		{"export", "--since-last", "--date", "2026-11-21", "--progress", "log"}, // nothing to start from: full
 		{"export", "--since-last", "--date", snapshotDate, "--progress", "log"},
 	} {
-		var out bytes.Buffer
+		out.Reset()
 		if err := run(ctx, args, getenv, &out); err != nil {
 			t.Fatalf("%v: %v\n%s", args, err, out.String())
 		}
+	}
+	// Straight after the full run, every demo document was committed in
+	// its settle margin: the incremental run reads them again and says why.
+	var why string
+	for _, l := range strings.Split(out.String(), "\n") {
+		var line map[string]any
+		if json.Unmarshal([]byte(l), &line) == nil && line["msg"] == "changes read" {
+			why, _ = line["why"].(string)
+		}
+	}
+	if !strings.Contains(why, fmt.Sprintf("%d of them were committed before that snapshot started, inside the margin", demoDocuments())) {
+		t.Errorf("the incremental run's log says why %q; want it to name the %d documents of the settle margin\n%s", why, demoDocuments(), out.String())
 	}
 	first, m := read("2026-11-21"), read(snapshotDate)
 	if first.Kind != "full" || m.Kind != "incremental" || m.Base != "2026-11-21/"+first.RunID || m.DocumentsChanged != demoDocuments() {
