@@ -57,7 +57,7 @@ type Config struct {
 	// RowGroupRows caps the rows of one Parquet row group (default 1,048,576).
 	RowGroupRows int64
 	// MemoryRows caps the rows held in memory by the sort before the largest
-	// buffer is spilled to disk (default 32,768, about 10 MB).
+	// buffer is spilled to disk (default 131,072, about 40 MB).
 	MemoryRows int
 	// Compression is "zstd" (default) or "snappy".
 	Compression string
@@ -266,7 +266,7 @@ func (c *Config) defaults() {
 		c.RowGroupRows = 1 << 20
 	}
 	if c.MemoryRows <= 0 {
-		c.MemoryRows = 32_768
+		c.MemoryRows = 131_072
 	}
 	if c.Compression == "" {
 		c.Compression = "zstd"
