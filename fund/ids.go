@@ -1,6 +1,7 @@
 package fund
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"time"
@@ -42,16 +43,62 @@ const dateLayout = "2006-01-02"
 const MinYear = 1900
 
 // ParseDate parses a YYYY-MM-DD date from MinYear on; it returns EINVALID
-// otherwise.
+// otherwise. Its messages are those of every date a request holds, in a
+// body or a query: a day the calendar does not have (2026-02-30,
+// 2025-13-01) is refused as such, anything else that is not YYYY-MM-DD as
+// malformed.
 func ParseDate(s string) (Date, error) {
 	t, err := time.Parse(dateLayout, s)
 	if err != nil || len(s) != len(dateLayout) {
+		if why := notInCalendar(s); why != "" {
+			return Date{}, Errorf(EINVALID, "%s is not a calendar date: %s", quoteShort(s), why)
+		}
 		return Date{}, Errorf(EINVALID, "%s is not a valid date: want YYYY-MM-DD", quoteShort(s))
 	}
 	if t.Year() < MinYear {
 		return Date{}, Errorf(EINVALID, "%s is not a valid date: years before %d are not accepted", quoteShort(s), MinYear)
 	}
 	return Date{t: t}, nil
+}
+
+// notInCalendar says why s, which has the shape YYYY-MM-DD (ASCII digits),
+// names no day of the calendar: "there is no month 13", "February 2026
+// has 28 days". It returns "" when s does not have that shape.
+func notInCalendar(s string) string {
+	if len(s) != len(dateLayout) || s[4] != '-' || s[7] != '-' {
+		return ""
+	}
+	number := func(digits string) (int, bool) {
+		n := 0
+		for i := 0; i < len(digits); i++ {
+			if digits[i] < '0' || digits[i] > '9' {
+				return 0, false
+			}
+			n = n*10 + int(digits[i]-'0')
+		}
+		return n, true
+	}
+	year, okY := number(s[:4])
+	month, okM := number(s[5:7])
+	day, okD := number(s[8:])
+	switch {
+	case !okY || !okM || !okD:
+		return ""
+	case month < 1 || month > 12:
+		return fmt.Sprintf("there is no month %s; months run from 01 to 12", s[5:7])
+	case day < 1:
+		return "there is no day 00; days run from 01"
+	}
+	// The day after the month's last is the first of the next month.
+	last := time.Date(year, time.Month(month)+1, 0, 0, 0, 0, 0, time.UTC).Day()
+	if day <= last {
+		return "" // a real day: not this function's to refuse
+	}
+	why := fmt.Sprintf("%s %04d has %d days", time.Month(month), year, last)
+	if month == 2 && last == 28 {
+		why += fmt.Sprintf(" (%04d is not a leap year)", year)
+	}
+	return why
 }
 
 // MustDate parses s and panics if it is not a date. For code and tests only.

@@ -60,7 +60,7 @@ func FuzzParseDate(f *testing.F) {
 	for _, s := range []string{
 		"2025-11-01", "2024-02-29", "2025-02-29", "2025-13-01", "2025-00-10", "2025-1-01", "2025-01-1", "0000-01-01",
 		"0001-01-01", "1899-12-31", "1900-01-01", "9999-12-31", "+025-01-01", "-025-01-01", "2025-01-01T00:00:00Z",
-		"2025-01-01 ", " 2025-01-01", "2025/01/01", "", "２０２５-01-01",
+		"2025-01-01 ", " 2025-01-01", "2025/01/01", "", "２０２５-01-01", "2026-02-30", "2024-02-30", "2025-01-00", "31-12-2025",
 	} {
 		f.Add(s)
 	}
@@ -75,8 +75,15 @@ func FuzzParseDate(f *testing.F) {
 			t.Fatalf("ParseDate(%q) = %v, %v; time.Parse gives %v, %v, so want accepted = %t", s, d, err, ref, refErr, want)
 		}
 		if err != nil {
-			if e, ok := err.(*Error); !ok || e.Code != EINVALID {
+			e, ok := err.(*Error)
+			if !ok || e.Code != EINVALID {
 				t.Fatalf("ParseDate(%q) = %#v, want EINVALID", s, err)
+			}
+			// A second reading of "not a calendar date": four, two and two
+			// ASCII digits that time.Parse still refuses.
+			shaped := len(s) == 10 && s[4] == '-' && s[7] == '-' && strings.Trim(s[:4]+s[5:7]+s[8:], "0123456789") == ""
+			if calendar := strings.Contains(e.Message, "is not a calendar date"); calendar != (shaped && refErr != nil) {
+				t.Fatalf("ParseDate(%q) says %q; YYYY-MM-DD shaped: %t, time.Parse: %v", s, e.Message, shaped, refErr)
 			}
 			return
 		}

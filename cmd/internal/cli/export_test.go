@@ -302,7 +302,8 @@ func TestExportRefusesBadFlags(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{"a month 13", []string{"--date", "2026-13-01"}, []string{"--date", "2026-13-01", "not a valid date"}},
+		{"a month 13", []string{"--date", "2026-13-01"}, []string{"--date", "2026-13-01", "not a calendar date", "no month 13"}},
+		{"a day first", []string{"--date", "31-12-2026"}, []string{"--date", "31-12-2026", "not a valid date: want YYYY-MM-DD"}},
 		{"lz4", []string{"--compression", "lz4"}, []string{`compression "lz4"`, "zstd or snappy"}},
 		{"no segments", []string{"--segments", "0"}, []string{"segments 0", "1 to 1000"}},
 		{"a fancy progress", []string{"--progress", "fancy"}, []string{`--progress "fancy"`, "auto, bar or log"}},
