@@ -146,6 +146,9 @@ func (s *server) routes(r *gin.Engine) {
 		case accessAdmin:
 			chain = []gin.HandlerFunc{s.authenticate, s.rateLimit, s.requireRole(RoleAdmin)}
 		}
+		if op.checksQuery() { // after the 401, 429 and 403, before any read (query.go)
+			chain = append(chain, declaredQueryOnly(op))
+		}
 		r.Handle(op.Method, op.Path, append(chain, op.Handlers...)...)
 	}
 	r.GET("/docs", s.openUnless(s.opts.PublicOpenAPI), apiReference())       // the interactive reference of /openapi.json,

@@ -82,6 +82,9 @@ func (op operation) errors() map[int]string {
 	for s, d := range op.Errors {
 		out[s] = d
 	}
+	if op.checksQuery() {
+		out[http.StatusBadRequest] = withQueryRule(out[http.StatusBadRequest])
+	}
 	return out
 }
 

@@ -305,7 +305,7 @@ var apiParameters = map[string]parameterSpec{
 	"version": {In: "path", Schema: &schema{Type: "string", Pattern: "^(latest|[1-9][0-9]*)$", Examples: []any{"1", "latest"}},
 		Doc: "A version number from 1, or `latest`. Anything else (0, a negative number, text) is 400."},
 	"limit": {In: "query", Schema: &schema{Type: "integer", Minimum: ptr[int64](1), Maximum: ptr[int64](1000), Default: 100},
-		Doc: "The most items (for an overview, positions) one page holds: a whole number from 1 to 1000, 100 when absent or empty. Anything else is 400."},
+		Doc: "The most items (for an overview, positions) one page holds: a whole number from 1 to 1000, 100 when absent. Anything else (empty included) is 400."},
 	"cursor": {In: "query", Schema: ref("Cursor"),
 		Doc: "The `next` of the previous page, unchanged; absent for the first page. A cursor this query did not issue, or one issued to another principal, is 400."},
 	"from": {In: "query", Schema: ref("Date"),
