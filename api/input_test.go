@@ -397,8 +397,8 @@ func TestBadInputChangesNothing(t *testing.T) {
 			status: 400, typ: invalid, field: "positions[0].capitalCall.transactions[0].amount"},
 		{name: "an empty list of typed lines is refused", body: inputDocumentWith(func(d map[string]any) { inputItem(d, 0, "capitalCall")["transactions"] = []any{} }),
 			status: 400, typ: invalid, field: "positions[0].capitalCall.transactions"},
-		{name: "a performance date of February 30 is refused", method: "GET", path: "/v1/positions/POSITION_1/performance?asOf=2025-02-30", status: 400, typ: invalid, field: "asOf"},
-		{name: "a fund performance date that is not a date is refused", method: "GET", path: "/v1/funds/FUND_A/performance?asOf=today", status: 400, typ: invalid, field: "asOf"},
+		{name: "a performance date of February 30 is refused", method: "GET", path: "/v1/positions/POSITION_1/performance?asOf=2025-02-30", status: 400, typ: invalid, field: "asOf", detail: "is not a calendar date: February 2025 has 28 days"},
+		{name: "a fund performance date that is not a date is refused", method: "GET", path: "/v1/funds/FUND_A/performance?asOf=today", status: 400, typ: invalid, field: "asOf", detail: "is not a valid date: want YYYY-MM-DD"},
 		{name: "a reconciliation cursor that is not one is refused", method: "GET", path: "/v1/documents/DOC007/reconciliation?cursor=garbage", status: 400, typ: invalid, field: "cursor"},
 
 		// Transport.
@@ -437,16 +437,16 @@ func TestBadInputChangesNothing(t *testing.T) {
 
 		// Bad parameters of reads.
 		{name: "a limit that is not a number is refused", method: "GET", path: "/v1/funds/FUND_A/documents?limit=abc", status: 400, typ: invalid, field: "limit"},
-		{name: "a from date of month 13 is refused", method: "GET", path: "/v1/funds/FUND_A/documents?from=2025-13-01", status: 400, typ: invalid, field: "from"},
+		{name: "a from date of month 13 is refused", method: "GET", path: "/v1/funds/FUND_A/documents?from=2025-13-01", status: 400, typ: invalid, field: "from", detail: "is not a calendar date: there is no month 13"},
 		{name: "a to date before from is refused", method: "GET", path: "/v1/funds/FUND_A/documents?from=2025-10-01&to=2025-09-01", status: 400, typ: invalid, field: "to"},
 		{name: "an unknown document kind filter is refused", method: "GET", path: "/v1/funds/FUND_A/documents?kind=memo", status: 400, typ: invalid, field: "kind"},
 		{name: "an unknown item type filter is refused", method: "GET", path: "/v1/positions/POSITION_1?type=Dividend", status: 400, typ: invalid, field: "type"},
 		{name: "version 0 is refused", method: "GET", path: "/v1/documents/DOC001/versions/0", status: 400, typ: invalid, field: "version"},
-		{name: "a versions range with a bad date is refused", method: "GET", path: "/v1/documents/DOC001/versions?to=2025-09-31", status: 400, typ: invalid, field: "to"},
+		{name: "a versions range with a bad date is refused", method: "GET", path: "/v1/documents/DOC001/versions?to=2025-09-31", status: 400, typ: invalid, field: "to", detail: "September 2025 has 30 days"},
 		{name: "a document ID with # in a read is refused", method: "GET", path: "/v1/documents/DOC%23001", status: 400, typ: invalid, field: "documentId"},
 		{name: "a document filter with # is refused", method: "GET", path: "/v1/positions/POSITION_1/capital-calls?document=DOC%23001", status: 400, typ: invalid, field: "document"},
-		{name: "a summary date of February 30 is refused", method: "GET", path: "/v1/positions/POSITION_1/summary?asOf=2025-02-30", status: 400, typ: invalid, field: "asOf"},
-		{name: "a cash flow date that is not a date is refused", method: "GET", path: "/v1/positions/POSITION_1/cashflows?asOf=yesterday", status: 400, typ: invalid, field: "asOf"},
+		{name: "a summary date of February 30 is refused", method: "GET", path: "/v1/positions/POSITION_1/summary?asOf=2025-02-30", status: 400, typ: invalid, field: "asOf", detail: "is not a calendar date"},
+		{name: "a cash flow date that is not a date is refused", method: "GET", path: "/v1/positions/POSITION_1/cashflows?asOf=yesterday", status: 400, typ: invalid, field: "asOf", detail: "want YYYY-MM-DD"},
 		{name: "an investor summary date with a time is refused", method: "GET", path: "/v1/investors/INVESTOR_1/summary?asOf=2025-09-01T00:00:00Z", status: 400, typ: invalid, field: "asOf"},
 		{name: "a position ID with # in a summary is refused", method: "GET", path: "/v1/positions/POSITION%231/summary", status: 400, typ: invalid, field: "positionId"},
 		{name: "a cursor that is not one is refused", method: "GET", path: "/v1/funds/FUND_A/positions?cursor=garbage", status: 400, typ: invalid, field: "cursor"},

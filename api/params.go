@@ -18,7 +18,9 @@ import (
 // that names it (EINVALID with its field, mostly), and later calls return
 // zero values; ok answers that error. Every handler reads its input here,
 // so a parameter means the same thing, and fails the same way, on every
-// route.
+// route. By the time a /v1 handler runs, declaredQueryOnly (query.go) has
+// refused every query parameter its route does not declare, and any given
+// twice or empty, so an empty value read here means an absent parameter.
 type params struct {
 	c   *gin.Context
 	s   *server
