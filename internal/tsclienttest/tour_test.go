@@ -204,7 +204,8 @@ func TestTourFailsTscWhenTheContractDrifts(t *testing.T) {
 	// The fund's document list names each document (documentId), and a
 	// distribution's withholding is what the README's correction changes.
 	renames := []struct{ schema, field string }{{"DocumentHeader", "documentId"}, {"DistributionInput", "withholding"}}
-	schemas, _ := doc["components"].(map[string]any)["schemas"].(map[string]any)
+	components, _ := doc["components"].(map[string]any)
+	schemas, _ := components["schemas"].(map[string]any)
 	for _, r := range renames {
 		s, _ := schemas[r.schema].(map[string]any)
 		props, _ := s["properties"].(map[string]any)
