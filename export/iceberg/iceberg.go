@@ -27,6 +27,13 @@
 // the tables keep only value counts for those columns
 // (write.metadata.metrics.column.<name> = counts).
 //
+// A table created by an earlier schema version of the export
+// (export.SchemaVersion, recorded in the table property
+// fundsvc.schema_version) follows the current schema in the run's own
+// commit: added columns are added, declared renames and removals are made
+// by field ID, and any other change is refused before the export writes
+// anything (evolve.go). A dataset a version added gets its table.
+//
 // A run publishes from inside export's own publish step, while it holds
 // the export lease of its date: the tables are committed when export
 // writes the run's manifest, before it deletes the files of earlier runs
@@ -57,7 +64,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/apache/iceberg-go"
@@ -128,6 +134,8 @@ type Config struct {
 	// beforeCommit, for tests, runs just before each commit attempt is
 	// sent to the catalog, with the datasets it commits.
 	beforeCommit func(attempt int, datasets []string)
+	// columnChanges, for tests, replaces the package's columnChanges.
+	columnChanges []columnChange
 }
 
 // CommitEvent reports one commit attempt: of every table at once, or in
@@ -252,10 +260,14 @@ func (p *publisher) Delete(ctx context.Context, keys []string) error {
 	return p.Sink.Delete(ctx, unlisted)
 }
 
-// ensureTables creates the tables that do not exist yet and checks that
-// those that do have the datasets' schemas and read no later date's run.
+// ensureTables checks that the tables that exist can follow the datasets'
+// schemas (see planEvolution; the changes are made in the run's commit) and
+// read no later date's run, then creates the tables of datasets that have
+// none (a dataset a schema version added, or every one on a first run):
+// empty until the run's commit. A refused run creates no table.
 func (p *publisher) ensureTables(ctx context.Context) error {
 	c := p.cfg.Catalog
+	var missing []string
 	for _, name := range export.Datasets {
 		schema, err := Schema(name)
 		if err != nil {
@@ -263,27 +275,31 @@ func (p *publisher) ensureTables(ctx context.Context) error {
 		}
 		tbl, err := c.cat.LoadTable(ctx, c.ident(name))
 		if errors.Is(err, catalog.ErrNoSuchTable) {
-			location := strings.TrimRight(p.Sink.URI(""), "/") + "/" + name
-			_, err = c.cat.CreateTable(ctx, c.ident(name), schema,
-				catalog.WithLocation(location), catalog.WithProperties(tableProperties(schema)))
-			if errors.Is(err, catalog.ErrTableAlreadyExists) {
-				continue // another run created it first
-			}
-			if err != nil {
-				return fmt.Errorf("iceberg: create table %s: %w", name, err)
-			}
+			missing = append(missing, name)
 			continue
 		}
 		if err != nil {
 			return fmt.Errorf("iceberg: load table %s: %w", name, err)
 		}
-		if !sameColumns(tbl.Schema(), schema) {
-			return fmt.Errorf("iceberg: table %s has the schema %s, the export writes %s", name, tbl.Schema(), schema)
+		// Both checked again when the commit is planned; here they spare
+		// the export's work.
+		if _, err := planEvolution(tableSchemaOf(c, name, tbl), name, schema, p.columnChanges()); err != nil {
+			return err
 		}
-		// Checked again when the commit is planned; here it spares the
-		// export's work.
 		if err := checkNoLaterRun(tbl, name, p.cfg.Export.Date.String()); err != nil {
 			return err
+		}
+	}
+	for _, name := range missing {
+		schema, err := Schema(name)
+		if err != nil {
+			return err
+		}
+		location := strings.TrimRight(p.Sink.URI(""), "/") + "/" + name
+		_, err = c.cat.CreateTable(ctx, c.ident(name), schema,
+			catalog.WithLocation(location), catalog.WithProperties(tableProperties(schema)))
+		if err != nil && !errors.Is(err, catalog.ErrTableAlreadyExists) { // another run may have created it first
+			return fmt.Errorf("iceberg: create table %s: %w", name, err)
 		}
 	}
 	return nil
@@ -297,7 +313,7 @@ func tableProperties(s *iceberg.Schema) iceberg.Properties {
 		// overwrite again; iceberg-go's own replay would keep the files
 		// of the commit that came first.
 		table.CommitNumRetriesKey: "0",
-		"fundsvc.schema_version":  fmt.Sprint(export.SchemaVersion),
+		SchemaVersionProperty:     fmt.Sprint(export.SchemaVersion),
 	}
 	for _, col := range timestampColumns(s) {
 		props[table.MetricsModeColumnConfPrefix+"."+col] = "counts"
@@ -305,12 +321,12 @@ func tableProperties(s *iceberg.Schema) iceberg.Properties {
 	return props
 }
 
-// sameColumns reports whether two schemas have the same fields, by ID,
-// name, type and requiredness.
-func sameColumns(a, b *iceberg.Schema) bool {
-	return slices.EqualFunc(a.Fields(), b.Fields(), func(x, y iceberg.NestedField) bool {
-		return x.ID == y.ID && x.Name == y.Name && x.Required == y.Required && x.Type.Equals(y.Type)
-	})
+// columnChanges are the declared renames and removals of columns.
+func (p *publisher) columnChanges() []columnChange {
+	if p.cfg.columnChanges != nil {
+		return p.cfg.columnChanges
+	}
+	return columnChanges
 }
 
 // commitAll commits every dataset of m: in one multi-table commit, or in
@@ -369,7 +385,10 @@ type overwrite struct {
 // plan plans the commit that makes the files of m's dataset name the
 // current snapshot of its table: one overwrite that removes the files of
 // the table's current snapshot and adds the dataset's, conditional on the
-// table's main branch being where it is now.
+// table's main branch being where it is now. A table of an earlier schema
+// version follows the export's schema in the same transaction, before the
+// files are added (see planEvolution), so the run's one commit changes the
+// schema too, or nothing.
 func (p *publisher) plan(ctx context.Context, m *export.Manifest, name string) (*overwrite, error) {
 	c := p.cfg.Catalog
 	d, _ := m.Dataset(name)
@@ -397,6 +416,17 @@ func (p *publisher) plan(ctx context.Context, m *export.Manifest, name string) (
 	tx := tbl.NewTransaction()
 	if err := tx.AssertRefSnapshotID(table.MainBranch); err != nil {
 		return nil, fmt.Errorf("iceberg: %s: %w", name, err)
+	}
+	schema, err := Schema(name)
+	if err != nil {
+		return nil, err
+	}
+	evolve, err := planEvolution(tableSchemaOf(c, name, tbl), name, schema, p.columnChanges())
+	if err != nil {
+		return nil, err
+	}
+	if err := evolve.apply(tx, tbl.NameMapping()); err != nil {
+		return nil, fmt.Errorf("iceberg: evolve the schema of %s: %w", name, err)
 	}
 	if len(remove) == 0 {
 		err = tx.AddFiles(ctx, added, props, false)

@@ -13,9 +13,12 @@ import (
 // Schema is the Iceberg schema of a dataset, derived from its Parquet
 // schema (export.Schema) so that the two cannot disagree: field IDs are the
 // columns' positions from 1, in the order the files hold them, and a column
-// is required unless it is optional in the files. The files carry no field
+// is required unless it is optional in the files. A table is created with
+// it; a table created by an earlier schema version keeps its columns' IDs
+// and follows it by name (see planEvolution). The files carry no field
 // IDs; the table's name mapping (schema.name-mapping.default, set on the
-// first commit) ties their columns to these IDs.
+// first commit and kept by every schema change) ties their columns to the
+// table's IDs.
 func Schema(dataset string) (*iceberg.Schema, error) {
 	var fields []iceberg.NestedField
 	for i, f := range export.Schema(dataset).Fields() {
