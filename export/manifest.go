@@ -16,6 +16,9 @@ import (
 
 // Manifest records one published snapshot.
 type Manifest struct {
+	// SchemaVersion is the SchemaVersion that wrote the snapshot: an
+	// incremental run builds only on a snapshot of its own version (see
+	// incrementable, and docs/export.md, "Schema versions").
 	SchemaVersion int       `json:"schemaVersion"`
 	SnapshotDate  string    `json:"snapshotDate"`
 	RunID         string    `json:"runId"`
