@@ -13,9 +13,11 @@ type bigPosition struct {
 	Investor, Call, Dist, Unfunded string // amounts as the API prints them; "" if absent
 }
 
-const bigSize = 1000
+// bigSize is the positions of a big document: some 700 items, seven times
+// DynamoDB's 100-item transaction limit, so staging takes many batches.
+const bigSize = 300
 
-// bigVersion returns the request body of version n of a 1,000-position
+// bigVersion returns the request body of version n of a 300-position
 // document and what it reports per position. Each version drops the first
 // 100 positions of the previous one, adds 100 new ones and changes every
 // amount, so any mix of two versions is visible in every figure.
@@ -40,7 +42,7 @@ func bigVersion(n int) (map[string]any, map[string]bigPosition) {
 		"asOf": fmt.Sprintf("2025-%02d-28", n), "capitalActivity": map[string]any{"amount": fmt.Sprintf("%d.00", 1000000*n)}, "positions": ps}, want
 }
 
-// TestInterruptedRestatementNeverMixesVersions restates a 1,000-position
+// TestInterruptedRestatementNeverMixesVersions restates a 300-position
 // document (far over DynamoDB's 100-item transaction limit) and kills the
 // write part-way at points before, at and after the commit flip. Each time,
 // every endpoint shows one complete version — the previous one until the
@@ -48,7 +50,7 @@ func bigVersion(n int) (map[string]any, map[string]bigPosition) {
 // version.
 func TestInterruptedRestatementNeverMixesVersions(t *testing.T) {
 	if testing.Short() {
-		t.Skip("ingests several 1,000-position documents")
+		t.Skip("ingests several 300-position documents")
 	}
 	s := newServer(t, false)
 	const doc = "BIG"

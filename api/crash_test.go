@@ -163,7 +163,7 @@ func isHeadKey(item map[string]types.AttributeValue) bool {
 
 // TestRestatementSurvivesDynamoDBBeingKilled kills DynamoDB Local, which
 // persists to a directory, with SIGKILL at ten points of the restatement of
-// a 1,000-position document: while staging, at the commit flip, right after
+// a 300-position document: while staging, at the commit flip, right after
 // it and while materializing the latest view. After each restart every
 // document reads at exactly one complete version — the previous one if the
 // flip was not reached, the new one if it was — and repeating the request
@@ -171,7 +171,7 @@ func isHeadKey(item map[string]types.AttributeValue) bool {
 // another.
 func TestRestatementSurvivesDynamoDBBeingKilled(t *testing.T) {
 	if testing.Short() {
-		t.Skip("restarts DynamoDB Local ten times and ingests many 1,000-position documents")
+		t.Skip("restarts DynamoDB Local ten times and ingests many 300-position documents")
 	}
 	s := newCrashServer(t)
 	if _, err := s.Store.SeedDemo(t.Context()); err != nil {
