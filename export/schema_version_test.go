@@ -7,7 +7,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -44,6 +46,12 @@ func schemaFingerprint() string {
 }
 
 const schemaVersionsFile = "testdata/schema_versions.txt"
+
+// schemaTextFile keeps the schema text of a recorded version, whose SHA-256
+// is its line of schema_versions.txt.
+func schemaTextFile(version int) string {
+	return filepath.Join("testdata", "schema_versions", fmt.Sprintf("v%d.txt", version))
+}
 
 // schemaVersionRecord is one line of schema_versions.txt.
 type schemaVersionRecord struct {
@@ -96,6 +104,12 @@ func readSchemaVersions(t *testing.T, text string) []schemaVersionRecord {
 //     git checkout that comparison is skipped.) An edited old line is thus
 //     caught by the test run that precedes its commit, and shows in review
 //     as a changed line of a file that only ever grows.
+//   - Each recorded version's schema text is kept in
+//     testdata/schema_versions/v<N>.txt (-update writes the current
+//     version's), and must hash to its line: the texts are as fixed as the
+//     lines, and the fingerprints stay reproducible. export/iceberg's
+//     TestColumnChangesCoverEveryVersion reads them to require a
+//     declaration of every column a version stopped writing.
 //
 // Versions before the first line predate the record.
 func TestSchemaVersion(t *testing.T) {
@@ -115,16 +129,37 @@ func TestSchemaVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if line == "" {
-		return
+	if line != "" {
+		if len(raw) > 0 && !bytes.HasSuffix(raw, []byte("\n")) {
+			raw = append(raw, '\n')
+		}
+		if err := os.WriteFile(schemaVersionsFile, append(raw, line+"\n"...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("appended %q to %s", line, schemaVersionsFile)
+		records = append(records, schemaVersionRecord{version: export.SchemaVersion, fingerprint: schemaFingerprint(), line: line})
 	}
-	if len(raw) > 0 && !bytes.HasSuffix(raw, []byte("\n")) {
-		raw = append(raw, '\n')
+	// The current version's line holds the current fingerprint by now, so
+	// its text is the current one.
+	current := schemaTextFile(export.SchemaVersion)
+	if _, err := os.Stat(current); errors.Is(err, fs.ErrNotExist) && *update {
+		if err := os.MkdirAll(filepath.Dir(current), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(current, []byte(schemaText()), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if err := os.WriteFile(schemaVersionsFile, append(raw, line+"\n"...), 0o644); err != nil {
-		t.Fatal(err)
+	for _, r := range records {
+		text, err := os.ReadFile(schemaTextFile(r.version))
+		if err != nil {
+			t.Fatalf("schema version %d: %v (the current version's is written by go test ./export -run TestSchemaVersion -update; "+
+				"an earlier one's is restored with git)", r.version, err)
+		}
+		if sum := sha256.Sum256(text); "sha256:"+hex.EncodeToString(sum[:]) != r.fingerprint {
+			t.Fatalf("%s does not hash to its line %q: a recorded version's schemas never change", schemaTextFile(r.version), r.line)
+		}
 	}
-	t.Logf("appended %q to %s", line, schemaVersionsFile)
 }
 
 // checkSchemaVersion applies TestSchemaVersion's rules to the recorded

@@ -198,6 +198,77 @@ func TestColumnChangesAreDeclaredInOrder(t *testing.T) {
 	}
 }
 
+// TestColumnChangesCoverEveryVersion reads the schemas of every recorded
+// schema version (export/testdata/schema_versions/, which the export's
+// TestSchemaVersion keeps): every column a version stopped writing must be
+// declared renamed or removed by that version in columnChanges, and every
+// declaration must name a column the version before wrote, and a rename a
+// new column of the version; else Iceberg tables would refuse the version.
+func TestColumnChangesCoverEveryVersion(t *testing.T) {
+	texts, err := filepath.Glob("../testdata/schema_versions/v*.txt")
+	if err != nil || len(texts) == 0 {
+		t.Fatalf("no recorded schema version in export/testdata/schema_versions (%v)", err)
+	}
+	columns := map[int]map[string][]string{} // version → dataset → columns
+	for _, path := range texts {
+		v, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(filepath.Base(path), "v"), ".txt"))
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		columns[v] = map[string][]string{}
+		dataset := ""
+		for _, line := range strings.Split(string(b), "\n") {
+			if name, ok := strings.CutPrefix(line, "# "); ok {
+				dataset = name
+			} else if f := strings.Fields(line); strings.HasPrefix(line, "\t") && len(f) >= 3 {
+				columns[v][dataset] = append(columns[v][dataset], strings.TrimSuffix(f[2], ";"))
+			}
+		}
+	}
+	if got := columns[export.SchemaVersion]["capital_calls"]; !slices.Contains(got, "amount") {
+		t.Fatalf("the recorded schema of version %d has capital_calls %v: not read", export.SchemaVersion, got)
+	}
+	declared := func(v int, dataset, column string) (columnChange, bool) {
+		i := slices.IndexFunc(columnChanges, func(c columnChange) bool {
+			return c.Version == v && c.Dataset == dataset && c.Column == column
+		})
+		if i < 0 {
+			return columnChange{}, false
+		}
+		return columnChanges[i], true
+	}
+	for v, datasets := range columns {
+		before, ok := columns[v-1]
+		if !ok {
+			continue
+		}
+		for dataset, cols := range datasets {
+			for _, col := range before[dataset] {
+				if _, ok := declared(v, dataset, col); !slices.Contains(cols, col) && !ok {
+					t.Errorf("schema version %d no longer writes %s.%s: declare it renamed or removed by version %d in columnChanges "+
+						"(export/iceberg/evolve.go; docs/export.md, \"Schema versions\")", v, dataset, col, v)
+				}
+			}
+		}
+	}
+	for _, c := range columnChanges {
+		before, after := columns[c.Version-1][c.Dataset], columns[c.Version][c.Dataset]
+		if before == nil || after == nil {
+			continue // a version, or a dataset, without a recorded schema
+		}
+		if !slices.Contains(before, c.Column) || slices.Contains(after, c.Column) {
+			t.Errorf("%+v: version %d wrote no %s that version %d stopped writing", c, c.Version-1, c.Column, c.Version)
+		}
+		if c.RenamedTo != "" && (slices.Contains(before, c.RenamedTo) || !slices.Contains(after, c.RenamedTo)) {
+			t.Errorf("%+v: %s is not a column version %d added", c, c.RenamedTo, c.Version)
+		}
+	}
+}
+
 // TestSchemaBumpEvolvesTablesInTheRunsCommit makes a catalog as an
 // earlier schema version of the export left it (capital_calls without
 // due_date and created_at, distributions with payment_date named paid_on,
