@@ -194,6 +194,27 @@ func mappedName(m iceberg.NameMapping, name string) (int, bool) {
 	return 0, false
 }
 
+// describe lists e's schema changes, in the order apply makes them.
+func (e *evolution) describe() []string {
+	var out []string
+	for _, from := range slices.Sorted(maps.Keys(e.renames)) {
+		out = append(out, "rename "+from+" to "+e.renames[from])
+	}
+	for _, name := range e.deletes {
+		out = append(out, "delete "+name)
+	}
+	for _, f := range e.promotes {
+		out = append(out, "promote "+f.Name+" to "+f.Type.String())
+	}
+	for _, name := range e.relaxes {
+		out = append(out, "make "+name+" optional")
+	}
+	for _, a := range e.adds {
+		out = append(out, "add "+a.field.Name)
+	}
+	return out
+}
+
 // apply stages e in tx, the transaction of the run's commit of the table,
 // before the run's files are added: the schema changes (and the name
 // mapping, which keeps a renamed column's old name beside its new one,

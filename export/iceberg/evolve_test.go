@@ -359,6 +359,12 @@ func TestSchemaBumpEvolvesTablesInTheRunsCommit(t *testing.T) {
 	if len(events) != 1 || events[0].Refused || !slices.Equal(eventDatasets(events[0]), export.Datasets) {
 		t.Fatalf("commits %+v: want one commit of every table", events)
 	}
+	for _, te := range events[0].Tables {
+		want := map[string][]string{"capital_calls": {"add due_date", "add created_at"}, "distributions": {"rename paid_on to payment_date"}}[te.Dataset]
+		if !slices.Equal(te.SchemaChanges, want) {
+			t.Errorf("%s: the commit reports the schema changes %q, want %q", te.Dataset, te.SchemaChanges, want)
+		}
+	}
 	for _, name := range export.Datasets {
 		tbl := loadTable(t, cat, name)
 		if name == "transaction_lines" {

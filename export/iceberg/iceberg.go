@@ -152,6 +152,10 @@ type TableEvent struct {
 	SnapshotID int64 // the new snapshot, when committed
 	Files      int
 	Rows       int64
+	// SchemaChanges are the changes of the table's schema the commit
+	// makes, to follow the export's schema version ("add due_date",
+	// "rename paid_on to payment_date"; see planEvolution).
+	SchemaChanges []string
 }
 
 // Result is a published run: export's manifest and each table's snapshot.
@@ -380,6 +384,7 @@ type overwrite struct {
 	ours    int64 // the snapshot the commit makes current
 	files   int
 	rows    int64
+	evolve  *evolution
 }
 
 // plan plans the commit that makes the files of m's dataset name the
@@ -441,7 +446,7 @@ func (p *publisher) plan(ctx context.Context, m *export.Manifest, name string) (
 		return nil, fmt.Errorf("iceberg: plan the commit of %s: %w", name, err)
 	}
 	return &overwrite{dataset: name, base: tbl, tx: tx, ours: staged.CurrentSnapshot().SnapshotID,
-		files: len(files), rows: d.Rows}, nil
+		files: len(files), rows: d.Rows, evolve: evolve}, nil
 }
 
 // checkNoLaterRun returns ErrLaterRunCurrent if tbl, the table of
@@ -494,7 +499,7 @@ func (p *publisher) publish(ctx context.Context, what string,
 		}
 		ev := CommitEvent{Attempt: attempt, Refused: refused}
 		for _, o := range plans {
-			te := TableEvent{Dataset: o.dataset, Files: o.files, Rows: o.rows}
+			te := TableEvent{Dataset: o.dataset, Files: o.files, Rows: o.rows, SchemaChanges: o.evolve.describe()}
 			if err == nil {
 				te.SnapshotID = o.ours
 			}

@@ -119,6 +119,10 @@ func (Publisher) Export(ctx context.Context, ecfg export.Config, cfg config.Conf
 			}
 			log.Info("iceberg commit", "mode", mode, "attempt", e.Attempt, "datasets", datasets)
 			for _, t := range e.Tables {
+				if len(t.SchemaChanges) > 0 {
+					log.Info("iceberg table schema evolved to the export's schema version", "dataset", t.Dataset,
+						"schema_version", export.SchemaVersion, "changes", t.SchemaChanges)
+				}
 				log.Info("iceberg table committed", "dataset", t.Dataset, "snapshot_id", t.SnapshotID, "files", t.Files, "rows", t.Rows)
 			}
 		},
