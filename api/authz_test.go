@@ -98,7 +98,7 @@ func authzDocument(fundID string) any {
 	return map[string]any{
 		"fundId": fundID, "kind": "capital_call_notice", "title": "Authorization matrix notice", "asOf": "2025-12-01", "currency": "USD",
 		"positions": []any{map[string]any{"positionId": "AUTHZ_POS_" + fundID, "investorId": "AUTHZ_INV_" + fundID,
-			"capitalCall": map[string]any{"amount": "1.00", "status": "Pending", "dueDate": "2025-12-31"}}},
+			"capitalCall": map[string]any{"amount": "1.00", "status": "pending", "dueDate": "2025-12-31"}}},
 	}
 }
 
@@ -118,8 +118,8 @@ func authzRoutes() []authzRoute {
 		return authzProbe{path: path, unknown: []string{"POSITION_1", "POSITION_999", "POSITION_2", "POSITION_999"}}
 	}
 	positionProbes := func(p string) []authzProbe {
-		return []authzProbe{pos("/v1/positions/" + p), pos("/v1/positions/" + p + "?type=CapitalCall"),
-			pos("/v1/positions/" + p + "?type=Distribution"), pos("/v1/positions/" + p + "?type=UnfundedCommitment"),
+		return []authzProbe{pos("/v1/positions/" + p), pos("/v1/positions/" + p + "?itemType=capital_call"),
+			pos("/v1/positions/" + p + "?itemType=distribution"), pos("/v1/positions/" + p + "?itemType=unfunded_commitment"),
 			pos("/v1/positions/" + p + "?limit=1")}
 	}
 	// asOfProbes read a summary now, on a date between the demo's two
@@ -151,8 +151,8 @@ func authzRoutes() []authzRoute {
 				doc("/v1/documents/DOC001/versions/2"), doc("/v1/documents/DOC002/versions/1"), absentIn("/v1/documents/DOC001/versions/3")}},
 		{method: http.MethodGet, path: "/v1/documents/:documentId/positions/:positionId", access: authzAdmin,
 			probes: []authzProbe{doc("/v1/documents/DOC001/positions/POSITION_1"), doc("/v1/documents/DOC001/positions/POSITION_2"),
-				doc("/v1/documents/DOC002/positions/POSITION_1?type=Distribution"), doc("/v1/documents/DOC001/positions/POSITION_2?type=UnfundedCommitment"),
-				absentIn("/v1/documents/DOC001/positions/POSITION_999"), absentIn("/v1/documents/DOC001/positions/POSITION_2?type=Distribution")}},
+				doc("/v1/documents/DOC002/positions/POSITION_1?itemType=distribution"), doc("/v1/documents/DOC001/positions/POSITION_2?itemType=unfunded_commitment"),
+				absentIn("/v1/documents/DOC001/positions/POSITION_999"), absentIn("/v1/documents/DOC001/positions/POSITION_2?itemType=distribution")}},
 		{method: http.MethodGet, path: "/v1/documents/:documentId/capital", access: authzAdmin,
 			probes: []authzProbe{doc("/v1/documents/DOC001/capital"), doc("/v1/documents/DOC002/capital")}},
 		{method: http.MethodGet, path: "/v1/documents/:documentId/analysis", access: authzAdmin,

@@ -213,7 +213,7 @@ func checkBig(t *testing.T, s *testServer, doc string, committed, oldest int) {
 	var analysis struct {
 		Version   int `json:"version"`
 		Positions []struct {
-			PositionID, TotalCalled, TotalDistributed string
+			PositionID, Called, Distributed string
 		} `json:"positions"`
 	}
 	getJSON(t, s, "/v1/documents/"+doc+"/analysis", &analysis)
@@ -225,7 +225,7 @@ func checkBig(t *testing.T, s *testServer, doc string, committed, oldest int) {
 		if dist == "" {
 			dist = "0.00"
 		}
-		if a.TotalCalled != want[a.PositionID].Call || a.TotalDistributed != dist {
+		if a.Called != want[a.PositionID].Call || a.Distributed != dist {
 			t.Fatalf("analysis v%d %s: %+v, want %+v", committed, a.PositionID, a, want[a.PositionID])
 		}
 	}

@@ -19,7 +19,7 @@ import (
 // its existence nor its size shows in the cost or the time of the answer.
 func TestARefusalNeverReadsTheDocument(t *testing.T) {
 	s := newServer(t, false)
-	big := fund.Document{ID: "BIG", FundID: "FUND_Z", Kind: fund.KindCapitalCallNotice, Title: "Big", AsOf: fund.MustDate("2025-06-30")}
+	big := fund.Document{ID: "BIG", DocumentFields: fund.DocumentFields{FundID: "FUND_Z", Kind: fund.KindCapitalCallNotice, Title: "Big", AsOf: fund.MustDate("2025-06-30")}}
 	for i := range 150 { // more than a transaction's 100 items
 		big.Positions = append(big.Positions, fund.Position{ID: fmt.Sprintf("BIGPOS_%04d", i), InvestorID: fmt.Sprintf("BIGINV_%04d", i),
 			CapitalCall: &fund.CapitalCallItem{Amount: fund.MustMoney("10.00")}})
@@ -32,7 +32,7 @@ func TestARefusalNeverReadsTheDocument(t *testing.T) {
 	}
 	asA := "Bearer " + token(t, api.Principal{Subject: "admin-a", Role: api.RoleAdmin, Funds: []string{"FUND_A"}})
 	for _, route := range []string{"", "/analysis", "/capital", "/reconciliation", "/versions", "/versions?from=2025-01-01", "/versions/latest", "/versions/3",
-		"/positions/BIGPOS_0001", "/positions/BIGPOS_0001?type=CapitalCall"} {
+		"/positions/BIGPOS_0001", "/positions/BIGPOS_0001?itemType=capital_call"} {
 		var ops [2][]string
 		for i, doc := range []string{"BIG", "NOSUCHDOC"} {
 			s.Counter.Reset()

@@ -77,18 +77,16 @@ func (s *server) getOverview(c *gin.Context) {
 			return
 		}
 		doc = snap.Document
-		resp.Documents = &wire.OverviewDocuments{Latest: wire.HeaderOf(fund.DocumentHeader{ID: doc.ID, FundID: doc.FundID, Kind: doc.Kind, Title: doc.Title,
-			AsOf: doc.AsOf, Currency: doc.Currency, PositionCount: len(doc.Positions), Version: doc.Version, CreatedAt: doc.CreatedAt, CreatedBy: doc.CreatedBy}, "Active"),
-			Historical: []wire.DocumentHeader{}}
+		resp.Documents = &wire.OverviewDocuments{Latest: wire.HeaderOf(doc.Header(), wire.VersionLatest), Earlier: []wire.DocumentHeader{}}
 		for _, h := range snap.History {
-			resp.Documents.Historical = append(resp.Documents.Historical, wire.HeaderOf(h, "Historical"))
+			resp.Documents.Earlier = append(resp.Documents.Earlier, wire.HeaderOf(h, wire.VersionSuperseded))
 		}
-		resp.CapitalActivities = &wire.CapitalActivities{Historical: []wire.CapitalActivity{}}
+		resp.CapitalActivities = &wire.CapitalActivities{Earlier: []wire.CapitalActivity{}}
 		if doc.CapitalActivity != nil {
 			resp.CapitalActivities.Latest = wire.ActivityOf(*doc.CapitalActivity, doc.Version)
 		}
 		for _, a := range snap.Activities {
-			resp.CapitalActivities.Historical = append(resp.CapitalActivities.Historical, *wire.ActivityOf(a.CapitalActivity, a.Version))
+			resp.CapitalActivities.Earlier = append(resp.CapitalActivities.Earlier, *wire.ActivityOf(a.CapitalActivity, a.Version))
 		}
 		first := doc
 		if len(first.Positions) > pg.limit {
@@ -141,21 +139,14 @@ func (s *server) getVersions(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	resp := wire.Versions{DocumentID: id, Historical: []wire.DocumentHeader{}, Next: pg.next(next)}
-	ranged := !from.IsZero() || !to.IsZero()
-	if !ranged {
-		h := wire.HeaderOf(latest, "Active")
+	resp := wire.Versions{DocumentID: id, Versions: []wire.DocumentHeader{}, Next: pg.next(next)}
+	if from.IsZero() && to.IsZero() {
+		h := wire.HeaderOf(latest, wire.VersionLatest)
 		resp.Latest = &h
 		setETag(c, latest.Version)
 	}
 	for _, h := range history {
-		switch {
-		case ranged:
-			// Every version's record in the range, the current one included.
-			resp.Historical = append(resp.Historical, wire.HeaderOf(h, ""))
-		case h.Version < latest.Version:
-			resp.Historical = append(resp.Historical, wire.HeaderOf(h, "Historical"))
-		}
+		resp.Versions = append(resp.Versions, wire.HeaderOf(h, wire.HeaderStatus(h, latest.Version)))
 	}
 	c.JSON(http.StatusOK, resp)
 }
@@ -176,7 +167,7 @@ func (s *server) getVersion(c *gin.Context) {
 			return
 		}
 		setETag(c, h.Version)
-		c.JSON(http.StatusOK, wire.HeaderOf(h, "Active"))
+		c.JSON(http.StatusOK, wire.HeaderOf(h, wire.VersionLatest))
 		return
 	}
 	d, err := docs.Version(ctx, id, n)
@@ -229,12 +220,12 @@ func (s *server) getCapital(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	resp := wire.Capital{DocumentID: id, Version: capital.Version, CapitalActivities: wire.CapitalActivities{Historical: []wire.CapitalActivity{}}, CapitalCalls: wire.ItemsOf(capital.Calls)}
+	resp := wire.Capital{DocumentID: id, Version: capital.Version, CapitalActivities: wire.CapitalActivities{Earlier: []wire.CapitalActivity{}}, CapitalCalls: wire.ItemsOf(capital.Calls)}
 	if capital.Latest != nil {
 		resp.CapitalActivities.Latest = wire.ActivityOf(capital.Latest.CapitalActivity, capital.Latest.Version)
 	}
 	for _, a := range capital.Activities {
-		resp.CapitalActivities.Historical = append(resp.CapitalActivities.Historical, *wire.ActivityOf(a.CapitalActivity, a.Version))
+		resp.CapitalActivities.Earlier = append(resp.CapitalActivities.Earlier, *wire.ActivityOf(a.CapitalActivity, a.Version))
 	}
 	setETag(c, capital.Version)
 	c.JSON(http.StatusOK, resp)

@@ -309,20 +309,17 @@ func demoRestated() (first, next fund.Document, err error) {
 // Members that would be null (a document without capital activity) are
 // left out, as a client leaves them out.
 func documentRequestBody(d fund.Document, typedCalls bool) (json.RawMessage, error) {
-	req := wire.DocumentRequest{FundID: d.FundID, Kind: string(d.Kind), Title: d.Title, AsOf: d.AsOf.String(), Currency: d.Currency}
-	if a := d.CapitalActivity; a != nil {
-		req.CapitalActivity = &wire.CapitalActivityInput{Amount: wire.AmountOf(a.Amount), Status: string(a.Status), Date: a.Date.String(), Description: a.Description}
-	}
-	var ps []wire.Position
-	for _, p := range d.Positions {
-		if c := p.CapitalCall; typedCalls && c != nil {
-			call := *c
-			call.Transactions = fund.CallTransactions(c.Amount, c.Transactions, c.CallLines)
-			p.CapitalCall = &call
+	if typedCalls {
+		d.Positions = append([]fund.Position(nil), d.Positions...)
+		for i := range d.Positions {
+			if c := d.Positions[i].CapitalCall; c != nil {
+				call := *c
+				call.Transactions = fund.CallTransactions(c.Amount, c.Transactions, c.CallLines)
+				d.Positions[i].CapitalCall = &call
+			}
 		}
-		ps = append(ps, wire.PositionOf(p))
 	}
-	req.Positions = wire.PositionsOf(ps...)
+	req := wire.RequestOf(d)
 	b, err := json.Marshal(req)
 	if err != nil {
 		return nil, err

@@ -44,7 +44,7 @@ var goldenReads = []struct{ name, path string }{
 	{"investor_INVESTOR_1_performance_2025-12-31", "/v1/investors/INVESTOR_1/performance?asOf=2025-12-31"},
 	{"fund_FUND_A_performance_2025-12-31", "/v1/funds/FUND_A/performance?asOf=2025-12-31"},
 	{"document_DOC007_reconciliation", "/v1/documents/DOC007/reconciliation"},
-	{"position_POSITION_1_capital_accounts", "/v1/positions/POSITION_1?type=CapitalAccount"},
+	{"position_POSITION_1_capital_accounts", "/v1/positions/POSITION_1?itemType=capital_account"},
 }
 
 // TestGoldenWireShapes compares each read of the demo dataset with its
@@ -107,22 +107,23 @@ func goldenDiff(want, got []byte) string {
 
 // Typed views of the answers, for asserting the demo's figures directly.
 type goldenItem struct {
-	Type            string `json:"type"`
+	ItemType        string `json:"itemType"`
 	DocumentID      string `json:"documentId"`
 	DocumentVersion int    `json:"documentVersion"`
 	PositionID      string `json:"positionId"`
 	InvestorID      string `json:"investorId"`
 	Amount          string `json:"amount"`
 	Status          string `json:"status"`
-	Date            string `json:"date"`
+	DueDate         string `json:"dueDate"`
+	PaymentDate     string `json:"paymentDate"`
 	Commitment      string `json:"commitment"`
 }
 
 type goldenActivity struct {
-	Amount  string `json:"amount"`
-	Status  string `json:"status"`
-	Date    string `json:"date"`
-	Version int    `json:"version"`
+	Amount       string `json:"amount"`
+	Status       string `json:"status"`
+	ActivityDate string `json:"activityDate"`
+	Version      int    `json:"version"`
 }
 
 type goldenHeader struct {
@@ -139,12 +140,12 @@ type goldenOverview struct {
 	DocumentID string `json:"documentId"`
 	Version    int    `json:"version"`
 	Documents  struct {
-		Latest     goldenHeader   `json:"latest"`
-		Historical []goldenHeader `json:"historical"`
+		Latest  goldenHeader   `json:"latest"`
+		Earlier []goldenHeader `json:"earlier"`
 	} `json:"documents"`
 	CapitalActivities struct {
-		Latest     *goldenActivity  `json:"latest"`
-		Historical []goldenActivity `json:"historical"`
+		Latest  *goldenActivity  `json:"latest"`
+		Earlier []goldenActivity `json:"earlier"`
 	} `json:"capitalActivities"`
 	Positions map[string]struct {
 		InvestorID          string       `json:"investorId"`
@@ -209,15 +210,19 @@ type demoFlow struct {
 	amount float64
 }
 
-// handXIRR solves the flows dated on or before asOf and the terminal NAV
+// handReturn solves the flows dated on or before asOf and the terminal NAV
 // dated asOf for the annual rate at which their value is zero, actual days
 // ÷ 365 from the first flow, by plain bisection between −99% and 1,000%,
-// and rounds it half away from zero to 6 places. It is written here,
-// independently of positions.XIRR, to hold the API's rate to the
-// definition; a bisection in Python over the same flows gives the same
-// rates (0.108748946, 0.086701674 for POSITION_2 and POSITION_3, 0.099230653
-// for the fund, −0.007884856 for POSITION_1 on 2025-09-30).
-func handXIRR(t *testing.T, flows []demoFlow, asOf string, nav float64) string {
+// and returns the return over the span at that rate, (1 + rate)^(days ÷
+// 365) − 1, rounded half away from zero to 6 places: every span of the
+// demo is under a year, so the API answers that cumulative return and no
+// annual rate (GIPS). It is written here, independently of positions.XIRR,
+// to hold the API's figure to the definition; a bisection in Python over
+// the same flows gives the same rates (0.108748946, 0.086701674 for
+// POSITION_2 and POSITION_3, 0.099230653 for the fund, −0.007884856 for
+// POSITION_1 on 2025-09-30) and returns over 152 days (0.043927342,
+// 0.035232098, 0.040185906; −0.001300431 over 60).
+func handReturn(t *testing.T, flows []demoFlow, asOf string, nav float64) string {
 	t.Helper()
 	day := func(s string) time.Time {
 		d, err := time.Parse("2006-01-02", s)
@@ -253,13 +258,15 @@ func handXIRR(t *testing.T, flows []demoFlow, asOf string, nav float64) string {
 			lo = mid
 		}
 	}
-	return strconv.FormatFloat(math.Round((lo+hi)/2*1e6)/1e6, 'f', 6, 64)
+	rate := (lo + hi) / 2
+	days := day(asOf).Sub(first).Hours() / 24
+	return strconv.FormatFloat(math.Round((math.Pow(1+rate, days/365)-1)*1e6)/1e6, 'f', 6, 64)
 }
 
 type demoSummary struct {
-	Commitment  string `json:"commitment"`
-	PaidIn      struct{ Total, Pending, Completed string }
-	Distributed struct {
+	Commitment                  string `json:"commitment"`
+	Called, PaidIn, Outstanding string
+	Distributed                 struct {
 		Gross, Withholding, Net struct{ Total string }
 	}
 	Recallable string
@@ -282,9 +289,15 @@ type demoPerformance struct {
 			Version    int
 		}
 	} `json:"nav"`
-	PaidIn, Distributed, DPI, RVPI, TVPI string
-	IRR                                  struct{ Rate, Status string } `json:"irr"`
-	Reconciliations                      []demoReconciliation
+	Called, PaidIn, Outstanding, Distributed, DPI, RVPI, TVPI string
+	IRR                                                       demoIRR `json:"irr"`
+	Reconciliations                                           []demoReconciliation
+}
+
+type demoIRR struct {
+	Rate, Status, CumulativeReturn string
+	Annualised                     bool
+	Days                           int
 }
 
 type demoReconciliation struct {
@@ -343,31 +356,31 @@ func TestDemoFigures(t *testing.T) {
 			if p.InvestorID != w.investor {
 				t.Errorf("%s investor = %q, want %q", id, p.InvestorID, w.investor)
 			}
-			if c := goldenOne(t, id+" calls", p.CapitalCalls); c.Amount != w.call || c.Status != "Completed" || c.Date != "2025-08-01" || c.DocumentVersion != 2 {
-				t.Errorf("%s call = %+v, want %s Completed, due 2025-08-01, at version 2", id, c, w.call)
+			if c := goldenOne(t, id+" calls", p.CapitalCalls); c.Amount != w.call || c.Status != "completed" || c.DueDate != "2025-08-01" || c.DocumentVersion != 2 {
+				t.Errorf("%s call = %+v, want %s completed, due 2025-08-01, at version 2", id, c, w.call)
 			}
-			if u := goldenOne(t, id+" unfunded", p.UnfundedCommitments); u.Amount != w.unfunded || u.Commitment != w.commitment || u.Status != "Active" {
-				t.Errorf("%s unfunded = %+v, want %s of %s, Active", id, u, w.unfunded, w.commitment)
+			if u := goldenOne(t, id+" unfunded", p.UnfundedCommitments); u.Amount != w.unfunded || u.Commitment != w.commitment || u.Status != "active" {
+				t.Errorf("%s unfunded = %+v, want %s of %s, active", id, u, w.unfunded, w.commitment)
 			}
 			if len(p.Distributions) != 0 {
 				t.Errorf("%s: a call notice with distributions %+v", id, p.Distributions)
 			}
 		}
 		l := o.Documents.Latest
-		if o.Version != 2 || l.Version != 2 || l.Status != "Active" || l.AsOf != "2025-07-15" || l.PositionCount != 3 || l.CreatedAt != "2026-01-02T03:04:05Z" {
-			t.Errorf("latest = %+v (overview version %d), want version 2, Active, 2025-07-15, 3 positions, created at the fixed clock", l, o.Version)
+		if o.Version != 2 || l.Version != 2 || l.Status != "latest" || l.AsOf != "2025-07-15" || l.PositionCount != 3 || l.CreatedAt != "2026-01-02T03:04:05Z" {
+			t.Errorf("latest = %+v (overview version %d), want version 2, latest, 2025-07-15, 3 positions, created at the fixed clock", l, o.Version)
 		}
-		if h := o.Documents.Historical; len(h) != 1 || h[0].Version != 1 || h[0].Status != "Historical" || h[0].AsOf != "2025-07-15" {
-			t.Errorf("historical = %+v, want only version 1, Historical, of 2025-07-15", h)
+		if h := o.Documents.Earlier; len(h) != 1 || h[0].Version != 1 || h[0].Status != "superseded" || h[0].AsOf != "2025-07-15" {
+			t.Errorf("earlier = %+v, want only version 1, superseded, of 2025-07-15", h)
 		}
 		// The fund's whole call: 409,500 + 206,000 + 103,000 = 718,500;
-		// Pending as issued (version 1), Completed once paid (version 2).
-		if a := o.CapitalActivities.Latest; a == nil || a.Amount != "718500.00" || a.Status != "Completed" || a.Date != "2025-08-01" || a.Version != 2 {
-			t.Errorf("latest capital activity = %+v, want 718500.00 Completed of 2025-08-01 at version 2", a)
+		// Pending as issued (version 1), completed once paid (version 2).
+		if a := o.CapitalActivities.Latest; a == nil || a.Amount != "718500.00" || a.Status != "completed" || a.ActivityDate != "2025-08-01" || a.Version != 2 {
+			t.Errorf("latest capital activity = %+v, want 718500.00 completed of 2025-08-01 at version 2", a)
 		}
-		want1 := []goldenActivity{{Amount: "718500.00", Status: "Pending", Date: "2025-08-01", Version: 1}}
-		if got := o.CapitalActivities.Historical; !reflect.DeepEqual(got, want1) {
-			t.Errorf("historical capital activities = %+v, want only %+v", got, want1)
+		want1 := []goldenActivity{{Amount: "718500.00", Status: "pending", ActivityDate: "2025-08-01", Version: 1}}
+		if got := o.CapitalActivities.Earlier; !reflect.DeepEqual(got, want1) {
+			t.Errorf("earlier capital activities = %+v, want only %+v", got, want1)
 		}
 		if o.Next != "" {
 			t.Errorf("a three-position overview has a next page: %q", o.Next)
@@ -377,15 +390,15 @@ func TestDemoFigures(t *testing.T) {
 	t.Run("DOC001's analysis and capital total each position exactly", func(t *testing.T) {
 		a := goldenGet[struct {
 			Positions []struct {
-				PositionID                                   string
-				CapitalCalls, Distributions                  int
-				UnfundedCommitments                          int
-				TotalCalled, TotalDistributed, TotalUnfunded string
+				PositionID                          string
+				CapitalCallCount, DistributionCount int
+				UnfundedCommitmentCount             int
+				Called, Distributed, Unfunded       string
 			} `json:"positions"`
 		}](t, s, "/v1/documents/DOC001/analysis")
 		var got []string
 		for _, p := range a.Positions {
-			got = append(got, fmt.Sprintf("%s %d×%s %d×%s %d×%s", p.PositionID, p.CapitalCalls, p.TotalCalled, p.Distributions, p.TotalDistributed, p.UnfundedCommitments, p.TotalUnfunded))
+			got = append(got, fmt.Sprintf("%s %d×%s %d×%s %d×%s", p.PositionID, p.CapitalCallCount, p.Called, p.DistributionCount, p.Distributed, p.UnfundedCommitmentCount, p.Unfunded))
 		}
 		if want := "POSITION_1 1×409500.00 0×0.00 1×1590500.00,POSITION_2 1×206000.00 0×0.00 1×794000.00,POSITION_3 1×103000.00 0×0.00 1×397000.00"; strings.Join(got, ",") != want {
 			t.Errorf("analysis = %v\nwant %s", got, want)
@@ -401,8 +414,8 @@ func TestDemoFigures(t *testing.T) {
 		}
 		got = nil
 		for _, it := range c.CapitalCalls {
-			if it.Type != "CapitalCall" {
-				t.Errorf("capital read returned a %s", it.Type)
+			if it.ItemType != "capital_call" {
+				t.Errorf("capital read returned a %s", it.ItemType)
 			}
 			got = append(got, it.PositionID+"="+it.Amount)
 		}
@@ -420,8 +433,8 @@ func TestDemoFigures(t *testing.T) {
 			"POSITION_3": {"25000.00", "422000.00"},   // 397,000 + 25,000
 		} {
 			p := o.Positions[id]
-			if d := goldenOne(t, id+" distributions", p.Distributions); d.Amount != w[0] || d.Status != "Completed" || d.Date != "2025-09-15" {
-				t.Errorf("%s distribution = %+v, want %s Completed, paid 2025-09-15", id, d, w[0])
+			if d := goldenOne(t, id+" distributions", p.Distributions); d.Amount != w[0] || d.Status != "completed" || d.PaymentDate != "2025-09-15" {
+				t.Errorf("%s distribution = %+v, want %s completed, paid 2025-09-15", id, d, w[0])
 			}
 			if u := goldenOne(t, id+" unfunded", p.UnfundedCommitments); u.Amount != w[1] {
 				t.Errorf("%s unfunded = %+v, want %s", id, u, w[1])
@@ -430,53 +443,53 @@ func TestDemoFigures(t *testing.T) {
 				t.Errorf("%s: a distribution notice with calls %+v", id, p.CapitalCalls)
 			}
 		}
-		if a := o.CapitalActivities.Latest; a == nil || a.Amount != "175000.00" || len(o.CapitalActivities.Historical) != 0 || o.Version != 1 {
+		if a := o.CapitalActivities.Latest; a == nil || a.Amount != "175000.00" || len(o.CapitalActivities.Earlier) != 0 || o.Version != 1 {
 			t.Errorf("DOC002: capital activity %+v (history %+v) at version %d, want 175000.00 (100,000 + 50,000 + 25,000) at version 1 only",
-				a, o.CapitalActivities.Historical, o.Version)
+				a, o.CapitalActivities.Earlier, o.Version)
 		}
 	})
 
 	t.Run("call notice no. 3 recalls distribution no. 1 with an investment line that reduces unfunded commitment", func(t *testing.T) {
 		calls := goldenGet[struct {
 			Items []struct {
-				Amount, Date string
-				Transactions []struct{ Type, Amount, UnfundedEffect string }
+				Amount, DueDate string
+				Transactions    []struct{ TransactionType, Amount, UnfundedEffect string }
 			} `json:"items"`
 		}](t, s, "/v1/positions/POSITION_1/capital-calls?document=DOC005")
 		if len(calls.Items) != 1 {
 			t.Fatalf("calls %+v, want one", calls.Items)
 		}
 		c := calls.Items[0]
-		if c.Amount != "100000.00" || c.Date != "2025-12-01" || len(c.Transactions) != 1 ||
-			c.Transactions[0] != (struct{ Type, Amount, UnfundedEffect string }{"investment", "100000.00", "reduces"}) {
+		if c.Amount != "100000.00" || c.DueDate != "2025-12-01" || len(c.Transactions) != 1 ||
+			c.Transactions[0] != (struct{ TransactionType, Amount, UnfundedEffect string }{"investment", "100000.00", "reduces"}) {
 			t.Errorf("the recall = %+v, want 100000.00 due 2025-12-01 as one investment line that reduces", c)
 		}
 	})
 
 	t.Run("each position's calls and distributions are the story table's", func(t *testing.T) {
 		for pos, want := range map[string]string{
-			"POSITION_1": "CapitalCall 2025-08-01 409500.00,CapitalCall 2025-10-20 509500.00,CapitalCall 2025-12-01 100000.00," +
-				"Distribution 2025-09-15 100000.00 withheld 0,Distribution 2025-12-15 55000.00 withheld 0",
-			"POSITION_2": "CapitalCall 2025-08-01 206000.00,CapitalCall 2025-10-20 256000.00,CapitalCall 2025-12-01 50000.00," +
-				"Distribution 2025-09-15 50000.00 withheld 0,Distribution 2025-12-15 27500.00 withheld 0",
+			"POSITION_1": "capital_call 2025-08-01 409500.00,capital_call 2025-10-20 509500.00,capital_call 2025-12-01 100000.00," +
+				"distribution 2025-09-15 100000.00 withheld 0,distribution 2025-12-15 55000.00 withheld 0",
+			"POSITION_2": "capital_call 2025-08-01 206000.00,capital_call 2025-10-20 256000.00,capital_call 2025-12-01 50000.00," +
+				"distribution 2025-09-15 50000.00 withheld 0,distribution 2025-12-15 27500.00 withheld 0",
 			// 30% of the 750 dividend withheld: 225.
-			"POSITION_3": "CapitalCall 2025-08-01 103000.00,CapitalCall 2025-10-20 128000.00,CapitalCall 2025-12-01 25000.00," +
-				"Distribution 2025-09-15 25000.00 withheld 0,Distribution 2025-12-15 13750.00 withheld 225.00",
+			"POSITION_3": "capital_call 2025-08-01 103000.00,capital_call 2025-10-20 128000.00,capital_call 2025-12-01 25000.00," +
+				"distribution 2025-09-15 25000.00 withheld 0,distribution 2025-12-15 13750.00 withheld 225.00",
 		} {
 			var got []string
-			for _, typ := range []string{"CapitalCall", "Distribution"} {
+			for _, typ := range []string{"capital_call", "distribution"} {
 				items := goldenGet[struct {
 					Items []struct {
-						Type, Date, Amount, Status string
-						Withholding                string
+						ItemType, DueDate, PaymentDate, Amount, Status string
+						Withholding                                    string
 					} `json:"items"`
-				}](t, s, "/v1/positions/"+pos+"?type="+typ)
+				}](t, s, "/v1/positions/"+pos+"?itemType="+typ)
 				for _, it := range items.Items {
-					line := it.Type + " " + it.Date + " " + it.Amount
-					if typ == "Distribution" {
+					line := it.ItemType + " " + it.DueDate + it.PaymentDate + " " + it.Amount
+					if typ == "distribution" {
 						line += " withheld " + cmp.Or(it.Withholding, "0")
 					}
-					if it.Status != "Completed" {
+					if it.Status != "completed" {
 						line += " " + it.Status
 					}
 					got = append(got, line)
@@ -495,12 +508,12 @@ func TestDemoFigures(t *testing.T) {
 		}](t, s, "/v1/positions/POSITION_1")
 		var got []string
 		for _, it := range p.Items {
-			got = append(got, it.Type+" "+it.DocumentID+" "+it.Amount)
+			got = append(got, it.ItemType+" "+it.DocumentID+" "+it.Amount)
 		}
-		want := "CapitalAccount DOC003 309000.00,CapitalAccount DOC007 890000.00," +
-			"CapitalCall DOC001 409500.00,CapitalCall DOC004 509500.00,CapitalCall DOC005 100000.00," +
-			"Distribution DOC002 100000.00,Distribution DOC006 55000.00," +
-			"UnfundedCommitment DOC001 1590500.00,UnfundedCommitment DOC002 1690500.00,UnfundedCommitment DOC004 1181000.00,UnfundedCommitment DOC005 1081000.00"
+		want := "capital_account DOC003 309000.00,capital_account DOC007 890000.00," +
+			"capital_call DOC001 409500.00,capital_call DOC004 509500.00,capital_call DOC005 100000.00," +
+			"distribution DOC002 100000.00,distribution DOC006 55000.00," +
+			"unfunded_commitment DOC001 1590500.00,unfunded_commitment DOC002 1690500.00,unfunded_commitment DOC004 1181000.00,unfunded_commitment DOC005 1081000.00"
 		if strings.Join(got, ",") != want {
 			t.Errorf("items = %v\nwant %s", got, want)
 		}
@@ -514,19 +527,22 @@ func TestDemoFigures(t *testing.T) {
 
 	t.Run("at the year end each summary's reported unfunded commitment is the Q4 statement's and agrees with the notices", func(t *testing.T) {
 		for pos, w := range map[string]struct{ commitment, paid, distributed, withheld, net, recallable, unfunded, dpi string }{
-			// computed = commitment − paid in + recallable:
-			// 2,000,000 − 1,019,000 + 100,000 = 1,081,000; DPI 155,000 ÷ 1,019,000 = 0.15210…
-			"POSITION_1": {"2000000.00", "1019000.00", "155000.00", "0.00", "155000.00", "100000.00", "1081000.00", "0.1521"},
-			// 1,000,000 − 512,000 + 50,000 = 538,000; DPI 77,500 ÷ 512,000 = 0.15136…
-			"POSITION_2": {"1000000.00", "512000.00", "77500.00", "0.00", "77500.00", "50000.00", "538000.00", "0.1514"},
-			// 500,000 − 256,000 + 25,000 = 269,000; 225 withheld (30% of the 750 dividend)
-			"POSITION_3": {"500000.00", "256000.00", "38750.00", "225.00", "38525.00", "25000.00", "269000.00", "0.1514"},
+			// Every call is completed and due by 12-01: called = paid in,
+			// nothing outstanding. computed = commitment − called +
+			// recallable: 2,000,000 − 1,019,000 + 100,000 = 1,081,000; DPI
+			// 155,000 ÷ 1,019,000 = 0.1521099…
+			"POSITION_1": {"2000000.00", "1019000.00", "155000.00", "0.00", "155000.00", "100000.00", "1081000.00", "0.152110"},
+			// 1,000,000 − 512,000 + 50,000 = 538,000; DPI 77,500 ÷ 512,000 = 0.1513671875
+			"POSITION_2": {"1000000.00", "512000.00", "77500.00", "0.00", "77500.00", "50000.00", "538000.00", "0.151367"},
+			// 500,000 − 256,000 + 25,000 = 269,000; 225 withheld (30% of
+			// the 750 dividend); the DPI is gross of withholding, as POSITION_2's
+			"POSITION_3": {"500000.00", "256000.00", "38750.00", "225.00", "38525.00", "25000.00", "269000.00", "0.151367"},
 		} {
 			sum := goldenGet[demoSummary](t, s, "/v1/positions/"+pos+"/summary?asOf=2025-12-31")
-			got := []string{sum.Commitment, sum.PaidIn.Total, sum.PaidIn.Completed, sum.Distributed.Gross.Total, sum.Distributed.Withholding.Total, sum.Distributed.Net.Total,
+			got := []string{sum.Commitment, sum.Called, sum.PaidIn, sum.Outstanding, sum.Distributed.Gross.Total, sum.Distributed.Withholding.Total, sum.Distributed.Net.Total,
 				sum.Recallable, sum.Unfunded.Reported, sum.Unfunded.Computed, sum.Unfunded.Difference, sum.DPI,
 				fmt.Sprintf("%s@%d", sum.Sources.Unfunded.DocumentID, sum.Sources.Unfunded.Version), fmt.Sprintf("%s@%d", sum.Sources.Commitment.DocumentID, sum.Sources.Commitment.Version)}
-			want := []string{w.commitment, w.paid, w.paid, w.distributed, w.withheld, w.net, w.recallable, w.unfunded, w.unfunded, "0.00", w.dpi, "DOC007@2", "DOC007@2"}
+			want := []string{w.commitment, w.paid, w.paid, "0.00", w.distributed, w.withheld, w.net, w.recallable, w.unfunded, w.unfunded, "0.00", w.dpi, "DOC007@2", "DOC007@2"}
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("%s on 2025-12-31: %v\nwant %v", pos, got, want)
 			}
@@ -555,8 +571,8 @@ func TestDemoFigures(t *testing.T) {
 	t.Run("POSITION_3's cash flows run with the tax withheld from its dividend", func(t *testing.T) {
 		cf := goldenGet[struct {
 			Cashflows []struct {
-				Date, Type, Amount, NetCashflow string
-				Withholding                     *string
+				EffectiveDate, FlowType, Amount, CumulativeNetCashflow string
+				Withholding                                            *string
 			} `json:"cashflows"`
 		}](t, s, "/v1/positions/POSITION_3/cashflows")
 		var got []string
@@ -565,7 +581,7 @@ func TestDemoFigures(t *testing.T) {
 			if f.Withholding != nil {
 				w = *f.Withholding
 			}
-			got = append(got, strings.Join([]string{f.Date, f.Type, f.Amount, w, f.NetCashflow}, " "))
+			got = append(got, strings.Join([]string{f.EffectiveDate, f.FlowType, f.Amount, w, f.CumulativeNetCashflow}, " "))
 		}
 		want := []string{
 			"2025-08-01 contribution 103000.00 - -103000.00",
@@ -580,27 +596,30 @@ func TestDemoFigures(t *testing.T) {
 	})
 
 	t.Run("each position's performance at the year end, worked out by hand", func(t *testing.T) {
-		for pos, w := range map[string]struct{ nav, paid, distributed, dpi, rvpi, tvpi, irr string }{
+		for pos, w := range map[string]struct{ nav, paid, distributed, dpi, rvpi, tvpi, cumulative string }{
 			// NAV: the restated Q4 statement's 309,000 + 609,500 − 55,000 −
 			// 7,500 − 2,000 + 3,000 + 12,000 + 21,000 = 890,000.
 			// DPI 155,000 ÷ 1,019,000 = 0.1521099…; TVPI (155,000 +
 			// 890,000) ÷ 1,019,000 = 1.0255152…; RVPI = TVPI − DPI.
-			"POSITION_1": {"890000.00", "1019000.00", "155000.00", "0.152110", "0.873405", "1.025515", "0.108749"},
+			"POSITION_1": {"890000.00", "1019000.00", "155000.00", "0.152110", "0.873405", "1.025515", "0.043927"},
 			// 154,500 + 306,000 − 27,500 − 5,000 − 1,000 + 1,500 + 6,000 +
 			// 10,500 = 445,000; DPI 77,500 ÷ 512,000 = 0.1513671875; TVPI
 			// 522,500 ÷ 512,000 = 1.0205078125.
-			"POSITION_2": {"445000.00", "512000.00", "77500.00", "0.151367", "0.869141", "1.020508", "0.086702"},
+			"POSITION_2": {"445000.00", "512000.00", "77500.00", "0.151367", "0.869141", "1.020508", "0.035232"},
 			// 77,250 + 153,000 − 13,750 − 2,500 − 500 + 750 + 3,000 + 5,250 =
 			// 222,500; 38,750 ÷ 256,000 and 261,250 ÷ 256,000, as POSITION_2.
-			"POSITION_3": {"222500.00", "256000.00", "38750.00", "0.151367", "0.869141", "1.020508", "0.086702"},
+			"POSITION_3": {"222500.00", "256000.00", "38750.00", "0.151367", "0.869141", "1.020508", "0.035232"},
 		} {
 			p := goldenGet[demoPerformance](t, s, "/v1/positions/"+pos+"/performance?asOf=2025-12-31")
 			nav, _ := strconv.ParseFloat(w.nav, 64)
-			irr := handXIRR(t, demoFlows[pos], "2025-12-31", nav)
-			got := []string{p.NAV.Status, p.NAV.Value, p.NAV.Statement.DocumentID, strconv.Itoa(p.NAV.Statement.Version), p.PaidIn, p.Distributed, p.DPI, p.RVPI, p.TVPI, p.IRR.Status, p.IRR.Rate}
-			want := []string{"statement", w.nav, "DOC007", "2", w.paid, w.distributed, w.dpi, w.rvpi, w.tvpi, "ok", irr}
-			if !reflect.DeepEqual(got, want) || irr != w.irr {
-				t.Errorf("%s on 2025-12-31: %v\nwant %v (the README's IRR %s)", pos, got, want, w.irr)
+			// 152 days from the first call, 08-01: under a year, so the
+			// return of the span is given, not annualised (GIPS).
+			cum := handReturn(t, demoFlows[pos], "2025-12-31", nav)
+			got := []string{p.NAV.Status, p.NAV.Value, p.NAV.Statement.DocumentID, strconv.Itoa(p.NAV.Statement.Version), p.Called, p.PaidIn, p.Outstanding, p.Distributed, p.DPI, p.RVPI, p.TVPI,
+				p.IRR.Status, p.IRR.Rate, p.IRR.CumulativeReturn, strconv.FormatBool(p.IRR.Annualised), strconv.Itoa(p.IRR.Days)}
+			want := []string{"statement", w.nav, "DOC007", "2", w.paid, w.paid, "0.00", w.distributed, w.dpi, w.rvpi, w.tvpi, "ok", "", cum, "false", "152"}
+			if !reflect.DeepEqual(got, want) || cum != w.cumulative {
+				t.Errorf("%s on 2025-12-31: %v\nwant %v (the README's return %s)", pos, got, want, w.cumulative)
 			}
 			// Both statements reconcile with their notices to zero.
 			if len(p.Reconciliations) != 2 {
@@ -626,10 +645,10 @@ func TestDemoFigures(t *testing.T) {
 		}
 		// POSITION_1 on 2025-09-30: paid in 409,500, distributed 100,000;
 		// TVPI (100,000 + 309,000) ÷ 409,500 = 0.9987789…; the J-curve's
-		// small negative IRR.
+		// small negative return over 60 days.
 		p := goldenGet[demoPerformance](t, s, "/v1/positions/POSITION_1/performance?asOf=2025-09-30")
-		if irr := handXIRR(t, demoFlows["POSITION_1"], "2025-09-30", 309000); p.TVPI != "0.998779" || p.IRR.Rate != irr || irr != "-0.007885" {
-			t.Errorf("2025-09-30: TVPI %s, IRR %s; want 0.998779 and %s (-0.007885 in the README)", p.TVPI, p.IRR.Rate, irr)
+		if cum := handReturn(t, demoFlows["POSITION_1"], "2025-09-30", 309000); p.TVPI != "0.998779" || p.IRR.CumulativeReturn != cum || p.IRR.Rate != "" || cum != "-0.001300" {
+			t.Errorf("2025-09-30: TVPI %s, IRR %+v; want 0.998779 and a return of %s over the span, no rate (-0.001300 in the README)", p.TVPI, p.IRR, cum)
 		}
 		// On 2025-11-15: DOC003's 309,000 rolled forward by the 509,500 of
 		// call no. 2, due 2025-10-20; call no. 3 (due 12-01) is not cash yet.
@@ -646,7 +665,7 @@ func TestDemoFigures(t *testing.T) {
 				Currency                             string
 				NAV                                  struct{ Status, Value string } `json:"nav"`
 				PaidIn, Distributed, DPI, RVPI, TVPI string
-				IRR                                  struct{ Rate string } `json:"irr"`
+				IRR                                  demoIRR `json:"irr"`
 			}
 		}](t, s, "/v1/funds/FUND_A/performance?asOf=2025-12-31")
 		// NAV 890,000 + 445,000 + 222,500 = 1,557,500; paid in 1,019,000 +
@@ -662,24 +681,24 @@ func TestDemoFigures(t *testing.T) {
 			}
 			pooled = append(pooled, f)
 		}
-		irr := handXIRR(t, pooled, "2025-12-31", 1557500)
+		cum := handReturn(t, pooled, "2025-12-31", 1557500)
 		if len(f.Currencies) != 1 {
 			t.Fatalf("currencies %+v, want USD alone", f.Currencies)
 		}
 		c := f.Currencies[0]
-		got := []string{c.Currency, c.NAV.Status, c.NAV.Value, c.PaidIn, c.Distributed, c.DPI, c.RVPI, c.TVPI, c.IRR.Rate}
-		if want := []string{"USD", "statement", "1557500.00", "1787000.00", "271250.00", "0.151791", "0.871572", "1.023363", irr}; !reflect.DeepEqual(got, want) || irr != "0.099231" {
-			t.Errorf("FUND_A: %v\nwant %v (0.099231 in the README)", got, want)
+		got := []string{c.Currency, c.NAV.Status, c.NAV.Value, c.PaidIn, c.Distributed, c.DPI, c.RVPI, c.TVPI, c.IRR.Rate, c.IRR.CumulativeReturn}
+		if want := []string{"USD", "statement", "1557500.00", "1787000.00", "271250.00", "0.151791", "0.871572", "1.023363", "", cum}; !reflect.DeepEqual(got, want) || cum != "0.040186" {
+			t.Errorf("FUND_A: %v\nwant %v (0.040186 in the README)", got, want)
 		}
 		inv := goldenGet[struct {
 			Totals []struct {
 				Currency string
 				NAV      struct{ Value string } `json:"nav"`
 				TVPI     string
-				IRR      struct{ Rate string } `json:"irr"`
+				IRR      demoIRR `json:"irr"`
 			}
 		}](t, s, "/v1/investors/INVESTOR_1/performance?asOf=2025-12-31")
-		if len(inv.Totals) != 1 || inv.Totals[0].NAV.Value != "890000.00" || inv.Totals[0].TVPI != "1.025515" || inv.Totals[0].IRR.Rate != "0.108749" {
+		if len(inv.Totals) != 1 || inv.Totals[0].NAV.Value != "890000.00" || inv.Totals[0].TVPI != "1.025515" || inv.Totals[0].IRR.CumulativeReturn != "0.043927" {
 			t.Errorf("INVESTOR_1's totals = %+v, want POSITION_1's alone", inv.Totals)
 		}
 	})
@@ -738,17 +757,17 @@ func TestDemoFigures(t *testing.T) {
 		corrected := `{
   "fundId": "FUND_A", "kind": "distribution_notice", "asOf": "2025-12-08",
   "title": "Distribution notice no. 2, paid 2025-12-15 (corrected: treaty rate withholding)",
-  "capitalActivity": {"amount": "96250.00", "status": "Completed", "date": "2025-12-15",
+  "capitalActivity": {"amount": "96250.00", "status": "completed", "activityDate": "2025-12-15",
                       "description": "Distribution no. 2: partial sale of Company A and its dividend"},
   "positions": [
     {"positionId": "POSITION_1", "investorId": "INVESTOR_1",
-     "distribution": {"amount": "55000.00", "status": "Completed", "date": "2025-12-15",
+     "distribution": {"amount": "55000.00", "status": "completed", "paymentDate": "2025-12-15",
                       "returnOfCapital": "40000.00", "realizedGain": "12000.00", "income": "3000.00"}},
     {"positionId": "POSITION_2", "investorId": "INVESTOR_2",
-     "distribution": {"amount": "27500.00", "status": "Completed", "date": "2025-12-15",
+     "distribution": {"amount": "27500.00", "status": "completed", "paymentDate": "2025-12-15",
                       "returnOfCapital": "20000.00", "realizedGain": "6000.00", "income": "1500.00"}},
     {"positionId": "POSITION_3", "investorId": "INVESTOR_3",
-     "distribution": {"amount": "13750.00", "status": "Completed", "date": "2025-12-15",
+     "distribution": {"amount": "13750.00", "status": "completed", "paymentDate": "2025-12-15",
                       "returnOfCapital": "10000.00", "realizedGain": "3000.00", "income": "750.00",
                       "withholding": "112.50"}}
   ]}`
@@ -779,11 +798,11 @@ func TestDemoFigures(t *testing.T) {
      "title": "Distribution notice no. 3, paid 2026-02-20",
      "positions": [
        {"positionId": "POSITION_1", "investorId": "INVESTOR_1",
-        "distribution": {"amount": "20000.00", "status": "Completed", "date": "2026-02-20", "income": "20000.00"}},
+        "distribution": {"amount": "20000.00", "status": "completed", "paymentDate": "2026-02-20", "income": "20000.00"}},
        {"positionId": "POSITION_2", "investorId": "INVESTOR_2",
-        "distribution": {"amount": "10000.00", "status": "Completed", "date": "2026-02-20", "income": "10000.00"}},
+        "distribution": {"amount": "10000.00", "status": "completed", "paymentDate": "2026-02-20", "income": "10000.00"}},
        {"positionId": "POSITION_3", "investorId": "INVESTOR_3",
-        "distribution": {"amount": "5000.00", "status": "Completed", "date": "2026-02-20", "income": "5000.00",
+        "distribution": {"amount": "5000.00", "status": "completed", "paymentDate": "2026-02-20", "income": "5000.00",
                          "withholding": "750.00"}}]}`
 		for i, replayed := range []string{"", "true"} {
 			r := s.do(t, http.MethodPut, "/v1/documents/DOC008", q1, "Idempotency-Key", "fund-a-distribution-3")

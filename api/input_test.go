@@ -21,16 +21,16 @@ func inputDocument() map[string]any {
 	return map[string]any{
 		"fundId": "FUND_A", "kind": "capital_call_notice", "title": "Capital call notice 2025-11",
 		"asOf": "2025-11-01", "currency": "USD",
-		"capitalActivity": map[string]any{"amount": "100000.00", "status": "Pending", "date": "2025-11-01", "description": "November call"},
+		"capitalActivity": map[string]any{"amount": "100000.00", "status": "pending", "activityDate": "2025-11-01", "description": "November call"},
 		"positions": []any{
 			map[string]any{"positionId": "POSITION_1", "investorId": "INVESTOR_1",
-				"capitalCall": map[string]any{"amount": "60000.00", "status": "Pending", "dueDate": "2025-11-30",
+				"capitalCall": map[string]any{"amount": "60000.00", "status": "pending", "dueDate": "2025-11-30",
 					"investment": "55000.00", "managementFee": "4000.00", "fundExpenses": "1000.00",
 					"transactions": []any{
-						map[string]any{"type": "investment", "amount": "55000.00"},
-						map[string]any{"type": "management_fee_outside_commitment", "amount": "4000.00", "unfundedEffect": "none"},
-						map[string]any{"type": "partnership_expenses", "amount": "1000.00"}}},
-				"distribution": map[string]any{"amount": "10000.00", "status": "Completed", "date": "2025-11-15",
+						map[string]any{"transactionType": "investment", "amount": "55000.00"},
+						map[string]any{"transactionType": "management_fee_outside_commitment", "amount": "4000.00", "unfundedEffect": "none"},
+						map[string]any{"transactionType": "partnership_expenses", "amount": "1000.00"}}},
+				"distribution": map[string]any{"amount": "10000.00", "status": "completed", "paymentDate": "2025-11-15",
 					"returnOfCapital": "6000.00", "realizedGain": "3000.00", "income": "1000.00", "recallable": "2000.00", "withholding": "500.00"},
 				"unfundedCommitment": map[string]any{"amount": "1440000.00", "commitment": "2000000.00"}},
 			map[string]any{"positionId": "POSITION_2", "investorId": "INVESTOR_2",
@@ -294,10 +294,10 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{name: "an asOf with a time is refused", body: inputDocumentWith(func(d map[string]any) { d["asOf"] = "2025-11-01T00:00:00Z" }), status: 400, typ: invalid, field: "asOf"},
 		{name: "a due date of 31 November is refused", body: inputDocumentWith(func(d map[string]any) { inputItem(d, 0, "capitalCall")["dueDate"] = "2025-11-31" }),
 			status: 400, typ: invalid, field: "positions[0].capitalCall.dueDate"},
-		{name: "a distribution date in words is refused", body: inputDocumentWith(func(d map[string]any) { inputItem(d, 0, "distribution")["date"] = "tomorrow" }),
-			status: 400, typ: invalid, field: "positions[0].distribution.date"},
-		{name: "a capital activity date without zero padding is refused", body: inputDocumentWith(func(d map[string]any) { d["capitalActivity"].(map[string]any)["date"] = "2025-1-1" }),
-			status: 400, typ: invalid, field: "capitalActivity.date"},
+		{name: "a distribution date in words is refused", body: inputDocumentWith(func(d map[string]any) { inputItem(d, 0, "distribution")["paymentDate"] = "tomorrow" }),
+			status: 400, typ: invalid, field: "positions[0].distribution.paymentDate"},
+		{name: "a capital activity date without zero padding is refused", body: inputDocumentWith(func(d map[string]any) { d["capitalActivity"].(map[string]any)["activityDate"] = "2025-1-1" }),
+			status: 400, typ: invalid, field: "capitalActivity.activityDate"},
 
 		// IDs in the path.
 		{name: "a document ID with # in the path is refused", path: "/v1/documents/DOC%23003", body: valid, status: 400, typ: invalid, field: "documentId"},
@@ -330,9 +330,9 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{name: "a four-letter currency is refused", body: inputDocumentWith(func(d map[string]any) { d["currency"] = "USDT" }), status: 400, typ: invalid, field: "currency"},
 		{name: "a capital call status of Active is refused", body: inputDocumentWith(func(d map[string]any) { inputItem(d, 0, "capitalCall")["status"] = "Active" }),
 			status: 400, typ: invalid, field: "positions[0].capitalCall.status"},
-		{name: "a distribution status in lower case is refused", body: inputDocumentWith(func(d map[string]any) { inputItem(d, 0, "distribution")["status"] = "completed" }),
+		{name: "a distribution status capitalised is refused: enumerations are lower case", body: inputDocumentWith(func(d map[string]any) { inputItem(d, 0, "distribution")["status"] = "Completed" }),
 			status: 400, typ: invalid, field: "positions[0].distribution.status"},
-		{name: "an unfunded commitment status of Pending is refused", body: inputDocumentWith(func(d map[string]any) { inputItem(d, 0, "unfundedCommitment")["status"] = "Pending" }),
+		{name: "an unfunded commitment status of Pending is refused", body: inputDocumentWith(func(d map[string]any) { inputItem(d, 0, "unfundedCommitment")["status"] = "pending" }),
 			status: 400, typ: invalid, field: "positions[0].unfundedCommitment.status"},
 		{name: "a capital activity status of Done is refused", body: inputDocumentWith(func(d map[string]any) { d["capitalActivity"].(map[string]any)["status"] = "Done" }),
 			status: 400, typ: invalid, field: "capitalActivity.status"},
@@ -440,7 +440,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{name: "a from date of month 13 is refused", method: "GET", path: "/v1/funds/FUND_A/documents?from=2025-13-01", status: 400, typ: invalid, field: "from", detail: "is not a calendar date: there is no month 13"},
 		{name: "a to date before from is refused", method: "GET", path: "/v1/funds/FUND_A/documents?from=2025-10-01&to=2025-09-01", status: 400, typ: invalid, field: "to"},
 		{name: "an unknown document kind filter is refused", method: "GET", path: "/v1/funds/FUND_A/documents?kind=memo", status: 400, typ: invalid, field: "kind"},
-		{name: "an unknown item type filter is refused", method: "GET", path: "/v1/positions/POSITION_1?type=Dividend", status: 400, typ: invalid, field: "type"},
+		{name: "an unknown item type filter is refused", method: "GET", path: "/v1/positions/POSITION_1?itemType=Dividend", status: 400, typ: invalid, field: "itemType"},
 		{name: "version 0 is refused", method: "GET", path: "/v1/documents/DOC001/versions/0", status: 400, typ: invalid, field: "version"},
 		{name: "a versions range with a bad date is refused", method: "GET", path: "/v1/documents/DOC001/versions?to=2025-09-31", status: 400, typ: invalid, field: "to", detail: "September 2025 has 30 days"},
 		{name: "a document ID with # in a read is refused", method: "GET", path: "/v1/documents/DOC%23001", status: 400, typ: invalid, field: "documentId"},
@@ -624,7 +624,7 @@ func TestAmountsRoundTripExactly(t *testing.T) {
 		}
 		for _, p := range r.JSON(t)["positions"].([]any) {
 			p := p.(map[string]any)
-			if p["positionId"] == "RT_MAX" && (p["totalCalled"] != "999999999999999.9999" || p["totalUnfunded"] != "0.0001") {
+			if p["positionId"] == "RT_MAX" && (p["called"] != "999999999999999.9999" || p["unfunded"] != "0.0001") {
 				t.Errorf("RT_MAX analysis = %v", p)
 			}
 		}

@@ -49,6 +49,7 @@ type schema struct {
 	Items                *schema    `json:"items,omitempty"`
 	MinItems             *int       `json:"minItems,omitempty"`
 	MaxItems             *int       `json:"maxItems,omitempty"`
+	MinProperties        *int       `json:"minProperties,omitempty"`
 	Required             []string   `json:"required,omitempty"`
 	Properties           properties `json:"properties,omitempty"`
 	PropertyNames        *schema    `json:"propertyNames,omitempty"`
@@ -455,7 +456,7 @@ func (g *generator) schemaOf(t reflect.Type, in bool) *schema {
 	switch {
 	case t == typeTime:
 		return &schema{Type: "string", Format: "date-time"}
-	case t == typeMoney || t == typeAmount:
+	case t == typeMoney:
 		if in {
 			return g.scalar("MoneyInput")
 		}
@@ -500,9 +501,18 @@ func (g *generator) object(name string, t reflect.Type, in bool) *schema {
 	if in {
 		s.AdditionalProperties = false
 	}
-	for _, alt := range apiTypes[name].AnyOfRequired {
-		s.AnyOf = append(s.AnyOf, &schema{Required: alt})
+	if n := apiTypes[name].MinProperties; n > 0 {
+		s.MinProperties = &n
 	}
+	// Members as encoding/json writes them: an embedded struct's member is
+	// hidden by one of the same name at a shallower depth.
+	type member struct {
+		name     string
+		schema   *schema
+		required bool
+		depth    int
+	}
+	var members []member
 	var fields func(t reflect.Type, owners []string)
 	fields = func(t reflect.Type, owners []string) {
 		for i := range t.NumField() {
@@ -542,22 +552,33 @@ func (g *generator) object(name string, t reflect.Type, in bool) *schema {
 				fs = g.schemaOf(f.Type, in)
 			}
 			g.refs(fs)
-			// A member without a description of its own takes its Go
-			// declaration's (fund's line items carry theirs in a doc tag).
-			if fd.Doc = cmp.Or(fd.Doc, f.Tag.Get("doc")); fd.Doc != "" {
-				fs.Description = fd.Doc
+			// A member's description is its Go declaration's doc tag.
+			if doc := f.Tag.Get("doc"); doc != "" {
+				fs.Description = markdownCode(doc)
 			}
 			if fd.Default != nil {
 				fs.Default = fd.Default
 			}
-			s.Properties = append(s.Properties, property{jsonName, fs})
 			optional := strings.Contains(opts, "omitempty") || strings.Contains(opts, "omitzero")
-			if fd.Required || (!in && !optional && !fd.Optional) {
-				s.Required = append(s.Required, jsonName)
-			}
+			members = append(members, member{jsonName, fs, fd.Required || (!in && !optional && !fd.Optional) || (in && !optional), len(owners)})
 		}
 	}
 	fields(t, []string{name})
+	shallowest := map[string]int{}
+	for _, m := range members {
+		if d, ok := shallowest[m.name]; !ok || m.depth < d {
+			shallowest[m.name] = m.depth
+		}
+	}
+	for _, m := range members {
+		if m.depth != shallowest[m.name] {
+			continue
+		}
+		s.Properties = append(s.Properties, property{m.name, m.schema})
+		if m.required {
+			s.Required = append(s.Required, m.name)
+		}
+	}
 	if ex, ok := apiTypes[name]; ok && ex.Examples != nil {
 		s.Examples = ex.Examples
 	}
@@ -574,7 +595,6 @@ func lookupField(owners []string, member string) field {
 		if !ok {
 			continue
 		}
-		out.Doc = cmp.Or(out.Doc, f.Doc)
 		out.Ref = cmp.Or(out.Ref, f.Ref)
 		out.Required = out.Required || f.Required
 		out.Optional = out.Optional || f.Optional
@@ -612,3 +632,12 @@ func schemaName(t reflect.Type, in bool) string {
 	}
 	return name
 }
+
+// codeSpan is a code span of a doc tag: 'word' in single quotes, with no
+// space in it. A struct tag is a raw string, which cannot hold Markdown's
+// backquote, so a doc tag quotes code this way and the document shows it
+// as code; an apostrophe (a position's) never closes such a span.
+var codeSpan = regexp.MustCompile(`'([^'\s]+)'`)
+
+// markdownCode turns a doc tag's code spans into Markdown's.
+func markdownCode(doc string) string { return codeSpan.ReplaceAllString(doc, "`$1`") }

@@ -511,7 +511,7 @@ func TestOpenAPIErrorsMatchCode(t *testing.T) {
 		{"GET /v1/funds/{fundId}/positions", "GET", "/v1/funds/F2/positions", nil, as(adminOfF1), 404, ""},
 		{"GET /v1/investors/{investorId}/positions", "GET", "/v1/investors/I2/positions", nil, as(investorI1), 404, ""},
 		{"GET /v1/investors/{investorId}/positions", "GET", "/v1/investors/-bad/positions", nil, as(investorI1), 400, "investorId"},
-		{"GET /v1/positions/{positionId}", "GET", "/v1/positions/P?type=Fee", nil, as(investorI1), 400, "type"},
+		{"GET /v1/positions/{positionId}", "GET", "/v1/positions/P?itemType=Fee", nil, as(investorI1), 400, "itemType"},
 		// Idempotency-Key: 1 to 255 visible ASCII characters.
 		{"PUT /v1/documents/{documentId}", "PUT", "/v1/documents/DOC1", validOfF2, append([]string{"Idempotency-Key", "two words"}, asJSON...), 400, "Idempotency-Key"},
 		{"PUT /v1/documents/{documentId}", "PUT", "/v1/documents/DOC1", validOfF2, append([]string{"Idempotency-Key", strings.Repeat("k", 256)}, asJSON...), 400, "Idempotency-Key"},
@@ -539,14 +539,14 @@ func TestOpenAPIErrorsMatchCode(t *testing.T) {
 		{"GET /v1/documents/{documentId}/versions/{version}", "GET", "/v1/documents/DOC1/versions/0", nil, nil, 400},
 		{"GET /v1/documents/{documentId}/versions/{version}", "GET", "/v1/documents/DOC1/versions/first", nil, nil, 400},
 		{"GET /v1/documents/{documentId}/positions/{positionId}", "GET", "/v1/documents/DOC1/positions/-bad", nil, nil, 400},
-		{"GET /v1/documents/{documentId}/positions/{positionId}", "GET", "/v1/documents/DOC1/positions/P1?type=Call", nil, nil, 400},
+		{"GET /v1/documents/{documentId}/positions/{positionId}", "GET", "/v1/documents/DOC1/positions/P1?itemType=Call", nil, nil, 400},
 		{"GET /v1/documents/{documentId}/capital", "GET", "/v1/documents/-bad/capital", nil, nil, 400},
 		{"GET /v1/documents/{documentId}/analysis", "GET", "/v1/documents/-bad/analysis", nil, nil, 400},
 		{"GET /v1/funds/{fundId}/documents", "GET", "/v1/funds/F/documents?kind=notice", nil, nil, 400},
 		{"GET /v1/funds/{fundId}/documents", "GET", "/v1/funds/F/documents?limit=x", nil, nil, 400},
 		{"GET /v1/funds/{fundId}/positions", "GET", "/v1/funds/-bad/positions", nil, nil, 400},
 		{"GET /v1/investors/{investorId}/positions", "GET", "/v1/investors/I/positions?cursor=a.b", nil, nil, 400},
-		{"GET /v1/positions/{positionId}", "GET", "/v1/positions/P?type=Fee", nil, nil, 400},
+		{"GET /v1/positions/{positionId}", "GET", "/v1/positions/P?itemType=Fee", nil, nil, 400},
 		{"GET /v1/positions/{positionId}/capital-calls", "GET", "/v1/positions/P/capital-calls?document=-bad", nil, nil, 400},
 		{"GET /v1/positions/{positionId}/capital-calls", "GET", "/v1/positions/P/capital-calls?limit=-1", nil, nil, 400},
 	}
@@ -1006,7 +1006,7 @@ func TestOpenAPIGoldenAnswersMatchSchemas(t *testing.T) {
 	}
 	// The validator itself refuses what it should.
 	item, _ := jsonPointer(doc, "#/components/schemas/PositionItem")
-	for _, bad := range []string{`{"type":"CapitalCall"}`, `{"type":"Fee","documentId":"D","documentVersion":1,"fundId":"F","investorId":"I","positionId":"P","asOf":"2025-01-01","currency":"USD","amount":"1.00","status":"Pending"}`} {
+	for _, bad := range []string{`{"type":"CapitalCall"}`, `{"type":"Fee","documentId":"D","documentVersion":1,"fundId":"F","investorId":"I","positionId":"P","asOf":"2025-01-01","currency":"USD","amount":"1.00","status":"pending"}`} {
 		var v any
 		_ = json.Unmarshal([]byte(bad), &v)
 		if len(schemaErrors(doc, item, v, "$")) == 0 {
@@ -1146,4 +1146,35 @@ func asSlice(v any) []any {
 func asObject(v any) map[string]any {
 	m, _ := v.(map[string]any)
 	return m
+}
+
+// TestEveryPropertyHasADescription holds the document to its declarations:
+// every property of every schema has a description, and each is the doc
+// tag of the Go field it comes from (the generator reads nothing else), so
+// a field declared without one fails here.
+func TestEveryPropertyHasADescription(t *testing.T) {
+	var doc struct {
+		Components struct {
+			Schemas map[string]struct {
+				Properties map[string]struct {
+					Description string `json:"description"`
+				} `json:"properties"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(openAPIDocument, &doc); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for name, s := range doc.Components.Schemas {
+		for prop, p := range s.Properties {
+			n++
+			if strings.TrimSpace(p.Description) == "" {
+				t.Errorf("%s.%s has no description: give its Go field a doc tag", name, prop)
+			}
+		}
+	}
+	if n < 200 {
+		t.Errorf("only %d properties walked", n)
+	}
 }

@@ -34,7 +34,7 @@ func TestOverviewPageGroupsItemsByPosition(t *testing.T) {
 			}
 			of := map[fund.ItemKind][]wire.PositionItem{fund.CapitalCall: g.CapitalCalls, fund.Distribution: g.Distributions, fund.UnfundedCommitment: g.UnfundedCommitments,
 				fund.Statement: g.CapitalAccounts}[it.Kind]
-			if !slices.ContainsFunc(of, func(w wire.PositionItem) bool { return w.DocumentID == it.DocumentID && w.Type == it.Kind.Type() }) {
+			if !slices.ContainsFunc(of, func(w wire.PositionItem) bool { return w.DocumentID == it.DocumentID && w.Kind == it.Kind }) {
 				t.Fatalf("item %s (%s of %s) is not in its group %+v", it.DocumentID, it.Kind, it.PositionID, g)
 			}
 		}

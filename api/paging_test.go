@@ -78,7 +78,7 @@ func TestListsPaginate(t *testing.T) {
 		{"a fund's documents walked one by one are the fund's documents", "/v1/funds/FUND_A/documents", 3},
 		{"a fund's documents of one kind walked one by one are those documents", "/v1/funds/FUND_A/documents?kind=capital_call_notice", 2},
 		{"a position's items walked one by one are the position's items", "/v1/positions/POSITION_1", 5},
-		{"a position's distributions walked one by one are its distributions", "/v1/positions/POSITION_1?type=Distribution", 2},
+		{"a position's distributions walked one by one are its distributions", "/v1/positions/POSITION_1?itemType=distribution", 2},
 		{"a position's capital calls walked one by one are its capital calls", "/v1/positions/POSITION_1/capital-calls", 2},
 		{"an investor's positions walked one by one are the investor's positions", "/v1/investors/INVESTOR_1/positions", 1},
 	} {

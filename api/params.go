@@ -93,15 +93,15 @@ func (p *params) dateRange() (from, to fund.Date) {
 	return from, to
 }
 
-// itemKind reads type, the kind of a position item, when present.
+// itemKind reads itemType, the kind of a position item, when present.
 func (p *params) itemKind() fund.ItemKind {
-	v := p.c.Query("type")
+	v := p.c.Query("itemType")
 	if p.err != nil || v == "" {
 		return ""
 	}
 	k, ok := fund.ParseItemKind(v)
 	if !ok {
-		p.fail(fund.Invalid("type", "must be CapitalCall, Distribution or UnfundedCommitment"))
+		p.fail(fund.Invalid("itemType", "must be one of %s, got %q", strings.Join(fund.ItemKindNames(), ", "), v))
 	}
 	return k
 }

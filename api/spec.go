@@ -163,7 +163,7 @@ func (s *server) operations() []operation {
 			Method: http.MethodGet, Path: "/v1/documents/:documentId", ID: "getDocument", Tag: "documents", Access: accessAdmin,
 			Handlers:    []gin.HandlerFunc{s.getOverview},
 			Summary:     "Document overview",
-			Description: "The document grouped as documents (latest and historical), capital activities (latest and historical) and positions (`{positionId: capitalCalls, distributions, unfundedCommitments}`), paginated by position. The first page comes from one Query of the document partition (for an admin whose token names some funds, after one GetItem of the document's commit head, which decides authorization before the read) and lists the 20 latest earlier versions in `documents.historical` and `capitalActivities.historical` (`/versions` pages through all of them); if that read catches the latest view while a restatement rewrites it, the committed version is read from its own immutable records instead. Later pages read the same committed version, pinned in the cursor, so a client paging through a large document sees one version throughout, even if the document is restated meanwhile. Admin tokens only; a document of a fund the token does not cover is answered 404 like an unknown one.",
+			Description: "The document grouped as documents (the latest version and the earlier ones), capital activities (the latest version's and the earlier ones') and positions (`{positionId: capitalCalls, distributions, unfundedCommitments}`), paginated by position. The first page comes from one Query of the document partition (for an admin whose token names some funds, after one GetItem of the document's commit head, which decides authorization before the read) and lists the 20 latest earlier versions in `documents.earlier` and `capitalActivities.earlier` (`/versions` pages through all of them); if that read catches the latest view while a restatement rewrites it, the committed version is read from its own immutable records instead. Later pages read the same committed version, pinned in the cursor, so a client paging through a large document sees one version throughout, even if the document is restated meanwhile. Admin tokens only; a document of a fund the token does not cover is answered 404 like an unknown one.",
 			Params:      []string{"limit", "cursor"},
 			Responses: []response{
 				{Status: 200, Doc: "The overview page.", Body: wire.Overview{}, Headers: []string{"ETag"}, Demo: []demoCall{{Path: "/v1/documents/DOC001"}}},
@@ -177,7 +177,7 @@ func (s *server) operations() []operation {
 			Method: http.MethodGet, Path: "/v1/documents/:documentId/versions", ID: "listDocumentVersions", Tag: "documents", Access: accessAdmin,
 			Handlers:    []gin.HandlerFunc{s.getVersions},
 			Summary:     "Document versions",
-			Description: "Without `from` and `to`: the latest record beside the historical ones, a page at a time (`limit`, `cursor`, `next`), with the latest version as ETag. With `from` and/or `to`: only the historical records whose asOf lies between them (every version of the end date included), a page at a time, without `latest` and without ETag. The latest record is read first (one GetItem), then one Query per page. Admin tokens only; a document of a fund the token does not cover is answered 404 like an unknown one, before its history is read.",
+			Description: "Without `from` and `to`: the latest version's record, and every version's record (each `latest` or `superseded`, the latest among them), a page at a time (`limit`, `cursor`, `next`), with the latest version as ETag. With `from` and/or `to`: only the version records whose asOf lies between them (every version of the end date included), a page at a time, without `latest` and without ETag. The latest record is read first (one GetItem), then one Query per page. Admin tokens only; a document of a fund the token does not cover is answered 404 like an unknown one, before its history is read.",
 			Params:      []string{"from", "to", "limit", "cursor"},
 			Responses: []response{
 				{Status: 200, Doc: "The versions. ETag is set only without `from` and `to`.", Body: wire.Versions{}, Headers: []string{"ETag"}, Demo: []demoCall{{Path: "/v1/documents/DOC007/versions"}}},
@@ -193,7 +193,7 @@ func (s *server) operations() []operation {
 			Summary:     "One version of a document",
 			Description: "A number returns that version whole, positions included, read from its immutable records (what was reported then, however often the document was restated since). `latest` returns the latest document record only, without capital activity and positions. Admin tokens only; a document of a fund the token does not cover is answered 404 like an unknown one.",
 			Responses: []response{
-				{Status: 200, Doc: "The version (a DocumentVersion for a number, a DocumentHeader with `status` `Active` for `latest`).", Body: anyOf{wire.DocumentVersion{}, wire.DocumentHeader{}}, Headers: []string{"ETag"}, Demo: []demoCall{{Name: "number", Path: "/v1/documents/DOC007/versions/1"}, {Name: "latest", Path: "/v1/documents/DOC007/versions/latest"}}},
+				{Status: 200, Doc: "The version (a DocumentVersion for a number, a DocumentHeader with `status` `latest` for `latest`).", Body: anyOf{wire.DocumentVersion{}, wire.DocumentHeader{}}, Headers: []string{"ETag"}, Demo: []demoCall{{Name: "number", Path: "/v1/documents/DOC007/versions/1"}, {Name: "latest", Path: "/v1/documents/DOC007/versions/latest"}}},
 			},
 			Errors: map[int]string{
 				400: "`documentId` is not a valid ID. Or `version` is neither a number from 1 nor `latest`.",
@@ -204,14 +204,14 @@ func (s *server) operations() []operation {
 			Method: http.MethodGet, Path: "/v1/documents/:documentId/positions/:positionId", ID: "getDocumentPosition", Tag: "documents", Access: accessAdmin,
 			Handlers:    []gin.HandlerFunc{s.getDocumentPosition},
 			Summary:     "One position in a document",
-			Description: "The position's items in the document's current committed version, read by their exact keys together with the commit head (falling back to the version's own records mid-restatement), with that version as ETag. With `type`: the one item of that type, read by its exact key from the latest view; the response then carries the item's version but no ETag. Admin tokens only; a document of a fund the token does not cover is answered 404 like an unknown one.",
-			Params:      []string{"type"},
+			Description: "The position's items in the document's current committed version, read by their exact keys together with the commit head (falling back to the version's own records mid-restatement), with that version as ETag. With `itemType`: the one item of that type, read by its exact key from the latest view; the response then carries the item's version but no ETag. Admin tokens only; a document of a fund the token does not cover is answered 404 like an unknown one.",
+			Params:      []string{"itemType"},
 			Responses: []response{
-				{Status: 200, Doc: "The position's items. ETag is set only without `type`.", Body: wire.DocumentPosition{}, Headers: []string{"ETag"}, Demo: []demoCall{{Path: "/v1/documents/DOC006/positions/POSITION_3"}}},
+				{Status: 200, Doc: "The position's items. ETag is set only without `itemType`.", Body: wire.DocumentPosition{}, Headers: []string{"ETag"}, Demo: []demoCall{{Path: "/v1/documents/DOC006/positions/POSITION_3"}}},
 			},
 			Errors: map[int]string{
-				400: "`documentId` or `positionId` is not a valid ID, or `type` is not an item type.",
-				404: "No document with this ID, the document reports nothing (or nothing of `type`) for this position, or the document belongs to a fund the token does not cover (the same answer).",
+				400: "`documentId` or `positionId` is not a valid ID, or `itemType` is not an item type.",
+				404: "No document with this ID, the document reports nothing (or nothing of `itemType`) for this position, or the document belongs to a fund the token does not cover (the same answer).",
 			},
 		},
 		{
@@ -342,14 +342,14 @@ func (s *server) operations() []operation {
 			Method: http.MethodGet, Path: "/v1/positions/:positionId", ID: "listPositionItems", Tag: "positions", Access: accessAnyRole,
 			Handlers:    []gin.HandlerFunc{s.listPositionItems},
 			Summary:     "A position's items across documents",
-			Description: "Every item the documents' latest versions report for the position, by type then document ID; `type` keeps one type. An investor token reads the positions of its own investor, an admin token those of the funds it covers. Each item carries the document version it comes from; a position's items in one document are written together in one transaction. Read from a secondary index, so it is eventually consistent: a write may take a moment to show.",
-			Params:      []string{"type", "limit", "cursor"},
+			Description: "Every item the documents' latest versions report for the position, by item type then document ID; `itemType` keeps one type. An investor token reads the positions of its own investor, an admin token those of the funds it covers. Each item carries the document version it comes from; a position's items in one document are written together in one transaction. Read from a secondary index, so it is eventually consistent: a write may take a moment to show.",
+			Params:      []string{"itemType", "limit", "cursor"},
 			Responses: []response{
-				{Status: 200, Doc: "One page of items. With `type`, a position that has nothing of that type, or that does not exist, answers an empty page.", Body: wire.Page[wire.PositionItem]{}, Demo: []demoCall{{Path: "/v1/positions/POSITION_1?type=Distribution"}}},
+				{Status: 200, Doc: "One page of items. With `itemType`, a position that has nothing of that type, or that does not exist, answers an empty page.", Body: wire.Page[wire.PositionItem]{}, Demo: []demoCall{{Path: "/v1/positions/POSITION_1?itemType=distribution"}}},
 			},
 			Errors: map[int]string{
-				400: "`positionId` is not a valid ID, `type` is not an item type, or `limit` is not a whole number from 1 to 1000, or `cursor` was not issued by this query to this principal.",
-				404: "Without `type`, the first page is empty: no document reports anything for the position. Or the page holds an item the token may not read (another investor's, or, for an admin token, one of a fund the token does not cover): the whole page is then answered 404.",
+				400: "`positionId` is not a valid ID, `itemType` is not an item type, or `limit` is not a whole number from 1 to 1000, or `cursor` was not issued by this query to this principal.",
+				404: "Without `itemType`, the first page is empty: no document reports anything for the position. Or the page holds an item the token may not read (another investor's, or, for an admin token, one of a fund the token does not cover): the whole page is then answered 404.",
 			},
 		},
 		{
@@ -384,7 +384,7 @@ func (s *server) operations() []operation {
 			Method: http.MethodGet, Path: "/v1/positions/:positionId/cashflows", ID: "getPositionCashflows", Tag: "positions", Access: accessAnyRole,
 			Handlers:    []gin.HandlerFunc{s.getPositionCashflows},
 			Summary:     "A position's cash flows",
-			Description: "The position's dated contributions and distributions in order, with running totals: the series an investor portal charts. Read as the summary is, and answered whole (a running total needs every flow before it). Read from a secondary index, so it is eventually consistent: a write may take a moment to show.",
+			Description: "The position's dated contributions and distributions in order, with cumulative totals of what was paid (`cumulativePaidIn`, `cumulativeDistributed`, `cumulativeNetCashflow`): the series an investor portal charts. Read as the summary is, and answered whole (a running total needs every flow before it). Read from a secondary index, so it is eventually consistent: a write may take a moment to show.",
 			Params:      []string{"asOf"},
 			Responses: []response{
 				{Status: 200, Doc: "The position's cash flows, oldest first.", Body: wire.Cashflows{}, Demo: []demoCall{{Path: "/v1/positions/POSITION_1/cashflows?asOf=2025-12-31"}}},

@@ -21,7 +21,6 @@ import (
 
 // field describes one member of a schema, keyed "Schema.member".
 type field struct {
-	Doc      string
 	Ref      string  // a named schema (scalarSchemas) instead of the Go type's
 	Schema   *schema // a schema of its own instead of the Go type's
 	Required bool    // always present: in a request no member is required unless marked
@@ -34,8 +33,12 @@ type field struct {
 
 // typeSpec describes one schema.
 type typeSpec struct {
-	Doc           string
-	AnyOfRequired [][]string // at least one of these member sets
+	Doc string
+	// MinProperties is the least number of members an object has. A
+	// position's three (its two IDs and at least one item) say "at least one
+	// item" in a form that generators of typed clients read, where an anyOf
+	// of required sets made openapi-typescript give up on the type.
+	MinProperties int
 	Examples      []any
 }
 
@@ -67,23 +70,25 @@ var errorResponseOf = map[int]string{
 	http.StatusInternalServerError: "InternalError", http.StatusServiceUnavailable: "Unavailable",
 }
 
-// typeAmount is a money member of a request.
-var typeAmount = reflect.TypeFor[wire.Amount]()
-
 // encodesAs gives the types that decode themselves the Go type of the JSON
 // they read.
 var encodesAs = map[reflect.Type]reflect.Type{
-	reflect.TypeFor[wire.PositionList](): reflect.TypeFor[[]wire.Position](),
+	reflect.TypeFor[wire.PositionList](): reflect.TypeFor[[]fund.Position](),
 }
 
 // schemaNames names the schemas whose Go names do not say it.
-var schemaNames = map[reflect.Type]string{}
+var schemaNames = map[reflect.Type]string{
+	reflect.TypeFor[fund.CapitalCallItem]():        "CapitalCall",
+	reflect.TypeFor[fund.DistributionItem]():       "Distribution",
+	reflect.TypeFor[fund.UnfundedCommitmentItem](): "UnfundedCommitment",
+}
 
 // conventions give string and integer members their named schema by their
 // JSON name, wherever they appear.
 var conventions = map[string]string{
 	"documentId": "Id", "fundId": "Id", "investorId": "Id", "positionId": "Id",
-	"asOf": "Date", "date": "Date", "dueDate": "Date",
+	"asOf": "Date", "dueDate": "Date", "paymentDate": "Date", "activityDate": "Date", "effectiveDate": "Date",
+	"firstAsOf": "Date", "lastAsOf": "Date", "periodStart": "Date", "periodEnd": "Date",
 	"currency": "Currency",
 	"version":  "Version", "documentVersion": "Version",
 	"next": "Cursor",
@@ -93,7 +98,7 @@ var conventions = map[string]string{
 var apiTypes = map[string]typeSpec{
 	"DocumentRequest":         {Doc: "One whole version of a document: what `PUT /v1/documents/{documentId}` stores as the document's next version. Server-owned fields (`documentId`, `version`, `createdAt`) have no place here. Unknown fields are refused with 400 at every level, as are trailing data after the object, an empty body, and invalid JSON; the problem's `field` names the offending input, e.g. `positions[3].capitalCall.amount`. About `null`: a required amount (`amount` of an activity, call, distribution or unfunded commitment) that is `null` is refused with 400; in every other field the server treats `null` as if the field were absent, so a `null` `title`, `asOf` or `positions` is refused as missing, while a `null` `currency`, status, date, line item or `capitalActivity` takes the default or means none."},
 	"CapitalActivityInput":    {Doc: "The document-level capital movement. Optional; when absent, the new version has no capital activity."},
-	"PositionInput":           {Doc: "What the document reports for one position (one fund plus one investor): at least one of `capitalCall`, `distribution`, `unfundedCommitment` and `capitalAccount`.", AnyOfRequired: [][]string{{"capitalCall"}, {"distribution"}, {"unfundedCommitment"}, {"capitalAccount"}}},
+	"PositionInput":           {Doc: "What the document reports for one position (one fund plus one investor): at least one of `capitalCall`, `distribution`, `unfundedCommitment` and `capitalAccount`.", MinProperties: 3},
 	"TransactionInput":        {Doc: "One typed line of a capital call's or a distribution's amount: an ILPA Performance Template v1.1 transaction type (granular methodology, with the sub-types of its extended cash-flow table), its amount, and its effect on the LP's unfunded commitment. docs/analytics.md lists each type's ILPA label, its default effect and how net IRR and TVPI count it."},
 	"Transaction":             {Doc: "One typed line of a capital call's or a distribution's amount (see `TransactionInput`)."},
 	"CapitalAccountInput":     {Doc: "A position's capital account statement for the period from `periodStart` to the document's `asOf`, in the rows of ILPA Reporting Template v2.0: section A.1 (NAV reconciliation) and section A.2 (commitment reconciliation), each line entered with ILPA's sign (by its effect on the LP's capital or unfunded commitment), so each section is a plain sum. `beginningNav` and `endingNav` are required; every other line is optional, and an absent line counts as zero and stays absent. A.1 must roll forward exactly: `beginningNav` plus the movements equals `endingNav`; once any A.2 line is given, `beginningUnfundedCommitment` and `endingUnfundedCommitment` are required and A.2 must roll forward too. The carried interest lines and `totalCommitment` are memos, outside the sums, as in ILPA's template. A statement that does not roll forward, a line with the wrong sign, or a period that ends before it starts is 400, naming the line and the difference. docs/analytics.md maps each line to its ILPA row."},
@@ -137,160 +142,92 @@ var apiTypes = map[string]typeSpec{
 }
 
 var apiFields = map[string]field{
-	"DocumentRequest.fundId":           {Doc: "The fund the document belongs to; the admin token must cover it (403 otherwise). A document never changes fund: restating it under another fund is 409.", Required: true},
-	"DocumentRequest.title":            {Doc: "Required, 1 to 200 bytes of UTF-8.", Required: true, Schema: &schema{Type: "string", MinLength: ptr(1), MaxLength: ptr(fund.MaxTitleLength)}},
-	"DocumentRequest.asOf":             {Doc: "The date the document reports as of.", Required: true},
-	"DocumentRequest.currency":         {Doc: "The currency of every amount in the document. Optional: `USD` when absent or empty.", Default: fund.DefaultCurrency},
-	"DocumentRequest.positions":        {Doc: "Required (an empty list is allowed). At most 5000 positions by default (the server's FUNDSVC_MAX_POSITIONS), each `positionId` at most once. A position ID already registered in the fund to another investor is 409. The server stores and returns positions sorted by `positionId`.", Required: true},
-	"CapitalActivityInput.amount":      {Doc: "Required; may be negative.", Required: true},
-	"CapitalActivityInput.status":      {Doc: "Optional: `Pending` when absent.", Ref: "ActivityStatus", Default: fund.StatusPending},
-	"CapitalActivityInput.date":        {Doc: "Optional: the document's `asOf` when absent."},
-	"CapitalActivityInput.description": {Doc: "Optional, at most 200 bytes.", Schema: &schema{Type: "string", MaxLength: ptr(200)}},
+	"DocumentRequest.fundId":           {Required: true},
+	"DocumentRequest.title":            {Required: true, Schema: &schema{Type: "string", MinLength: ptr(1), MaxLength: ptr(fund.MaxTitleLength)}},
+	"DocumentRequest.asOf":             {Required: true},
+	"DocumentRequest.currency":         {Default: fund.DefaultCurrency},
+	"DocumentRequest.positions":        {Required: true},
+	"CapitalActivityInput.amount":      {Required: true},
+	"CapitalActivityInput.status":      {Ref: "ActivityStatus", Default: fund.StatusPending},
+	"CapitalActivityInput.description": {Schema: &schema{Type: "string", MaxLength: ptr(200)}},
 	"TransactionInput.type":            {Required: true, Schema: &schema{Type: "string", Enum: transactionTypes()}},
-	"TransactionInput.amount":          {Doc: "Required, not negative. The lines of an item must add up to its `amount` exactly.", Required: true},
-	"TransactionInput.unfundedEffect":  {Doc: "Optional: the type's default when absent. Calls may reduce unfunded commitment or leave it (`none`: outside commitment); distributions may increase it (recallable, returns of excess capital called) or leave it.", Schema: &schema{Type: "string", Enum: []string{string(fund.Reduces), string(fund.Increases), string(fund.NoEffect)}}},
+	"TransactionInput.amount":          {Required: true},
+	"TransactionInput.unfundedEffect":  {Schema: &schema{Type: "string", Enum: []string{string(fund.Reduces), string(fund.Increases), string(fund.NoEffect)}}},
 	"Transaction.type":                 {Schema: &schema{Type: "string", Enum: transactionTypes()}},
 	"Transaction.unfundedEffect":       {Required: true, Schema: &schema{Type: "string", Enum: []string{string(fund.Reduces), string(fund.Increases), string(fund.NoEffect)}}},
-	"CapitalCallInput.transactions":    {Doc: "Optional typed lines of the amount. When absent, the call's line items map onto types (docs/analytics.md, \"Transaction types\"), and a call without them is one `investment` line."},
-	"DistributionInput.transactions":   {Doc: "Optional typed lines of the amount. When absent, the distribution's line items map onto types, the `recallable` portion becoming `recallable_return_of_capital`; a distribution without them is one `return_of_capital` line."},
-	"CapitalCall.transactions":         {Doc: "The typed lines the document stated; absent when it stated none."},
-	"Distribution.transactions":        {Doc: "The typed lines the document stated; absent when it stated none."},
-	"CapitalAccountInput.periodStart":  {Doc: "Required: the first day of the period; the document's `asOf` is its last, and must not come before it.", Required: true},
+	"CapitalAccountInput.periodStart":  {Required: true},
 	"CapitalAccountInput.beginningNav": {Required: true},
 	"CapitalAccountInput.endingNav":    {Required: true},
-	"PositionItem.transactions":        {Doc: "A capital call's or distribution's typed lines: those the document stated, or those its line items map onto (docs/analytics.md, \"Transaction types\"). Absent on other items."},
-	"PositionItem.capitalAccount":      {Doc: "A capital account statement's lines; present on `CapitalAccount` items only, whose `amount` is the ending NAV and `date` the period start."},
 	"PositionGroup.capitalAccounts":    {Schema: &schema{Type: "array", MaxItems: ptr(1), Items: ref("PositionItem")}},
 	"NAV.status": {Derive: func() *schema {
 		return enumSchema("", []positions.NAVStatus{positions.NAVStatement, positions.NAVRolledForward, positions.NAVNoStatement, positions.NAVIncomplete})
-	}, Doc: "`statement`: a statement's period ends on `asOf`; `rolled_forward`: the latest statement before `asOf`, plus the paid-in and less the distributed lines dated after it; `no_statement`: no statement on or before `asOf`, so no NAV; `incomplete` (pooled): some position has no NAV, so the pool has none."},
-	"NAV.value":              {Ref: "Total", Doc: "Absent without a statement (or, pooled, when incomplete)."},
-	"NAV.statement":          {Doc: "The statement the NAV starts from (positions only)."},
-	"NAV.statementNav":       {Ref: "Total", Doc: "That statement's ending NAV (A.1 row 95)."},
-	"NAV.contributionsAfter": {Ref: "Total", Doc: "The paid-in lines dated after the statement's period end, up to `asOf`, added to it."},
-	"NAV.distributionsAfter": {Ref: "Total", Doc: "The distributed and returned lines dated after the statement's period end, up to `asOf`, subtracted from it."},
-	"IRR.rate":               {Doc: "The annual rate, rounded half away from zero to 6 places (`0.123457` is 12.3457%); only with status `ok`.", Schema: &schema{Type: "string", Pattern: "^-?[0-9]+\\.[0-9]{6}$", Examples: []any{"0.258577"}}},
+	}},
+	"NAV.value":              {Ref: "Total"},
+	"NAV.statementNav":       {Ref: "Total"},
+	"NAV.contributionsAfter": {Ref: "Total"},
+	"NAV.distributionsAfter": {Ref: "Total"},
+	"IRR.rate":               {Schema: &schema{Type: "string", Pattern: "^-?[0-9]+\\.[0-9]{6}$", Examples: []any{"0.258577"}}},
 	"IRR.status": {Derive: func() *schema {
 		return enumSchema("", []positions.IRRStatus{positions.IRROK, positions.IRRNoFlows, positions.IRRNoSignChange, positions.IRRMultipleRoots, positions.IRRNotConverged, positions.IRRUndatedFlow, positions.IRRNoNAV})
-	}, Doc: "`ok`: one root; `no_flows`; `no_sign_change`: no root; `multiple_roots`; `not_converged`: a root outside −99.999999% to 1,000,000% a year; `undated_flow`; `no_nav`: no terminal value."},
-	"IRR.flows":                 {Doc: "The flows solved, netted per date, in date order; with a NAV, the last is the terminal value dated `asOf`."},
+	}},
 	"DatedAmount.amount":        {Ref: "Total"},
 	"PerformanceFlow.type":      {Schema: &schema{Type: "string", Enum: transactionTypes()}},
-	"PerformanceFlow.treatment": {Doc: "How ILPA's net IRR and TVPI count the line: `paid_in` (denominator), `paid_in_returned` (netted against it), `distributed` (numerator), `excluded` (carry, clawback: listed, counted nowhere).", Schema: &schema{Type: "string", Enum: []string{string(fund.PaidIn), string(fund.PaidInReturned), string(fund.Distributed), string(fund.Excluded)}}},
-	"PerformanceFlow.date":      {Doc: "A call's due date, a distribution's payment date, or else the document's as-of date."},
+	"PerformanceFlow.treatment": {Schema: &schema{Type: "string", Enum: []string{string(fund.PaidIn), string(fund.PaidInReturned), string(fund.Distributed), string(fund.Excluded)}}},
 	"PerformanceFlow.status":    {Ref: "ActivityStatus"},
-	"Multiples.dpi":             {Doc: "distributed ÷ paidIn, rounded half away from zero to 6 places; absent when nothing was paid in.", Schema: &schema{Type: "string", Pattern: "^-?[0-9]+\\.[0-9]{6}$", Examples: []any{"0.156000"}}},
-	"Multiples.rvpi":            {Doc: "tvpi − dpi, so that tvpi = dpi + rvpi exactly; absent without a NAV.", Schema: &schema{Type: "string", Pattern: "^-?[0-9]+\\.[0-9]{6}$", Examples: []any{"0.888000"}}},
-	"Multiples.tvpi":            {Doc: "(distributed + NAV) ÷ paidIn, rounded half away from zero to 6 places; absent without a NAV.", Schema: &schema{Type: "string", Pattern: "^-?[0-9]+\\.[0-9]{6}$", Examples: []any{"1.044000"}}},
-	"Multiples.multiplesStatus": {Doc: "`ok`: all three; `no_nav`: DPI only; `no_paid_in`: none.", Derive: func() *schema {
+	"Multiples.dpi":             {Schema: &schema{Type: "string", Pattern: "^-?[0-9]+\\.[0-9]{6}$", Examples: []any{"0.152110"}}},
+	"Multiples.rvpi":            {Schema: &schema{Type: "string", Pattern: "^-?[0-9]+\\.[0-9]{6}$", Examples: []any{"0.888000"}}},
+	"Multiples.tvpi":            {Schema: &schema{Type: "string", Pattern: "^-?[0-9]+\\.[0-9]{6}$", Examples: []any{"1.044000"}}},
+	"Multiples.multiplesStatus": {Derive: func() *schema {
 		return enumSchema("", []positions.MultiplesStatus{positions.MultiplesOK, positions.MultiplesNoNAV, positions.MultiplesNoPaidIn})
 	}},
-	"PositionPerformance.paidIn":            {Ref: "Total", Doc: "The paid-in lines less the returned paid-in lines (ILPA's net TVPI denominator): contributions inside and outside commitment."},
-	"PositionPerformance.distributed":       {Ref: "Total", Doc: "The distributed lines, gross of withholding."},
-	"PositionPerformance.asOf":              {Doc: "The date taken: `asOf` as asked, or today (UTC)."},
-	"PositionPerformance.flows":             {Doc: "Every typed line counted (and the excluded ones, listed), by date, calls first, then by document."},
-	"PositionPerformance.reconciliations":   {Doc: "One per statement counted, by period end."},
-	"PositionPerformance.documents":         {Doc: "The document versions counted, by as-of date, then document ID."},
-	"PositionPerformance.conventions":       {Doc: "Present on `/v1/positions/{positionId}/performance`; an investor's answer states them once, at its top level."},
-	"PooledPerformance.paidIn":              {Ref: "Total"},
-	"PooledPerformance.distributed":         {Ref: "Total"},
-	"PooledPerformance.positionsWithoutNav": {Doc: "Pooled positions that have no NAV on the date; when any, the pooled NAV is `incomplete`."},
-	"Compared.statement":                    {Ref: "Total"},
-	"Compared.notices":                      {Ref: "Total"},
-	"Compared.difference":                   {Ref: "Total"},
-	"Reconciliation.contributions":          {Doc: "A.1 row 13 (absent counts as zero) against the paid-in lines dated in the period."},
-	"Reconciliation.distributions":          {Doc: "Minus A.1 row 14 (a positive amount) against the distributed and returned lines dated in the period."},
-	"Reconciliation.endingUnfunded":         {Doc: "A.2 row 114 against the commitment (A.2 row 108, else the latest unfunded commitment's) plus each line's effect on unfunded commitment up to the period end; absent when the statement has no A.2 or no commitment is known."},
-	"Reconciliation.periodEnd":              {Doc: "The statement's document's as-of date."},
-	"InvestorPerformance.totals":            {Doc: "One entry per currency, by currency, over this page's positions."},
-	"InvestorPerformance.next":              {Doc: "Opaque cursor of the next page of positions; absent on the last page."},
-	"FundPerformance.positions":             {Doc: "The positions pooled: the fund's registered positions that some document reports."},
-	"DocumentReconciliation.version":        {Doc: "The document's latest version, whose statements these are."},
-	"DocumentReconciliation.next":           {Doc: "Opaque cursor of the next page of statements; absent on the last page."},
-	"PositionInput.investorId":              {Doc: "The investor the position belongs to; fixed when the position is first registered in the fund.", Required: true},
-	"CapitalCallInput.amount":               {Doc: "Required, not negative.", Required: true},
-	"CapitalCallInput.status":               {Doc: "Optional: `Pending` when absent.", Ref: "ActivityStatus", Default: fund.StatusPending},
-	"CapitalCallInput.dueDate":              {Doc: "Optional."},
-	"DistributionInput.amount":              {Doc: "Required, not negative.", Required: true},
-	"DistributionInput.status":              {Doc: "Optional: `Pending` when absent.", Ref: "ActivityStatus", Default: fund.StatusPending},
-	"DistributionInput.date":                {Doc: "Optional payment date."},
-	"UnfundedCommitmentInput.amount":        {Doc: "Required, not negative.", Required: true},
-	"UnfundedCommitmentInput.status":        {Doc: "Optional: `Active` when absent.", Ref: "UnfundedStatus", Default: fund.StatusActive},
-	"DocumentHeader.status":                 {Doc: "Present in overviews and version listings only: `Active` on the latest record, `Historical` on the immutable per-version records (every version has one, the current version included).", Schema: &schema{Type: "string", Enum: []string{"Active", "Historical"}}},
-	"DocumentHeader.createdAt":              {Doc: "When this version was written (UTC)."},
-	"DocumentHeader.createdBy":              {Doc: "The subject (`sub` claim) of the token that wrote this version; `fundsvc seed` for the demo data. Absent on versions written before tokens were required.", Schema: &schema{Type: "string", Examples: []any{"dev-admin"}}},
-	"DocumentVersion.capitalActivity":       {Doc: "Absent when the version has none; carries no `version` here."},
-	"DocumentVersion.positions":             {Doc: "Sorted by `positionId`."},
-	"CapitalActivity.version":               {Doc: "The document version that reported it; absent inside a DocumentVersion."},
-	"CapitalActivities.latest":              {Doc: "The capital activity of the version read, or null when that version has none.", Schema: &schema{OneOf: []*schema{ref("CapitalActivity"), {Type: "null"}}}},
-	"CapitalActivities.historical":          {Doc: "Every version's capital activity, by date then version."},
-	"CapitalCall.dueDate":                   {Doc: "Absent when not given."},
-	"Distribution.date":                     {Doc: "Absent when not given."},
-	"PositionItem.documentVersion":          {Doc: "The version of the document this item comes from."},
-	"PositionItem.asOf":                     {Doc: "The document's as-of date."},
-	"PositionItem.status":                   {Doc: "`Pending` or `Completed` for calls and distributions, `Active` for unfunded commitments.", Schema: &schema{Type: "string", Enum: []string{string(fund.StatusPending), string(fund.StatusCompleted), string(fund.StatusActive)}}},
-	"PositionItem.date":                     {Doc: "The due date of a capital call or the payment date of a distribution; absent when not given and on unfunded commitments."},
-	"Overview.version":                      {Doc: "The committed version every page shows."},
-	"Overview.documents":                    {Doc: "First page only."},
-	"Overview.capitalActivities":            {Doc: "First page only."},
-	"Overview.positions":                    {Doc: "This page's positions, keyed by position ID."},
-	"Overview.next":                         {Doc: "Present when more positions follow."},
-	"Versions.latest":                       {Doc: "The latest record (`status` `Active`); present only when neither `from` nor `to` is given."},
-	"Versions.historical":                   {Doc: "The immutable per-version records (`status` `Historical`), by asOf then version; with `from`/`to`, those whose asOf lies between them, bounds included."},
-	"Versions.next":                         {Doc: "Opaque cursor of the next page of historical records; absent on the last page."},
-	"DocumentPosition.items":                {Doc: "Capital account statement, capital call, distribution and unfunded commitment, in that order, those the document reports (one item with `type`).", Schema: &schema{Type: "array", MinItems: ptr(1), MaxItems: ptr(len(fund.ItemKinds)), Items: ref("PositionItem")}},
-	"Capital.capitalCalls":                  {Doc: "The version's capital calls, by position."},
-	"Analysis.positions":                    {Doc: "Every position of the version, by position ID (not paginated)."},
-	"RegisteredPosition.currency":           {Doc: "The currency of the document that first registered the position."},
-	"DocumentHeaderPage.next":               {Doc: "Present when more items may follow."},
-	"RegisteredPositionPage.next":           {Doc: "Present when more items may follow."},
-	"PositionItemPage.next":                 {Doc: "Present when more items may follow."},
-	"Problem.type":                          {Doc: "`/problems/<code>`, one per error code: `invalid` (400), `unauthorized` (401), `forbidden` (403), `not_found` (404), `no_route` (404), `method_not_allowed` (405), `conflict` (409), `precondition_failed` (412), `too_large` (413), `unsupported_media_type` (415), `idempotency_key_reused` (422), `rate_limited` (429), `internal` (500), `unavailable` (503).", Derive: problemTypeSchema},
-	"Problem.title":                         {Doc: "The HTTP reason phrase of `status`.", Schema: &schema{Type: "string", Examples: []any{"Bad Request"}}},
-	"Problem.status":                        {Doc: "The HTTP status code.", Schema: &schema{Type: "integer", Minimum: ptr[int64](400), Maximum: ptr[int64](599)}},
-	"Problem.detail":                        {Doc: "What went wrong, safe to show; internal errors say only that they were logged."},
-	"Problem.instance":                      {Doc: "The request path.", Schema: &schema{Type: "string", Format: "uri-reference"}},
-	"Problem.field":                         {Doc: "The input to blame, when one is: a body field such as `positions[3].capitalCall.amount` (or `fundId` when the token does not cover that fund), a parameter such as `limit` or `documentId`, a header such as `If-Match`, `Content-Type` or `Idempotency-Key`, or `body`."},
-	"Problem.requestId":                     {Doc: "The request's ID, also in the X-Request-ID header; quote it when reporting a problem."},
-	"PositionSummary.asOf":                  {Doc: "The date asked for; absent when none was."},
-	"PositionSummary.sources":               {Doc: "The documents the reported commitment and unfunded commitment came from."},
-	"PositionSummary.documents":             {Doc: "The document versions counted, by as-of date, then document ID."},
-	"InvestorSummary.asOf":                  {Doc: "The date asked for; absent when none was."},
-	"InvestorSummary.positions":             {Doc: "By position ID."},
-	"InvestorSummary.totals":                {Doc: "One entry per currency, by currency."},
-	"InvestorSummary.next":                  {Doc: "Opaque cursor of the next page of positions; absent on the last page. Totals cover this page's positions."},
-	"Cashflow.withholding":                  {Doc: "A distribution's withholding (`\"0.00\"` when none); absent on contributions."},
-	"Cashflow.net":                          {Doc: "A distribution's amount net of withholding; absent on contributions."},
-	"Cashflow.paidIn":                       {Doc: "Running total of contributions.", Ref: "Total"},
-	"Cashflow.distributed":                  {Doc: "Running total of gross distributions.", Ref: "Total"},
-	"Cashflow.netCashflow":                  {Doc: "Running net cash flow to the investor: distributions net of withholding, less contributions.", Ref: "Total"},
-	"Cashflows.asOf":                        {Doc: "The date asked for; absent when none was."},
-	"DocumentRequest.kind":                  {Required: true},
-	"PositionInput.positionId":              {Required: true},
-	"CapitalActivity.status":                {Ref: "ActivityStatus"},
-	"Cashflow.status":                       {Ref: "ActivityStatus"},
-	"PositionItem.type":                     {Ref: "ItemType"},
-	"PositionGroup.capitalCalls":            {Schema: &schema{Type: "array", MaxItems: ptr(1), Items: ref("PositionItem")}},
-	"PositionGroup.distributions":           {Schema: &schema{Type: "array", MaxItems: ptr(1), Items: ref("PositionItem")}},
-	"PositionGroup.unfundedCommitments":     {Schema: &schema{Type: "array", MaxItems: ptr(1), Items: ref("PositionItem")}},
-	"Figures.commitment":                    {Doc: "The total commitment as most recently reported: by an unfunded commitment item that states one (dated by its document's asOf) or by a capital account statement's A.2 total commitment (dated by its period end, its document's asOf); ties go to the later write, then the greater document ID, then the statement. Absent when none is reported.", Ref: "Total"},
-	"Figures.recallable":                    {Doc: "The part of the distributions that may be called again.", Ref: "Total"},
-	"UnfundedFigures.reported":              {Ref: "Total"},
-	"UnfundedFigures.computed":              {Ref: "Total"},
-	"UnfundedFigures.difference":            {Ref: "Total"},
-	"ByStatus.total":                        {Ref: "Total"},
-	"ByStatus.pending":                      {Ref: "Total"},
-	"ByStatus.completed":                    {Ref: "Total"},
-	"Figures.dpi":                           {Doc: "Distributions to paid-in: distributed.gross.total ÷ paidIn.total, computed exactly and rounded once, half away from zero, to 4 decimal places. Absent when nothing was paid in.", Schema: &schema{Type: "string", Pattern: fmt.Sprintf("^[0-9]+\\.[0-9]{%d}$", positions.DPIScale), Examples: []any{"0.1560"}}},
-	"Cashflow.type":                         {Schema: &schema{Type: "string", Enum: []string{"contribution", "distribution"}}},
-	"CurrencyTotals.positions":              {Schema: &schema{Type: "integer", Minimum: ptr[int64](1)}},
-	"Figures.paidIn":                        {Doc: "Capital called: every capital call, pending and completed."},
-	"Figures.distributed":                   {Doc: "Distributions: gross, the tax withheld from them, and net of it (gross − withholding), each by status."},
-	"Figures.unfunded":                      {Doc: "The unfunded commitment as reported (the most recent by date of the unfunded commitment items and the capital account statements' A.2 ending unfunded commitments, ordered as the commitment's reports are), as computed (commitment − paidIn.total + recallable), and the difference (reported − computed). Each is absent when a figure it needs is."},
-	"Figures.counts":                        {Doc: "How many items of each kind were counted."},
-	"CapitalCall.status":                    {Ref: "ActivityStatus", Required: true},
-	"Distribution.status":                   {Ref: "ActivityStatus", Required: true},
-	"UnfundedCommitment.status":             {Ref: "UnfundedStatus", Required: true},
+	"PositionPerformance.paidIn":        {Ref: "Total"},
+	"PositionPerformance.distributed":   {Ref: "Total"},
+	"PooledPerformance.paidIn":          {Ref: "Total"},
+	"PooledPerformance.distributed":     {Ref: "Total"},
+	"Compared.statement":                {Ref: "Total"},
+	"Compared.notices":                  {Ref: "Total"},
+	"Compared.difference":               {Ref: "Total"},
+	"PositionInput.investorId":          {Required: true},
+	"CapitalCallInput.amount":           {Required: true},
+	"CapitalCallInput.status":           {Ref: "ActivityStatus", Default: fund.StatusPending},
+	"DistributionInput.amount":          {Required: true},
+	"DistributionInput.status":          {Ref: "ActivityStatus", Default: fund.StatusPending},
+	"UnfundedCommitmentInput.amount":    {Required: true},
+	"UnfundedCommitmentInput.status":    {Ref: "UnfundedStatus", Default: fund.StatusActive},
+	"DocumentHeader.status":             {Schema: &schema{Type: "string", Enum: []string{"latest", "superseded"}}},
+	"DocumentHeader.createdBy":          {Schema: &schema{Type: "string", Examples: []any{"dev-admin"}}},
+	"CapitalActivities.latest":          {Schema: &schema{OneOf: []*schema{ref("CapitalActivity"), {Type: "null"}}}},
+	"PositionItem.status":               {Schema: &schema{Type: "string", Enum: []string{string(fund.StatusPending), string(fund.StatusCompleted), string(fund.StatusActive)}}},
+	"DocumentPosition.items":            {Schema: &schema{Type: "array", MinItems: ptr(1), MaxItems: ptr(len(fund.ItemKinds)), Items: ref("PositionItem")}},
+	"Problem.type":                      {Derive: problemTypeSchema},
+	"Problem.title":                     {Schema: &schema{Type: "string", Examples: []any{"Bad Request"}}},
+	"Problem.status":                    {Schema: &schema{Type: "integer", Minimum: ptr[int64](400), Maximum: ptr[int64](599)}},
+	"Problem.instance":                  {Schema: &schema{Type: "string", Format: "uri-reference"}},
+	"Cashflow.paidIn":                   {Ref: "Total"},
+	"Cashflow.distributed":              {Ref: "Total"},
+	"Cashflow.netCashflow":              {Ref: "Total"},
+	"DocumentRequest.kind":              {Required: true},
+	"PositionInput.positionId":          {Required: true},
+	"CapitalActivity.status":            {Ref: "ActivityStatus"},
+	"Cashflow.status":                   {Ref: "ActivityStatus"},
+	"PositionItem.itemType":             {Ref: "ItemType"},
+	"PositionGroup.capitalCalls":        {Schema: &schema{Type: "array", MaxItems: ptr(1), Items: ref("PositionItem")}},
+	"PositionGroup.distributions":       {Schema: &schema{Type: "array", MaxItems: ptr(1), Items: ref("PositionItem")}},
+	"PositionGroup.unfundedCommitments": {Schema: &schema{Type: "array", MaxItems: ptr(1), Items: ref("PositionItem")}},
+	"Figures.commitment":                {Ref: "Total"},
+	"Figures.recallable":                {Ref: "Total"},
+	"UnfundedFigures.reported":          {Ref: "Total"},
+	"UnfundedFigures.computed":          {Ref: "Total"},
+	"UnfundedFigures.difference":        {Ref: "Total"},
+	"ByStatus.total":                    {Ref: "Total"},
+	"ByStatus.pending":                  {Ref: "Total"},
+	"ByStatus.completed":                {Ref: "Total"},
+	"Figures.dpi":                       {Schema: &schema{Type: "string", Pattern: fmt.Sprintf("^[0-9]+\\.[0-9]{%d}$", positions.MultipleScale), Examples: []any{"0.152110"}}},
+	"Cashflow.type":                     {Schema: &schema{Type: "string", Enum: []string{"contribution", "distribution"}}},
+	"CurrencyTotals.positions":          {Schema: &schema{Type: "integer", Minimum: ptr[int64](1)}},
+	"CapitalCall.status":                {Ref: "ActivityStatus", Required: true},
+	"Distribution.status":               {Ref: "ActivityStatus", Required: true},
+	"UnfundedCommitment.status":         {Ref: "UnfundedStatus", Required: true},
 }
 
 var apiParameters = map[string]parameterSpec{
@@ -314,8 +251,8 @@ var apiParameters = map[string]parameterSpec{
 		Doc: "Keep only entries whose asOf is on or before this date, every version of that date included. An invalid date, or one before `from`, is 400."},
 	"kind": {In: "query", Schema: ref("DocumentKind"),
 		Doc: "Keep only documents of this kind. Any other value is 400."},
-	"type": {In: "query", Schema: &schema{Type: "string", Enum: append(itemTypes(), itemKeySpellings()...)},
-		Doc: "Keep only items of this type. The entity name (`CapitalAccount`, `CapitalCall`, `Distribution`, `UnfundedCommitment`) is canonical; the key spelling (`CAPITAL_ACCOUNT`, `CAPITAL_CALL`, `DISTRIBUTION`, `UNFUNDED_COMMITMENT`) is accepted too. Any other value is 400."},
+	"itemType": {In: "query", Schema: &schema{Type: "string", Enum: fund.ItemKindNames()},
+		Doc: "Keep only items of this type, the `itemType` of the items answered. Any other value is 400."},
 	"document": {In: "query", Schema: ref("Id"),
 		Doc: "A document ID: return only the position's capital call in that document. An invalid ID is 400."},
 	"If-Match": {In: "header", Schema: &schema{Type: "string", Pattern: "^(\\*|(W/)?\"?[0-9]+\"?)$", Examples: []any{"\"3\""}},
@@ -380,8 +317,8 @@ var scalarSchemas = map[string]*schema{
 	"Currency":       &schema{Type: "string", Description: "An ISO 4217 currency code: three capital letters.", Pattern: "^[A-Z]{3}$", Examples: []any{"USD"}},
 	"DocumentKind":   enumSchema("The kind of fund document.", fund.Kinds),
 	"ActivityStatus": enumSchema("The state of a capital activity, capital call or distribution.", []fund.Status{fund.StatusPending, fund.StatusCompleted}),
-	"UnfundedStatus": enumSchema("The state of an unfunded commitment: always `Active`.", []fund.Status{fund.StatusActive}),
-	"ItemType":       enumSchema("The kind of a position item.", itemTypes()),
+	"UnfundedStatus": enumSchema("The state of an unfunded commitment: always `active`.", []fund.Status{fund.StatusActive}),
+	"ItemType":       enumSchema("The kind of a position item.", fund.ItemKindNames()),
 	"Version":        &schema{Type: "integer", Description: "A document version: 1 for the first write, N+1 for every later one. The ETag of a document is its version.", Minimum: ptr[int64](1)},
 	"Cursor":         &schema{Type: "string", Description: "An opaque, signed pagination token. Pass it back unchanged as `cursor` to read the next page of the same query (same route, path and filters) with a token of the same principal (the same subject, role and funds or investor; a renewed token of that principal may continue). It cannot be read or altered, nor used with another query or by another principal (400). Cursors may stop working when the server restarts without a configured cursor key.", MaxLength: ptr(4096)},
 	"Total":          &schema{Type: "string", Description: "An exact decimal sum of amounts, always a JSON string: written like `Money`, but a sum of many amounts may have more than 15 digits before the point.", Pattern: "^-?(0|[1-9][0-9]*)\\.[0-9]{2,4}$", Examples: []any{"1250000.00"}},
@@ -437,22 +374,6 @@ func lineNames(lines any, rule, last string) string {
 		return strings.Join(names, "")
 	}
 	return strings.Join(names[:len(names)-1], ", ") + last + names[len(names)-1]
-}
-
-func itemTypes() []string {
-	var out []string
-	for _, k := range fund.ItemKinds {
-		out = append(out, k.Type())
-	}
-	return out
-}
-
-func itemKeySpellings() []string {
-	var out []string
-	for _, k := range fund.ItemKinds {
-		out = append(out, string(k))
-	}
-	return out
 }
 
 func transactionTypes() []string {

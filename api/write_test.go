@@ -96,16 +96,19 @@ func TestFiftyConcurrentRestatementsLoseNoVersion(t *testing.T) {
 		}
 	}
 	var v struct {
-		Latest     struct{ Version int }
-		Historical []struct{ Version int }
+		Latest   struct{ Version int }
+		Versions []struct {
+			Version int
+			Status  string
+		}
 	}
-	getJSON(t, s, "/v1/documents/HOT/versions", &v)
-	if v.Latest.Version != ok || len(v.Historical) != ok-1 || ok < writers/2 {
-		t.Fatalf("%d writers succeeded; latest version %d with %d earlier ones", ok, v.Latest.Version, len(v.Historical))
+	getJSON(t, s, "/v1/documents/HOT/versions?limit=1000", &v)
+	if v.Latest.Version != ok || len(v.Versions) != ok || ok < writers/2 {
+		t.Fatalf("%d writers succeeded; latest version %d with %d versions listed", ok, v.Latest.Version, len(v.Versions))
 	}
-	for i, h := range v.Historical {
-		if h.Version != i+1 {
-			t.Fatalf("history is not dense: %+v", v.Historical)
+	for i, h := range v.Versions {
+		if want := map[bool]string{true: "latest", false: "superseded"}[i+1 == ok]; h.Version != i+1 || h.Status != want {
+			t.Fatalf("history is not dense, each version superseded but the latest: %+v", v.Versions)
 		}
 	}
 }

@@ -4,9 +4,9 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"reflect"
 	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/store"
@@ -27,10 +27,11 @@ type dataset struct {
 	// returning its writers (and those of the datasets written from its
 	// rows), in the order of datasets.
 	write func(ctx context.Context, x *exporter, rows rowSort) ([]closer, error)
-	// For a dataset of one position-level kind: the kind, and its lines
-	// (each has a column in the row).
-	kind  fund.ItemKind
-	lines func() []itemLine
+	// For a dataset of one position-level kind: the kind, and the structs
+	// fund declares of it (each of their fields has a column in the row;
+	// see fill.go).
+	kind     fund.ItemKind
+	declares []any
 	// For a dataset made of position items: the kinds of the items its
 	// rows come from, and the row of one item (for a position-level kind,
 	// the item's row; for transaction_lines, its typed lines).
@@ -55,9 +56,9 @@ var datasets = []dataset{
 			return cmp.Or(byDocument(a.FundID, a.DocumentID, b.FundID, b.DocumentID), cmp.Compare(a.DocumentVersion, b.DocumentVersion))
 		}),
 		write: writeActivities},
-	itemDataset[capitalAccountRow]("capital_accounts", fund.Statement, capitalLines),
-	itemDataset[capitalCallRow]("capital_calls", fund.CapitalCall, lineItems(func(p *fund.PositionItem) any { return &p.CallLines })),
-	itemDataset[distributionRow]("distributions", fund.Distribution, lineItems(func(p *fund.PositionItem) any { return &p.DistributionLines })),
+	itemDataset[capitalAccountRow]("capital_accounts", fund.Statement, fund.CapitalAccount{}),
+	itemDataset[capitalCallRow]("capital_calls", fund.CapitalCall, fund.CapitalCallItem{}),
+	itemDataset[distributionRow]("distributions", fund.Distribution, fund.DistributionItem{}),
 	// One row per typed line of every call and distribution, from the same
 	// items as capital_calls and distributions.
 	{name: "transaction_lines", row: transactionLineRow{},
@@ -67,7 +68,7 @@ var datasets = []dataset{
 		}),
 		write:   writeTransactionLines,
 		itemRow: func(v *store.VersionItem) (any, error) { return transactionItemRowOf(v) }},
-	itemDataset[unfundedCommitmentRow]("unfunded_commitments", fund.UnfundedCommitment, lineItems(func(p *fund.PositionItem) any { return &p.UnfundedLines })),
+	itemDataset[unfundedCommitmentRow]("unfunded_commitments", fund.UnfundedCommitment, fund.UnfundedCommitmentItem{}),
 	{name: "positions", row: positionRow{},
 		newSort: sortBy(func(a, b *positionRow) int {
 			return cmp.Or(cmp.Compare(a.FundID, b.FundID), cmp.Compare(a.PositionID, b.PositionID))
@@ -120,21 +121,23 @@ type itemRowPtr[T any] interface {
 	*T
 	key() itemKey
 	ref() positionRef
-	fill(*store.VersionItem, *error)
 }
 
 // itemDataset declares a position-level dataset: its rows are the items of
-// kind, whose lines are lines.
-func itemDataset[T any, P itemRowPtr[T]](name string, kind fund.ItemKind, lines func() []itemLine) dataset {
+// kind, filled by name (fill.go) from the item and, for a statement, its
+// capital account; declared is fund's struct of the kind, each of whose
+// fields has its column.
+func itemDataset[T any, P itemRowPtr[T]](name string, kind fund.ItemKind, declared any) dataset {
+	plan := sync.OnceValue(func() *rowPlan {
+		return mustPlan[T]([]any{declared}, &store.VersionItem{}, &fund.CapitalAccount{})
+	})
 	toRow := func(v *store.VersionItem) (T, error) {
 		var r T
 		var err error
-		P(&r).fill(v, &err)
-		cols, cerr := lineColumns(reflect.TypeFor[T](), lines())
-		if cerr != nil {
-			panic(cerr) // TestEveryLineHasAColumn says so first
+		if kind == fund.Statement && v.CapitalAccount == nil {
+			err = fmt.Errorf("the statement has no capital account")
 		}
-		setLines(&r, cols, &v.PositionItem, &err)
+		plan().fill(&r, []any{v, v.CapitalAccount}, &err)
 		if err != nil {
 			return r, fmt.Errorf("export: %s of position %s in version %d of document %s: %w",
 				kind, v.PositionID, v.DocumentVersion, v.DocumentID, err)
@@ -143,7 +146,7 @@ func itemDataset[T any, P itemRowPtr[T]](name string, kind fund.ItemKind, lines 
 	}
 	var zero T
 	return dataset{
-		name: name, row: zero, kind: kind, lines: lines, kinds: []fund.ItemKind{kind},
+		name: name, row: zero, kind: kind, declares: []any{declared}, kinds: []fund.ItemKind{kind},
 		newSort: sortBy(func(a, b *T) int { return P(a).key().compare(P(b).key()) }),
 		write: func(ctx context.Context, x *exporter, rows rowSort) ([]closer, error) {
 			w, err := writeItems[T, P](ctx, x, name, kind, rows.(*sorter[T]), toRow)
@@ -306,11 +309,15 @@ func writeDocuments(ctx context.Context, x *exporter, rows rowSort) ([]closer, e
 			if int(r.Version) > h.Version {
 				return nil // committed after the Scan read the head
 			}
-			r.IsLatest = int(r.Version) == h.Version
+			latest := int(r.Version) == h.Version
+			r.Status = versionSuperseded
+			if latest {
+				r.Status = versionLatest
+			}
 			if err := versions.write(ctx, *r); err != nil {
 				return err
 			}
-			if !r.IsLatest {
+			if !latest {
 				return nil
 			}
 			return docs.write(ctx, r.documentRow)

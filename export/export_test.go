@@ -42,7 +42,7 @@ func loadPortfolio(t *testing.T, s *service, seed uint64) {
 	r := rand.New(rand.NewPCG(seed, 1))
 	funds := []struct{ id, currency string }{{"FUND_A", "USD"}, {"FUND_B", "EUR"}, {"FUND_C", "USD"}}
 	kinds := []string{"capital_call_notice", "distribution_notice", "capital_account_statement"}
-	statuses := []string{"Pending", "Completed"}
+	statuses := []string{"pending", "completed"}
 	for d := 0; d < 12; d++ {
 		f := funds[d%len(funds)]
 		id := fmt.Sprintf("DOC_%02d", d)
@@ -63,8 +63,8 @@ func loadPortfolio(t *testing.T, s *service, seed uint64) {
 						call["amount"] = fund.Sum(a, b, c)
 					case 1:
 						a, b := money(r, 1e6), money(r, 1e4)
-						call["transactions"] = []map[string]any{{"type": "investment", "amount": a},
-							{"type": "management_fee_outside_commitment", "amount": b}}
+						call["transactions"] = []map[string]any{{"transactionType": "investment", "amount": a},
+							{"transactionType": "management_fee_outside_commitment", "amount": b}}
 						call["amount"] = fund.Sum(a, b)
 					default:
 						call["amount"] = money(r, 1e7)
@@ -74,7 +74,7 @@ func loadPortfolio(t *testing.T, s *service, seed uint64) {
 				if r.IntN(2) == 0 {
 					roc, gain, inc := money(r, 1e6), money(r, 1e5), money(r, 1e4)
 					p["distribution"] = map[string]any{
-						"amount": fund.Sum(roc, gain, inc), "status": statuses[r.IntN(2)], "date": "2026-02-15",
+						"amount": fund.Sum(roc, gain, inc), "status": statuses[r.IntN(2)], "paymentDate": "2026-02-15",
 						"returnOfCapital": roc, "realizedGain": gain, "income": inc, "recallable": roc, "withholding": inc,
 					}
 				}
@@ -98,7 +98,7 @@ func loadPortfolio(t *testing.T, s *service, seed uint64) {
 				"asOf": fmt.Sprintf("2026-%02d-01", 1+d%12), "currency": f.currency, "positions": positions,
 			}
 			if d%2 == 0 {
-				body["capitalActivity"] = map[string]any{"amount": money(r, 1e8), "status": "Completed", "date": "2026-01-15", "description": "activity"}
+				body["capitalActivity"] = map[string]any{"amount": money(r, 1e8), "status": "completed", "activityDate": "2026-01-15", "description": "activity"}
 			}
 			s.call(t, http.MethodPut, "/v1/documents/"+id, body, 0)
 		}
@@ -113,11 +113,11 @@ func loadPortfolio(t *testing.T, s *service, seed uint64) {
 // dates, and the date that is 0 days from 1970-01-01.
 var extremeDocument = map[string]any{
 	"fundId": "FUND_A", "kind": "capital_account_statement", "title": "limits", "asOf": "1900-01-01", "currency": "USD",
-	"capitalActivity": map[string]any{"amount": "-999999999999999.9999", "status": "Pending", "date": "2026-06-30", "description": "most negative"},
+	"capitalActivity": map[string]any{"amount": "-999999999999999.9999", "status": "pending", "activityDate": "2026-06-30", "description": "most negative"},
 	"positions": []map[string]any{
 		{"positionId": "P_FUND_A_1", "investorId": "INV_1",
-			"capitalCall":        map[string]any{"amount": "999999999999999.9999", "status": "Pending", "dueDate": "1970-01-01"},
-			"distribution":       map[string]any{"amount": "0.0001", "status": "Completed", "date": "9999-12-31", "withholding": "0.0001"},
+			"capitalCall":        map[string]any{"amount": "999999999999999.9999", "status": "pending", "dueDate": "1970-01-01"},
+			"distribution":       map[string]any{"amount": "0.0001", "status": "completed", "paymentDate": "9999-12-31", "withholding": "0.0001"},
 			"unfundedCommitment": map[string]any{"amount": "999999999999999.9999", "commitment": "999999999999999.9999"}},
 	},
 }
@@ -163,7 +163,7 @@ func TestSnapshotMatchesAPI(t *testing.T) {
 		for _, doc := range docs {
 			id := doc["documentId"].(string)
 			versions := s.call(t, http.MethodGet, "/v1/documents/"+id+"/versions", nil, http.StatusOK)
-			count("document_versions", 1+len(versions["historical"].([]any)))
+			count("document_versions", len(versions["versions"].([]any)))
 			o := s.call(t, http.MethodGet, "/v1/documents/"+id+"?limit=1000", nil, http.StatusOK)
 			if ca, ok := o["capitalActivities"].(map[string]any); ok && ca["latest"] != nil {
 				count("capital_activities", 1)
@@ -182,7 +182,7 @@ func TestSnapshotMatchesAPI(t *testing.T) {
 						count("transaction_lines", len(lines))
 						for _, l := range lines {
 							l := l.(map[string]any)
-							add("typed_fund", f+" "+l["type"].(string)+" "+l["unfundedEffect"].(string), l["amount"])
+							add("typed_fund", f+" "+l["transactionType"].(string)+" "+l["unfundedEffect"].(string), l["amount"])
 						}
 					}
 				}
@@ -192,7 +192,7 @@ func TestSnapshotMatchesAPI(t *testing.T) {
 	for inv := range investors {
 		for _, pos := range s.all(t, "/v1/investors/"+inv+"/positions") {
 			for _, it := range s.all(t, "/v1/positions/"+pos["positionId"].(string)) {
-				metric := map[string]string{"CapitalCall": "called", "Distribution": "distributed", "UnfundedCommitment": "unfunded", "CapitalAccount": "ending_nav"}[it["type"].(string)]
+				metric := map[string]string{"capital_call": "called", "distribution": "distributed", "unfunded_commitment": "unfunded", "capital_account": "ending_nav"}[it["itemType"].(string)]
 				add(metric+"_investor", inv, it["amount"])
 			}
 		}

@@ -112,8 +112,7 @@ func TestIncrementalSnapshotEqualsAFullExport(t *testing.T) {
 		for id := range changed {
 			d := ingestDocument(r, id, fundOf(id))
 			if r.IntN(2) == 0 {
-				d.CapitalActivity = &fund.CapitalActivity{Amount: money(r, 1e8), Status: fund.StatusCompleted,
-					Date: fund.MustDate("2026-06-15"), Description: "call " + id}
+				d.CapitalActivity = &fund.CapitalActivity{Amount: money(r, 1e8), Status: fund.StatusCompleted, ActivityDetails: fund.ActivityDetails{ActivityDate: fund.MustDate("2026-06-15"), Description: "call " + id}}
 			}
 			if _, err := e.Store.Restate(context.Background(), d, nil); err != nil {
 				t.Fatalf("restate %s: %v", id, err)

@@ -57,11 +57,13 @@ func ingestDocument(r *rand.Rand, id, fundID string) fund.Document {
 		ps = append(ps, fund.Position{ID: fundID + "_P1", InvestorID: "INV_1",
 			UnfundedCommitment: &fund.UnfundedCommitmentItem{Amount: money(r, 1e7)}})
 	}
-	return fund.Document{ID: id, FundID: fundID, Kind: fund.KindCapitalCallNotice, Title: "notice " + id,
-		AsOf: fund.MustDate("2026-06-30"), Currency: "USD", Positions: ps}
+	return fund.Document{ID: id,
+		Positions: ps, DocumentFields:
+
+		// fundOf is the fund of document DOC_<n>: one of three.
+		fund.DocumentFields{FundID: fundID, Kind: fund.KindCapitalCallNotice, Title: "notice " + id, AsOf: fund.MustDate("2026-06-30"), Currency: "USD"}}
 }
 
-// fundOf is the fund of document DOC_<n>: one of three.
 func fundOf(id string) string {
 	var n int
 	fmt.Sscanf(id, "DOC_%d", &n)
@@ -95,11 +97,11 @@ func checkWhole(t *testing.T, e *fundtest.Env, dir string, ids []string) map[str
 	t.Helper()
 	rows := duck(t, views(t, dir, ""), `
 		SELECT 'doc', document_id, version::VARCHAR, position_count::VARCHAR, '' FROM documents
-		UNION ALL SELECT 'version', document_id, version::VARCHAR, is_latest::VARCHAR, '' FROM document_versions
-		UNION ALL SELECT 'CapitalCall', document_id, document_version::VARCHAR, position_id, amount::VARCHAR FROM capital_calls
-		UNION ALL SELECT 'Distribution', document_id, document_version::VARCHAR, position_id, amount::VARCHAR FROM distributions
-		UNION ALL SELECT 'UnfundedCommitment', document_id, document_version::VARCHAR, position_id, amount::VARCHAR FROM unfunded_commitments
-		UNION ALL SELECT 'CapitalAccount', document_id, document_version::VARCHAR, position_id, ending_nav::VARCHAR FROM capital_accounts
+		UNION ALL SELECT 'version', document_id, version::VARCHAR, status, '' FROM document_versions
+		UNION ALL SELECT 'capital_call', document_id, document_version::VARCHAR, position_id, amount::VARCHAR FROM capital_calls
+		UNION ALL SELECT 'distribution', document_id, document_version::VARCHAR, position_id, amount::VARCHAR FROM distributions
+		UNION ALL SELECT 'unfunded_commitment', document_id, document_version::VARCHAR, position_id, amount::VARCHAR FROM unfunded_commitments
+		UNION ALL SELECT 'capital_account', document_id, document_version::VARCHAR, position_id, ending_nav::VARCHAR FROM capital_accounts
 		UNION ALL SELECT 'line', document_id, document_version::VARCHAR, position_id || ' ' || item_type || ' ' || line || ' ' || transaction_type, amount::VARCHAR FROM transaction_lines
 		UNION ALL SELECT 'position', fund_id, position_id, investor_id, '' FROM positions`)
 	versions := map[string]int{}          // document → version in documents
@@ -142,10 +144,9 @@ func checkWhole(t *testing.T, e *fundtest.Env, dir string, ids []string) map[str
 		}
 		want := map[string]bool{}
 		for _, it := range d.Items() {
-			want[strings.Join([]string{it.Kind.Type(), it.PositionID, fmt.Sprint(v), it.Amount.Decimal().String()}, " ")] = true
-			side := map[fund.ItemKind]string{fund.CapitalCall: "capital_call", fund.Distribution: "distribution"}[it.Kind]
+			want[strings.Join([]string{it.Kind.Name(), it.PositionID, fmt.Sprint(v), it.Amount.Decimal().String()}, " ")] = true
 			for i, l := range it.TypedLines() {
-				want[strings.Join([]string{"line", fmt.Sprintf("%s %s %d %s", it.PositionID, side, i+1, l.Type), fmt.Sprint(v), l.Amount.Decimal().String()}, " ")] = true
+				want[strings.Join([]string{"line", fmt.Sprintf("%s %s %d %s", it.PositionID, it.Kind.Name(), i+1, l.Type), fmt.Sprint(v), l.Amount.Decimal().String()}, " ")] = true
 			}
 			if !registered[it.PositionID] {
 				t.Errorf("document %s version %d reports position %s, which positions lacks", id, v, it.PositionID)
@@ -167,7 +168,7 @@ func checkWhole(t *testing.T, e *fundtest.Env, dir string, ids []string) map[str
 		}
 		var wantVersions []string
 		for n := 1; n <= v; n++ {
-			wantVersions = append(wantVersions, fmt.Sprintf("%d %t", n, n == v))
+			wantVersions = append(wantVersions, fmt.Sprintf("%d %s", n, map[bool]string{true: "latest", false: "superseded"}[n == v]))
 		}
 		gotVersions := latest[id]
 		sort.Slice(gotVersions, func(i, j int) bool {

@@ -76,21 +76,25 @@ func TestOnlyCommittedRowsAreExported(t *testing.T) {
 
 	m := fund.MustMoney("1.00")
 	call := func(pk, sk, doc, pos, inv string, version int) store.Item {
-		return store.Item{PK: pk, SK: sk, Type: store.TypeCapitalCall, DocumentID: doc, FundID: "FUND_A",
-			InvestorID: inv, PositionID: pos, AsOf: fund.MustDate("2025-09-01"), Currency: "USD",
-			Version: version, Amount: &m, Status: "Pending", CreatedAt: fundtest.Clock}
+		return store.Item{PK: pk, SK: sk, Type: store.TypeCapitalCall, DocumentID: doc,
+			InvestorID: inv, PositionID: pos,
+			Version: version, Amount: &m, Status: "Pending", CreatedAt: fundtest.Clock, DocumentFields: fund.DocumentFields{
+
+				// DOC001 version 3, staged, never committed.
+				FundID: "FUND_A", AsOf: fund.MustDate("2025-09-01"), Currency: "USD"},
+		}
 	}
 	debris := []store.Item{
-		// DOC001 version 3, staged, never committed.
+
 		call(store.VersionPK("DOC001", "3-orphan"), store.VersionPositionItemSK("POSITION_1", fund.CapitalCall), "DOC001", "POSITION_1", "INVESTOR_1", 3),
 		{PK: store.VersionPK("DOC001", "3-orphan"), SK: store.VersionDocumentSK, Type: store.TypeDocument, DocumentID: "DOC001",
-			FundID: "FUND_A", Kind: "capital_account_statement", Title: "never committed", AsOf: fund.MustDate("2025-09-01"), Version: 3},
+			DocumentFields: fund.DocumentFields{FundID: "FUND_A", Kind: "capital_account_statement", Title: "never committed", AsOf: fund.MustDate("2025-09-01")}, Version: 3},
 		// DOC001's latest view already showing that version.
 		call(store.DocPK("DOC001"), store.PositionItemSK(fund.CapitalCall, "POSITION_1"), "DOC001", "POSITION_1", "INVESTOR_1", 3),
 		// A new document: staged, its position registered, no head.
 		call(store.VersionPK("DOC_GHOST", "1-ghost"), store.VersionPositionItemSK("POSITION_GHOST", fund.CapitalCall), "DOC_GHOST", "POSITION_GHOST", "INVESTOR_9", 1),
 		{PK: store.FundPK("FUND_A"), SK: store.FundPositionSK("POSITION_GHOST"), Type: store.TypePosition,
-			FundID: "FUND_A", InvestorID: "INVESTOR_9", PositionID: "POSITION_GHOST", Currency: "USD", CreatedAt: fundtest.Clock},
+			DocumentFields: fund.DocumentFields{FundID: "FUND_A", Currency: "USD"}, InvestorID: "INVESTOR_9", PositionID: "POSITION_GHOST", CreatedAt: fundtest.Clock},
 	}
 	e.Put(t, debris...)
 	dirty, dirtyDir := dirSink(t)

@@ -20,21 +20,27 @@ const performanceDate = "2026-06-30"
 // performanceDocuments are hand-worked positions, as a list of PUTs in
 // order (a repeated ID is a restatement). On 2026-06-30:
 //
-//   - P1 (FUND_P, USD, INV_1): a call with legacy lines (900 investment,
-//     100 fee), the Q1 statement restated (ending NAV 1,100 → 1,150), a
-//     stated call after it (250 investment, 50 fee outside commitment), a
-//     legacy distribution with a recallable part (400), a stated one
-//     returning 50 of excess capital plus 30 of carry (excluded), a call
-//     due after the date and a document dated after it: paid-in 1,000 +
-//     300 − 50 = 1,250, distributed 400, NAV rolled forward 1,150 + 300 −
-//     400 − 50 = 1,000; DPI 0.32, TVPI 1.12, RVPI 0.8;
-//   - P2 (INV_2): no statement; calls of 500 restated to 600, and 100;
-//     distributed 120: no NAV, DPI 120 ÷ 700 = 0.171429;
+//   - P1 (FUND_P, USD, INV_1): a completed call with legacy lines (900
+//     investment, 100 fee), the Q1 statement restated (ending NAV 1,100 →
+//     1,150), a stated call after it still pending (250 investment, 50 fee
+//     outside commitment), a legacy distribution with a recallable part
+//     (400), a stated one returning 50 of excess capital plus 30 of carry
+//     (excluded), a pending call due after the date and a document dated
+//     after it: called 1,000 + 300 + 700 = 2,000, paid-in 1,000 (the
+//     pending calls are called and outstanding, 1,000, not paid in),
+//     returned 50, distributed 400, NAV rolled forward by the cash after
+//     the statement 1,150 − 50 − 400 = 700; the multiples divide by 1,000
+//     − 50 = 950: DPI 400 ÷ 950 = 0.421053, TVPI 1,100 ÷ 950 = 1.157895,
+//     RVPI 0.736842;
+//   - P2 (INV_2): no statement; a completed call of 500 restated to 600,
+//     and a pending one of 100: called 700, paid-in 600, outstanding 100;
+//     distributed 120: no NAV, DPI 120 ÷ 600 = 0.2;
 //   - P3 (INV_3): a stated call of 2,000 (200 outside commitment) and two
 //     statements ending on the date (2,000 then, written later, 2,100): NAV
 //     2,100 from the later one, TVPI 1.05;
 //   - P4 (INV_4): only a document dated after the date: no paid-in, no NAV;
-//     FUND_P's pool is therefore incomplete;
+//     FUND_P's pool is therefore incomplete, its DPI 520 distributed ÷
+//     (3,600 paid in − 50 returned) = 0.146479;
 //   - P5 (FUND_Q, EUR, INV_1) and P6 (INV_6): statements at Q1 and later
 //     flows: FUND_Q's pool has every NAV, 4,015.4322 + 3,000 = 7,015.4322,
 //     rolled forward; TVPI 8,250 ÷ 7,500 = 1.1; DPI 1,234.5678 ÷ 7,500 =
@@ -43,16 +49,16 @@ const performanceDate = "2026-06-30"
 //     0.0000025, an exact half, rounds away from zero to 0.000003.
 var performanceDocuments = []map[string]any{
 	doc("CALL_01", "FUND_P", "USD", "capital_call_notice", "2026-01-15",
-		pos("P1", "INV_1", "capitalCall", map[string]any{"amount": "1000", "status": "Completed", "dueDate": "2026-01-20", "investment": "900", "managementFee": "100"}),
-		pos("P2", "INV_2", "capitalCall", map[string]any{"amount": "500", "status": "Completed", "dueDate": "2026-01-20"}),
-		pos("P3", "INV_3", "capitalCall", map[string]any{"amount": "2000", "status": "Completed", "dueDate": "2026-01-20", "transactions": []map[string]any{
-			{"type": "investment", "amount": "1800"}, {"type": "management_fee_outside_commitment", "amount": "200"}}})),
+		pos("P1", "INV_1", "capitalCall", map[string]any{"amount": "1000", "status": "completed", "dueDate": "2026-01-20", "investment": "900", "managementFee": "100"}),
+		pos("P2", "INV_2", "capitalCall", map[string]any{"amount": "500", "status": "completed", "dueDate": "2026-01-20"}),
+		pos("P3", "INV_3", "capitalCall", map[string]any{"amount": "2000", "status": "completed", "dueDate": "2026-01-20", "transactions": []map[string]any{
+			{"transactionType": "investment", "amount": "1800"}, {"transactionType": "management_fee_outside_commitment", "amount": "200"}}})),
 	// The restatement of CALL_01: P2's call is 600.
 	doc("CALL_01", "FUND_P", "USD", "capital_call_notice", "2026-01-15",
-		pos("P1", "INV_1", "capitalCall", map[string]any{"amount": "1000", "status": "Completed", "dueDate": "2026-01-20", "investment": "900", "managementFee": "100"}),
-		pos("P2", "INV_2", "capitalCall", map[string]any{"amount": "600", "status": "Completed", "dueDate": "2026-01-20"}),
-		pos("P3", "INV_3", "capitalCall", map[string]any{"amount": "2000", "status": "Completed", "dueDate": "2026-01-20", "transactions": []map[string]any{
-			{"type": "investment", "amount": "1800"}, {"type": "management_fee_outside_commitment", "amount": "200"}}})),
+		pos("P1", "INV_1", "capitalCall", map[string]any{"amount": "1000", "status": "completed", "dueDate": "2026-01-20", "investment": "900", "managementFee": "100"}),
+		pos("P2", "INV_2", "capitalCall", map[string]any{"amount": "600", "status": "completed", "dueDate": "2026-01-20"}),
+		pos("P3", "INV_3", "capitalCall", map[string]any{"amount": "2000", "status": "completed", "dueDate": "2026-01-20", "transactions": []map[string]any{
+			{"transactionType": "investment", "amount": "1800"}, {"transactionType": "management_fee_outside_commitment", "amount": "200"}}})),
 	doc("STMT_Q1", "FUND_P", "USD", "capital_account_statement", "2026-03-31",
 		pos("P1", "INV_1", "capitalAccount", statement("2026-01-01", "0", "1000", "100", "1100")),
 		pos("P3", "INV_3", "capitalAccount", statement("2026-01-01", "0", "2000", "-100", "1900"))),
@@ -61,39 +67,39 @@ var performanceDocuments = []map[string]any{
 		pos("P1", "INV_1", "capitalAccount", statement("2026-01-01", "0", "1000", "150", "1150")),
 		pos("P3", "INV_3", "capitalAccount", statement("2026-01-01", "0", "2000", "-100", "1900"))),
 	doc("CALL_02", "FUND_P", "USD", "capital_call_notice", "2026-04-10",
-		pos("P1", "INV_1", "capitalCall", map[string]any{"amount": "300", "status": "Pending", "dueDate": "2026-04-20", "transactions": []map[string]any{
-			{"type": "investment", "amount": "250"}, {"type": "management_fee_outside_commitment", "amount": "50"}}})),
+		pos("P1", "INV_1", "capitalCall", map[string]any{"amount": "300", "status": "pending", "dueDate": "2026-04-20", "transactions": []map[string]any{
+			{"transactionType": "investment", "amount": "250"}, {"transactionType": "management_fee_outside_commitment", "amount": "50"}}})),
 	doc("DIST_01", "FUND_P", "USD", "distribution_notice", "2026-05-15",
-		pos("P1", "INV_1", "distribution", map[string]any{"amount": "400", "status": "Completed", "date": "2026-05-20",
+		pos("P1", "INV_1", "distribution", map[string]any{"amount": "400", "status": "completed", "paymentDate": "2026-05-20",
 			"returnOfCapital": "300", "realizedGain": "100", "recallable": "200"}),
-		pos("P2", "INV_2", "distribution", map[string]any{"amount": "120", "status": "Completed", "date": "2026-05-20"})),
+		pos("P2", "INV_2", "distribution", map[string]any{"amount": "120", "status": "completed", "paymentDate": "2026-05-20"})),
 	doc("DIST_02", "FUND_P", "USD", "distribution_notice", "2026-06-01",
-		pos("P1", "INV_1", "distribution", map[string]any{"amount": "80", "status": "Completed", "transactions": []map[string]any{
-			{"type": "return_of_excess_capital_investments", "amount": "50"}, {"type": "carry", "amount": "30"}}})),
+		pos("P1", "INV_1", "distribution", map[string]any{"amount": "80", "status": "completed", "transactions": []map[string]any{
+			{"transactionType": "return_of_excess_capital_investments", "amount": "50"}, {"transactionType": "carry", "amount": "30"}}})),
 	doc("STMT_Q2A", "FUND_P", "USD", "capital_account_statement", "2026-06-30",
 		pos("P3", "INV_3", "capitalAccount", statement("2026-04-01", "1900", "", "100", "2000"))),
 	doc("STMT_Q2B", "FUND_P", "USD", "capital_account_statement", "2026-06-30",
 		pos("P3", "INV_3", "capitalAccount", statement("2026-04-01", "1900", "", "200", "2100"))),
 	doc("CALL_03", "FUND_P", "USD", "capital_call_notice", "2026-06-20",
-		pos("P1", "INV_1", "capitalCall", map[string]any{"amount": "700", "status": "Pending", "dueDate": "2026-07-15"}),
-		pos("P2", "INV_2", "capitalCall", map[string]any{"amount": "100", "status": "Pending", "dueDate": "2026-06-25"})),
+		pos("P1", "INV_1", "capitalCall", map[string]any{"amount": "700", "status": "pending", "dueDate": "2026-07-15"}),
+		pos("P2", "INV_2", "capitalCall", map[string]any{"amount": "100", "status": "pending", "dueDate": "2026-06-25"})),
 	doc("LATE_01", "FUND_P", "USD", "capital_call_notice", "2026-09-30",
-		pos("P1", "INV_1", "capitalCall", map[string]any{"amount": "999", "status": "Pending", "dueDate": "2026-10-01"}),
-		pos("P4", "INV_4", "capitalCall", map[string]any{"amount": "1000", "status": "Pending", "dueDate": "2026-10-01"})),
+		pos("P1", "INV_1", "capitalCall", map[string]any{"amount": "999", "status": "pending", "dueDate": "2026-10-01"}),
+		pos("P4", "INV_4", "capitalCall", map[string]any{"amount": "1000", "status": "pending", "dueDate": "2026-10-01"})),
 
 	doc("Q_CALL", "FUND_Q", "EUR", "capital_call_notice", "2026-02-01",
-		pos("P5", "INV_1", "capitalCall", map[string]any{"amount": "5000", "status": "Completed", "dueDate": "2026-02-10"}),
-		pos("P6", "INV_6", "capitalCall", map[string]any{"amount": "2500", "status": "Completed", "dueDate": "2026-02-10"})),
+		pos("P5", "INV_1", "capitalCall", map[string]any{"amount": "5000", "status": "completed", "dueDate": "2026-02-10"}),
+		pos("P6", "INV_6", "capitalCall", map[string]any{"amount": "2500", "status": "completed", "dueDate": "2026-02-10"})),
 	doc("Q_STMT", "FUND_Q", "EUR", "capital_account_statement", "2026-03-31",
 		pos("P5", "INV_1", "capitalAccount", statement("2026-01-01", "0", "5000", "250", "5250")),
 		pos("P6", "INV_6", "capitalAccount", statement("2026-01-01", "0", "2500", "500", "3000"))),
 	doc("Q_DIST", "FUND_Q", "EUR", "distribution_notice", "2026-06-15",
-		pos("P5", "INV_1", "distribution", map[string]any{"amount": "1234.5678", "status": "Completed", "date": "2026-06-20"})),
+		pos("P5", "INV_1", "distribution", map[string]any{"amount": "1234.5678", "status": "completed", "paymentDate": "2026-06-20"})),
 
 	doc("R_CALL", "FUND_R", "USD", "capital_call_notice", "2026-02-01",
-		pos("P7", "INV_6", "capitalCall", map[string]any{"amount": "40", "status": "Completed", "dueDate": "2026-02-10"})),
+		pos("P7", "INV_6", "capitalCall", map[string]any{"amount": "40", "status": "completed", "dueDate": "2026-02-10"})),
 	doc("R_DIST", "FUND_R", "USD", "distribution_notice", "2026-03-01",
-		pos("P7", "INV_6", "distribution", map[string]any{"amount": "0.0001", "status": "Completed"})),
+		pos("P7", "INV_6", "distribution", map[string]any{"amount": "0.0001", "status": "completed"})),
 }
 
 func doc(id, fundID, currency, kind, asOf string, positions ...map[string]any) map[string]any {
@@ -189,7 +195,7 @@ func TestPerformanceSQLMatchesAPI(t *testing.T) {
 	for _, r := range duck(t, setup, performanceSQL(t)) {
 		scope, id, currency := r[0], r[1], r[2]
 		key := scope + " " + id + " " + currency + " "
-		fields := []string{"positions", "positionsWithoutNav", "nav.status", "nav.value", "paidIn", "distributed", "dpi", "rvpi", "tvpi", "multiplesStatus"}
+		fields := []string{"positions", "positionsWithoutNav", "nav.status", "nav.value", "called", "paidIn", "outstanding", "paidInReturned", "distributed", "dpi", "rvpi", "tvpi", "multiplesStatus"}
 		for i, f := range fields {
 			if scope == "position" && i < 2 {
 				continue // a position's answer has no counts
@@ -226,7 +232,7 @@ func TestPerformanceSQLMatchesAPI(t *testing.T) {
 		}
 		nav := m["nav"].(map[string]any)
 		want[key+"nav.status"], want[key+"nav.value"] = text(nav["status"]), text(nav["value"])
-		for _, f := range []string{"paidIn", "distributed", "dpi", "rvpi", "tvpi", "multiplesStatus"} {
+		for _, f := range []string{"called", "paidIn", "outstanding", "paidInReturned", "distributed", "dpi", "rvpi", "tvpi", "multiplesStatus"} {
 			want[key+f] = text(m[f])
 		}
 	}
@@ -273,17 +279,19 @@ func TestPerformanceSQLMatchesAPI(t *testing.T) {
 	// The hand-worked figures, so the comparison cannot pass on two equal
 	// mistakes.
 	for k, v := range map[string]string{
-		"position P1 USD nav.status": "rolled_forward", "position P1 USD nav.value": "1000",
-		"position P1 USD paidIn": "1250", "position P1 USD distributed": "400",
-		"position P1 USD dpi": "0.32", "position P1 USD rvpi": "0.8", "position P1 USD tvpi": "1.12",
-		"position P2 USD nav.status": "no_statement", "position P2 USD dpi": "0.171429", "position P2 USD multiplesStatus": "no_nav",
+		"position P1 USD nav.status": "rolled_forward", "position P1 USD nav.value": "700",
+		"position P1 USD called": "2000", "position P1 USD paidIn": "1000", "position P1 USD outstanding": "1000",
+		"position P1 USD paidInReturned": "50", "position P1 USD distributed": "400",
+		"position P1 USD dpi": "0.421053", "position P1 USD rvpi": "0.736842", "position P1 USD tvpi": "1.157895",
+		"position P2 USD nav.status": "no_statement", "position P2 USD dpi": "0.2", "position P2 USD multiplesStatus": "no_nav",
+		"position P2 USD called": "700", "position P2 USD paidIn": "600", "position P2 USD outstanding": "100",
 		"position P3 USD nav.status": "statement", "position P3 USD nav.value": "2100", "position P3 USD tvpi": "1.05",
 		"position P4 USD paidIn": "0", "position P4 USD multiplesStatus": "no_paid_in",
 		"fund FUND_P USD nav.status": "incomplete", "fund FUND_P USD positions": "4", "fund FUND_P USD positionsWithoutNav": "2",
-		"fund FUND_P USD dpi": "0.131646", "fund FUND_P USD tvpi": "NULL",
+		"fund FUND_P USD dpi": "0.146479", "fund FUND_P USD tvpi": "NULL",
 		"fund FUND_Q EUR nav.status": "rolled_forward", "fund FUND_Q EUR nav.value": "7015.4322",
 		"fund FUND_Q EUR dpi": "0.164609", "fund FUND_Q EUR tvpi": "1.1",
-		"investor INV_1 EUR nav.value": "4015.4322", "investor INV_1 USD nav.value": "1000",
+		"investor INV_1 EUR nav.value": "4015.4322", "investor INV_1 USD nav.value": "700",
 		"position P7 USD dpi": "0.000003",
 	} {
 		if !sameFigure(got[k], v) {

@@ -6,7 +6,6 @@ import (
 	"math/big"
 	"reflect"
 	"strings"
-	"sync"
 	"time"
 	"unicode"
 
@@ -24,12 +23,12 @@ import (
 // Fields tagged parquet:"-" are not written: they travel with a row through
 // the sort so the committed version can be chosen (see eachDocument).
 //
-// The line items of a capital call, a distribution and an unfunded
-// commitment are declared in fund/lines.go, and the lines of a capital
-// account statement in fund/capital.go (fund.CapitalLines); each has a
-// column here, the field of the line's Go name, named after its JSON name
-// in snake_case (lineColumns checks it, and fills them), so a new line is
-// one field in fund and one column here.
+// A row's columns are filled from the records it exports by their Go
+// names (fill.go): the column of a field declared in fund (a document's
+// fields, a capital activity's, an item's and its details', a statement's
+// lines, a registered position's) is a field of the same Go name, named
+// after the field's JSON name in snake_case, which the export checks; a
+// new field is one field in fund and its column here.
 //
 // The typed transaction lines of calls and distributions (fund.Transaction,
 // stated or derived: PositionItem.TypedLines) are rows of their own, one per
@@ -37,7 +36,7 @@ import (
 
 // SchemaVersion changes whenever a dataset's columns change; manifests and
 // DDL carry it so a reader can tell snapshots of different shapes apart.
-const SchemaVersion = 2 // 2: capital_accounts and transaction_lines
+const SchemaVersion = 3 // 2: capital_accounts and transaction_lines; 3: one vocabulary (issue 23)
 
 // decimal19 is a DECIMAL(19,4) value: the unscaled amount × 10⁴ as a
 // big-endian two's-complement integer.
@@ -47,30 +46,38 @@ type decimal19 = [9]byte
 // document's latest committed version, document_versions every committed one.
 type documentRow struct {
 	FundID        string    `parquet:"fund_id,dict"`
-	DocumentID    string    `parquet:"document_id"`
+	DocumentID    string    `parquet:"document_id" from:"ID"`
 	Kind          string    `parquet:"kind,dict"`
 	Title         string    `parquet:"title"`
 	AsOf          int32     `parquet:"as_of,date"`
 	Currency      string    `parquet:"currency,dict"`
 	PositionCount int32     `parquet:"position_count"`
 	Version       int32     `parquet:"version"`
-	CommitID      string    `parquet:"commit_id"`
+	CommitID      string    `parquet:"-"` // which commit the row is of, for the join; not a column
 	CreatedAt     time.Time `parquet:"created_at,timestamp(millisecond)"`
 	CreatedBy     string    `parquet:"created_by,dict"`
 }
 
-// documentVersionRow is a documentRow that says whether it is the latest.
+// The statuses of document_versions, as the API spells them
+// (wire.VersionLatest, wire.VersionSuperseded).
+const (
+	versionLatest     = "latest"
+	versionSuperseded = "superseded"
+)
+
+// documentVersionRow is a documentRow that says whether it is the latest
+// version or a superseded one, as the API does.
 // Parquet and the sort's JSON spill files both flatten the embedded row.
 type documentVersionRow struct {
 	documentRow
-	IsLatest bool `parquet:"is_latest"`
+	Status string `parquet:"status,dict" from:"-"`
 }
 
 // capitalActivityRow is the capital activity of a document's latest version.
 type capitalActivityRow struct {
 	FundID          string    `parquet:"fund_id,dict"`
 	DocumentID      string    `parquet:"document_id"`
-	DocumentVersion int32     `parquet:"document_version"`
+	DocumentVersion int32     `parquet:"document_version" from:"Version"`
 	AsOf            int32     `parquet:"as_of,date"`
 	Currency        string    `parquet:"currency,dict"`
 	Amount          decimal19 `parquet:"amount,decimal(4:19)"`
@@ -218,16 +225,18 @@ type transactionItemRow struct {
 }
 
 // positionRow is one position (one fund plus one investor) that at least
-// one document reports at its latest committed version.
+// one document reports at its latest committed version, with the count
+// and dates of those documents (a position summary's documentCount,
+// firstAsOf and lastAsOf).
 type positionRow struct {
 	FundID        string    `parquet:"fund_id,dict"`
 	PositionID    string    `parquet:"position_id"`
 	InvestorID    string    `parquet:"investor_id"`
 	Currency      string    `parquet:"currency,dict"`
 	RegisteredAt  time.Time `parquet:"registered_at,timestamp(millisecond)"`
-	DocumentCount int32     `parquet:"document_count"`
-	FirstAsOf     int32     `parquet:"first_as_of,date"`
-	LastAsOf      int32     `parquet:"last_as_of,date"`
+	DocumentCount int32     `parquet:"document_count" from:"-"`
+	FirstAsOf     int32     `parquet:"first_as_of,date" from:"-"`
+	LastAsOf      int32     `parquet:"last_as_of,date" from:"-"`
 }
 
 // itemKey is what the join needs of a position-level row.
@@ -287,23 +296,44 @@ func (r *capitalAccountRow) ref() positionRef {
 	return positionRef{r.FundID, r.PositionID, r.DocumentID, r.AsOf, r.InvestorID, r.Currency, r.CreatedAt}
 }
 
-// Conversions from the store's committed records.
+// Conversions from the store's committed records, by the plans of fill.go.
+
+var (
+	documentPlan = mustPlan[documentVersionRow](nil, fund.DocumentHeader{})
+	activityPlan = mustPlan[capitalActivityRow]([]any{fund.CapitalActivity{}}, store.ActivityVersion{})
+	positionPlan = mustPlan[positionRow]([]any{fund.Registered{}}, store.RegisteredPosition{})
+)
+
+// mustPlan is the plan of row type T from sources of the types of
+// sources, declaring the structs of declares; a plan that cannot be made
+// is a programming error, which TestEveryDeclaredFieldHasAColumn reports.
+func mustPlan[T any](declares []any, sources ...any) *rowPlan {
+	p, err := planOf(reflect.TypeFor[T](), typesOf(sources), typesOf(declares))
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
+
+func typesOf(vs []any) []reflect.Type {
+	out := make([]reflect.Type, len(vs))
+	for i, v := range vs {
+		out[i] = reflect.TypeOf(v)
+	}
+	return out
+}
 
 func documentRowOf(r *store.DocumentVersion) documentVersionRow {
-	return documentVersionRow{documentRow: documentRow{
-		FundID: r.FundID, DocumentID: r.ID, Kind: string(r.Kind), Title: r.Title,
-		AsOf: days(r.AsOf), Currency: r.Currency, PositionCount: int32(r.PositionCount),
-		Version: int32(r.Version), CommitID: r.CommitID, CreatedAt: r.CreatedAt.UTC(), CreatedBy: r.CreatedBy,
-	}}
+	var row documentVersionRow
+	var err error
+	documentPlan.fill(&row, []any{&r.DocumentHeader}, &err) // a history record always holds its fields
+	return row
 }
 
 func capitalActivityRowOf(r *store.ActivityVersion) (capitalActivityRow, error) {
+	var row capitalActivityRow
 	var err error
-	row := capitalActivityRow{
-		FundID: r.FundID, DocumentID: r.DocumentID, DocumentVersion: int32(r.Version),
-		AsOf: days(r.AsOf), Currency: r.Currency, Amount: mustDecimal(&r.Amount, &err),
-		Status: string(r.Status), ActivityDate: optDays(r.Date), Description: r.Description, CreatedAt: r.CreatedAt.UTC(),
-	}
+	activityPlan.fill(&row, []any{r}, &err)
 	if err != nil {
 		return row, fmt.Errorf("export: capital activity of version %d of document %s: %w", r.Version, r.DocumentID, err)
 	}
@@ -311,47 +341,10 @@ func capitalActivityRowOf(r *store.ActivityVersion) (capitalActivityRow, error) 
 }
 
 func positionRowOf(r *store.RegisteredPosition) positionRow {
-	return positionRow{FundID: r.FundID, PositionID: r.PositionID, InvestorID: r.InvestorID,
-		Currency: r.Currency, RegisteredAt: r.RegisteredAt.UTC()}
-}
-
-// fill sets the columns of a position-level row that are not lines.
-func (r *capitalCallRow) fill(v *store.VersionItem, err *error) {
-	*r = capitalCallRow{
-		FundID: v.FundID, DocumentID: v.DocumentID, InvestorID: v.InvestorID, PositionID: v.PositionID,
-		DocumentVersion: int32(v.DocumentVersion), AsOf: days(v.AsOf), Currency: v.Currency,
-		Amount: mustDecimal(&v.Amount, err), Status: string(v.Status), DueDate: optDays(v.Date),
-		CreatedAt: v.CreatedAt.UTC(), CommitID: v.CommitID,
-	}
-}
-
-func (r *distributionRow) fill(v *store.VersionItem, err *error) {
-	*r = distributionRow{
-		FundID: v.FundID, DocumentID: v.DocumentID, InvestorID: v.InvestorID, PositionID: v.PositionID,
-		DocumentVersion: int32(v.DocumentVersion), AsOf: days(v.AsOf), Currency: v.Currency,
-		Amount: mustDecimal(&v.Amount, err), Status: string(v.Status), PaymentDate: optDays(v.Date),
-		CreatedAt: v.CreatedAt.UTC(), CommitID: v.CommitID,
-	}
-}
-
-func (r *unfundedCommitmentRow) fill(v *store.VersionItem, err *error) {
-	*r = unfundedCommitmentRow{
-		FundID: v.FundID, DocumentID: v.DocumentID, InvestorID: v.InvestorID, PositionID: v.PositionID,
-		DocumentVersion: int32(v.DocumentVersion), AsOf: days(v.AsOf), Currency: v.Currency,
-		Amount: mustDecimal(&v.Amount, err), Status: string(v.Status),
-		CreatedAt: v.CreatedAt.UTC(), CommitID: v.CommitID,
-	}
-}
-
-func (r *capitalAccountRow) fill(v *store.VersionItem, err *error) {
-	*r = capitalAccountRow{
-		FundID: v.FundID, DocumentID: v.DocumentID, InvestorID: v.InvestorID, PositionID: v.PositionID,
-		DocumentVersion: int32(v.DocumentVersion), AsOf: days(v.AsOf), Currency: v.Currency,
-		PeriodStart: days(v.Date), CreatedAt: v.CreatedAt.UTC(), CommitID: v.CommitID,
-	}
-	if v.CapitalAccount == nil && *err == nil {
-		*err = fmt.Errorf("the statement has no capital account")
-	}
+	var row positionRow
+	var err error
+	positionPlan.fill(&row, []any{r}, &err)
+	return row
 }
 
 // transactionItemRowOf is the typed lines of a call or a distribution.
@@ -359,10 +352,7 @@ func transactionItemRowOf(v *store.VersionItem) (transactionItemRow, error) {
 	r := transactionItemRow{FundID: v.FundID, DocumentID: v.DocumentID, PositionID: v.PositionID,
 		CommitID: v.CommitID, Kind: v.Kind, AsOf: days(v.AsOf)}
 	side := map[fund.ItemKind]string{fund.CapitalCall: fund.OnCall, fund.Distribution: fund.OnDistribution}[v.Kind]
-	effective := v.Date
-	if effective.IsZero() {
-		effective = v.AsOf
-	}
+	effective := v.FlowDate()
 	var err error
 	for i, l := range v.TypedLines() {
 		info, ok := fund.TransactionTypeOf(l.Type)
@@ -373,7 +363,7 @@ func transactionItemRowOf(v *store.VersionItem) (transactionItemRow, error) {
 		r.Lines = append(r.Lines, transactionLineRow{
 			FundID: v.FundID, DocumentID: v.DocumentID, InvestorID: v.InvestorID, PositionID: v.PositionID,
 			DocumentVersion: int32(v.DocumentVersion), AsOf: r.AsOf, Currency: v.Currency,
-			ItemType: snakeCase(side), Status: string(v.Status), Line: int32(i + 1),
+			ItemType: v.Kind.Name(), Status: string(v.Status), Line: int32(i + 1),
 			TransactionType: string(l.Type), ILPALabel: info.Label, NetTreatment: string(info.Net),
 			UnfundedEffect: string(l.Unfunded), Amount: mustDecimal(&l.Amount, &err),
 			EffectiveDate: days(effective), Stated: len(v.Transactions) > 0, CreatedAt: v.CreatedAt.UTC(),
@@ -384,106 +374,6 @@ func transactionItemRowOf(v *store.VersionItem) (transactionItemRow, error) {
 			v.Kind, v.PositionID, v.DocumentVersion, v.DocumentID, err)
 	}
 	return r, nil
-}
-
-// itemLine is one declared line of an item kind, as the export sees it: a
-// line item of fund/lines.go, or a line of a capital account statement
-// (fund.CapitalLines), with its amount in an item.
-type itemLine struct {
-	Name, Field string
-	// Required lines are always present (a statement's beginning and
-	// ending NAV): their column is a DECIMAL(19,4) that is not optional.
-	Required bool
-	Get      func(*fund.PositionItem) *fund.Money
-	Set      func(*fund.PositionItem, *fund.Money)
-}
-
-// lineItems lists the line items of the lines struct that sel selects
-// (fund.CallLines, DistributionLines or UnfundedLines).
-func lineItems(sel func(*fund.PositionItem) any) func() []itemLine {
-	return sync.OnceValue(func() []itemLine {
-		var out []itemLine
-		for _, l := range fund.LinesOf(sel(&fund.PositionItem{})) {
-			out = append(out, itemLine{Name: l.Name, Field: l.Field,
-				Get: func(it *fund.PositionItem) *fund.Money { return l.Get(sel(it)) },
-				Set: func(it *fund.PositionItem, m *fund.Money) { l.Set(sel(it), m) }})
-		}
-		return out
-	})
-}
-
-// capitalLines lists the lines of a capital account statement.
-var capitalLines = sync.OnceValue(func() []itemLine {
-	var out []itemLine
-	for _, l := range fund.CapitalLines() {
-		out = append(out, itemLine{Name: l.Name, Field: l.Field,
-			Required: l.Get(&fund.CapitalAccount{}) != nil, // a Money field, not a *Money
-			Get: func(it *fund.PositionItem) *fund.Money {
-				if it.CapitalAccount == nil {
-					return nil
-				}
-				return l.Get(it.CapitalAccount)
-			},
-			Set: func(it *fund.PositionItem, m *fund.Money) {
-				if it.CapitalAccount == nil {
-					it.CapitalAccount = &fund.CapitalAccount{}
-				}
-				l.Set(it.CapitalAccount, m)
-			}})
-	}
-	return out
-})
-
-// lineColumn is the column of one line in a row type: the index of the
-// row's field.
-type lineColumn struct {
-	line  itemLine
-	field []int
-}
-
-var lineColumnsCache sync.Map // reflect.Type of the row → []lineColumn
-
-// lineColumns returns the column of every line of lines in row (a row
-// type), or an error naming a line that has no column, or a column that is
-// not a DECIMAL(19,4) named after the line (optional unless the line is
-// required).
-func lineColumns(row reflect.Type, lines []itemLine) ([]lineColumn, error) {
-	if v, ok := lineColumnsCache.Load(row); ok {
-		return v.([]lineColumn), nil
-	}
-	var out []lineColumn
-	for _, l := range lines {
-		typ, goType, tag := reflect.TypeFor[*decimal19](), "*decimal19", snakeCase(l.Name)+",decimal(4:19),optional"
-		if l.Required {
-			typ, goType, tag = reflect.TypeFor[decimal19](), "decimal19", snakeCase(l.Name)+",decimal(4:19)"
-		}
-		f, ok := row.FieldByName(l.Field)
-		if !ok {
-			return nil, fmt.Errorf("export: %s has no column for the line %s; add a field %s %s `parquet:\"%s\"`",
-				row.Name(), l.Field, l.Field, goType, tag)
-		}
-		if f.Type != typ || f.Tag.Get("parquet") != tag {
-			return nil, fmt.Errorf("export: %s.%s, the column of a line, must be %s tagged parquet:%q", row.Name(), l.Field, goType, tag)
-		}
-		out = append(out, lineColumn{line: l, field: f.Index})
-	}
-	lineColumnsCache.Store(row, out)
-	return out, nil
-}
-
-// setLines fills the line columns of row (a pointer to a row) from it,
-// recording the first error.
-func setLines(row any, cols []lineColumn, it *fund.PositionItem, err *error) {
-	v := reflect.ValueOf(row).Elem()
-	for _, c := range cols {
-		m := c.line.Get(it)
-		switch {
-		case c.line.Required:
-			v.FieldByIndex(c.field).Set(reflect.ValueOf(mustDecimal(m, err)))
-		case m != nil:
-			v.FieldByIndex(c.field).Set(reflect.ValueOf(optDecimal(m, err)))
-		}
-	}
 }
 
 // snakeCase turns a JSON name (returnOfCapital) into a column name

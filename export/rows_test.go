@@ -57,66 +57,104 @@ func TestDecimalEncodingRefusesWhatDoesNotFit(t *testing.T) {
 	}
 }
 
-// TestEveryLineHasAColumn holds the row types to fund's line declarations:
-// every line of a position-level dataset (the line items of fund/lines.go,
-// the lines of a capital account statement in fund/capital.go) has its
-// column (a field of the line's Go name, a DECIMAL(19,4) named after the
-// line's JSON name, optional unless the line is always present), so adding
-// a line to fund without its column fails here; and a row converted from
-// an item with every line set carries each amount in its column, while an
-// item with none set leaves the optional columns NULL, never zero.
-func TestEveryLineHasAColumn(t *testing.T) {
+// TestEveryDeclaredFieldHasAColumn holds the row types to fund's
+// declarations: every field of the structs a position-level dataset
+// exports (an item with its details: fund/document.go, the line items of
+// fund/lines.go; a statement's lines, fund/capital.go) has its column,
+// named after the field's JSON name in snake_case, so a field added to fund
+// without its column fails here; and a row converted from an item with
+// every declared field set carries each value in its column, while an item
+// with none of its optional fields set leaves their columns NULL, never
+// zero.
+func TestEveryDeclaredFieldHasAColumn(t *testing.T) {
 	n := 0
 	for _, d := range datasets {
-		if d.lines == nil {
+		if d.declares == nil {
 			continue
 		}
 		n++
 		t.Run(d.name, func(t *testing.T) {
-			all := d.lines()
-			cols, err := lineColumns(reflect.TypeOf(d.row), all)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(cols) != len(all) || len(all) == 0 {
-				t.Fatalf("%d columns for %d lines", len(cols), len(all))
-			}
 			schema := Schema(d.name)
 			var item, bare store.VersionItem
-			for i, l := range all {
-				if _, ok := schema.Lookup(snakeCase(l.Name)); !ok {
-					t.Errorf("line %s: no column %s in the schema", l.Name, snakeCase(l.Name))
-				}
-				m := fund.MustMoney(fmt.Sprintf("%d.25", i+1))
-				l.Set(&item.PositionItem, &m)
-				l.Set(&bare.PositionItem, nil)
+			item.Kind, item.DocumentID, item.AsOf = d.kind, "DOC001", fund.MustDate("2025-06-30")
+			bare.Kind, bare.DocumentID, bare.AsOf = d.kind, "DOC001", fund.MustDate("2025-06-30")
+			if d.kind == fund.Statement {
+				item.CapitalAccount, bare.CapitalAccount = &fund.CapitalAccount{}, &fund.CapitalAccount{PeriodStart: fund.MustDate("2025-04-01")}
 			}
-			for _, it := range []*store.VersionItem{&item, &bare} {
-				it.Kind, it.DocumentID, it.Amount = d.kind, "DOC001", fund.MustMoney("100")
+			set := func(it *store.VersionItem, name string) reflect.Value {
+				if v := reflect.ValueOf(it).Elem().FieldByName(name); v.IsValid() {
+					return v
+				}
+				return reflect.ValueOf(it.CapitalAccount).Elem().FieldByName(name)
+			}
+			want := map[string]string{}
+			fields := declaredFields(reflect.TypeOf(d.declares[0]))
+			if len(fields) == 0 {
+				t.Fatal("no declared fields")
+			}
+			for i, f := range fields {
+				if _, ok := schema.Lookup(snakeCase(f.jsonName)); !ok {
+					t.Errorf("field %s: no column %s in the schema", f.goName, snakeCase(f.jsonName))
+				}
+				v := set(&item, f.goName)
+				switch v.Interface().(type) {
+				case fund.Money:
+					v.Set(reflect.ValueOf(fund.MustMoney(fmt.Sprintf("%d.25", i+1))))
+					want[f.goName] = fmt.Sprintf("%d.2500", i+1)
+				case *fund.Money:
+					m := fund.MustMoney(fmt.Sprintf("%d.25", i+1))
+					v.Set(reflect.ValueOf(&m))
+					want[f.goName] = fmt.Sprintf("%d.2500", i+1)
+				case fund.Date:
+					date := fund.MustDate(fmt.Sprintf("2025-01-%02d", i+1))
+					v.Set(reflect.ValueOf(date))
+					want[f.goName] = fmt.Sprint(days(date))
+				case fund.Status:
+					v.SetString(string(fund.StatusCompleted))
+					want[f.goName] = string(fund.StatusCompleted)
+				default:
+					t.Fatalf("field %s of type %s: teach this test about it", f.goName, v.Type())
+				}
 			}
 			row, err := d.itemRow(&item)
 			if err != nil {
 				t.Fatal(err)
 			}
 			empty, err := d.itemRow(&bare)
-			if err != nil {
+			if err != nil && d.kind != fund.Statement && d.kind != fund.UnfundedCommitment {
 				t.Fatal(err)
 			}
 			v, e := reflect.ValueOf(row), reflect.ValueOf(empty)
-			for i, l := range all {
-				want := fmt.Sprintf("%d.2500", i+1)
-				if l.Required {
-					if got := v.FieldByName(l.Field).Interface().(decimal19); fromDecimal(got) != want {
-						t.Errorf("line %s: column holds %s, want %s", l.Name, fromDecimal(got), want)
+			for _, f := range fields {
+				var got string
+				switch c := v.FieldByName(f.goName).Interface().(type) {
+				case decimal19:
+					got = fromDecimal(c)
+				case *decimal19:
+					if c != nil {
+						got = fromDecimal(*c)
 					}
-					continue
+				case int32:
+					got = fmt.Sprint(c)
+				case *int32:
+					if c != nil {
+						got = fmt.Sprint(*c)
+					}
+				case string:
+					got = c
 				}
-				got, _ := v.FieldByName(l.Field).Interface().(*decimal19)
-				if got == nil || fromDecimal(*got) != want {
-					t.Errorf("line %s: column holds %v, want %s", l.Name, got, want)
+				if got != want[f.goName] {
+					t.Errorf("%s: column holds %q, want %q", f.goName, got, want[f.goName])
 				}
-				if got, _ := e.FieldByName(l.Field).Interface().(*decimal19); got != nil {
-					t.Errorf("line %s absent: column holds %s, want NULL", l.Name, fromDecimal(*got))
+				switch c := e.FieldByName(f.goName).Interface().(type) {
+				case *decimal19:
+					if c != nil {
+						t.Errorf("%s absent: column holds %s, want NULL", f.goName, fromDecimal(*c))
+					}
+				case *int32:
+					if c != nil {
+						t.Errorf("%s absent: column holds %d, want NULL", f.goName, *c)
+					}
 				}
 			}
 		})
@@ -125,22 +163,34 @@ func TestEveryLineHasAColumn(t *testing.T) {
 		t.Errorf("%d position-level datasets, want one per item kind (%d)", n, len(fund.ItemKinds))
 	}
 
-	// A row type that forgets a line is refused, naming the line.
+	// A row type that forgets a field is refused, naming it.
 	type forgetful struct {
+		Amount        decimal19  `parquet:"amount,decimal(4:19)"`
+		Status        string     `parquet:"status"`
+		DueDate       *int32     `parquet:"due_date,date,optional"`
 		Investment    *decimal19 `parquet:"investment,decimal(4:19),optional"`
 		ManagementFee *decimal19 `parquet:"management_fee,decimal(4:19),optional"`
 	}
-	calls := lineItems(func(p *fund.PositionItem) any { return &p.CallLines })
-	if _, err := lineColumns(reflect.TypeFor[forgetful](), calls()); err == nil || !strings.Contains(err.Error(), "FundExpenses") {
+	sources := []reflect.Type{reflect.TypeFor[*store.VersionItem]()}
+	declares := []reflect.Type{reflect.TypeFor[fund.CapitalCallItem]()}
+	if _, err := planOf(reflect.TypeFor[forgetful](), sources, declares); err == nil || !strings.Contains(err.Error(), "FundExpenses") {
 		t.Errorf("a row without the FundExpenses column: %v, want an error naming it", err)
 	}
-	// And so is a statement's row whose ending NAV is optional.
-	type optionalEnd struct {
-		EndingNAV *decimal19 `parquet:"ending_nav,decimal(4:19),optional"`
+	// And so is one whose column is named other than its field's JSON name.
+	type misnamed struct {
+		Amount  decimal19 `parquet:"amount,decimal(4:19)"`
+		Status  string    `parquet:"status"`
+		DueDate *int32    `parquet:"date,date,optional"`
 	}
-	end := slices.IndexFunc(capitalLines(), func(l itemLine) bool { return l.Field == "EndingNAV" })
-	if _, err := lineColumns(reflect.TypeFor[optionalEnd](), capitalLines()[end:end+1]); err == nil || !strings.Contains(err.Error(), "must be decimal19") {
-		t.Errorf("an optional ending NAV column: %v, want an error", err)
+	if _, err := planOf(reflect.TypeFor[misnamed](), sources, []reflect.Type{reflect.TypeFor[fund.CapitalCallItem]()}); err == nil || !strings.Contains(err.Error(), "due_date") {
+		t.Errorf("a due date column named date: %v, want an error naming due_date", err)
+	}
+	// And one with a column that has no source.
+	type sourceless struct {
+		Carry *decimal19 `parquet:"carry,decimal(4:19),optional"`
+	}
+	if _, err := planOf(reflect.TypeFor[sourceless](), sources, nil); err == nil || !strings.Contains(err.Error(), "Carry") {
+		t.Errorf("a column without a source: %v, want an error naming it", err)
 	}
 }
 
@@ -159,18 +209,19 @@ func TestTransactionLinesAreTheItemsTypedLines(t *testing.T) {
 		want []string // type label net effect amount date stated
 	}{
 		{"a call with stated lines keeps them, dated by its due date",
-			fund.PositionItem{Kind: fund.CapitalCall, Amount: m("150"), Date: due, Transactions: []fund.Transaction{
+			fund.PositionItem{Kind: fund.CapitalCall, Amount: m("150"), Transactions: []fund.Transaction{
 				{Type: "investment", Amount: m("100"), Unfunded: fund.Reduces},
-				{Type: "management_fee_outside_commitment", Amount: m("50"), Unfunded: fund.NoEffect}}},
+				{Type: "management_fee_outside_commitment", Amount: m("50"), Unfunded: fund.NoEffect}}, CallDetails: fund.CallDetails{DueDate: due},
+			},
 			[]string{"capital_call 1 investment|Capital Call: Investments|paid_in|reduces|100.0000|2026-04-15|true",
 				"capital_call 2 management_fee_outside_commitment|Capital Call: Management Fees (Outside Commitment)|paid_in|none|50.0000|2026-04-15|true"}},
 		{"a call with line items maps them, dated by the document without a due date",
-			fund.PositionItem{Kind: fund.CapitalCall, Amount: m("30"), CallLines: fund.CallLines{Investment: ptr("20"), ManagementFee: ptr("10")}},
+			fund.PositionItem{Kind: fund.CapitalCall, Amount: m("30"), CallDetails: fund.CallDetails{CallLines: fund.CallLines{Investment: ptr("20"), ManagementFee: ptr("10")}}},
 			[]string{"capital_call 1 investment|Capital Call: Investments|paid_in|reduces|20.0000|2026-03-31|false",
 				"capital_call 2 management_fee_inside_commitment|Capital Call: Management Fees (Inside Commitment)|paid_in|reduces|10.0000|2026-03-31|false"}},
 		{"a recallable distribution's recallable part is its own line",
-			fund.PositionItem{Kind: fund.Distribution, Amount: m("80"), Date: due, DistributionLines: fund.DistributionLines{
-				ReturnOfCapital: ptr("50"), RealizedGain: ptr("30"), Recallable: ptr("20")}},
+			fund.PositionItem{Kind: fund.Distribution, Amount: m("80"), DistributionDetails: fund.DistributionDetails{PaymentDate: due, DistributionLines: fund.DistributionLines{
+				ReturnOfCapital: ptr("50"), RealizedGain: ptr("30"), Recallable: ptr("20")}}},
 			[]string{"distribution 1 recallable_return_of_capital|Distribution: Recallable - Return of Capital|distributed|increases|20.0000|2026-04-15|false",
 				"distribution 2 return_of_capital|Distribution: Permanent - Return of Capital|distributed|none|30.0000|2026-04-15|false",
 				"distribution 3 gain_loss|Distribution: Permanent - Gain / Loss|distributed|none|30.0000|2026-04-15|false"}},

@@ -39,7 +39,7 @@ import (
 // reported net of carry already. Total Commitment is a memo too: ILPA's
 // Ending Unfunded Commitment formula does not use it.
 type CapitalAccount struct {
-	PeriodStart Date `json:"periodStart" doc:"The first day of the period; the document's asOf is its last."`
+	PeriodStart Date `json:"periodStart" doc:"Required: the first day of the period; the document's 'asOf' is its last, and must not come before it."`
 
 	// A.1 NAV Reconciliation (rows 12–95, and memos from 96–103).
 	BeginningNAV             Money  `json:"beginningNav" ilpa:"A.1 row 12" sign:"±" roll:"beginning" doc:"Beginning NAV – Net of Accrued/Earned/Paid Carried Interest"`

@@ -54,8 +54,7 @@ func DemoVersions() []Document {
 		demoCallNotice1(StatusPending),
 		demoCallNotice1(StatusCompleted),
 		demoDocument("DOC002", KindDistributionNotice, "Distribution notice no. 1, paid 2025-09-15: recallable return of capital", "2025-09-10",
-			&CapitalActivity{Amount: MustMoney("175000.00"), Status: StatusCompleted, Date: MustDate("2025-09-15"),
-				Description: "Distribution no. 1: part of Company A syndicated to co-investors at cost, recallable"},
+			&CapitalActivity{Amount: MustMoney("175000.00"), Status: StatusCompleted, ActivityDetails: ActivityDetails{ActivityDate: MustDate("2025-09-15"), Description: "Distribution no. 1: part of Company A syndicated to co-investors at cost, recallable"}},
 			demoRecallableDistribution("100000.00", "1690500.00", "2000000.00"),
 			demoRecallableDistribution("50000.00", "844000.00", "1000000.00"),
 			demoRecallableDistribution("25000.00", "422000.00", "500000.00")),
@@ -64,20 +63,17 @@ func DemoVersions() []Document {
 			demoQ3("206000.00", "50000.00", "5000.00", "1000.00", "4500.00", "154500.00", "1000000.00", "844000.00"),
 			demoQ3("103000.00", "25000.00", "2500.00", "500.00", "2250.00", "77250.00", "500000.00", "422000.00")),
 		demoDocument("DOC004", KindCapitalCallNotice, "Capital call notice no. 2, due 2025-10-20", "2025-10-06",
-			&CapitalActivity{Amount: MustMoney("893500.00"), Status: StatusCompleted, Date: MustDate("2025-10-20"),
-				Description: "Call no. 2: Company B, Q4 2025 management fee, fund expenses"},
+			&CapitalActivity{Amount: MustMoney("893500.00"), Status: StatusCompleted, ActivityDetails: ActivityDetails{ActivityDate: MustDate("2025-10-20"), Description: "Call no. 2: Company B, Q4 2025 management fee, fund expenses"}},
 			demoCall("2025-10-20", StatusCompleted, "500000.00", "7500.00", "2000.00", "509500.00", "1181000.00", "2000000.00"),
 			demoCall("2025-10-20", StatusCompleted, "250000.00", "5000.00", "1000.00", "256000.00", "588000.00", "1000000.00"),
 			demoCall("2025-10-20", StatusCompleted, "125000.00", "2500.00", "500.00", "128000.00", "294000.00", "500000.00")),
 		demoDocument("DOC005", KindCapitalCallNotice, "Capital call notice no. 3, due 2025-12-01: recall of distribution no. 1", "2025-11-14",
-			&CapitalActivity{Amount: MustMoney("175000.00"), Status: StatusCompleted, Date: MustDate("2025-12-01"),
-				Description: "Call no. 3: recall of distribution no. 1 for a follow-on investment in Company A"},
+			&CapitalActivity{Amount: MustMoney("175000.00"), Status: StatusCompleted, ActivityDetails: ActivityDetails{ActivityDate: MustDate("2025-12-01"), Description: "Call no. 3: recall of distribution no. 1 for a follow-on investment in Company A"}},
 			demoRecall("100000.00", "1081000.00", "2000000.00"),
 			demoRecall("50000.00", "538000.00", "1000000.00"),
 			demoRecall("25000.00", "269000.00", "500000.00")),
 		demoDocument("DOC006", KindDistributionNotice, "Distribution notice no. 2, paid 2025-12-15", "2025-12-08",
-			&CapitalActivity{Amount: MustMoney("96250.00"), Status: StatusCompleted, Date: MustDate("2025-12-15"),
-				Description: "Distribution no. 2: partial sale of Company A and its dividend"},
+			&CapitalActivity{Amount: MustMoney("96250.00"), Status: StatusCompleted, ActivityDetails: ActivityDetails{ActivityDate: MustDate("2025-12-15"), Description: "Distribution no. 2: partial sale of Company A and its dividend"}},
 			demoDistribution("55000.00", "40000.00", "12000.00", "3000.00", ""),
 			demoDistribution("27500.00", "20000.00", "6000.00", "1500.00", ""),
 			demoDistribution("13750.00", "10000.00", "3000.00", "750.00", "225.00")),
@@ -109,7 +105,7 @@ func demoDocument(id string, kind Kind, title, asOf string, activity *CapitalAct
 	for i := range ps {
 		ps[i].ID, ps[i].InvestorID = demoInvestors[i][0], demoInvestors[i][1]
 	}
-	return Document{ID: id, FundID: "FUND_A", Kind: kind, Title: title, AsOf: MustDate(asOf), Currency: "USD", CapitalActivity: activity, Positions: ps}
+	return Document{ID: id, CapitalActivity: activity, Positions: ps, DocumentFields: DocumentFields{FundID: "FUND_A", Kind: kind, Title: title, AsOf: MustDate(asOf), Currency: "USD"}}
 }
 
 func demoMoney(s string) *Money { m := MustMoney(s); return &m }
@@ -118,8 +114,7 @@ func demoMoney(s string) *Money { m := MustMoney(s); return &m }
 // (Completed): the commitments are stated here first.
 func demoCallNotice1(status Status) Document {
 	return demoDocument("DOC001", KindCapitalCallNotice, "Capital call notice no. 1, due 2025-08-01", "2025-07-15",
-		&CapitalActivity{Amount: MustMoney("718500.00"), Status: status, Date: MustDate("2025-08-01"),
-			Description: "Call no. 1: Company A, Q3 2025 management fee, organisation expenses"},
+		&CapitalActivity{Amount: MustMoney("718500.00"), Status: status, ActivityDetails: ActivityDetails{ActivityDate: MustDate("2025-08-01"), Description: "Call no. 1: Company A, Q3 2025 management fee, organisation expenses"}},
 		demoCall("2025-08-01", status, "400000.00", "7500.00", "2000.00", "409500.00", "1590500.00", "2000000.00"),
 		demoCall("2025-08-01", status, "200000.00", "5000.00", "1000.00", "206000.00", "794000.00", "1000000.00"),
 		demoCall("2025-08-01", status, "100000.00", "2500.00", "500.00", "103000.00", "397000.00", "500000.00"))
@@ -129,9 +124,8 @@ func demoCallNotice1(status Status) Document {
 // expenses, with the unfunded commitment after it.
 func demoCall(due string, status Status, investment, fee, expenses, amount, unfunded, commitment string) Position {
 	return Position{
-		CapitalCall: &CapitalCallItem{Amount: MustMoney(amount), Status: status, DueDate: MustDate(due),
-			CallLines: CallLines{Investment: demoMoney(investment), ManagementFee: demoMoney(fee), FundExpenses: demoMoney(expenses)}},
-		UnfundedCommitment: &UnfundedCommitmentItem{Amount: MustMoney(unfunded), Status: StatusActive, UnfundedLines: UnfundedLines{Commitment: demoMoney(commitment)}},
+		CapitalCall:        &CapitalCallItem{Amount: MustMoney(amount), Status: status, CallDetails: CallDetails{DueDate: MustDate(due), CallLines: CallLines{Investment: demoMoney(investment), ManagementFee: demoMoney(fee), FundExpenses: demoMoney(expenses)}}},
+		UnfundedCommitment: &UnfundedCommitmentItem{Amount: MustMoney(unfunded), Status: StatusActive, UnfundedDetails: UnfundedDetails{UnfundedLines: UnfundedLines{Commitment: demoMoney(commitment)}}},
 	}
 }
 
@@ -139,10 +133,11 @@ func demoCall(due string, status Status, investment, fee, expenses, amount, unfu
 // line, stated rather than mapped, that reduces unfunded commitment again.
 func demoRecall(amount, unfunded, commitment string) Position {
 	return Position{
-		CapitalCall: &CapitalCallItem{Amount: MustMoney(amount), Status: StatusCompleted, DueDate: MustDate("2025-12-01"),
-			CallLines:    CallLines{Investment: demoMoney(amount)},
-			Transactions: []Transaction{{Type: "investment", Amount: MustMoney(amount), Unfunded: Reduces}}},
-		UnfundedCommitment: &UnfundedCommitmentItem{Amount: MustMoney(unfunded), Status: StatusActive, UnfundedLines: UnfundedLines{Commitment: demoMoney(commitment)}},
+		CapitalCall: &CapitalCallItem{Amount: MustMoney(amount), Status: StatusCompleted,
+
+			Transactions: []Transaction{{Type: "investment", Amount: MustMoney(amount), Unfunded: Reduces}}, CallDetails: CallDetails{DueDate: MustDate("2025-12-01"), CallLines: CallLines{Investment: demoMoney(amount)}},
+		},
+		UnfundedCommitment: &UnfundedCommitmentItem{Amount: MustMoney(unfunded), Status: StatusActive, UnfundedDetails: UnfundedDetails{UnfundedLines: UnfundedLines{Commitment: demoMoney(commitment)}}},
 	}
 }
 
@@ -150,17 +145,15 @@ func demoRecall(amount, unfunded, commitment string) Position {
 // the unfunded commitment it raises.
 func demoRecallableDistribution(amount, unfunded, commitment string) Position {
 	return Position{
-		Distribution: &DistributionItem{Amount: MustMoney(amount), Status: StatusCompleted, Date: MustDate("2025-09-15"),
-			DistributionLines: DistributionLines{ReturnOfCapital: demoMoney(amount), Recallable: demoMoney(amount)}},
-		UnfundedCommitment: &UnfundedCommitmentItem{Amount: MustMoney(unfunded), Status: StatusActive, UnfundedLines: UnfundedLines{Commitment: demoMoney(commitment)}},
+		Distribution:       &DistributionItem{Amount: MustMoney(amount), Status: StatusCompleted, DistributionDetails: DistributionDetails{PaymentDate: MustDate("2025-09-15"), DistributionLines: DistributionLines{ReturnOfCapital: demoMoney(amount), Recallable: demoMoney(amount)}}},
+		UnfundedCommitment: &UnfundedCommitmentItem{Amount: MustMoney(unfunded), Status: StatusActive, UnfundedDetails: UnfundedDetails{UnfundedLines: UnfundedLines{Commitment: demoMoney(commitment)}}},
 	}
 }
 
 // demoDistribution is a permanent distribution; withholding is "" when
 // none is withheld.
 func demoDistribution(amount, returnOfCapital, gain, income, withholding string) Position {
-	x := &DistributionItem{Amount: MustMoney(amount), Status: StatusCompleted, Date: MustDate("2025-12-15"),
-		DistributionLines: DistributionLines{ReturnOfCapital: demoMoney(returnOfCapital), RealizedGain: demoMoney(gain), Income: demoMoney(income)}}
+	x := &DistributionItem{Amount: MustMoney(amount), Status: StatusCompleted, DistributionDetails: DistributionDetails{PaymentDate: MustDate("2025-12-15"), DistributionLines: DistributionLines{ReturnOfCapital: demoMoney(returnOfCapital), RealizedGain: demoMoney(gain), Income: demoMoney(income)}}}
 	if withholding != "" {
 		x.Withholding = demoMoney(withholding)
 	}

@@ -93,7 +93,7 @@ func TestTheDemoTellsAFundsStory(t *testing.T) {
 					t.Errorf("%s %s: a distribution notice holds a distribution (and the unfunded commitment a recallable one raises): %+v", d.ID, p.ID, p)
 					continue
 				}
-				if paid := p.Distribution.Date; !d.AsOf.Before(paid) || businessDays(d.AsOf, paid) > 10 || p.Distribution.Status != StatusCompleted {
+				if paid := p.Distribution.PaymentDate; !d.AsOf.Before(paid) || businessDays(d.AsOf, paid) > 10 || p.Distribution.Status != StatusCompleted {
 					t.Errorf("%s %s: paid %s (%s) on a notice of %s", d.ID, p.ID, paid, p.Distribution.Status, d.AsOf)
 				}
 			case KindCapitalAccountStatement:
@@ -137,7 +137,7 @@ func TestTheDemoTellsAFundsStory(t *testing.T) {
 				if x.Recallable != nil {
 					recallable = *x.Recallable
 				}
-				byPosition[p.ID] = append(byPosition[p.ID], flow{date: x.Date, rocap: rocap, recallable: recallable})
+				byPosition[p.ID] = append(byPosition[p.ID], flow{date: x.PaymentDate, rocap: rocap, recallable: recallable})
 			case p.CapitalAccount != nil:
 				quarters[p.ID] = append(quarters[p.ID], d.AsOf.String())
 			}

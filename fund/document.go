@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -32,15 +33,23 @@ func (k Kind) Valid() bool {
 	return false
 }
 
-// Status is the state of a capital activity, call or distribution.
+// Status is the state of a capital activity, call or distribution: pending
+// until it is paid, completed once it is. A call's amount is capital called
+// from the moment the notice is sent; it is paid in (contributed) only once
+// completed.
 type Status string
 
-// Statuses. Unfunded commitments are always Active.
+// Statuses, in the one casing of every enumeration (lower snake_case).
+// Unfunded commitments are always active.
 const (
-	StatusPending   Status = "Pending"
-	StatusCompleted Status = "Completed"
-	StatusActive    Status = "Active"
+	StatusPending   Status = "pending"
+	StatusCompleted Status = "completed"
+	StatusActive    Status = "active"
 )
+
+// ParseStatus reads a stored status: the one casing, or the capitalised one
+// that releases before the vocabulary's were written with ("Pending").
+func ParseStatus(s string) Status { return Status(strings.ToLower(s)) }
 
 // Limits of one document.
 const (
@@ -53,15 +62,22 @@ var currencyPattern = regexp.MustCompile(`^[A-Z]{3}$`)
 // DefaultCurrency is assumed when a document names none.
 const DefaultCurrency = "USD"
 
+// DocumentFields are what an administrator states of a document as a
+// whole. They are declared once, here: the request, every answer that shows
+// a version, the stored records and the export's columns take them whole.
+type DocumentFields struct {
+	FundID   string `json:"fundId" doc:"The fund the document belongs to; the admin token must cover it (403 otherwise). A document never changes fund: restating it under another fund is 409."`
+	Kind     Kind   `json:"kind" doc:"What the document is: capital_call_notice, distribution_notice or capital_account_statement."`
+	Title    string `json:"title" doc:"Required, 1 to 200 bytes of UTF-8."`
+	AsOf     Date   `json:"asOf" doc:"The date the document reports as of."`
+	Currency string `json:"currency,omitempty" doc:"The currency of every amount in the document. Optional: 'USD' when absent or empty."`
+}
+
 // Document is one version of a fund document: document-level data and the
 // position-level items it reports.
 type Document struct {
-	ID              string
-	FundID          string
-	Kind            Kind
-	Title           string
-	AsOf            Date
-	Currency        string
+	ID string
+	DocumentFields
 	CapitalActivity *CapitalActivity
 	Positions       []Position // sorted by ID
 
@@ -80,52 +96,79 @@ type Document struct {
 	RequestOwner string `json:"-"`
 }
 
+// Item fields: each entity that carries an amount has the amount and its
+// status, and a details struct of the fields only it has (CallDetails, ...).
+// A new field of an entity goes into its details struct, and from there
+// into the request and every answer (wire embeds these structs), the stored
+// item (store.Item embeds the details structs) and the export (a column of
+// the same name, which the export checks for).
+
 // CapitalActivity is the document-level capital movement.
 type CapitalActivity struct {
-	Amount      Money
-	Status      Status
-	Date        Date
-	Description string
+	Amount Money  `json:"amount" doc:"The capital moved over the whole fund; may be negative."`
+	Status Status `json:"status,omitempty" doc:"'pending' until the capital has moved, then 'completed'; 'pending' when left out."`
+	ActivityDetails
+}
+
+// ActivityDetails are the fields of a capital activity beside its amount.
+type ActivityDetails struct {
+	ActivityDate Date   `json:"activityDate,omitzero" doc:"When the capital moves; the document's asOf when left out."`
+	Description  string `json:"description,omitempty" doc:"Optional, at most 200 bytes."`
 }
 
 // Position holds what a document reports for one position (one fund plus one
 // investor): any of a capital call, a distribution, an unfunded commitment
 // and a capital account statement.
 type Position struct {
-	ID                 string
-	InvestorID         string
-	CapitalCall        *CapitalCallItem
-	Distribution       *DistributionItem
-	UnfundedCommitment *UnfundedCommitmentItem
-	CapitalAccount     *CapitalAccount
+	ID                 string                  `json:"positionId" doc:"The position: one fund plus one investor. A position ID belongs to one investor for good."`
+	InvestorID         string                  `json:"investorId" doc:"The investor the position belongs to; fixed when the position is first registered in the fund."`
+	CapitalCall        *CapitalCallItem        `json:"capitalCall,omitempty" doc:"The position's capital call in this document."`
+	Distribution       *DistributionItem       `json:"distribution,omitempty" doc:"The position's distribution in this document."`
+	UnfundedCommitment *UnfundedCommitmentItem `json:"unfundedCommitment,omitempty" doc:"The position's unfunded commitment as this document reports it."`
+	CapitalAccount     *CapitalAccount         `json:"capitalAccount,omitempty" doc:"The position's capital account statement for the period ending on the document's asOf (ILPA Reporting Template v2.0, A.1 and A.2)."`
 }
 
-// CapitalCallItem is a position's capital call, split by its lines
-// (lines.go).
+// CapitalCallItem is a position's capital call.
 type CapitalCallItem struct {
-	Amount  Money
-	Status  Status
-	DueDate Date
-	CallLines
+	Amount Money  `json:"amount" doc:"The capital called from the position."`
+	Status Status `json:"status,omitempty" doc:"pending until the investor has paid, then completed; pending when left out. Only a completed call is paid in."`
+	CallDetails
 	// Transactions classify the amount by ILPA transaction type; nil when
 	// the call states none (see CallTransactions).
-	Transactions []Transaction
+	Transactions []Transaction `json:"transactions,omitempty" doc:"The amount classified by ILPA Performance Template transaction type; the lines add up to the amount. Left out, the line items map onto the types."`
 }
 
-// DistributionItem is a position's gross distribution, split by its lines.
+// CallDetails are the fields of a capital call beside its amount: its due
+// date and its line items (lines.go).
+type CallDetails struct {
+	DueDate Date `json:"dueDate,omitzero" doc:"When the call is due; the document's asOf when left out."`
+	CallLines
+}
+
+// DistributionItem is a position's gross distribution.
 type DistributionItem struct {
-	Amount Money
-	Status Status
-	Date   Date
+	Amount Money  `json:"amount" doc:"The gross distribution to the position."`
+	Status Status `json:"status,omitempty" doc:"pending until paid, then completed; pending when left out. Only a completed distribution counts as distributed."`
+	DistributionDetails
+	Transactions []Transaction `json:"transactions,omitempty" doc:"The amount classified by ILPA Performance Template transaction type; the lines add up to the amount. Left out, the line items map onto the types."`
+}
+
+// DistributionDetails are the fields of a distribution beside its amount.
+type DistributionDetails struct {
+	PaymentDate Date `json:"paymentDate,omitzero" doc:"When the distribution is paid; the document's asOf when left out."`
 	DistributionLines
-	Transactions []Transaction // see DistributionTransactions
 }
 
 // UnfundedCommitmentItem is what a position still owes, and optionally the
 // total commitment it is measured against.
 type UnfundedCommitmentItem struct {
-	Amount Money
-	Status Status
+	Amount Money  `json:"amount" doc:"The commitment the position has yet to contribute."`
+	Status Status `json:"status,omitempty" doc:"Always active."`
+	UnfundedDetails
+}
+
+// UnfundedDetails are the fields of an unfunded commitment beside its amount.
+type UnfundedDetails struct {
 	UnfundedLines
 }
 
@@ -140,8 +183,8 @@ func (d *Document) Normalize() {
 		if a.Status == "" {
 			a.Status = StatusPending
 		}
-		if a.Date.IsZero() {
-			a.Date = d.AsOf
+		if a.ActivityDate.IsZero() {
+			a.ActivityDate = d.AsOf
 		}
 	}
 	for i := range d.Positions {

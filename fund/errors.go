@@ -53,3 +53,13 @@ func ErrorCode(err error) string {
 	}
 	return EINTERNAL
 }
+
+// ErrorMessage returns the message of the first *Error in err's chain, or
+// err's text.
+func ErrorMessage(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return err.Error()
+}

@@ -8,31 +8,51 @@ import (
 
 // PositionItem is one position-level entity (capital call, distribution,
 // unfunded commitment or capital account statement) as read back: what one
-// document, at one version, reports for one position.
+// document, at one version, reports for one position. It embeds the
+// details structs of every kind; those of other kinds are empty.
 type PositionItem struct {
-	Kind            ItemKind
-	DocumentID      string
-	DocumentVersion int
-	FundID          string
-	InvestorID      string
-	PositionID      string
-	AsOf            Date      // the document's as-of date
-	CreatedAt       time.Time // when the document version was written
-	Currency        string
-	Amount          Money
-	Status          Status
-	Date            Date // due date of a call, payment date of a distribution
+	Kind            ItemKind  `json:"itemType" doc:"What the item is: capital_call, distribution, unfunded_commitment or capital_account."`
+	DocumentID      string    `json:"documentId" doc:"The document that reports the item."`
+	DocumentVersion int       `json:"documentVersion" doc:"The version of the document this item comes from."`
+	FundID          string    `json:"fundId" doc:"The position's fund."`
+	InvestorID      string    `json:"investorId" doc:"The position's investor."`
+	PositionID      string    `json:"positionId" doc:"The position."`
+	AsOf            Date      `json:"asOf" doc:"The document's as-of date."`
+	CreatedAt       time.Time `json:"createdAt" doc:"When the document version was written."`
+	Currency        string    `json:"currency" doc:"The document's currency."`
+	Amount          Money     `json:"amount" doc:"The item's amount; a capital account statement's is its ending NAV."`
+	Status          Status    `json:"status" doc:"'pending' or 'completed' for calls and distributions, 'active' for unfunded commitments, 'completed' for statements."`
 
-	// The lines of its kind; the others are empty.
-	CallLines
-	DistributionLines
-	UnfundedLines
+	CallDetails
+	DistributionDetails
+	UnfundedDetails
 	// Transactions are a call's or a distribution's stated typed lines.
-	Transactions []Transaction
+	Transactions []Transaction `json:"transactions,omitempty" doc:"A capital call's or distribution's typed lines: those the document stated, or those its line items map onto (docs/analytics.md, \"Transaction types\"). Absent on other items."`
 	// CapitalAccount is a statement's (kind Statement), whose Amount is its
 	// ending NAV.
-	CapitalAccount *CapitalAccount
+	CapitalAccount *CapitalAccount `json:"capitalAccount,omitempty" doc:"A capital account statement's lines; present on 'capital_account' items only, whose 'amount' is the ending NAV."`
 }
+
+// FlowDate is the date an item's money moves: a call's due date, a
+// distribution's payment date, otherwise (or when it has none) its
+// document's asOf.
+func (it *PositionItem) FlowDate() Date {
+	var d Date
+	switch it.Kind {
+	case CapitalCall:
+		d = it.DueDate
+	case Distribution:
+		d = it.PaymentDate
+	}
+	if d.IsZero() {
+		return it.AsOf
+	}
+	return d
+}
+
+// Paid reports whether the item's money has moved: a completed call is paid
+// in, a completed distribution distributed.
+func (it *PositionItem) Paid() bool { return it.Status == StatusCompleted }
 
 // TypedLines returns a call's or a distribution's typed lines: stated, or
 // derived from its line items (CallTransactions, DistributionTransactions).
@@ -53,22 +73,22 @@ func (d *Document) AppendItems(p *Position, out []PositionItem) []PositionItem {
 		PositionID: p.ID, AsOf: d.AsOf, CreatedAt: d.CreatedAt, Currency: d.Currency}
 	if c := p.CapitalAccount; c != nil {
 		it := base
-		it.Kind, it.Amount, it.Status, it.Date, it.CapitalAccount = Statement, c.EndingNAV, StatusCompleted, c.PeriodStart, c
+		it.Kind, it.Amount, it.Status, it.CapitalAccount = Statement, c.EndingNAV, StatusCompleted, c
 		out = append(out, it)
 	}
 	if c := p.CapitalCall; c != nil {
 		it := base
-		it.Kind, it.Amount, it.Status, it.Date, it.CallLines, it.Transactions = CapitalCall, c.Amount, c.Status, c.DueDate, c.CallLines, c.Transactions
+		it.Kind, it.Amount, it.Status, it.CallDetails, it.Transactions = CapitalCall, c.Amount, c.Status, c.CallDetails, c.Transactions
 		out = append(out, it)
 	}
 	if x := p.Distribution; x != nil {
 		it := base
-		it.Kind, it.Amount, it.Status, it.Date, it.DistributionLines, it.Transactions = Distribution, x.Amount, x.Status, x.Date, x.DistributionLines, x.Transactions
+		it.Kind, it.Amount, it.Status, it.DistributionDetails, it.Transactions = Distribution, x.Amount, x.Status, x.DistributionDetails, x.Transactions
 		out = append(out, it)
 	}
 	if u := p.UnfundedCommitment; u != nil {
 		it := base
-		it.Kind, it.Amount, it.Status, it.UnfundedLines = UnfundedCommitment, u.Amount, u.Status, u.UnfundedLines
+		it.Kind, it.Amount, it.Status, it.UnfundedDetails = UnfundedCommitment, u.Amount, u.Status, u.UnfundedDetails
 		out = append(out, it)
 	}
 	return out
@@ -77,17 +97,19 @@ func (d *Document) AppendItems(p *Position, out []PositionItem) []PositionItem {
 // DocumentHeader is the document-level part of one version, without its
 // positions: what the latest and historical document records hold.
 type DocumentHeader struct {
-	ID            string
-	FundID        string
-	Kind          Kind
-	Title         string
-	AsOf          Date
-	Currency      string
+	ID string
+	DocumentFields
 	PositionCount int
 	Version       int
 	CommitID      string
 	CreatedAt     time.Time
 	CreatedBy     string
+}
+
+// Header is the document-level part of d.
+func (d *Document) Header() DocumentHeader {
+	return DocumentHeader{ID: d.ID, DocumentFields: d.DocumentFields, PositionCount: len(d.Positions),
+		Version: d.Version, CommitID: d.CommitID, CreatedAt: d.CreatedAt, CreatedBy: d.CreatedBy}
 }
 
 // ActivityRecord is one version's capital activity as read back.
@@ -112,23 +134,11 @@ func GroupPositions(items []PositionItem) []Position {
 		case Statement:
 			p.CapitalAccount = it.CapitalAccount
 		case CapitalCall:
-			p.CapitalCall = &CapitalCallItem{
-				Amount:       it.Amount,
-				Status:       it.Status,
-				DueDate:      it.Date,
-				CallLines:    it.CallLines,
-				Transactions: it.Transactions,
-			}
+			p.CapitalCall = &CapitalCallItem{Amount: it.Amount, Status: it.Status, CallDetails: it.CallDetails, Transactions: it.Transactions}
 		case Distribution:
-			p.Distribution = &DistributionItem{
-				Amount:            it.Amount,
-				Status:            it.Status,
-				Date:              it.Date,
-				DistributionLines: it.DistributionLines,
-				Transactions:      it.Transactions,
-			}
+			p.Distribution = &DistributionItem{Amount: it.Amount, Status: it.Status, DistributionDetails: it.DistributionDetails, Transactions: it.Transactions}
 		case UnfundedCommitment:
-			p.UnfundedCommitment = &UnfundedCommitmentItem{Amount: it.Amount, Status: it.Status, UnfundedLines: it.UnfundedLines}
+			p.UnfundedCommitment = &UnfundedCommitmentItem{Amount: it.Amount, Status: it.Status, UnfundedDetails: it.UnfundedDetails}
 		}
 	}
 	d := Document{Positions: out}
@@ -151,8 +161,8 @@ const (
 // ItemKinds lists the position-level entities in sort-key order.
 var ItemKinds = []ItemKind{Statement, CapitalCall, Distribution, UnfundedCommitment}
 
-// The entity names of the position items: an item's type in answers, and
-// the Type attribute a store keeps it under.
+// The entity names of the position items: the Type attribute a store keeps
+// them under.
 const (
 	TypeCapitalAccount     = "CapitalAccount"
 	TypeCapitalCall        = "CapitalCall"
@@ -174,11 +184,37 @@ func (k ItemKind) Type() string {
 	}
 }
 
-// ParseItemKind accepts the entity name ("CapitalCall") or its key spelling
-// ("CAPITAL_CALL").
+// Name is the item kind in the API's and the export's one casing of
+// enumerations: capital_account, capital_call, distribution,
+// unfunded_commitment.
+func (k ItemKind) Name() string { return strings.ToLower(string(k)) }
+
+// MarshalText writes the kind's Name.
+func (k ItemKind) MarshalText() ([]byte, error) { return []byte(k.Name()), nil }
+
+// UnmarshalText reads a kind's Name.
+func (k *ItemKind) UnmarshalText(b []byte) error {
+	v, ok := ParseItemKind(string(b))
+	if !ok {
+		return Invalid("itemType", "must be one of %v, got %q", ItemKindNames(), b)
+	}
+	*k = v
+	return nil
+}
+
+// ItemKindNames lists the kinds' Names, in ItemKinds order.
+func ItemKindNames() []string {
+	out := make([]string, len(ItemKinds))
+	for i, k := range ItemKinds {
+		out[i] = k.Name()
+	}
+	return out
+}
+
+// ParseItemKind reads a kind's Name ("capital_call").
 func ParseItemKind(s string) (ItemKind, bool) {
 	for _, k := range ItemKinds {
-		if s == string(k) || s == k.Type() {
+		if s == k.Name() {
 			return k, true
 		}
 	}

@@ -6,9 +6,9 @@ import "time"
 // investor, listed once the first committed document names it, with the
 // currency of that document and the time it was written.
 type Registered struct {
-	PositionID string
-	FundID     string
-	InvestorID string
-	Currency   string
-	CreatedAt  time.Time
+	PositionID   string    `json:"positionId" doc:"The position."`
+	FundID       string    `json:"fundId" doc:"The position's fund."`
+	InvestorID   string    `json:"investorId" doc:"The position's investor."`
+	Currency     string    `json:"currency" doc:"The currency of the document that first registered the position."`
+	RegisteredAt time.Time `json:"registeredAt" doc:"When the first document that reported the position was written."`
 }

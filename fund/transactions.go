@@ -122,11 +122,11 @@ func TransactionTypesOn(on string) []TransactionType {
 
 // Transaction is one typed line of a call's or a distribution's amount.
 type Transaction struct {
-	Type   TransactionType `json:"type" doc:"The ILPA Performance Template v1.1 transaction type (granular methodology)."`
-	Amount Money           `json:"amount" doc:"The part of the item's amount of this type; never negative."`
+	Type   TransactionType `json:"transactionType" doc:"The ILPA Performance Template v1.1 transaction type (granular methodology)."`
+	Amount Money           `json:"amount" doc:"Required, not negative. The lines of an item must add up to its 'amount' exactly."`
 	// Unfunded is the line's effect on unfunded commitment; empty in a
 	// request means the type's default (Normalize fills it in).
-	Unfunded UnfundedEffect `json:"unfundedEffect,omitempty" doc:"The line's effect on the LP's unfunded commitment: reduces, increases or none; the type's default when left out."`
+	Unfunded UnfundedEffect `json:"unfundedEffect,omitempty" doc:"Optional: the type's default when absent. Calls may reduce unfunded commitment or leave it ('none': outside commitment); distributions may increase it (recallable, returns of excess capital called) or leave it."`
 }
 
 // Info returns the declaration of the line's type.
@@ -148,8 +148,11 @@ func normalizeTransactions(lines []Transaction) {
 // of side on: known types of that side, allowed effects, no negative
 // amount, and a sum equal to the amount exactly.
 func checkTransactions(field, on string, amount Money, lines []Transaction) error {
-	if len(lines) == 0 {
+	if lines == nil {
 		return nil
+	}
+	if len(lines) == 0 {
+		return Invalid(field+".transactions", "may not be empty; leave the field out instead")
 	}
 	if len(lines) > MaxTransactions {
 		return Invalid(field+".transactions", "an item holds at most %d transaction lines, got %d", MaxTransactions, len(lines))
@@ -159,7 +162,7 @@ func checkTransactions(field, on string, amount Money, lines []Transaction) erro
 		f := fmt.Sprintf("%s.transactions[%d]", field, i)
 		d, ok := TransactionTypeOf(l.Type)
 		if !ok || d.On != on {
-			return Invalid(f+".type", "must be one of %v, got %q", TransactionTypesOn(on), l.Type)
+			return Invalid(f+".transactionType", "must be one of %v, got %q", TransactionTypesOn(on), l.Type)
 		}
 		if !slices.Contains(d.Effects, l.Unfunded) {
 			return Invalid(f+".unfundedEffect", "a %s line's effect on unfunded commitment must be one of %v, got %q", l.Type, d.Effects, l.Unfunded)

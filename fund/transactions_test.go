@@ -58,8 +58,8 @@ func TestTransactionLinesAreChecked(t *testing.T) {
 	}{
 		{OnCall, ok, "", ""},
 		{OnCall, []Transaction{{"investment", MustMoney("60"), Reduces}}, "c.transactions", "add up to 60.00, not the amount 100.00 (difference -40.00)"},
-		{OnCall, []Transaction{{"income", MustMoney("100"), NoEffect}}, "c.transactions[0].type", "must be one of"},
-		{OnCall, []Transaction{{"nonsense", MustMoney("100"), NoEffect}}, "c.transactions[0].type", "must be one of"},
+		{OnCall, []Transaction{{"income", MustMoney("100"), NoEffect}}, "c.transactions[0].transactionType", "must be one of"},
+		{OnCall, []Transaction{{"nonsense", MustMoney("100"), NoEffect}}, "c.transactions[0].transactionType", "must be one of"},
 		{OnCall, []Transaction{{"investment", MustMoney("100"), Increases}}, "c.transactions[0].unfundedEffect", "must be one of [reduces none]"},
 		{OnCall, []Transaction{{"investment", MustMoney("110"), Reduces}, {"working_capital", MustMoney("-10"), Reduces}}, "c.transactions[1].amount", "must not be negative"},
 		{OnDistribution, []Transaction{{"recallable_return_of_capital", MustMoney("100"), NoEffect}}, "c.transactions[0].unfundedEffect", "[increases]"},

@@ -60,12 +60,39 @@ const (
 
 // IRR is an annual internal rate of return, or why there is none.
 type IRR struct {
-	// Rate is set only when Status is IRROK, rounded to IRRScale places.
+	// Rate is set only when Status is IRROK, rounded to IRRScale places;
+	// a performance answer keeps it only when Annualised (see GIPS).
 	Rate   *decimal.Decimal
 	Status IRRStatus
+	// Days is the span of the flows, from the first date to the last.
+	Days int
+	// CumulativeReturn is the return over the whole span at the rate
+	// found, (1 + rate)^(Days/365) − 1, rounded to IRRScale places: set
+	// whenever Status is IRROK.
+	CumulativeReturn *decimal.Decimal
+	// Annualised says that Rate is an annual rate fit to show: set by GIPS.
+	Annualised bool
 	// Flows are the flows the rate solves for: netted per date, zero
 	// nets dropped, in date order.
 	Flows []Flow
+}
+
+// MinAnnualisedDays is the shortest span whose return is annualised: a
+// year. The GIPS standards forbid it for shorter periods ("Returns for
+// periods of less than one year MUST NOT be annualized", provision I.5.A.4
+// of the 2010 edition, kept in the 2020 edition): a quarter's 3% is not a
+// 12.6% annual rate. See docs/analytics.md.
+const MinAnnualisedDays = 365
+
+// GIPS applies the annualisation rule to an IRR: a span of at least
+// MinAnnualisedDays keeps its annual Rate; a shorter one gives only its
+// CumulativeReturn, the return of the span, and no Rate.
+func (r IRR) GIPS() IRR {
+	r.Annualised = r.Status == IRROK && r.Days >= MinAnnualisedDays
+	if !r.Annualised {
+		r.Rate = nil
+	}
+	return r
 }
 
 // NetFlows sums the flows of each date into one, drops dates whose flows
@@ -103,11 +130,16 @@ func XIRR(flows []Flow) IRR {
 		}
 	}
 	net := NetFlows(flows)
-	rate, status := solveXIRR(yearFlows(net))
+	yf := yearFlows(net)
+	rate, status := solveXIRR(yf)
 	irr := IRR{Status: status, Flows: net}
+	if len(net) > 0 {
+		irr.Days = int(math.Round(yf[len(yf)-1].years * 365))
+	}
 	if status == IRROK {
 		r := decimal.NewFromFloat(rate).Round(IRRScale)
-		irr.Rate = &r
+		c := decimal.NewFromFloat(math.Pow(1+rate, float64(irr.Days)/365) - 1).Round(IRRScale)
+		irr.Rate, irr.CumulativeReturn = &r, &c
 	}
 	return irr
 }
@@ -267,4 +299,14 @@ func Multiples(paidIn, distributed fund.Money, nav *fund.Money) PaidInMultiples 
 	tvpi := distributed.Decimal().Add(nav.Decimal()).DivRound(p, MultipleScale)
 	rvpi := tvpi.Sub(dpi)
 	return PaidInMultiples{DPI: &dpi, RVPI: &rvpi, TVPI: &tvpi, Status: MultiplesOK}
+}
+
+// NetPaidIn is the divisor of the multiples: paid-in less the paid-in
+// returned (ILPA's net paid-in capital), or zero, so no multiple, when
+// returns exceed what was paid in.
+func NetPaidIn(paidIn, returned fund.Money) fund.Money {
+	if n := paidIn.Sub(returned); n.Sign() > 0 {
+		return n
+	}
+	return fund.Money{}
 }

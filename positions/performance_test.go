@@ -237,7 +237,7 @@ func checkEvaluate(t *testing.T, flows []Flow, bis float64, at int) {
 	nav := last.Amount
 	var items []fund.PositionItem
 	for i, f := range flows[:len(flows)-1] {
-		it := fund.PositionItem{DocumentID: fmt.Sprintf("D%03d", i), DocumentVersion: 1, PositionID: "P", AsOf: f.Date, Date: f.Date, Status: fund.StatusCompleted}
+		it := fund.PositionItem{DocumentID: fmt.Sprintf("D%03d", i), DocumentVersion: 1, PositionID: "P", AsOf: f.Date, Status: fund.StatusCompleted}
 		half := fund.MoneyOf(f.Amount.Decimal().Abs().Div(decimal.NewFromInt(2)).Truncate(2))
 		rest := fund.Money{}.Sub(half)
 		if f.Amount.Sign() < 0 {
@@ -255,7 +255,7 @@ func checkEvaluate(t *testing.T, flows []Flow, bis float64, at int) {
 		items = append(items, it)
 	}
 	items = append(items, fund.PositionItem{Kind: fund.Statement, DocumentID: "S", DocumentVersion: 1, PositionID: "P",
-		AsOf: flows[at].Date, Date: flows[0].Date, Amount: nav, Status: fund.StatusCompleted,
+		AsOf: flows[at].Date, Amount: nav, Status: fund.StatusCompleted,
 		CapitalAccount: &fund.CapitalAccount{PeriodStart: flows[0].Date, EndingNAV: nav}})
 	p := Evaluate("P", last.Date, items)
 	if p.NAV.Value == nil || !p.NAV.Value.Equal(last.Amount) {
@@ -264,13 +264,133 @@ func checkEvaluate(t *testing.T, flows []Flow, bis float64, at int) {
 	if p.IRR.Status != IRROK {
 		t.Fatalf("Evaluate's IRR status %s", p.IRR.Status)
 	}
-	if d := math.Abs(p.IRR.Rate.InexactFloat64() - bis); d > 5e-7 {
-		t.Errorf("Evaluate's IRR %s is %v from the bisection's %.12f", p.IRR.Rate, d, bis)
+	// The span runs from the first flow to the NAV's date; the rate is
+	// given only for a year or more, the cumulative return always.
+	days := int(math.Round(last.Date.Time().Sub(flows[0].Date.Time()).Hours() / 24))
+	if p.IRR.Days != days {
+		t.Errorf("Evaluate's IRR spans %d days, the flows %d", p.IRR.Days, days)
+	}
+	switch {
+	case days < MinAnnualisedDays && (p.IRR.Rate != nil || p.IRR.Annualised):
+		t.Errorf("a span of %d days has rate %v (annualised %v)", days, p.IRR.Rate, p.IRR.Annualised)
+	case days >= MinAnnualisedDays && (p.IRR.Rate == nil || !p.IRR.Annualised):
+		t.Errorf("a span of %d days has no rate (annualised %v)", days, p.IRR.Annualised)
+	case days >= MinAnnualisedDays:
+		if d := math.Abs(p.IRR.Rate.InexactFloat64() - bis); d > 5e-7 {
+			t.Errorf("Evaluate's IRR %s is %v from the bisection's %.12f", p.IRR.Rate, d, bis)
+		}
+	}
+	cumulative := math.Pow(1+bis, float64(days)/365) - 1
+	if p.IRR.CumulativeReturn == nil || math.Abs(p.IRR.CumulativeReturn.InexactFloat64()-cumulative) > 1e-6*math.Max(1, math.Abs(cumulative)) {
+		t.Errorf("Evaluate's cumulative return %v, the bisection's rate over %d days gives %.12f", p.IRR.CumulativeReturn, days, cumulative)
 	}
 	m := p.Multiples
 	if m.Status != MultiplesOK || !m.TVPI.Equal(m.DPI.Add(*m.RVPI)) {
 		t.Errorf("TVPI %v ≠ DPI %v + RVPI %v (%s)", m.TVPI, m.DPI, m.RVPI, m.Status)
 	}
+}
+
+// TestAnIRRUnderAYearIsNotAnnualised: the GIPS standards' rule, "Returns
+// for periods of less than one year MUST NOT be annualized". XIRR finds
+// the annual rate and the return over the span; GIPS, which Evaluate and
+// Pool apply, keeps the rate only for a span of 365 days or more. The
+// cases are built so that the return over the span is 10% exactly: −100,
+// then 110, so (1 + rate)^(days ÷ 365) = 1.1 whatever the span.
+func TestAnIRRUnderAYearIsNotAnnualised(t *testing.T) {
+	for _, c := range []struct {
+		name, from, to string
+		days           int
+		annualised     bool
+	}{
+		// 31 + 28 + 31 + 30 + 31 + 30 days.
+		{"half a year (181 days) is not annualised", "2025-01-01", "2025-07-01", 181, false},
+		{"364 days are not annualised", "2025-01-01", "2025-12-31", 364, false},
+		{"exactly 365 days are annualised", "2025-01-01", "2026-01-01", 365, true},
+		{"a leap year's 366 days are annualised", "2024-01-01", "2025-01-01", 366, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			// The rate XIRR finds is 1.1^(365 ÷ days) − 1: 21.1913% over 181
+			// days, 10% over 365.
+			rate := math.Pow(1.1, 365/float64(c.days)) - 1
+			irr := XIRR(flowsOf(c.from, "-100", c.to, "110"))
+			if irr.Status != IRROK || irr.Days != c.days || irr.Rate == nil || math.Abs(irr.Rate.InexactFloat64()-rate) > 1e-6 || irr.Annualised {
+				t.Fatalf("XIRR: %s over %d days, rate %v, annualised %v; want ok over %d days, rate %.6f, not yet annualised", irr.Status, irr.Days, irr.Rate, irr.Annualised, c.days, rate)
+			}
+			if irr.CumulativeReturn == nil || irr.CumulativeReturn.StringFixed(IRRScale) != "0.100000" {
+				t.Errorf("XIRR's cumulative return %v, want 0.100000", irr.CumulativeReturn)
+			}
+			g := irr.GIPS()
+			if g.Annualised != c.annualised || (g.Rate != nil) != c.annualised || g.Days != c.days || !g.CumulativeReturn.Equal(*irr.CumulativeReturn) {
+				t.Errorf("GIPS: rate %v, annualised %v over %d days, cumulative %v; want annualised %v", g.Rate, g.Annualised, g.Days, g.CumulativeReturn, c.annualised)
+			}
+			if c.days == 365 && (g.Rate == nil || g.Rate.StringFixed(IRRScale) != "0.100000" || !g.Rate.Equal(*g.CumulativeReturn)) {
+				t.Errorf("over exactly a year the rate %v is the cumulative return %v, 0.100000", g.Rate, g.CumulativeReturn)
+			}
+
+			// The same through Evaluate: a call of 100 due on from, a
+			// statement whose NAV is 110 on to; and through Pool, with a
+			// second position three times the size, which pools to the
+			// same 10% over the same span.
+			p := Evaluate("P", fund.MustDate(c.to), []fund.PositionItem{paidCall("C", "P", c.from, "100"), statementOn("S", "P", c.from, c.to, "110")})
+			q := Evaluate("Q", fund.MustDate(c.to), []fund.PositionItem{paidCall("C", "Q", c.from, "300"), statementOn("S", "Q", c.from, c.to, "330")})
+			pool := Pool("USD", fund.MustDate(c.to), []Performance{p, q})
+			for name, got := range map[string]IRR{"Evaluate": p.IRR, "Pool": pool.IRR} {
+				if got.Status != IRROK || got.Days != c.days || got.Annualised != c.annualised || (got.Rate != nil) != c.annualised ||
+					got.CumulativeReturn == nil || got.CumulativeReturn.StringFixed(IRRScale) != "0.100000" {
+					t.Errorf("%s: %s over %d days, rate %v, annualised %v, cumulative %v; want annualised %v, cumulative 0.100000",
+						name, got.Status, got.Days, got.Rate, got.Annualised, got.CumulativeReturn, c.annualised)
+				}
+				if c.annualised && got.Rate != nil && math.Abs(got.Rate.InexactFloat64()-rate) > 1e-6 {
+					t.Errorf("%s: rate %s, want %.6f", name, got.Rate, rate)
+				}
+			}
+		})
+	}
+
+	t.Run("without a rate there is nothing to annualise", func(t *testing.T) {
+		g := XIRR(flowsOf("2024-01-01", "-100", "2025-06-01", "-50")).GIPS()
+		if g.Status != IRRNoSignChange || g.Rate != nil || g.CumulativeReturn != nil || g.Annualised {
+			t.Errorf("got %+v", g)
+		}
+	})
+
+	t.Run("a pool's span is its own: from its first flow, whatever each position's", func(t *testing.T) {
+		// A: −100 on 2024-12-31, NAV 110 on 2025-12-31, 365 days: 10% a year.
+		// B: −100 on 2025-06-30, NAV 105 on 2025-12-31, 184 days: 5% over
+		// the span, no rate. Pooled: −100, −100, 215 over 365 days, so
+		// annualised, and over one year the rate is the cumulative return.
+		asOf := fund.MustDate("2025-12-31")
+		a := Evaluate("A", asOf, []fund.PositionItem{paidCall("C1", "A", "2024-12-31", "100"), statementOn("S", "A", "2024-12-31", "2025-12-31", "110")})
+		b := Evaluate("B", asOf, []fund.PositionItem{paidCall("C2", "B", "2025-06-30", "100"), statementOn("S", "B", "2025-06-30", "2025-12-31", "105")})
+		if !a.IRR.Annualised || a.IRR.Rate == nil || a.IRR.Rate.StringFixed(IRRScale) != "0.100000" {
+			t.Errorf("A: rate %v, annualised %v, want 0.100000", a.IRR.Rate, a.IRR.Annualised)
+		}
+		if b.IRR.Annualised || b.IRR.Rate != nil || b.IRR.Days != 184 || b.IRR.CumulativeReturn.StringFixed(IRRScale) != "0.050000" {
+			t.Errorf("B: rate %v, annualised %v over %d days, cumulative %v; want none, 184 days, 0.050000", b.IRR.Rate, b.IRR.Annualised, b.IRR.Days, b.IRR.CumulativeReturn)
+		}
+		pool := Pool("USD", asOf, []Performance{a, b})
+		if pool.IRR.Status != IRROK || !pool.IRR.Annualised || pool.IRR.Days != 365 || pool.IRR.Rate == nil || !pool.IRR.Rate.Equal(*pool.IRR.CumulativeReturn) {
+			t.Fatalf("pooled: %s, rate %v, cumulative %v, annualised %v over %d days", pool.IRR.Status, pool.IRR.Rate, pool.IRR.CumulativeReturn, pool.IRR.Annualised, pool.IRR.Days)
+		}
+		flows := flowsOf("2024-12-31", "-100", "2025-06-30", "-100", "2025-12-31", "215")
+		if r := pool.IRR.Rate.InexactFloat64(); math.Abs(r-bisectIRR(flows)) > 1e-6 {
+			t.Errorf("pooled rate %v, a straightforward bisection finds %.8f", r, bisectIRR(flows))
+		}
+	})
+}
+
+// paidCall is a completed call of amount, due on due (its document's date).
+func paidCall(doc, pos, due, amount string) fund.PositionItem {
+	return fund.PositionItem{Kind: fund.CapitalCall, DocumentID: doc, DocumentVersion: 1, PositionID: pos, Currency: "USD",
+		AsOf: fund.MustDate(due), Status: fund.StatusCompleted, Amount: fund.MustMoney(amount), CallDetails: fund.CallDetails{DueDate: fund.MustDate(due)}}
+}
+
+// statementOn is a statement for the period from start to end, whose
+// ending NAV is nav.
+func statementOn(doc, pos, start, end, nav string) fund.PositionItem {
+	return fund.PositionItem{Kind: fund.Statement, DocumentID: doc, DocumentVersion: 1, PositionID: pos, Currency: "USD",
+		AsOf: fund.MustDate(end), Status: fund.StatusCompleted, Amount: fund.MustMoney(nav),
+		CapitalAccount: &fund.CapitalAccount{PeriodStart: fund.MustDate(start), EndingNAV: fund.MustMoney(nav)}}
 }
 
 func dec(s string) decimal.Decimal { return decimal.RequireFromString(s) }

@@ -112,7 +112,7 @@ func (s *Store) CashflowsFor(ctx context.Context, pos string, asOf fund.Date, al
 	if err != nil {
 		return fund.PositionItem{}, nil, err
 	}
-	return identity, CashflowsOf(items), nil
+	return identity, CashflowsOf(items, asOf), nil
 }
 
 // InvestorSummary sums up the investor's positions that keep accepts (the

@@ -10,10 +10,6 @@ import (
 // The arithmetic of positions: pure functions over the items a position's
 // documents report. The reads that gather them are in read.go.
 
-// DPIScale is the number of decimal places of a DPI: the exact quotient
-// rounded half away from zero.
-const DPIScale = 4
-
 // ByStatus is an amount split by the status of the items that add up to it.
 type ByStatus struct {
 	Total, Pending, Completed fund.Money
@@ -47,8 +43,15 @@ type Figures struct {
 	// Commitment is the total commitment, as the most recent report of it
 	// states it (see Summarize); nil when none does.
 	Commitment *fund.Money
-	// PaidIn is the capital called, pending and completed.
-	PaidIn ByStatus
+	// Called is the capital the calls counted call, pending or completed.
+	// PaidIn is what they have paid in: the completed calls, each due on or
+	// before the date (any, when the summary has none). Outstanding is
+	// Called − PaidIn, called and not yet paid in.
+	Called, PaidIn, Outstanding fund.Money
+	// PaidInReturned is the paid-in capital that distributions paid back
+	// (their typed lines of ILPA's returns of excess capital called), on
+	// the same terms as PaidIn.
+	PaidInReturned fund.Money
 	// Distributed is gross; Withholding the tax withheld from it;
 	// DistributedNet what reached the investor (gross − withholding).
 	Distributed, Withholding, DistributedNet ByStatus
@@ -61,13 +64,17 @@ type Figures struct {
 	// UnfundedComputed is Commitment plus the net effect of the calls' and
 	// distributions' typed lines on it (fund.UnfundedChange: less the lines
 	// that reduce it, plus those that increase it; with only today's line
-	// items, Commitment − PaidIn + Recallable), and
+	// items, Commitment − Called + Recallable), and
 	// UnfundedDifference is UnfundedReported − UnfundedComputed; each is nil
 	// when a figure it needs is.
 	UnfundedComputed, UnfundedDifference *fund.Money
-	// DPI is Distributed ÷ PaidIn (gross, all statuses), rounded to DPIScale
-	// places; nil when nothing was paid in.
+	// DPI is the one DPI of the API, as a position's performance computes
+	// it (Multiples): the distributed lines of the distributions paid, as
+	// PaidIn is, divided by PaidIn − PaidInReturned; nil when nothing was
+	// paid in.
 	DPI *decimal.Decimal
+	// distributedLines is the DPI's numerator.
+	distributedLines fund.Money
 
 	CapitalCalls, Distributions, UnfundedCommitments int
 }
@@ -110,10 +117,14 @@ func Summarize(pos string, asOf fund.Date, items []fund.PositionItem) Summary {
 		it := &items[i]
 		s.FundID, s.InvestorID, s.Currency = it.FundID, it.InvestorID, it.Currency
 		docs[it.DocumentID] = Source{DocumentID: it.DocumentID, Version: it.DocumentVersion, AsOf: it.AsOf}
+		paid := it.Paid() && (asOf.IsZero() || it.FlowDate().Compare(asOf) <= 0)
 		switch it.Kind {
 		case fund.CapitalCall:
 			s.CapitalCalls++
-			s.PaidIn.add(it.Status, it.Amount)
+			s.Called = s.Called.Add(it.Amount)
+			if paid {
+				s.PaidIn = s.PaidIn.Add(it.Amount)
+			}
 			change = change.Add(fund.UnfundedChange(it.TypedLines()))
 		case fund.Distribution:
 			s.Distributions++
@@ -126,6 +137,16 @@ func Summarize(pos string, asOf fund.Date, items []fund.PositionItem) Summary {
 			for _, l := range lines {
 				if l.Unfunded == fund.Increases {
 					s.Recallable = s.Recallable.Add(l.Amount)
+				}
+				switch l.Info().Net {
+				case fund.Distributed:
+					if paid {
+						s.distributedLines = s.distributedLines.Add(l.Amount)
+					}
+				case fund.PaidInReturned:
+					if paid {
+						s.PaidInReturned = s.PaidInReturned.Add(l.Amount)
+					}
 				}
 			}
 		case fund.UnfundedCommitment:
@@ -202,13 +223,11 @@ func (f *Figures) deriveUnfunded(change fund.Money) {
 	}
 }
 
-// deriveDPI divides exactly, then rounds once.
+// deriveDPI derives Outstanding and the DPI, which Multiples divides
+// exactly and rounds once.
 func (f *Figures) deriveDPI() {
-	f.DPI = nil
-	if f.PaidIn.Total.Sign() > 0 {
-		dpi := f.Distributed.Total.Decimal().DivRound(f.PaidIn.Total.Decimal(), DPIScale)
-		f.DPI = &dpi
-	}
+	f.Outstanding = f.Called.Sub(f.PaidIn)
+	f.DPI = Multiples(NetPaidIn(f.PaidIn, f.PaidInReturned), f.distributedLines, nil).DPI
 }
 
 // moreRecent orders reports: the later as-of date, then the later write,
@@ -253,7 +272,7 @@ func Counted(latest []fund.PositionItem, asOf fund.Date) (counted []fund.Positio
 }
 
 // Cashflow is one dated contribution (a capital call) or distribution, with
-// the position's running totals after it.
+// the position's cumulative totals after it.
 type Cashflow struct {
 	Date       fund.Date // a call's due date, a distribution's payment date, or else the document's as-of date
 	Kind       fund.ItemKind
@@ -264,24 +283,24 @@ type Cashflow struct {
 	// Withholding and Net (Amount − Withholding) are a distribution's.
 	Withholding, Net fund.Money
 
-	// Running totals: PaidIn and Distributed (gross) up to and including
-	// this flow, and NetCashflow = Distributed − Withholding − PaidIn, what
-	// the investor has received net of what it has paid.
-	PaidIn, Distributed, NetCashflow fund.Money
+	// Cumulative totals of the flows paid (completed, and dated on or
+	// before the date asked for) up to and including this one: CumulativePaidIn and CumulativeDistributed (gross), and
+	// CumulativeNetCashflow = CumulativeDistributed − withholding −
+	// CumulativePaidIn, what the investor has received net of what it has
+	// paid. A pending flow is listed and moves none of them.
+	CumulativePaidIn, CumulativeDistributed, CumulativeNetCashflow fund.Money
 }
 
 // CashflowsOf orders the calls and distributions among items by date and
-// runs their totals.
-func CashflowsOf(items []fund.PositionItem) []Cashflow {
+// runs their cumulative totals, which count the flows paid by asOf (every
+// completed one when asOf is zero), as a summary's PaidIn does.
+func CashflowsOf(items []fund.PositionItem, asOf fund.Date) []Cashflow {
 	var out []Cashflow
 	for _, it := range items {
 		if it.Kind != fund.CapitalCall && it.Kind != fund.Distribution {
 			continue
 		}
-		f := Cashflow{Date: it.Date, Kind: it.Kind, DocumentID: it.DocumentID, Version: it.DocumentVersion, Status: it.Status, Amount: it.Amount}
-		if f.Date.IsZero() {
-			f.Date = it.AsOf
-		}
+		f := Cashflow{Date: it.FlowDate(), Kind: it.Kind, DocumentID: it.DocumentID, Version: it.DocumentVersion, Status: it.Status, Amount: it.Amount}
 		if it.Kind == fund.Distribution {
 			f.Withholding = orZero(it.Withholding)
 			f.Net = it.Amount.Sub(f.Withholding)
@@ -301,12 +320,14 @@ func CashflowsOf(items []fund.PositionItem) []Cashflow {
 	var paid, distributed, withheld fund.Money
 	for i := range out {
 		f := &out[i]
-		if f.Kind == fund.CapitalCall {
+		switch {
+		case f.Status != fund.StatusCompleted, !asOf.IsZero() && f.Date.Compare(asOf) > 0:
+		case f.Kind == fund.CapitalCall:
 			paid = paid.Add(f.Amount)
-		} else {
+		default:
 			distributed, withheld = distributed.Add(f.Amount), withheld.Add(f.Withholding)
 		}
-		f.PaidIn, f.Distributed, f.NetCashflow = paid, distributed, distributed.Sub(withheld).Sub(paid)
+		f.CumulativePaidIn, f.CumulativeDistributed, f.CumulativeNetCashflow = paid, distributed, distributed.Sub(withheld).Sub(paid)
 	}
 	return out
 }
@@ -358,7 +379,8 @@ func SumUp(inv string, asOf fund.Date, sums []Summary) InvestorSummary {
 // add adds one position's figures; deriveDPI must follow.
 func (t *Totals) add(f Figures) {
 	t.Positions++
-	t.PaidIn.addAll(f.PaidIn)
+	t.Called, t.PaidIn, t.PaidInReturned = t.Called.Add(f.Called), t.PaidIn.Add(f.PaidIn), t.PaidInReturned.Add(f.PaidInReturned)
+	t.distributedLines = t.distributedLines.Add(f.distributedLines)
 	t.Distributed.addAll(f.Distributed)
 	t.Withholding.addAll(f.Withholding)
 	t.DistributedNet.addAll(f.DistributedNet)

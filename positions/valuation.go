@@ -91,11 +91,14 @@ type Performance struct {
 	PositionID, FundID, InvestorID, Currency string
 	AsOf                                     fund.Date
 	NAV                                      NAV
-	// PaidIn is the paid-in lines less the returned ones (ILPA's net TVPI
-	// denominator, a positive amount); Distributed the distributed lines.
-	PaidIn, Distributed fund.Money
-	Multiples           PaidInMultiples
-	IRR                 IRR
+	// Called, PaidIn and Outstanding are a summary's (Figures): the calls'
+	// paid-in lines, all of them, those of the calls paid, and the rest.
+	// PaidInReturned is the returned paid-in lines of the distributions
+	// paid, and Distributed their distributed lines. The multiples divide
+	// by PaidIn − PaidInReturned, ILPA's net paid-in capital.
+	Called, PaidIn, Outstanding, PaidInReturned, Distributed fund.Money
+	Multiples                                                PaidInMultiples
+	IRR                                                      IRR
 	// Flows are the typed lines counted, by date; the terminal NAV, dated
 	// AsOf, is the last flow of IRR.Flows when there is a NAV.
 	Flows []PerformanceFlow
@@ -114,9 +117,10 @@ type PooledPerformance struct {
 	// no statement, which leave NAV incomplete.
 	Positions, PositionsWithoutNAV int
 	NAV                            NAV
-	PaidIn, Distributed            fund.Money
-	Multiples                      PaidInMultiples
-	IRR                            IRR
+	// As a position's (Performance), summed.
+	Called, PaidIn, Outstanding, PaidInReturned, Distributed fund.Money
+	Multiples                                                PaidInMultiples
+	IRR                                                      IRR
 }
 
 // IRRNoNAV: no NAV is known on the date (no statement dated on or before
@@ -143,10 +147,7 @@ func typedLinesOf(items []fund.PositionItem) []typedLine {
 		if it.Kind != fund.CapitalCall && it.Kind != fund.Distribution {
 			continue
 		}
-		d := it.Date
-		if d.IsZero() {
-			d = it.AsOf
-		}
+		d := it.FlowDate()
 		for _, l := range it.TypedLines() {
 			out = append(out, typedLine{Transaction: l, date: d, item: it, call: it.Kind == fund.CapitalCall})
 		}
@@ -177,7 +178,7 @@ func statementOf(it *fund.PositionItem) *fund.CapitalAccount {
 	if it.CapitalAccount != nil {
 		return it.CapitalAccount
 	}
-	return &fund.CapitalAccount{PeriodStart: it.Date, EndingNAV: it.Amount}
+	return &fund.CapitalAccount{EndingNAV: it.Amount}
 }
 
 // Evaluate works out a position's performance on asOf (never zero) from
@@ -186,14 +187,17 @@ func statementOf(it *fund.PositionItem) *fund.CapitalAccount {
 // of other positions must not be passed. The conventions are in
 // docs/analytics.md, "Performance: NAV, net IRR and multiples":
 //
-//   - the flows are every typed line of every call and distribution, pending
-//     or completed, dated by the item's date (a call's due date, a
-//     distribution's payment date) or else its document's as-of date, and
-//     signed from the LP's side; a line dated after asOf is not cash yet and
-//     is left out. Excluded lines (carry, clawback) are listed but counted
-//     in no figure;
-//   - PaidIn is the paid-in lines less the returned ones, Distributed the
-//     distributed lines (gross of withholding);
+//   - the flows are the typed lines of the calls and distributions paid
+//     (completed) and dated on or before asOf, dated by the item's date (a
+//     call's due date, a distribution's payment date) or else its
+//     document's as-of date, and signed from the LP's side: a pending item
+//     is not cash yet, nor one dated after asOf. Excluded lines (carry,
+//     clawback) are listed but counted in no figure;
+//   - Called is the paid-in lines of every call counted, PaidIn those of
+//     the calls paid, Outstanding the rest; PaidInReturned the returned
+//     lines and Distributed the distributed lines (gross of withholding) of
+//     the distributions paid; the multiples divide by PaidIn −
+//     PaidInReturned;
 //   - the NAV is the ending NAV of the statement with the latest period end
 //     on or before asOf, rolled forward by the lines dated after that period
 //     end;
@@ -216,19 +220,25 @@ func Evaluate(pos string, asOf fund.Date, items []fund.PositionItem) Performance
 			}
 		}
 	}
-	lines := typedLinesOf(items)
+	all := typedLinesOf(items)
+	var lines []typedLine // the lines of the items paid by asOf: cash that moved
+	for _, l := range all {
+		if l.Info().Net == fund.PaidIn {
+			p.Called = p.Called.Add(l.Amount)
+		}
+		if l.item.Paid() && l.date.Compare(asOf) <= 0 {
+			lines = append(lines, l)
+		}
+	}
 	var flows []Flow
 	for _, l := range lines {
-		if l.date.Compare(asOf) > 0 {
-			continue
-		}
 		p.Flows = append(p.Flows, PerformanceFlow{Date: l.date, Type: l.Type, Net: l.Info().Net, Amount: l.signed(),
 			DocumentID: l.item.DocumentID, Version: l.item.DocumentVersion, PositionID: l.item.PositionID, Status: l.item.Status})
 		switch l.Info().Net {
 		case fund.PaidIn:
 			p.PaidIn = p.PaidIn.Add(l.Amount)
 		case fund.PaidInReturned:
-			p.PaidIn = p.PaidIn.Sub(l.Amount)
+			p.PaidInReturned = p.PaidInReturned.Add(l.Amount)
 		case fund.Distributed:
 			p.Distributed = p.Distributed.Add(l.Amount)
 		default:
@@ -236,10 +246,11 @@ func Evaluate(pos string, asOf fund.Date, items []fund.PositionItem) Performance
 		}
 		flows = append(flows, Flow{Date: l.date, Amount: l.signed()})
 	}
+	p.Outstanding = p.Called.Sub(p.PaidIn)
 	sortFlows(p.Flows)
 
 	p.NAV = navOf(latest, lines, asOf)
-	p.Multiples = Multiples(p.PaidIn, p.Distributed, p.NAV.Value)
+	p.Multiples = Multiples(NetPaidIn(p.PaidIn, p.PaidInReturned), p.Distributed, p.NAV.Value)
 	p.IRR = irrOf(flows, p.NAV.Value, asOf)
 
 	sort.Slice(statements, func(i, j int) bool {
@@ -250,7 +261,7 @@ func Evaluate(pos string, asOf fund.Date, items []fund.PositionItem) Performance
 		return moreRecent(b, a)
 	})
 	for _, st := range statements {
-		p.Reconciliations = append(p.Reconciliations, reconcile(st, lines, items))
+		p.Reconciliations = append(p.Reconciliations, reconcile(st, all, items))
 	}
 	p.Documents = sortedSources(docs)
 	return p
@@ -312,7 +323,7 @@ func irrOf(flows []Flow, nav *fund.Money, asOf fund.Date) IRR {
 	if nav == nil {
 		return IRR{Status: IRRNoNAV}
 	}
-	return XIRR(append(flows, Flow{Date: asOf, Amount: *nav}))
+	return XIRR(append(flows, Flow{Date: asOf, Amount: *nav})).GIPS()
 }
 
 // reconcile compares the statement st with the lines dated in its period
@@ -396,7 +407,8 @@ func Pool(currency string, asOf fund.Date, perfs []Performance) PooledPerformanc
 	var nav fund.Money
 	status := NAVStatement
 	for _, p := range perfs {
-		out.PaidIn, out.Distributed = out.PaidIn.Add(p.PaidIn), out.Distributed.Add(p.Distributed)
+		out.Called, out.PaidIn, out.Outstanding = out.Called.Add(p.Called), out.PaidIn.Add(p.PaidIn), out.Outstanding.Add(p.Outstanding)
+		out.PaidInReturned, out.Distributed = out.PaidInReturned.Add(p.PaidInReturned), out.Distributed.Add(p.Distributed)
 		for _, f := range p.Flows {
 			if f.Net != fund.Excluded {
 				flows = append(flows, Flow{Date: f.Date, Amount: f.Amount})
@@ -421,7 +433,7 @@ func Pool(currency string, asOf fund.Date, perfs []Performance) PooledPerformanc
 	default:
 		out.NAV.Status, out.NAV.Value = status, &nav
 	}
-	out.Multiples = Multiples(out.PaidIn, out.Distributed, out.NAV.Value)
+	out.Multiples = Multiples(NetPaidIn(out.PaidIn, out.PaidInReturned), out.Distributed, out.NAV.Value)
 	out.IRR = irrOf(flows, out.NAV.Value, asOf)
 	return out
 }

@@ -68,7 +68,11 @@ func libreOfficeIRRs(t *testing.T) (map[string][]positions.Flow, map[string]floa
 }
 
 // checkIRR holds irr to LibreOffice's XIRR of the case: the flows it
-// solved are the case's, netted per date, and the rate agrees to 1e-6.
+// solved are the case's, netted per date, and its span is theirs. A span
+// of a year or more is annualised, its rate within 1e-6 of LibreOffice's;
+// a shorter one has no rate (the GIPS standards). Either way the
+// cumulative return is LibreOffice's rate over the span, (1 + rate)^(days
+// ÷ 365) − 1, within 1e-6.
 func checkIRR(t *testing.T, name string, irr positions.IRR) {
 	t.Helper()
 	flows, rates := libreOfficeIRRs(t)
@@ -88,20 +92,70 @@ func checkIRR(t *testing.T, name string, irr positions.IRR) {
 	if irr.Status != positions.IRROK {
 		t.Fatalf("IRR status %s, want ok (LibreOffice: %v)", irr.Status, calc)
 	}
-	if got := irr.Rate.InexactFloat64(); math.Abs(got-calc) > 1e-6 {
+	days := daysBetween(want[0].Date, want[len(want)-1].Date)
+	if irr.Days != days {
+		t.Errorf("IRR over %d days, want %d", irr.Days, days)
+	}
+	switch {
+	case days >= 365 && (!irr.Annualised || irr.Rate == nil):
+		t.Errorf("a span of %d days is not annualised (rate %v)", days, irr.Rate)
+	case days >= 365 && math.Abs(irr.Rate.InexactFloat64()-calc) > 1e-6:
 		t.Errorf("IRR = %s, LibreOffice Calc's XIRR = %.10f", irr.Rate, calc)
+	case days < 365 && (irr.Annualised || irr.Rate != nil):
+		t.Errorf("a span of %d days is annualised: rate %v", days, irr.Rate)
+	}
+	cumulative := math.Pow(1+calc, float64(days)/365) - 1
+	if irr.CumulativeReturn == nil || math.Abs(irr.CumulativeReturn.InexactFloat64()-cumulative) > 1e-6 {
+		t.Errorf("cumulative return %v, LibreOffice's rate over %d days gives %.10f", irr.CumulativeReturn, days, cumulative)
+	}
+	checkRoot(t, irr)
+}
+
+func daysBetween(a, b fund.Date) int {
+	return int(math.Round(b.Time().Sub(a.Time()).Hours() / 24))
+}
+
+// checkRoot holds an IRR of status ok, whatever its span, to the flows it
+// solved, without XIRR: its days are their span, it is annualised exactly
+// when that span is a year or more, and its cumulative return c, rounded
+// to 6 places, is within 1e-6 of a root of their net present value over
+// the span, Σ amount ÷ (1 + c)^(days from the first ÷ span): the NPV
+// changes sign between c − 1e-6 and c + 1e-6.
+func checkRoot(t *testing.T, irr positions.IRR) {
+	t.Helper()
+	if irr.Status != positions.IRROK || len(irr.Flows) < 2 || irr.CumulativeReturn == nil {
+		t.Fatalf("IRR %s over %v with cumulative return %v, want ok", irr.Status, irr.Flows, irr.CumulativeReturn)
+	}
+	span := daysBetween(irr.Flows[0].Date, irr.Flows[len(irr.Flows)-1].Date)
+	if irr.Days != span {
+		t.Errorf("IRR over %d days, its flows span %d", irr.Days, span)
+	}
+	if irr.Annualised != (span >= 365) || irr.Annualised != (irr.Rate != nil) {
+		t.Errorf("a span of %d days: annualised %v, rate %v", span, irr.Annualised, irr.Rate)
+	}
+	npv := func(c float64) float64 {
+		var sum float64
+		for _, f := range irr.Flows {
+			sum += f.Amount.Decimal().InexactFloat64() / math.Pow(1+c, float64(daysBetween(irr.Flows[0].Date, f.Date))/float64(span))
+		}
+		return sum
+	}
+	c := irr.CumulativeReturn.InexactFloat64()
+	if lo, hi := npv(c-1e-6), npv(c+1e-6); (lo > 0) == (hi > 0) {
+		t.Errorf("cumulative return %s is no root of the flows' NPV %v: %v at −1e-6, %v at +1e-6", irr.CumulativeReturn, irr.Flows, lo, hi)
 	}
 }
 
 // perfWant is a performance's figures as strings; "" is absent.
 type perfWant struct {
-	nav                   string // "rolled_forward 340000.00 from S2@2: 310000.00 + 50000.00 − 20000.00"
-	paidIn, distributed   string
-	dpi, rvpi, tvpi, mult string
-	irr                   string // the status; the rate is checked against LibreOffice
-	flows                 []string
-	reconciliations       []string
-	documents             []string
+	nav                                                string // "rolled_forward 340000.00 from S2@2: 310000.00 + 50000.00 − 20000.00"
+	called, paidIn, outstanding, returned, distributed string
+	dpi, rvpi, tvpi, mult                              string
+	irr                                                string   // "ok over 242 days, not annualised", or the status
+	irrFlows                                           []string // the flows the IRR solved: "2023-01-31 -200000.00"
+	flows                                              []string
+	reconciliations                                    []string
+	documents                                          []string
 }
 
 func multiple(d *decimal.Decimal) string {
@@ -109,6 +163,19 @@ func multiple(d *decimal.Decimal) string {
 		return ""
 	}
 	return d.StringFixed(positions.MultipleScale)
+}
+
+// irrOf renders an IRR's status, and when it is ok its span and whether
+// it is annualised.
+func irrOf(irr positions.IRR) string {
+	if irr.Status != positions.IRROK {
+		return string(irr.Status)
+	}
+	a := "not annualised"
+	if irr.Annualised {
+		a = "annualised"
+	}
+	return fmt.Sprintf("ok over %d days, %s", irr.Days, a)
 }
 
 func navOf(n positions.NAV) string {
@@ -135,9 +202,13 @@ func reconciliationOf(r positions.Reconciliation) string {
 }
 
 func performanceOf(p positions.Performance) perfWant {
-	w := perfWant{nav: navOf(p.NAV), paidIn: p.PaidIn.String(), distributed: p.Distributed.String(),
+	w := perfWant{nav: navOf(p.NAV), called: p.Called.String(), paidIn: p.PaidIn.String(), outstanding: p.Outstanding.String(),
+		returned: p.PaidInReturned.String(), distributed: p.Distributed.String(),
 		dpi: multiple(p.Multiples.DPI), rvpi: multiple(p.Multiples.RVPI), tvpi: multiple(p.Multiples.TVPI), mult: string(p.Multiples.Status),
-		irr: string(p.IRR.Status)}
+		irr: irrOf(p.IRR)}
+	for _, f := range p.IRR.Flows {
+		w.irrFlows = append(w.irrFlows, fmt.Sprintf("%s %s", f.Date, f.Amount))
+	}
 	for _, f := range p.Flows {
 		w.flows = append(w.flows, fmt.Sprintf("%s %s %s %s %s@%d %s %s", f.Date, f.Type, f.Net, f.Amount, f.DocumentID, f.Version, f.PositionID, f.Status))
 	}
@@ -150,20 +221,24 @@ func performanceOf(p positions.Performance) perfWant {
 	return w
 }
 
-// The flows of PerformanceFixtures, as performanceOf renders them.
+// The flows of PerformanceFixtures, as performanceOf renders them. N2's
+// call (100,000, due 2023-05-15) is pending: called and outstanding, but
+// not paid in, so no flow.
 var (
 	q1N1 = []string{
-		"2023-01-31 investment paid_in -190000.00 N1@1 Q1 Completed",
-		"2023-01-31 management_fee_inside_commitment paid_in -10000.00 N1@1 Q1 Completed",
+		"2023-01-31 investment paid_in -190000.00 N1@1 Q1 completed",
+		"2023-01-31 management_fee_inside_commitment paid_in -10000.00 N1@1 Q1 completed",
 	}
 	q1ToJune = append(slices.Clone(q1N1),
-		"2023-05-15 investment paid_in -100000.00 N2@1 Q1 Pending",
-		"2023-06-25 return_of_capital distributed 50000.00 N3@1 Q1 Completed",
-		"2023-06-25 gain_loss distributed 30000.00 N3@1 Q1 Completed",
+		"2023-06-25 return_of_capital distributed 50000.00 N3@1 Q1 completed",
+		"2023-06-25 gain_loss distributed 30000.00 N3@1 Q1 completed",
 	)
 	q1S1 = "S1@1 Q1 2023-01-01..2023-03-31 contributions 200000.00 vs 200000.00 (0.00), distributions 0.00 vs 0.00 (0.00), unfunded 800000.00 vs 800000.00 (0.00)"
-	// Unfunded with no commitment stated: N1's 1,000,000 − 190,000 − 10,000
-	// (N1) − 100,000 (N2) = 700,000; N3's lines leave it.
+	// The reconciliation compares a statement with every notice of its
+	// period, pending or completed, so N2's pending call is among the
+	// notices' contributions. Unfunded with no commitment stated: N1's
+	// 1,000,000 − 190,000 − 10,000 (N1) − 100,000 (N2) = 700,000; N3's
+	// lines leave it.
 	q1S2 = "S2@2 Q1 2023-04-01..2023-06-30 contributions 100000.00 vs 100000.00 (0.00), distributions 80000.00 vs 80000.00 (0.00), unfunded 700000.00 vs 700000.00 (0.00)"
 	// Q2's statement is off from its notices: contributions 105,000 against
 	// M1's 90,000 + 10,000; distributions 42,000 against M2's 40,000;
@@ -173,6 +248,13 @@ var (
 	q4G2 = "G2@1 Q4 2022-01-01..2022-12-31 contributions 1000.00 vs 1000.00 (0.00), distributions 0.00 vs 0.00 (0.00), unfunded none"
 )
 
+// TestPerformanceWorkedOutByHand: the performance of PerformanceFixtures'
+// positions, every figure worked out by hand. Only the lines of items
+// paid by the date (completed, and dated on or before it) are flows: they
+// alone are paid in or distributed, roll the NAV forward, and count in the
+// multiples and the IRR. Called counts every call; outstanding is called
+// less paid-in. An IRR over less than 365 days is not annualised (the
+// GIPS standards): it has a cumulative return and no rate.
 func TestPerformanceWorkedOutByHand(t *testing.T) {
 	ps, m := performanceStore(t)
 	ctx := context.Background()
@@ -180,18 +262,27 @@ func TestPerformanceWorkedOutByHand(t *testing.T) {
 		name, pos, asOf string
 		want            perfWant
 		histories       int
+		// cumulative is the IRR's cumulative return when two flows make it
+		// a plain quotient; libreOffice says that the IRR's flows are
+		// LibreOffice's case "<pos> on <asOf>" (checkIRR). Every IRR of
+		// status ok is held to its flows' NPV (checkRoot).
+		cumulative  string
+		libreOffice bool
 	}{
-		{name: "Q1 on 2023-09-30", pos: "Q1", asOf: "2023-09-30",
+		{name: "Q1 on 2023-09-30, N2's pending call called and outstanding but no flow", pos: "Q1", asOf: "2023-09-30",
 			want: perfWant{
 				// S2 v2's 310,000 (v1's 300,000 is ignored) + N4's 50,000 − N5's 20,000.
-				nav:    "rolled_forward 340000.00 from S2@2: 310000.00 + 50000.00 − 20000.00",
-				paidIn: "350000.00", distributed: "100000.00",
-				// 100,000 ÷ 350,000 = 0.2857142…; 440,000 ÷ 350,000 = 1.2571428…;
-				// RVPI = TVPI − DPI.
-				dpi: "0.285714", rvpi: "0.971429", tvpi: "1.257143", mult: "ok", irr: "ok",
+				nav: "rolled_forward 340000.00 from S2@2: 310000.00 + 50000.00 − 20000.00",
+				// Called 200,000 (N1) + 100,000 (N2) + 50,000 (N4); paid in N1's and N4's.
+				called: "350000.00", paidIn: "250000.00", outstanding: "100000.00", returned: "0.00", distributed: "100000.00",
+				// 100,000 ÷ 250,000 = 0.4; 440,000 ÷ 250,000 = 1.76; RVPI = TVPI − DPI.
+				dpi: "0.400000", rvpi: "1.360000", tvpi: "1.760000", mult: "ok",
+				// 2023-01-31 to 2023-09-30: 28 + 31 + 30 + 31 + 30 + 31 + 31 + 30 days.
+				irr:      "ok over 242 days, not annualised",
+				irrFlows: []string{"2023-01-31 -200000.00", "2023-06-25 80000.00", "2023-08-10 -50000.00", "2023-09-05 20000.00", "2023-09-30 340000.00"},
 				flows: append(slices.Clone(q1ToJune),
-					"2023-08-10 investment paid_in -50000.00 N4@1 Q1 Completed",
-					"2023-09-05 return_of_capital distributed 20000.00 N5@1 Q1 Completed"),
+					"2023-08-10 investment paid_in -50000.00 N4@1 Q1 completed",
+					"2023-09-05 return_of_capital distributed 20000.00 N5@1 Q1 completed"),
 				reconciliations: []string{q1S1, q1S2},
 				documents:       []string{"N1@1", "S1@1", "N2@1", "N3@1", "S2@2", "N4@1", "N5@1"},
 			}},
@@ -199,66 +290,89 @@ func TestPerformanceWorkedOutByHand(t *testing.T) {
 			want: perfWant{
 				// The restated statement ends on the date: its NAV as stated.
 				nav:    "statement 310000.00 from S2@2: 310000.00 + 0.00 − 0.00",
-				paidIn: "300000.00", distributed: "80000.00",
-				// 80,000 ÷ 300,000 = 0.2666…; 390,000 ÷ 300,000 = 1.3.
-				dpi: "0.266667", rvpi: "1.033333", tvpi: "1.300000", mult: "ok", irr: "ok",
-				flows: q1ToJune, reconciliations: []string{q1S1, q1S2},
+				called: "300000.00", paidIn: "200000.00", outstanding: "100000.00", returned: "0.00", distributed: "80000.00",
+				// 80,000 ÷ 200,000 = 0.4; 390,000 ÷ 200,000 = 1.95.
+				dpi: "0.400000", rvpi: "1.550000", tvpi: "1.950000", mult: "ok",
+				irr:      "ok over 150 days, not annualised",
+				irrFlows: []string{"2023-01-31 -200000.00", "2023-06-25 80000.00", "2023-06-30 310000.00"},
+				flows:    q1ToJune, reconciliations: []string{q1S1, q1S2},
 				documents: []string{"N1@1", "S1@1", "N2@1", "N3@1", "S2@2"},
 			}},
 		{name: "Q1 on 2023-05-10", pos: "Q1", asOf: "2023-05-10",
 			want: perfWant{
-				// N2 counts as a document, but its call is due on 2023-05-15:
-				// not cash yet, so neither a flow nor in the roll-forward.
+				// N2 counts as a document, so its call as called, but it is
+				// pending and due on 2023-05-15: neither a flow nor in the
+				// roll-forward.
 				nav:    "rolled_forward 205000.00 from S1@1: 205000.00 + 0.00 − 0.00",
-				paidIn: "200000.00", distributed: "0.00",
+				called: "300000.00", paidIn: "200000.00", outstanding: "100000.00", returned: "0.00", distributed: "0.00",
 				// 205,000 ÷ 200,000 = 1.025.
-				dpi: "0.000000", rvpi: "1.025000", tvpi: "1.025000", mult: "ok", irr: "ok",
-				flows: q1N1, reconciliations: []string{q1S1},
+				dpi: "0.000000", rvpi: "1.025000", tvpi: "1.025000", mult: "ok",
+				irr:      "ok over 99 days, not annualised",
+				irrFlows: []string{"2023-01-31 -200000.00", "2023-05-10 205000.00"},
+				flows:    q1N1, reconciliations: []string{q1S1},
 				documents: []string{"N1@1", "S1@1", "N2@1"},
 			},
 			// S2's versions are dated after the date: its history is read (and shows none).
-			histories: 1},
+			histories: 1,
+			// 205,000 ÷ 200,000 − 1.
+			cumulative: "0.025000", libreOffice: true},
 		{name: "Q2 on 2023-09-30", pos: "Q2", asOf: "2023-09-30",
 			want: perfWant{
 				// 73,000 + N4's 30,000 (the recall).
-				nav:    "rolled_forward 103000.00 from S2@2: 73000.00 + 30000.00 − 0.00",
-				paidIn: "130000.00", distributed: "40000.00",
-				// The call outside commitment counts as paid in: 90,000 + 10,000 +
-				// 30,000. 40,000 ÷ 130,000 = 0.3076923…; 143,000 ÷ 130,000 = 1.1.
-				dpi: "0.307692", rvpi: "0.792308", tvpi: "1.100000", mult: "ok", irr: "ok",
+				nav: "rolled_forward 103000.00 from S2@2: 73000.00 + 30000.00 − 0.00",
+				// Every call completed and due by the date. The call outside
+				// commitment counts as paid in: 90,000 + 10,000 + 30,000.
+				called: "130000.00", paidIn: "130000.00", outstanding: "0.00", returned: "0.00", distributed: "40000.00",
+				// 40,000 ÷ 130,000 = 0.3076923…; 143,000 ÷ 130,000 = 1.1.
+				dpi: "0.307692", rvpi: "0.792308", tvpi: "1.100000", mult: "ok",
+				// 2023-02-15 to 2023-09-30: 13 + 31 + 30 + 31 + 30 + 31 + 31 + 30 days.
+				irr:      "ok over 227 days, not annualised",
+				irrFlows: []string{"2023-02-15 -100000.00", "2023-05-10 40000.00", "2023-08-15 -30000.00", "2023-09-30 103000.00"},
 				flows: []string{
-					"2023-02-15 investment paid_in -90000.00 M1@1 Q2 Completed",
-					"2023-02-15 management_fee_outside_commitment paid_in -10000.00 M1@1 Q2 Completed",
-					"2023-05-10 recallable_return_of_capital distributed 30000.00 M2@1 Q2 Completed",
-					"2023-05-10 income distributed 10000.00 M2@1 Q2 Completed",
-					"2023-08-15 investment paid_in -30000.00 N4@1 Q2 Completed",
+					"2023-02-15 investment paid_in -90000.00 M1@1 Q2 completed",
+					"2023-02-15 management_fee_outside_commitment paid_in -10000.00 M1@1 Q2 completed",
+					"2023-05-10 recallable_return_of_capital distributed 30000.00 M2@1 Q2 completed",
+					"2023-05-10 income distributed 10000.00 M2@1 Q2 completed",
+					"2023-08-15 investment paid_in -30000.00 N4@1 Q2 completed",
 				},
 				reconciliations: []string{q2S2},
 				documents:       []string{"M1@1", "M2@1", "S2@2", "N4@1"},
-			}},
+			},
+			libreOffice: true},
 		{name: "Q3, with no statement, has DPI but no NAV, RVPI, TVPI or IRR", pos: "Q3", asOf: "2023-09-30",
 			want: perfWant{
 				nav:    "no_statement",
-				paidIn: "50000.00", distributed: "20000.00",
+				called: "50000.00", paidIn: "50000.00", outstanding: "0.00", returned: "0.00", distributed: "20000.00",
 				// The carry line is listed but counted nowhere: 20,000 ÷ 50,000.
 				dpi: "0.400000", mult: "no_nav", irr: "no_nav",
 				flows: []string{
-					"2023-02-15 investment paid_in -50000.00 M1@1 Q3 Completed",
-					"2023-05-10 income distributed 20000.00 M2@1 Q3 Completed",
-					"2023-05-10 carry excluded 5000.00 M2@1 Q3 Completed",
+					"2023-02-15 investment paid_in -50000.00 M1@1 Q3 completed",
+					"2023-05-10 income distributed 20000.00 M2@1 Q3 completed",
+					"2023-05-10 carry excluded 5000.00 M2@1 Q3 completed",
 				},
 				documents: []string{"M1@1", "M2@1"},
 			}},
-		{name: "Q4 on 2022-12-31", pos: "Q4", asOf: "2022-12-31",
-			want: perfWant{nav: "statement 1100.00 from G2@1: 1100.00 + 0.00 − 0.00", paidIn: "1000.00", distributed: "0.00",
-				dpi: "0.000000", rvpi: "1.100000", tvpi: "1.100000", mult: "ok", irr: "ok",
-				flows:           []string{"2022-01-01 investment paid_in -1000.00 G1@1 Q4 Completed"},
-				reconciliations: []string{q4G2}, documents: []string{"G1@1", "G2@1"}}},
-		{name: "Q4 on 2023-09-30", pos: "Q4", asOf: "2023-09-30",
-			want: perfWant{nav: "rolled_forward 1100.00 from G2@1: 1100.00 + 0.00 − 0.00", paidIn: "1000.00", distributed: "0.00",
-				dpi: "0.000000", rvpi: "1.100000", tvpi: "1.100000", mult: "ok", irr: "ok",
-				flows:           []string{"2022-01-01 investment paid_in -1000.00 G1@1 Q4 Completed"},
-				reconciliations: []string{q4G2}, documents: []string{"G1@1", "G2@1"}}},
+		{name: "Q4 on 2022-12-31, a span of 364 days, is not annualised", pos: "Q4", asOf: "2022-12-31",
+			want: perfWant{nav: "statement 1100.00 from G2@1: 1100.00 + 0.00 − 0.00",
+				called: "1000.00", paidIn: "1000.00", outstanding: "0.00", returned: "0.00", distributed: "0.00",
+				dpi: "0.000000", rvpi: "1.100000", tvpi: "1.100000", mult: "ok",
+				irr:             "ok over 364 days, not annualised",
+				irrFlows:        []string{"2022-01-01 -1000.00", "2022-12-31 1100.00"},
+				flows:           []string{"2022-01-01 investment paid_in -1000.00 G1@1 Q4 completed"},
+				reconciliations: []string{q4G2}, documents: []string{"G1@1", "G2@1"}},
+			// 1,100 ÷ 1,000 − 1 (LibreOffice's annual rate, 10.0288%, is 1.1^(365/364) − 1).
+			cumulative: "0.100000", libreOffice: true},
+		{name: "Q4 on 2023-09-30, a span of 637 days, is annualised", pos: "Q4", asOf: "2023-09-30",
+			want: perfWant{nav: "rolled_forward 1100.00 from G2@1: 1100.00 + 0.00 − 0.00",
+				called: "1000.00", paidIn: "1000.00", outstanding: "0.00", returned: "0.00", distributed: "0.00",
+				dpi: "0.000000", rvpi: "1.100000", tvpi: "1.100000", mult: "ok",
+				// 365 + 272 days.
+				irr:             "ok over 637 days, annualised",
+				irrFlows:        []string{"2022-01-01 -1000.00", "2023-09-30 1100.00"},
+				flows:           []string{"2022-01-01 investment paid_in -1000.00 G1@1 Q4 completed"},
+				reconciliations: []string{q4G2}, documents: []string{"G1@1", "G2@1"}},
+			// 1,100 ÷ 1,000 − 1 over the span; the rate is 1.1^(365/637) − 1 = 5.6131%.
+			cumulative: "0.100000", libreOffice: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m.ResetReads()
@@ -272,10 +386,18 @@ func TestPerformanceWorkedOutByHand(t *testing.T) {
 			if p.FundID != "FUND_P" || p.PositionID != c.pos || p.AsOf != date(c.asOf) {
 				t.Errorf("identity %s %s %s", p.FundID, p.PositionID, p.AsOf)
 			}
-			if c.want.irr == "ok" {
-				checkIRR(t, fmt.Sprintf("%s on %s", c.pos, c.asOf), p.IRR)
-			} else if p.IRR.Rate != nil {
-				t.Errorf("IRR %s with status %s", p.IRR.Rate, p.IRR.Status)
+			switch {
+			case c.want.irr == "no_nav":
+				if p.IRR.Rate != nil || p.IRR.CumulativeReturn != nil {
+					t.Errorf("IRR %v, cumulative %v with status %s", p.IRR.Rate, p.IRR.CumulativeReturn, p.IRR.Status)
+				}
+			case c.libreOffice:
+				checkIRR(t, c.pos+" on "+c.asOf, p.IRR)
+			default:
+				checkRoot(t, p.IRR)
+			}
+			if c.cumulative != "" && multiple(p.IRR.CumulativeReturn) != c.cumulative {
+				t.Errorf("cumulative return %v, want %s", p.IRR.CumulativeReturn, c.cumulative)
 			}
 			want := []string{"AllPositionItems"}
 			for range c.histories {
@@ -290,18 +412,19 @@ func TestPerformanceWorkedOutByHand(t *testing.T) {
 
 // pooledOf renders a pooled performance's figures.
 func pooledOf(p positions.PooledPerformance) string {
-	return fmt.Sprintf("%s %d positions, %d without NAV; NAV %s; paid in %s, distributed %s; DPI %s RVPI %s TVPI %s (%s); IRR %s",
-		p.Currency, p.Positions, p.PositionsWithoutNAV, navOf(p.NAV), p.PaidIn, p.Distributed,
-		multiple(p.Multiples.DPI), multiple(p.Multiples.RVPI), multiple(p.Multiples.TVPI), p.Multiples.Status, p.IRR.Status)
+	return fmt.Sprintf("%s %d positions, %d without NAV; NAV %s; called %s, paid in %s, outstanding %s, returned %s, distributed %s; DPI %s RVPI %s TVPI %s (%s); IRR %s",
+		p.Currency, p.Positions, p.PositionsWithoutNAV, navOf(p.NAV), p.Called, p.PaidIn, p.Outstanding, p.PaidInReturned, p.Distributed,
+		multiple(p.Multiples.DPI), multiple(p.Multiples.RVPI), multiple(p.Multiples.TVPI), p.Multiples.Status, irrOf(p.IRR))
 }
 
 // Pooled figures of the fixtures on 2023-09-30.
 const (
-	// Q4 alone: its NAV rolled forward, TVPI 1,100 ÷ 1,000.
-	pooledEUR = "EUR 1 positions, 0 without NAV; NAV rolled_forward 1100.00; paid in 1000.00, distributed 0.00; DPI 0.000000 RVPI 1.100000 TVPI 1.100000 (ok); IRR ok"
-	// Q1 + Q2 + Q3: Q3 has no NAV. Paid in 350,000 + 130,000 + 50,000,
-	// distributed 100,000 + 40,000 + 20,000; DPI 160,000 ÷ 530,000 = 0.3018867…
-	pooledUSD = "USD 3 positions, 1 without NAV; NAV incomplete; paid in 530000.00, distributed 160000.00; DPI 0.301887 RVPI  TVPI  (no_nav); IRR no_nav"
+	// Q4 alone: its NAV rolled forward, TVPI 1,100 ÷ 1,000, over 637 days.
+	pooledEUR = "EUR 1 positions, 0 without NAV; NAV rolled_forward 1100.00; called 1000.00, paid in 1000.00, outstanding 0.00, returned 0.00, distributed 0.00; DPI 0.000000 RVPI 1.100000 TVPI 1.100000 (ok); IRR ok over 637 days, annualised"
+	// Q1 + Q2 + Q3: Q3 has no NAV. Called 350,000 + 130,000 + 50,000, paid
+	// in 250,000 + 130,000 + 50,000 (N2's 100,000 is pending), distributed
+	// 100,000 + 40,000 + 20,000; DPI 160,000 ÷ 430,000 = 0.3720930…
+	pooledUSD = "USD 3 positions, 1 without NAV; NAV incomplete; called 530000.00, paid in 430000.00, outstanding 100000.00, returned 0.00, distributed 160000.00; DPI 0.372093 RVPI  TVPI  (no_nav); IRR no_nav"
 )
 
 func TestPoolingWorkedOutByHand(t *testing.T) {
@@ -320,16 +443,27 @@ func TestPoolingWorkedOutByHand(t *testing.T) {
 		}
 		pool := positions.Pool("USD", asOf, perfs)
 		// NAV 340,000 + 103,000, rolled forward by 50,000 + 30,000 and 20,000;
-		// paid in 350,000 + 130,000, distributed 100,000 + 40,000;
-		// DPI 140,000 ÷ 480,000 = 0.2916666…, TVPI 583,000 ÷ 480,000 = 1.2145833…
-		want := "USD 2 positions, 0 without NAV; NAV rolled_forward 443000.00; paid in 480000.00, distributed 140000.00; DPI 0.291667 RVPI 0.922916 TVPI 1.214583 (ok); IRR ok"
+		// called 350,000 + 130,000, paid in 250,000 + 130,000, distributed
+		// 100,000 + 40,000; DPI 140,000 ÷ 380,000 = 0.3684210…, TVPI
+		// 583,000 ÷ 380,000 = 1.5342105…, RVPI 1.534211 − 0.368421. The
+		// flows span 2023-01-31 to 2023-09-30, as Q1's.
+		want := "USD 2 positions, 0 without NAV; NAV rolled_forward 443000.00; called 480000.00, paid in 380000.00, outstanding 100000.00, returned 0.00, distributed 140000.00; DPI 0.368421 RVPI 1.165790 TVPI 1.534211 (ok); IRR ok over 242 days, not annualised"
 		if got := pooledOf(pool); got != want {
 			t.Errorf("got  %s\nwant %s", got, want)
 		}
 		if !pool.NAV.ContributionsAfter.Equal(fund.MustMoney("80000")) || !pool.NAV.DistributionsAfter.Equal(fund.MustMoney("20000")) {
 			t.Errorf("rolled forward by %s and %s, want 80000 and 20000", pool.NAV.ContributionsAfter, pool.NAV.DistributionsAfter)
 		}
-		checkIRR(t, "Q1 and Q2 pooled on 2023-09-30", pool.IRR)
+		// Both positions' flows, netted per date, and the pooled NAV.
+		var flows []string
+		for _, f := range pool.IRR.Flows {
+			flows = append(flows, fmt.Sprintf("%s %s", f.Date, f.Amount))
+		}
+		if want := []string{"2023-01-31 -200000.00", "2023-02-15 -100000.00", "2023-05-10 40000.00", "2023-06-25 80000.00",
+			"2023-08-10 -50000.00", "2023-08-15 -30000.00", "2023-09-05 20000.00", "2023-09-30 443000.00"}; !slices.Equal(flows, want) {
+			t.Errorf("IRR flows %v, want %v", flows, want)
+		}
+		checkRoot(t, pool.IRR)
 	})
 
 	t.Run("Q1 and Q2 on 2023-06-30 pool two statements' NAVs as stated", func(t *testing.T) {
@@ -357,7 +491,7 @@ func TestPoolingWorkedOutByHand(t *testing.T) {
 			t.Errorf("%d positions, got\n%s\nwant\n%s", f.Positions, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
 		checkIRR(t, "Q4 on 2023-09-30", f.Currencies[0].IRR)
-		if f.Currencies[1].NAV.Value != nil || f.Currencies[1].IRR.Rate != nil {
+		if f.Currencies[1].NAV.Value != nil || f.Currencies[1].IRR.Rate != nil || f.Currencies[1].IRR.CumulativeReturn != nil {
 			t.Errorf("an incomplete NAV has value %v and IRR %v", f.Currencies[1].NAV.Value, f.Currencies[1].IRR.Rate)
 		}
 		// The registry in one read of up to 5 rows, then each position once.
@@ -404,20 +538,24 @@ func TestPoolingWorkedOutByHand(t *testing.T) {
 			totals = append(totals, pooledOf(c))
 		}
 		// Q1 alone in USD pools to Q1's own figures.
-		usd := "USD 1 positions, 0 without NAV; NAV rolled_forward 340000.00; paid in 350000.00, distributed 100000.00; DPI 0.285714 RVPI 0.971429 TVPI 1.257143 (ok); IRR ok"
+		usd := "USD 1 positions, 0 without NAV; NAV rolled_forward 340000.00; called 350000.00, paid in 250000.00, outstanding 100000.00, returned 0.00, distributed 100000.00; DPI 0.400000 RVPI 1.360000 TVPI 1.760000 (ok); IRR ok over 242 days, not annualised"
 		if !slices.Equal(ids, []string{"Q1", "Q4"}) || !slices.Equal(totals, []string{pooledEUR, usd}) {
 			t.Errorf("positions %v, totals\n%s", ids, strings.Join(totals, "\n"))
 		}
-		checkIRR(t, "Q1 on 2023-09-30", inv.Totals[1].IRR)
 		reads := m.Reads()
 		slices.Sort(reads)
 		if want := []string{"AllPositionItems", "AllPositionItems", "InvestorPositions"}; !slices.Equal(reads, want) {
 			t.Errorf("read %v, want %v", reads, want)
 		}
+		q1, err := ps.PerformanceFor(ctx, "Q1", asOf, nil)
+		if got := inv.Totals[1].IRR; err != nil || !reflect.DeepEqual(got, q1.IRR) {
+			t.Errorf("Q1 pooled alone has IRR %+v, Q1's own is %+v (%v)", got, q1.IRR, err)
+		}
+		checkRoot(t, inv.Totals[1].IRR)
 
 		inv, _, err = ps.InvestorPerformance(ctx, "INV_P2", asOf, all, false, 10, nil)
 		// Q2 + Q3: DPI 60,000 ÷ 180,000.
-		want := "USD 2 positions, 1 without NAV; NAV incomplete; paid in 180000.00, distributed 60000.00; DPI 0.333333 RVPI  TVPI  (no_nav); IRR no_nav"
+		want := "USD 2 positions, 1 without NAV; NAV incomplete; called 180000.00, paid in 180000.00, outstanding 0.00, returned 0.00, distributed 60000.00; DPI 0.333333 RVPI  TVPI  (no_nav); IRR no_nav"
 		if err != nil || len(inv.Totals) != 1 || pooledOf(inv.Totals[0]) != want {
 			t.Errorf("INV_P2: %v, %+v", err, inv.Totals)
 		}
@@ -536,7 +674,7 @@ func TestSummariesFollowEachLinesEffectOnUnfunded(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := []string{s.PaidIn.Total.String(), s.Recallable.String(), optional(s.UnfundedComputed), optional(s.UnfundedReported), optional(s.UnfundedDifference)}
+			got := []string{s.PaidIn.String(), s.Recallable.String(), optional(s.UnfundedComputed), optional(s.UnfundedReported), optional(s.UnfundedDifference)}
 			if want := []string{c.paid, c.recallable, c.computed, c.reported, c.difference}; !slices.Equal(got, want) {
 				t.Errorf("paid, recallable, computed, reported, difference = %v, want %v", got, want)
 			}
@@ -547,8 +685,8 @@ func TestSummariesFollowEachLinesEffectOnUnfunded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !s.PaidIn.Total.Equal(fund.MustMoney("1000")) || s.CapitalCalls != 1 || len(s.Documents) != 2 {
-			t.Errorf("paid %s, %d calls, documents %v", s.PaidIn.Total, s.CapitalCalls, s.Documents)
+		if !s.PaidIn.Equal(fund.MustMoney("1000")) || s.CapitalCalls != 1 || len(s.Documents) != 2 {
+			t.Errorf("paid %s, %d calls, documents %v", s.PaidIn, s.CapitalCalls, s.Documents)
 		}
 	})
 }
@@ -567,9 +705,9 @@ func TestCarryAfterAStatementMovesNoFigure(t *testing.T) {
 		Contributions: m("100.00"), EndingNAV: fund.MustMoney("100.00")}
 	statement.Amount = statement.CapitalAccount.EndingNAV
 	call := base
-	call.Kind, call.DocumentID, call.AsOf, call.Date, call.Amount = fund.CapitalCall, "C1", fund.MustDate("2024-02-01"), fund.MustDate("2024-02-15"), fund.MustMoney("100.00")
+	call.Kind, call.DocumentID, call.AsOf, call.DueDate, call.Amount = fund.CapitalCall, "C1", fund.MustDate("2024-02-01"), fund.MustDate("2024-02-15"), fund.MustMoney("100.00")
 	carry := base
-	carry.Kind, carry.DocumentID, carry.AsOf, carry.Date, carry.Amount = fund.Distribution, "D1", fund.MustDate("2024-04-10"), fund.MustDate("2024-04-20"), fund.MustMoney("30.00")
+	carry.Kind, carry.DocumentID, carry.AsOf, carry.PaymentDate, carry.Amount = fund.Distribution, "D1", fund.MustDate("2024-04-10"), fund.MustDate("2024-04-20"), fund.MustMoney("30.00")
 	carry.Transactions = []fund.Transaction{{Type: "carry", Amount: fund.MustMoney("20.00"), Unfunded: fund.NoEffect},
 		{Type: "clawback", Amount: fund.MustMoney("10.00"), Unfunded: fund.NoEffect}}
 	later := base
@@ -585,7 +723,7 @@ func TestCarryAfterAStatementMovesNoFigure(t *testing.T) {
 		t.Errorf("paid-in %s, distributed %s, %d flows; want 100.00, 0 and 3 (the call and both excluded lines listed)", p.PaidIn, p.Distributed, len(p.Flows))
 	}
 	for _, f := range p.IRR.Flows {
-		if f.Date == carry.Date {
+		if f.Date == carry.PaymentDate {
 			t.Errorf("the IRR solves a flow on the carry's date: %+v", p.IRR.Flows)
 		}
 	}
@@ -593,5 +731,253 @@ func TestCarryAfterAStatementMovesNoFigure(t *testing.T) {
 	r := p.Reconciliations[len(p.Reconciliations)-1]
 	if r.Statement.DocumentID != "S2" || r.Distributions.Notices.Sign() != 0 || r.Distributions.Difference.Sign() != 0 {
 		t.Errorf("S2's reconciliation %+v, want no distributions from the notices", r)
+	}
+}
+
+// restated returns the document id of docs with its capital calls
+// completed, as the next version to write: the pending call paid.
+func restated(docs []fund.Document, id string) fund.Document {
+	for _, d := range docs {
+		if d.ID != id {
+			continue
+		}
+		ps := slices.Clone(d.Positions)
+		for i := range ps {
+			if c := ps[i].CapitalCall; c != nil {
+				paid := *c
+				paid.Status = fund.StatusCompleted
+				ps[i].CapitalCall = &paid
+			}
+		}
+		d.Positions = ps
+		return d
+	}
+	panic("no document " + id)
+}
+
+// TestAPendingCallIsCalledAndOutstandingButNotPaidIn follows Q1's N2, a
+// call of 100,000 due 2023-05-15, through the summary and the performance:
+// pending (PerformanceFixtures), it is called and outstanding but not paid
+// in, no flow, not in the roll-forward of the NAV, the multiples or the
+// IRR; restated as completed (N2 v2), it is paid in from its due date on,
+// and the IRR's flows are then LibreOffice's cases. Before its due date a
+// completed call is still outstanding. Either way it is owed, so the
+// unfunded commitment computed counts it, and the summary's DPI is the
+// performance's.
+func TestAPendingCallIsCalledAndOutstandingButNotPaidIn(t *testing.T) {
+	ps, m := performanceStore(t)
+	ctx := context.Background()
+	type want struct {
+		asOf, called, paidIn, outstanding, dpi, tvpi, computed string
+		nav                                                    string
+		irrFlows                                               []string
+		n2Flow                                                 bool   // whether N2's line is among the flows
+		libreOffice                                            string // the LibreOffice case of the IRR's flows, if any
+	}
+	check := func(t *testing.T, w want) {
+		t.Helper()
+		asOf := date(w.asOf)
+		s, err := ps.Summary(ctx, "Q1", asOf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := ps.PerformanceFor(ctx, "Q1", asOf, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{w.called, w.paidIn, w.outstanding, "0.00", w.dpi, w.computed}
+		if got := []string{s.Called.String(), s.PaidIn.String(), s.Outstanding.String(), s.PaidInReturned.String(), multiple(s.DPI), optional(s.UnfundedComputed)}; !slices.Equal(got, want) {
+			t.Errorf("summary: called, paid in, outstanding, returned, DPI, unfunded computed = %v, want %v", got, want)
+		}
+		got := performanceOf(p)
+		if g := []string{got.called, got.paidIn, got.outstanding, got.returned, got.dpi}; !slices.Equal(g, want[:5]) {
+			t.Errorf("performance: called, paid in, outstanding, returned, DPI = %v, want %v", g, want[:5])
+		}
+		if got.nav != w.nav || got.tvpi != w.tvpi || !slices.Equal(got.irrFlows, w.irrFlows) {
+			t.Errorf("NAV %s, TVPI %s, IRR flows %v\nwant %s, %s, %v", got.nav, got.tvpi, got.irrFlows, w.nav, w.tvpi, w.irrFlows)
+		}
+		n2 := slices.ContainsFunc(p.Flows, func(f positions.PerformanceFlow) bool { return f.DocumentID == "N2" })
+		if n2 != w.n2Flow {
+			t.Errorf("N2 among the flows: %v, want %v (%v)", n2, w.n2Flow, got.flows)
+		}
+		if w.libreOffice != "" {
+			checkIRR(t, w.libreOffice, p.IRR)
+		} else {
+			checkRoot(t, p.IRR)
+		}
+	}
+
+	// Pending. Unfunded computed: 1,000,000 − 200,000 (N1) − 100,000 (N2),
+	// and − 50,000 (N4) from August.
+	for _, w := range []want{
+		{asOf: "2023-05-10", called: "300000.00", paidIn: "200000.00", outstanding: "100000.00", dpi: "0.000000", computed: "700000.00",
+			// 205,000 ÷ 200,000.
+			tvpi: "1.025000", nav: "rolled_forward 205000.00 from S1@1: 205000.00 + 0.00 − 0.00",
+			irrFlows: []string{"2023-01-31 -200000.00", "2023-05-10 205000.00"}, libreOffice: "Q1 on 2023-05-10"},
+		// Past its due date, still pending: it does not roll S1's NAV forward.
+		{asOf: "2023-05-31", called: "300000.00", paidIn: "200000.00", outstanding: "100000.00", dpi: "0.000000", computed: "700000.00",
+			tvpi: "1.025000", nav: "rolled_forward 205000.00 from S1@1: 205000.00 + 0.00 − 0.00",
+			irrFlows: []string{"2023-01-31 -200000.00", "2023-05-31 205000.00"}},
+		// 100,000 ÷ 250,000; 440,000 ÷ 250,000.
+		{asOf: "2023-09-30", called: "350000.00", paidIn: "250000.00", outstanding: "100000.00", dpi: "0.400000", computed: "650000.00",
+			tvpi: "1.760000", nav: "rolled_forward 340000.00 from S2@2: 310000.00 + 50000.00 − 20000.00",
+			irrFlows: []string{"2023-01-31 -200000.00", "2023-06-25 80000.00", "2023-08-10 -50000.00", "2023-09-05 20000.00", "2023-09-30 340000.00"}},
+	} {
+		t.Run("pending, on "+w.asOf, func(t *testing.T) { check(t, w) })
+	}
+	t.Run("pending, the cash flows list N2 and leave it out of the cumulative totals", func(t *testing.T) {
+		_, flows, err := ps.Cashflows(ctx, "Q1", date("2023-09-30"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.IndexFunc(flows, func(f positions.Cashflow) bool { return f.DocumentID == "N2" })
+		if i < 1 || flows[i].Status != fund.StatusPending || !flows[i].CumulativePaidIn.Equal(flows[i-1].CumulativePaidIn) ||
+			!flows[len(flows)-1].CumulativePaidIn.Equal(fund.MustMoney("250000")) {
+			t.Errorf("cash flows %+v: want N2 pending, moving nothing, and 250,000 paid in at the end", flows)
+		}
+	})
+
+	m.Restate(restated(positionstest.PerformanceFixtures(), "N2"))
+	for _, w := range []want{
+		// Completed, but due on 2023-05-15: on 05-10 still outstanding, not
+		// paid in and no flow, exactly as when pending.
+		{asOf: "2023-05-10", called: "300000.00", paidIn: "200000.00", outstanding: "100000.00", dpi: "0.000000", computed: "700000.00",
+			tvpi: "1.025000", nav: "rolled_forward 205000.00 from S1@1: 205000.00 + 0.00 − 0.00",
+			irrFlows: []string{"2023-01-31 -200000.00", "2023-05-10 205000.00"}, libreOffice: "Q1 on 2023-05-10"},
+		// Paid in on 05-15, after S1's period: it rolls the NAV forward,
+		// 205,000 + 100,000; TVPI 305,000 ÷ 300,000 = 1.0166…
+		{asOf: "2023-05-31", called: "300000.00", paidIn: "300000.00", outstanding: "0.00", dpi: "0.000000", computed: "700000.00",
+			tvpi: "1.016667", nav: "rolled_forward 305000.00 from S1@1: 205000.00 + 100000.00 − 0.00",
+			irrFlows: []string{"2023-01-31 -200000.00", "2023-05-15 -100000.00", "2023-05-31 305000.00"}, n2Flow: true},
+		// 80,000 ÷ 300,000 = 0.2666…; 390,000 ÷ 300,000 = 1.3.
+		{asOf: "2023-06-30", called: "300000.00", paidIn: "300000.00", outstanding: "0.00", dpi: "0.266667", computed: "700000.00",
+			tvpi: "1.300000", nav: "statement 310000.00 from S2@2: 310000.00 + 0.00 − 0.00",
+			irrFlows: []string{"2023-01-31 -200000.00", "2023-05-15 -100000.00", "2023-06-25 80000.00", "2023-06-30 310000.00"},
+			n2Flow:   true, libreOffice: "Q1 on 2023-06-30"},
+		// 100,000 ÷ 350,000 = 0.2857142…; 440,000 ÷ 350,000 = 1.2571428…
+		{asOf: "2023-09-30", called: "350000.00", paidIn: "350000.00", outstanding: "0.00", dpi: "0.285714", computed: "650000.00",
+			tvpi: "1.257143", nav: "rolled_forward 340000.00 from S2@2: 310000.00 + 50000.00 − 20000.00",
+			irrFlows: []string{"2023-01-31 -200000.00", "2023-05-15 -100000.00", "2023-06-25 80000.00", "2023-08-10 -50000.00", "2023-09-05 20000.00", "2023-09-30 340000.00"},
+			n2Flow:   true, libreOffice: "Q1 on 2023-09-30"},
+	} {
+		t.Run("completed, on "+w.asOf, func(t *testing.T) { check(t, w) })
+	}
+	t.Run("completed, Q1 and Q2 pool as LibreOffice's case", func(t *testing.T) {
+		asOf := date("2023-09-30")
+		var perfs []positions.Performance
+		for _, pos := range []string{"Q1", "Q2"} {
+			p, err := ps.PerformanceFor(ctx, pos, asOf, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			perfs = append(perfs, p)
+		}
+		pool := positions.Pool("USD", asOf, perfs)
+		// Paid in 350,000 + 130,000; DPI 140,000 ÷ 480,000 = 0.2916666…,
+		// TVPI 583,000 ÷ 480,000 = 1.2145833…
+		want := "USD 2 positions, 0 without NAV; NAV rolled_forward 443000.00; called 480000.00, paid in 480000.00, outstanding 0.00, returned 0.00, distributed 140000.00; DPI 0.291667 RVPI 0.922916 TVPI 1.214583 (ok); IRR ok over 242 days, not annualised"
+		if got := pooledOf(pool); got != want {
+			t.Errorf("got  %s\nwant %s", got, want)
+		}
+		checkIRR(t, "Q1 and Q2 pooled on 2023-09-30", pool.IRR)
+	})
+	t.Run("completed, the cash flows count N2", func(t *testing.T) {
+		_, flows, err := ps.Cashflows(ctx, "Q1", date("2023-09-30"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if last := flows[len(flows)-1]; !last.CumulativePaidIn.Equal(fund.MustMoney("350000")) {
+			t.Errorf("cumulative paid in %s at the end, want 350,000", last.CumulativePaidIn)
+		}
+	})
+}
+
+// TestTheSummaryAndThePerformanceHaveOneDPI works out by hand one
+// position's DPI on several dates, from the summary and from the
+// performance, which must agree exactly: the distributed typed lines of the
+// distributions paid (completed, paid on or before the date) divided by
+// the paid-in capital less the paid-in capital returned (ILPA's return of
+// excess capital called), not the gross distributions by the calls.
+// Position PE (INV_E, FUND_E), no statement (so DPI alone):
+//
+//	C1 2025-01-10  call 100,000 completed, due 2025-01-31
+//	C2 2025-03-01  call 50,000 pending, due 2025-03-20; v2 (written last) completed
+//	X1 2025-04-01  distribution 35,000 completed, paid 2025-04-15: return of excess
+//	               capital called 10,000 + income 20,000 + carry 5,000 (excluded)
+//	X2 2025-05-01  distribution 12,000 completed, paid 2025-06-15: gain 12,000
+func TestTheSummaryAndThePerformanceHaveOneDPI(t *testing.T) {
+	m := positionstest.NewMemory(clock)
+	ps := positions.NewStore(m)
+	ctx := context.Background()
+	doc := func(id string, kind fund.Kind, asOf string, p fund.Position) fund.Document {
+		p.ID, p.InvestorID = "PE", "INV_E"
+		d := fund.Document{ID: id, Positions: []fund.Position{p}, DocumentFields: fund.DocumentFields{FundID: "FUND_E", Kind: kind, Title: id, AsOf: date(asOf), Currency: "USD"}}
+		d.Normalize()
+		if err := d.Validate(100); err != nil {
+			t.Fatalf("%s: %v", id, err)
+		}
+		return d
+	}
+	call := func(id, asOf, amount string, status fund.Status, due string) fund.Document {
+		return doc(id, fund.KindCapitalCallNotice, asOf, fund.Position{CapitalCall: &fund.CapitalCallItem{Amount: fund.MustMoney(amount), Status: status,
+			CallDetails: fund.CallDetails{DueDate: date(due)}}})
+	}
+	dist := func(id, asOf, amount, paid string, lines ...fund.Transaction) fund.Document {
+		return doc(id, fund.KindDistributionNotice, asOf, fund.Position{Distribution: &fund.DistributionItem{Amount: fund.MustMoney(amount), Status: fund.StatusCompleted,
+			DistributionDetails: fund.DistributionDetails{PaymentDate: date(paid)}, Transactions: lines}})
+	}
+	line := func(ty fund.TransactionType, amount string) fund.Transaction {
+		return fund.Transaction{Type: ty, Amount: fund.MustMoney(amount)}
+	}
+	m.Restate(call("C1", "2025-01-10", "100000", fund.StatusCompleted, "2025-01-31"))
+	m.Restate(call("C2", "2025-03-01", "50000", fund.StatusPending, "2025-03-20"))
+	m.Restate(dist("X1", "2025-04-01", "35000", "2025-04-15",
+		line("return_of_excess_capital_investments", "10000"), line("income", "20000"), line("carry", "5000")))
+	m.Restate(dist("X2", "2025-05-01", "12000", "2025-06-15", line("gain_loss", "12000")))
+
+	type want struct{ asOf, called, paidIn, outstanding, returned, distributedLines, gross, dpi string }
+	check := func(t *testing.T, w want) {
+		t.Helper()
+		s, err := ps.Summary(ctx, "PE", date(w.asOf))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := ps.PerformanceFor(ctx, "PE", date(w.asOf), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := []string{s.Called.String(), s.PaidIn.String(), s.Outstanding.String(), s.PaidInReturned.String(), p.Distributed.String(), s.Distributed.Total.String(), multiple(s.DPI)}
+		if want := []string{w.called, w.paidIn, w.outstanding, w.returned, w.distributedLines, w.gross, w.dpi}; !slices.Equal(got, want) {
+			t.Errorf("called, paid in, outstanding, returned, distributed lines, gross distributions, DPI = %v, want %v", got, want)
+		}
+		if s.DPI == nil || p.Multiples.DPI == nil || !s.DPI.Equal(*p.Multiples.DPI) || p.Multiples.Status != positions.MultiplesNoNAV {
+			t.Errorf("the summary's DPI %v, the performance's %v (%s)", s.DPI, p.Multiples.DPI, p.Multiples.Status)
+		}
+		if pf := []string{p.Called.String(), p.PaidIn.String(), p.Outstanding.String(), p.PaidInReturned.String()}; !slices.Equal(pf, got[:4]) {
+			t.Errorf("the performance's called, paid in, outstanding, returned %v, the summary's %v", pf, got[:4])
+		}
+	}
+	for _, w := range []want{
+		{"2025-01-31", "100000.00", "100000.00", "0.00", "0.00", "0.00", "0.00", "0.000000"},
+		// C2 is called, pending: outstanding.
+		{"2025-03-31", "150000.00", "100000.00", "50000.00", "0.00", "0.00", "0.00", "0.000000"},
+		// X1: income 20,000 ÷ (100,000 − 10,000 returned) = 0.2222…; carry counts
+		// nowhere; the gross 35,000 ÷ 100,000 would say 0.35.
+		{"2025-04-30", "150000.00", "100000.00", "50000.00", "10000.00", "20000.00", "35000.00", "0.222222"},
+		// X2 is counted (its notice is dated 05-01) but paid on 06-15.
+		{"2025-05-31", "150000.00", "100000.00", "50000.00", "10000.00", "20000.00", "47000.00", "0.222222"},
+		// (20,000 + 12,000) ÷ 90,000 = 0.3555…
+		{"2025-06-30", "150000.00", "100000.00", "50000.00", "10000.00", "32000.00", "47000.00", "0.355556"},
+	} {
+		t.Run("C2 pending, on "+w.asOf, func(t *testing.T) { check(t, w) })
+	}
+	m.Restate(call("C2", "2025-03-01", "50000", fund.StatusCompleted, "2025-03-20"))
+	for _, w := range []want{
+		// Completed, and due on 03-20: outstanding until then.
+		{"2025-03-10", "150000.00", "100000.00", "50000.00", "0.00", "0.00", "0.00", "0.000000"},
+		// 32,000 ÷ (150,000 − 10,000) = 0.2285714…
+		{"2025-06-30", "150000.00", "150000.00", "0.00", "10000.00", "32000.00", "47000.00", "0.228571"},
+	} {
+		t.Run("C2 completed, on "+w.asOf, func(t *testing.T) { check(t, w) })
 	}
 }

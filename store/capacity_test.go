@@ -197,7 +197,7 @@ func TestConsumedIsEmptyForAStoreOnAnotherClient(t *testing.T) {
 	if err := s.CreateTable(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Restate(ctx, fund.Document{ID: "D1", FundID: "F1", Kind: fund.KindCapitalCallNotice, Title: "t", AsOf: fund.MustDate("2025-06-30")}, nil); err != nil {
+	if _, err := s.Restate(ctx, fund.Document{ID: "D1", DocumentFields: fund.DocumentFields{FundID: "F1", Kind: fund.KindCapitalCallNotice, Title: "t", AsOf: fund.MustDate("2025-06-30")}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := s.Consumed(); len(got) != 0 {

@@ -355,7 +355,7 @@ func (s *Store) confirm(ctx context.Context, d *fund.Document, positions []strin
 					Put(s.table.Put(Item{
 						PK: FundPK(d.FundID), SK: FundPositionSK(id), Type: TypePosition,
 						GSI2PK: InvestorGSI2PK(p.InvestorID), GSI2SK: InvestorPositionGSI2SK(id),
-						FundID: d.FundID, InvestorID: p.InvestorID, PositionID: id, Currency: d.Currency, CreatedAt: d.CreatedAt,
+						InvestorID: p.InvestorID, PositionID: id, CreatedAt: d.CreatedAt, DocumentFields: fund.DocumentFields{FundID: d.FundID, Currency: d.Currency},
 					}))
 			}
 			return tx.Run(gctx)

@@ -28,11 +28,14 @@ func instance(e *fundtest.Env, hook *dynamotest.WriteHook, now func() time.Time)
 
 // oneCall is a document of one new position held by investor inv.
 func oneCall(id, fundID, pos, inv string) fund.Document {
-	return fund.Document{ID: id, FundID: fundID, Kind: fund.KindCapitalCallNotice, Title: "Call " + id, AsOf: fund.MustDate("2025-06-30"),
-		Positions: []fund.Position{{ID: pos, InvestorID: inv, CapitalCall: &fund.CapitalCallItem{Amount: fund.MustMoney("1000.00")}}}}
+	return fund.Document{ID: id,
+		Positions: []fund.Position{{ID: pos, InvestorID: inv, CapitalCall: &fund.CapitalCallItem{Amount: fund.MustMoney("1000.00")}}}, DocumentFields:
+
+		// registered lists who the fund and investor registries name for pos.
+		fund.DocumentFields{FundID: fundID, Kind: fund.KindCapitalCallNotice, Title: "Call " + id, AsOf: fund.MustDate("2025-06-30")},
+	}
 }
 
-// registered lists who the fund and investor registries name for pos.
 func registered(t *testing.T, e *fundtest.Env, pos string, funds, investors []string) []string {
 	t.Helper()
 	var out []string

@@ -26,9 +26,10 @@ func TestResetDemoRestoresTheDemo(t *testing.T) {
 	}
 	// What the README's tour writes: a new document with a new position,
 	// and a restatement of a demo document.
-	extra := fund.Document{ID: "DOC008", FundID: "FUND_A", Kind: fund.KindDistributionNotice, Title: "Distribution notice no. 3", AsOf: fund.MustDate("2026-02-16"),
-		Currency: "USD", Positions: []fund.Position{{ID: "POSITION_9", InvestorID: "INVESTOR_9",
-			Distribution: &fund.DistributionItem{Amount: fund.MustMoney("1000.00"), Status: fund.StatusCompleted, Date: fund.MustDate("2026-02-20")}}}}
+	extra := fund.Document{ID: "DOC008",
+		Positions: []fund.Position{{ID: "POSITION_9", InvestorID: "INVESTOR_9",
+			Distribution: &fund.DistributionItem{Amount: fund.MustMoney("1000.00"), Status: fund.StatusCompleted, DistributionDetails: fund.DistributionDetails{PaymentDate: fund.MustDate("2026-02-20")}}}}, DocumentFields: fund.DocumentFields{FundID: "FUND_A", Kind: fund.KindDistributionNotice, Title: "Distribution notice no. 3", AsOf: fund.MustDate("2026-02-16"), Currency: "USD"},
+	}
 	if _, err := e.Store.Restate(ctx, extra, nil); err != nil {
 		t.Fatal(err)
 	}

@@ -47,7 +47,7 @@ func TestNoSDKWarningsAgainstDynamoDBLocal(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	d := fund.Document{ID: "D1", FundID: "F1", Kind: fund.KindCapitalCallNotice, Title: "t", AsOf: fund.MustDate("2025-06-30")}
+	d := fund.Document{ID: "D1", DocumentFields: fund.DocumentFields{FundID: "F1", Kind: fund.KindCapitalCallNotice, Title: "t", AsOf: fund.MustDate("2025-06-30")}}
 	if _, err := s.Restate(ctx, d, nil); err != nil {
 		t.Fatal(err)
 	}

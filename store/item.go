@@ -19,16 +19,12 @@ type Item struct {
 	Type   string
 
 	DocumentID string `dynamo:",omitempty"`
-	FundID     string `dynamo:",omitempty"`
 	InvestorID string `dynamo:",omitempty"`
 	PositionID string `dynamo:",omitempty"`
 
-	// Document-level attributes.
-	Kind          string    `dynamo:",omitempty"`
-	Title         string    `dynamo:",omitempty"`
-	AsOf          fund.Date `dynamo:",omitempty"`
-	Currency      string    `dynamo:",omitempty"`
-	PositionCount int       `dynamo:",omitempty"`
+	// Document-level attributes (FundID also on every other record).
+	fund.DocumentFields `dynamo:",omitempty"`
+	PositionCount       int `dynamo:",omitempty"`
 
 	// Commit protocol (see docs/commit-protocol.md).
 	Version      int    `dynamo:",omitempty"`
@@ -37,14 +33,15 @@ type Item struct {
 	Materialized bool   `dynamo:",omitempty"`
 	Tombstone    bool   `dynamo:",omitempty"`
 
-	// Amounts and their line items (the lines of the item's kind).
-	Status      string      `dynamo:",omitempty"`
-	Amount      *fund.Money `dynamo:",omitempty"`
-	Date        fund.Date   `dynamo:",omitempty"`
-	Description string      `dynamo:",omitempty"`
-	fund.CallLines
-	fund.DistributionLines
-	fund.UnfundedLines
+	// Amounts, and the details of the item's kind (fund's details structs,
+	// embedded whole: a field declared in one of them is stored with no
+	// edit here).
+	Status                   string      `dynamo:",omitempty"`
+	Amount                   *fund.Money `dynamo:",omitempty"`
+	fund.ActivityDetails     `dynamo:",omitempty"`
+	fund.CallDetails         `dynamo:",omitempty"`
+	fund.DistributionDetails `dynamo:",omitempty"`
+	fund.UnfundedDetails     `dynamo:",omitempty"`
 	// A call's or a distribution's stated typed lines: a list of maps.
 	Transactions []fund.Transaction `dynamo:",omitempty"`
 	// A statement's lines, each its own attribute. Its beginning and ending
@@ -82,25 +79,15 @@ func (it *Item) IsPositionItem() bool {
 func (it *Item) PositionItem() fund.PositionItem {
 	k, _ := ItemKindOfType(it.Type)
 	p := fund.PositionItem{
-		Kind:              k,
-		DocumentID:        it.DocumentID,
-		DocumentVersion:   it.Version,
-		FundID:            it.FundID,
-		InvestorID:        it.InvestorID,
-		PositionID:        it.PositionID,
-		AsOf:              it.AsOf,
-		CreatedAt:         it.CreatedAt,
-		Currency:          it.Currency,
-		Status:            fund.Status(it.Status),
-		Date:              it.Date,
-		CallLines:         fund.CallLines{Investment: it.Investment, ManagementFee: it.ManagementFee, FundExpenses: it.FundExpenses},
-		DistributionLines: fund.DistributionLines{ReturnOfCapital: it.ReturnOfCapital, RealizedGain: it.RealizedGain, Income: it.Income, Recallable: it.Recallable, Withholding: it.Withholding},
-		UnfundedLines:     fund.UnfundedLines{Commitment: it.Commitment},
+		Kind: k, DocumentID: it.DocumentID, DocumentVersion: it.Version, FundID: it.FundID,
+		InvestorID: it.InvestorID, PositionID: it.PositionID, AsOf: it.AsOf, CreatedAt: it.CreatedAt,
+		Currency: it.Currency, Status: fund.ParseStatus(it.Status),
+		CallDetails: it.CallDetails, DistributionDetails: it.DistributionDetails, UnfundedDetails: it.UnfundedDetails,
+		Transactions: it.Transactions,
 	}
 	if it.Amount != nil {
 		p.Amount = *it.Amount
 	}
-	p.Transactions = it.Transactions
 	if k == fund.Statement {
 		c := it.CapitalAccount
 		p.CapitalAccount = &c
@@ -116,23 +103,11 @@ func storedItem(p *fund.PositionItem) Item {
 		statement = *p.CapitalAccount
 	}
 	return Item{
-		Type:              p.Kind.Type(),
-		DocumentID:        p.DocumentID,
-		FundID:            p.FundID,
-		InvestorID:        p.InvestorID,
-		PositionID:        p.PositionID,
-		AsOf:              p.AsOf,
-		Currency:          p.Currency,
-		Version:           p.DocumentVersion,
-		CreatedAt:         p.CreatedAt,
-		Amount:            &amt,
-		Status:            string(p.Status),
-		Date:              p.Date,
-		CallLines:         fund.CallLines{Investment: p.Investment, ManagementFee: p.ManagementFee, FundExpenses: p.FundExpenses},
-		DistributionLines: fund.DistributionLines{ReturnOfCapital: p.ReturnOfCapital, RealizedGain: p.RealizedGain, Income: p.Income, Recallable: p.Recallable, Withholding: p.Withholding},
-		UnfundedLines:     fund.UnfundedLines{Commitment: p.Commitment},
-		Transactions:      p.Transactions,
-		CapitalAccount:    statement,
+		Type: p.Kind.Type(), DocumentID: p.DocumentID, InvestorID: p.InvestorID, PositionID: p.PositionID,
+		DocumentFields: fund.DocumentFields{FundID: p.FundID, AsOf: p.AsOf, Currency: p.Currency},
+		Version:        p.DocumentVersion, CreatedAt: p.CreatedAt, Amount: &amt, Status: string(p.Status),
+		CallDetails: p.CallDetails, DistributionDetails: p.DistributionDetails, UnfundedDetails: p.UnfundedDetails,
+		Transactions: p.Transactions, CapitalAccount: statement,
 	}
 }
 
@@ -161,11 +136,10 @@ func positionItems(d *fund.Document, latest bool) []Item {
 
 // documentItem is the document-level record of d under the given keys.
 func documentItem(d *fund.Document, pk, sk string) Item {
+	h := d.Header()
 	return Item{
-		PK: pk, SK: sk, Type: TypeDocument,
-		DocumentID: d.ID, FundID: d.FundID, Kind: string(d.Kind), Title: d.Title,
-		AsOf: d.AsOf, Currency: d.Currency, PositionCount: len(d.Positions),
-		Version: d.Version, CommitID: d.CommitID, CreatedAt: d.CreatedAt, CreatedBy: d.CreatedBy,
+		PK: pk, SK: sk, Type: TypeDocument, DocumentID: h.ID, DocumentFields: h.DocumentFields, PositionCount: h.PositionCount,
+		Version: h.Version, CommitID: h.CommitID, CreatedAt: h.CreatedAt, CreatedBy: h.CreatedBy,
 	}
 }
 
@@ -174,26 +148,23 @@ func activityItem(d *fund.Document, pk, sk string) Item {
 	a := d.CapitalActivity
 	amt := a.Amount
 	return Item{
-		PK: pk, SK: sk, Type: TypeCapitalActivity,
-		DocumentID: d.ID, FundID: d.FundID, Currency: d.Currency, AsOf: d.AsOf,
-		Amount: &amt, Status: string(a.Status), Date: a.Date, Description: a.Description,
+		PK: pk, SK: sk, Type: TypeCapitalActivity, DocumentID: d.ID,
+		DocumentFields: fund.DocumentFields{FundID: d.FundID, Currency: d.Currency, AsOf: d.AsOf},
+		Amount:         &amt, Status: string(a.Status), ActivityDetails: a.ActivityDetails,
 		Version: d.Version, CommitID: d.CommitID, CreatedAt: d.CreatedAt,
 	}
 }
 
 // Header converts a stored document record.
 func (it *Item) Header() fund.DocumentHeader {
-	return fund.DocumentHeader{
-		ID: it.DocumentID, FundID: it.FundID, Kind: fund.Kind(it.Kind), Title: it.Title,
-		AsOf: it.AsOf, Currency: it.Currency, PositionCount: it.PositionCount,
-		Version: it.Version, CommitID: it.CommitID, CreatedAt: it.CreatedAt, CreatedBy: it.CreatedBy,
-	}
+	return fund.DocumentHeader{ID: it.DocumentID, DocumentFields: it.DocumentFields, PositionCount: it.PositionCount,
+		Version: it.Version, CommitID: it.CommitID, CreatedAt: it.CreatedAt, CreatedBy: it.CreatedBy}
 }
 
 // Activity converts a stored capital-activity record.
 func (it *Item) Activity() fund.ActivityRecord {
 	a := fund.ActivityRecord{Version: it.Version}
-	a.Status, a.Date, a.Description = fund.Status(it.Status), it.Date, it.Description
+	a.Status, a.ActivityDetails = fund.ParseStatus(it.Status), it.ActivityDetails
 	if it.Amount != nil {
 		a.Amount = *it.Amount
 	}
@@ -202,10 +173,8 @@ func (it *Item) Activity() fund.ActivityRecord {
 
 // assemble rebuilds a full Document from one version's records.
 func assemble(h fund.DocumentHeader, activity *Item, items []fund.PositionItem) fund.Document {
-	d := fund.Document{
-		ID: h.ID, FundID: h.FundID, Kind: h.Kind, Title: h.Title, AsOf: h.AsOf,
-		Currency: h.Currency, Version: h.Version, CommitID: h.CommitID, CreatedAt: h.CreatedAt, CreatedBy: h.CreatedBy,
-	}
+	d := fund.Document{ID: h.ID, DocumentFields: h.DocumentFields, Version: h.Version, CommitID: h.CommitID,
+		CreatedAt: h.CreatedAt, CreatedBy: h.CreatedBy}
 	if activity != nil {
 		a := activity.Activity().CapitalActivity
 		d.CapitalActivity = &a

@@ -58,7 +58,7 @@ func (s *Store) WritePlan(d fund.Document, prev *fund.DocumentHeader) (Plan, err
 	}
 	var head *Item
 	if prev != nil {
-		head = &Item{Version: prev.Version, AsOf: prev.AsOf}
+		head = &Item{Version: prev.Version, DocumentFields: fund.DocumentFields{AsOf: prev.AsOf}}
 	}
 	s.nextVersion(&d, head)
 	p := Plan{Document: d}
@@ -139,14 +139,17 @@ const maxBatchWrite = 25
 // on (cl, may be nil) were revoked.
 func (s *Store) commitRequest(d *fund.Document, prev *Item, hash string, cl *claims) (*dynamodb.TransactWriteItemsInput, error) {
 	head := Item{
-		PK: DocPK(d.ID), SK: HeadSK, Type: TypeHead, DocumentID: d.ID, FundID: d.FundID,
-		AsOf: d.AsOf, Version: d.Version, CommitID: d.CommitID, ContentHash: hash,
-		PositionCount: len(d.Positions), CreatedAt: d.CreatedAt, CreatedBy: d.CreatedBy, RequestID: d.RequestID,
+		PK: DocPK(d.ID), SK: HeadSK, Type: TypeHead, DocumentID: d.ID,
+		Version: d.Version, CommitID: d.CommitID, ContentHash: hash,
+		PositionCount: len(d.Positions), CreatedAt: d.CreatedAt, CreatedBy: d.CreatedBy, RequestID: d.RequestID, DocumentFields:
+
+		// The change index (changes.go) holds the head under the instant of
+		// this commit, taken now rather than when the version was created: a
+		// large version takes a while to stage, and the index must not hold a
+		// commit under an instant much older than the commit itself.
+		fund.DocumentFields{FundID: d.FundID, AsOf: d.AsOf},
 	}
-	// The change index (changes.go) holds the head under the instant of
-	// this commit, taken now rather than when the version was created: a
-	// large version takes a while to stage, and the index must not hold a
-	// commit under an instant much older than the commit itself.
+
 	head.CommittedAt = s.Now()
 	head.GSI1PK, head.GSI1SK = s.changeKeys(d.ID, head.CommittedAt)
 	headCond := ifExpr("attribute_not_exists(#pk)", exprNames{"#pk": AttrPK}, nil)
@@ -160,13 +163,13 @@ func (s *Store) commitRequest(d *fund.Document, prev *Item, hash string, cl *cla
 
 	tx := &txBuilder{table: s.name}
 	tx.put(head, headCond)
-	tx.put(Item{PK: FundPK(d.FundID), SK: FundSK, Type: TypeFund, FundID: d.FundID, Currency: d.Currency}, nil)
+	tx.put(Item{PK: FundPK(d.FundID), SK: FundSK, Type: TypeFund, DocumentFields: fund.DocumentFields{FundID: d.FundID, Currency: d.Currency}}, nil)
 	tx.put(latest, nil)
 	tx.put(documentItem(d, DocPK(d.ID), DocumentHistorySK(d.AsOf, d.Version)), nil)
 	tx.put(index, nil)
 	if d.CapitalActivity != nil {
 		tx.put(activityItem(d, DocPK(d.ID), CapitalActivityLatestSK), nil)
-		tx.put(activityItem(d, DocPK(d.ID), CapitalActivityHistorySK(d.CapitalActivity.Date, d.Version)), nil)
+		tx.put(activityItem(d, DocPK(d.ID), CapitalActivityHistorySK(d.CapitalActivity.ActivityDate, d.Version)), nil)
 	} else {
 		tx.delete(DocPK(d.ID), CapitalActivityLatestSK, nil)
 	}

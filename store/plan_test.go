@@ -21,9 +21,10 @@ import (
 func mixedDoc(revision int, asOf string) fund.Document {
 	m := func(units int) fund.Money { return fund.MustMoney(fmt.Sprintf("%d.%02d", units+revision, revision)) }
 	p := func(v fund.Money) *fund.Money { return &v }
-	d := fund.Document{ID: "D1", FundID: "F1", Kind: fund.KindCapitalCallNotice, Title: fmt.Sprintf("Call, revision %d", revision),
-		AsOf: fund.MustDate(asOf), CreatedBy: "plan-test",
-		CapitalActivity: &fund.CapitalActivity{Amount: m(1000), Status: fund.StatusPending, Date: fund.MustDate(asOf), Description: "call"}}
+	d := fund.Document{ID: "D1",
+		CreatedBy:       "plan-test",
+		CapitalActivity: &fund.CapitalActivity{Amount: m(1000), Status: fund.StatusPending, ActivityDetails: fund.ActivityDetails{ActivityDate: fund.MustDate(asOf), Description: "call"}}, DocumentFields: fund.DocumentFields{FundID: "F1", Kind: fund.KindCapitalCallNotice, Title: fmt.Sprintf("Call, revision %d", revision), AsOf: fund.MustDate(asOf)},
+	}
 	for i := range 5 {
 		pos := fund.Position{ID: fmt.Sprintf("POS_%d", i), InvestorID: fmt.Sprintf("INV_%d", i)}
 		if i%2 == 0 {
@@ -31,10 +32,10 @@ func mixedDoc(revision int, asOf string) fund.Document {
 		}
 		if i%3 == 0 {
 			total := m(20 * i)
-			pos.Distribution = &fund.DistributionItem{Amount: total, DistributionLines: fund.DistributionLines{ReturnOfCapital: p(total)}}
+			pos.Distribution = &fund.DistributionItem{Amount: total, DistributionDetails: fund.DistributionDetails{DistributionLines: fund.DistributionLines{ReturnOfCapital: p(total)}}}
 		}
 		if i%2 == 1 || i == 4 {
-			pos.UnfundedCommitment = &fund.UnfundedCommitmentItem{Amount: m(500), UnfundedLines: fund.UnfundedLines{Commitment: p(m(900))}}
+			pos.UnfundedCommitment = &fund.UnfundedCommitmentItem{Amount: m(500), UnfundedDetails: fund.UnfundedDetails{UnfundedLines: fund.UnfundedLines{Commitment: p(m(900))}}}
 		}
 		if i%4 == 0 {
 			pos.CapitalAccount = statement(m(1000 * i).String())
@@ -161,7 +162,7 @@ func TestAWritePlanSentWithPlainSDKCallsStoresWhatRestateStores(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			plan, err := byPlan.Store.WritePlan(mixedDoc(2, tc.asOf), &fund.DocumentHeader{Version: v1.Version, AsOf: v1.AsOf})
+			plan, err := byPlan.Store.WritePlan(mixedDoc(2, tc.asOf), &fund.DocumentHeader{Version: v1.Version, DocumentFields: fund.DocumentFields{AsOf: v1.AsOf}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -208,14 +209,14 @@ func TestAWritePlanSentWithPlainSDKCallsStoresWhatRestateStores(t *testing.T) {
 
 func TestAWritePlanKeepsDynamoDBLimitsAndWholePositions(t *testing.T) {
 	e := fundtest.New(t)
-	d := fund.Document{ID: "BIG", FundID: "F1", Kind: fund.KindCapitalCallNotice, Title: "Big", AsOf: fund.MustDate("2025-06-30")}
+	d := fund.Document{ID: "BIG", DocumentFields: fund.DocumentFields{FundID: "F1", Kind: fund.KindCapitalCallNotice, Title: "Big", AsOf: fund.MustDate("2025-06-30")}}
 	for i := range 60 {
 		d.Positions = append(d.Positions, fund.Position{ID: fmt.Sprintf("POS_%02d", i), InvestorID: fmt.Sprintf("INV_%02d", i),
 			CapitalCall:        &fund.CapitalCallItem{Amount: fund.MustMoney("10")},
 			Distribution:       &fund.DistributionItem{Amount: fund.MustMoney("5")},
 			UnfundedCommitment: &fund.UnfundedCommitmentItem{Amount: fund.MustMoney("90")}})
 	}
-	p, err := e.Store.WritePlan(d, &fund.DocumentHeader{Version: 3, AsOf: d.AsOf})
+	p, err := e.Store.WritePlan(d, &fund.DocumentHeader{Version: 3, DocumentFields: fund.DocumentFields{AsOf: d.AsOf}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -85,7 +85,7 @@ func (s *Store) FundPositions(ctx context.Context, fundID string, limit int, sta
 }
 
 func registered(it *Item) fund.Registered {
-	return fund.Registered{PositionID: it.PositionID, FundID: it.FundID, InvestorID: it.InvestorID, Currency: it.Currency, CreatedAt: it.CreatedAt}
+	return fund.Registered{PositionID: it.PositionID, FundID: it.FundID, InvestorID: it.InvestorID, Currency: it.Currency, RegisteredAt: it.CreatedAt}
 }
 
 // maxRegistryReads bounds the Queries one call of InvestorPositions makes,

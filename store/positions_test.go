@@ -166,8 +166,7 @@ func TestPositionsOverTheStoreAnswerAsOverTheModel(t *testing.T) {
 			prefix := fmt.Sprintf("R%02d_", seed)
 			ids := []string{prefix + "P0", prefix + "P1"}
 			for range 8 {
-				d := fund.Document{ID: fmt.Sprintf("%sD%d", prefix, rng.IntN(3)), FundID: prefix + "F", Kind: fund.KindCapitalAccountStatement,
-					Title: "random", Currency: "USD", AsOf: dates[1+rng.IntN(len(dates)-1)]}
+				d := fund.Document{ID: fmt.Sprintf("%sD%d", prefix, rng.IntN(3)), DocumentFields: fund.DocumentFields{FundID: prefix + "F", Kind: fund.KindCapitalAccountStatement, Title: "random", Currency: "USD", AsOf: dates[1+rng.IntN(len(dates)-1)]}}
 				for i, pos := range ids {
 					if rng.IntN(3) == 0 {
 						continue
@@ -193,7 +192,7 @@ func TestPositionsOverTheStoreAnswerAsOverTheModel(t *testing.T) {
 					}
 					if rng.IntN(2) == 0 {
 						r := cents(10_000)
-						p.Distribution = &fund.DistributionItem{Amount: cents(300_000), Status: fund.StatusCompleted, DistributionLines: fund.DistributionLines{Recallable: &r}}
+						p.Distribution = &fund.DistributionItem{Amount: cents(300_000), Status: fund.StatusCompleted, DistributionDetails: fund.DistributionDetails{DistributionLines: fund.DistributionLines{Recallable: &r}}}
 					}
 					d.Positions = append(d.Positions, p)
 				}

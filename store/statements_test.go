@@ -41,24 +41,27 @@ func statement(begin string) *fund.CapitalAccount {
 // is zero and holds no other line and a distribution with line items only,
 // POS_3 a call with line items only and an unfunded commitment.
 func statementDoc(begin string) fund.Document {
-	return fund.Document{ID: "S1", FundID: "F1", Kind: fund.KindCapitalAccountStatement, Title: "Q2 statement",
-		AsOf: fund.MustDate("2025-06-30"), Positions: []fund.Position{
+	return fund.Document{ID: "S1",
+		Positions: []fund.Position{
 			{ID: "POS_1", InvestorID: "INV_1", CapitalAccount: statement(begin),
 				CapitalCall: &fund.CapitalCallItem{Amount: fund.MustMoney("250.00"), Transactions: []fund.Transaction{
 					{Type: "investment", Amount: fund.MustMoney("200.00")},
 					{Type: "management_fee_outside_commitment", Amount: fund.MustMoney("50.00")},
 				}}},
 			{ID: "POS_2", InvestorID: "INV_2", CapitalAccount: &fund.CapitalAccount{PeriodStart: fund.MustDate("2025-04-01")},
-				Distribution: &fund.DistributionItem{Amount: fund.MustMoney("80.00"), DistributionLines: fund.DistributionLines{
-					ReturnOfCapital: money("60.00"), RealizedGain: money("20.00"), Recallable: money("10.00")}}},
+				Distribution: &fund.DistributionItem{Amount: fund.MustMoney("80.00"), DistributionDetails: fund.DistributionDetails{DistributionLines: fund.DistributionLines{
+					ReturnOfCapital: money("60.00"), RealizedGain: money("20.00"), Recallable: money("10.00")}}}},
 			{ID: "POS_3", InvestorID: "INV_3",
-				CapitalCall:        &fund.CapitalCallItem{Amount: fund.MustMoney("30.00"), CallLines: fund.CallLines{Investment: money("30.00")}},
+				CapitalCall:        &fund.CapitalCallItem{Amount: fund.MustMoney("30.00"), CallDetails: fund.CallDetails{CallLines: fund.CallLines{Investment: money("30.00")}}},
 				UnfundedCommitment: &fund.UnfundedCommitmentItem{Amount: fund.MustMoney("70.00")}},
-		}}
+		}, DocumentFields:
+
+		// asJSON prints what the API would: absent lines absent, present ones
+		// (zero included) with their amounts.
+		fund.DocumentFields{FundID: "F1", Kind: fund.KindCapitalAccountStatement, Title: "Q2 statement", AsOf: fund.MustDate("2025-06-30")},
+	}
 }
 
-// asJSON prints what the API would: absent lines absent, present ones
-// (zero included) with their amounts.
 func asJSON(t *testing.T, v any) string {
 	t.Helper()
 	b, err := json.Marshal(v)
@@ -160,9 +163,9 @@ func TestStatementsAndTypedLinesRoundTrip(t *testing.T) {
 		}
 	})
 	t.Run("the position pivot keeps the CapitalAccount type", func(t *testing.T) {
-		kind, ok := fund.ParseItemKind("CapitalAccount")
+		kind, ok := fund.ParseItemKind("capital_account")
 		if !ok {
-			t.Fatal("CapitalAccount is not an item type")
+			t.Fatal("capital_account is not an item type")
 		}
 		items, _, err := e.Store.PositionItems(ctx, "POS_1", kind, 10, nil)
 		if err != nil || len(items) != 1 || items[0].Kind != fund.Statement ||

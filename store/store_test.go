@@ -26,7 +26,7 @@ var ctx = context.Background()
 
 // doc builds a document with one capital call per position, amount base+i.
 func doc(id, fundID string, base int, positions ...string) fund.Document {
-	d := fund.Document{ID: id, FundID: fundID, Kind: fund.KindCapitalCallNotice, Title: "Call " + id, AsOf: fund.MustDate("2025-06-30")}
+	d := fund.Document{ID: id, DocumentFields: fund.DocumentFields{FundID: fundID, Kind: fund.KindCapitalCallNotice, Title: "Call " + id, AsOf: fund.MustDate("2025-06-30")}}
 	for i, p := range positions {
 		d.Positions = append(d.Positions, fund.Position{ID: p, InvestorID: "INV_" + strings.TrimPrefix(p, "POS_"),
 			CapitalCall: &fund.CapitalCallItem{Amount: fund.MustMoney(fmt.Sprintf("%d.00", base+i))}})

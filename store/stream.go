@@ -95,10 +95,7 @@ type VersionItem struct {
 }
 
 // RegisteredPosition is a position as its fund's registry records it.
-type RegisteredPosition struct {
-	FundID, PositionID, InvestorID, Currency string
-	RegisteredAt                             time.Time
-}
+type RegisteredPosition struct{ fund.Registered }
 
 func (CommitHead) committedRecord()         {}
 func (DocumentVersion) committedRecord()    {}
@@ -311,8 +308,7 @@ func committedRecord(it *Item) (Record, *headCheck, error) {
 		return a, nil, err
 
 	case it.Type == TypePosition && strings.HasPrefix(it.PK, FundPK("")):
-		return RegisteredPosition{FundID: it.FundID, PositionID: it.PositionID, InvestorID: it.InvestorID,
-			Currency: it.Currency, RegisteredAt: it.CreatedAt}, nil, nil
+		return RegisteredPosition{registered(it)}, nil, nil
 	}
 	_, commitID, inVersion := ParseVersionPK(it.PK)
 	if _, isPosition := ItemKindOfType(it.Type); !inVersion || !isPosition {
@@ -504,8 +500,8 @@ func (s *Store) FindPosition(ctx context.Context, fundID, positionID, investorID
 			read(key[0] + " / " + key[1])
 		}
 		if it.FundID == fundID && it.InvestorID == investorID && !it.CreatedAt.IsZero() {
-			return RegisteredPosition{FundID: fundID, PositionID: positionID, InvestorID: investorID,
-				Currency: it.Currency, RegisteredAt: it.CreatedAt}, true, nil
+			return RegisteredPosition{fund.Registered{FundID: fundID, PositionID: positionID, InvestorID: investorID,
+				Currency: it.Currency, RegisteredAt: it.CreatedAt}}, true, nil
 		}
 	}
 	return p, false, nil

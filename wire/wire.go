@@ -1,48 +1,45 @@
 package wire
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/positions"
 )
 
-// Requests. Server-owned fields (version, createdAt) have no place here, and
-// unknown fields are refused, so a client cannot set them.
+// Requests are fund's declared types, decoded by the strict decoder
+// (decode.go). Server-owned fields (version, createdAt) are not among
+// them, so a client cannot set them.
 
+// DocumentRequest is the body of PUT /v1/documents/{documentId}.
 type DocumentRequest struct {
-	FundID          string                `json:"fundId"`
-	Kind            string                `json:"kind"`
-	Title           string                `json:"title"`
-	AsOf            string                `json:"asOf"`
-	Currency        string                `json:"currency"`
-	CapitalActivity *CapitalActivityInput `json:"capitalActivity"`
-	Positions       PositionList          `json:"positions"`
+	fund.DocumentFields
+	CapitalActivity *fund.CapitalActivity `json:"capitalActivity,omitempty" doc:"The document-level capital movement, if any."`
+	Positions       PositionList          `json:"positions" doc:"Required (an empty list is allowed). At most 5000 positions by default (the server's FUNDSVC_MAX_POSITIONS), each 'positionId' at most once. A position ID already registered in the fund to another investor is 409. The server stores and returns positions sorted by 'positionId'."`
 }
 
-// PositionList decodes a document's positions one at a time and stops at
-// the first one past Max, so an oversized body never becomes tens of
-// thousands of positions in memory before the limit is applied.
+func (r *DocumentRequest) positionsLimit() int { return r.Positions.Max }
+
+// PositionList is a document's positions as sent: the strict decoder reads
+// them one at a time and stops at the first one past Max.
 type PositionList struct {
 	Max   int // 0: no limit; set before decoding
-	items []Position
-	set   bool // the field was present (null counts as absent)
+	items []fund.Position
+	set   bool // the field was present
 }
 
 // PositionsOf is the list ps, as a client sends it.
-func PositionsOf(ps ...Position) PositionList {
-	return PositionList{items: append([]Position{}, ps...), set: true}
+func PositionsOf(ps ...fund.Position) PositionList {
+	return PositionList{items: append([]fund.Position{}, ps...), set: true}
 }
 
 // Items returns the positions.
-func (l PositionList) Items() []Position { return l.items }
+func (l PositionList) Items() []fund.Position { return l.items }
 
 // MarshalJSON writes the positions as a JSON array (null when absent).
 func (l PositionList) MarshalJSON() ([]byte, error) {
@@ -52,179 +49,9 @@ func (l PositionList) MarshalJSON() ([]byte, error) {
 	return json.Marshal(l.items)
 }
 
-func (l *PositionList) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimSpace(b)
-	if string(b) == "null" {
-		return nil
-	}
-	if len(b) == 0 || b[0] != '[' {
-		return fund.Invalid("positions", "must be a JSON array of positions")
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if _, err := dec.Token(); err != nil { // '['
-		return err
-	}
-	l.set, l.items = true, []Position{}
-	for dec.More() {
-		if l.Max > 0 && len(l.items) == l.Max {
-			return fund.Invalid("positions", "a document holds at most %d positions; more were sent", l.Max)
-		}
-		var p Position
-		if err := dec.Decode(&p); err != nil {
-			// Named here in full, as a *fund.Error: the decoder of the
-			// request would add "positions." to an UnmarshalTypeError's path.
-			var typ *json.UnmarshalTypeError
-			if errors.As(err, &typ) {
-				field := fmt.Sprintf("positions[%d]", len(l.items))
-				if typ.Field != "" {
-					field += "." + typ.Field
-				}
-				return fund.Invalid(field, "must be a JSON %s, not %s", typ.Type.Kind(), typ.Value)
-			}
-			return err
-		}
-		l.items = append(l.items, p)
-	}
-	return nil
-}
-
-type CapitalActivityInput struct {
-	Amount      Amount `json:"amount"`
-	Status      string `json:"status"`
-	Date        string `json:"date"`
-	Description string `json:"description"`
-}
-
-// Position is a position in a request and in a version's response.
-type Position struct {
-	PositionID         string              `json:"positionId"`
-	InvestorID         string              `json:"investorId"`
-	CapitalCall        *CapitalCall        `json:"capitalCall,omitempty"`
-	Distribution       *Distribution       `json:"distribution,omitempty"`
-	UnfundedCommitment *UnfundedCommitment `json:"unfundedCommitment,omitempty"`
-	CapitalAccount     *CapitalAccount     `json:"capitalAccount,omitempty"`
-}
-
-// The items of a position in a request and in a version's response. Each
-// embeds fund's declaration of its line items (see lines.go).
-
-type CapitalCall struct {
-	Amount  Amount `json:"amount"`
-	Status  string `json:"status,omitempty"`
-	DueDate string `json:"dueDate,omitempty"`
-	fund.CallLines
-	Transactions []Transaction `json:"transactions,omitempty"`
-	lines        lineInputs    // as sent, when decoded
-}
-
-func (c *CapitalCall) UnmarshalJSON(b []byte) (err error) {
-	type fields CapitalCall // without this method
-	c.lines, err = decodeItem(b, (*fields)(c), &c.CallLines)
-	return err
-}
-
-type Distribution struct {
-	Amount Amount `json:"amount"`
-	Status string `json:"status,omitempty"`
-	Date   string `json:"date,omitempty"`
-	fund.DistributionLines
-	Transactions []Transaction `json:"transactions,omitempty"`
-	lines        lineInputs
-}
-
-func (x *Distribution) UnmarshalJSON(b []byte) (err error) {
-	type fields Distribution
-	x.lines, err = decodeItem(b, (*fields)(x), &x.DistributionLines)
-	return err
-}
-
-type UnfundedCommitment struct {
-	Amount Amount `json:"amount"`
-	fund.UnfundedLines
-	Status string `json:"status,omitempty"`
-	lines  lineInputs
-}
-
-func (u *UnfundedCommitment) UnmarshalJSON(b []byte) (err error) {
-	type fields UnfundedCommitment
-	u.lines, err = decodeItem(b, (*fields)(u), &u.UnfundedLines)
-	return err
-}
-
-// Amount is a money member of a request. Decoding never fails on it, so
-// that the conversion to the domain can name the offending field; it
-// remembers whether the member was present and whether it was null, which
-// no amount may be.
-type Amount struct {
-	m         fund.Money
-	set, null bool
-	err       error
-}
-
-// UnmarshalJSON is called for null too, because amount is not a pointer.
-func (a *Amount) UnmarshalJSON(b []byte) error {
-	a.set = true
-	if string(b) == "null" {
-		a.null = true
-		return nil
-	}
-	a.err = a.m.UnmarshalJSON(b)
-	return nil
-}
-
-func (a Amount) MarshalText() ([]byte, error) { return a.m.MarshalText() }
-
-// Money is the amount; zero when it was absent, null or malformed.
-func (a Amount) Money() fund.Money { return a.m }
-
-func (a Amount) String() string { return a.m.String() }
-
-// IsZero reports whether the amount was absent, so that omitzero leaves it out.
-func (a Amount) IsZero() bool { return !a.set }
-
-// AmountOf is the amount m, as a client sends it or a response carries it.
-func AmountOf(m fund.Money) Amount { return Amount{m: m, set: true} }
-
-// optional converts an optional amount, naming field in any error.
-func optional(field string, a Amount) (*fund.Money, error) {
-	if !a.set {
-		return nil, nil
-	}
-	if a.null {
-		return nil, fund.Invalid(field, "may not be null; leave the field out instead")
-	}
-	if a.err != nil {
-		return nil, fund.Invalid(field, "%s", a.err.(*fund.Error).Message)
-	}
-	m := a.m
-	return &m, nil
-}
-
-// required converts a mandatory amount, naming field in any error.
-func required(field string, a Amount) (fund.Money, error) {
-	if !a.set || a.null {
-		return fund.Money{}, fund.Invalid(field, "is required and may not be null")
-	}
-	m, err := optional(field, a)
-	if err != nil {
-		return fund.Money{}, err
-	}
-	return *m, nil
-}
-
-// DecodeStrict decodes exactly one JSON value into v: unknown fields and
-// trailing data are refused, and every error says where the input went wrong.
-func DecodeStrict(r io.Reader, v any) error {
-	dec := json.NewDecoder(r)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return JSONError(err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return fund.Invalid("body", "holds data after the JSON value; send exactly one JSON object")
-	}
-	return nil
+// RequestOf is the request that writes d (its ID goes in the path).
+func RequestOf(d fund.Document) DocumentRequest {
+	return DocumentRequest{DocumentFields: d.DocumentFields, CapitalActivity: d.CapitalActivity, Positions: PositionsOf(d.Positions...)}
 }
 
 // CodeTooLarge is the error code of a body over the size limit.
@@ -249,8 +76,6 @@ func JSONError(err error) error {
 		return fund.Invalid("body", "must be a JSON object, not %s", typ.Value)
 	case errors.As(err, &typ):
 		return fund.Invalid(typ.Field, "must be a JSON %s, not %s", typ.Type.Kind(), typ.Value)
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		return fund.Invalid(strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`), "is not a field of this request")
 	default:
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
@@ -260,93 +85,17 @@ func JSONError(err error) error {
 	}
 }
 
-// ToDocument converts a request into the domain document. Every missing or
-// malformed field is EINVALID naming the field.
+// ToDocument is the domain document the request states, as version 0 of
+// document id (the store numbers it). fund's Validate checks its rules.
 func (r *DocumentRequest) ToDocument(id string) (fund.Document, error) {
-	d := fund.Document{ID: id, FundID: r.FundID, Kind: fund.Kind(r.Kind), Title: r.Title, Currency: r.Currency}
-	var err error
-	if d.AsOf, err = ParseDate("asOf", r.AsOf, true); err != nil {
-		return d, err
-	}
-	if a := r.CapitalActivity; a != nil {
-		act := fund.CapitalActivity{Status: fund.Status(a.Status), Description: a.Description}
-		if act.Amount, err = required("capitalActivity.amount", a.Amount); err != nil {
-			return d, err
-		}
-		if act.Date, err = ParseDate("capitalActivity.date", a.Date, false); err != nil {
-			return d, err
-		}
-		d.CapitalActivity = &act
-	}
 	if !r.Positions.set {
-		return d, fund.Invalid("positions", "is required (an empty list is allowed)")
+		return fund.Document{}, fund.Invalid("positions", "is required (an empty list is allowed)")
 	}
-	for i, p := range r.Positions.items {
-		pos, err := p.toPosition(fmt.Sprintf("positions[%d]", i))
-		if err != nil {
-			return d, err
-		}
-		d.Positions = append(d.Positions, pos)
-	}
-	return d, nil
+	return fund.Document{ID: id, DocumentFields: r.DocumentFields, CapitalActivity: r.CapitalActivity, Positions: r.Positions.items}, nil
 }
 
-func (p *Position) toPosition(field string) (fund.Position, error) {
-	out := fund.Position{ID: p.PositionID, InvestorID: p.InvestorID}
-	var err error
-	if c := p.CapitalCall; c != nil {
-		f := field + ".capitalCall"
-		item := fund.CapitalCallItem{Status: fund.Status(c.Status), CallLines: c.CallLines}
-		if item.Amount, err = required(f+".amount", c.Amount); err != nil {
-			return out, err
-		}
-		if err = c.lines.toLines(f, &item.CallLines); err != nil {
-			return out, err
-		}
-		if item.DueDate, err = ParseDate(f+".dueDate", c.DueDate, false); err != nil {
-			return out, err
-		}
-		if item.Transactions, err = toTransactions(f+".transactions", c.Transactions); err != nil {
-			return out, err
-		}
-		out.CapitalCall = &item
-	}
-	if x := p.Distribution; x != nil {
-		f := field + ".distribution"
-		item := fund.DistributionItem{Status: fund.Status(x.Status), DistributionLines: x.DistributionLines}
-		if item.Amount, err = required(f+".amount", x.Amount); err != nil {
-			return out, err
-		}
-		if err = x.lines.toLines(f, &item.DistributionLines); err != nil {
-			return out, err
-		}
-		if item.Date, err = ParseDate(f+".date", x.Date, false); err != nil {
-			return out, err
-		}
-		if item.Transactions, err = toTransactions(f+".transactions", x.Transactions); err != nil {
-			return out, err
-		}
-		out.Distribution = &item
-	}
-	if u := p.UnfundedCommitment; u != nil {
-		f := field + ".unfundedCommitment"
-		item := fund.UnfundedCommitmentItem{Status: fund.Status(u.Status), UnfundedLines: u.UnfundedLines}
-		if item.Amount, err = required(f+".amount", u.Amount); err != nil {
-			return out, err
-		}
-		if err = u.lines.toLines(f, &item.UnfundedLines); err != nil {
-			return out, err
-		}
-		out.UnfundedCommitment = &item
-	}
-	if c := p.CapitalAccount; c != nil {
-		if out.CapitalAccount, err = c.toCapitalAccount(field + ".capitalAccount"); err != nil {
-			return out, err
-		}
-	}
-	return out, nil
-}
-
+// ParseDate parses an optional query parameter's date, naming field in its
+// error.
 func ParseDate(field, s string, mandatory bool) (fund.Date, error) {
 	if s == "" {
 		if mandatory {
@@ -356,109 +105,111 @@ func ParseDate(field, s string, mandatory bool) (fund.Date, error) {
 	}
 	d, err := fund.ParseDate(s)
 	if err != nil {
-		return d, fund.Invalid(field, "%s", err.(*fund.Error).Message)
+		return d, fund.Invalid(field, "%s", fund.ErrorMessage(err))
 	}
 	return d, nil
 }
 
 // Responses.
 
+// Version states of a document's version records.
+const (
+	VersionLatest     = "latest"     // the document's latest version
+	VersionSuperseded = "superseded" // a version a later one replaced
+)
+
+// DocumentHeader is one version of a document without its positions.
 type DocumentHeader struct {
-	DocumentID    string    `json:"documentId"`
-	FundID        string    `json:"fundId"`
-	Kind          fund.Kind `json:"kind"`
-	Title         string    `json:"title"`
-	AsOf          string    `json:"asOf"`
-	Currency      string    `json:"currency"`
-	Version       int       `json:"version"`
-	PositionCount int       `json:"positionCount"`
-	Status        string    `json:"status,omitempty"`
-	CreatedAt     time.Time `json:"createdAt"`
-	CreatedBy     string    `json:"createdBy,omitempty"`
+	DocumentID string `json:"documentId" doc:"The document."`
+	fund.DocumentFields
+	Version       int       `json:"version" doc:"The version: 1 for the document's first, one more for each restatement."`
+	PositionCount int       `json:"positionCount" doc:"How many positions the version reports."`
+	Status        string    `json:"status,omitempty" doc:"In overviews and version listings: 'latest' on the document's latest version, 'superseded' on every earlier one; absent on a version read whole."`
+	CreatedAt     time.Time `json:"createdAt" doc:"When this version was written (UTC)."`
+	CreatedBy     string    `json:"createdBy,omitempty" doc:"The subject ('sub' claim) of the token that wrote this version; 'fundsvc seed' for the demo data. Absent on versions written before tokens were required."`
 }
 
+// HeaderOf renders a version record; status is VersionLatest,
+// VersionSuperseded or "" (a version whole, whose place is in its ETag).
 func HeaderOf(h fund.DocumentHeader, status string) DocumentHeader {
-	return DocumentHeader{DocumentID: h.ID, FundID: h.FundID, Kind: h.Kind, Title: h.Title, AsOf: h.AsOf.String(),
-		Currency: h.Currency, Version: h.Version, PositionCount: h.PositionCount, Status: status, CreatedAt: h.CreatedAt, CreatedBy: h.CreatedBy}
+	return DocumentHeader{DocumentID: h.ID, DocumentFields: h.DocumentFields, Version: h.Version, PositionCount: h.PositionCount,
+		Status: status, CreatedAt: h.CreatedAt, CreatedBy: h.CreatedBy}
 }
 
+// HeaderStatus is the status of version record h of a document whose
+// latest version is latest.
+func HeaderStatus(h fund.DocumentHeader, latest int) string {
+	if h.Version == latest {
+		return VersionLatest
+	}
+	return VersionSuperseded
+}
+
+// CapitalActivity is one version's capital activity.
 type CapitalActivity struct {
-	Amount      fund.Money `json:"amount"`
-	Status      string     `json:"status"`
-	Date        string     `json:"date"`
-	Description string     `json:"description,omitempty"`
-	Version     int        `json:"version,omitempty"`
+	fund.CapitalActivity
+	Version int `json:"version,omitempty" doc:"The document version that reported it; absent inside a DocumentVersion."`
 }
 
+// ActivityOf renders a capital activity of the given version (0: none shown).
 func ActivityOf(a fund.CapitalActivity, version int) *CapitalActivity {
-	return &CapitalActivity{Amount: a.Amount, Status: string(a.Status), Date: a.Date.String(), Description: a.Description, Version: version}
+	return &CapitalActivity{CapitalActivity: a, Version: version}
 }
 
 // DocumentVersion is one whole version of a document.
 type DocumentVersion struct {
 	DocumentHeader
-	CapitalActivity *CapitalActivity `json:"capitalActivity,omitempty"`
-	Positions       []Position       `json:"positions"`
+	CapitalActivity *CapitalActivity `json:"capitalActivity,omitempty" doc:"Absent when the version has none; carries no 'version' here."`
+	Positions       []fund.Position  `json:"positions" doc:"Sorted by 'positionId'."`
 }
 
+// VersionOf renders a whole version.
 func VersionOf(d fund.Document) DocumentVersion {
-	h := fund.DocumentHeader{ID: d.ID, FundID: d.FundID, Kind: d.Kind, Title: d.Title, AsOf: d.AsOf, Currency: d.Currency,
-		PositionCount: len(d.Positions), Version: d.Version, CreatedAt: d.CreatedAt, CreatedBy: d.CreatedBy}
-	v := DocumentVersion{DocumentHeader: HeaderOf(h, ""), Positions: []Position{}}
+	v := DocumentVersion{DocumentHeader: HeaderOf(d.Header(), ""), Positions: d.Positions}
+	if v.Positions == nil {
+		v.Positions = []fund.Position{}
+	}
 	if d.CapitalActivity != nil {
 		v.CapitalActivity = ActivityOf(*d.CapitalActivity, 0)
-	}
-	for _, p := range d.Positions {
-		v.Positions = append(v.Positions, PositionOf(p))
 	}
 	return v
 }
 
-func PositionOf(p fund.Position) Position {
-	w := Position{PositionID: p.ID, InvestorID: p.InvestorID}
-	if c := p.CapitalCall; c != nil {
-		w.CapitalCall = &CapitalCall{Amount: AmountOf(c.Amount), Status: string(c.Status), DueDate: c.DueDate.String(), CallLines: c.CallLines,
-			Transactions: TransactionsOf(c.Transactions)}
-	}
-	if x := p.Distribution; x != nil {
-		w.Distribution = &Distribution{Amount: AmountOf(x.Amount), Status: string(x.Status), Date: x.Date.String(), DistributionLines: x.DistributionLines,
-			Transactions: TransactionsOf(x.Transactions)}
-	}
-	if u := p.UnfundedCommitment; u != nil {
-		w.UnfundedCommitment = &UnfundedCommitment{Amount: AmountOf(u.Amount), UnfundedLines: u.UnfundedLines, Status: string(u.Status)}
-	}
-	w.CapitalAccount = CapitalAccountOf(p.CapitalAccount)
-	return w
+// PositionItem is one position item, flat, as the position routes and the
+// overview return it: fund's read form whole, whose details of other kinds
+// are empty and left out, with the typed lines of a call or a distribution
+// stated or mapped from its line items.
+type PositionItem struct {
+	fund.PositionItem
+	Transactions []TransactionLine `json:"transactions,omitempty" doc:"A capital call's or distribution's typed lines: those the document stated, or those its line items map onto (docs/analytics.md, \"Transaction types\"). Absent on other items."`
 }
 
-// PositionItem is one position item, flat, as the position routes and the
-// overview return it. Its line items are fund's declarations, embedded:
-// those of its kind, the others nil and left out.
-type PositionItem struct {
-	Type            string     `json:"type"`
-	DocumentID      string     `json:"documentId"`
-	DocumentVersion int        `json:"documentVersion"`
-	FundID          string     `json:"fundId"`
-	InvestorID      string     `json:"investorId"`
-	PositionID      string     `json:"positionId"`
-	AsOf            string     `json:"asOf"`
-	Currency        string     `json:"currency"`
-	Amount          fund.Money `json:"amount"`
-	Status          string     `json:"status"`
-	Date            string     `json:"date,omitempty"`
-	fund.CallLines
-	fund.DistributionLines
-	fund.UnfundedLines
-	Transactions   []Transaction   `json:"transactions,omitempty"`
-	CapitalAccount *CapitalAccount `json:"capitalAccount,omitempty"`
+// TransactionLine is one typed line of a call or a distribution as answers
+// show it, with its place, ILPA's label and its net treatment.
+type TransactionLine struct {
+	Line int `json:"line" doc:"The line's place in its item: 1, 2, …"`
+	fund.Transaction
+	ILPALabel    string `json:"ilpaLabel" doc:"ILPA's label of the transaction type."`
+	NetTreatment string `json:"netTreatment" doc:"How net IRR and TVPI count the line: paid_in, paid_in_returned, distributed or excluded."`
+	Stated       bool   `json:"stated" doc:"Whether the item states its typed lines (true) or they are mapped from its line items (false)."`
+}
+
+// TransactionLinesOf renders an item's typed lines.
+func TransactionLinesOf(it *fund.PositionItem) []TransactionLine {
+	lines := it.TypedLines()
+	if lines == nil {
+		return nil
+	}
+	out := make([]TransactionLine, 0, len(lines))
+	for i, l := range lines {
+		info := l.Info()
+		out = append(out, TransactionLine{Line: i + 1, Transaction: l, ILPALabel: info.Label, NetTreatment: string(info.Net), Stated: len(it.Transactions) > 0})
+	}
+	return out
 }
 
 func ItemOf(it fund.PositionItem) PositionItem {
-	return PositionItem{Type: it.Kind.Type(), DocumentID: it.DocumentID, DocumentVersion: it.DocumentVersion, FundID: it.FundID,
-		InvestorID: it.InvestorID, PositionID: it.PositionID, AsOf: it.AsOf.String(), Currency: it.Currency,
-		Amount: it.Amount, Status: string(it.Status), Date: it.Date.String(),
-		CallLines: it.CallLines, DistributionLines: it.DistributionLines, UnfundedLines: it.UnfundedLines,
-		Transactions: TransactionsOf(it.TypedLines()), CapitalAccount: CapitalAccountOf(it.CapitalAccount)}
+	return PositionItem{PositionItem: it, Transactions: TransactionLinesOf(&it)}
 }
 
 func ItemsOf(items []fund.PositionItem) []PositionItem {
@@ -469,59 +220,59 @@ func ItemsOf(items []fund.PositionItem) []PositionItem {
 	return out
 }
 
+// OverviewDocuments are the latest version record and the earlier ones.
 type OverviewDocuments struct {
-	Latest     DocumentHeader   `json:"latest"`
-	Historical []DocumentHeader `json:"historical"`
+	Latest  DocumentHeader   `json:"latest" doc:"The document's latest version."`
+	Earlier []DocumentHeader `json:"earlier" doc:"The 20 latest earlier versions, by asOf then version; /versions lists them all."`
 }
 
+// CapitalActivities are the latest version's capital activity and the
+// earlier versions'.
 type CapitalActivities struct {
-	Latest     *CapitalActivity  `json:"latest"`
-	Historical []CapitalActivity `json:"historical"`
+	Latest  *CapitalActivity  `json:"latest" doc:"The capital activity of the version read, or null when that version has none."`
+	Earlier []CapitalActivity `json:"earlier" doc:"The capital activities of the 20 latest earlier versions."`
 }
 
 type PositionAnalysis struct {
-	PositionID          string     `json:"positionId"`
-	InvestorID          string     `json:"investorId"`
-	CapitalCalls        int        `json:"capitalCalls"`
-	TotalCalled         fund.Money `json:"totalCalled"`
-	Distributions       int        `json:"distributions"`
-	TotalDistributed    fund.Money `json:"totalDistributed"`
-	UnfundedCommitments int        `json:"unfundedCommitments"`
-	TotalUnfunded       fund.Money `json:"totalUnfunded"`
+	PositionID              string     `json:"positionId" doc:"The position."`
+	InvestorID              string     `json:"investorId" doc:"The position's investor."`
+	CapitalCallCount        int        `json:"capitalCallCount" doc:"The position's capital calls in the version (0 or 1)."`
+	Called                  fund.Money `json:"called" doc:"Their amount."`
+	DistributionCount       int        `json:"distributionCount" doc:"The position's distributions in the version (0 or 1)."`
+	Distributed             fund.Money `json:"distributed" doc:"Their gross amount."`
+	UnfundedCommitmentCount int        `json:"unfundedCommitmentCount" doc:"The position's unfunded commitment items in the version (0 or 1)."`
+	Unfunded                fund.Money `json:"unfunded" doc:"Their amount."`
 }
 
 func AnalysisOf(a positions.Analysis) PositionAnalysis {
-	return PositionAnalysis{PositionID: a.PositionID, InvestorID: a.InvestorID, CapitalCalls: a.CapitalCalls, TotalCalled: a.TotalCalled,
-		Distributions: a.Distributions, TotalDistributed: a.TotalDistributed, UnfundedCommitments: a.UnfundedCommitments, TotalUnfunded: a.TotalUnfunded}
+	return PositionAnalysis{PositionID: a.PositionID, InvestorID: a.InvestorID, CapitalCallCount: a.CapitalCalls, Called: a.TotalCalled,
+		DistributionCount: a.Distributions, Distributed: a.TotalDistributed, UnfundedCommitmentCount: a.UnfundedCommitments, Unfunded: a.TotalUnfunded}
 }
 
+// RegisteredPosition is a position as its fund registers it.
 type RegisteredPosition struct {
-	PositionID string    `json:"positionId"`
-	FundID     string    `json:"fundId"`
-	InvestorID string    `json:"investorId"`
-	Currency   string    `json:"currency"`
-	CreatedAt  time.Time `json:"createdAt"`
+	fund.Registered
 }
 
 func RegisteredOf(rs []positions.Registered) []RegisteredPosition {
 	out := make([]RegisteredPosition, 0, len(rs))
 	for _, r := range rs {
-		out = append(out, RegisteredPosition{PositionID: r.PositionID, FundID: r.FundID, InvestorID: r.InvestorID, Currency: r.Currency, CreatedAt: r.CreatedAt})
+		out = append(out, RegisteredPosition{r})
 	}
 	return out
 }
 
 // Page is the envelope of every paginated list.
 type Page[T any] struct {
-	Items []T    `json:"items"`
-	Next  string `json:"next,omitempty"`
+	Items []T    `json:"items" doc:"One page of the list, in the list's order."`
+	Next  string `json:"next,omitempty" doc:"Present when more items may follow."`
 }
 
 // ByStatus is an amount split by status.
 type ByStatus struct {
-	Total     fund.Money `json:"total"`
-	Pending   fund.Money `json:"pending"`
-	Completed fund.Money `json:"completed"`
+	Total     fund.Money `json:"total" doc:"Pending and completed together."`
+	Pending   fund.Money `json:"pending" doc:"Of the pending items: declared, not yet paid."`
+	Completed fund.Money `json:"completed" doc:"Of the completed items: paid."`
 }
 
 func ByStatusOf(b positions.ByStatus) ByStatus {
@@ -529,54 +280,54 @@ func ByStatusOf(b positions.ByStatus) ByStatus {
 }
 
 type Distributed struct {
-	Gross       ByStatus `json:"gross"`
-	Withholding ByStatus `json:"withholding"`
-	Net         ByStatus `json:"net"`
+	Gross       ByStatus `json:"gross" doc:"The distributions' amounts."`
+	Withholding ByStatus `json:"withholding" doc:"The tax withheld from them."`
+	Net         ByStatus `json:"net" doc:"What reached the investor: gross − withholding."`
 }
 
 type UnfundedFigures struct {
-	Reported   *fund.Money `json:"reported,omitempty"`
-	Computed   *fund.Money `json:"computed,omitempty"`
-	Difference *fund.Money `json:"difference,omitempty"`
+	Reported   *fund.Money `json:"reported,omitempty" doc:"The most recently reported unfunded commitment (by date, of the unfunded commitment items and the statements' A.2 ending unfunded commitments); absent when none is reported."`
+	Computed   *fund.Money `json:"computed,omitempty" doc:"commitment − called + recallable, each line by its effect on unfunded commitment; absent without a commitment."`
+	Difference *fund.Money `json:"difference,omitempty" doc:"reported − computed; absent when either is."`
 }
 
 type Counts struct {
-	CapitalCalls        int `json:"capitalCalls"`
-	Distributions       int `json:"distributions"`
-	UnfundedCommitments int `json:"unfundedCommitments"`
+	CapitalCallCount        int `json:"capitalCallCount" doc:"Capital calls counted."`
+	DistributionCount       int `json:"distributionCount" doc:"Distributions counted."`
+	UnfundedCommitmentCount int `json:"unfundedCommitmentCount" doc:"Unfunded commitment items counted."`
 }
 
 // Figures is the money of a position summary, and of an investor's
 // totals in one currency.
 type Figures struct {
-	Currency    string          `json:"currency"`
-	Commitment  *fund.Money     `json:"commitment,omitempty"`
-	PaidIn      ByStatus        `json:"paidIn"`
-	Distributed Distributed     `json:"distributed"`
-	Recallable  fund.Money      `json:"recallable"`
-	Unfunded    UnfundedFigures `json:"unfunded"`
-	DPI         string          `json:"dpi,omitempty"`
-	Counts      Counts          `json:"counts"`
+	Currency       string          `json:"currency" doc:"The currency of every figure."`
+	Commitment     *fund.Money     `json:"commitment,omitempty" doc:"The total commitment as most recently reported: by an unfunded commitment item that states one (dated by its document's asOf) or by a capital account statement's A.2 total commitment (dated by its period end, its document's asOf); ties go to the later write, then the greater document ID, then the statement. Absent when none is reported."`
+	Called         fund.Money      `json:"called" doc:"Capital called: every capital call counted, pending or completed."`
+	PaidIn         fund.Money      `json:"paidIn" doc:"Capital paid in (contributions, ILPA's sense): the completed calls due on or before asOf (every completed one without asOf)."`
+	Outstanding    fund.Money      `json:"outstanding" doc:"called − paidIn: called and not yet paid in."`
+	PaidInReturned fund.Money      `json:"paidInReturned" doc:"Paid-in capital the distributions paid back (ILPA's returns of excess capital called), on the terms of paidIn."`
+	Distributed    Distributed     `json:"distributed" doc:"Distributions: gross, the tax withheld from them, and net of it (gross − withholding), each by status."`
+	Recallable     fund.Money      `json:"recallable" doc:"The part of the distributions that may be called again."`
+	Unfunded       UnfundedFigures `json:"unfunded" doc:"The unfunded commitment as reported (the most recent by date of the unfunded commitment items and the capital account statements' A.2 ending unfunded commitments, ordered as the commitment's reports are), as computed (commitment − paidIn.total + recallable), and the difference (reported − computed). Each is absent when a figure it needs is."`
+	DPI            string          `json:"dpi,omitempty" doc:"The one DPI of the API, as the performance's: the distributed typed lines of the distributions paid ÷ (paidIn − paidInReturned), computed exactly and rounded once, half away from zero, to 6 places. Absent when nothing is left paid in."`
+	Counts         Counts          `json:"counts" doc:"How many items of each kind were counted."`
 }
 
 func FiguresOf(f positions.Figures) Figures {
-	w := Figures{
-		Currency: f.Currency, Commitment: f.Commitment, PaidIn: ByStatusOf(f.PaidIn),
+	return Figures{
+		Currency: f.Currency, Commitment: f.Commitment, Called: f.Called, PaidIn: f.PaidIn, Outstanding: f.Outstanding, PaidInReturned: f.PaidInReturned,
 		Distributed: Distributed{Gross: ByStatusOf(f.Distributed), Withholding: ByStatusOf(f.Withholding), Net: ByStatusOf(f.DistributedNet)},
 		Recallable:  f.Recallable,
 		Unfunded:    UnfundedFigures{Reported: f.UnfundedReported, Computed: f.UnfundedComputed, Difference: f.UnfundedDifference},
-		Counts:      Counts{CapitalCalls: f.CapitalCalls, Distributions: f.Distributions, UnfundedCommitments: f.UnfundedCommitments},
+		Counts:      Counts{CapitalCallCount: f.CapitalCalls, DistributionCount: f.Distributions, UnfundedCommitmentCount: f.UnfundedCommitments},
+		DPI:         fixed(f.DPI, positions.MultipleScale),
 	}
-	if f.DPI != nil {
-		w.DPI = f.DPI.StringFixed(positions.DPIScale)
-	}
-	return w
 }
 
 type DocumentSource struct {
-	DocumentID string `json:"documentId"`
-	Version    int    `json:"version"`
-	AsOf       string `json:"asOf"`
+	DocumentID string `json:"documentId" doc:"The document."`
+	Version    int    `json:"version" doc:"The version counted."`
+	AsOf       string `json:"asOf" doc:"That version's asOf."`
 }
 
 func SourceOf(s *positions.Source) *DocumentSource {
@@ -587,45 +338,53 @@ func SourceOf(s *positions.Source) *DocumentSource {
 }
 
 type SummarySources struct {
-	Commitment *DocumentSource `json:"commitment,omitempty"`
-	Unfunded   *DocumentSource `json:"unfunded,omitempty"`
+	Commitment *DocumentSource `json:"commitment,omitempty" doc:"The document version the commitment comes from; absent when none states one."`
+	Unfunded   *DocumentSource `json:"unfunded,omitempty" doc:"The document version the reported unfunded commitment comes from; absent when none reports one."`
 }
 
 // PositionSummary is a position summary.
 type PositionSummary struct {
-	PositionID string `json:"positionId"`
-	FundID     string `json:"fundId"`
-	InvestorID string `json:"investorId"`
-	AsOf       string `json:"asOf,omitempty"`
+	PositionID string `json:"positionId" doc:"The position."`
+	FundID     string `json:"fundId" doc:"The position's fund."`
+	InvestorID string `json:"investorId" doc:"The position's investor."`
+	AsOf       string `json:"asOf,omitempty" doc:"The date asked for; absent when none was."`
 	Figures
-	Sources   SummarySources   `json:"sources"`
-	Documents []DocumentSource `json:"documents"`
+	Sources SummarySources `json:"sources" doc:"The documents the reported commitment and unfunded commitment came from."`
+	// The documents counted, their number and the first and last asOf among
+	// them: the export's positions dataset has the same figures.
+	Documents     []DocumentSource `json:"documents" doc:"The document versions counted, by as-of date, then document ID."`
+	DocumentCount int              `json:"documentCount" doc:"How many documents are counted."`
+	FirstAsOf     string           `json:"firstAsOf,omitempty" doc:"The earliest asOf among them."`
+	LastAsOf      string           `json:"lastAsOf,omitempty" doc:"The latest asOf among them."`
 }
 
 func SummaryOf(s positions.Summary) PositionSummary {
 	w := PositionSummary{PositionID: s.PositionID, FundID: s.FundID, InvestorID: s.InvestorID, AsOf: s.AsOf.String(),
 		Figures:   FiguresOf(s.Figures),
 		Sources:   SummarySources{Commitment: SourceOf(s.CommitmentSource), Unfunded: SourceOf(s.UnfundedSource)},
-		Documents: make([]DocumentSource, 0, len(s.Documents)),
+		Documents: make([]DocumentSource, 0, len(s.Documents)), DocumentCount: len(s.Documents),
 	}
 	for i := range s.Documents {
 		w.Documents = append(w.Documents, *SourceOf(&s.Documents[i]))
+	}
+	if n := len(s.Documents); n > 0 {
+		w.FirstAsOf, w.LastAsOf = s.Documents[0].AsOf.String(), s.Documents[n-1].AsOf.String()
 	}
 	return w
 }
 
 type CurrencyTotals struct {
 	Figures
-	Positions                  int `json:"positions"`
-	PositionsWithoutCommitment int `json:"positionsWithoutCommitment"`
+	Positions                  int `json:"positions" doc:"Positions of the page held in this currency."`
+	PositionsWithoutCommitment int `json:"positionsWithoutCommitment" doc:"Of them, those that state no commitment, which add nothing to the commitment and the computed unfunded commitment."`
 }
 
 type InvestorSummary struct {
-	InvestorID string            `json:"investorId"`
-	AsOf       string            `json:"asOf,omitempty"`
-	Positions  []PositionSummary `json:"positions"`
-	Totals     []CurrencyTotals  `json:"totals"` // of this page's positions
-	Next       string            `json:"next,omitempty"`
+	InvestorID string            `json:"investorId" doc:"The investor."`
+	AsOf       string            `json:"asOf,omitempty" doc:"The date asked for; absent when none was."`
+	Positions  []PositionSummary `json:"positions" doc:"By position ID."`
+	Totals     []CurrencyTotals  `json:"totals" doc:"One entry per currency, by currency."` // of this page's positions
+	Next       string            `json:"next,omitempty" doc:"Opaque cursor of the next page of positions; absent on the last page. Totals cover this page's positions."`
 }
 
 func InvestorSummaryOf(s positions.InvestorSummary) InvestorSummary {
@@ -639,39 +398,46 @@ func InvestorSummaryOf(s positions.InvestorSummary) InvestorSummary {
 	return w
 }
 
-// Cashflow is one contribution or distribution with running totals.
+// The flow types of a cash flow.
+const (
+	FlowContribution = "contribution"
+	FlowDistribution = "distribution"
+)
+
+// Cashflow is one contribution or distribution with cumulative totals.
 type Cashflow struct {
-	Date        string      `json:"date"`
-	Type        string      `json:"type"` // contribution or distribution
-	DocumentID  string      `json:"documentId"`
-	Version     int         `json:"version"`
-	Status      string      `json:"status"`
-	Amount      fund.Money  `json:"amount"`
-	Withholding *fund.Money `json:"withholding,omitempty"`
-	Net         *fund.Money `json:"net,omitempty"`
-	PaidIn      fund.Money  `json:"paidIn"`
-	Distributed fund.Money  `json:"distributed"`
-	NetCashflow fund.Money  `json:"netCashflow"`
+	EffectiveDate         string      `json:"effectiveDate" doc:"When the money moves: a call's due date, a distribution's payment date, else the document's asOf."`
+	FlowType              string      `json:"flowType" doc:"contribution (a capital call) or distribution."`
+	DocumentID            string      `json:"documentId" doc:"The document that reports the flow."`
+	Version               int         `json:"version" doc:"The version of that document counted."`
+	Status                fund.Status `json:"status" doc:"pending or completed; only a completed flow moves the cumulative totals."`
+	Amount                fund.Money  `json:"amount" doc:"The call's or the gross distribution's amount."`
+	Withholding           *fund.Money `json:"withholding,omitempty" doc:"A distribution's withholding ('\"0.00\"' when none); absent on contributions."`
+	Net                   *fund.Money `json:"net,omitempty" doc:"A distribution's amount net of withholding; absent on contributions."`
+	CumulativePaidIn      fund.Money  `json:"cumulativePaidIn" doc:"The completed contributions dated up to and including this flow (and on or before asOf)."`
+	CumulativeDistributed fund.Money  `json:"cumulativeDistributed" doc:"The completed gross distributions dated up to and including this flow (and on or before asOf)."`
+	CumulativeNetCashflow fund.Money  `json:"cumulativeNetCashflow" doc:"cumulativeDistributed less the withholding on those distributions less cumulativePaidIn: what the investor has received net of what it has paid."`
 }
 
 type Cashflows struct {
-	PositionID string     `json:"positionId"`
-	FundID     string     `json:"fundId"`
-	InvestorID string     `json:"investorId"`
-	Currency   string     `json:"currency"`
-	AsOf       string     `json:"asOf,omitempty"`
-	Cashflows  []Cashflow `json:"cashflows"`
+	PositionID string     `json:"positionId" doc:"The position."`
+	FundID     string     `json:"fundId" doc:"The position's fund."`
+	InvestorID string     `json:"investorId" doc:"The position's investor."`
+	Currency   string     `json:"currency" doc:"The position's currency."`
+	AsOf       string     `json:"asOf,omitempty" doc:"The date asked for; absent when none was."`
+	Cashflows  []Cashflow `json:"cashflows" doc:"The position's calls and distributions, oldest first."`
 }
 
 func CashflowsOf(identity fund.PositionItem, asOf fund.Date, flows []positions.Cashflow) Cashflows {
 	w := Cashflows{PositionID: identity.PositionID, FundID: identity.FundID, InvestorID: identity.InvestorID,
 		Currency: identity.Currency, AsOf: asOf.String(), Cashflows: make([]Cashflow, 0, len(flows))}
 	for _, f := range flows {
-		cw := Cashflow{Date: f.Date.String(), Type: "contribution", DocumentID: f.DocumentID, Version: f.Version,
-			Status: string(f.Status), Amount: f.Amount, PaidIn: f.PaidIn, Distributed: f.Distributed, NetCashflow: f.NetCashflow}
+		cw := Cashflow{EffectiveDate: f.Date.String(), FlowType: FlowContribution, DocumentID: f.DocumentID, Version: f.Version,
+			Status: f.Status, Amount: f.Amount, CumulativePaidIn: f.CumulativePaidIn, CumulativeDistributed: f.CumulativeDistributed,
+			CumulativeNetCashflow: f.CumulativeNetCashflow}
 		if f.Kind == fund.Distribution {
 			withholding, net := f.Withholding, f.Net
-			cw.Type, cw.Withholding, cw.Net = "distribution", &withholding, &net
+			cw.FlowType, cw.Withholding, cw.Net = FlowDistribution, &withholding, &net
 		}
 		w.Cashflows = append(w.Cashflows, cw)
 	}
@@ -684,22 +450,22 @@ func CashflowsOf(identity fund.PositionItem, asOf fund.Date, flows []positions.C
 // capital activities (first page only) and the page's position items,
 // grouped by position.
 type Overview struct {
-	DocumentID string `json:"documentId"`
-	Version    int    `json:"version"`
+	DocumentID string `json:"documentId" doc:"The document."`
+	Version    int    `json:"version" doc:"The committed version every page shows."`
 	// Documents and capital activities come with the first page only.
-	Documents         *OverviewDocuments       `json:"documents,omitempty"`
-	CapitalActivities *CapitalActivities       `json:"capitalActivities,omitempty"`
-	Positions         map[string]PositionGroup `json:"positions"`
-	Next              string                   `json:"next,omitempty"`
+	Documents         *OverviewDocuments       `json:"documents,omitempty" doc:"First page only."`
+	CapitalActivities *CapitalActivities       `json:"capitalActivities,omitempty" doc:"First page only."`
+	Positions         map[string]PositionGroup `json:"positions" doc:"This page's positions, keyed by position ID."`
+	Next              string                   `json:"next,omitempty" doc:"Present when more positions follow."`
 }
 
 // PositionGroup is one position's items in an overview.
 type PositionGroup struct {
-	InvestorID          string         `json:"investorId"`
-	CapitalCalls        []PositionItem `json:"capitalCalls"`
-	Distributions       []PositionItem `json:"distributions"`
-	UnfundedCommitments []PositionItem `json:"unfundedCommitments"`
-	CapitalAccounts     []PositionItem `json:"capitalAccounts"`
+	InvestorID          string         `json:"investorId" doc:"The position's investor."`
+	CapitalCalls        []PositionItem `json:"capitalCalls" doc:"The position's capital call in the version, if any."`
+	Distributions       []PositionItem `json:"distributions" doc:"The position's distribution in the version, if any."`
+	UnfundedCommitments []PositionItem `json:"unfundedCommitments" doc:"The position's unfunded commitment in the version, if any."`
+	CapitalAccounts     []PositionItem `json:"capitalAccounts" doc:"The position's capital account statement in the version, if any."`
 }
 
 // GroupsOf groups position items by position, each group's items by kind
@@ -729,31 +495,31 @@ func GroupsOf(items []fund.PositionItem) map[string]PositionGroup {
 
 // Versions is a page of a document's versions.
 type Versions struct {
-	DocumentID string           `json:"documentId"`
-	Latest     *DocumentHeader  `json:"latest,omitempty"`
-	Historical []DocumentHeader `json:"historical"`
-	Next       string           `json:"next,omitempty"`
+	DocumentID string           `json:"documentId" doc:"The document."`
+	Latest     *DocumentHeader  `json:"latest,omitempty" doc:"The latest version's record ('status' 'latest'); present only when neither 'from' nor 'to' is given."`
+	Versions   []DocumentHeader `json:"versions" doc:"A page of the document's version records, the latest one among them, by asOf then version; each says whether it is the latest or superseded."`
+	Next       string           `json:"next,omitempty" doc:"Opaque cursor of the next page of version records; absent on the last page."`
 }
 
 // DocumentPosition is one position's items in a document.
 type DocumentPosition struct {
-	DocumentID string         `json:"documentId"`
-	PositionID string         `json:"positionId"`
-	Version    int            `json:"version"`
-	Items      []PositionItem `json:"items"`
+	DocumentID string         `json:"documentId" doc:"The document."`
+	PositionID string         `json:"positionId" doc:"The position."`
+	Version    int            `json:"version" doc:"The document's version the items are of."`
+	Items      []PositionItem `json:"items" doc:"Capital account statement, capital call, distribution and unfunded commitment, in that order, those the document reports (one item with 'itemType')."`
 }
 
 // Capital is a document's capital activity and capital calls.
 type Capital struct {
-	DocumentID        string            `json:"documentId"`
-	Version           int               `json:"version"`
-	CapitalActivities CapitalActivities `json:"capitalActivities"`
-	CapitalCalls      []PositionItem    `json:"capitalCalls"`
+	DocumentID        string            `json:"documentId" doc:"The document."`
+	Version           int               `json:"version" doc:"The document's latest committed version."`
+	CapitalActivities CapitalActivities `json:"capitalActivities" doc:"The latest version's capital activity and the earlier versions'."`
+	CapitalCalls      []PositionItem    `json:"capitalCalls" doc:"The version's capital calls, by position."`
 }
 
 // Analysis is a document's per-position analysis.
 type Analysis struct {
-	DocumentID string             `json:"documentId"`
-	Version    int                `json:"version"`
-	Positions  []PositionAnalysis `json:"positions"`
+	DocumentID string             `json:"documentId" doc:"The document."`
+	Version    int                `json:"version" doc:"The committed version analysed."`
+	Positions  []PositionAnalysis `json:"positions" doc:"Every position of the version, by position ID (not paginated)."`
 }

@@ -24,25 +24,7 @@ type S = components["schemas"];
 // The one Node global the tour uses (no @types/node is pinned for it).
 declare const process: { env: Record<string, string | undefined>; exitCode?: number };
 
-// A position of a PUT body. openapi-typescript 7.13 turns the contract's
-// "at least one of capitalCall, distribution, unfundedCommitment and
-// capitalAccount" (an anyOf of required lists) into `unknown`, which would
-// accept anything (openapi-ts/openapi-typescript issues 1441 and 2380), so
-// while it does, a position is typed from its parts, which it types well;
-// PartsOfAPosition holds the parts' names to the answer's Position.
-type PositionParts = {
-  capitalCall: S["CapitalCallInput"];
-  distribution: S["DistributionInput"];
-  unfundedCommitment: S["UnfundedCommitmentInput"];
-  capitalAccount: S["CapitalAccountInput"];
-};
-type PositionInput = unknown extends S["PositionInput"]
-  ? Pick<S["Position"], "positionId" | "investorId"> & Partial<PositionParts>
-  : S["PositionInput"];
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-type Holds<T extends true> = T;
-export type PartsOfAPosition = Holds<Same<keyof PositionParts | "positionId" | "investorId", keyof S["Position"]>>;
-type DocumentRequest = Omit<S["DocumentRequest"], "positions"> & { positions: PositionInput[] };
+type DocumentRequest = S["DocumentRequest"];
 
 function setting(name: string): string {
   const v = process.env[name];
@@ -107,26 +89,26 @@ const correctedDistribution: DocumentRequest = {
   title: "Distribution notice no. 2, paid 2025-12-15 (corrected: treaty rate withholding)",
   capitalActivity: {
     amount: "96250.00",
-    status: "Completed",
-    date: "2025-12-15",
+    status: "completed",
+    activityDate: "2025-12-15",
     description: "Distribution no. 2: partial sale of Company A and its dividend",
   },
   positions: [
     {
       positionId: "POSITION_1",
       investorId: "INVESTOR_1",
-      distribution: { amount: "55000.00", status: "Completed", date: "2025-12-15", returnOfCapital: "40000.00", realizedGain: "12000.00", income: "3000.00" },
+      distribution: { amount: "55000.00", status: "completed", paymentDate: "2025-12-15", returnOfCapital: "40000.00", realizedGain: "12000.00", income: "3000.00" },
     },
     {
       positionId: "POSITION_2",
       investorId: "INVESTOR_2",
-      distribution: { amount: "27500.00", status: "Completed", date: "2025-12-15", returnOfCapital: "20000.00", realizedGain: "6000.00", income: "1500.00" },
+      distribution: { amount: "27500.00", status: "completed", paymentDate: "2025-12-15", returnOfCapital: "20000.00", realizedGain: "6000.00", income: "1500.00" },
     },
     {
       positionId: "POSITION_3",
       investorId: "INVESTOR_3",
       distribution: {
-        amount: "13750.00", status: "Completed", date: "2025-12-15", returnOfCapital: "10000.00", realizedGain: "3000.00", income: "750.00",
+        amount: "13750.00", status: "completed", paymentDate: "2025-12-15", returnOfCapital: "10000.00", realizedGain: "3000.00", income: "750.00",
         withholding: "112.50",
       },
     },
@@ -140,12 +122,12 @@ const distributionNo3: DocumentRequest = {
   asOf: "2026-02-13",
   title: "Distribution notice no. 3, paid 2026-02-20",
   positions: [
-    { positionId: "POSITION_1", investorId: "INVESTOR_1", distribution: { amount: "20000.00", status: "Completed", date: "2026-02-20", income: "20000.00" } },
-    { positionId: "POSITION_2", investorId: "INVESTOR_2", distribution: { amount: "10000.00", status: "Completed", date: "2026-02-20", income: "10000.00" } },
+    { positionId: "POSITION_1", investorId: "INVESTOR_1", distribution: { amount: "20000.00", status: "completed", paymentDate: "2026-02-20", income: "20000.00" } },
+    { positionId: "POSITION_2", investorId: "INVESTOR_2", distribution: { amount: "10000.00", status: "completed", paymentDate: "2026-02-20", income: "10000.00" } },
     {
       positionId: "POSITION_3",
       investorId: "INVESTOR_3",
-      distribution: { amount: "5000.00", status: "Completed", date: "2026-02-20", income: "5000.00", withholding: "750.00" },
+      distribution: { amount: "5000.00", status: "completed", paymentDate: "2026-02-20", income: "5000.00", withholding: "750.00" },
     },
   ],
 };
@@ -181,22 +163,22 @@ const steps: [string, () => Promise<void>][] = [
   ["a document's overview: its versions, the fund's capital activity and its positions", async () => {
     const { body: o } = await answered(admin.GET("/v1/documents/{documentId}", doc("DOC001")), 200);
     const activities = o.capitalActivities;
-    same("capital activities, latest first", [...(activities?.latest ? [activities.latest] : []), ...(activities?.historical ?? [])]
+    same("capital activities, latest first", [...(activities?.latest ? [activities.latest] : []), ...(activities?.earlier ?? [])]
       .map((a) => ({ version: a.version, amount: a.amount, status: a.status })), [
-      { version: 2, amount: "718500.00", status: "Completed" },
-      { version: 1, amount: "718500.00", status: "Pending" },
+      { version: 2, amount: "718500.00", status: "completed" },
+      { version: 1, amount: "718500.00", status: "pending" },
     ]);
-    same("versions", { latest: o.documents?.latest.version, historical: o.documents?.historical.map((h) => h.version) }, { latest: 2, historical: [1] });
+    same("versions", { latest: o.documents?.latest.version, earlier: o.documents?.earlier.map((h) => h.version) }, { latest: 2, earlier: [1] });
     same("positions and their calls", Object.entries(o.positions).map(([id, p]) => [id, p.investorId, p.capitalCalls.map((c) => c.amount)]), [
       ["POSITION_1", "INVESTOR_1", ["409500.00"]],
       ["POSITION_2", "INVESTOR_2", ["206000.00"]],
       ["POSITION_3", "INVESTOR_3", ["103000.00"]],
     ]);
     const { body: a } = await answered(admin.GET("/v1/documents/{documentId}/analysis", doc("DOC001")), 200);
-    same("analysis", a.positions.map((p) => ({ positionId: p.positionId, totalCalled: p.totalCalled, totalUnfunded: p.totalUnfunded })), [
-      { positionId: "POSITION_1", totalCalled: "409500.00", totalUnfunded: "1590500.00" },
-      { positionId: "POSITION_2", totalCalled: "206000.00", totalUnfunded: "794000.00" },
-      { positionId: "POSITION_3", totalCalled: "103000.00", totalUnfunded: "397000.00" },
+    same("analysis", a.positions.map((p) => ({ positionId: p.positionId, called: p.called, unfunded: p.unfunded })), [
+      { positionId: "POSITION_1", called: "409500.00", unfunded: "1590500.00" },
+      { positionId: "POSITION_2", called: "206000.00", unfunded: "794000.00" },
+      { positionId: "POSITION_3", called: "103000.00", unfunded: "397000.00" },
     ]);
   }],
 
@@ -205,20 +187,20 @@ const steps: [string, () => Promise<void>][] = [
       params: { path: { positionId: "POSITION_1" }, query: { document: "DOC005" } },
     }), 200);
     same("capital calls", body.items.map((c) => ({
-      amount: c.amount, date: c.date,
-      transactions: c.transactions?.map((t) => ({ type: t.type, amount: t.amount, unfundedEffect: t.unfundedEffect })),
+      amount: c.amount, dueDate: c.dueDate,
+      transactions: c.transactions?.map((t) => ({ transactionType: t.transactionType, amount: t.amount, unfundedEffect: t.unfundedEffect })),
     })), [
-      { amount: "100000.00", date: "2025-12-01", transactions: [{ type: "investment", amount: "100000.00", unfundedEffect: "reduces" }] },
+      { amount: "100000.00", dueDate: "2025-12-01", transactions: [{ transactionType: "investment", amount: "100000.00", unfundedEffect: "reduces" }] },
     ]);
   }],
 
   ["a position's summary at the year end and at the Q3 quarter end", async () => {
     const { body: s } = await answered(admin.GET("/v1/positions/{positionId}/summary", positionAsOf("POSITION_1", "2025-12-31")), 200);
     same("summary at 2025-12-31", {
-      commitment: s.commitment, paidIn: s.paidIn.total, distributed: s.distributed.gross.total, recallable: s.recallable,
+      commitment: s.commitment, called: s.called, paidIn: s.paidIn, outstanding: s.outstanding, distributed: s.distributed.gross.total, recallable: s.recallable,
       unfunded: s.unfunded, from: s.sources.unfunded,
     }, {
-      commitment: "2000000.00", paidIn: "1019000.00", distributed: "155000.00", recallable: "100000.00",
+      commitment: "2000000.00", called: "1019000.00", paidIn: "1019000.00", outstanding: "0.00", distributed: "155000.00", recallable: "100000.00",
       unfunded: { reported: "1081000.00", computed: "1081000.00", difference: "0.00" },
       from: { documentId: "DOC007", version: 2, asOf: "2025-12-31" },
     });
@@ -230,12 +212,12 @@ const steps: [string, () => Promise<void>][] = [
 
   ["a position's cash flows with running totals, and the tax withheld", async () => {
     const { body } = await answered(admin.GET("/v1/positions/{positionId}/cashflows", position("POSITION_3")), 200);
-    same("cash flows", body.cashflows.map((c) => `${c.date}  ${c.type}  ${c.amount}  withheld ${c.withholding ?? "-"}  net cash flow ${c.netCashflow}`), [
-      "2025-08-01  contribution  103000.00  withheld -  net cash flow -103000.00",
-      "2025-09-15  distribution  25000.00  withheld 0.00  net cash flow -78000.00",
-      "2025-10-20  contribution  128000.00  withheld -  net cash flow -206000.00",
-      "2025-12-01  contribution  25000.00  withheld -  net cash flow -231000.00",
-      "2025-12-15  distribution  13750.00  withheld 225.00  net cash flow -217475.00",
+    same("cash flows", body.cashflows.map((c) => `${c.effectiveDate}  ${c.flowType}  ${c.amount}  withheld ${c.withholding ?? "-"}  cumulative net cash flow ${c.cumulativeNetCashflow}`), [
+      "2025-08-01  contribution  103000.00  withheld -  cumulative net cash flow -103000.00",
+      "2025-09-15  distribution  25000.00  withheld 0.00  cumulative net cash flow -78000.00",
+      "2025-10-20  contribution  128000.00  withheld -  cumulative net cash flow -206000.00",
+      "2025-12-01  contribution  25000.00  withheld -  cumulative net cash flow -231000.00",
+      "2025-12-15  distribution  13750.00  withheld 225.00  cumulative net cash flow -217475.00",
     ]);
   }],
 
@@ -255,31 +237,35 @@ const steps: [string, () => Promise<void>][] = [
       (await answered(admin.GET("/v1/positions/{positionId}/performance", positionAsOf("POSITION_1", asOf)), 200)).body;
     const p = await at("2025-12-31");
     same("at 2025-12-31", {
-      nav: p.nav.value, paidIn: p.paidIn, distributed: p.distributed, dpi: p.dpi, rvpi: p.rvpi, tvpi: p.tvpi, irr: p.irr.rate,
-    }, { nav: "890000.00", paidIn: "1019000.00", distributed: "155000.00", dpi: "0.152110", rvpi: "0.873405", tvpi: "1.025515", irr: "0.108749" });
+      nav: p.nav.value, called: p.called, paidIn: p.paidIn, outstanding: p.outstanding, distributed: p.distributed, dpi: p.dpi, rvpi: p.rvpi, tvpi: p.tvpi,
+      irr: { cumulativeReturn: p.irr.cumulativeReturn, annualised: p.irr.annualised, days: p.irr.days, rate: p.irr.rate ?? "-" },
+    }, {
+      nav: "890000.00", called: "1019000.00", paidIn: "1019000.00", outstanding: "0.00", distributed: "155000.00", dpi: "0.152110", rvpi: "0.873405", tvpi: "1.025515",
+      irr: { cumulativeReturn: "0.043927", annualised: false, days: 152, rate: "-" },
+    });
     const between = (await at("2025-11-15")).nav;
     same("at 2025-11-15, between statements", {
       status: between.status, value: between.value, statementNav: between.statementNav,
       contributionsAfter: between.contributionsAfter, distributionsAfter: between.distributionsAfter,
     }, { status: "rolled_forward", value: "818500.00", statementNav: "309000.00", contributionsAfter: "509500.00", distributionsAfter: "0.00" });
     const q3 = await at("2025-09-30");
-    same("at 2025-09-30, the J-curve", { nav: q3.nav.value, tvpi: q3.tvpi, irr: q3.irr.rate }, { nav: "309000.00", tvpi: "0.998779", irr: "-0.007885" });
+    same("at 2025-09-30, the J-curve", { nav: q3.nav.value, tvpi: q3.tvpi, cumulativeReturn: q3.irr.cumulativeReturn }, { nav: "309000.00", tvpi: "0.998779", cumulativeReturn: "-0.001300" });
   }],
 
   ["the investor's performance and the fund's, pooled per currency", async () => {
     const { body: i } = await answered(investor.GET("/v1/investors/{investorId}/performance", {
       params: { path: { investorId: "INVESTOR_1" }, query: { asOf: "2025-12-31" } },
     }), 200);
-    same("the investor's totals", i.totals.map((c) => ({ currency: c.currency, nav: c.nav.value, tvpi: c.tvpi, irr: c.irr.rate })), [
-      { currency: "USD", nav: "890000.00", tvpi: "1.025515", irr: "0.108749" },
+    same("the investor's totals", i.totals.map((c) => ({ currency: c.currency, nav: c.nav.value, tvpi: c.tvpi, cumulativeReturn: c.irr.cumulativeReturn })), [
+      { currency: "USD", nav: "890000.00", tvpi: "1.025515", cumulativeReturn: "0.043927" },
     ]);
     const { body: f } = await answered(admin.GET("/v1/funds/{fundId}/performance", {
       params: { path: { fundId: "FUND_A" }, query: { asOf: "2025-12-31" } },
     }), 200);
     same("the fund's", f.currencies.map((c) => ({
-      currency: c.currency, nav: c.nav.value, paidIn: c.paidIn, distributed: c.distributed, dpi: c.dpi, rvpi: c.rvpi, tvpi: c.tvpi, irr: c.irr.rate,
+      currency: c.currency, nav: c.nav.value, paidIn: c.paidIn, distributed: c.distributed, dpi: c.dpi, rvpi: c.rvpi, tvpi: c.tvpi, cumulativeReturn: c.irr.cumulativeReturn,
     })), [
-      { currency: "USD", nav: "1557500.00", paidIn: "1787000.00", distributed: "271250.00", dpi: "0.151791", rvpi: "0.871572", tvpi: "1.023363", irr: "0.099231" },
+      { currency: "USD", nav: "1557500.00", paidIn: "1787000.00", distributed: "271250.00", dpi: "0.151791", rvpi: "0.871572", tvpi: "1.023363", cumulativeReturn: "0.040186" },
     ]);
   }],
 
@@ -361,7 +347,7 @@ const steps: [string, () => Promise<void>][] = [
       version: 1, positions: ["20000.00", "10000.00", "5000.00"],
     });
     const { body } = await answered(admin.GET("/v1/documents/{documentId}/versions", doc("DOC008")), 200);
-    same("DOC008's versions", { latest: body.latest?.version, historical: body.historical.map((v) => v.version) }, { latest: 1, historical: [] });
+    same("DOC008's versions", { latest: body.latest?.version, versions: body.versions.map((v) => v.version) }, { latest: 1, versions: [1] });
   }],
 ];
 

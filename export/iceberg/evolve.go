@@ -52,7 +52,13 @@ type columnChange struct {
 // oldest first. A schema version that renames or removes a column adds its
 // line here, in the change that bumps export.SchemaVersion.
 var columnChanges = []columnChange{
-	// {Version: 3, Dataset: "capital_calls", Column: "old_name", RenamedTo: "new_name"},
+	// Version 3, one vocabulary: a version's place is its status (latest
+	// or superseded), a string, as the API says, where is_latest was a
+	// boolean; the new column is added, the old one removed.
+	{Version: 3, Dataset: "document_versions", Column: "is_latest"},
+	// A commit's ID is the store's, which the API does not answer.
+	{Version: 3, Dataset: "documents", Column: "commit_id"},
+	{Version: 3, Dataset: "document_versions", Column: "commit_id"},
 }
 
 // tableSchema is what planEvolution needs of a table.

@@ -150,10 +150,10 @@ func (s *service) putDocument(t *testing.T, id, f string, investors int, amount 
 	for inv := 1; inv <= investors; inv++ {
 		n := a.Mul(decimal.NewFromInt(int64(inv)))
 		p := map[string]any{"positionId": fmt.Sprintf("P_%s_%d", f, inv), "investorId": fmt.Sprintf("INV_%d", inv),
-			"capitalCall":        map[string]any{"amount": n.StringFixed(4), "status": "Pending", "dueDate": "2026-03-31"},
+			"capitalCall":        map[string]any{"amount": n.StringFixed(4), "status": "pending", "dueDate": "2026-03-31"},
 			"unfundedCommitment": map[string]any{"amount": n.StringFixed(4)}}
 		if inv%2 == 0 {
-			p["distribution"] = map[string]any{"amount": n.Div(decimal.NewFromInt(10)).StringFixed(4), "status": "Completed", "date": "2026-02-15"}
+			p["distribution"] = map[string]any{"amount": n.Div(decimal.NewFromInt(10)).StringFixed(4), "status": "completed", "paymentDate": "2026-02-15"}
 		}
 		positions = append(positions, p)
 	}
@@ -194,7 +194,7 @@ func (s *service) apiTotals(t *testing.T) map[string]decimal.Decimal {
 	for inv := range investors {
 		for _, pos := range s.all(t, "/v1/investors/"+inv+"/positions") {
 			for _, it := range s.all(t, "/v1/positions/"+pos["positionId"].(string)) {
-				if m, ok := map[string]string{"CapitalCall": "called", "Distribution": "distributed", "UnfundedCommitment": "unfunded"}[it["type"].(string)]; ok {
+				if m, ok := map[string]string{"capital_call": "called", "distribution": "distributed", "unfunded_commitment": "unfunded"}[it["itemType"].(string)]; ok {
 					add(m+"|"+inv, it["amount"])
 				}
 			}

@@ -1,4 +1,4 @@
--- fundsvc export schema version 2: dataset documents
+-- fundsvc export schema version 3: dataset documents
 CREATE EXTERNAL TABLE IF NOT EXISTS documents (
   `fund_id` string,
   `document_id` string,
@@ -8,7 +8,6 @@ CREATE EXTERNAL TABLE IF NOT EXISTS documents (
   `currency` string,
   `position_count` int,
   `version` int,
-  `commit_id` string,
   `created_at` timestamp,
   `created_by` string
 )
@@ -25,10 +24,10 @@ TBLPROPERTIES (
   'projection.snapshot_date.interval' = '1',
   'projection.snapshot_date.interval.unit' = 'DAYS',
   'storage.location.template' = 's3://lake/fundsvc/_symlink/documents/snapshot_date=${snapshot_date}/',
-  'fundsvc.schema_version' = '2'
+  'fundsvc.schema_version' = '3'
 );
 
--- fundsvc export schema version 2: dataset document_versions
+-- fundsvc export schema version 3: dataset document_versions
 CREATE EXTERNAL TABLE IF NOT EXISTS document_versions (
   `fund_id` string,
   `document_id` string,
@@ -38,10 +37,9 @@ CREATE EXTERNAL TABLE IF NOT EXISTS document_versions (
   `currency` string,
   `position_count` int,
   `version` int,
-  `commit_id` string,
   `created_at` timestamp,
   `created_by` string,
-  `is_latest` boolean
+  `status` string
 )
 PARTITIONED BY (`snapshot_date` string)
 ROW FORMAT SERDE 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe'
@@ -56,10 +54,10 @@ TBLPROPERTIES (
   'projection.snapshot_date.interval' = '1',
   'projection.snapshot_date.interval.unit' = 'DAYS',
   'storage.location.template' = 's3://lake/fundsvc/_symlink/document_versions/snapshot_date=${snapshot_date}/',
-  'fundsvc.schema_version' = '2'
+  'fundsvc.schema_version' = '3'
 );
 
--- fundsvc export schema version 2: dataset capital_activities
+-- fundsvc export schema version 3: dataset capital_activities
 CREATE EXTERNAL TABLE IF NOT EXISTS capital_activities (
   `fund_id` string,
   `document_id` string,
@@ -85,10 +83,10 @@ TBLPROPERTIES (
   'projection.snapshot_date.interval' = '1',
   'projection.snapshot_date.interval.unit' = 'DAYS',
   'storage.location.template' = 's3://lake/fundsvc/_symlink/capital_activities/snapshot_date=${snapshot_date}/',
-  'fundsvc.schema_version' = '2'
+  'fundsvc.schema_version' = '3'
 );
 
--- fundsvc export schema version 2: dataset capital_accounts
+-- fundsvc export schema version 3: dataset capital_accounts
 CREATE EXTERNAL TABLE IF NOT EXISTS capital_accounts (
   `fund_id` string,
   `document_id` string,
@@ -138,10 +136,10 @@ TBLPROPERTIES (
   'projection.snapshot_date.interval' = '1',
   'projection.snapshot_date.interval.unit' = 'DAYS',
   'storage.location.template' = 's3://lake/fundsvc/_symlink/capital_accounts/snapshot_date=${snapshot_date}/',
-  'fundsvc.schema_version' = '2'
+  'fundsvc.schema_version' = '3'
 );
 
--- fundsvc export schema version 2: dataset capital_calls
+-- fundsvc export schema version 3: dataset capital_calls
 CREATE EXTERNAL TABLE IF NOT EXISTS capital_calls (
   `fund_id` string,
   `document_id` string,
@@ -171,10 +169,10 @@ TBLPROPERTIES (
   'projection.snapshot_date.interval' = '1',
   'projection.snapshot_date.interval.unit' = 'DAYS',
   'storage.location.template' = 's3://lake/fundsvc/_symlink/capital_calls/snapshot_date=${snapshot_date}/',
-  'fundsvc.schema_version' = '2'
+  'fundsvc.schema_version' = '3'
 );
 
--- fundsvc export schema version 2: dataset distributions
+-- fundsvc export schema version 3: dataset distributions
 CREATE EXTERNAL TABLE IF NOT EXISTS distributions (
   `fund_id` string,
   `document_id` string,
@@ -206,10 +204,10 @@ TBLPROPERTIES (
   'projection.snapshot_date.interval' = '1',
   'projection.snapshot_date.interval.unit' = 'DAYS',
   'storage.location.template' = 's3://lake/fundsvc/_symlink/distributions/snapshot_date=${snapshot_date}/',
-  'fundsvc.schema_version' = '2'
+  'fundsvc.schema_version' = '3'
 );
 
--- fundsvc export schema version 2: dataset transaction_lines
+-- fundsvc export schema version 3: dataset transaction_lines
 CREATE EXTERNAL TABLE IF NOT EXISTS transaction_lines (
   `fund_id` string,
   `document_id` string,
@@ -243,10 +241,10 @@ TBLPROPERTIES (
   'projection.snapshot_date.interval' = '1',
   'projection.snapshot_date.interval.unit' = 'DAYS',
   'storage.location.template' = 's3://lake/fundsvc/_symlink/transaction_lines/snapshot_date=${snapshot_date}/',
-  'fundsvc.schema_version' = '2'
+  'fundsvc.schema_version' = '3'
 );
 
--- fundsvc export schema version 2: dataset unfunded_commitments
+-- fundsvc export schema version 3: dataset unfunded_commitments
 CREATE EXTERNAL TABLE IF NOT EXISTS unfunded_commitments (
   `fund_id` string,
   `document_id` string,
@@ -273,10 +271,10 @@ TBLPROPERTIES (
   'projection.snapshot_date.interval' = '1',
   'projection.snapshot_date.interval.unit' = 'DAYS',
   'storage.location.template' = 's3://lake/fundsvc/_symlink/unfunded_commitments/snapshot_date=${snapshot_date}/',
-  'fundsvc.schema_version' = '2'
+  'fundsvc.schema_version' = '3'
 );
 
--- fundsvc export schema version 2: dataset positions
+-- fundsvc export schema version 3: dataset positions
 CREATE EXTERNAL TABLE IF NOT EXISTS positions (
   `fund_id` string,
   `position_id` string,
@@ -300,5 +298,5 @@ TBLPROPERTIES (
   'projection.snapshot_date.interval' = '1',
   'projection.snapshot_date.interval.unit' = 'DAYS',
   'storage.location.template' = 's3://lake/fundsvc/_symlink/positions/snapshot_date=${snapshot_date}/',
-  'fundsvc.schema_version' = '2'
+  'fundsvc.schema_version' = '3'
 );

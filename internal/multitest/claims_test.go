@@ -97,8 +97,8 @@ func TestConcurrentFirstUseOfAPositionID(t *testing.T) {
 		var wg sync.WaitGroup
 		for w, cl := range claimants {
 			doc := document(cl.fund, fmt.Sprintf("round %d writer %d", r, w), "2026-01-15",
-				wire.Position{PositionID: contested, InvestorID: cl.investor, CapitalCall: callOf(1000*(r+1) + w)},
-				wire.Position{PositionID: fmt.Sprintf("Q%02d_%d", r, w), InvestorID: cl.investor, CapitalCall: callOf(500000 + 1000*r + w)})
+				fund.Position{ID: contested, InvestorID: cl.investor, CapitalCall: callOf(1000*(r+1) + w)},
+				fund.Position{ID: fmt.Sprintf("Q%02d_%d", r, w), InvestorID: cl.investor, CapitalCall: callOf(500000 + 1000*r + w)})
 			m.named[fmt.Sprintf("Q%02d_%d", r, w)] = []claimant{cl}
 			client := admins[cl.fund].On(w + r)
 			wg.Add(1)
@@ -154,7 +154,7 @@ func TestConcurrentFirstUseOfAPositionID(t *testing.T) {
 		pos   string
 	}) {
 		docID := fmt.Sprintf("R%02d_%s_%s", l.round, l.who.fund, l.who.investor)
-		doc := document(l.who.fund, "corrected "+docID, "2026-02-15", wire.Position{PositionID: l.pos, InvestorID: l.who.investor, CapitalCall: callOf(7)})
+		doc := document(l.who.fund, "corrected "+docID, "2026-02-15", fund.Position{ID: l.pos, InvestorID: l.who.investor, CapitalCall: callOf(7)})
 		resp, err := admins[l.who.fund].PutDocument(ctx, docID, doc)
 		if err != nil || resp.Status != http.StatusCreated {
 			p.add("corrected document refused (orphan claim)", "corrected document %s with %s/%s's own position %s, refused in round %d: want 201, got %v %s (an orphan claim?)",
@@ -177,7 +177,7 @@ func TestConcurrentFirstUseOfAPositionID(t *testing.T) {
 			if cl.fund == o.fund && cl.investor == o.investor {
 				continue
 			}
-			doc := document(cl.fund, "late claim", "2026-03-15", wire.Position{PositionID: contested, InvestorID: cl.investor, CapitalCall: callOf(9)})
+			doc := document(cl.fund, "late claim", "2026-03-15", fund.Position{ID: contested, InvestorID: cl.investor, CapitalCall: callOf(9)})
 			docID := fmt.Sprintf("L%02d", r)
 			resp, err := admins[cl.fund].PutDocument(ctx, docID, doc)
 			if err != nil || resp.Status != http.StatusConflict {
@@ -267,7 +267,7 @@ func checkClaims(ctx context.Context, t *testing.T, p *problems, m *claimModel, 
 			o := m.positions[s.PositionID]
 			if o == nil || o.investor != inv {
 				p.add("investor summary holds a position acknowledged writes did not give the investor", "investor %s's summary holds position %s (%s/%s, paid in %s, documents %v), which no acknowledged write gave it (refused: %s)",
-					inv, s.PositionID, s.FundID, s.InvestorID, s.PaidIn.Total, s.Documents, m.refused[s.PositionID])
+					inv, s.PositionID, s.FundID, s.InvestorID, s.Called, s.Documents, m.refused[s.PositionID])
 				continue
 			}
 			compareSummary(p, "investor "+inv+"'s summary", s, s.PositionID, o)
@@ -331,7 +331,7 @@ func checkClaims(ctx context.Context, t *testing.T, p *problems, m *claimModel, 
 					want, ok := o.docs[it.DocumentID]
 					if !ok || it.FundID != o.fund || it.InvestorID != o.investor || it.DocumentVersion != want.version || !it.Amount.Equal(want.amount) {
 						p.add("position read shows an unacknowledged document", "%s: position %s (held by %s/%s) shows %s of document %s v%d (%s/%s, %s), want only acknowledged documents %v",
-							pr.name, pos, o.fund, o.investor, it.Type, it.DocumentID, it.DocumentVersion, it.FundID, it.InvestorID, it.Amount, o.docs)
+							pr.name, pos, o.fund, o.investor, it.Kind, it.DocumentID, it.DocumentVersion, it.FundID, it.InvestorID, it.Amount, o.docs)
 					}
 					got[it.DocumentID] = true
 				}
@@ -426,8 +426,8 @@ func compareSummary(p *problems, what string, s wire.PositionSummary, pos string
 	if s.PositionID != pos || s.FundID != o.fund || s.InvestorID != o.investor {
 		p.add("summary names the wrong owner", "%s of %s names %s %s/%s, want %s/%s", what, pos, s.PositionID, s.FundID, s.InvestorID, o.fund, o.investor)
 	}
-	if want := o.paidIn(); !s.PaidIn.Total.Equal(want) {
-		p.add("summary adds up money of unacknowledged data", "%s of %s: paid in %s, want %s from %v", what, pos, s.PaidIn.Total, want, o.docs)
+	if want := o.paidIn(); !s.Called.Equal(want) {
+		p.add("summary adds up money of unacknowledged data", "%s of %s: paid in %s, want %s from %v", what, pos, s.Called, want, o.docs)
 	}
 	got := map[string]int{}
 	for _, d := range s.Documents {

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/wire"
 )
 
@@ -104,8 +105,11 @@ func (cl *Client) PutDocument(ctx context.Context, id string, d wire.DocumentVer
 // RequestOf is the request that stores d's content as a document's next
 // version.
 func RequestOf(d wire.DocumentVersion) wire.DocumentRequest {
-	return wire.DocumentRequest{FundID: d.FundID, Kind: string(d.Kind), Title: d.Title, AsOf: d.AsOf, Currency: d.Currency,
-		Positions: wire.PositionsOf(d.Positions...)}
+	var act *fund.CapitalActivity
+	if d.CapitalActivity != nil {
+		act = &d.CapitalActivity.CapitalActivity
+	}
+	return wire.DocumentRequest{DocumentFields: d.DocumentFields, CapitalActivity: act, Positions: wire.PositionsOf(d.Positions...)}
 }
 
 // GetJSON reads path and, when the answer is 200 and v is not nil, decodes

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fundsvc/fundsvc/internal/harness"
+	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/wire"
 )
 
@@ -35,7 +36,7 @@ func TestCluster(t *testing.T) {
 	admin := c.Client(c.AdminToken(t, "FUND_H"))
 	doc := document("FUND_H", "harness", "2026-01-01")
 	for _, p := range []string{"HP_1", "HP_2", "HP_3"} {
-		doc.Positions = append(doc.Positions, wire.Position{PositionID: p, InvestorID: "HI_" + p, CapitalCall: callOf(100)})
+		doc.Positions = append(doc.Positions, fund.Position{ID: p, InvestorID: "HI_" + p, CapitalCall: callOf(100)})
 	}
 	resp, err := admin.On(0).PutDocument(ctx, "HDOC", doc)
 	if err != nil || resp.Status != http.StatusCreated || resp.Version() != 1 {

@@ -84,15 +84,16 @@ func parallel[T any](n int, jobs []T, f func(T)) {
 func money(units int) fund.Money { return fund.MustMoney(fmt.Sprintf("%d.00", units)) }
 
 // callOf is a capital call of units.
-func callOf(units int) *wire.CapitalCall {
-	return &wire.CapitalCall{Amount: wire.AmountOf(money(units))}
+func callOf(units int) *fund.CapitalCallItem {
+	return &fund.CapitalCallItem{Amount: money(units)}
 }
 
 // document is a capital call notice of fundID in USD, as a test sends it
 // (PutDocument) and reads it back.
-func document(fundID, title, asOf string, positions ...wire.Position) wire.DocumentVersion {
-	return wire.DocumentVersion{DocumentHeader: wire.DocumentHeader{FundID: fundID, Kind: "capital_call_notice", Title: title, AsOf: asOf, Currency: "USD"},
-		Positions: append([]wire.Position{}, positions...)}
+func document(fundID, title, asOf string, positions ...fund.Position) wire.DocumentVersion {
+	return wire.DocumentVersion{DocumentHeader: wire.DocumentHeader{DocumentFields: fund.DocumentFields{FundID: fundID, Kind: fund.KindCapitalCallNotice,
+		Title: title, AsOf: fund.MustDate(asOf), Currency: "USD"}},
+		Positions: append([]fund.Position{}, positions...)}
 }
 
 func acknowledged(status int) bool { return status == http.StatusOK || status == http.StatusCreated }

@@ -3,6 +3,7 @@ package multitest
 import (
 	"context"
 	"fmt"
+	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/wire"
 	"math/rand/v2"
 	"net/http"
@@ -44,8 +45,8 @@ func TestSustainedMixedLoad(t *testing.T) {
 	for i := range 6 {
 		pool = append(pool, &poolDoc{id: fmt.Sprintf("LDOC_%d", i), fund: funds[i%len(funds)]})
 	}
-	positionOf := func(fund string, k int) wire.Position {
-		return wire.Position{PositionID: fmt.Sprintf("%s_P%d", fund, k), InvestorID: fmt.Sprintf("LINV_%d", k%3)}
+	positionOf := func(fundID string, k int) fund.Position {
+		return fund.Position{ID: fmt.Sprintf("%s_P%d", fundID, k), InvestorID: fmt.Sprintf("LINV_%d", k%3)}
 	}
 	seq := atomic.Int64{}
 	newVersion := func(rng *rand.Rand, d *poolDoc) wire.DocumentVersion {
@@ -191,11 +192,11 @@ func TestSustainedMixedLoad(t *testing.T) {
 				case 2:
 					kind, path = "GET version", fmt.Sprintf("/v1/documents/%s/versions/%d", d.id, 1+rng.IntN(int(d.top.Load())))
 				case 3:
-					kind, path = "GET position", "/v1/positions/"+pos.PositionID
+					kind, path = "GET position", "/v1/positions/"+pos.ID
 				case 4:
-					kind, path = "GET position summary", "/v1/positions/"+pos.PositionID+"/summary"
+					kind, path = "GET position summary", "/v1/positions/"+pos.ID+"/summary"
 				case 5:
-					kind, path, cl = "GET position cash flows as investor", "/v1/positions/"+pos.PositionID+"/cashflows", portals[inv]
+					kind, path, cl = "GET position cash flows as investor", "/v1/positions/"+pos.ID+"/cashflows", portals[inv]
 				case 6:
 					kind, path = "GET fund documents", "/v1/funds/"+d.fund+"/documents"
 				case 7:

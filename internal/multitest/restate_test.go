@@ -17,9 +17,9 @@ import (
 
 // restatePool is the positions the restatements choose from, all of one
 // fund, each held by one investor.
-var restatePool = []wire.Position{
-	{PositionID: "RP_1", InvestorID: "RINV_1"}, {PositionID: "RP_2", InvestorID: "RINV_2"}, {PositionID: "RP_3", InvestorID: "RINV_3"},
-	{PositionID: "RP_4", InvestorID: "RINV_1"}, {PositionID: "RP_5", InvestorID: "RINV_2"}, {PositionID: "RP_6", InvestorID: "RINV_3"},
+var restatePool = []fund.Position{
+	{ID: "RP_1", InvestorID: "RINV_1"}, {ID: "RP_2", InvestorID: "RINV_2"}, {ID: "RP_3", InvestorID: "RINV_3"},
+	{ID: "RP_4", InvestorID: "RINV_1"}, {ID: "RP_5", InvestorID: "RINV_2"}, {ID: "RP_6", InvestorID: "RINV_3"},
 }
 
 const restateFund = "FUND_R"
@@ -160,13 +160,13 @@ func TestConcurrentRestatementsAcrossInstances(t *testing.T) {
 				p.add("overview shows a position the latest version dropped", "%s v%d: overview shows %s", docID, want.Version, pos)
 				continue
 			}
-			if len(g.CapitalCalls) != 1 || !g.CapitalCalls[0].Amount.Equal(w.CapitalCall.Amount.Money()) || g.CapitalCalls[0].DocumentVersion != want.Version {
+			if len(g.CapitalCalls) != 1 || !g.CapitalCalls[0].Amount.Equal(w.CapitalCall.Amount) || g.CapitalCalls[0].DocumentVersion != want.Version {
 				p.add("overview shows another version's item", "%s v%d: position %s calls %+v, want %s at v%d", docID, want.Version, pos, g.CapitalCalls, w.CapitalCall.Amount, want.Version)
 			}
 		}
 		for _, w := range want.Positions {
-			if !got[w.PositionID] {
-				p.add("overview lacks a position of the latest version", "%s v%d: overview lacks %s", docID, want.Version, w.PositionID)
+			if !got[w.ID] {
+				p.add("overview lacks a position of the latest version", "%s v%d: overview lacks %s", docID, want.Version, w.ID)
 			}
 		}
 		snap, err := c.Store.Overview(ctx, docID)
@@ -182,20 +182,20 @@ func TestConcurrentRestatementsAcrossInstances(t *testing.T) {
 	// each document's item at its latest version if that version has the
 	// position, and nothing else.
 	checked := 0
-	parallel(3, restatePool, func(pos wire.Position) {
+	parallel(3, restatePool, func(pos fund.Position) {
 		want := map[string]docCall{} // document → its latest version's call
 		for docID, d := range latest {
-			if w, ok := positionIn(d, pos.PositionID); ok {
-				want[docID] = docCall{d.Version, w.CapitalCall.Amount.Money()}
+			if w, ok := positionIn(d, pos.ID); ok {
+				want[docID] = docCall{d.Version, w.CapitalCall.Amount}
 			}
 		}
 		var paid fund.Money
 		for _, w := range want {
 			paid = paid.Add(w.amount)
 		}
-		items, resp, err := GetPages[wire.PositionItem](ctx, admin, "/v1/positions/"+pos.PositionID+"?limit=5")
+		items, resp, err := GetPages[wire.PositionItem](ctx, admin, "/v1/positions/"+pos.ID+"?limit=5")
 		if err != nil || resp.Status != http.StatusOK {
-			p.add("position read failed", "GET /v1/positions/%s: %v %s", pos.PositionID, err, resp)
+			p.add("position read failed", "GET /v1/positions/%s: %v %s", pos.ID, err, resp)
 		} else {
 			seen := map[string]bool{}
 			for _, it := range items {
@@ -203,24 +203,24 @@ func TestConcurrentRestatementsAcrossInstances(t *testing.T) {
 				switch {
 				case !ok:
 					p.add("position pivot shows an item of a version that does not hold the position",
-						"%s: %s of %s v%d (%s), but %s is at v%d without it", pos.PositionID, it.Type, it.DocumentID, it.DocumentVersion, it.Amount, it.DocumentID, latest[it.DocumentID].Version)
+						"%s: %s of %s v%d (%s), but %s is at v%d without it", pos.ID, it.Kind, it.DocumentID, it.DocumentVersion, it.Amount, it.DocumentID, latest[it.DocumentID].Version)
 				case it.DocumentVersion != w.version || !it.Amount.Equal(w.amount):
-					p.add("position pivot shows a superseded version", "%s: %s of %s v%d (%s), want v%d (%s)", pos.PositionID, it.Type, it.DocumentID, it.DocumentVersion, it.Amount, w.version, w.amount)
+					p.add("position pivot shows a superseded version", "%s: %s of %s v%d (%s), want v%d (%s)", pos.ID, it.Kind, it.DocumentID, it.DocumentVersion, it.Amount, w.version, w.amount)
 				case seen[it.DocumentID]:
-					p.add("position pivot shows a document twice", "%s: %s twice", pos.PositionID, it.DocumentID)
+					p.add("position pivot shows a document twice", "%s: %s twice", pos.ID, it.DocumentID)
 				}
 				seen[it.DocumentID] = true
 			}
 			for docID, w := range want {
 				if !seen[docID] {
-					p.add("position pivot lacks a document's latest item", "%s: no item of %s v%d", pos.PositionID, docID, w.version)
+					p.add("position pivot lacks a document's latest item", "%s: no item of %s v%d", pos.ID, docID, w.version)
 				}
 			}
 		}
 		var s wire.PositionSummary
-		if get(ctx, &p, admin, "admin", "/v1/positions/"+pos.PositionID+"/summary", http.StatusOK, &s) {
-			if !s.PaidIn.Total.Equal(paid) {
-				p.add("summary adds up other versions", "%s: paid in %s, want %s from %v", pos.PositionID, s.PaidIn.Total, paid, want)
+		if get(ctx, &p, admin, "admin", "/v1/positions/"+pos.ID+"/summary", http.StatusOK, &s) {
+			if !s.Called.Equal(paid) {
+				p.add("summary adds up other versions", "%s: paid in %s, want %s from %v", pos.ID, s.Called, paid, want)
 			}
 			got := map[string]int{}
 			for _, src := range s.Documents {
@@ -228,24 +228,24 @@ func TestConcurrentRestatementsAcrossInstances(t *testing.T) {
 			}
 			for docID, v := range got {
 				if w, ok := want[docID]; !ok || w.version != v {
-					p.add("summary counts a version that is not the latest holding the position", "%s: counts %s v%d, want %v", pos.PositionID, docID, v, want)
+					p.add("summary counts a version that is not the latest holding the position", "%s: counts %s v%d, want %v", pos.ID, docID, v, want)
 				}
 			}
 			if len(got) != len(want) {
-				p.add("summary counts another set of documents", "%s: counts %v, want %v", pos.PositionID, got, want)
+				p.add("summary counts another set of documents", "%s: counts %v, want %v", pos.ID, got, want)
 			}
 		}
 		var cf wire.Cashflows
-		if get(ctx, &p, admin, "admin", "/v1/positions/"+pos.PositionID+"/cashflows", http.StatusOK, &cf) {
+		if get(ctx, &p, admin, "admin", "/v1/positions/"+pos.ID+"/cashflows", http.StatusOK, &cf) {
 			var sum fund.Money
 			for _, f := range cf.Cashflows {
 				if w, ok := want[f.DocumentID]; !ok || w.version != f.Version || !f.Amount.Equal(w.amount) {
-					p.add("cash flows count a version that is not the latest holding the position", "%s: %s %s v%d %s, want %v", pos.PositionID, f.Type, f.DocumentID, f.Version, f.Amount, want)
+					p.add("cash flows count a version that is not the latest holding the position", "%s: %s %s v%d %s, want %v", pos.ID, f.FlowType, f.DocumentID, f.Version, f.Amount, want)
 				}
 				sum = sum.Add(f.Amount)
 			}
 			if !sum.Equal(paid) {
-				p.add("cash flows add up wrong", "%s: %s, want %s", pos.PositionID, sum, paid)
+				p.add("cash flows add up wrong", "%s: %s, want %s", pos.ID, sum, paid)
 			}
 		}
 		mu.Lock()
@@ -275,10 +275,10 @@ func restatement(rng *rand.Rand, title string) wire.DocumentVersion {
 	return d
 }
 
-func positionIn(d wire.DocumentVersion, pos string) (wire.Position, bool) {
-	i := slices.IndexFunc(d.Positions, func(p wire.Position) bool { return p.PositionID == pos })
+func positionIn(d wire.DocumentVersion, pos string) (fund.Position, bool) {
+	i := slices.IndexFunc(d.Positions, func(p fund.Position) bool { return p.ID == pos })
 	if i < 0 {
-		return wire.Position{}, false
+		return fund.Position{}, false
 	}
 	return d.Positions[i], true
 }
@@ -293,9 +293,9 @@ func sameContent(sent, got wire.DocumentVersion) string {
 		return fmt.Sprintf("%d positions, want %d", len(got.Positions), len(sent.Positions))
 	}
 	for _, s := range sent.Positions {
-		g, ok := positionIn(got, s.PositionID)
-		if !ok || g.InvestorID != s.InvestorID || g.CapitalCall == nil || !g.CapitalCall.Amount.Money().Equal(s.CapitalCall.Amount.Money()) {
-			return fmt.Sprintf("position %s reads %+v, want a call of %s for %s", s.PositionID, g, s.CapitalCall.Amount, s.InvestorID)
+		g, ok := positionIn(got, s.ID)
+		if !ok || g.InvestorID != s.InvestorID || g.CapitalCall == nil || !g.CapitalCall.Amount.Equal(s.CapitalCall.Amount) {
+			return fmt.Sprintf("position %s reads %+v, want a call of %s for %s", s.ID, g, s.CapitalCall.Amount, s.InvestorID)
 		}
 	}
 	return ""
@@ -316,10 +316,10 @@ func TestSlowMaterializeOnOneInstance(t *testing.T) {
 	t.Cleanup(hold.Release) // before the cluster stops, should the test fail while a request is held
 	admin := c.Client(c.AdminToken(t, restateFund))
 	const docID = "SLOW"
-	version := func(title string, positions ...wire.Position) wire.DocumentVersion {
+	version := func(title string, positions ...fund.Position) wire.DocumentVersion {
 		return document(restateFund, title, "2026-05-01", positions...)
 	}
-	added := wire.Position{PositionID: "SLOW_P", InvestorID: "RINV_1", CapitalCall: callOf(200)}
+	added := fund.Position{ID: "SLOW_P", InvestorID: "RINV_1", CapitalCall: callOf(200)}
 
 	if resp, err := admin.On(1).PutDocument(ctx, docID, version("v1, no positions")); err != nil || resp.Status != http.StatusCreated {
 		t.Fatalf("PUT v1: %v %s", err, resp)
@@ -375,7 +375,7 @@ func TestSlowMaterializeOnOneInstance(t *testing.T) {
 		p.add("position read failed", "%v", err)
 	case resp.Status == http.StatusOK && len(items) > 0:
 		p.add("phantom latest-view item", "GET /v1/positions/SLOW_P shows %s of %s v%d (%s) although %s is at v%d without it",
-			items[0].Type, items[0].DocumentID, items[0].DocumentVersion, items[0].Amount, docID, fast.Version())
+			items[0].Kind, items[0].DocumentID, items[0].DocumentVersion, items[0].Amount, docID, fast.Version())
 	case resp.Status != http.StatusOK && resp.Status != http.StatusNotFound:
 		p.add("position read failed", "GET /v1/positions/SLOW_P: %s", resp)
 	}

@@ -45,7 +45,7 @@ func (m *Memory) Restate(d fund.Document) fund.Document {
 	m.versions[d.ID] = append(m.versions[d.ID], d)
 	for _, p := range d.Positions {
 		if !slices.ContainsFunc(m.registry, func(r fund.Registered) bool { return r.PositionID == p.ID }) {
-			m.registry = append(m.registry, fund.Registered{PositionID: p.ID, FundID: d.FundID, InvestorID: p.InvestorID, Currency: d.Currency, CreatedAt: d.CreatedAt})
+			m.registry = append(m.registry, fund.Registered{PositionID: p.ID, FundID: d.FundID, InvestorID: p.InvestorID, Currency: d.Currency, RegisteredAt: d.CreatedAt})
 		}
 	}
 	return d
@@ -210,20 +210,20 @@ func (m *Memory) registered(match func(fund.Registered) bool) []fund.Registered 
 // in USD, FUND_E in EUR.
 //
 //	PA (INV_A, FUND_H) — commitment 1,000,000.00
-//	  D1 2024-03-31       call 250,000.00 Completed, due 2024-04-15; unfunded 750,000.00
-//	  D2 2024-06-30 v1    call 100,000.00 Pending;                 unfunded 650,000.00
-//	  D2 2024-06-30 v2    call 120,000.00 Pending, due 2024-07-15; unfunded 630,000.00 (restated)
-//	  D3 2024-09-30       distribution 80,000.00 Completed, 2024-10-05,
+//	  D1 2024-03-31       call 250,000.00 completed, due 2024-04-15; unfunded 750,000.00
+//	  D2 2024-06-30 v1    call 100,000.00 pending;                 unfunded 650,000.00
+//	  D2 2024-06-30 v2    call 120,000.00 pending, due 2024-07-15; unfunded 630,000.00 (restated)
+//	  D3 2024-09-30       distribution 80,000.00 completed, 2024-10-05,
 //	                      recallable 20,000.00, withholding 1,250.50
 //	PB (INV_B, FUND_H) — commitment 500,000.00
-//	  E1 2024-03-31 v1    call 50,000.00 Completed; unfunded 450,000.00
-//	  E1 2024-04-30 v2    call 55,000.00 Completed; unfunded 445,000.00 (restated, as-of moved later)
-//	  E2 2024-06-30       distribution 10,000.00 Pending, all of it recallable
+//	  E1 2024-03-31 v1    call 50,000.00 completed; unfunded 450,000.00
+//	  E1 2024-04-30 v2    call 55,000.00 completed; unfunded 445,000.00 (restated, as-of moved later)
+//	  E2 2024-06-30       distribution 10,000.00 pending, all of it recallable
 //	  E3 2024-07-31 v1    call 7,000.00; v2 drops PB (its line withdrawn)
 //	PC (INV_A, FUND_E) — commitment 100,000.00, no distributions
-//	  F1 2024-05-15       call 33,333.33 Pending; unfunded 66,666.67
+//	  F1 2024-05-15       call 33,333.33 pending; unfunded 66,666.67
 //	PD (INV_A, FUND_H) — no commitment stated
-//	  D1 2024-03-31       call 1,000.00 Completed
+//	  D1 2024-03-31       call 1,000.00 completed
 func HandFixtures() []fund.Document {
 	var out []fund.Document
 	restate := func(d fund.Document) { out = append(out, d) }
@@ -232,7 +232,7 @@ func HandFixtures() []fund.Document {
 		if fundID == "FUND_E" {
 			cur = "EUR"
 		}
-		return fund.Document{ID: id, FundID: fundID, Kind: fund.KindCapitalAccountStatement, Title: id, AsOf: fund.MustDate(asOf), Currency: cur, Positions: ps}
+		return fund.Document{ID: id, Positions: ps, DocumentFields: fund.DocumentFields{FundID: fundID, Kind: fund.KindCapitalAccountStatement, Title: id, AsOf: fund.MustDate(asOf), Currency: cur}}
 	}
 	call := func(amount string, status fund.Status, due string) *fund.CapitalCallItem {
 		c := &fund.CapitalCallItem{Amount: fund.MustMoney(amount), Status: status}
@@ -242,7 +242,7 @@ func HandFixtures() []fund.Document {
 		return c
 	}
 	unfunded := func(amount, commitment string) *fund.UnfundedCommitmentItem {
-		return &fund.UnfundedCommitmentItem{Amount: fund.MustMoney(amount), Status: fund.StatusActive, UnfundedLines: fund.UnfundedLines{Commitment: money(commitment)}}
+		return &fund.UnfundedCommitmentItem{Amount: fund.MustMoney(amount), Status: fund.StatusActive, UnfundedDetails: fund.UnfundedDetails{UnfundedLines: fund.UnfundedLines{Commitment: money(commitment)}}}
 	}
 	pa := func(p fund.Position) fund.Position { p.ID, p.InvestorID = "PA", "INV_A"; return p }
 	pb := func(p fund.Position) fund.Position { p.ID, p.InvestorID = "PB", "INV_B"; return p }
@@ -258,10 +258,8 @@ func HandFixtures() []fund.Document {
 		pa(fund.Position{CapitalCall: call("120000.00", fund.StatusPending, "2024-07-15"), UnfundedCommitment: unfunded("630000.00", "1000000.00")})))
 	restate(doc("D3", "FUND_H", "2024-09-30",
 		pa(fund.Position{Distribution: &fund.DistributionItem{
-			Amount:            fund.MustMoney("80000.00"),
-			Status:            fund.StatusCompleted,
-			Date:              fund.MustDate("2024-10-05"),
-			DistributionLines: fund.DistributionLines{ReturnOfCapital: money("50000.00"), RealizedGain: money("25000.00"), Income: money("5000.00"), Recallable: money("20000.00"), Withholding: money("1250.50")},
+			Amount: fund.MustMoney("80000.00"),
+			Status: fund.StatusCompleted, DistributionDetails: fund.DistributionDetails{PaymentDate: fund.MustDate("2024-10-05"), DistributionLines: fund.DistributionLines{ReturnOfCapital: money("50000.00"), RealizedGain: money("25000.00"), Income: money("5000.00"), Recallable: money("20000.00"), Withholding: money("1250.50")}},
 		}})))
 
 	restate(doc("E1", "FUND_H", "2024-03-31",
@@ -269,7 +267,7 @@ func HandFixtures() []fund.Document {
 	restate(doc("E1", "FUND_H", "2024-04-30",
 		pb(fund.Position{CapitalCall: call("55000.00", fund.StatusCompleted, ""), UnfundedCommitment: unfunded("445000.00", "500000.00")})))
 	restate(doc("E2", "FUND_H", "2024-06-30",
-		pb(fund.Position{Distribution: &fund.DistributionItem{Amount: fund.MustMoney("10000.00"), Status: fund.StatusPending, DistributionLines: fund.DistributionLines{Recallable: money("10000.00")}}})))
+		pb(fund.Position{Distribution: &fund.DistributionItem{Amount: fund.MustMoney("10000.00"), Status: fund.StatusPending, DistributionDetails: fund.DistributionDetails{DistributionLines: fund.DistributionLines{Recallable: money("10000.00")}}}})))
 	restate(doc("E3", "FUND_H", "2024-07-31", pb(fund.Position{CapitalCall: call("7000.00", fund.StatusPending, "")})))
 	restate(doc("E3", "FUND_H", "2024-07-31", fund.Position{ID: "PX", InvestorID: "INV_X", CapitalCall: call("7000.00", fund.StatusPending, "")}))
 
@@ -286,34 +284,34 @@ func money(s string) *fund.Money { m := fund.MustMoney(s); return &m }
 // ILPA signs them (A.1 contributions positive, distributions negative).
 //
 //	Q1 (INV_P1) — commitment 1,000,000
-//	  N1 2023-01-15  call 200,000 Completed, due 2023-01-31: investment 190,000 + managementFee 10,000 (today's lines);
+//	  N1 2023-01-15  call 200,000 completed, due 2023-01-31: investment 190,000 + managementFee 10,000 (today's lines);
 //	                 unfunded 800,000
 //	  S1 2023-03-31  statement from 2023-01-01: NAV 0 + 200,000 − 10,000 fees + 15,000 unrealized = 205,000;
 //	                 A.2 commitment 1,000,000: unfunded 1,000,000 − 200,000 = 800,000
-//	  N2 2023-05-01  call 100,000 Pending, due 2023-05-15: investment 100,000 (typed)
-//	  N3 2023-06-20  distribution 80,000 Completed, paid 2023-06-25: return_of_capital 50,000 + gain_loss 30,000
+//	  N2 2023-05-01  call 100,000 pending, due 2023-05-15: investment 100,000 (typed)
+//	  N3 2023-06-20  distribution 80,000 completed, paid 2023-06-25: return_of_capital 50,000 + gain_loss 30,000
 //	  S2 2023-06-30  v1 statement from 2023-04-01: 205,000 + 100,000 − 80,000 + 30,000 realized + 45,000 unrealized = 300,000;
 //	                 A.2 (no commitment stated): 800,000 − 100,000 = 700,000
 //	  S2 2023-06-30  v2 (restated): unrealized 55,000, so 310,000
-//	  N4 2023-08-01  call 50,000 Completed, due 2023-08-10 (no lines: one investment line)
-//	  N5 2023-09-01  distribution 20,000 Completed, paid 2023-09-05: returnOfCapital 20,000 (today's lines)
+//	  N4 2023-08-01  call 50,000 completed, due 2023-08-10 (no lines: one investment line)
+//	  N5 2023-09-01  distribution 20,000 completed, paid 2023-09-05: returnOfCapital 20,000 (today's lines)
 //	Q2 (INV_P2) — commitment 500,000
-//	  M1 2023-02-01  call 100,000 Completed, due 2023-02-15: investment 90,000 (reduces) +
+//	  M1 2023-02-01  call 100,000 completed, due 2023-02-15: investment 90,000 (reduces) +
 //	                 management_fee_outside_commitment 10,000 (no effect); unfunded 410,000
-//	  M2 2023-05-01  distribution 40,000 Completed, paid 2023-05-10: recallable_return_of_capital 30,000 (increases) + income 10,000
+//	  M2 2023-05-01  distribution 40,000 completed, paid 2023-05-10: recallable_return_of_capital 30,000 (increases) + income 10,000
 //	  S2 2023-06-30  statement (v1 and v2 alike) from 2023-01-01, off from the notices:
 //	                 0 + 105,000 − 42,000 − 10,000 fees + 20,000 unrealized = 73,000;
 //	                 A.2 commitment 500,000: 500,000 − 95,000 + 30,000 recallable = 435,000
-//	  N4 2023-08-01  call 30,000 Completed, due 2023-08-15: investment 30,000 (the recall); unfunded 410,000
+//	  N4 2023-08-01  call 30,000 completed, due 2023-08-15: investment 30,000 (the recall); unfunded 410,000
 //	Q3 (INV_P2) — no statement
-//	  M1 2023-02-01  call 50,000 Completed, due 2023-02-15 (no lines)
-//	  M2 2023-05-01  distribution 25,000 Completed, paid 2023-05-10: income 20,000 + carry 5,000
+//	  M1 2023-02-01  call 50,000 completed, due 2023-02-15 (no lines)
+//	  M2 2023-05-01  distribution 25,000 completed, paid 2023-05-10: income 20,000 + carry 5,000
 //	Q4 (INV_P1) — in EUR
-//	  G1 2022-01-01  call 1,000 Completed, due 2022-01-01
+//	  G1 2022-01-01  call 1,000 completed, due 2022-01-01
 //	  G2 2022-12-31  statement from 2022-01-01: 0 + 1,000 + 100 unrealized = 1,100
 func PerformanceFixtures() []fund.Document {
 	doc := func(id string, kind fund.Kind, asOf string, ps ...fund.Position) fund.Document {
-		return fund.Document{ID: id, FundID: "FUND_P", Kind: kind, Title: id, AsOf: fund.MustDate(asOf), Currency: "USD", Positions: ps}
+		return fund.Document{ID: id, Positions: ps, DocumentFields: fund.DocumentFields{FundID: "FUND_P", Kind: kind, Title: id, AsOf: fund.MustDate(asOf), Currency: "USD"}}
 	}
 	q := func(id, inv string) fund.Position { return fund.Position{ID: id, InvestorID: inv} }
 	typed := func(pairs ...string) []fund.Transaction {
@@ -326,13 +324,13 @@ func PerformanceFixtures() []fund.Document {
 		return out
 	}
 	call := func(amount string, status fund.Status, due string, lines []fund.Transaction) *fund.CapitalCallItem {
-		return &fund.CapitalCallItem{Amount: fund.MustMoney(amount), Status: status, DueDate: fund.MustDate(due), Transactions: lines}
+		return &fund.CapitalCallItem{Amount: fund.MustMoney(amount), Status: status, Transactions: lines, CallDetails: fund.CallDetails{DueDate: fund.MustDate(due)}}
 	}
 	dist := func(amount, paid string, lines []fund.Transaction) *fund.DistributionItem {
-		return &fund.DistributionItem{Amount: fund.MustMoney(amount), Status: fund.StatusCompleted, Date: fund.MustDate(paid), Transactions: lines}
+		return &fund.DistributionItem{Amount: fund.MustMoney(amount), Status: fund.StatusCompleted, Transactions: lines, DistributionDetails: fund.DistributionDetails{PaymentDate: fund.MustDate(paid)}}
 	}
 	unfunded := func(amount, commitment string) *fund.UnfundedCommitmentItem {
-		return &fund.UnfundedCommitmentItem{Amount: fund.MustMoney(amount), Status: fund.StatusActive, UnfundedLines: fund.UnfundedLines{Commitment: money(commitment)}}
+		return &fund.UnfundedCommitmentItem{Amount: fund.MustMoney(amount), Status: fund.StatusActive, UnfundedDetails: fund.UnfundedDetails{UnfundedLines: fund.UnfundedLines{Commitment: money(commitment)}}}
 	}
 
 	q1 := q("Q1", "INV_P1")

@@ -314,7 +314,7 @@ func TestSeedResetRestoresTheDemo(t *testing.T) {
 	fe := fundtest.New(t)
 	fe.Seed(t)
 	getenv := env(t, fe.Table)
-	d := fund.Document{ID: "EXTRA", FundID: "FUND_A", Kind: fund.KindCapitalCallNotice, Title: "t", AsOf: fund.MustDate("2026-01-31")}
+	d := fund.Document{ID: "EXTRA", DocumentFields: fund.DocumentFields{FundID: "FUND_A", Kind: fund.KindCapitalCallNotice, Title: "t", AsOf: fund.MustDate("2026-01-31")}}
 	if _, err := fe.Store.Restate(t.Context(), d, nil); err != nil {
 		t.Fatal(err)
 	}

@@ -233,21 +233,19 @@ func benchDocument(i, positions, version int) fund.Document {
 	m := func(cents int) fund.Money { return fund.MustMoney(fmt.Sprintf("%d.%02d", cents/100, cents%100)) }
 	f := i / 20
 	d := fund.Document{
-		ID: fmt.Sprintf("DOC_%06d", i), FundID: fmt.Sprintf("FUND_%04d", f),
-		Kind: fund.KindCapitalAccountStatement, Title: fmt.Sprintf("Statement %d v%d", i, version),
-		AsOf:     fund.MustDate(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, i%700).Format("2006-01-02")),
-		Currency: "USD", CreatedBy: "exportbench",
-		CapitalActivity: &fund.CapitalActivity{Amount: m(100000 + i), Status: fund.StatusCompleted,
-			Date: fund.MustDate("2024-01-15"), Description: "bench"},
+		ID: fmt.Sprintf("DOC_%06d", i),
+
+		CreatedBy:       "exportbench",
+		CapitalActivity: &fund.CapitalActivity{Amount: m(100000 + i), Status: fund.StatusCompleted, ActivityDetails: fund.ActivityDetails{ActivityDate: fund.MustDate("2024-01-15"), Description: "bench"}}, DocumentFields: fund.DocumentFields{FundID: fmt.Sprintf("FUND_%04d", f), Kind: fund.KindCapitalAccountStatement, Title: fmt.Sprintf("Statement %d v%d", i, version), AsOf: fund.MustDate(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, i%700).Format("2006-01-02")), Currency: "USD"},
 	}
 	for p := range positions {
 		amt := 1000*(i+1) + p + version
 		commitment := m(amt * 10)
 		d.Positions = append(d.Positions, fund.Position{
 			ID: fmt.Sprintf("POS_%04d_%03d", f, p), InvestorID: fmt.Sprintf("INV_%03d", p),
-			CapitalCall:        &fund.CapitalCallItem{Amount: m(amt), Status: fund.StatusPending, DueDate: fund.MustDate("2024-03-31")},
-			Distribution:       &fund.DistributionItem{Amount: m(amt / 2), Status: fund.StatusCompleted, Date: fund.MustDate("2024-02-15")},
-			UnfundedCommitment: &fund.UnfundedCommitmentItem{Amount: m(amt * 5), Status: fund.StatusActive, UnfundedLines: fund.UnfundedLines{Commitment: &commitment}},
+			CapitalCall:        &fund.CapitalCallItem{Amount: m(amt), Status: fund.StatusPending, CallDetails: fund.CallDetails{DueDate: fund.MustDate("2024-03-31")}},
+			Distribution:       &fund.DistributionItem{Amount: m(amt / 2), Status: fund.StatusCompleted, DistributionDetails: fund.DistributionDetails{PaymentDate: fund.MustDate("2024-02-15")}},
+			UnfundedCommitment: &fund.UnfundedCommitmentItem{Amount: m(amt * 5), Status: fund.StatusActive, UnfundedDetails: fund.UnfundedDetails{UnfundedLines: fund.UnfundedLines{Commitment: &commitment}}},
 		})
 	}
 	return d

@@ -246,7 +246,7 @@ func measureCost(ctx context.Context, o options, svc *service, r *raw, pools []*
 		for k := range writes {
 			j := k % len(p.specs)
 			d := p.next(j)
-			prev := fund.DocumentHeader{Version: p.versions[j], AsOf: d.AsOf}
+			prev := fund.DocumentHeader{Version: p.versions[j], DocumentFields: fund.DocumentFields{AsOf: d.AsOf}}
 			plan, err := r.store.WritePlan(d, &prev)
 			if err != nil {
 				return nil, err

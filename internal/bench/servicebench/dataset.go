@@ -160,9 +160,7 @@ func makeDocument(s docSpec, revision int) fund.Document {
 	kind := kinds[s.seq%len(kinds)]
 	asOf := time.Date(2021, 1, 15, 0, 0, 0, 0, time.UTC).AddDate(0, s.seq*2, 0)
 	d := fund.Document{
-		ID: s.id, FundID: s.fundID, Kind: kind, Currency: "USD",
-		Title: fmt.Sprintf("%s %d of %s (revision %d)", kindTitle[kind], s.seq+1, s.fundID, revision),
-		AsOf:  fund.MustDate(asOf.Format(time.DateOnly)),
+		ID: s.id, DocumentFields: fund.DocumentFields{FundID: s.fundID, Kind: kind, Currency: "USD", Title: fmt.Sprintf("%s %d of %s (revision %d)", kindTitle[kind], s.seq+1, s.fundID, revision), AsOf: fund.MustDate(asOf.Format(time.DateOnly))},
 	}
 	var called int64
 	for p := range s.positions {
@@ -174,8 +172,7 @@ func makeDocument(s docSpec, revision int) fund.Document {
 	if s.seq%5 == 4 {
 		status = fund.StatusPending
 	}
-	d.CapitalActivity = &fund.CapitalActivity{Amount: money(called), Status: status,
-		Date: d.AsOf, Description: fmt.Sprintf("%s, %d positions", kindTitle[kind], s.positions)}
+	d.CapitalActivity = &fund.CapitalActivity{Amount: money(called), Status: status, ActivityDetails: fund.ActivityDetails{ActivityDate: d.AsOf, Description: fmt.Sprintf("%s, %d positions", kindTitle[kind], s.positions)}}
 	return d
 }
 
@@ -215,14 +212,14 @@ func makePosition(s docSpec, p, revision int, asOf time.Time) generatedPosition 
 		return fund.StatusPending
 	}
 
-	call := &fund.CapitalCallItem{Amount: money(amount(0.01, 0.08)), Status: status(0.7), DueDate: date(30)}
+	call := &fund.CapitalCallItem{Amount: money(amount(0.01, 0.08)), Status: status(0.7), CallDetails: fund.CallDetails{DueDate: date(30)}}
 	called := call.Amount
 	if rng.IntN(10) < 7 {
 		total := mustUnits(called)
 		fee, expenses := cents(total*15/1000), cents(total*4/1000)
 		call.Investment, call.ManagementFee, call.FundExpenses = ptr(money(total-fee-expenses)), ptr(money(fee)), ptr(money(expenses))
 	}
-	dist := &fund.DistributionItem{Amount: money(amount(0, 0.05)), Status: status(0.8), Date: date(15)}
+	dist := &fund.DistributionItem{Amount: money(amount(0, 0.05)), Status: status(0.8), DistributionDetails: fund.DistributionDetails{PaymentDate: date(15)}}
 	if rng.IntN(10) < 6 {
 		total := mustUnits(dist.Amount)
 		roc, gain := cents(total/2), cents(total*35/100)

@@ -93,7 +93,7 @@ func rawIngest(r *raw, p *pool) workload {
 		d := p.next(k)
 		return func(ctx context.Context) error {
 			// makeDocument keeps a document's as-of date in every revision.
-			if err := r.restate(ctx, d, fund.DocumentHeader{Version: p.versions[k], AsOf: d.AsOf}); err != nil {
+			if err := r.restate(ctx, d, fund.DocumentHeader{Version: p.versions[k], DocumentFields: fund.DocumentFields{AsOf: d.AsOf}}); err != nil {
 				return err
 			}
 			p.versions[k]++
