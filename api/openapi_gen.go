@@ -181,12 +181,13 @@ type (
 type generator struct {
 	doc     *openAPIDoc
 	answers demoAnswers
+	used    map[string]bool // the apiFields and apiTypes entries the document applied
 }
 
 // generateOpenAPI returns the document of ops, indented as openapi.json
 // holds it, with the answers of their demo calls as examples (examples.go).
 func generateOpenAPI(ops []operation, answers demoAnswers) ([]byte, error) {
-	g := &generator{answers: answers, doc: &openAPIDoc{
+	g := &generator{answers: answers, used: map[string]bool{}, doc: &openAPIDoc{
 		OpenAPI:  "3.1.0",
 		Info:     apiInfo,
 		Servers:  apiServers,
@@ -202,6 +203,23 @@ func generateOpenAPI(ops []operation, answers demoAnswers) ([]byte, error) {
 		if err := g.operation(op); err != nil {
 			return nil, fmt.Errorf("%s %s: %w", op.Method, op.Path, err)
 		}
+	}
+	// An entry keyed by a schema or member the document does not have
+	// (one renamed since) would silently stop applying.
+	var unused []string
+	for k := range apiFields {
+		if !g.used[k] {
+			unused = append(unused, "apiFields "+k)
+		}
+	}
+	for k := range apiTypes {
+		if !g.used[k] {
+			unused = append(unused, "apiTypes "+k)
+		}
+	}
+	if len(unused) > 0 {
+		slices.Sort(unused)
+		return nil, fmt.Errorf("entries naming no schema or member of the document: %s", strings.Join(unused, ", "))
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -497,6 +515,7 @@ func (g *generator) scalar(name string) *schema {
 // object is the schema of struct t, named name: its JSON members as
 // encoding/json writes them, embedded structs' members inline.
 func (g *generator) object(name string, t reflect.Type, in bool) *schema {
+	g.used[name] = true
 	s := &schema{Type: "object", Description: apiTypes[name].Doc}
 	if in {
 		s.AdditionalProperties = false
@@ -536,7 +555,7 @@ func (g *generator) object(name string, t reflect.Type, in bool) *schema {
 			if jsonName == "" {
 				jsonName = f.Name
 			}
-			fd := lookupField(owners, jsonName)
+			fd := g.lookupField(owners, jsonName)
 			var fs *schema
 			switch {
 			case fd.Derive != nil:
@@ -588,13 +607,14 @@ func (g *generator) object(name string, t reflect.Type, in bool) *schema {
 // lookupField is what apiFields says of a member: under the schema that
 // holds it and, for an embedded struct's member, under the embedded type's
 // schema; the outer description wins, the inner one fills in.
-func lookupField(owners []string, member string) field {
+func (g *generator) lookupField(owners []string, member string) field {
 	var out field
 	for _, owner := range owners {
 		f, ok := apiFields[owner+"."+member]
 		if !ok {
 			continue
 		}
+		g.used[owner+"."+member] = true
 		out.Ref = cmp.Or(out.Ref, f.Ref)
 		out.Required = out.Required || f.Required
 		out.Optional = out.Optional || f.Optional

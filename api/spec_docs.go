@@ -150,10 +150,13 @@ var apiFields = map[string]field{
 	"CapitalActivityInput.amount":      {Required: true},
 	"CapitalActivityInput.status":      {Ref: "ActivityStatus", Default: fund.StatusPending},
 	"CapitalActivityInput.description": {Schema: &schema{Type: "string", MaxLength: ptr(200)}},
-	"TransactionInput.type":            {Required: true, Schema: &schema{Type: "string", Enum: transactionTypes()}},
+	"TransactionInput.transactionType": {Schema: &schema{Type: "string", Enum: transactionTypes()}},
 	"TransactionInput.amount":          {Required: true},
 	"TransactionInput.unfundedEffect":  {Schema: &schema{Type: "string", Enum: []string{string(fund.Reduces), string(fund.Increases), string(fund.NoEffect)}}},
-	"Transaction.type":                 {Schema: &schema{Type: "string", Enum: transactionTypes()}},
+	"Transaction.transactionType":      {Schema: &schema{Type: "string", Enum: transactionTypes()}},
+	"TransactionLine.transactionType":  {Schema: &schema{Type: "string", Enum: transactionTypes()}},
+	"TransactionLine.netTreatment":     {Derive: netTreatmentSchema},
+	"TransactionLine.unfundedEffect":   {Schema: &schema{Type: "string", Enum: []string{string(fund.Reduces), string(fund.Increases), string(fund.NoEffect)}}},
 	"Transaction.unfundedEffect":       {Required: true, Schema: &schema{Type: "string", Enum: []string{string(fund.Reduces), string(fund.Increases), string(fund.NoEffect)}}},
 	"CapitalAccountInput.periodStart":  {Required: true},
 	"CapitalAccountInput.beginningNav": {Required: true},
@@ -170,13 +173,14 @@ var apiFields = map[string]field{
 	"IRR.status": {Derive: func() *schema {
 		return enumSchema("", []positions.IRRStatus{positions.IRROK, positions.IRRNoFlows, positions.IRRNoSignChange, positions.IRRMultipleRoots, positions.IRRNotConverged, positions.IRRUndatedFlow, positions.IRRNoNAV})
 	}},
-	"DatedAmount.amount":        {Ref: "Total"},
-	"PerformanceFlow.type":      {Schema: &schema{Type: "string", Enum: transactionTypes()}},
-	"PerformanceFlow.treatment": {Schema: &schema{Type: "string", Enum: []string{string(fund.PaidIn), string(fund.PaidInReturned), string(fund.Distributed), string(fund.Excluded)}}},
-	"PerformanceFlow.status":    {Ref: "ActivityStatus"},
-	"Multiples.dpi":             {Schema: &schema{Type: "string", Pattern: "^-?[0-9]+\\.[0-9]{6}$", Examples: []any{"0.152110"}}},
-	"Multiples.rvpi":            {Schema: &schema{Type: "string", Pattern: "^-?[0-9]+\\.[0-9]{6}$", Examples: []any{"0.888000"}}},
-	"Multiples.tvpi":            {Schema: &schema{Type: "string", Pattern: "^-?[0-9]+\\.[0-9]{6}$", Examples: []any{"1.044000"}}},
+	"DatedAmount.amount":              {Ref: "Total"},
+	"PerformanceFlow.transactionType": {Schema: &schema{Type: "string", Enum: transactionTypes()}},
+	"PerformanceFlow.netTreatment":    {Derive: netTreatmentSchema},
+	"IRR.cumulativeReturn":            {Schema: &schema{Type: "string", Pattern: "^-?[0-9]+\\.[0-9]{6}$", Examples: []any{"0.043927"}}},
+	"PerformanceFlow.status":          {Ref: "ActivityStatus"},
+	"Multiples.dpi":                   {Schema: &schema{Type: "string", Pattern: "^-?[0-9]+\\.[0-9]{6}$", Examples: []any{"0.152110"}}},
+	"Multiples.rvpi":                  {Schema: &schema{Type: "string", Pattern: "^-?[0-9]+\\.[0-9]{6}$", Examples: []any{"0.888000"}}},
+	"Multiples.tvpi":                  {Schema: &schema{Type: "string", Pattern: "^-?[0-9]+\\.[0-9]{6}$", Examples: []any{"1.044000"}}},
 	"Multiples.multiplesStatus": {Derive: func() *schema {
 		return enumSchema("", []positions.MultiplesStatus{positions.MultiplesOK, positions.MultiplesNoNAV, positions.MultiplesNoPaidIn})
 	}},
@@ -203,9 +207,9 @@ var apiFields = map[string]field{
 	"Problem.title":                     {Schema: &schema{Type: "string", Examples: []any{"Bad Request"}}},
 	"Problem.status":                    {Schema: &schema{Type: "integer", Minimum: ptr[int64](400), Maximum: ptr[int64](599)}},
 	"Problem.instance":                  {Schema: &schema{Type: "string", Format: "uri-reference"}},
-	"Cashflow.paidIn":                   {Ref: "Total"},
-	"Cashflow.distributed":              {Ref: "Total"},
-	"Cashflow.netCashflow":              {Ref: "Total"},
+	"Cashflow.cumulativePaidIn":         {Ref: "Total"},
+	"Cashflow.cumulativeDistributed":    {Ref: "Total"},
+	"Cashflow.cumulativeNetCashflow":    {Ref: "Total"},
 	"DocumentRequest.kind":              {Required: true},
 	"PositionInput.positionId":          {Required: true},
 	"CapitalActivity.status":            {Ref: "ActivityStatus"},
@@ -223,7 +227,7 @@ var apiFields = map[string]field{
 	"ByStatus.pending":                  {Ref: "Total"},
 	"ByStatus.completed":                {Ref: "Total"},
 	"Figures.dpi":                       {Schema: &schema{Type: "string", Pattern: fmt.Sprintf("^[0-9]+\\.[0-9]{%d}$", positions.MultipleScale), Examples: []any{"0.152110"}}},
-	"Cashflow.type":                     {Schema: &schema{Type: "string", Enum: []string{"contribution", "distribution"}}},
+	"Cashflow.flowType":                 {Schema: &schema{Type: "string", Enum: []string{wire.FlowContribution, wire.FlowDistribution}}},
 	"CurrencyTotals.positions":          {Schema: &schema{Type: "integer", Minimum: ptr[int64](1)}},
 	"CapitalCall.status":                {Ref: "ActivityStatus", Required: true},
 	"Distribution.status":               {Ref: "ActivityStatus", Required: true},
@@ -399,4 +403,9 @@ func problemTypeSchema() *schema {
 // healthSchema is the body of /livez and /readyz: {"status": status}.
 func healthSchema(status string) *schema {
 	return &schema{Type: "object", Required: []string{"status"}, Properties: properties{{"status", &schema{Type: "string", Const: status}}}}
+}
+
+// netTreatmentSchema enumerates how net IRR and TVPI count a line.
+func netTreatmentSchema() *schema {
+	return &schema{Type: "string", Enum: []string{string(fund.PaidIn), string(fund.PaidInReturned), string(fund.Distributed), string(fund.Excluded)}}
 }
