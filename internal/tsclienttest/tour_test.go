@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,7 +15,7 @@ import (
 	"time"
 
 	"github.com/fundsvc/fundsvc/api"
-	"github.com/fundsvc/fundsvc/config"
+	"github.com/fundsvc/fundsvc/internal/apitest"
 	"github.com/fundsvc/fundsvc/internal/dynamotest"
 	"github.com/fundsvc/fundsvc/internal/fundtest"
 	"github.com/fundsvc/fundsvc/internal/harness"
@@ -102,39 +100,17 @@ func runNode(ctx context.Context, node, dir string, env []string, args ...string
 	return out.String(), err
 }
 
-// demo serves the API on the demo dataset, on a fresh table and an
-// ephemeral loopback port, with serve's defaults (config.Default) until t
-// ends, and returns its URL, an admin token of FUND_A and a token of
-// INVESTOR_1 (as make run prints them), and its logs.
+// demo serves the API on the demo dataset, on a fresh table (see
+// apitest.Serve), and returns its URL, an admin token of FUND_A and a token
+// of INVESTOR_1 (as make run prints them), and its logs.
 func demo(t *testing.T) (url, admin, investor string, logs *fundtest.SyncBuffer) {
 	t.Helper()
 	env := fundtest.New(t)
 	env.Seed(t)
-	cfg := config.Default()
-	secret := []byte(harness.RandomHex(32))
-	v, err := api.NewVerifier(api.AuthConfig{HS256Secret: secret, Leeway: cfg.JWTLeeway, MaxLifetime: cfg.JWTMaxLifetime})
-	if err != nil {
-		t.Fatal(err)
-	}
-	logs = &fundtest.SyncBuffer{}
-	srv := httptest.NewServer(api.NewServer(api.Options{
-		Documents: env.Store, Positions: env.Positions, Verifier: v, Logger: slog.New(slog.NewJSONHandler(logs, nil)),
-		PublicMetrics: cfg.PublicMetrics, PublicOpenAPI: cfg.PublicOpenAPI,
-		IdempotencyLease: cfg.IdempotencyLease, IdempotencyTTL: cfg.IdempotencyTTL,
-		MaxBodyBytes: cfg.MaxBodyBytes, DefaultLimit: cfg.DefaultPageLimit, MaxLimit: cfg.MaxPageLimit,
-		RequestTimeout: cfg.RequestTimeout, WriteTimeout: cfg.WriteTimeout, RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst,
-	}))
-	t.Cleanup(srv.Close)
-	mint := func(p api.Principal) string {
-		tok, err := api.MintToken(secret, p, "", "", time.Hour, time.Now())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tok
-	}
-	admin = mint(api.Principal{Subject: "tour-admin", Role: api.RoleAdmin, Funds: []string{"FUND_A"}})
-	investor = mint(api.Principal{Subject: "tour-investor", Role: api.RoleInvestor, Investor: "INVESTOR_1"})
-	return srv.URL, admin, investor, logs
+	srv := apitest.Serve(t, env)
+	admin = srv.Token(t, api.Principal{Subject: "tour-admin", Role: api.RoleAdmin, Funds: []string{"FUND_A"}})
+	investor = srv.Token(t, api.Principal{Subject: "tour-investor", Role: api.RoleInvestor, Investor: "INVESTOR_1"})
+	return srv.URL, admin, investor, srv.Logs
 }
 
 // tourPassed is the tour's last line when every check held.
