@@ -65,5 +65,10 @@ func (s *server) listFundPositions(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, wire.Page[wire.RegisteredPosition]{Items: wire.RegisteredOf(rs), Next: pg.next(next)})
+	names, err := s.registeredNames(c, rs)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, wire.Page[wire.RegisteredPosition]{Items: wire.RegisteredOf(rs, names), Next: pg.next(next)})
 }

@@ -55,7 +55,12 @@ func (s *server) listInvestorPositions(c *gin.Context) {
 		writeError(c, investorNotFound(inv))
 		return
 	}
-	c.JSON(http.StatusOK, wire.Page[wire.RegisteredPosition]{Items: wire.RegisteredOf(mine), Next: pg.next(next)})
+	names, err := s.registeredNames(c, mine)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, wire.Page[wire.RegisteredPosition]{Items: wire.RegisteredOf(mine, names), Next: pg.next(next)})
 }
 
 // getInvestorSummary sums up an investor's positions and totals them per
@@ -79,7 +84,16 @@ func (s *server) getInvestorSummary(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	resp := wire.InvestorSummaryOf(sum)
+	funds := make([]string, 0, len(sum.Positions))
+	for _, p := range sum.Positions {
+		funds = append(funds, p.FundID)
+	}
+	names, err := s.names(c, funds, []string{inv})
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	resp := wire.InvestorSummaryOf(sum, names)
 	resp.Next = pg.next(next)
 	c.JSON(http.StatusOK, resp)
 }

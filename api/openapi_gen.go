@@ -384,7 +384,7 @@ func (g *generator) parameterRef(name, in string) error {
 	if in != "" && p.In != in {
 		return fmt.Errorf("parameter %s is in %s, not %s", name, p.In, in)
 	}
-	doc := &parameterDoc{Name: name, In: p.In, Required: p.In == "path", Description: p.Doc, Schema: p.Schema}
+	doc := &parameterDoc{Name: p.name(name), In: p.In, Required: p.In == "path", Description: p.Doc, Schema: p.Schema}
 	if p.Type != nil {
 		doc.Schema = g.schemaOf(reflect.TypeOf(p.Type), false)
 	}

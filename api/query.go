@@ -43,8 +43,8 @@ func withQueryRule(doc string) string {
 func declaredQueryOnly(op operation) gin.HandlerFunc {
 	var declared []string
 	for _, name := range op.Params {
-		if apiParameters[name].In == "query" {
-			declared = append(declared, name)
+		if p := apiParameters[name]; p.In == "query" {
+			declared = append(declared, p.name(name))
 		}
 	}
 	return func(c *gin.Context) {

@@ -255,6 +255,53 @@ func (s *server) operations() []operation {
 			},
 		},
 		{
+			Method: http.MethodGet, Path: "/v1/funds", ID: "listFunds", Tag: "funds", Access: accessAnyRole,
+			Handlers:    []gin.HandlerFunc{s.listFunds},
+			Summary:     "Funds",
+			Description: "The funds the token may read, each with its record, or its ID alone while it has none (a fund that documents name but no administrator has described yet). An admin token of every fund (`*`) lists every fund from the funds' registry (a secondary index, eventually consistent), shard by shard and by fund ID within a shard, with at most 12 Queries a page; an admin token of some funds lists those of them that exist, by fund ID; an investor token the funds it holds positions of, by fund ID, with one Query of a secondary index. Then one BatchGet of the page's records. A page may hold fewer than `limit` funds while `next` is present.",
+			Params:      []string{"limit", "cursor"},
+			Responses: []response{
+				{Status: 200, Doc: "One page of funds.", Body: wire.Page[wire.Fund]{}, Demo: []demoCall{{Path: "/v1/funds"}}},
+			},
+			Errors: map[int]string{
+				400: "`limit` is not a whole number from 1 to 1000, or `cursor` was not issued by this query to this principal.",
+			},
+		},
+		{
+			Method: http.MethodPut, Path: "/v1/funds/:fundId", ID: "putFund", Tag: "funds", Access: accessAdmin,
+			Handlers:    []gin.HandlerFunc{s.idempotent, s.putFund},
+			Summary:     "Create or replace a fund's record",
+			Description: "Stores the body as the fund's record: version 1 (201) for the first, N+1 (200) for a replacement, recording the token's subject as `updatedBy`. Admin tokens only, for the funds the token covers (403 otherwise, decided before the body is read). A fund may have a record before any document names it, and documents may name a fund that has none. `If-Match` works as for documents: `\"<version>\"` replaces only that version, `\"0\"` only creates, `*` only replaces; without it, concurrent writers are serialized and no version is lost. A body that breaks a rule changes nothing.",
+			Params:      []string{"If-Match", "Idempotency-Key"},
+			Body:        &requestBody{Type: wire.FundRequest{}, Doc: "The whole record. Content-Type must be `application/json` or a `+json` type (415 otherwise)."},
+			Responses: []response{
+				{Status: 200, Doc: "The record was replaced; the body is the new version.", Body: wire.Fund{}, Headers: []string{"ETag", "Location", "Idempotent-Replayed"}},
+				{Status: 201, Doc: "The record was created as version 1.", Body: wire.Fund{}, Headers: []string{"ETag", "Location", "Idempotent-Replayed"}},
+			},
+			Errors: map[int]string{
+				400: "`fundId` or a body field is invalid, If-Match is neither a version nor `*`, or the body is not exactly one JSON object of this schema (unknown fields included).",
+				403: "An investor token, or a fund the admin token does not cover (`field` `fundId`).",
+				409: "Too many writers raced for the record (retry), or a request with the same Idempotency-Key is still running.",
+				412: "If-Match named a version that is not the current one (or `*` for a fund without a record), or another writer replaced the record first.",
+				413: "",
+				415: "",
+				422: "",
+			},
+		},
+		{
+			Method: http.MethodGet, Path: "/v1/funds/:fundId", ID: "getFund", Tag: "funds", Access: accessAnyRole,
+			Handlers:    []gin.HandlerFunc{s.getFund},
+			Summary:     "A fund",
+			Description: "The fund's record, with its version as ETag, or its ID alone (no ETag) while it has none but documents name it. An admin token reads the funds it covers (decided before any read); an investor token the funds it holds positions of (one BatchGet of its note in the fund). Then one consistent BatchGet of the fund's item and record.",
+			Responses: []response{
+				{Status: 200, Doc: "The fund.", Body: wire.Fund{}, Headers: []string{"ETag"}, Demo: []demoCall{{Path: "/v1/funds/FUND_A"}}},
+			},
+			Errors: map[int]string{
+				400: "`fundId` is not a valid ID.",
+				404: "No record and no document of this fund, or a fund the token may not read (the same answer).",
+			},
+		},
+		{
 			Method: http.MethodGet, Path: "/v1/funds/:fundId/documents", ID: "listFundDocuments", Tag: "funds", Access: accessAdmin,
 			Handlers:    []gin.HandlerFunc{s.listFundDocuments},
 			Summary:     "A fund's documents",
@@ -294,6 +341,54 @@ func (s *server) operations() []operation {
 			Errors: map[int]string{
 				400: "`fundId` is not a valid ID, `asOf` is not a valid date, or the fund has more than 2,000 positions.",
 				404: "The fund has no position, or the token does not cover it (the same answer).",
+			},
+		},
+		{
+			Method: http.MethodGet, Path: "/v1/investors", ID: "listInvestors", Tag: "investors", Access: accessAdmin,
+			Handlers:    []gin.HandlerFunc{s.listInvestors},
+			Summary:     "Investors",
+			Description: "Investors, each with its record, or its ID alone while it has none (an investor that documents name but no administrator has described yet). With `fundId`: the investors holding positions of that fund, by investor ID, with one Query of the fund's partition, for an admin token that covers the fund. Without: every investor, from the investors' registry (a secondary index, eventually consistent), shard by shard and by investor ID within a shard, with at most 12 Queries a page, for an admin token of every fund only. Then one BatchGet of the page's records. A page may hold fewer than `limit` investors while `next` is present. Admin tokens only.",
+			Params:      []string{"fundIdQuery", "limit", "cursor"},
+			Responses: []response{
+				{Status: 200, Doc: "One page of investors.", Body: wire.Page[wire.Investor]{}, Demo: []demoCall{{Path: "/v1/investors?fundId=FUND_A"}}},
+			},
+			Errors: map[int]string{
+				400: "`fundId` is not a valid ID, or is absent while the token does not cover every fund; or `limit` is not a whole number from 1 to 1000, or `cursor` was not issued by this query to this principal.",
+				404: "`fundId` is a fund the token does not cover (decided before any read), or a fund with neither a record nor a document.",
+			},
+		},
+		{
+			Method: http.MethodPut, Path: "/v1/investors/:investorId", ID: "putInvestor", Tag: "investors", Access: accessAdmin,
+			Handlers:    []gin.HandlerFunc{s.idempotent, s.putInvestor},
+			Summary:     "Create or replace an investor's record",
+			Description: "Stores the body as the investor's record: version 1 (201) for the first, N+1 (200) for a replacement, recording the token's subject as `updatedBy`. Admin tokens only: an admin token of every fund writes any investor's record, even before a document names the investor; an admin token of some funds writes the records of the investors holding positions of them (one BatchGet of the investor's notes in its funds, before the body is read) and answers 404 for any other, as for an unknown investor. `If-Match` works as for funds. A body that breaks a rule changes nothing.",
+			Params:      []string{"If-Match", "Idempotency-Key"},
+			Body:        &requestBody{Type: wire.InvestorRequest{}, Doc: "The whole record. Content-Type must be `application/json` or a `+json` type (415 otherwise)."},
+			Responses: []response{
+				{Status: 200, Doc: "The record was replaced; the body is the new version.", Body: wire.Investor{}, Headers: []string{"ETag", "Location", "Idempotent-Replayed"}},
+				{Status: 201, Doc: "The record was created as version 1.", Body: wire.Investor{}, Headers: []string{"ETag", "Location", "Idempotent-Replayed"}},
+			},
+			Errors: map[int]string{
+				400: "`investorId` or a body field is invalid, If-Match is neither a version nor `*`, or the body is not exactly one JSON object of this schema (unknown fields included).",
+				404: "An admin token of some funds names an investor holding no position of them.",
+				409: "Too many writers raced for the record (retry), or a request with the same Idempotency-Key is still running.",
+				412: "If-Match named a version that is not the current one (or `*` for an investor without a record), or another writer replaced the record first.",
+				413: "",
+				415: "",
+				422: "",
+			},
+		},
+		{
+			Method: http.MethodGet, Path: "/v1/investors/:investorId", ID: "getInvestor", Tag: "investors", Access: accessAnyRole,
+			Handlers:    []gin.HandlerFunc{s.getInvestor},
+			Summary:     "An investor",
+			Description: "The investor's record, with its version as ETag, or its ID alone (no ETag) while it has none but documents name it. An investor token reads its own; an admin token of every fund any; an admin token of some funds those holding positions of them (one BatchGet of the investor's notes in its funds, before the record is read). Then one consistent BatchGet of the record, and, when there is none, one Query of the investors' registry.",
+			Responses: []response{
+				{Status: 200, Doc: "The investor.", Body: wire.Investor{}, Headers: []string{"ETag"}, Demo: []demoCall{{Path: "/v1/investors/INVESTOR_1"}}},
+			},
+			Errors: map[int]string{
+				400: "`investorId` is not a valid ID.",
+				404: "No record and no position of this investor, or one the token may not read (the same answer).",
 			},
 		},
 		{

@@ -43,6 +43,10 @@ type typeSpec struct {
 }
 
 type parameterSpec struct {
+	// Name is the parameter's name when it differs from its key in
+	// apiParameters: fundId is a path parameter of /v1/funds/{fundId} and
+	// a query parameter of /v1/investors.
+	Name   string
 	In     string // path, query or header
 	Doc    string
 	Type   any     // a value whose Go type gives the schema, or
@@ -89,8 +93,10 @@ var conventions = map[string]string{
 	"documentId": "Id", "fundId": "Id", "investorId": "Id", "positionId": "Id",
 	"asOf": "Date", "dueDate": "Date", "paymentDate": "Date", "activityDate": "Date", "effectiveDate": "Date",
 	"firstAsOf": "Date", "lastAsOf": "Date", "periodStart": "Date", "periodEnd": "Date",
-	"currency": "Currency",
-	"version":  "Version", "documentVersion": "Version",
+	"currency": "Currency", "baseCurrency": "Currency",
+	"inceptionDate": "Date",
+	"investorType":  "InvestorType",
+	"version":       "Version", "documentVersion": "Version",
 	"next": "Cursor",
 	"kind": "DocumentKind",
 }
@@ -257,6 +263,8 @@ var apiParameters = map[string]parameterSpec{
 		Doc: "Keep only documents of this kind. Any other value is 400."},
 	"itemType": {In: "query", Schema: &schema{Type: "string", Enum: fund.ItemKindNames()},
 		Doc: "Keep only items of this type, the `itemType` of the items answered. Any other value is 400."},
+	"fundIdQuery": {Name: "fundId", In: "query", Schema: ref("Id"),
+		Doc: "A fund the token covers: list only the investors holding positions of it. Required for an admin token that does not cover every fund. An invalid ID is 400."},
 	"document": {In: "query", Schema: ref("Id"),
 		Doc: "A document ID: return only the position's capital call in that document. An invalid ID is 400."},
 	"If-Match": {In: "header", Schema: &schema{Type: "string", Pattern: "^(\\*|(W/)?\"?[0-9]+\"?)$", Examples: []any{"\"3\""}},
@@ -322,6 +330,7 @@ var scalarSchemas = map[string]*schema{
 	"DocumentKind":   enumSchema("The kind of fund document.", fund.Kinds),
 	"ActivityStatus": enumSchema("The state of a capital activity, capital call or distribution.", []fund.Status{fund.StatusPending, fund.StatusCompleted}),
 	"UnfundedStatus": enumSchema("The state of an unfunded commitment: always `active`.", []fund.Status{fund.StatusActive}),
+	"InvestorType":   enumSchema("What kind of investor an investor is.", fund.InvestorTypes),
 	"ItemType":       enumSchema("The kind of a position item.", fund.ItemKindNames()),
 	"Version":        &schema{Type: "integer", Description: "A document version: 1 for the first write, N+1 for every later one. The ETag of a document is its version.", Minimum: ptr[int64](1)},
 	"Cursor":         &schema{Type: "string", Description: "An opaque, signed pagination token. Pass it back unchanged as `cursor` to read the next page of the same query (same route, path and filters) with a token of the same principal (the same subject, role and funds or investor; a renewed token of that principal may continue). It cannot be read or altered, nor used with another query or by another principal (400). Cursors may stop working when the server restarts without a configured cursor key.", MaxLength: ptr(4096)},
@@ -408,4 +417,12 @@ func healthSchema(status string) *schema {
 // netTreatmentSchema enumerates how net IRR and TVPI count a line.
 func netTreatmentSchema() *schema {
 	return &schema{Type: "string", Enum: []string{string(fund.PaidIn), string(fund.PaidInReturned), string(fund.Distributed), string(fund.Excluded)}}
+}
+
+// name is the parameter's name in requests.
+func (p parameterSpec) name(key string) string {
+	if p.Name != "" {
+		return p.Name
+	}
+	return key
 }

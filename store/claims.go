@@ -343,13 +343,30 @@ func (s *Store) confirm(ctx context.Context, d *fund.Document, positions []strin
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(s.parallelism())
-	const perTx = 50 // two items a position
+	const perTx = 33 // at most three items a position
+	// Each investor's note in the fund (records.go) is written by the
+	// transaction of its first position only: no transaction may write one
+	// item twice, and two concurrent ones writing it would conflict.
+	noteAt := map[string]string{}
+	for _, id := range positions {
+		p, _ := d.PositionByID(id)
+		if _, ok := noteAt[p.InvestorID]; !ok {
+			noteAt[p.InvestorID] = id
+		}
+	}
 	for i := 0; i < len(positions); i += perTx {
 		part := positions[i:min(i+perTx, len(positions))]
 		g.Go(func() error {
 			tx := s.db.WriteTx()
 			for _, id := range part {
 				p, _ := d.PositionByID(id)
+				if noteAt[p.InvestorID] == id {
+					tx = tx.Put(s.table.Put(Item{
+						PK: FundPK(d.FundID), SK: FundInvestorSK(p.InvestorID), Type: TypeFundInvestor,
+						GSI1PK: InvestorsGSI1PK(p.InvestorID), GSI1SK: FundInvestorGSI1SK(p.InvestorID, d.FundID),
+						InvestorID: p.InvestorID, DocumentFields: fund.DocumentFields{FundID: d.FundID},
+					}))
+				}
 				tx = tx.Update(s.table.Update(AttrPK, PositionClaimPK(id)).Range(AttrSK, PositionClaimSK).Set("Confirmed", true).
 					If("$ = ? AND $ = ?", "FundID", d.FundID, "InvestorID", p.InvestorID)).
 					Put(s.table.Put(Item{

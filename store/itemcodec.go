@@ -39,22 +39,57 @@ type attrCodec struct {
 	decode func(av types.AttributeValue, v reflect.Value) error
 }
 
-var (
-	itemCodecs    []attrCodec
-	itemCodecByID map[string]*attrCodec
-)
-
-func init() {
-	itemCodecs = codecsOf(reflect.TypeFor[Item](), nil)
-	itemCodecByID = make(map[string]*attrCodec, len(itemCodecs))
-	for i := range itemCodecs {
-		c := &itemCodecs[i]
-		if itemCodecByID[c.name] != nil {
-			panic("store: two Item fields are stored as " + c.name)
-		}
-		itemCodecByID[c.name] = c
-	}
+// structCodec stores a struct type's fields as attributes (see the top of
+// this file): Item's, and the records' (records.go).
+type structCodec struct {
+	codecs []attrCodec
+	byName map[string]*attrCodec
 }
+
+// newStructCodec builds the codec of struct type t; two fields stored under
+// one name are a programming error.
+func newStructCodec(t reflect.Type) *structCodec {
+	sc := &structCodec{codecs: codecsOf(t, nil)}
+	sc.byName = make(map[string]*attrCodec, len(sc.codecs))
+	for i := range sc.codecs {
+		c := &sc.codecs[i]
+		if sc.byName[c.name] != nil {
+			panic("store: two " + t.Name() + " fields are stored as " + c.name)
+		}
+		sc.byName[c.name] = c
+	}
+	return sc
+}
+
+// encode encodes v, a struct of the codec's type.
+func (sc *structCodec) encode(v reflect.Value) map[string]types.AttributeValue {
+	out := make(map[string]types.AttributeValue, 16)
+	for i := range sc.codecs {
+		c := &sc.codecs[i]
+		av, nonzero := c.encode(v.FieldByIndex(c.index))
+		if av != nil && (nonzero || c.always) {
+			out[c.name] = av
+		}
+	}
+	return out
+}
+
+// decode decodes av into v, a struct of the codec's type; unknown
+// attributes are ignored.
+func (sc *structCodec) decode(av map[string]types.AttributeValue, v reflect.Value) error {
+	for name, a := range av {
+		c := sc.byName[name]
+		if c == nil {
+			continue
+		}
+		if err := c.decode(a, v.FieldByIndex(c.index)); err != nil {
+			return fmt.Errorf("item attribute %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+var itemCodec = newStructCodec(reflect.TypeFor[Item]())
 
 // codecsOf lists the stored fields of struct type t, flattening embedded
 // structs as encoding/json and guregu do.
@@ -87,6 +122,9 @@ func codecsOf(t reflect.Type, at []int) []attrCodec {
 func fieldCodec(t reflect.Type) (func(reflect.Value) (types.AttributeValue, bool), func(types.AttributeValue, reflect.Value) error) {
 	if t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Struct {
 		return listCodec(t.Elem())
+	}
+	if t.Kind() == reflect.Map && t.Key().Kind() == reflect.String && t.Elem().Kind() == reflect.String {
+		return mapCodec(t)
 	}
 	if t.Kind() == reflect.String {
 		t = reflect.TypeFor[string]() // and named strings: a transaction's type
@@ -175,6 +213,39 @@ func fieldCodec(t reflect.Type) (func(reflect.Value) (types.AttributeValue, bool
 	return nil, nil
 }
 
+// mapCodec stores a map of strings by string (a record's external
+// identifiers) as a map attribute; an empty map is not stored, and reads
+// back nil.
+func mapCodec(t reflect.Type) (func(reflect.Value) (types.AttributeValue, bool), func(types.AttributeValue, reflect.Value) error) {
+	return func(v reflect.Value) (types.AttributeValue, bool) {
+			if v.Len() == 0 {
+				return nil, false
+			}
+			m := make(map[string]types.AttributeValue, v.Len())
+			for it := v.MapRange(); it.Next(); {
+				m[it.Key().String()] = &types.AttributeValueMemberS{Value: it.Value().String()}
+			}
+			return &types.AttributeValueMemberM{Value: m}, true
+		}, func(av types.AttributeValue, v reflect.Value) error {
+			m, ok := av.(*types.AttributeValueMemberM)
+			if !ok {
+				return fmt.Errorf("want a map, got %T", av)
+			}
+			out := reflect.MakeMapWithSize(t, len(m.Value))
+			for k, e := range m.Value {
+				s, err := attrString(e)
+				if err != nil {
+					return fmt.Errorf("member %s: %w", k, err)
+				}
+				out.SetMapIndex(reflect.ValueOf(k).Convert(t.Key()), reflect.ValueOf(s).Convert(t.Elem()))
+			}
+			if out.Len() > 0 {
+				v.Set(out)
+			}
+			return nil
+		}
+}
+
 // listCodec stores a slice of structs of type elem as a list of maps, one
 // attribute per field of elem (see the top of this file); nil and empty
 // slices are not stored.
@@ -251,16 +322,7 @@ func listCodec(elem reflect.Type) (func(reflect.Value) (types.AttributeValue, bo
 
 // MarshalDynamoItem encodes the item (guregu's ItemMarshaler).
 func (it Item) MarshalDynamoItem() (map[string]types.AttributeValue, error) {
-	v := reflect.ValueOf(&it).Elem()
-	out := make(map[string]types.AttributeValue, 16)
-	for i := range itemCodecs {
-		c := &itemCodecs[i]
-		av, nonzero := c.encode(v.FieldByIndex(c.index))
-		if av != nil && (nonzero || c.always) {
-			out[c.name] = av
-		}
-	}
-	return out, nil
+	return itemCodec.encode(reflect.ValueOf(&it).Elem()), nil
 }
 
 // UnmarshalDynamoItem decodes a stored item (guregu's ItemUnmarshaler).
@@ -268,15 +330,8 @@ func (it Item) MarshalDynamoItem() (map[string]types.AttributeValue, error) {
 // legacyAttributes reads.
 func (it *Item) UnmarshalDynamoItem(av map[string]types.AttributeValue) error {
 	*it = Item{}
-	v := reflect.ValueOf(it).Elem()
-	for name, a := range av {
-		c := itemCodecByID[name]
-		if c == nil {
-			continue
-		}
-		if err := c.decode(a, v.FieldByIndex(c.index)); err != nil {
-			return fmt.Errorf("item attribute %s: %w", name, err)
-		}
+	if err := itemCodec.decode(av, reflect.ValueOf(it).Elem()); err != nil {
+		return err
 	}
 	for name, read := range legacyAttributes {
 		if a, ok := av[name]; ok {

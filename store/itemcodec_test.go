@@ -19,7 +19,7 @@ func filledItem(t *testing.T) (Item, map[string]types.AttributeValue) {
 	var it Item
 	v := reflect.ValueOf(&it).Elem()
 	want := map[string]types.AttributeValue{}
-	for i, c := range itemCodecs {
+	for i, c := range itemCodec.codecs {
 		f := v.FieldByIndex(c.index)
 		switch x := f.Addr().Interface().(type) {
 		case *string:
@@ -82,7 +82,7 @@ func TestItemCodecStoresEveryField(t *testing.T) {
 	it, want := filledItem(t)
 	for _, name := range []string{"PK", "GSI2SK", "Type", "AsOf", "Version", "Materialized", "Amount", "Withholding", "Commitment", "CreatedAt",
 		"Transactions", "PeriodStart", "BeginningNAV", "EndingNAV", "CarriedInterestPaid", "EndingUnfundedCommitment"} {
-		if itemCodecByID[name] == nil {
+		if itemCodec.byName[name] == nil {
 			t.Errorf("the codec table has no attribute %s", name)
 		}
 	}
@@ -113,7 +113,7 @@ func TestItemCodecStoresEveryField(t *testing.T) {
 // account statement is an attribute of its own.
 func TestItemCodecStoresEveryCapitalLine(t *testing.T) {
 	for _, l := range fund.CapitalLines() {
-		if c := itemCodecByID[l.Field]; c == nil || len(c.index) != 2 {
+		if c := itemCodec.byName[l.Field]; c == nil || len(c.index) != 2 {
 			t.Errorf("capital account line %s is not stored as an attribute of its own", l.Field)
 		}
 	}

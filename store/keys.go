@@ -44,6 +44,9 @@ const (
 	TypePositionClaim      = "PositionClaim"
 	TypeClaimFence         = "ClaimFence"
 	TypeChangeShards       = "ChangeShards"
+	TypeFundRecord         = "FundRecord"
+	TypeInvestorRecord     = "InvestorRecord"
+	TypeFundInvestor       = "FundInvestor"
 )
 
 // Document partition.
@@ -218,6 +221,53 @@ func FundPK(fund string) string { return "FUND#" + fund }
 
 // FundSK is the fund item itself.
 const FundSK = "FUND"
+
+// RecordSK is the sort key of a fund's or an investor's record.
+const RecordSK = "RECORD"
+
+// InvestorPK is the partition of an investor's record.
+func InvestorPK(inv string) string { return "INVESTOR#" + inv }
+
+// FundInvestorSK notes, in a fund's partition, that the investor holds a
+// position of the fund.
+func FundInvestorSK(inv string) string { return "INVESTOR#" + inv }
+
+// FundInvestorPrefix selects every investor noted in a fund.
+const FundInvestorPrefix = "INVESTOR#"
+
+// RegistryShards is how many GSI1 partitions the registries of funds and of
+// investors are spread over: every document commit writes its fund's item
+// and every new position its investor's note, so one partition would be hot.
+const RegistryShards = 8
+
+// FundsGSI1PK is the registry partition of a fund's items (its fund item
+// and its record).
+func FundsGSI1PK(fundID string) string { return FundsShardGSI1PK(ChangeShard(fundID, RegistryShards)) }
+
+// FundsShardGSI1PK is one partition of the funds' registry.
+func FundsShardGSI1PK(shard int) string { return "FUNDS#" + strconv.Itoa(shard) }
+
+// FundRecordGSI1SK and FundItemGSI1SK order a fund's items in its registry
+// partition, the record first: what follows the fund's ID is "#" and then
+// nothing or FUND, and "#" sorts before every character of an ID.
+func FundRecordGSI1SK(fundID string) string { return "FUND#" + fundID + "#" }
+func FundItemGSI1SK(fundID string) string   { return "FUND#" + fundID + "#FUND" }
+
+// InvestorsGSI1PK is the registry partition of an investor's items (its
+// record and its notes in funds).
+func InvestorsGSI1PK(inv string) string {
+	return InvestorsShardGSI1PK(ChangeShard(inv, RegistryShards))
+}
+
+// InvestorsShardGSI1PK is one partition of the investors' registry.
+func InvestorsShardGSI1PK(shard int) string { return "INVESTORS#" + strconv.Itoa(shard) }
+
+// InvestorRecordGSI1SK and FundInvestorGSI1SK order an investor's items in
+// its registry partition: the record first, then one note per fund.
+func InvestorRecordGSI1SK(inv string) string { return "INVESTOR#" + inv + "#" }
+func FundInvestorGSI1SK(inv, fundID string) string {
+	return "INVESTOR#" + inv + "#FUND#" + fundID
+}
 
 // FundPositionSK registers one position of the fund.
 func FundPositionSK(pos string) string { return "POSITION#" + pos }

@@ -163,7 +163,8 @@ func (s *Store) commitRequest(d *fund.Document, prev *Item, hash string, cl *cla
 
 	tx := &txBuilder{table: s.name}
 	tx.put(head, headCond)
-	tx.put(Item{PK: FundPK(d.FundID), SK: FundSK, Type: TypeFund, DocumentFields: fund.DocumentFields{FundID: d.FundID, Currency: d.Currency}}, nil)
+	tx.put(Item{PK: FundPK(d.FundID), SK: FundSK, Type: TypeFund, GSI1PK: FundsGSI1PK(d.FundID), GSI1SK: FundItemGSI1SK(d.FundID),
+		DocumentFields: fund.DocumentFields{FundID: d.FundID, Currency: d.Currency}}, nil)
 	tx.put(latest, nil)
 	tx.put(documentItem(d, DocPK(d.ID), DocumentHistorySK(d.AsOf, d.Version)), nil)
 	tx.put(index, nil)

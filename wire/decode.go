@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -142,8 +143,67 @@ func (d *decoder) decode(path string, raw []byte, v reflect.Value) error {
 		return d.array(path, raw, v)
 	case reflect.Struct:
 		return d.object(path, raw, v)
+	case reflect.Int:
+		return d.integer(path, raw, v)
+	case reflect.Map:
+		if t.Key().Kind() == reflect.String {
+			return d.dictionary(path, raw, v)
+		}
 	}
 	return fmt.Errorf("wire: no decoding of %s (%s)", t, path)
+}
+
+// integer reads a JSON number that is a whole number, written without
+// fraction or exponent (2025, not 2025.0 or 2.025e3), as its digits are
+// taken exactly.
+func (d *decoder) integer(path string, raw []byte, v reflect.Value) error {
+	if len(raw) == 0 || (raw[0] != '-' && (raw[0] < '0' || raw[0] > '9')) {
+		return fund.Invalid(path, "must be a whole JSON number, not %s", jsonKind(raw))
+	}
+	n, err := strconv.ParseInt(string(raw), 10, 32)
+	if err != nil {
+		return fund.Invalid(path, "must be a whole number written without fraction or exponent, got %.40s", raw)
+	}
+	v.SetInt(n)
+	return nil
+}
+
+// dictionary decodes a JSON object into the map v, whose keys are strings:
+// every member a value of the map's element type, none repeated or null.
+func (d *decoder) dictionary(path string, raw []byte, v reflect.Value) error {
+	if len(raw) == 0 || raw[0] != '{' {
+		return fund.Invalid(path, "must be a JSON object, not %s", jsonKind(raw))
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if _, err := dec.Token(); err != nil {
+		return fund.Invalid(path, "is not valid JSON")
+	}
+	out := reflect.MakeMap(v.Type())
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return fund.Invalid(path, "is not valid JSON")
+		}
+		name := tok.(string)
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			return fund.Invalid(join(path, name), "is not valid JSON")
+		}
+		key := reflect.ValueOf(name).Convert(v.Type().Key())
+		if out.MapIndex(key).IsValid() {
+			return fund.Invalid(join(path, name), "is given twice; give it once")
+		}
+		if string(bytes.TrimSpace(value)) == "null" {
+			return fund.Invalid(join(path, name), "may not be null; leave the member out instead")
+		}
+		e := reflect.New(v.Type().Elem()).Elem()
+		if err := d.decode(join(path, name), value, e); err != nil {
+			return err
+		}
+		out.SetMapIndex(key, e)
+	}
+	v.Set(out)
+	return nil
 }
 
 // text reads a JSON string.

@@ -249,15 +249,20 @@ func AnalysisOf(a positions.Analysis) PositionAnalysis {
 		DistributionCount: a.Distributions, Distributed: a.TotalDistributed, UnfundedCommitmentCount: a.UnfundedCommitments, Unfunded: a.TotalUnfunded}
 }
 
-// RegisteredPosition is a position as its fund registers it.
+// RegisteredPosition is a position as its fund registers it, with the
+// names its fund's and its investor's records give them.
 type RegisteredPosition struct {
 	fund.Registered
+	FundName            string `json:"fundName,omitempty" doc:"The fund's 'name', from its record; absent while the fund has no record."`
+	InvestorDisplayName string `json:"investorDisplayName,omitempty" doc:"The investor's 'displayName', from its record; absent while the investor has no record."`
 }
 
-func RegisteredOf(rs []positions.Registered) []RegisteredPosition {
+// RegisteredOf renders registered positions with the names of their funds
+// and investors.
+func RegisteredOf(rs []positions.Registered, names Names) []RegisteredPosition {
 	out := make([]RegisteredPosition, 0, len(rs))
 	for _, r := range rs {
-		out = append(out, RegisteredPosition{r})
+		out = append(out, RegisteredPosition{Registered: r, FundName: names.Funds[r.FundID], InvestorDisplayName: names.Investors[r.InvestorID]})
 	}
 	return out
 }
@@ -346,6 +351,7 @@ type SummarySources struct {
 type PositionSummary struct {
 	PositionID string `json:"positionId" doc:"The position."`
 	FundID     string `json:"fundId" doc:"The position's fund."`
+	FundName   string `json:"fundName,omitempty" doc:"In an investor summary: the fund's 'name', from its record; absent while the fund has no record, and on /v1/positions/{positionId}/summary."`
 	InvestorID string `json:"investorId" doc:"The position's investor."`
 	AsOf       string `json:"asOf,omitempty" doc:"The date asked for; absent when none was."`
 	Figures
@@ -380,17 +386,23 @@ type CurrencyTotals struct {
 }
 
 type InvestorSummary struct {
-	InvestorID string            `json:"investorId" doc:"The investor."`
-	AsOf       string            `json:"asOf,omitempty" doc:"The date asked for; absent when none was."`
-	Positions  []PositionSummary `json:"positions" doc:"By position ID."`
-	Totals     []CurrencyTotals  `json:"totals" doc:"One entry per currency, by currency."` // of this page's positions
-	Next       string            `json:"next,omitempty" doc:"Opaque cursor of the next page of positions; absent on the last page. Totals cover this page's positions."`
+	InvestorID          string            `json:"investorId" doc:"The investor."`
+	InvestorDisplayName string            `json:"investorDisplayName,omitempty" doc:"The investor's 'displayName', from its record; absent while the investor has no record."`
+	AsOf                string            `json:"asOf,omitempty" doc:"The date asked for; absent when none was."`
+	Positions           []PositionSummary `json:"positions" doc:"By position ID."`
+	Totals              []CurrencyTotals  `json:"totals" doc:"One entry per currency, by currency."` // of this page's positions
+	Next                string            `json:"next,omitempty" doc:"Opaque cursor of the next page of positions; absent on the last page. Totals cover this page's positions."`
 }
 
-func InvestorSummaryOf(s positions.InvestorSummary) InvestorSummary {
-	w := InvestorSummary{InvestorID: s.InvestorID, AsOf: s.AsOf.String(), Positions: []PositionSummary{}, Totals: []CurrencyTotals{}}
+// InvestorSummaryOf renders an investor summary with the names of its
+// investor and its positions' funds.
+func InvestorSummaryOf(s positions.InvestorSummary, names Names) InvestorSummary {
+	w := InvestorSummary{InvestorID: s.InvestorID, InvestorDisplayName: names.Investors[s.InvestorID], AsOf: s.AsOf.String(),
+		Positions: []PositionSummary{}, Totals: []CurrencyTotals{}}
 	for _, p := range s.Positions {
-		w.Positions = append(w.Positions, SummaryOf(p))
+		ps := SummaryOf(p)
+		ps.FundName = names.Funds[p.FundID]
+		w.Positions = append(w.Positions, ps)
 	}
 	for _, t := range s.Totals {
 		w.Totals = append(w.Totals, CurrencyTotals{Figures: FiguresOf(t.Figures), Positions: t.Positions, PositionsWithoutCommitment: t.PositionsWithoutCommitment})

@@ -1,0 +1,187 @@
+package api
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/fundsvc/fundsvc/fund"
+	"github.com/fundsvc/fundsvc/positions"
+	"github.com/fundsvc/fundsvc/wire"
+	"github.com/gin-gonic/gin"
+)
+
+// The records of funds and investors (fund/records.go). Who may read and
+// write which record is the store's View (store/records.go), decided
+// before the body is decoded and before the record is read.
+
+// putFund stores the body as the next version of a fund's record.
+func (s *server) putFund(c *gin.Context) {
+	in := s.params(c)
+	id := in.id("fundId")
+	in.jsonBody()
+	expect := in.ifMatch()
+	if !in.ok() {
+		return
+	}
+	view := s.docs.As(viewer(c))
+	if err := view.MayWriteFund(id); err != nil {
+		writeError(c, err)
+		return
+	}
+	var req wire.FundRequest
+	if err := wire.DecodeStrict(http.MaxBytesReader(c.Writer, c.Request.Body, s.maxBody), &req); err != nil {
+		writeError(c, err)
+		return
+	}
+	fields, err := req.Fields()
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	rec, err := s.docs.PutFundRecord(c.Request.Context(), id, fields, expect, principal(c).Subject, time.Now())
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	status := http.StatusOK
+	if rec.Version == 1 {
+		status = http.StatusCreated
+	}
+	setETag(c, rec.Version)
+	c.Header("Location", "/v1/funds/"+id)
+	c.JSON(status, wire.FundOf(fund.Fund{ID: id, Record: &rec}))
+}
+
+// getFund answers a fund: its record, or its ID alone while it has none.
+func (s *server) getFund(c *gin.Context) {
+	in := s.params(c)
+	id := in.id("fundId")
+	if !in.ok() {
+		return
+	}
+	f, err := s.docs.As(viewer(c)).Fund(c.Request.Context(), id)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	if f.Record != nil {
+		setETag(c, f.Record.Version)
+	}
+	c.JSON(http.StatusOK, wire.FundOf(f))
+}
+
+// listFunds lists the funds the token may read.
+func (s *server) listFunds(c *gin.Context) {
+	in := s.params(c)
+	pg := in.page("funds")
+	if !in.ok() {
+		return
+	}
+	fs, next, err := s.docs.As(viewer(c)).FundsPage(c.Request.Context(), pg.limit, pg.cursor.Key)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, wire.Page[wire.Fund]{Items: wire.FundsOf(fs), Next: pg.next(next)})
+}
+
+// putInvestor stores the body as the next version of an investor's record.
+func (s *server) putInvestor(c *gin.Context) {
+	in := s.params(c)
+	id := in.id("investorId")
+	in.jsonBody()
+	expect := in.ifMatch()
+	if !in.ok() {
+		return
+	}
+	ctx := c.Request.Context()
+	if err := s.docs.As(viewer(c)).MayWriteInvestor(ctx, id); err != nil {
+		writeError(c, err)
+		return
+	}
+	var req wire.InvestorRequest
+	if err := wire.DecodeStrict(http.MaxBytesReader(c.Writer, c.Request.Body, s.maxBody), &req); err != nil {
+		writeError(c, err)
+		return
+	}
+	fields, err := req.Fields()
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	rec, err := s.docs.PutInvestorRecord(ctx, id, fields, expect, principal(c).Subject, time.Now())
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	status := http.StatusOK
+	if rec.Version == 1 {
+		status = http.StatusCreated
+	}
+	setETag(c, rec.Version)
+	c.Header("Location", "/v1/investors/"+id)
+	c.JSON(status, wire.InvestorOf(fund.Investor{ID: id, Record: &rec}))
+}
+
+// getInvestor answers an investor: its record, or its ID alone while it
+// has none.
+func (s *server) getInvestor(c *gin.Context) {
+	in := s.params(c)
+	id := in.id("investorId")
+	if !in.ok() {
+		return
+	}
+	i, err := s.docs.As(viewer(c)).Investor(c.Request.Context(), id)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	if i.Record != nil {
+		setETag(c, i.Record.Version)
+	}
+	c.JSON(http.StatusOK, wire.InvestorOf(i))
+}
+
+// listInvestors lists every investor (an administrator of every fund) or
+// those of one fund the token covers (fundId).
+func (s *server) listInvestors(c *gin.Context) {
+	in := s.params(c)
+	fundID := in.optionalID("fundId")
+	if !in.ok() {
+		return
+	}
+	view := s.docs.As(viewer(c))
+	if fundID != "" {
+		// Another fund is refused before its cursor is read, as an unknown one.
+		if err := view.FundVisible(fundID); err != nil {
+			writeError(c, err)
+			return
+		}
+	}
+	pg := in.page("investors:" + fundID)
+	if !in.ok() {
+		return
+	}
+	is, next, err := view.InvestorsPage(c.Request.Context(), fundID, pg.limit, pg.cursor.Key)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, wire.Page[wire.Investor]{Items: wire.InvestorsOf(is), Next: pg.next(next)})
+}
+
+// names reads the names the records of funds and investors give them.
+func (s *server) names(c *gin.Context, funds, investors []string) (wire.Names, error) {
+	f, i, err := s.docs.RecordNames(c.Request.Context(), funds, investors)
+	return wire.Names{Funds: f, Investors: i}, err
+}
+
+// registeredNames reads the names of registered positions' funds and
+// investors.
+func (s *server) registeredNames(c *gin.Context, rs []positions.Registered) (wire.Names, error) {
+	funds, investors := make([]string, 0, len(rs)), make([]string, 0, len(rs))
+	for _, r := range rs {
+		funds, investors = append(funds, r.FundID), append(investors, r.InvestorID)
+	}
+	return s.names(c, funds, investors)
+}
