@@ -202,7 +202,7 @@ func TestTheRegistriesListEveryFundAndInvestorOnce(t *testing.T) {
 	t.Run("a fund's investors are listed by one Query per page", func(t *testing.T) {
 		e.Counter.Reset()
 		ids, next, err := e.Store.FundInvestors(ctx, "F00", 10, nil)
-		if err != nil || next != nil || !slices.Equal(ids, []string{"INV_F00_1", "INV_F00_2"}) {
+		if err != nil || next != nil || !slices.Equal(ids, []string{"INV_F00_1", "INV_F00_2", "INV_SHARED"}) {
 			t.Fatalf("got %v next %s err %v", ids, next, err)
 		}
 		if ops := e.Counter.Ops(); len(ops) != 1 {
@@ -217,6 +217,10 @@ func TestTheRegistriesListEveryFundAndInvestorOnce(t *testing.T) {
 		held, err := e.Store.HoldsPositionIn(ctx, "INV_F03_2", []string{"F00", "F03", "F99"})
 		if err != nil || !slices.Equal(held, []string{"F03"}) {
 			t.Fatalf("held %v err %v", held, err)
+		}
+		ids, _, err = e.Store.InvestorFunds(ctx, "INV_SHARED", 100, nil)
+		if want := []string{"F00", "F01", "F03", "F04", "F06", "F07", "F09", "F10"}; err != nil || !slices.Equal(ids, want) {
+			t.Fatalf("funds of INV_SHARED %v err %v, want %v", ids, err, want)
 		}
 	})
 }
