@@ -182,3 +182,33 @@ func demoQ4(beginning, contributions, distributions, fee, expenses, income, real
 		TotalCommitment: demoMoney(commitment), BeginningUnfundedCommitment: demoMoney(beginningUnfunded), LessContributions: neg(contributions),
 		EndingUnfundedCommitment: demoMoney(endingUnfunded)}}
 }
+
+// DemoFund is one fund record of the demo dataset.
+type DemoFund struct {
+	ID string
+	FundFields
+}
+
+// DemoInvestor is one investor record of the demo dataset.
+type DemoInvestor struct {
+	ID string
+	InvestorFields
+}
+
+// DemoRecords returns the demo's records: FUND_A (its first close in
+// 2025, five months before its first call, with a target of 250 million
+// dollars), and INVESTOR_1 and INVESTOR_2. INVESTOR_3 has no record: it is
+// known from the documents only, as an investor is until its onboarding
+// is entered, and answered by its ID alone.
+func DemoRecords() ([]DemoFund, []DemoInvestor) {
+	return []DemoFund{{ID: "FUND_A", FundFields: FundFields{
+			Name: "Fund A", LegalName: "Fund A Partners, L.P.", BaseCurrency: "USD", VintageYear: 2025,
+			TargetSize: demoMoney("250000000.00"), InceptionDate: MustDate("2025-02-03"),
+			ExternalIDs: ExternalIDs{"carta": "FA-2025-001", "burgiss": "BG-77123"},
+		}}},
+		[]DemoInvestor{
+			{ID: "INVESTOR_1", InvestorFields: InvestorFields{DisplayName: "Northwind State Pension Plan", InvestorType: InvestorPension,
+				ExternalIDs: ExternalIDs{"carta": "LP-0001"}}},
+			{ID: "INVESTOR_2", InvestorFields: InvestorFields{DisplayName: "Alder University Endowment", InvestorType: InvestorEndowment}},
+		}
+}

@@ -171,3 +171,20 @@ func TestTheDemoTellsAFundsStory(t *testing.T) {
 		t.Errorf("%d positions with %d different commitments, want three of each", len(byPosition), len(commitments))
 	}
 }
+
+func TestTheDemoRecordsAreValid(t *testing.T) {
+	funds, investors := DemoRecords()
+	if len(funds) == 0 || len(investors) == 0 {
+		t.Fatal("the demo has no records")
+	}
+	for _, f := range funds {
+		if err := f.Validate(); err != nil {
+			t.Errorf("fund %s: %v", f.ID, err)
+		}
+	}
+	for _, i := range investors {
+		if err := i.Validate(); err != nil {
+			t.Errorf("investor %s: %v", i.ID, err)
+		}
+	}
+}

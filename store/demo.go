@@ -14,8 +14,9 @@ import (
 	"github.com/fundsvc/fundsvc/fund"
 )
 
-// SeedDemo loads the demo dataset (fund.DemoVersions) unless its documents
-// already exist, so it can run on every start. It returns how many versions
+// SeedDemo loads the demo dataset (fund.DemoVersions and fund.DemoRecords)
+// unless its documents and records already exist, so it can run on every
+// start. It returns how many versions
 // it wrote.
 func (s *Store) SeedDemo(ctx context.Context) (int, error) {
 	written := 0
@@ -33,6 +34,20 @@ func (s *Store) SeedDemo(ctx context.Context) (int, error) {
 		}
 		seen[d.ID]++
 		written++
+	}
+	// The records are created once: a record an administrator replaced
+	// since is left as it is.
+	create := 0
+	funds, investors := fund.DemoRecords()
+	for _, f := range funds {
+		if _, err := s.PutFundRecord(ctx, f.ID, f.FundFields, &create, "fundsvc seed", s.Now()); err != nil && fund.ErrorCode(err) != fund.EPRECONDITION {
+			return written, fmt.Errorf("seed the record of fund %s: %w", f.ID, err)
+		}
+	}
+	for _, i := range investors {
+		if _, err := s.PutInvestorRecord(ctx, i.ID, i.InvestorFields, &create, "fundsvc seed", s.Now()); err != nil && fund.ErrorCode(err) != fund.EPRECONDITION {
+			return written, fmt.Errorf("seed the record of investor %s: %w", i.ID, err)
+		}
 	}
 	return written, nil
 }
