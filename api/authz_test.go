@@ -51,7 +51,22 @@ const (
 	authzAnyToken                    // any valid token, of either role
 	authzAdmin                       // admin tokens only, within their funds
 	authzPortal                      // investors for their own investor; admins within their funds
+	// authzRecord: the records of funds and investors, whose rules are
+	// neither authzAdmin's nor authzPortal's (an investor reads the funds
+	// it holds positions of; an admin of some funds the investors of
+	// them): the entry's cases say who gets what.
+	authzRecord
 )
+
+// authzCase is one request of an authzRecord route by one principal.
+type authzCase struct {
+	who    string // A (the admin of FUND_A), Z (the admin of FUND_Z), INV1 (investor INVESTOR_1)
+	path   string
+	status int
+	// unknown, for a refusal: the pairs that turn path into the same
+	// request for IDs that do not exist, answered the same.
+	unknown []string
+}
 
 // authzProbe is one request on a route.
 type authzProbe struct {
@@ -75,6 +90,8 @@ type authzRoute struct {
 	others []authzProbe
 	// body is the request body for fundID, for writes.
 	body func(fundID string) any
+	// cases are an authzRecord route's requests.
+	cases []authzCase
 }
 
 func (r authzRoute) name() string { return r.method + " " + authzTemplate(r.path) }
@@ -100,6 +117,16 @@ func authzDocument(fundID string) any {
 		"positions": []any{map[string]any{"positionId": "AUTHZ_POS_" + fundID, "investorId": "AUTHZ_INV_" + fundID,
 			"capitalCall": map[string]any{"amount": "1.00", "status": "pending", "dueDate": "2025-12-31"}}},
 	}
+}
+
+// authzFundRecord is a valid fund record, named after fundID.
+func authzFundRecord(fundID string) any {
+	return map[string]any{"name": "Authorization matrix " + fundID, "baseCurrency": "USD"}
+}
+
+// authzInvestorRecord is a valid investor record.
+func authzInvestorRecord(string) any {
+	return map[string]any{"displayName": "Authorization matrix investor", "investorType": "other"}
 }
 
 // authzRoutes is the matrix's table: one entry for every route.
@@ -168,6 +195,31 @@ func authzRoutes() []authzRoute {
 		{method: http.MethodGet, path: "/v1/funds/:fundId/performance", access: authzAdmin,
 			probes: []authzProbe{fundA("/v1/funds/FUND_A/performance"), fundA("/v1/funds/FUND_A/performance?asOf=2025-12-31"),
 				fundA("/v1/funds/FUND_A/performance?asOf=2025-09-15")}},
+
+		{method: http.MethodGet, path: "/v1/funds", access: authzRecord, cases: []authzCase{
+			{who: "A", path: "/v1/funds", status: 200}, {who: "Z", path: "/v1/funds", status: 200},
+			{who: "INV1", path: "/v1/funds", status: 200}, {who: "A", path: "/v1/funds?limit=1", status: 200}}},
+		{method: http.MethodGet, path: "/v1/funds/:fundId", access: authzRecord, cases: []authzCase{
+			{who: "A", path: "/v1/funds/FUND_A", status: 200}, {who: "INV1", path: "/v1/funds/FUND_A", status: 200},
+			{who: "Z", path: "/v1/funds/FUND_A", status: 404, unknown: []string{"FUND_A", "FUND_999"}},
+			{who: "INV1", path: "/v1/funds/FUND_Y", status: 404, unknown: []string{"FUND_Y", "FUND_999"}}}},
+		{method: http.MethodPut, path: "/v1/funds/:fundId", access: authzRecord, body: authzFundRecord, cases: []authzCase{
+			{who: "A", path: "/v1/funds/FUND_A", status: 200},
+			{who: "Z", path: "/v1/funds/FUND_A", status: 403, unknown: []string{"FUND_A", "FUND_999"}},
+			{who: "INV1", path: "/v1/funds/FUND_A", status: 403}}},
+		{method: http.MethodGet, path: "/v1/investors", access: authzRecord, cases: []authzCase{
+			{who: "A", path: "/v1/investors?fundId=FUND_A", status: 200},
+			{who: "Z", path: "/v1/investors?fundId=FUND_A", status: 404, unknown: []string{"FUND_A", "FUND_999"}},
+			{who: "A", path: "/v1/investors", status: 400}, {who: "INV1", path: "/v1/investors?fundId=FUND_A", status: 403}}},
+		{method: http.MethodGet, path: "/v1/investors/:investorId", access: authzRecord, cases: []authzCase{
+			{who: "A", path: "/v1/investors/INVESTOR_1", status: 200}, {who: "INV1", path: "/v1/investors/INVESTOR_1", status: 200},
+			{who: "A", path: "/v1/investors/INVESTOR_3", status: 200},
+			{who: "Z", path: "/v1/investors/INVESTOR_1", status: 404, unknown: []string{"INVESTOR_1", "INVESTOR_999"}},
+			{who: "INV1", path: "/v1/investors/INVESTOR_2", status: 404, unknown: []string{"INVESTOR_2", "INVESTOR_999"}}}},
+		{method: http.MethodPut, path: "/v1/investors/:investorId", access: authzRecord, body: authzInvestorRecord, cases: []authzCase{
+			{who: "A", path: "/v1/investors/INVESTOR_2", status: 200},
+			{who: "Z", path: "/v1/investors/INVESTOR_2", status: 404, unknown: []string{"INVESTOR_2", "INVESTOR_999"}},
+			{who: "INV1", path: "/v1/investors/INVESTOR_1", status: 403}}},
 
 		{method: http.MethodGet, path: "/v1/investors/:investorId/positions", access: authzPortal,
 			probes: []authzProbe{inv("/v1/investors/INVESTOR_1/positions"), inv("/v1/investors/INVESTOR_1/positions?limit=1")},
@@ -629,6 +681,28 @@ func TestAuthzMatrix(t *testing.T) {
 				})
 			}
 
+		case authzRecord:
+			as := map[string]struct {
+				auth string
+				p    api.Principal
+			}{"A": {asA, authzAdminA}, "Z": {asZ, authzAdminZ}, "INV1": {asInv, authzInvestor1}}
+			for _, k := range r.cases {
+				who := as[k.who]
+				run(fmt.Sprintf("%s %s by %s is %d", r.method, k.path, who.p.Subject, k.status), func(t *testing.T) {
+					if k.unknown != nil {
+						authzLikeUnknown(t, s, r.method, k.path, r.bodyFor("FUND_A"), who.auth, k.unknown, k.status)
+						return
+					}
+					res := authzSend(t, s, r.method, k.path, r.bodyFor("FUND_A"), who.auth)
+					if res.Status != k.status {
+						t.Fatalf("status %d\n%s", res.Status, res.Body)
+					}
+					if k.status == http.StatusOK {
+						authzRecordData(t, s, res, who.p)
+					}
+				})
+			}
+
 		case authzPortal:
 			for _, p := range r.probes {
 				unknown := strings.NewReplacer(p.unknown...).Replace(p.path)
@@ -687,6 +761,38 @@ func TestAuthzMatrix(t *testing.T) {
 		}
 	})
 	t.Logf("authorization matrix: %d routes, %d cases", len(table), cases)
+}
+
+// authzRecordData asserts that a record answer names only funds and
+// investors p may read: an admin's funds, an investor's own record and the
+// funds it holds positions of (INVESTOR_1: FUND_A), and an admin's
+// investors only those holding positions of its funds.
+func authzRecordData(t *testing.T, s *testServer, r response, p api.Principal) {
+	t.Helper()
+	var v map[string]any
+	if err := json.Unmarshal(r.Body, &v); err != nil {
+		t.Fatalf("the answer is not a JSON object: %v\n%s", err, r.Body)
+	}
+	items, ok := v["items"].([]any)
+	if !ok {
+		items = []any{v}
+	}
+	for _, e := range items {
+		m, _ := e.(map[string]any)
+		if f, ok := m["fundId"].(string); ok {
+			if (p.Role == api.RoleAdmin && !p.MayAdminister(f)) || (p.Role == api.RoleInvestor && f != "FUND_A") {
+				t.Errorf("the answer to %s names fund %s\n%s", p.Subject, f, r.Body)
+			}
+		}
+		if inv, ok := m["investorId"].(string); ok {
+			if (p.Role == api.RoleInvestor && inv != p.Investor) || (p.Role == api.RoleAdmin && !p.MayAdminister("FUND_A")) {
+				t.Errorf("the answer to %s names investor %s\n%s", p.Subject, inv, r.Body)
+			}
+		}
+	}
+	if next, ok := v["next"].(string); ok {
+		authzCursorHidesOthers(t, next, p)
+	}
 }
 
 // authzPutCases are the writes by admins: the admin of FUND_A creates and
