@@ -256,7 +256,7 @@ func TestFundsAndInvestorsKnownOnlyFromDocuments(t *testing.T) {
 		t.Fatalf("PUT: %d\n%s", r.Status, r.Body)
 	}
 	for path, want := range map[string]map[string]any{
-		"/v1/funds/FUND_D":         {"fundId": "FUND_D"},
+		"/v1/funds/FUND_D":          {"fundId": "FUND_D"},
 		"/v1/investors/INVESTOR_D9": {"investorId": "INVESTOR_D9"},
 		"/v1/investors/INVESTOR_3":  {"investorId": "INVESTOR_3"},
 	} {
