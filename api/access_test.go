@@ -32,8 +32,8 @@ func TestEachAccessPatternIsOneOperation(t *testing.T) {
 		{"a position's items of one type are one GSI2 Query", "/v1/positions/POSITION_1?itemType=distribution", []string{"Query"}},
 		{"a position's capital calls across documents are one GSI2 Query", "/v1/positions/POSITION_2/capital-calls", []string{"Query"}},
 		{"a fund's documents by date and kind are one Query", "/v1/funds/FUND_A/documents?from=2025-01-01&to=2025-12-31&kind=capital_call_notice", []string{"Query"}},
-		{"a fund's positions are one Query", "/v1/funds/FUND_A/positions", []string{"Query"}},
-		{"an investor's positions are one GSI2 Query", "/v1/investors/INVESTOR_2/positions", []string{"Query"}},
+		{"a fund's positions are one Query, and one BatchGetItem of the records that name the fund and the investors", "/v1/funds/FUND_A/positions", []string{"Query", "BatchGetItem"}},
+		{"an investor's positions are one GSI2 Query, and the records' BatchGetItem", "/v1/investors/INVESTOR_2/positions", []string{"Query", "BatchGetItem"}},
 		{"one whole past version is two Queries: its record, then its partition", "/v1/documents/DOC001/versions/1", []string{"Query", "Query"}},
 		{"a position's summary is one GSI2 Query", "/v1/positions/POSITION_1/summary", []string{"Query"}},
 		{"a position's summary on a date after every document is the same one GSI2 Query", "/v1/positions/POSITION_1/summary?asOf=2026-01-15", []string{"Query"}},
@@ -42,7 +42,11 @@ func TestEachAccessPatternIsOneOperation(t *testing.T) {
 		{"a position's performance is one GSI2 Query", "/v1/positions/POSITION_1/performance?asOf=2026-01-15", []string{"Query"}},
 		{"a position's capital account statements are one GSI2 Query", "/v1/positions/POSITION_1?itemType=capital_account", []string{"Query"}},
 		{"a position's cash flows are one GSI2 Query", "/v1/positions/POSITION_1/cashflows", []string{"Query"}},
-		{"an investor's summary is one GSI2 Query for its positions and one per position", "/v1/investors/INVESTOR_1/summary", []string{"Query", "Query"}},
+		{"an investor's summary is one GSI2 Query for its positions and one per position, and the records' BatchGetItem", "/v1/investors/INVESTOR_1/summary", []string{"Query", "Query", "BatchGetItem"}},
+		{"a fund is one BatchGetItem of its item and its record", "/v1/funds/FUND_A", []string{"BatchGetItem"}},
+		{"an investor with a record is one BatchGetItem", "/v1/investors/INVESTOR_1", []string{"BatchGetItem"}},
+		{"an investor without a record adds one Query of its registry partition", "/v1/investors/INVESTOR_3", []string{"BatchGetItem", "Query"}},
+		{"a fund's investors are one Query of its notes and one BatchGetItem of their records", "/v1/investors?fundId=FUND_A", []string{"Query", "BatchGetItem"}},
 	}
 	for _, c := range cases {
 		t.Run(c.pattern, func(t *testing.T) {
@@ -64,7 +68,10 @@ func TestEachAccessPatternIsOneOperation(t *testing.T) {
 			"/v1/documents/DOC001/capital":               {"GetItem", "Query"},
 			"/v1/documents/DOC001/positions/POSITION_1":  {"GetItem", "BatchGetItem"},
 			"/v1/documents/DOC001/versions/1":            {"GetItem", "Query", "Query"},
-			"/v1/investors/INVESTOR_1/positions?limit=1": {"Query"},
+			"/v1/investors/INVESTOR_1/positions?limit=1": {"Query", "BatchGetItem"},
+			"/v1/funds/FUND_A":                           {"BatchGetItem"},
+			"/v1/funds":                                  {"BatchGetItem"},
+			"/v1/investors/INVESTOR_1":                   {"BatchGetItem", "BatchGetItem"},
 		} {
 			s.Counter.Reset()
 			if r := s.do(t, http.MethodGet, path, nil, "Authorization", asA); r.Status != http.StatusOK {

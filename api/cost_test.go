@@ -10,6 +10,7 @@ import (
 
 	"github.com/fundsvc/fundsvc/api"
 	"github.com/fundsvc/fundsvc/fund"
+	"github.com/fundsvc/fundsvc/store"
 )
 
 // TestARefusalNeverReadsTheDocument puts a large document of another fund,
@@ -94,6 +95,79 @@ func TestPerformanceRoutesCostWhatTheirDocsSay(t *testing.T) {
 		slices.Sort(ops)
 		if got := strings.Join(ops, " "); got != c.ops {
 			t.Errorf("GET %s costs %q, want %q", c.path, got, c.ops)
+		}
+	}
+}
+
+// TestRecordRoutesCostWhatTheirDocsSay counts the DynamoDB operations of
+// the record routes on the demo: a refusal of an admin costs nothing, a
+// refusal that depends on an investor's positions costs the one BatchGet an
+// unknown ID costs, a write reads its version and puts, and the listing of
+// every fund is a bounded number of registry Queries and one BatchGet,
+// never a Scan.
+func TestRecordRoutesCostWhatTheirDocsSay(t *testing.T) {
+	s := newServer(t, true)
+	all := "Bearer " + token(t, adminOfAll)
+	asA := "Bearer " + token(t, api.Principal{Subject: "admin-a", Role: api.RoleAdmin, Funds: []string{"FUND_A"}})
+	asZ := "Bearer " + token(t, api.Principal{Subject: "admin-z", Role: api.RoleAdmin, Funds: []string{"FUND_Z"}})
+	inv1 := "Bearer " + token(t, api.Principal{Subject: "lp1", Role: api.RoleInvestor, Investor: "INVESTOR_1"})
+	fundBody := map[string]any{"name": "Fund A", "baseCurrency": "USD"}
+	invBody := map[string]any{"displayName": "Northwind", "investorType": "pension"}
+	cases := []struct {
+		method, path string
+		auth         string
+		body         any
+		status       int
+		ops          string
+	}{
+		{"GET", "/v1/funds/FUND_A", asA, nil, 200, "BatchGetItem"},
+		{"GET", "/v1/funds/FUND_A", asZ, nil, 404, ""},
+		{"GET", "/v1/funds/FUND_A", inv1, nil, 200, "BatchGetItem BatchGetItem"},
+		{"GET", "/v1/funds/FUND_Q", inv1, nil, 404, "BatchGetItem"},
+		{"GET", "/v1/funds", asA, nil, 200, "BatchGetItem"},
+		{"GET", "/v1/funds", inv1, nil, 200, "BatchGetItem Query"},
+		{"PUT", "/v1/funds/FUND_A", asA, fundBody, 200, "GetItem PutItem"},
+		{"PUT", "/v1/funds/FUND_A", asZ, fundBody, 404, ""},
+		{"PUT", "/v1/funds/FUND_A", asA, map[string]any{"name": "x"}, 400, ""}, // refused before any read
+		{"GET", "/v1/investors/INVESTOR_1", inv1, nil, 200, "BatchGetItem"},
+		{"GET", "/v1/investors/INVESTOR_2", inv1, nil, 404, ""},
+		{"GET", "/v1/investors/INVESTOR_1", asZ, nil, 404, "BatchGetItem"},
+		{"PUT", "/v1/investors/INVESTOR_1", all, invBody, 200, "GetItem PutItem"},
+		{"PUT", "/v1/investors/INVESTOR_1", asZ, invBody, 404, "BatchGetItem"},
+		{"GET", "/v1/investors?fundId=FUND_A", asZ, nil, 404, ""},
+		{"GET", "/v1/investors", asA, nil, 400, ""},
+	}
+	for _, c := range cases {
+		s.Counter.Reset()
+		r := s.do(t, c.method, c.path, c.body, "Authorization", c.auth)
+		if r.Status != c.status {
+			t.Errorf("%s %s: %d, want %d\n%s", c.method, c.path, r.Status, c.status, r.Body)
+			continue
+		}
+		ops := s.Counter.Ops()
+		slices.Sort(ops)
+		if got := strings.Join(ops, " "); got != c.ops {
+			t.Errorf("%s %s costs %q, want %q", c.method, c.path, got, c.ops)
+		}
+	}
+	for _, path := range []string{"/v1/funds", "/v1/funds?limit=1", "/v1/investors", "/v1/investors?limit=2"} {
+		s.Counter.Reset()
+		if r := s.do(t, http.MethodGet, path, nil, "Authorization", all); r.Status != http.StatusOK {
+			t.Fatalf("GET %s: %d\n%s", path, r.Status, r.Body)
+		}
+		ops := s.Counter.Ops()
+		queries := 0
+		for _, op := range ops {
+			switch op {
+			case "Query":
+				queries++
+			case "BatchGetItem":
+			default:
+				t.Errorf("GET %s made a %s: %v", path, op, ops)
+			}
+		}
+		if queries == 0 || queries > store.RegistryShards+4 {
+			t.Errorf("GET %s made %d Queries of the registry, want 1 to %d", path, queries, store.RegistryShards+4)
 		}
 	}
 }

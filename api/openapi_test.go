@@ -844,6 +844,9 @@ func TestOpenAPISecurityMatchesCode(t *testing.T) {
 		e := openAPITestEngineWith(t, public)
 		for _, o := range ops {
 			target := fillBad.Replace(o.Path)
+			if strings.HasPrefix(o.Path, "/v1/") && !strings.Contains(o.Path, "{") {
+				target += "?limit=0" // a listing without a path ID: a bad limit is what the handler refuses
+			}
 			sec, _ := openAPISecurity(doc, o)
 			open, bearer := openAPIRoles(t, o.Method+" "+o.Path, sec)
 			switch {

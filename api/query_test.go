@@ -63,8 +63,8 @@ func TestEveryV1RouteRefusesWhatItDoesNotDeclare(t *testing.T) {
 		path := routeParam.ReplaceAllString(op.Path, "X1")
 		var declared []string
 		for _, name := range op.Params {
-			if apiParameters[name].In == "query" {
-				declared = append(declared, name)
+			if p := apiParameters[name]; p.In == "query" {
+				declared = append(declared, p.name(name))
 			}
 		}
 		refused := func(t *testing.T, query, field, detail string) {

@@ -185,3 +185,20 @@ func (s *server) registeredNames(c *gin.Context, rs []positions.Registered) (wir
 	}
 	return s.names(c, funds, investors)
 }
+
+// demoFundRecord and demoInvestorRecord are the answers of a PUT of the
+// demo's first records (fund.DemoRecords), at version v: the OpenAPI
+// document's examples.
+func demoFundRecord(v int) wire.Fund {
+	funds, _ := fund.DemoRecords()
+	f := funds[0]
+	return wire.FundOf(fund.Fund{ID: f.ID, Record: &fund.FundRecord{FundFields: f.FundFields, Version: v, UpdatedAt: demoRecordTime, UpdatedBy: "admin-of-fund-a"}})
+}
+
+func demoInvestorRecord(v int) wire.Investor {
+	_, investors := fund.DemoRecords()
+	i := investors[0]
+	return wire.InvestorOf(fund.Investor{ID: i.ID, Record: &fund.InvestorRecord{InvestorFields: i.InvestorFields, Version: v, UpdatedAt: demoRecordTime, UpdatedBy: "admin-of-fund-a"}})
+}
+
+var demoRecordTime = time.Date(2026, 2, 2, 9, 30, 0, 0, time.UTC)

@@ -271,16 +271,16 @@ func (s *server) operations() []operation {
 			Method: http.MethodPut, Path: "/v1/funds/:fundId", ID: "putFund", Tag: "funds", Access: accessAdmin,
 			Handlers:    []gin.HandlerFunc{s.idempotent, s.putFund},
 			Summary:     "Create or replace a fund's record",
-			Description: "Stores the body as the fund's record: version 1 (201) for the first, N+1 (200) for a replacement, recording the token's subject as `updatedBy`. Admin tokens only, for the funds the token covers (403 otherwise, decided before the body is read). A fund may have a record before any document names it, and documents may name a fund that has none. `If-Match` works as for documents: `\"<version>\"` replaces only that version, `\"0\"` only creates, `*` only replaces; without it, concurrent writers are serialized and no version is lost. A body that breaks a rule changes nothing.",
+			Description: "Stores the body as the fund's record: version 1 (201) for the first, N+1 (200) for a replacement, recording the token's subject as `updatedBy`. Admin tokens only, for the funds the token covers (404 otherwise, as for a fund that does not exist, decided before the body is read). A fund may have a record before any document names it, and documents may name a fund that has none. `If-Match` works as for documents: `\"<version>\"` replaces only that version, `\"0\"` only creates, `*` only replaces; without it, concurrent writers are serialized and no version is lost. A body that breaks a rule changes nothing.",
 			Params:      []string{"If-Match", "Idempotency-Key"},
 			Body:        &requestBody{Type: wire.FundRequest{}, Doc: "The whole record. Content-Type must be `application/json` or a `+json` type (415 otherwise)."},
 			Responses: []response{
-				{Status: 200, Doc: "The record was replaced; the body is the new version.", Body: wire.Fund{}, Headers: []string{"ETag", "Location", "Idempotent-Replayed"}},
-				{Status: 201, Doc: "The record was created as version 1.", Body: wire.Fund{}, Headers: []string{"ETag", "Location", "Idempotent-Replayed"}},
+				{Status: 200, Doc: "The record was replaced; the body is the new version.", Body: wire.Fund{}, Headers: []string{"ETag", "Location", "Idempotent-Replayed"}, Example: demoFundRecord(2)},
+				{Status: 201, Doc: "The record was created as version 1.", Body: wire.Fund{}, Headers: []string{"ETag", "Location", "Idempotent-Replayed"}, Example: demoFundRecord(1)},
 			},
 			Errors: map[int]string{
 				400: "`fundId` or a body field is invalid, If-Match is neither a version nor `*`, or the body is not exactly one JSON object of this schema (unknown fields included).",
-				403: "An investor token, or a fund the admin token does not cover (`field` `fundId`).",
+				404: "A fund the admin token does not cover, whether or not it exists (decided before the body is read).",
 				409: "Too many writers raced for the record (retry), or a request with the same Idempotency-Key is still running.",
 				412: "If-Match named a version that is not the current one (or `*` for a fund without a record), or another writer replaced the record first.",
 				413: "",
@@ -365,8 +365,8 @@ func (s *server) operations() []operation {
 			Params:      []string{"If-Match", "Idempotency-Key"},
 			Body:        &requestBody{Type: wire.InvestorRequest{}, Doc: "The whole record. Content-Type must be `application/json` or a `+json` type (415 otherwise)."},
 			Responses: []response{
-				{Status: 200, Doc: "The record was replaced; the body is the new version.", Body: wire.Investor{}, Headers: []string{"ETag", "Location", "Idempotent-Replayed"}},
-				{Status: 201, Doc: "The record was created as version 1.", Body: wire.Investor{}, Headers: []string{"ETag", "Location", "Idempotent-Replayed"}},
+				{Status: 200, Doc: "The record was replaced; the body is the new version.", Body: wire.Investor{}, Headers: []string{"ETag", "Location", "Idempotent-Replayed"}, Example: demoInvestorRecord(2)},
+				{Status: 201, Doc: "The record was created as version 1.", Body: wire.Investor{}, Headers: []string{"ETag", "Location", "Idempotent-Replayed"}, Example: demoInvestorRecord(1)},
 			},
 			Errors: map[int]string{
 				400: "`investorId` or a body field is invalid, If-Match is neither a version nor `*`, or the body is not exactly one JSON object of this schema (unknown fields included).",

@@ -102,6 +102,10 @@ var conventions = map[string]string{
 }
 
 var apiTypes = map[string]typeSpec{
+	"FundRequest":             {Doc: "A fund's whole record: what `PUT /v1/funds/{fundId}` stores as the record's next version. Server-owned members (`fundId`, `version`, `updatedAt`, `updatedBy`) have no place here; unknown members, `null`, a number written with a fraction or an exponent where a whole number is due, and trailing data are refused with 400 naming the member."},
+	"InvestorRequest":         {Doc: "An investor's whole record: what `PUT /v1/investors/{investorId}` stores as the record's next version (see `FundRequest`)."},
+	"Fund":                    {Doc: "A fund: its ID and, once an administrator has put one, its record with the record's version. A fund that documents name but that has no record is answered with `fundId` alone."},
+	"Investor":                {Doc: "An investor: its ID and, once an administrator has put one, its record with the record's version. An investor that documents name but that has no record is answered with `investorId` alone."},
 	"DocumentRequest":         {Doc: "One whole version of a document: what `PUT /v1/documents/{documentId}` stores as the document's next version. Server-owned fields (`documentId`, `version`, `createdAt`) have no place here. Unknown fields are refused with 400 at every level, as are trailing data after the object, an empty body, and invalid JSON; the problem's `field` names the offending input, e.g. `positions[3].capitalCall.amount`. About `null`: a required amount (`amount` of an activity, call, distribution or unfunded commitment) that is `null` is refused with 400; in every other field the server treats `null` as if the field were absent, so a `null` `title`, `asOf` or `positions` is refused as missing, while a `null` `currency`, status, date, line item or `capitalActivity` takes the default or means none."},
 	"CapitalActivityInput":    {Doc: "The document-level capital movement. Optional; when absent, the new version has no capital activity."},
 	"PositionInput":           {Doc: "What the document reports for one position (one fund plus one investor): at least one of `capitalCall`, `distribution`, `unfundedCommitment` and `capitalAccount`.", MinProperties: 3},
@@ -148,6 +152,12 @@ var apiTypes = map[string]typeSpec{
 }
 
 var apiFields = map[string]field{
+	// A fund's or an investor's answer holds its record's members only
+	// once it has a record.
+	"FundFields.name":                  {Optional: true},
+	"FundFields.baseCurrency":          {Optional: true},
+	"InvestorFields.displayName":       {Optional: true},
+	"InvestorFields.investorType":      {Optional: true},
 	"DocumentRequest.fundId":           {Required: true},
 	"DocumentRequest.title":            {Required: true, Schema: &schema{Type: "string", MinLength: ptr(1), MaxLength: ptr(fund.MaxTitleLength)}},
 	"DocumentRequest.asOf":             {Required: true},

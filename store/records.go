@@ -231,16 +231,12 @@ func (s *Store) Investors(ctx context.Context, ids []string, known bool) ([]fund
 	return out, nil
 }
 
-// InvestorExists reports whether investor inv has a record or holds a
-// position of a fund: one consistent GetItem of its record and, when it has
-// none, one Query of its registry partition for one note.
-func (s *Store) InvestorExists(ctx context.Context, inv string) (bool, error) {
-	is, err := s.Investors(ctx, []string{inv}, false)
-	if err != nil || len(is) > 0 {
-		return len(is) > 0, err
-	}
+// InvestorRegistered reports whether investor inv has a record or holds a
+// position of a fund, by one Query of its registry partition (GSI1,
+// eventually consistent) for one row.
+func (s *Store) InvestorRegistered(ctx context.Context, inv string) (bool, error) {
 	var rows []Item
-	err = s.table.Get(AttrGSI1PK, InvestorsGSI1PK(inv)).Index(IndexGSI1).
+	err := s.table.Get(AttrGSI1PK, InvestorsGSI1PK(inv)).Index(IndexGSI1).
 		Range(AttrGSI1SK, dynamo.BeginsWith, InvestorRecordGSI1SK(inv)).SearchLimit(1).RequestLimit(1).All(ctx, &rows)
 	if err != nil {
 		return false, fmt.Errorf("investor %s: %w", inv, err)
@@ -478,14 +474,9 @@ func investorNotFound(inv string) error {
 	return fund.Errorf(fund.ENOTFOUND, "investor %s not found", inv)
 }
 
-// MayWriteFund returns EFORBIDDEN unless the viewer administers fundID; it
-// reads nothing.
-func (r View) MayWriteFund(fundID string) error {
-	if !r.v.MayReadFund(fundID) {
-		return &fund.Error{Code: fund.EFORBIDDEN, Field: "fundId", Message: "your token does not cover fund " + fundID}
-	}
-	return nil
-}
+// MayWriteFund returns ENOTFOUND, as for an unknown fund, unless the viewer
+// administers fundID; it reads nothing.
+func (r View) MayWriteFund(fundID string) error { return r.FundVisible(fundID) }
 
 // Fund returns fundID as the viewer sees it: ENOTFOUND for a fund that has
 // neither a record nor a document, and for one the viewer may not read (an
@@ -613,7 +604,7 @@ func (r View) Investor(ctx context.Context, inv string) (fund.Investor, error) {
 	// No record: the investor is known from its positions. An administrator
 	// of some funds has seen its note; the others ask the registry.
 	if r.v.AllFunds || r.v.Investor != "" {
-		ok, err := r.s.InvestorExists(ctx, inv)
+		ok, err := r.s.InvestorRegistered(ctx, inv)
 		if err != nil {
 			return fund.Investor{}, err
 		}
