@@ -69,6 +69,12 @@ var datasets = []dataset{
 		write:   writeTransactionLines,
 		itemRow: func(v *store.VersionItem) (any, error) { return transactionItemRowOf(v) }},
 	itemDataset[unfundedCommitmentRow]("unfunded_commitments", fund.UnfundedCommitment, fund.UnfundedCommitmentItem{}),
+	// Every fund and every investor, of a record or of documents, read
+	// whole from the store's registries at every run (records are few, and
+	// the change index knows documents only), so an incremental run writes
+	// them as a full one does.
+	{name: "funds", row: fundRow{}, write: writeFunds},
+	{name: "investors", row: investorRow{}, write: writeInvestors},
 	{name: "positions", row: positionRow{},
 		newSort: sortBy(func(a, b *positionRow) int {
 			return cmp.Or(cmp.Compare(a.FundID, b.FundID), cmp.Compare(a.PositionID, b.PositionID))
@@ -268,7 +274,9 @@ func (x *exporter) write(ctx context.Context) ([]DatasetManifest, error) {
 	written := make([][]DatasetManifest, len(datasets))
 	writeOne := func(i int) error {
 		ws, err := datasets[i].write(ctx, x, x.sorts.rows[i])
-		x.sorts.rows[i].remove()
+		if r := x.sorts.rows[i]; r != nil {
+			r.remove()
+		}
 		written[i], err = finish(ctx, nil, err, ws...)
 		return err
 	}
@@ -613,3 +621,122 @@ func joinHeads[T any](heads *sorter[store.CommitHead], rows *sorter[T], key func
 		}
 	}
 }
+
+// writeFunds writes every fund, by ID: the funds' registry is read a page
+// at a time (store.Store.AllFunds, then their records), its pages sorted
+// by the exporter's external sort, as a registry lists funds shard by
+// shard.
+func writeFunds(ctx context.Context, x *exporter, _ rowSort) ([]closer, error) {
+	plan := fundPlan()
+	rows := newSorter(x.tmp, "funds", func(a, b *fundRow) int { return cmp.Compare(a.FundID, b.FundID) })
+	defer rows.remove()
+	var start store.PageKey
+	for {
+		ids, next, err := x.cfg.Store.AllFunds(ctx, recordPage, start)
+		if err != nil {
+			return nil, fmt.Errorf("export: %w", err)
+		}
+		fs, err := x.cfg.Store.Funds(ctx, ids)
+		if err != nil {
+			return nil, fmt.Errorf("export: %w", err)
+		}
+		for i := range fs {
+			var r fundRow
+			plan.fill(&r, []any{&fs[i], fs[i].Record}, &err)
+			if err != nil {
+				return nil, fmt.Errorf("export: fund %s: %w", fs[i].ID, err)
+			}
+			if err := addSpilling(x, rows, r); err != nil {
+				return nil, err
+			}
+		}
+		if next == nil {
+			break
+		}
+		start = next
+	}
+	w := newDatasetWriter[fundRow](x, "funds")
+	w.base = nil // written whole at every run
+	return []closer{w}, writeSorted(ctx, w, rows)
+}
+
+// writeInvestors writes every investor, by ID (see writeFunds).
+func writeInvestors(ctx context.Context, x *exporter, _ rowSort) ([]closer, error) {
+	plan := investorPlan()
+	rows := newSorter(x.tmp, "investors", func(a, b *investorRow) int { return cmp.Compare(a.InvestorID, b.InvestorID) })
+	defer rows.remove()
+	var start store.PageKey
+	for {
+		ids, next, err := x.cfg.Store.AllInvestors(ctx, recordPage, start)
+		if err != nil {
+			return nil, fmt.Errorf("export: %w", err)
+		}
+		is, err := x.cfg.Store.Investors(ctx, ids, true)
+		if err != nil {
+			return nil, fmt.Errorf("export: %w", err)
+		}
+		for i := range is {
+			var r investorRow
+			plan.fill(&r, []any{&is[i], is[i].Record}, &err)
+			if err != nil {
+				return nil, fmt.Errorf("export: investor %s: %w", is[i].ID, err)
+			}
+			if err := addSpilling(x, rows, r); err != nil {
+				return nil, err
+			}
+		}
+		if next == nil {
+			break
+		}
+		start = next
+	}
+	w := newDatasetWriter[investorRow](x, "investors")
+	w.base = nil
+	return []closer{w}, writeSorted(ctx, w, rows)
+}
+
+// recordPage is how many funds or investors one registry read asks for.
+const recordPage = 100
+
+// addSpilling adds r to rows, spilling once the exporter's row budget is
+// held.
+func addSpilling[T any](x *exporter, rows *sorter[T], r T) error {
+	rows.add(r)
+	if rows.buffered() >= x.cfg.MemoryRows {
+		return rows.spill()
+	}
+	return nil
+}
+
+// writeSorted writes the sorted rows.
+func writeSorted[T any](ctx context.Context, w *datasetWriter[T], rows *sorter[T]) error {
+	if err := rows.settle(); err != nil {
+		return err
+	}
+	it, err := rows.iterate()
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	for {
+		r, ok, err := it.next()
+		if err != nil || !ok {
+			return err
+		}
+		if err := w.write(ctx, r); err != nil {
+			return err
+		}
+	}
+}
+
+// fundPlan and investorPlan fill a record's row from the fund or investor
+// and its record: every field of fund.FundFields (fund.InvestorFields) has
+// its column, named after its JSON name.
+var (
+	fundPlan = sync.OnceValue(func() *rowPlan {
+		return mustPlan[fundRow]([]any{fund.FundFields{}}, &fund.Fund{}, &fund.FundRecord{})
+	})
+	investorPlan = sync.OnceValue(func() *rowPlan {
+		return mustPlan[investorRow]([]any{fund.InvestorFields{}}, &fund.Investor{}, &fund.InvestorRecord{})
+	})
+)

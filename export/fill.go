@@ -2,6 +2,7 @@ package export
 
 import (
 	"encoding"
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
@@ -239,6 +240,21 @@ func converter(from, to reflect.Type) (func(src, dst reflect.Value, err *error),
 			}, nil
 		}
 		return func(src, dst reflect.Value, err *error) { dst.SetString(src.String()) }, nil
+	case from.Kind() == reflect.Map && from.Key().Kind() == reflect.String && from.Elem().Kind() == reflect.String && to.Kind() == reflect.String:
+		// A record's external identifiers: a JSON object, its members sorted
+		// (Athena reads one with json_extract_scalar(external_ids,
+		// '$.carta')). A MAP column would need a map type in the DDL and the
+		// Iceberg schema, which derive from scalar columns only.
+		return func(src, dst reflect.Value, err *error) {
+			if src.Len() == 0 {
+				return
+			}
+			b, e := json.Marshal(src.Interface())
+			if e != nil && *err == nil {
+				*err = e
+			}
+			dst.SetString(string(b))
+		}, nil
 	case from.Kind() == reflect.Int && to.Kind() == reflect.Int32:
 		return func(src, dst reflect.Value, err *error) { dst.SetInt(src.Int()) }, nil
 	case from.Kind() == reflect.Bool && to.Kind() == reflect.Bool:

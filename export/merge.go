@@ -54,6 +54,10 @@ func clusterOf(r any) clusterKey {
 		return clusterKey{r.FundID, r.DocumentID}
 	case *positionRow:
 		return clusterKey{r.FundID, r.PositionID}
+	case *fundRow:
+		return clusterKey{r.FundID, ""}
+	case *investorRow:
+		return clusterKey{r.InvestorID, ""}
 	}
 	panic(fmt.Sprintf("export: no cluster key for %T", r))
 }

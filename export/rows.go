@@ -36,11 +36,40 @@ import (
 
 // SchemaVersion changes whenever a dataset's columns change; manifests and
 // DDL carry it so a reader can tell snapshots of different shapes apart.
-const SchemaVersion = 3 // 2: capital_accounts and transaction_lines; 3: one vocabulary (issue 23)
+const SchemaVersion = 4 // 2: capital_accounts and transaction_lines; 3: one vocabulary (issue 23); 4: funds and investors
 
 // decimal19 is a DECIMAL(19,4) value: the unscaled amount × 10⁴ as a
 // big-endian two's-complement integer.
 type decimal19 = [9]byte
+
+// fundRow is a fund: every fund of a record or of documents, with its
+// record's columns, which are null while it has none (fund.FundFields,
+// filled by name, and the record's version, instant and author).
+type fundRow struct {
+	FundID        string     `parquet:"fund_id" from:"ID"`
+	Name          string     `parquet:"name,optional"`
+	LegalName     string     `parquet:"legal_name,optional"`
+	BaseCurrency  string     `parquet:"base_currency,optional,dict"`
+	VintageYear   int32      `parquet:"vintage_year,optional"`
+	TargetSize    *decimal19 `parquet:"target_size,decimal(4:19),optional"`
+	InceptionDate *int32     `parquet:"inception_date,date,optional"`
+	ExternalIDs   string     `parquet:"external_ids,optional"`
+	Version       int32      `parquet:"version,optional"`
+	UpdatedAt     time.Time  `parquet:"updated_at,timestamp(millisecond),optional"`
+	UpdatedBy     string     `parquet:"updated_by,optional,dict"`
+}
+
+// investorRow is an investor: every investor of a record or of positions,
+// with its record's columns, null while it has none (see fundRow).
+type investorRow struct {
+	InvestorID   string    `parquet:"investor_id" from:"ID"`
+	DisplayName  string    `parquet:"display_name,optional"`
+	InvestorType string    `parquet:"investor_type,optional,dict"`
+	ExternalIDs  string    `parquet:"external_ids,optional"`
+	Version      int32     `parquet:"version,optional"`
+	UpdatedAt    time.Time `parquet:"updated_at,timestamp(millisecond),optional"`
+	UpdatedBy    string    `parquet:"updated_by,optional,dict"`
+}
 
 // documentRow is one version of a document. documents holds each
 // document's latest committed version, document_versions every committed one.

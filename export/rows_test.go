@@ -250,3 +250,46 @@ func TestTransactionLinesAreTheItemsTypedLines(t *testing.T) {
 		})
 	}
 }
+
+// TestEveryRecordFieldHasAColumn fills a funds row and an investors row
+// from records with every field set, and finds each field in its column;
+// and a fund or an investor without a record leaves every record column
+// null (zero).
+func TestEveryRecordFieldHasAColumn(t *testing.T) {
+	size := fund.MustMoney("250000000.1234")
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	f := fund.Fund{ID: "FUND_A", Record: &fund.FundRecord{FundFields: fund.FundFields{Name: "Fund A", LegalName: "Fund A, L.P.", BaseCurrency: "USD",
+		VintageYear: 2025, TargetSize: &size, InceptionDate: fund.MustDate("2025-02-03"), ExternalIDs: fund.ExternalIDs{"z": "2", "a": "1"}},
+		Version: 3, UpdatedAt: at, UpdatedBy: "alice"}}
+	for i := range reflect.TypeFor[fund.FundFields]().NumField() {
+		if reflect.ValueOf(f.Record.FundFields).Field(i).IsZero() {
+			t.Fatalf("field %s is zero: the test would prove nothing of it", reflect.TypeFor[fund.FundFields]().Field(i).Name)
+		}
+	}
+	var err error
+	var r fundRow
+	fundPlan().fill(&r, []any{&f, f.Record}, &err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fundRow{FundID: "FUND_A", Name: "Fund A", LegalName: "Fund A, L.P.", BaseCurrency: "USD", VintageYear: 2025,
+		TargetSize: optDecimal(&size, &err), InceptionDate: optDays(fund.MustDate("2025-02-03")), ExternalIDs: `{"a":"1","z":"2"}`,
+		Version: 3, UpdatedAt: at, UpdatedBy: "alice"}
+	if !reflect.DeepEqual(r, want) {
+		t.Errorf("row %+v\nwant %+v", r, want)
+	}
+	var bare fundRow
+	fundPlan().fill(&bare, []any{&fund.Fund{ID: "FUND_D"}, (*fund.FundRecord)(nil)}, &err)
+	if err != nil || !reflect.DeepEqual(bare, fundRow{FundID: "FUND_D"}) {
+		t.Errorf("a fund without a record: %+v %v", bare, err)
+	}
+
+	i := fund.Investor{ID: "INVESTOR_1", Record: &fund.InvestorRecord{InvestorFields: fund.InvestorFields{DisplayName: "Northwind",
+		InvestorType: fund.InvestorSovereignWealth, ExternalIDs: fund.ExternalIDs{"crm": "7"}}, Version: 1, UpdatedAt: at, UpdatedBy: "bob"}}
+	var ir investorRow
+	investorPlan().fill(&ir, []any{&i, i.Record}, &err)
+	if w := (investorRow{InvestorID: "INVESTOR_1", DisplayName: "Northwind", InvestorType: "sovereign_wealth", ExternalIDs: `{"crm":"7"}`,
+		Version: 1, UpdatedAt: at, UpdatedBy: "bob"}); err != nil || !reflect.DeepEqual(ir, w) {
+		t.Errorf("row %+v %v\nwant %+v", ir, err, w)
+	}
+}

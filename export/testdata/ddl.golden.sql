@@ -1,4 +1,4 @@
--- fundsvc export schema version 3: dataset documents
+-- fundsvc export schema version 4: dataset documents
 CREATE EXTERNAL TABLE IF NOT EXISTS documents (
   `fund_id` string,
   `document_id` string,
@@ -24,10 +24,10 @@ TBLPROPERTIES (
   'projection.snapshot_date.interval' = '1',
   'projection.snapshot_date.interval.unit' = 'DAYS',
   'storage.location.template' = 's3://lake/fundsvc/_symlink/documents/snapshot_date=${snapshot_date}/',
-  'fundsvc.schema_version' = '3'
+  'fundsvc.schema_version' = '4'
 );
 
--- fundsvc export schema version 3: dataset document_versions
+-- fundsvc export schema version 4: dataset document_versions
 CREATE EXTERNAL TABLE IF NOT EXISTS document_versions (
   `fund_id` string,
   `document_id` string,
@@ -54,10 +54,10 @@ TBLPROPERTIES (
   'projection.snapshot_date.interval' = '1',
   'projection.snapshot_date.interval.unit' = 'DAYS',
   'storage.location.template' = 's3://lake/fundsvc/_symlink/document_versions/snapshot_date=${snapshot_date}/',
-  'fundsvc.schema_version' = '3'
+  'fundsvc.schema_version' = '4'
 );
 
--- fundsvc export schema version 3: dataset capital_activities
+-- fundsvc export schema version 4: dataset capital_activities
 CREATE EXTERNAL TABLE IF NOT EXISTS capital_activities (
   `fund_id` string,
   `document_id` string,
@@ -83,10 +83,10 @@ TBLPROPERTIES (
   'projection.snapshot_date.interval' = '1',
   'projection.snapshot_date.interval.unit' = 'DAYS',
   'storage.location.template' = 's3://lake/fundsvc/_symlink/capital_activities/snapshot_date=${snapshot_date}/',
-  'fundsvc.schema_version' = '3'
+  'fundsvc.schema_version' = '4'
 );
 
--- fundsvc export schema version 3: dataset capital_accounts
+-- fundsvc export schema version 4: dataset capital_accounts
 CREATE EXTERNAL TABLE IF NOT EXISTS capital_accounts (
   `fund_id` string,
   `document_id` string,
@@ -136,10 +136,10 @@ TBLPROPERTIES (
   'projection.snapshot_date.interval' = '1',
   'projection.snapshot_date.interval.unit' = 'DAYS',
   'storage.location.template' = 's3://lake/fundsvc/_symlink/capital_accounts/snapshot_date=${snapshot_date}/',
-  'fundsvc.schema_version' = '3'
+  'fundsvc.schema_version' = '4'
 );
 
--- fundsvc export schema version 3: dataset capital_calls
+-- fundsvc export schema version 4: dataset capital_calls
 CREATE EXTERNAL TABLE IF NOT EXISTS capital_calls (
   `fund_id` string,
   `document_id` string,
@@ -169,10 +169,10 @@ TBLPROPERTIES (
   'projection.snapshot_date.interval' = '1',
   'projection.snapshot_date.interval.unit' = 'DAYS',
   'storage.location.template' = 's3://lake/fundsvc/_symlink/capital_calls/snapshot_date=${snapshot_date}/',
-  'fundsvc.schema_version' = '3'
+  'fundsvc.schema_version' = '4'
 );
 
--- fundsvc export schema version 3: dataset distributions
+-- fundsvc export schema version 4: dataset distributions
 CREATE EXTERNAL TABLE IF NOT EXISTS distributions (
   `fund_id` string,
   `document_id` string,
@@ -204,10 +204,10 @@ TBLPROPERTIES (
   'projection.snapshot_date.interval' = '1',
   'projection.snapshot_date.interval.unit' = 'DAYS',
   'storage.location.template' = 's3://lake/fundsvc/_symlink/distributions/snapshot_date=${snapshot_date}/',
-  'fundsvc.schema_version' = '3'
+  'fundsvc.schema_version' = '4'
 );
 
--- fundsvc export schema version 3: dataset transaction_lines
+-- fundsvc export schema version 4: dataset transaction_lines
 CREATE EXTERNAL TABLE IF NOT EXISTS transaction_lines (
   `fund_id` string,
   `document_id` string,
@@ -241,10 +241,10 @@ TBLPROPERTIES (
   'projection.snapshot_date.interval' = '1',
   'projection.snapshot_date.interval.unit' = 'DAYS',
   'storage.location.template' = 's3://lake/fundsvc/_symlink/transaction_lines/snapshot_date=${snapshot_date}/',
-  'fundsvc.schema_version' = '3'
+  'fundsvc.schema_version' = '4'
 );
 
--- fundsvc export schema version 3: dataset unfunded_commitments
+-- fundsvc export schema version 4: dataset unfunded_commitments
 CREATE EXTERNAL TABLE IF NOT EXISTS unfunded_commitments (
   `fund_id` string,
   `document_id` string,
@@ -271,10 +271,66 @@ TBLPROPERTIES (
   'projection.snapshot_date.interval' = '1',
   'projection.snapshot_date.interval.unit' = 'DAYS',
   'storage.location.template' = 's3://lake/fundsvc/_symlink/unfunded_commitments/snapshot_date=${snapshot_date}/',
-  'fundsvc.schema_version' = '3'
+  'fundsvc.schema_version' = '4'
 );
 
--- fundsvc export schema version 3: dataset positions
+-- fundsvc export schema version 4: dataset funds
+CREATE EXTERNAL TABLE IF NOT EXISTS funds (
+  `fund_id` string,
+  `name` string,
+  `legal_name` string,
+  `base_currency` string,
+  `vintage_year` int,
+  `target_size` decimal(19,4),
+  `inception_date` date,
+  `external_ids` string,
+  `version` int,
+  `updated_at` timestamp,
+  `updated_by` string
+)
+PARTITIONED BY (`snapshot_date` string)
+ROW FORMAT SERDE 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe'
+STORED AS INPUTFORMAT 'org.apache.hadoop.hive.ql.io.SymlinkTextInputFormat'
+OUTPUTFORMAT 'org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat'
+LOCATION 's3://lake/fundsvc/_symlink/funds/'
+TBLPROPERTIES (
+  'projection.enabled' = 'true',
+  'projection.snapshot_date.type' = 'date',
+  'projection.snapshot_date.format' = 'yyyy-MM-dd',
+  'projection.snapshot_date.range' = '2020-01-01,NOW',
+  'projection.snapshot_date.interval' = '1',
+  'projection.snapshot_date.interval.unit' = 'DAYS',
+  'storage.location.template' = 's3://lake/fundsvc/_symlink/funds/snapshot_date=${snapshot_date}/',
+  'fundsvc.schema_version' = '4'
+);
+
+-- fundsvc export schema version 4: dataset investors
+CREATE EXTERNAL TABLE IF NOT EXISTS investors (
+  `investor_id` string,
+  `display_name` string,
+  `investor_type` string,
+  `external_ids` string,
+  `version` int,
+  `updated_at` timestamp,
+  `updated_by` string
+)
+PARTITIONED BY (`snapshot_date` string)
+ROW FORMAT SERDE 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe'
+STORED AS INPUTFORMAT 'org.apache.hadoop.hive.ql.io.SymlinkTextInputFormat'
+OUTPUTFORMAT 'org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat'
+LOCATION 's3://lake/fundsvc/_symlink/investors/'
+TBLPROPERTIES (
+  'projection.enabled' = 'true',
+  'projection.snapshot_date.type' = 'date',
+  'projection.snapshot_date.format' = 'yyyy-MM-dd',
+  'projection.snapshot_date.range' = '2020-01-01,NOW',
+  'projection.snapshot_date.interval' = '1',
+  'projection.snapshot_date.interval.unit' = 'DAYS',
+  'storage.location.template' = 's3://lake/fundsvc/_symlink/investors/snapshot_date=${snapshot_date}/',
+  'fundsvc.schema_version' = '4'
+);
+
+-- fundsvc export schema version 4: dataset positions
 CREATE EXTERNAL TABLE IF NOT EXISTS positions (
   `fund_id` string,
   `position_id` string,
@@ -298,5 +354,5 @@ TBLPROPERTIES (
   'projection.snapshot_date.interval' = '1',
   'projection.snapshot_date.interval.unit' = 'DAYS',
   'storage.location.template' = 's3://lake/fundsvc/_symlink/positions/snapshot_date=${snapshot_date}/',
-  'fundsvc.schema_version' = '3'
+  'fundsvc.schema_version' = '4'
 );
