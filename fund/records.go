@@ -199,9 +199,3 @@ func (i *InvestorFields) Normalize() {
 		i.ExternalIDs = nil
 	}
 }
-
-// RecordExists is the error of a PUT that would create a record where one
-// exists: the caller must name the version it replaces.
-func RecordExists(what, id string, version int) error {
-	return Errorf(EPRECONDITION, "%s %s already has a record, at version %d; send If-Match: \"%d\" to replace that version", what, id, version, version)
-}
