@@ -189,6 +189,9 @@ func TestSnapshotMatchesAPI(t *testing.T) {
 			}
 		}
 	}
+	// Every fund and every investor, as the API lists them.
+	count("funds", len(s.all(t, "/v1/funds")))
+	count("investors", len(s.all(t, "/v1/investors")))
 	for inv := range investors {
 		for _, pos := range s.all(t, "/v1/investors/"+inv+"/positions") {
 			for _, it := range s.all(t, "/v1/positions/"+pos["positionId"].(string)) {

@@ -154,7 +154,8 @@ func TestIncrementalSnapshotEqualsAFullExport(t *testing.T) {
 // TestIncrementalWithNothingChangedReusesEveryFile exports in full, lets
 // time pass without a commit, and exports incrementally: the new snapshot
 // names exactly the files of the previous one, writes none and reads no
-// document.
+// document; but for funds and investors, which every run reads whole from
+// the registries and writes again (the same rows).
 func TestIncrementalWithNothingChangedReusesEveryFile(t *testing.T) {
 	e := fundtest.New(t)
 	clock := &storeClock{t: fundtest.Clock}
@@ -170,17 +171,24 @@ func TestIncrementalWithNothingChangedReusesEveryFile(t *testing.T) {
 	if inc.Kind != "incremental" || inc.DocumentsChanged != 0 {
 		t.Fatalf("kind %q, %d documents changed; want incremental, none", inc.Kind, inc.DocumentsChanged)
 	}
-	files := 0
+	files, rewritten := 0, 0
 	for _, d := range base.Datasets {
-		files += len(d.Files)
 		got, _ := inc.Dataset(d.Name)
+		if d.Name == "funds" || d.Name == "investors" {
+			rewritten += len(got.Files)
+			if got.Rows != d.Rows || d.Rows == 0 {
+				t.Errorf("%s: %d rows, the previous snapshot %d", d.Name, got.Rows, d.Rows)
+			}
+			continue
+		}
+		files += len(d.Files)
 		if !slices.Equal(keys(got.Files), keys(d.Files)) || got.Rows != d.Rows {
 			t.Errorf("%s: files %v (%d rows), want the previous snapshot's %v (%d rows)", d.Name, keys(got.Files), got.Rows, keys(d.Files), d.Rows)
 		}
 	}
-	if events[export.EventReused] != files || events[export.EventFile] != 0 || events[export.EventReread] != 0 {
-		t.Errorf("%d files reused, %d written, %d documents read; want %d, 0, 0",
-			events[export.EventReused], events[export.EventFile], events[export.EventReread], files)
+	if events[export.EventReused] != files || events[export.EventFile] != rewritten || events[export.EventReread] != 0 {
+		t.Errorf("%d files reused, %d written, %d documents read; want %d, %d (funds and investors), 0",
+			events[export.EventReused], events[export.EventFile], events[export.EventReread], files, rewritten)
 	}
 	if n := e.Counter.Count("Scan"); n != 0 {
 		t.Errorf("the incremental export made %d Scans", n)
