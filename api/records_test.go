@@ -21,10 +21,28 @@ var fullFundBody = map[string]any{
 	"externalIds": map[string]any{"carta": "FB-1", "burgiss.fund": "99"},
 }
 
+// fullInvestorBody is an investor record with every member set.
+var fullInvestorBody = map[string]any{"displayName": "Birch Family Office", "investorType": "family_office", "externalIds": map[string]any{"crm": "C-77"}}
+
+// everyMember fails t unless body sets a member for every field of the
+// record struct t, so that a field added to the record is in the round
+// trip below.
+func everyMember(t *testing.T, typ reflect.Type, body map[string]any) {
+	t.Helper()
+	for i := range typ.NumField() {
+		name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
+		if _, ok := body[name]; !ok {
+			t.Errorf("the full %s body has no %s: add it", typ.Name(), name)
+		}
+	}
+}
+
 // TestARecordIsAnsweredAsItWasPut puts a fund and an investor record with
 // every member set, and reads each back by GET and in its listing, member
 // for member; then replaces it with If-Match, which the ETag follows.
 func TestARecordIsAnsweredAsItWasPut(t *testing.T) {
+	everyMember(t, reflect.TypeFor[fund.FundFields](), fullFundBody)
+	everyMember(t, reflect.TypeFor[fund.InvestorFields](), fullInvestorBody)
 	s := newServer(t, true)
 	put := s.do(t, http.MethodPut, "/v1/funds/FUND_B", fullFundBody)
 	if put.Status != http.StatusCreated || put.Header.Get("ETag") != `"1"` || put.Header.Get("Location") != "/v1/funds/FUND_B" {
@@ -65,7 +83,7 @@ func TestARecordIsAnsweredAsItWasPut(t *testing.T) {
 		t.Errorf("a replacement is the whole record: %v", got)
 	}
 
-	inv := map[string]any{"displayName": "Birch Family Office", "investorType": "family_office", "externalIds": map[string]any{"crm": "C-77"}}
+	inv := fullInvestorBody
 	if r := s.do(t, http.MethodPut, "/v1/investors/INVESTOR_NEW", inv); r.Status != http.StatusCreated {
 		t.Fatalf("PUT investor: %d\n%s", r.Status, r.Body)
 	}

@@ -224,3 +224,32 @@ func TestTheRegistriesListEveryFundAndInvestorOnce(t *testing.T) {
 		}
 	})
 }
+
+// TestSeedingCreatesTheDemoRecordsOnce: the demo's records are written by
+// the first seed, and a later seed leaves a record an administrator
+// replaced as it is.
+func TestSeedingCreatesTheDemoRecordsOnce(t *testing.T) {
+	e := fundtest.New(t)
+	if _, err := e.Store.SeedDemo(ctx); err != nil {
+		t.Fatal(err)
+	}
+	funds, investors := fund.DemoRecords()
+	fs, err := e.Store.Funds(ctx, []string{funds[0].ID})
+	if err != nil || len(fs) != 1 || fs[0].Record == nil || fs[0].Record.Name != funds[0].Name || fs[0].Record.UpdatedBy != "fundsvc seed" {
+		t.Fatalf("the demo fund: %+v %v", fs, err)
+	}
+	is, err := e.Store.Investors(ctx, []string{investors[0].ID, investors[1].ID, "INVESTOR_3"}, true)
+	if err != nil || len(is) != 3 || is[0].Record == nil || is[1].Record == nil || is[2].Record != nil {
+		t.Fatalf("the demo investors: %+v %v", is, err)
+	}
+	one := 1
+	if _, err := e.Store.PutFundRecord(ctx, funds[0].ID, fund.FundFields{Name: "Renamed", BaseCurrency: "USD"}, &one, "admin", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Store.SeedDemo(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if fs, _ := e.Store.Funds(ctx, []string{funds[0].ID}); fs[0].Record.Name != "Renamed" || fs[0].Record.Version != 2 {
+		t.Errorf("seeding again changed the replaced record: %+v", fs[0].Record)
+	}
+}
