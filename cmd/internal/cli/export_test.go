@@ -26,8 +26,9 @@ import (
 // snapshotDate is the date every export test publishes.
 const snapshotDate = "2026-11-22"
 
-// demoRows is what the demo dataset (fundsvc seed, fund.DemoVersions)
-// exports: FUND_A's seven documents for three positions.
+// demoRows is what the demo dataset (fundsvc seed, fund.DemoVersions and
+// fund.DemoRecords) exports: FUND_A's seven documents for three positions,
+// and its fund and investors.
 var demoRows = map[string]int64{
 	"documents":            7,  // DOC001 to DOC007
 	"document_versions":    9,  // DOC001 and DOC007 have two
@@ -38,6 +39,8 @@ var demoRows = map[string]int64{
 	"capital_accounts":     6,  // Q3 and Q4 of each position
 	"transaction_lines":    33, // per position: calls 1 and 2 three lines each, the recall one, distribution 1 one, distribution 2 three
 	"positions":            3,
+	"funds":                1, // FUND_A, with its record
+	"investors":            3, // INVESTOR_1 and INVESTOR_2 with records, INVESTOR_3 without
 }
 
 // demoDocuments is how many documents the demo dataset has.
