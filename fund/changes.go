@@ -23,7 +23,9 @@ type Changes struct {
 // PositionChanges lists position IDs by what happened to them, each list
 // sorted, never nil.
 type PositionChanges struct {
-	Added, Removed, Changed []string
+	Added   []string `json:"added" doc:"The IDs of the positions added: reported (with an item of this type, in an item type's list) by this version and not by the one it replaced. Sorted; empty when none."`
+	Removed []string `json:"removed" doc:"The IDs of the positions removed: reported (with an item of this type, in an item type's list) by the replaced version and not by this one. Sorted; empty when none."`
+	Changed []string `json:"changed" doc:"The IDs of the positions reported by both versions whose content differs: an item added, removed or with any value changed (in an item type's list, that type's item). Sorted; empty when none."`
 }
 
 // Of returns the changes of the items of kind k.
