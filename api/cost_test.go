@@ -48,6 +48,23 @@ func TestARefusalNeverReadsTheDocument(t *testing.T) {
 			t.Errorf("GET /v1/documents/BIG%s as another fund's admin costs %v, an unknown document %v; want the same, and no Query", route, ops[0], ops[1])
 		}
 	}
+	// A void is authorized as a read is: from the head, before any write.
+	var ops [2][]string
+	for i, doc := range []string{"BIG", "NOSUCHDOC"} {
+		s.Counter.Reset()
+		r := s.do(t, http.MethodDelete, "/v1/documents/"+doc, nil, "Authorization", asA, "If-Match", `"10"`)
+		if r.Status != http.StatusNotFound {
+			t.Fatalf("DELETE %s: %d, want 404\n%s", doc, r.Status, r.Body)
+		}
+		ops[i] = s.Counter.Ops()
+		slices.Sort(ops[i])
+	}
+	if !slices.Equal(ops[0], ops[1]) || slices.ContainsFunc(ops[0], func(op string) bool { return op != "GetItem" }) {
+		t.Errorf("DELETE /v1/documents/BIG as another fund's admin costs %v, an unknown document %v; want the same, GetItems only", ops[0], ops[1])
+	}
+	if h, err := s.Store.LatestDocument(context.Background(), "BIG"); err != nil || h.Version != 10 || h.Voided {
+		t.Errorf("after the refused void BIG is %+v, %v; want version 10, not voided", h, err)
+	}
 }
 
 // TestPerformanceRoutesCostWhatTheirDocsSay counts the DynamoDB operations

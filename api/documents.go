@@ -40,18 +40,42 @@ func (s *server) putDocument(c *gin.Context) {
 	doc.CreatedBy = p.Subject
 	doc.RequestID, _ = c.Request.Context().Value(keyRequestIdentity).(string)
 	doc.RequestOwner, _ = c.Request.Context().Value(keyRequestOwner).(string)
-	saved, err := s.docs.As(viewer(c)).Restate(c.Request.Context(), doc, expect)
+	saved, err := s.docs.As(viewer(c)).Write(c.Request.Context(), doc, expect)
 	if err != nil {
 		writeError(c, err)
 		return
 	}
 	status := http.StatusOK
-	if saved.Version == 1 {
+	if saved.Document.Version == 1 {
 		status = http.StatusCreated
 	}
-	setETag(c, saved.Version)
+	setETag(c, saved.Document.Version)
 	c.Header("Location", "/v1/documents/"+id)
-	c.JSON(status, wire.VersionOf(saved))
+	c.JSON(status, wire.WrittenOf(saved.Document, saved.Changes))
+}
+
+// deleteDocument voids a document: its next version reports nothing and
+// is marked voided, and every version stays readable. The store decides
+// first, from the commit head, that a document of a fund the token does not
+// cover is not found, so nothing is written for it.
+func (s *server) deleteDocument(c *gin.Context) {
+	in := s.params(c)
+	id := in.id("documentId")
+	expect := in.requiredIfMatch()
+	if !in.ok() {
+		return
+	}
+	p := principal(c)
+	req := fund.Document{ID: id, CreatedBy: p.Subject}
+	req.RequestID, _ = c.Request.Context().Value(keyRequestIdentity).(string)
+	req.RequestOwner, _ = c.Request.Context().Value(keyRequestOwner).(string)
+	voided, err := s.docs.As(viewer(c)).Void(c.Request.Context(), req, expect)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	setETag(c, voided.Document.Version)
+	c.JSON(http.StatusOK, wire.WrittenOf(voided.Document, voided.Changes))
 }
 
 // getOverview returns a document grouped as documents, capital activities and

@@ -82,12 +82,16 @@ const (
 	// demoRestatement PUTs the first demo document that the demo restates
 	// at its first version, then at its second (200).
 	demoRestatement
+	// demoVoid PUTs that same document at its first version, then DELETEs
+	// it with If-Match "1" (200).
+	demoVoid
 )
 
 // demoRequest is one request of a demo call.
 type demoRequest struct {
 	Method, Path string
 	Body         []byte // JSON; nil for a GET
+	IfMatch      string // the If-Match header; none when empty
 }
 
 // demoPlan is what a demo call sends: its requests in order, the last one's
@@ -125,7 +129,7 @@ func (c demoCall) plan() (demoPlan, error) {
 			}
 		}
 		path := "/v1/documents/" + call.Doc.ID
-		return demoPlan{Requests: []demoRequest{{http.MethodPut, path, call.Body}}, Throwaway: true,
+		return demoPlan{Requests: []demoRequest{{Method: http.MethodPut, Path: path, Body: call.Body}}, Throwaway: true,
 			Summary:     "PUT " + path + " with the " + string(call.Doc.Kind) + " request example",
 			Description: "The answer on a table that holds no other document: the demo's " + call.Doc.ID + " created as version 1, written by a token whose subject is `" + demoSubject + "` at the demo's clock."}, nil
 	case demoRestatement:
@@ -140,11 +144,25 @@ func (c demoCall) plan() (demoPlan, error) {
 			if err != nil {
 				return demoPlan{}, err
 			}
-			reqs = append(reqs, demoRequest{http.MethodPut, path, body})
+			reqs = append(reqs, demoRequest{Method: http.MethodPut, Path: path, Body: body})
 		}
 		return demoPlan{Requests: reqs, Throwaway: true,
 			Summary: "PUT " + path + " restating it",
 			Description: fmt.Sprintf("The answer when the demo's %s (%s), stored at its version 1, is restated with the demo's version 2 of it, on a table that holds no other document; written by a token whose subject is `%s` at the demo's clock.",
+				first.ID, first.Title, demoSubject)}, nil
+	case demoVoid:
+		first, _, err := demoRestated()
+		if err != nil {
+			return demoPlan{}, err
+		}
+		path := "/v1/documents/" + first.ID
+		body, err := documentRequestBody(first, false)
+		if err != nil {
+			return demoPlan{}, err
+		}
+		return demoPlan{Requests: []demoRequest{{Method: http.MethodPut, Path: path, Body: body}, {Method: http.MethodDelete, Path: path, IfMatch: `"1"`}}, Throwaway: true,
+			Summary: "DELETE " + path + ` with If-Match: "1"`,
+			Description: fmt.Sprintf("The answer when the demo's %s (%s), stored at its version 1, is voided, on a table that holds no other document; written by a token whose subject is `%s` at the demo's clock.",
 				first.ID, first.Title, demoSubject)}, nil
 	}
 	if c.ThisDocument {

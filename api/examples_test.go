@@ -54,6 +54,9 @@ func demoSend(t *testing.T, srv *httptest.Server, r demoRequest) (int, []byte) {
 	if r.Body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	if r.IfMatch != "" {
+		req.Header.Set("If-Match", r.IfMatch)
+	}
 	req.Header.Set("Authorization", "Bearer "+internalToken(t, Principal{Subject: demoSubject, Role: RoleAdmin, Funds: []string{AllFunds}}))
 	res, err := srv.Client().Do(req)
 	if err != nil {
@@ -135,7 +138,7 @@ func TestOpenAPIRequestExamplesAreAccepted(t *testing.T) {
 	srv := demoAPI(t, false)
 	for _, ex := range examples {
 		t.Run(string(ex.Doc.Kind)+" "+ex.Doc.ID+" is created as the demo wrote it", func(t *testing.T) {
-			status, body := demoSend(t, srv, demoRequest{http.MethodPut, "/v1/documents/" + ex.Doc.ID, ex.Body})
+			status, body := demoSend(t, srv, demoRequest{Method: http.MethodPut, Path: "/v1/documents/" + ex.Doc.ID, Body: ex.Body})
 			if status != http.StatusCreated {
 				t.Fatalf("PUT: status %d\n%s", status, body)
 			}

@@ -265,8 +265,8 @@ func TestRoutingErrors(t *testing.T) {
 	})
 
 	for _, tc := range []struct{ name, method, path, allow string }{
-		{"DELETE of a document is 405 problem+json allowing GET and PUT", http.MethodDelete, "/v1/documents/DOC001", "GET,PUT"},
-		{"POST of a document is 405 problem+json allowing GET and PUT", http.MethodPost, "/v1/documents/DOC001", "GET,PUT"},
+		{"PATCH of a document is 405 problem+json allowing GET, PUT and DELETE", http.MethodPatch, "/v1/documents/DOC001", "GET,PUT,DELETE"},
+		{"POST of a document is 405 problem+json allowing GET, PUT and DELETE", http.MethodPost, "/v1/documents/DOC001", "GET,PUT,DELETE"},
 		{"PUT of a fund's documents is 405 problem+json allowing GET", http.MethodPut, "/v1/funds/FUND_A/documents", "GET"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -284,10 +284,10 @@ func TestRoutingErrors(t *testing.T) {
 		})
 	}
 
-	t.Run("DELETE of a document leaves it in place", func(t *testing.T) {
-		s.do(t, http.MethodDelete, "/v1/documents/DOC001", nil)
-		if r := s.do(t, http.MethodGet, "/v1/documents/DOC001", nil); r.Status != http.StatusOK {
-			t.Errorf("DOC001 after DELETE: status %d", r.Status)
+	t.Run("DELETE of a document without If-Match is 428 and leaves it in place", func(t *testing.T) {
+		checkProblem(t, s.do(t, http.MethodDelete, "/v1/documents/DOC001", nil), http.StatusPreconditionRequired, "/problems/precondition_required")
+		if r := s.do(t, http.MethodGet, "/v1/documents/DOC001", nil); r.Status != http.StatusOK || r.JSON(t)["documents"].(map[string]any)["latest"].(map[string]any)["status"] != "latest" {
+			t.Errorf("DOC001 after DELETE: status %d\n%s", r.Status, r.Body)
 		}
 	})
 }

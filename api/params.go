@@ -171,6 +171,20 @@ func (p *params) ifMatch() *int {
 	return &n
 }
 
+// requiredIfMatch is ifMatch for a write that must be conditional: a
+// missing If-Match is 428 (RFC 6585), so a void never acts on a version its
+// caller did not see.
+func (p *params) requiredIfMatch() int {
+	if p.err == nil && strings.TrimSpace(p.c.GetHeader("If-Match")) == "" {
+		p.fail(&fund.Error{Code: fund.EPRECONDITIONREQUIRED, Field: "If-Match", Message: "send If-Match with the version to void, as its ETag (or *)"})
+		return 0
+	}
+	if v := p.ifMatch(); v != nil {
+		return *v
+	}
+	return 0
+}
+
 // page is a paginated read's limit and cursor, and what issues the cursor
 // of the page after it.
 type page struct {

@@ -13,19 +13,20 @@ import (
 
 // statusOf is the one table from error code to HTTP status.
 var statusOf = map[string]int{
-	fund.EINVALID:      http.StatusBadRequest,
-	fund.ENOTFOUND:     http.StatusNotFound,
-	fund.ECONFLICT:     http.StatusConflict,
-	fund.EPRECONDITION: http.StatusPreconditionFailed,
-	fund.EUNAUTHORIZED: http.StatusUnauthorized,
-	fund.EFORBIDDEN:    http.StatusForbidden,
-	fund.EIDEMPOTENCY:  http.StatusUnprocessableEntity,
-	fund.EUNAVAILABLE:  http.StatusServiceUnavailable,
-	fund.EINTERNAL:     http.StatusInternalServerError,
-	codeTooLarge:       http.StatusRequestEntityTooLarge,
-	codeUnsupported:    http.StatusUnsupportedMediaType,
-	codeNoRoute:        http.StatusNotFound,
-	codeNoMethod:       http.StatusMethodNotAllowed,
+	fund.EINVALID:              http.StatusBadRequest,
+	fund.ENOTFOUND:             http.StatusNotFound,
+	fund.ECONFLICT:             http.StatusConflict,
+	fund.EPRECONDITION:         http.StatusPreconditionFailed,
+	fund.EPRECONDITIONREQUIRED: http.StatusPreconditionRequired,
+	fund.EUNAUTHORIZED:         http.StatusUnauthorized,
+	fund.EFORBIDDEN:            http.StatusForbidden,
+	fund.EIDEMPOTENCY:          http.StatusUnprocessableEntity,
+	fund.EUNAVAILABLE:          http.StatusServiceUnavailable,
+	fund.EINTERNAL:             http.StatusInternalServerError,
+	codeTooLarge:               http.StatusRequestEntityTooLarge,
+	codeUnsupported:            http.StatusUnsupportedMediaType,
+	codeNoRoute:                http.StatusNotFound,
+	codeNoMethod:               http.StatusMethodNotAllowed,
 }
 
 // Codes that only the HTTP layer produces.

@@ -307,8 +307,10 @@ func (x *exporter) write(ctx context.Context) ([]DatasetManifest, error) {
 	return out, nil
 }
 
-// writeDocuments writes documents (each document at its head's version)
-// and document_versions (every committed version up to the head's).
+// writeDocuments writes documents (each document at its head's version,
+// but for a voided document, which is no current document) and
+// document_versions (every committed version up to the head's, a voided
+// document's last one with status voided).
 func writeDocuments(ctx context.Context, x *exporter, rows rowSort) ([]closer, error) {
 	docs := newDatasetWriter[documentRow](x, "documents")
 	versions := newDatasetWriter[documentVersionRow](x, "document_versions")
@@ -318,14 +320,18 @@ func writeDocuments(ctx context.Context, x *exporter, rows rowSort) ([]closer, e
 				return nil // committed after the Scan read the head
 			}
 			latest := int(r.Version) == h.Version
-			r.Status = versionSuperseded
-			if latest {
+			switch {
+			case r.Voided:
+				r.Status = versionVoided
+			case latest:
 				r.Status = versionLatest
+			default:
+				r.Status = versionSuperseded
 			}
 			if err := versions.write(ctx, *r); err != nil {
 				return err
 			}
-			if !latest {
+			if !latest || r.Voided {
 				return nil
 			}
 			return docs.write(ctx, r.documentRow)

@@ -184,13 +184,14 @@ var (
 	typeDecimalPtr = reflect.TypeFor[*decimal19]()
 	typeDays       = reflect.TypeFor[int32]()
 	typeDaysPtr    = reflect.TypeFor[*int32]()
+	typeStringPtr  = reflect.TypeFor[*string]()
 )
 
 // converter converts a source field of type from into a row field of type
 // to: money to DECIMAL(19,4) (a required column refuses a missing amount),
 // dates to days (a required column refuses the zero date), instants to
 // UTC, strings (through MarshalText when the type has it, as an item kind
-// does), whole numbers and booleans as they are.
+// does; an optional column holds NULL for the empty string), whole numbers and booleans as they are.
 func converter(from, to reflect.Type) (func(src, dst reflect.Value, err *error), error) {
 	switch {
 	case from == typeMoney && to == typeDecimal:
@@ -254,6 +255,12 @@ func converter(from, to reflect.Type) (func(src, dst reflect.Value, err *error),
 				*err = e
 			}
 			dst.SetString(string(b))
+		}, nil
+	case from.Kind() == reflect.String && to == typeStringPtr:
+		return func(src, dst reflect.Value, err *error) {
+			if s := src.String(); s != "" {
+				dst.Set(reflect.ValueOf(&s))
+			}
 		}, nil
 	case from.Kind() == reflect.Int && to.Kind() == reflect.Int32:
 		return func(src, dst reflect.Value, err *error) { dst.SetInt(src.Int()) }, nil

@@ -85,13 +85,15 @@ type documentRow struct {
 	CommitID      string    `parquet:"-"` // which commit the row is of, for the join; not a column
 	CreatedAt     time.Time `parquet:"created_at,timestamp(millisecond)"`
 	CreatedBy     string    `parquet:"created_by,dict"`
+	Voided        bool      `parquet:"-"` // the version voided the document: its status, not a column of its own
 }
 
 // The statuses of document_versions, as the API spells them
-// (wire.VersionLatest, wire.VersionSuperseded).
+// (wire.VersionLatest, wire.VersionSuperseded, wire.VersionVoided).
 const (
 	versionLatest     = "latest"
 	versionSuperseded = "superseded"
+	versionVoided     = "voided"
 )
 
 // documentVersionRow is a documentRow that says whether it is the latest

@@ -112,6 +112,9 @@ func TestEveryDeclaredFieldHasAColumn(t *testing.T) {
 				case fund.Status:
 					v.SetString(string(fund.StatusCompleted))
 					want[f.goName] = string(fund.StatusCompleted)
+				case string:
+					v.SetString(fmt.Sprintf("text %d", i+1))
+					want[f.goName] = fmt.Sprintf("text %d", i+1)
 				default:
 					t.Fatalf("field %s of type %s: teach this test about it", f.goName, v.Type())
 				}
@@ -142,6 +145,10 @@ func TestEveryDeclaredFieldHasAColumn(t *testing.T) {
 					}
 				case string:
 					got = c
+				case *string:
+					if c != nil {
+						got = *c
+					}
 				}
 				if got != want[f.goName] {
 					t.Errorf("%s: column holds %q, want %q", f.goName, got, want[f.goName])
@@ -155,6 +162,10 @@ func TestEveryDeclaredFieldHasAColumn(t *testing.T) {
 					if c != nil {
 						t.Errorf("%s absent: column holds %d, want NULL", f.goName, *c)
 					}
+				case *string:
+					if c != nil {
+						t.Errorf("%s absent: column holds %q, want NULL", f.goName, *c)
+					}
 				}
 			}
 		})
@@ -163,18 +174,22 @@ func TestEveryDeclaredFieldHasAColumn(t *testing.T) {
 		t.Errorf("%d position-level datasets, want one per item kind (%d)", n, len(fund.ItemKinds))
 	}
 
-	// A row type that forgets a field is refused, naming it.
-	type forgetful struct {
-		Amount        decimal19  `parquet:"amount,decimal(4:19)"`
-		Status        string     `parquet:"status"`
-		DueDate       *int32     `parquet:"due_date,date,optional"`
-		Investment    *decimal19 `parquet:"investment,decimal(4:19),optional"`
-		ManagementFee *decimal19 `parquet:"management_fee,decimal(4:19),optional"`
+	// A row type that forgets a field (capitalCallRow without its
+	// FundExpenses column) is refused, naming it.
+	var kept []reflect.StructField
+	for f := range reflect.TypeFor[capitalCallRow]().Fields() {
+		if f.Name != "FundExpenses" {
+			kept = append(kept, f)
+		}
 	}
+	forgetful := reflect.StructOf(kept)
 	sources := []reflect.Type{reflect.TypeFor[*store.VersionItem]()}
 	declares := []reflect.Type{reflect.TypeFor[fund.CapitalCallItem]()}
-	if _, err := planOf(reflect.TypeFor[forgetful](), sources, declares); err == nil || !strings.Contains(err.Error(), "FundExpenses") {
+	if _, err := planOf(forgetful, sources, declares); err == nil || !strings.Contains(err.Error(), "FundExpenses") {
 		t.Errorf("a row without the FundExpenses column: %v, want an error naming it", err)
+	}
+	if _, err := planOf(reflect.TypeFor[capitalCallRow](), sources, declares); err != nil {
+		t.Errorf("capitalCallRow itself: %v", err)
 	}
 	// And so is one whose column is named other than its field's JSON name.
 	type misnamed struct {

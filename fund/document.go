@@ -81,6 +81,12 @@ type Document struct {
 	CapitalActivity *CapitalActivity
 	Positions       []Position // sorted by ID
 
+	// Voided marks the version that voided the document (Void): it
+	// reports no position and no capital activity, and no version follows
+	// it. Figures, listings and the export's current datasets leave a
+	// voided document out; its earlier versions stay readable.
+	Voided bool `json:",omitempty"` // left out when false, so earlier content hashes stay the same
+
 	// Server-owned: never taken from a request.
 	Version   int
 	CommitID  string

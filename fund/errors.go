@@ -8,15 +8,16 @@ import (
 // Error codes: the whole vocabulary of failures a caller can act on. The api
 // package maps each to one HTTP status; every other error is internal.
 const (
-	EINVALID      = "invalid"                // the request is malformed or breaks a rule
-	ENOTFOUND     = "not_found"              // no such resource (or not visible to the caller)
-	ECONFLICT     = "conflict"               // the request conflicts with the stored state
-	EPRECONDITION = "precondition_failed"    // If-Match named a version that is not current
-	EUNAUTHORIZED = "unauthorized"           // no valid bearer token
-	EFORBIDDEN    = "forbidden"              // the token's role may not use this route
-	EIDEMPOTENCY  = "idempotency_key_reused" // an Idempotency-Key was sent again with another request
-	EUNAVAILABLE  = "unavailable"            // the store is throttling or unreachable; retry later
-	EINTERNAL     = "internal"
+	EINVALID              = "invalid"                // the request is malformed or breaks a rule
+	ENOTFOUND             = "not_found"              // no such resource (or not visible to the caller)
+	ECONFLICT             = "conflict"               // the request conflicts with the stored state
+	EPRECONDITION         = "precondition_failed"    // If-Match named a version that is not current
+	EPRECONDITIONREQUIRED = "precondition_required"  // a write that must be conditional came without If-Match
+	EUNAUTHORIZED         = "unauthorized"           // no valid bearer token
+	EFORBIDDEN            = "forbidden"              // the token's role may not use this route
+	EIDEMPOTENCY          = "idempotency_key_reused" // an Idempotency-Key was sent again with another request
+	EUNAVAILABLE          = "unavailable"            // the store is throttling or unreachable; retry later
+	EINTERNAL             = "internal"
 )
 
 // Error is a failure with a code from the vocabulary above and a message that

@@ -104,12 +104,13 @@ type DocumentHeader struct {
 	CommitID      string
 	CreatedAt     time.Time
 	CreatedBy     string
+	Voided        bool // the version that voided the document
 }
 
 // Header is the document-level part of d.
 func (d *Document) Header() DocumentHeader {
 	return DocumentHeader{ID: d.ID, DocumentFields: d.DocumentFields, PositionCount: len(d.Positions),
-		Version: d.Version, CommitID: d.CommitID, CreatedAt: d.CreatedAt, CreatedBy: d.CreatedBy}
+		Version: d.Version, CommitID: d.CommitID, CreatedAt: d.CreatedAt, CreatedBy: d.CreatedBy, Voided: d.Voided}
 }
 
 // ActivityRecord is one version's capital activity as read back.

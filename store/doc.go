@@ -7,7 +7,10 @@
 // a list of maps), the commit protocol that makes a
 // version of any size visible at once (store.go, claims.go;
 // docs/commit-protocol.md) and its requests (plan.go: WritePlan gives them
-// to the benchmark's raw baseline), idempotency records (idempotency.go), table
+// to the benchmark's raw baseline); Write, which also answers what a
+// restatement changed (fund.Compare), and Void (void.go), which writes a
+// version with no position marked voided through the same protocol;
+// idempotency records (idempotency.go), table
 // creation, the reads behind every route (read.go, positions.go, with a
 // document's statements for its reconciliation; viewer.go
 // answers a document of a fund the caller does not cover as absent), the

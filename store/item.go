@@ -32,6 +32,9 @@ type Item struct {
 	ContentHash  string `dynamo:",omitempty"`
 	Materialized bool   `dynamo:",omitempty"`
 	Tombstone    bool   `dynamo:",omitempty"`
+	// On the head and a version's document records: the version voided
+	// the document (fund.Document.Voided).
+	Voided bool `dynamo:",omitempty"`
 
 	// Amounts, and the details of the item's kind (fund's details structs,
 	// embedded whole: a field declared in one of them is stored with no
@@ -139,7 +142,7 @@ func documentItem(d *fund.Document, pk, sk string) Item {
 	h := d.Header()
 	return Item{
 		PK: pk, SK: sk, Type: TypeDocument, DocumentID: h.ID, DocumentFields: h.DocumentFields, PositionCount: h.PositionCount,
-		Version: h.Version, CommitID: h.CommitID, CreatedAt: h.CreatedAt, CreatedBy: h.CreatedBy,
+		Version: h.Version, CommitID: h.CommitID, CreatedAt: h.CreatedAt, CreatedBy: h.CreatedBy, Voided: h.Voided,
 	}
 }
 
@@ -158,7 +161,7 @@ func activityItem(d *fund.Document, pk, sk string) Item {
 // Header converts a stored document record.
 func (it *Item) Header() fund.DocumentHeader {
 	return fund.DocumentHeader{ID: it.DocumentID, DocumentFields: it.DocumentFields, PositionCount: it.PositionCount,
-		Version: it.Version, CommitID: it.CommitID, CreatedAt: it.CreatedAt, CreatedBy: it.CreatedBy}
+		Version: it.Version, CommitID: it.CommitID, CreatedAt: it.CreatedAt, CreatedBy: it.CreatedBy, Voided: it.Voided}
 }
 
 // Activity converts a stored capital-activity record.
@@ -174,7 +177,7 @@ func (it *Item) Activity() fund.ActivityRecord {
 // assemble rebuilds a full Document from one version's records.
 func assemble(h fund.DocumentHeader, activity *Item, items []fund.PositionItem) fund.Document {
 	d := fund.Document{ID: h.ID, DocumentFields: h.DocumentFields, Version: h.Version, CommitID: h.CommitID,
-		CreatedAt: h.CreatedAt, CreatedBy: h.CreatedBy}
+		CreatedAt: h.CreatedAt, CreatedBy: h.CreatedBy, Voided: h.Voided}
 	if activity != nil {
 		a := activity.Activity().CapitalActivity
 		d.CapitalActivity = &a

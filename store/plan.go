@@ -141,7 +141,7 @@ func (s *Store) commitRequest(d *fund.Document, prev *Item, hash string, cl *cla
 	head := Item{
 		PK: DocPK(d.ID), SK: HeadSK, Type: TypeHead, DocumentID: d.ID,
 		Version: d.Version, CommitID: d.CommitID, ContentHash: hash,
-		PositionCount: len(d.Positions), CreatedAt: d.CreatedAt, CreatedBy: d.CreatedBy, RequestID: d.RequestID, DocumentFields:
+		PositionCount: len(d.Positions), CreatedAt: d.CreatedAt, CreatedBy: d.CreatedBy, RequestID: d.RequestID, Voided: d.Voided, DocumentFields:
 
 		// The change index (changes.go) holds the head under the instant of
 		// this commit, taken now rather than when the version was created: a
@@ -167,14 +167,16 @@ func (s *Store) commitRequest(d *fund.Document, prev *Item, hash string, cl *cla
 		DocumentFields: fund.DocumentFields{FundID: d.FundID, Currency: d.Currency}}, nil)
 	tx.put(latest, nil)
 	tx.put(documentItem(d, DocPK(d.ID), DocumentHistorySK(d.AsOf, d.Version)), nil)
-	tx.put(index, nil)
+	if !d.Voided {
+		tx.put(index, nil) // a voided document leaves the fund's listing
+	}
 	if d.CapitalActivity != nil {
 		tx.put(activityItem(d, DocPK(d.ID), CapitalActivityLatestSK), nil)
 		tx.put(activityItem(d, DocPK(d.ID), CapitalActivityHistorySK(d.CapitalActivity.ActivityDate, d.Version)), nil)
 	} else {
 		tx.delete(DocPK(d.ID), CapitalActivityLatestSK, nil)
 	}
-	if prev != nil && prev.AsOf != d.AsOf {
+	if prev != nil && (prev.AsOf != d.AsOf || d.Voided) {
 		tx.delete(FundPK(d.FundID), FundDocumentSK(prev.AsOf, d.ID), nil)
 	}
 	if d.RequestID != "" && d.RequestOwner != "" {

@@ -144,24 +144,86 @@ const maxCommitAttempts = 25
 // for the ones before it, and gives up when ctx is done); across processes,
 // a writer that loses the commit to another reads the head and tries again.
 // It returns EINVALID for a document that breaks a rule, ECONFLICT if the
-// document belongs to another fund or a position to another investor.
+// document belongs to another fund, a position to another investor, or if
+// the document was voided (a voided document is never restated).
 //
 // See docs/commit-protocol.md for why a reader never sees a mix of versions
 // and why retrying an interrupted call completes it.
 func (s *Store) Restate(ctx context.Context, d fund.Document, ifMatch *int) (fund.Document, error) {
-	hash, requestIndex, err := s.prepare(&d)
-	if err != nil {
-		return fund.Document{}, err
+	w, err := s.write(ctx, d, ifMatch, writeRestate)
+	return w.Document, err
+}
+
+// Written is what a write of a document stored: the version, and what it
+// changed against the version it replaced (nil when it created the
+// document).
+type Written struct {
+	Document fund.Document
+	Changes  *fund.Changes
+}
+
+// Write is Restate, also answering what the version changed against the
+// one it replaced (Written.Changes), compared with that version as its own
+// partition holds it: one more Query (paged) of that version's items.
+func (s *Store) Write(ctx context.Context, d fund.Document, ifMatch *int) (Written, error) {
+	return s.write(ctx, d, ifMatch, writeWithChanges)
+}
+
+// writeMode is what write does.
+type writeMode int
+
+const (
+	writeRestate     writeMode = iota // store d
+	writeWithChanges                  // store d and compare it with the version it replaces
+	writeVoid                         // void document d.ID (Void)
+)
+
+// write stores d (or, voiding, the voided version of document d.ID) as the
+// document's next version; see Restate and Void.
+func (s *Store) write(ctx context.Context, d fund.Document, ifMatch *int, mode writeMode) (Written, error) {
+	var hash string
+	var requestIndex map[string]int
+	if mode != writeVoid {
+		var err error
+		if hash, requestIndex, err = s.prepare(&d); err != nil {
+			return Written{}, err
+		}
 	}
 	done, err := s.writers.wait(ctx, d.ID)
 	if err != nil {
-		return fund.Document{}, fmt.Errorf("wait for the other writers of document %s: %w", d.ID, err)
+		return Written{}, fmt.Errorf("wait for the other writers of document %s: %w", d.ID, err)
 	}
 	defer done()
 	for attempt := 1; ; attempt++ {
 		head, err := s.head(ctx, d.ID)
 		if err != nil {
-			return fund.Document{}, err
+			return Written{}, err
+		}
+		// The version this one replaces, as its own partition holds it:
+		// what a void copies and what the changes compare with.
+		var replaced *fund.Document
+		if mode == writeVoid {
+			switch {
+			case head == nil:
+				return Written{}, notFound(d.ID)
+			case head.Voided:
+				// Voided already, by this request (its answer was lost) or
+				// another: the change asked for is in effect, so the answer
+				// is that of the void, whatever ifMatch names (RFC 9110
+				// 13.1.1 allows a 2xx then); nothing new is written.
+				return s.voided(ctx, head)
+			case *ifMatch != AnyVersion && *ifMatch != head.Version:
+				return Written{}, fund.Errorf(fund.EPRECONDITION, "document %s is at version %d, not %d", d.ID, head.Version, *ifMatch)
+			}
+			prev, err := s.readVersion(ctx, d.ID, head.CommitID)
+			if err != nil {
+				return Written{}, err
+			}
+			replaced = &prev
+			d = voidOf(prev, d)
+			if hash, requestIndex, err = prepareVoid(&d); err != nil {
+				return Written{}, err
+			}
 		}
 		// The very request that committed the head is repeated (its answer
 		// was lost): its If-Match held when it committed, so it is not
@@ -174,24 +236,41 @@ func (s *Store) Restate(ctx context.Context, d fund.Document, ifMatch *int) (fun
 		switch {
 		case repeat || ifMatch == nil:
 		case *ifMatch == AnyVersion && head == nil:
-			return fund.Document{}, fund.Errorf(fund.EPRECONDITION, "If-Match: * but document %s does not exist", d.ID)
+			return Written{}, fund.Errorf(fund.EPRECONDITION, "If-Match: * but document %s does not exist", d.ID)
 		case *ifMatch != AnyVersion && *ifMatch != current:
-			return fund.Document{}, fund.Errorf(fund.EPRECONDITION, "document %s is at version %d, not %d", d.ID, current, *ifMatch)
+			return Written{}, fund.Errorf(fund.EPRECONDITION, "document %s is at version %d, not %d", d.ID, current, *ifMatch)
 		}
 		if head != nil && head.FundID != d.FundID {
 			// The other fund is not named: the caller may not administer it.
-			return fund.Document{}, &fund.Error{Code: fund.ECONFLICT, Field: "fundId",
+			return Written{}, &fund.Error{Code: fund.ECONFLICT, Field: "fundId",
 				Message: fmt.Sprintf("document %s belongs to another fund; a restatement cannot move it to %s", d.ID, d.FundID)}
+		}
+		if head != nil && head.Voided {
+			// A void is final; a void that died before it was materialized
+			// is finished first, so the refusal leaves it whole.
+			if _, err := s.voided(ctx, head); err != nil {
+				return Written{}, err
+			}
+			return Written{}, fund.Errorf(fund.ECONFLICT, "document %s was voided by its version %d; a voided document cannot be restated: send the corrected document under a new ID", d.ID, head.Version)
 		}
 		if repeat || (head != nil && !head.Materialized && head.ContentHash == hash) {
 			// This very request committed the head (its answer was lost), or
 			// the same content was committed by a call that died before
 			// finishing the latest view: finish it rather than add a version.
 			d.Version, d.CommitID, d.CreatedAt, d.CreatedBy = head.Version, head.CommitID, head.CreatedAt, head.CreatedBy
-			if head.Materialized {
-				return d, nil
+			if !head.Materialized {
+				if err := s.materialize(ctx, &d, nil); err != nil {
+					return Written{}, err
+				}
 			}
-			return d, s.materialize(ctx, &d, nil)
+			return s.writtenAgain(ctx, d, mode)
+		}
+		if mode == writeWithChanges && head != nil {
+			prev, err := s.readVersion(ctx, d.ID, head.CommitID)
+			if err != nil {
+				return Written{}, err
+			}
+			replaced = &prev
 		}
 
 		s.nextVersion(&d, head)
@@ -200,15 +279,15 @@ func (s *Store) Restate(ctx context.Context, d fund.Document, ifMatch *int) (fun
 			if attempt < maxCommitAttempts {
 				continue
 			}
-			return fund.Document{}, fund.Errorf(fund.ECONFLICT, "a position ID of document %s is being claimed by other writers; retry", d.ID)
+			return Written{}, fund.Errorf(fund.ECONFLICT, "a position ID of document %s is being claimed by other writers; retry", d.ID)
 		}
 		if err != nil {
-			return fund.Document{}, err
+			return Written{}, err
 		}
 		if err := s.stage(ctx, &d); err != nil {
 			s.discardStaged(ctx, &d)
 			s.release(ctx, cl)
-			return fund.Document{}, err
+			return Written{}, err
 		}
 		// The shard count this commit indexes under is recorded before the
 		// commit, so that no reader can miss a shard it wrote.
@@ -222,17 +301,24 @@ func (s *Store) Restate(ctx context.Context, d fund.Document, ifMatch *int) (fun
 			s.discardStaged(ctx, &d)
 			s.release(ctx, cl)
 			if lost, err := s.lostIdempotencyKey(ctx, &d); err != nil {
-				return fund.Document{}, err
+				return Written{}, err
 			} else if lost {
-				return fund.Document{}, fund.Errorf(fund.ECONFLICT, "this request's Idempotency-Key was taken over by a repeat of it after its lease ran out; the repeat's answer is the one kept")
+				return Written{}, fund.Errorf(fund.ECONFLICT, "this request's Idempotency-Key was taken over by a repeat of it after its lease ran out; the repeat's answer is the one kept")
 			}
-			if ifMatch != nil && *ifMatch != AnyVersion {
-				return fund.Document{}, fund.Errorf(fund.EPRECONDITION, "document %s changed while writing version %d", d.ID, d.Version)
+			if mode == writeVoid {
+				// The next attempt answers: the void another writer made
+				// (200), or the version it committed (412 unless If-Match
+				// is *, which voids that one).
+				if attempt < maxCommitAttempts {
+					continue
+				}
+			} else if ifMatch != nil && *ifMatch != AnyVersion {
+				return Written{}, fund.Errorf(fund.EPRECONDITION, "document %s changed while writing version %d", d.ID, d.Version)
 			}
 			if attempt < maxCommitAttempts {
 				continue
 			}
-			return fund.Document{}, fund.Errorf(fund.ECONFLICT, "document %s is being written by too many callers at once; retry", d.ID)
+			return Written{}, fund.Errorf(fund.ECONFLICT, "document %s is being written by too many callers at once; retry", d.ID)
 		}
 		if err != nil {
 			// The commit may have happened; release revokes the fence first
@@ -240,9 +326,17 @@ func (s *Store) Restate(ctx context.Context, d fund.Document, ifMatch *int) (fun
 			if s.release(ctx, cl) {
 				s.discardStaged(ctx, &d)
 			}
-			return fund.Document{}, fmt.Errorf("commit document %s version %d: %w", d.ID, d.Version, err)
+			return Written{}, fmt.Errorf("commit document %s version %d: %w", d.ID, d.Version, err)
 		}
-		return d, s.materialize(ctx, &d, cl)
+		if err := s.materialize(ctx, &d, cl); err != nil {
+			return Written{d, nil}, err
+		}
+		w := Written{Document: d}
+		if replaced != nil {
+			c := fund.Compare(replaced, &d)
+			w.Changes = &c
+		}
+		return w, nil
 	}
 }
 

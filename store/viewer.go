@@ -264,29 +264,45 @@ func (r View) FundDocuments(ctx context.Context, fundID string, from, to fund.Da
 	return docs, next, nil
 }
 
-// Restate writes d as the next version of its document (Store.Restate) for
+// Write writes d as the next version of its document (Store.Write) for
 // the viewer, who must cover d.FundID. An existing document of a fund the
 // viewer does not cover is answered as absent, at the cost of an unknown
 // one (one GetItem of the head): ENOTFOUND, or EPRECONDITION when ifMatch is
 // AnyVersion, which asks that the document exist.
-func (r View) Restate(ctx context.Context, d fund.Document, ifMatch *int) (fund.Document, error) {
+func (r View) Write(ctx context.Context, d fund.Document, ifMatch *int) (Written, error) {
 	fundID, err := r.s.DocumentFund(ctx, d.ID)
 	absent := fund.ErrorCode(err) == fund.ENOTFOUND || (err == nil && !r.v.MayReadFund(fundID))
 	switch {
 	case absent && ifMatch != nil && *ifMatch == AnyVersion:
-		return fund.Document{}, fund.Errorf(fund.EPRECONDITION, "If-Match: * but document %s does not exist", d.ID)
+		return Written{}, fund.Errorf(fund.EPRECONDITION, "If-Match: * but document %s does not exist", d.ID)
 	case err == nil && absent:
-		return fund.Document{}, notFound(d.ID)
+		return Written{}, notFound(d.ID)
 	case err != nil && !absent:
-		return fund.Document{}, err
+		return Written{}, err
 	}
-	saved, err := r.s.Restate(ctx, d, ifMatch)
+	saved, err := r.s.Write(ctx, d, ifMatch)
 	var fe *fund.Error
 	if errors.As(err, &fe) && fe.Code == fund.ECONFLICT && fe.Field == "fundId" {
 		// Another fund created the document meanwhile: absent, as above.
 		if aerr := r.authorize(ctx, d.ID); aerr != nil {
-			return fund.Document{}, aerr
+			return Written{}, aerr
 		}
 	}
 	return saved, err
+}
+
+// Void voids document d.ID (Store.Void) for the viewer, who must cover
+// its fund: that is decided first, from the commit head (one GetItem), so a
+// document of another fund is answered ENOTFOUND, exactly as an unknown one,
+// before anything is written. A document cannot change fund, so the check
+// holds for the version the void replaces.
+func (r View) Void(ctx context.Context, d fund.Document, ifMatch int) (Written, error) {
+	fundID, err := r.s.DocumentFund(ctx, d.ID)
+	if err == nil && !r.v.MayReadFund(fundID) {
+		err = notFound(d.ID)
+	}
+	if err != nil {
+		return Written{}, err
+	}
+	return r.s.Void(ctx, d, ifMatch)
 }

@@ -116,6 +116,7 @@ func ParseDate(field, s string, mandatory bool) (fund.Date, error) {
 const (
 	VersionLatest     = "latest"     // the document's latest version
 	VersionSuperseded = "superseded" // a version a later one replaced
+	VersionVoided     = "voided"     // the version that voided the document (DELETE)
 )
 
 // DocumentHeader is one version of a document without its positions.
@@ -124,14 +125,19 @@ type DocumentHeader struct {
 	fund.DocumentFields
 	Version       int       `json:"version" doc:"The version: 1 for the document's first, one more for each restatement."`
 	PositionCount int       `json:"positionCount" doc:"How many positions the version reports."`
-	Status        string    `json:"status,omitempty" doc:"In overviews and version listings: 'latest' on the document's latest version, 'superseded' on every earlier one; absent on a version read whole."`
+	Status        string    `json:"status,omitempty" doc:"In overviews and version listings: 'latest' on the document's latest version, 'superseded' on every earlier one. 'voided' on the version that voided the document (DELETE), wherever it is shown: that version is the latest and last, and reports no position. Otherwise absent on a version read whole."`
 	CreatedAt     time.Time `json:"createdAt" doc:"When this version was written (UTC)."`
 	CreatedBy     string    `json:"createdBy,omitempty" doc:"The subject ('sub' claim) of the token that wrote this version; 'fundsvc seed' for the demo data. Absent on versions written before tokens were required."`
 }
 
 // HeaderOf renders a version record; status is VersionLatest,
-// VersionSuperseded or "" (a version whole, whose place is in its ETag).
+// VersionSuperseded or "" (a version whole, whose place is in its ETag). The
+// version that voided its document says so whatever status is asked: it is
+// what a client must not miss.
 func HeaderOf(h fund.DocumentHeader, status string) DocumentHeader {
+	if h.Voided {
+		status = VersionVoided
+	}
 	return DocumentHeader{DocumentID: h.ID, DocumentFields: h.DocumentFields, Version: h.Version, PositionCount: h.PositionCount,
 		Status: status, CreatedAt: h.CreatedAt, CreatedBy: h.CreatedBy}
 }
@@ -139,10 +145,46 @@ func HeaderOf(h fund.DocumentHeader, status string) DocumentHeader {
 // HeaderStatus is the status of version record h of a document whose
 // latest version is latest.
 func HeaderStatus(h fund.DocumentHeader, latest int) string {
+	if h.Voided {
+		return VersionVoided
+	}
 	if h.Version == latest {
 		return VersionLatest
 	}
 	return VersionSuperseded
+}
+
+// WrittenVersion is the answer to a write of a document: the version it
+// stored and, for a restatement or a void, what that version changed.
+type WrittenVersion struct {
+	DocumentVersion
+	Changes *Changes `json:"changes,omitempty" doc:"What this version changed against the version it replaced, position by position. Absent on a document's first version (201), which replaces none."`
+}
+
+// Changes is what a version changed against the one it replaced.
+type Changes struct {
+	ReplacedVersion int `json:"replacedVersion" doc:"The version compared against: the one this version replaced."`
+	// Positions are the positions whole.
+	Positions fund.PositionChanges `json:"positions" doc:"The positions added, removed and changed, whatever their items."`
+	ItemTypes []ItemTypeChanges    `json:"itemTypes" doc:"For every item type, in the order capital_account, capital_call, distribution, unfunded_commitment (each listed, also when nothing of it changed): the positions whose item of that type was added, removed or changed."`
+}
+
+// ItemTypeChanges are the changes of the items of one type.
+type ItemTypeChanges struct {
+	ItemType fund.ItemKind `json:"itemType" doc:"The item type."`
+	fund.PositionChanges
+}
+
+// WrittenOf renders what a write stored; c is nil for a first version.
+func WrittenOf(d fund.Document, c *fund.Changes) WrittenVersion {
+	w := WrittenVersion{DocumentVersion: VersionOf(d)}
+	if c != nil {
+		w.Changes = &Changes{ReplacedVersion: c.Replaced, Positions: c.Positions}
+		for _, k := range fund.ItemKinds {
+			w.Changes.ItemTypes = append(w.Changes.ItemTypes, ItemTypeChanges{ItemType: k, PositionChanges: c.Of(k)})
+		}
+	}
+	return w
 }
 
 // CapitalActivity is one version's capital activity.
