@@ -139,6 +139,18 @@ func TestAVoidedDocumentLeavesEveryFigureAndListing(t *testing.T) {
 	if seen == 0 {
 		t.Fatal("the demo has no DOC006")
 	}
+	// The demo's records too, which name the fund and investors in the answers.
+	funds, investors := fund.DemoRecords()
+	for _, f := range funds {
+		if _, err := without.Store.PutFundRecord(context.Background(), f.ID, f.FundFields, nil, "fundsvc seed", without.Store.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, i := range investors {
+		if _, err := without.Store.PutInvestorRecord(context.Background(), i.ID, i.InvestorFields, nil, "fundsvc seed", without.Store.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
 	reference := startAPI(t, without, nil)
 
 	for _, path := range voidReadPaths {
