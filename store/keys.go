@@ -310,3 +310,47 @@ func ExportLeasePK(date fund.Date) string { return "EXPORT#" + date.String() }
 
 // ExportLeaseSK is the sort key of an export lease.
 const ExportLeaseSK = "LEASE"
+
+// Webhooks (store/webhooks.go): the endpoints in one partition, small by
+// nature (an administrator's subscriptions), so listing them is one Query;
+// each endpoint's feed cursor, delivery log and pending queue in its own
+// partition. None carries index keys, and their Types are no entity any
+// reader or the export knows.
+const (
+	TypeWebhookEndpoint = "WebhookEndpoint"
+	TypeWebhookCursor   = "WebhookCursor"
+	TypeWebhookDelivery = "WebhookDelivery"
+	TypeWebhookPending  = "WebhookPending"
+)
+
+// WebhooksPK is the partition of every webhook endpoint.
+const WebhooksPK = "WEBHOOKS"
+
+// WebhookEndpointSK is the sort key of an endpoint in WebhooksPK.
+func WebhookEndpointSK(id string) string { return "ENDPOINT#" + id }
+
+// WebhookEndpointPrefix begins every WebhookEndpointSK.
+const WebhookEndpointPrefix = "ENDPOINT#"
+
+// WebhookPK is the partition of one endpoint's cursor, deliveries and
+// pending queue.
+func WebhookPK(id string) string { return "WEBHOOK#" + id }
+
+// WebhookCursorSK is the sort key of an endpoint's feed cursor.
+const WebhookCursorSK = "CURSOR"
+
+// WebhookDeliverySK is the sort key of the delivery of one event.
+func WebhookDeliverySK(eventID string) string { return "DELIVERY#" + eventID }
+
+// WebhookDeliveryPrefix begins every WebhookDeliverySK.
+const WebhookDeliveryPrefix = "DELIVERY#"
+
+// WebhookPendingSK is the sort key of an undelivered event in the pending
+// queue: by document, then version (zero-padded), so the first of a
+// document's entries is the one to deliver next.
+func WebhookPendingSK(orderKey string, version int, eventID string) string {
+	return fmt.Sprintf("PENDING#%s#%010d#%s", orderKey, version, eventID)
+}
+
+// WebhookPendingPrefix begins every WebhookPendingSK.
+const WebhookPendingPrefix = "PENDING#"
