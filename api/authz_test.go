@@ -51,6 +51,7 @@ const (
 	authzAnyToken                    // any valid token, of either role
 	authzAdmin                       // admin tokens only, within their funds
 	authzPortal                      // investors for their own investor; admins within their funds
+	authzWebhooks                    // admin tokens only, on endpoints of funds they all cover (authzWebhookCases)
 )
 
 // authzProbe is one request on a route.
@@ -87,7 +88,7 @@ func (r authzRoute) bodyFor(fundID string) any {
 }
 
 var authzParam = strings.NewReplacer(":documentId", "{documentId}", ":version", "{version}", ":positionId", "{positionId}",
-	":fundId", "{fundId}", ":investorId", "{investorId}")
+	":fundId", "{fundId}", ":investorId", "{investorId}", ":webhookId", "{webhookId}", ":eventId", "{eventId}")
 
 // authzTemplate turns gin's ":documentId" into "{documentId}".
 func authzTemplate(ginPath string) string { return authzParam.Replace(ginPath) }
@@ -126,6 +127,9 @@ func authzRoutes() []authzRoute {
 	// documents, and before either.
 	asOfProbes := func(probe func(string) authzProbe, path string) []authzProbe {
 		return []authzProbe{probe(path), probe(path + "?asOf=2025-09-15"), probe(path + "?asOf=2020-01-01")}
+	}
+	wh := func(path string) authzProbe {
+		return authzProbe{path: path, unknown: []string{"WH_AUTHZ", "WH_999"}}
 	}
 	callProbes := func(p string) []authzProbe {
 		return []authzProbe{pos("/v1/positions/" + p + "/capital-calls"), pos("/v1/positions/" + p + "/capital-calls?document=DOC001"),
@@ -170,6 +174,18 @@ func authzRoutes() []authzRoute {
 		{method: http.MethodGet, path: "/v1/funds/:fundId/performance", access: authzAdmin,
 			probes: []authzProbe{fundA("/v1/funds/FUND_A/performance"), fundA("/v1/funds/FUND_A/performance?asOf=2025-12-31"),
 				fundA("/v1/funds/FUND_A/performance?asOf=2025-09-15")}},
+
+		{method: http.MethodPost, path: "/v1/webhooks", access: authzWebhooks, body: authzWebhookBody,
+			probes: []authzProbe{{path: "/v1/webhooks"}}},
+		{method: http.MethodGet, path: "/v1/webhooks", access: authzWebhooks, probes: []authzProbe{{path: "/v1/webhooks"}}},
+		{method: http.MethodGet, path: "/v1/webhooks/:webhookId", access: authzWebhooks, probes: []authzProbe{wh("/v1/webhooks/WH_AUTHZ")}},
+		{method: http.MethodPatch, path: "/v1/webhooks/:webhookId", access: authzWebhooks, body: func(string) any { return map[string]any{"enabled": true} },
+			probes: []authzProbe{wh("/v1/webhooks/WH_AUTHZ")}},
+		{method: http.MethodDelete, path: "/v1/webhooks/:webhookId", access: authzWebhooks, probes: []authzProbe{wh("/v1/webhooks/WH_AUTHZ")}},
+		{method: http.MethodGet, path: "/v1/webhooks/:webhookId/deliveries", access: authzWebhooks,
+			probes: []authzProbe{wh("/v1/webhooks/WH_AUTHZ/deliveries"), wh("/v1/webhooks/WH_AUTHZ/deliveries?limit=1")}},
+		{method: http.MethodPost, path: "/v1/webhooks/:webhookId/deliveries/:eventId/redeliver", access: authzWebhooks,
+			probes: []authzProbe{{path: "/v1/webhooks/WH_AUTHZ/deliveries/EV_AUTHZ/redeliver", status: http.StatusNotFound, unknown: []string{"WH_AUTHZ", "WH_999"}}}},
 
 		{method: http.MethodGet, path: "/v1/investors/:investorId/positions", access: authzPortal,
 			probes: []authzProbe{inv("/v1/investors/INVESTOR_1/positions"), inv("/v1/investors/INVESTOR_1/positions?limit=1")},
@@ -217,6 +233,7 @@ func authzTable(t *testing.T, s *testServer) []authzRoute {
 	for _, r := range authzRoutes() {
 		entries[r.method+" "+r.path] = r
 	}
+	authzWebhookFixture(t, s)
 	var registered []string
 	for _, r := range authzEngine(t, s).Routes() {
 		registered = append(registered, r.Method+" "+r.Path)
@@ -552,6 +569,9 @@ func authzPositive(t *testing.T, s *testServer, r authzRoute, auth string) {
 		}
 		headers = []string{"If-Match", `"1"`}
 	}
+	if r.access == authzWebhooks {
+		path, want = authzWebhookPositive(t, s, r, auth)
+	}
 	res := authzSend(t, s, r.method, path, r.bodyFor("FUND_A"), auth, headers...)
 	if res.Status != want {
 		t.Fatalf("%s %s: status %d, want %d\n%s", r.method, path, res.Status, want, res.Body)
@@ -596,6 +616,16 @@ func TestAuthzMatrix(t *testing.T) {
 		}
 
 		switch r.access {
+		case authzWebhooks:
+			for _, p := range r.probes {
+				for _, path := range []string{p.path, strings.NewReplacer(p.unknown...).Replace(p.path)} {
+					run(fmt.Sprintf("%s %s by investor INVESTOR_1 is 403", r.method, path), func(t *testing.T) {
+						authzWantProblem(t, authzSend(t, s, r.method, path, r.bodyFor("FUND_A"), asInv), http.StatusForbidden, "/problems/forbidden")
+					})
+				}
+			}
+			authzWebhookCases(t, s, r, run, asA, asZ)
+
 		case authzAnyToken:
 			for _, who := range []struct{ name, auth string }{{"the admin of FUND_A", asA}, {"the admin of FUND_Z", asZ}, {"investor INVESTOR_1", asInv}} {
 				run(fmt.Sprintf("%s by %s is 200", name, who.name), func(t *testing.T) {

@@ -245,6 +245,10 @@ var apiParameters = map[string]parameterSpec{
 		Doc: "The fund's ID. An invalid ID is 400."},
 	"investorId": {In: "path", Schema: ref("Id"),
 		Doc: "The investor's ID. An invalid ID is 400."},
+	"webhookId": {In: "path", Schema: ref("Id"),
+		Doc: "The webhook endpoint's ID, as its creation answered it. An invalid ID is 400."},
+	"eventId": {In: "path", Schema: ref("Id"),
+		Doc: "The event's ID, as the feed and the `webhook-id` header carry it. An invalid ID is 400."},
 	"version": {In: "path", Schema: &schema{Type: "string", Pattern: "^(latest|[1-9][0-9]*)$", Examples: []any{"1", "latest"}},
 		Doc: "A version number from 1, or `latest`. Anything else (0, a negative number, text) is 400."},
 	"limit": {In: "query", Schema: &schema{Type: "integer", Minimum: ptr[int64](1), Maximum: ptr[int64](1000), Default: 100},
@@ -341,6 +345,7 @@ var apiTags = []openAPITag{
 	{Name: "funds", Description: "A fund's documents and positions (admin tokens, within the funds they cover)."},
 	{Name: "investors", Description: "An investor's positions (an investor token its own; an admin token those in the funds it covers)."},
 	{Name: "positions", Description: "A position's items across documents (an investor token its own investor's; an admin token those of the funds it covers)."},
+	{Name: "webhooks", Description: "Endpoints that receive the event feed signed (Standard Webhooks 1.0), at least once, and their delivery logs (admin tokens, within the funds they cover)."},
 	{Name: "ops", Description: "Health, metrics and this document; no token needed by default."},
 }
 

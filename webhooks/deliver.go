@@ -441,3 +441,6 @@ func attemptError(err error) string {
 		return "no answer: the connection failed"
 	}
 }
+
+// EventTypes are the event types an endpoint may subscribe to.
+var EventTypes = []string{"document.created", "document.restated", "document.voided"}
