@@ -79,7 +79,7 @@ func authzWebhookCases(t *testing.T, s *testServer, r authzRoute, run func(strin
 		})
 		for _, c := range []struct {
 			what, auth string
-			body   any
+			body       any
 		}{
 			{"the admin of FUND_Z for FUND_A", asZ, authzWebhookBody("FUND_A")},
 			{"the admin of FUND_A for every fund", asA, map[string]any{"url": "https://hooks.example.com/x"}},
@@ -132,4 +132,3 @@ func cmpStatus(a, b int) int {
 	}
 	return b
 }
-
