@@ -251,8 +251,8 @@ func (s *Store) readEvents(ctx context.Context, after EventCursor, limit int, f 
 		}
 		start = EventCursor{At: first.Add(-time.Nanosecond)}
 	}
-	if !until.After(start.At) {
-		return page, nil
+	if until.Before(start.At) || (start.DocumentID == "" && until.Equal(start.At)) {
+		return page, nil // nothing between the cursor and until
 	}
 	lo, hi := start.after(), EventsAfterSK(until)
 	wanted := func(e *fund.Event) bool {

@@ -58,7 +58,9 @@ func (s *Store) WritePlan(d fund.Document, prev *fund.DocumentHeader) (Plan, err
 	}
 	var head *Item
 	if prev != nil {
-		head = &Item{Version: prev.Version, DocumentFields: fund.DocumentFields{AsOf: prev.AsOf}}
+		// prev's creation stands for its commit instant, which a header
+		// does not hold: the commit stamps its instant after both.
+		head = &Item{Version: prev.Version, CommittedAt: prev.CreatedAt, DocumentFields: fund.DocumentFields{AsOf: prev.AsOf}}
 	}
 	s.nextVersion(&d, head)
 	p := Plan{Document: d}
