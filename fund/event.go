@@ -124,7 +124,7 @@ func EventPositions(c *Changes) []EventPosition {
 			p := EventPosition{PositionID: id, Change: g.change, ItemTypes: []ItemKind{}}
 			for k, kind := range ItemKinds {
 				it := c.Items[k]
-				if contains(it.Added, id) || contains(it.Removed, id) || contains(it.Changed, id) {
+				if sortedContains(it.Added, id) || sortedContains(it.Removed, id) || sortedContains(it.Changed, id) {
 					p.ItemTypes = append(p.ItemTypes, kind)
 				}
 			}
@@ -138,8 +138,8 @@ func EventPositions(c *Changes) []EventPosition {
 	return out
 }
 
-// contains reports whether the sorted list ids holds id.
-func contains(ids []string, id string) bool {
+// sortedContains reports whether the sorted list ids holds id.
+func sortedContains(ids []string, id string) bool {
 	lo, hi := 0, len(ids)
 	for lo < hi {
 		m := (lo + hi) / 2
