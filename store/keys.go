@@ -44,6 +44,8 @@ const (
 	TypePositionClaim      = "PositionClaim"
 	TypeClaimFence         = "ClaimFence"
 	TypeChangeShards       = "ChangeShards"
+	TypeEvent              = "Event"
+	TypeEventsStart        = "EventsStart"
 )
 
 // Document partition.
@@ -122,6 +124,46 @@ func ChangeShard(doc string, shards int) int {
 const (
 	ChangeShardsPK = "CHANGES"
 	ChangeShardsSK = "SHARDS"
+)
+
+// The event feed (events.go): one item per committed version, written by
+// its commit, keyed by document and version, and indexed by the commit's
+// instant twice: across every fund in GSI1, under the UTC day and shard
+// (as the change index), and per fund in GSI2, under the UTC month.
+
+// EventPK is the partition of one document's events, one per version.
+func EventPK(doc string) string { return "EVENT#" + doc }
+
+// EventSK is the event of one version; zero-padded so versions sort.
+func EventSK(version int) string { return fmt.Sprintf("VERSION#%010d", version) }
+
+// EventsGSI1PK is the feed's partition of one UTC day and shard, across
+// every fund.
+func EventsGSI1PK(day time.Time, shard int) string {
+	return "EVENTS#" + day.UTC().Format(time.DateOnly) + "#" + strconv.Itoa(shard)
+}
+
+// FundEventsGSI2PK is the feed's partition of one fund and UTC month.
+func FundEventsGSI2PK(fundID string, month time.Time) string {
+	return "FUND_EVENTS#" + fundID + "#" + month.UTC().Format("2006-01")
+}
+
+// EventOrderSK orders events by commit instant, then document, then
+// version: the sort key of an event in both indexes.
+func EventOrderSK(committedAt time.Time, doc string, version int) string {
+	return fmt.Sprintf("%s#%s#%010d", changeInstant(committedAt), doc, version)
+}
+
+// EventsAfterSK is the lowest sort key strictly after every event at or
+// before instant at ('$' sorts right after '#').
+func EventsAfterSK(at time.Time) string { return changeInstant(at) + "$" }
+
+// EventsStartPK and EventsStartSK key the record of the earliest instant
+// any process may have committed an event at: where a replay from the
+// beginning starts. It carries no index keys.
+const (
+	EventsStartPK = "EVENTS"
+	EventsStartSK = "START"
 )
 
 // CapitalActivityLatestSK is the latest capital activity.
