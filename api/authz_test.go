@@ -185,7 +185,7 @@ func authzRoutes() []authzRoute {
 		{method: http.MethodGet, path: "/v1/webhooks/:webhookId/deliveries", access: authzWebhooks,
 			probes: []authzProbe{wh("/v1/webhooks/WH_AUTHZ/deliveries"), wh("/v1/webhooks/WH_AUTHZ/deliveries?limit=1")}},
 		{method: http.MethodPost, path: "/v1/webhooks/:webhookId/deliveries/:eventId/redeliver", access: authzWebhooks,
-			probes: []authzProbe{{path: "/v1/webhooks/WH_AUTHZ/deliveries/EV_AUTHZ/redeliver", status: http.StatusNotFound, unknown: []string{"WH_AUTHZ", "WH_999"}}}},
+			probes: []authzProbe{{path: "/v1/webhooks/WH_AUTHZ/deliveries/evt_DOC001_v1/redeliver", status: http.StatusNotFound, unknown: []string{"WH_AUTHZ", "WH_999"}}}},
 
 		{method: http.MethodGet, path: "/v1/investors/:investorId/positions", access: authzPortal,
 			probes: []authzProbe{inv("/v1/investors/INVESTOR_1/positions"), inv("/v1/investors/INVESTOR_1/positions?limit=1")},

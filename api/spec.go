@@ -452,7 +452,7 @@ func (s *server) operations() []operation {
 				{Status: 202, Doc: "The event is queued again.", Body: wire.WebhookDelivery{}, Example: exampleDelivery},
 			},
 			Errors: map[int]string{
-				400: "`webhookId` or `eventId` is not a valid ID.",
+				400: "`webhookId` is not a valid ID, or `eventId` is not an event ID.",
 				404: "No endpoint with this ID or one the token does not cover, or the event was never queued for it.",
 				409: "The event is still pending for the endpoint.",
 				503: "The server has no FUNDSVC_WEBHOOK_SECRET_KEY.",

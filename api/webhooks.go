@@ -4,7 +4,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"net/http"
-	"slices"
 	"time"
 
 	"github.com/fundsvc/fundsvc/fund"
@@ -69,8 +68,8 @@ func (s *server) checkSubscription(p Principal, url string, types, funds []strin
 		return fund.Invalid("url", "%s", msg)
 	}
 	for i, t := range types {
-		if !slices.Contains(webhooks.EventTypes, t) {
-			return fund.Invalid("eventTypes", "member %d must be one of %v, got %q", i, webhooks.EventTypes, t)
+		if !fund.EventType(t).Valid() {
+			return fund.Invalid("eventTypes", "member %d must be one of %v, got %q", i, fund.EventTypes, t)
 		}
 	}
 	for _, f := range funds {
@@ -286,12 +285,13 @@ func (s *server) listWebhookDeliveries(c *gin.Context) {
 // redeliverWebhook queues one event again for the endpoint.
 func (s *server) redeliverWebhook(c *gin.Context) {
 	in := s.params(c)
+	in.id("webhookId")
+	eventID := c.Param("eventId")
+	if _, _, ok := fund.ParseEventID(eventID); !ok {
+		in.fail(fund.Invalid("eventId", "is not an event ID (evt_<documentId>_v<version>)"))
+	}
 	e, ok := s.visibleWebhook(c, in)
 	if !ok {
-		return
-	}
-	eventID := in.id("eventId")
-	if !in.ok() {
 		return
 	}
 	d, err := s.docs.RedeliverWebhook(c.Request.Context(), e.ID, eventID, time.Now())
@@ -311,7 +311,7 @@ var (
 		CreatedAt: exampleWebhookAt, UpdatedAt: exampleWebhookAt, CreatedBy: "admin@example.com",
 	}
 	exampleDelivery = wire.WebhookDelivery{
-		EventID: "evt_20260115T093512Z_DOC001_3", EventType: "document.restated", DocumentID: "DOC001", Version: 3,
+		EventID: "evt_DOC001_v3", EventType: "document.restated", DocumentID: "DOC001", Version: 3,
 		Status: "pending", AttemptCount: 2, NextAttemptAt: exampleWebhookAt.Add(5*time.Minute + 7*time.Second),
 		Attempts: []wire.WebhookAttempt{
 			{At: exampleWebhookAt.Add(6 * time.Second), StatusCode: 500, LatencyMS: 84},

@@ -72,7 +72,8 @@ type WebhookDelivery struct {
 	EventType     string
 	DocumentID    string
 	Version       int
-	Payload       []byte // the exact body, the same on every attempt
+	Payload       []byte    // the exact body, the same on every attempt
+	CommittedAt   time.Time // the event's commit instant, for the delivery lag
 	Status        string
 	Attempts      []WebhookAttempt // the latest MaxLoggedAttempts
 	AttemptCount  int

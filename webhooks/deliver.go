@@ -15,27 +15,17 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/store"
+	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// Event is one entry of the event feed, as delivery needs it.
-type Event struct {
-	ID          string
-	Type        string
-	FundID      string
-	DocumentID  string
-	Version     int
-	CommittedAt time.Time
-	// Data is the event's data member, as the feed answers it.
-	Data json.RawMessage
-}
-
-// Feed is the event feed across every fund, in commit order: the events
-// after cursor ("" from the beginning), at most limit, and the cursor after
-// the last one returned (cursor itself when none is).
+// Feed is the event feed across every fund; *store.Store satisfies it
+// (store/events.go).
 type Feed interface {
-	EventsAfter(ctx context.Context, cursor string, limit int) ([]Event, string, error)
+	EventsAfter(ctx context.Context, after store.EventCursor, limit int, f store.EventFilter) (store.EventPage, error)
+	Event(ctx context.Context, doc string, version int) (fund.Event, error)
 }
 
 // Store is what delivery keeps in the table; *store.Store satisfies it.
@@ -49,13 +39,6 @@ type Store interface {
 	ClaimWebhookDelivery(ctx context.Context, p store.WebhookPending, owner string, now, until time.Time) (bool, error)
 	WebhookDeliveryOf(ctx context.Context, endpointID, eventID string) (store.WebhookDelivery, error)
 	FinishWebhookAttempt(ctx context.Context, p store.WebhookPending, owner string, a store.WebhookAttempt, status string, next time.Time) error
-}
-
-// Payload is the body of every delivery, as Standard Webhooks shapes it.
-type Payload struct {
-	Type      string          `json:"type"`
-	Timestamp time.Time       `json:"timestamp"`
-	Data      json.RawMessage `json:"data"`
 }
 
 // Deliverer runs delivery on one instance; several instances share the work
@@ -85,8 +68,9 @@ type Deliverer struct {
 	// Client sends the requests (Policy.Client(Timeout) when nil).
 	Client *http.Client
 
-	once    sync.Once
-	metrics *Metrics
+	once     sync.Once
+	metrics  *Metrics
+	enqueued *lru.Cache[string, struct{}] // endpoint and event IDs this process queued: not read again
 }
 
 // DefaultTimeout bounds one delivery attempt.
@@ -154,6 +138,7 @@ func (d *Deliverer) init() {
 		if d.metrics == nil {
 			d.metrics = NewMetrics()
 		}
+		d.enqueued, _ = lru.New[string, struct{}](100_000)
 	})
 }
 
@@ -245,61 +230,133 @@ func (d *Deliverer) RunOnce(ctx context.Context) error {
 }
 
 // feedPage is how many events one read of the feed asks for.
-const feedPage = 100
+const feedPage = 200
 
 // fill queues the events after the endpoint's cursor that it subscribes
-// to, then moves the cursor. Two instances may fill at once: queueing an
-// event twice changes nothing, and only one moves the cursor.
+// to, up to now, then moves the cursor, but never past the feed's
+// watermark: an event committed later may still appear before it, so the
+// unsettled tail is read again each round (queueing an event twice changes
+// nothing: the delivery's log entry is put only if absent). Two instances
+// may fill at once; only one moves the cursor. A version whose earlier
+// version the endpoint should get but has not queued yet (an index that
+// lags) stops the round, so a document's versions are queued, and so
+// delivered, in order.
 func (d *Deliverer) fill(ctx context.Context, e store.WebhookEndpoint) error {
-	cursor, err := d.Store.WebhookCursor(ctx, e.ID)
+	stored, err := d.Store.WebhookCursor(ctx, e.ID)
 	if err != nil {
 		return err
 	}
+	from, err := store.ParseEventCursor(stored)
+	if err != nil {
+		return err
+	}
+	if from.IsZero() {
+		// A new endpoint gets what is committed from its creation on.
+		from = store.EventCursor{At: e.CreatedAt.Add(-time.Millisecond)}
+	}
+	filter := store.EventFilter{Types: eventTypes(e.EventTypes), Funds: e.Funds, Until: d.Now()}
+	after, settled := from, from
 	for {
-		events, next, err := d.Feed.EventsAfter(ctx, cursor, feedPage)
+		page, err := d.Feed.EventsAfter(ctx, after, feedPage, filter)
 		if err != nil {
 			return err
 		}
-		for _, ev := range events {
-			if !Matches(e, ev) {
+		for _, ev := range page.Events {
+			if ev.Timestamp.Before(e.CreatedAt) {
 				continue
 			}
-			body, err := json.Marshal(Payload{Type: ev.Type, Timestamp: ev.CommittedAt.UTC(), Data: ev.Data})
-			if err != nil {
-				return err
+			if !d.enqueued.Contains(e.ID + "\x00" + ev.ID) {
+				ready, err := d.predecessorQueued(ctx, e, ev)
+				if err != nil {
+					return err
+				}
+				if !ready {
+					return d.advance(ctx, e.ID, stored, from, settled)
+				}
+				body, err := json.Marshal(ev)
+				if err != nil {
+					return err
+				}
+				if _, err := d.Store.EnqueueWebhookDelivery(ctx, store.WebhookDelivery{
+					EndpointID: e.ID, EventID: ev.ID, EventType: string(ev.Type), DocumentID: ev.Data.DocumentID,
+					Version: ev.Data.Version, Payload: body, CommittedAt: ev.Timestamp,
+				}, d.Now()); err != nil {
+					return err
+				}
+				d.enqueued.Add(e.ID+"\x00"+ev.ID, struct{}{})
 			}
-			if _, err := d.Store.EnqueueWebhookDelivery(ctx, store.WebhookDelivery{
-				EndpointID: e.ID, EventID: ev.ID, EventType: ev.Type, DocumentID: ev.DocumentID,
-				Version: ev.Version, Payload: body,
-			}, d.Now()); err != nil {
-				return err
+			if !ev.Timestamp.After(page.Watermark) {
+				settled = store.EventCursor{At: ev.Timestamp, DocumentID: ev.Data.DocumentID, Version: ev.Data.Version}
 			}
 		}
-		if next == cursor {
-			return nil
+		if !page.Next.At.After(page.Watermark) {
+			settled = page.Next
+		} else if page.Watermark.After(settled.At) && !page.More {
+			settled = store.EventCursor{At: page.Watermark}
 		}
-		moved, err := d.Store.AdvanceWebhookCursor(ctx, e.ID, cursor, next)
-		if err != nil || !moved {
-			return err // another instance moved it: it fills from there
+		if !page.More {
+			break
 		}
-		cursor = next
-		if len(events) < feedPage {
-			return nil
-		}
+		after = page.Next
 	}
+	return d.advance(ctx, e.ID, stored, from, settled)
+}
+
+// advance persists the endpoint's settled cursor when it moved.
+func (d *Deliverer) advance(ctx context.Context, id, stored string, from, settled store.EventCursor) error {
+	if settled == from || !settled.At.After(from.At) && settled.String() == stored {
+		return nil
+	}
+	_, err := d.Store.AdvanceWebhookCursor(ctx, id, stored, settled.String())
+	return err // not moved: another instance moved it first, and fills from there
+}
+
+// predecessorQueued reports whether the endpoint may queue ev: its
+// document's previous version is queued for it already, or it is not one
+// the endpoint gets (committed before the endpoint, or of a type it does
+// not subscribe to).
+func (d *Deliverer) predecessorQueued(ctx context.Context, e store.WebhookEndpoint, ev fund.Event) (bool, error) {
+	v := ev.Data.Version
+	if v <= 1 {
+		return true, nil
+	}
+	prevID := fund.EventID(ev.Data.DocumentID, v-1)
+	if d.enqueued.Contains(e.ID + "\x00" + prevID) {
+		return true, nil
+	}
+	_, err := d.Store.WebhookDeliveryOf(ctx, e.ID, prevID)
+	if err == nil {
+		return true, nil
+	}
+	if fund.ErrorCode(err) != fund.ENOTFOUND {
+		return false, err
+	}
+	prev, err := d.Feed.Event(ctx, ev.Data.DocumentID, v-1)
+	if err != nil {
+		return false, err
+	}
+	return !Matches(e, prev), nil
+}
+
+func eventTypes(names []string) []fund.EventType {
+	out := make([]fund.EventType, 0, len(names))
+	for _, n := range names {
+		out = append(out, fund.EventType(n))
+	}
+	return out
 }
 
 // Matches reports whether endpoint e subscribes to ev: its types (all when
 // none is named), its funds (all when none is named), and only events
 // committed since it was created.
-func Matches(e store.WebhookEndpoint, ev Event) bool {
-	if len(e.EventTypes) > 0 && !slices.Contains(e.EventTypes, ev.Type) {
+func Matches(e store.WebhookEndpoint, ev fund.Event) bool {
+	if len(e.EventTypes) > 0 && !slices.Contains(e.EventTypes, string(ev.Type)) {
 		return false
 	}
-	if len(e.Funds) > 0 && !slices.Contains(e.Funds, ev.FundID) {
+	if len(e.Funds) > 0 && !slices.Contains(e.Funds, ev.Data.FundID) {
 		return false
 	}
-	return !ev.CommittedAt.Before(e.CreatedAt)
+	return !ev.Timestamp.Before(e.CreatedAt)
 }
 
 // Secrets opens the secrets a delivery at now is signed with: the current
@@ -366,8 +423,8 @@ func (d *Deliverer) attempt(ctx context.Context, e store.WebhookEndpoint, p stor
 			return d.leaseLost(err, e, p)
 		}
 		d.metrics.Attempts.WithLabelValues("delivered").Inc()
-		if !del.CreatedAt.IsZero() {
-			d.metrics.Lag.Observe(now.Sub(eventInstant(del)).Seconds())
+		if !del.CommittedAt.IsZero() {
+			d.metrics.Lag.Observe(now.Sub(del.CommittedAt).Seconds())
 		}
 		if !e.FailingSince.IsZero() {
 			return d.Store.MarkWebhookEndpoint(ctx, e.ID, time.Time{}, "", now)
@@ -409,15 +466,6 @@ func (d *Deliverer) attempt(ctx context.Context, e store.WebhookEndpoint, p stor
 	return nil
 }
 
-// eventInstant is the commit instant the payload carries, for the lag.
-func eventInstant(del store.WebhookDelivery) time.Time {
-	var p Payload
-	if json.Unmarshal(del.Payload, &p) == nil && !p.Timestamp.IsZero() {
-		return p.Timestamp
-	}
-	return del.CreatedAt
-}
-
 // leaseLost logs a delivery another instance took over: it may deliver the
 // event again (at least once), with the same webhook-id.
 func (d *Deliverer) leaseLost(err error, e store.WebhookEndpoint, p store.WebhookPending) error {
@@ -441,6 +489,3 @@ func attemptError(err error) string {
 		return "no answer: the connection failed"
 	}
 }
-
-// EventTypes are the event types an endpoint may subscribe to.
-var EventTypes = []string{"document.created", "document.restated", "document.voided"}
