@@ -254,7 +254,9 @@ func (d *Deliverer) fill(ctx context.Context, e store.WebhookEndpoint) error {
 		// A new endpoint gets what is committed from its creation on.
 		from = store.EventCursor{At: e.CreatedAt.Add(-time.Millisecond)}
 	}
-	filter := store.EventFilter{Types: eventTypes(e.EventTypes), Funds: e.Funds, Until: d.Now()}
+	// Up to the present by the wall clock, which stamps commits (d.Now may
+	// be a test's clock).
+	filter := store.EventFilter{Types: eventTypes(e.EventTypes), Funds: e.Funds, Until: later(d.Now(), time.Now())}
 	after, settled := from, from
 	for {
 		page, err := d.Feed.EventsAfter(ctx, after, feedPage, filter)
@@ -338,6 +340,13 @@ func (d *Deliverer) predecessorQueued(ctx context.Context, e store.WebhookEndpoi
 	return !Matches(e, prev), nil
 }
 
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
 func eventTypes(names []string) []fund.EventType {
 	out := make([]fund.EventType, 0, len(names))
 	for _, n := range names {
@@ -387,8 +396,10 @@ func (d *Deliverer) attempt(ctx context.Context, e store.WebhookEndpoint, p stor
 	if err != nil {
 		return err
 	}
-	start := d.Now()
-	sig, err := Signature(secrets, p.EventID, start, del.Payload)
+	// The header's timestamp is the wall clock's, which receivers check
+	// against theirs; the schedule runs on d.Now, which tests move.
+	start, sent := d.Now(), time.Now()
+	sig, err := Signature(secrets, p.EventID, sent, del.Payload)
 	if err != nil {
 		return err
 	}
@@ -402,11 +413,10 @@ func (d *Deliverer) attempt(ctx context.Context, e store.WebhookEndpoint, p stor
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "fundsvc-webhooks/1")
 	req.Header.Set(HeaderID, p.EventID)
-	req.Header.Set(HeaderTimestamp, strconv.FormatInt(start.Unix(), 10))
+	req.Header.Set(HeaderTimestamp, strconv.FormatInt(sent.Unix(), 10))
 	req.Header.Set(HeaderSignature, sig)
-	began := time.Now()
 	resp, err := d.Client.Do(req)
-	a.LatencyMS = time.Since(began).Milliseconds()
+	a.LatencyMS = time.Since(sent).Milliseconds()
 	var wait time.Duration
 	if err != nil {
 		a.Error = attemptError(err)
