@@ -16,6 +16,7 @@ const { Webhook } = require("standardwebhooks");
 let secrets = [];
 let mode = "ok";
 let retryAfter = "";
+let delayMs = 0;
 const log = [];
 
 function readBody(req) {
@@ -34,6 +35,7 @@ const server = http.createServer(async (req, res) => {
     if (c.secrets) secrets = c.secrets;
     if (c.mode) mode = c.mode;
     retryAfter = c.retryAfter ?? "";
+    delayMs = c.delayMs ?? 0;
     res.writeHead(204).end();
     return;
   }
@@ -72,7 +74,7 @@ const server = http.createServer(async (req, res) => {
       res.writeHead(410).end();
       return;
     default:
-      res.writeHead(verifiedWith.length > 0 ? 204 : 400).end();
+      setTimeout(() => res.writeHead(verifiedWith.length > 0 ? 204 : 400).end(), delayMs);
   }
 });
 server.listen(0, "127.0.0.1", () => {

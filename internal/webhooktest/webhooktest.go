@@ -97,7 +97,13 @@ func Start(t testing.TB, secrets ...string) *Receiver {
 // connection dropped).
 func (r *Receiver) Set(t testing.TB, secrets []string, mode string, retryAfter int) {
 	t.Helper()
-	c := map[string]any{"mode": mode}
+	r.SetDelay(t, secrets, mode, retryAfter, 0)
+}
+
+// SetDelay is Set, and in mode ok the answer comes after delay.
+func (r *Receiver) SetDelay(t testing.TB, secrets []string, mode string, retryAfter int, delay time.Duration) {
+	t.Helper()
+	c := map[string]any{"mode": mode, "delayMs": delay.Milliseconds()}
 	if secrets != nil {
 		c["secrets"] = secrets
 	}
