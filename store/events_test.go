@@ -116,7 +116,7 @@ func TestEveryCommittedVersionHasExactlyOneEventAndARefusedWriteNone(t *testing.
 		t.Fatalf("the feed lists %v, want exactly the committed versions %v", got, want)
 	}
 	p := func(id string, ch fund.PositionChange, kinds ...fund.ItemKind) fund.EventPosition {
-		return fund.EventPosition{PositionID: id, Change: ch, ItemTypes: append([]fund.ItemKind{}, kinds...)}
+		return fund.EventPosition{PositionID: id, InvestorID: "INV_" + strings.TrimPrefix(id, "POS_"), Change: ch, ItemTypes: append([]fund.ItemKind{}, kinds...)}
 	}
 	wantPositions := [][]fund.EventPosition{
 		{p("POS_1", fund.PositionAdded, fund.CapitalCall), p("POS_2", fund.PositionAdded, fund.CapitalCall), p("POS_3", fund.PositionAdded, fund.CapitalCall)},
@@ -327,7 +327,7 @@ func TestAnInvestorSeesOnlyEventsOfItsPositionsListingOnlyThem(t *testing.T) {
 	}
 	for _, ev := range inv1 {
 		for _, p := range ev.Data.Positions {
-			if p.PositionID != "POS_1" && p.PositionID != "POS_11" {
+			if (p.PositionID != "POS_1" && p.PositionID != "POS_11") || p.InvestorID != "INV_1" {
 				t.Errorf("INV_1 sees %s in %s", p.PositionID, ev.ID)
 			}
 		}
