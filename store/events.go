@@ -1,7 +1,6 @@
 package store
 
 import (
-	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -436,11 +435,14 @@ func decodeTouched(b []byte) ([]fund.EventPosition, error) {
 	if err != nil {
 		return nil, err
 	}
-	sc := bufio.NewScanner(zr)
-	for sc.Scan() {
-		f := strings.Split(sc.Text(), "\t")
+	text, err := io.ReadAll(zr)
+	if err != nil {
+		return nil, err
+	}
+	for _, line := range strings.Split(strings.TrimSuffix(string(text), "\n"), "\n") {
+		f := strings.Split(line, "\t")
 		if len(f) != 4 {
-			return nil, fmt.Errorf("a touched position %q is not change, kinds, position and investor", sc.Text())
+			return nil, fmt.Errorf("a touched position %q is not change, kinds, position and investor", line)
 		}
 		p := fund.EventPosition{PositionID: f[2], InvestorID: f[3], Change: fund.PositionChange(f[0]), ItemTypes: []fund.ItemKind{}}
 		if f[1] != "" {
@@ -449,9 +451,6 @@ func decodeTouched(b []byte) ([]fund.EventPosition, error) {
 			}
 		}
 		out = append(out, p)
-	}
-	if err := sc.Err(); err != nil && !errors.Is(err, io.EOF) {
-		return nil, err
 	}
 	return out, nil
 }
