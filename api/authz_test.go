@@ -24,6 +24,7 @@ import (
 
 	"github.com/fundsvc/fundsvc/api"
 	"github.com/fundsvc/fundsvc/internal/fundtest"
+	"github.com/fundsvc/fundsvc/store"
 	"github.com/gin-gonic/gin"
 	"github.com/golang-jwt/jwt/v5"
 )
@@ -52,6 +53,7 @@ const (
 	authzAdmin                       // admin tokens only, within their funds
 	authzPortal                      // investors for their own investor; admins within their funds
 	authzWebhooks                    // admin tokens only, on endpoints of funds they all cover (authzWebhookCases)
+	authzFeed                        // both roles, each answered only its own events: admins their funds', investors their positions'
 )
 
 // authzProbe is one request on a route.
@@ -186,6 +188,9 @@ func authzRoutes() []authzRoute {
 			probes: []authzProbe{wh("/v1/webhooks/WH_AUTHZ/deliveries"), wh("/v1/webhooks/WH_AUTHZ/deliveries?limit=1")}},
 		{method: http.MethodPost, path: "/v1/webhooks/:webhookId/deliveries/:eventId/redeliver", access: authzWebhooks,
 			probes: []authzProbe{{path: "/v1/webhooks/WH_AUTHZ/deliveries/evt_DOC001_v1/redeliver", status: http.StatusNotFound, unknown: []string{"WH_AUTHZ", "WH_999"}}}},
+		{method: http.MethodGet, path: "/v1/events", access: authzFeed,
+			probes: []authzProbe{fundA("/v1/events"), fundA("/v1/events?fund=FUND_A"), fundA("/v1/events?type=document.restated&fund=FUND_A"),
+				fundA("/v1/events?limit=1&fund=FUND_A")}},
 
 		{method: http.MethodGet, path: "/v1/investors/:investorId/positions", access: authzPortal,
 			probes: []authzProbe{inv("/v1/investors/INVESTOR_1/positions"), inv("/v1/investors/INVESTOR_1/positions?limit=1")},
@@ -576,7 +581,7 @@ func authzPositive(t *testing.T, s *testServer, r authzRoute, auth string) {
 	if res.Status != want {
 		t.Fatalf("%s %s: status %d, want %d\n%s", r.method, path, res.Status, want, res.Body)
 	}
-	if r.access == authzAdmin || r.access == authzPortal {
+	if r.access == authzAdmin || r.access == authzPortal || r.access == authzFeed {
 		authzOwnData(t, res, authzAdminA)
 	}
 }
@@ -585,6 +590,7 @@ func authzPositive(t *testing.T, s *testServer, r authzRoute, auth string) {
 // principal on the demo data.
 func TestAuthzMatrix(t *testing.T) {
 	s := newServer(t, true)
+	authzSettled(s.Env)
 	table := authzTable(t, s)
 	bad := authzBadHS256Tokens(t)
 	asA, asZ, asInv := authzBearer(token(t, authzAdminA)), authzBearer(token(t, authzAdminZ)), authzBearer(token(t, authzInvestor1))
@@ -674,6 +680,9 @@ func TestAuthzMatrix(t *testing.T) {
 				})
 			}
 
+		case authzFeed:
+			authzFeedCases(t, s, r, run, asA, asZ, asInv)
+
 		case authzPortal:
 			for _, p := range r.probes {
 				unknown := strings.NewReplacer(p.unknown...).Replace(p.path)
@@ -732,6 +741,55 @@ func TestAuthzMatrix(t *testing.T) {
 		}
 	})
 	t.Logf("authorization matrix: %d routes, %d cases", len(table), cases)
+}
+
+// authzFeedCases are the event feed's: a route without an ID in its path,
+// whose scope is a filter. The admin of FUND_A and investor INVESTOR_1 get
+// only their own events (the admin's of FUND_A, the investor's listing
+// only its positions); the admin of FUND_Z gets no event of FUND_A, and
+// asking for FUND_A by name is 404, as for a fund that does not exist.
+func authzFeedCases(t *testing.T, s *testServer, r authzRoute, run func(string, func(*testing.T)), asA, asZ, asInv string) {
+	items := func(t *testing.T, res response) []any {
+		t.Helper()
+		if res.Status != http.StatusOK {
+			t.Fatalf("status %d\n%s", res.Status, res.Body)
+		}
+		list, _ := res.JSON(t)["items"].([]any)
+		return list
+	}
+	for _, p := range r.probes {
+		run(fmt.Sprintf("GET %s by the admin of FUND_A is 200 with only FUND_A's events", p.path), func(t *testing.T) {
+			res := authzSend(t, s, http.MethodGet, p.path, nil, asA)
+			if len(items(t, res)) == 0 {
+				t.Fatalf("no event\n%s", res.Body)
+			}
+			authzOwnData(t, res, authzAdminA)
+		})
+		run(fmt.Sprintf("GET %s by investor INVESTOR_1 is 200 with only INVESTOR_1's positions", p.path), func(t *testing.T) {
+			res := authzSend(t, s, http.MethodGet, p.path, nil, asInv)
+			if len(items(t, res)) == 0 {
+				t.Fatalf("no event\n%s", res.Body)
+			}
+			authzOwnData(t, res, authzInvestor1)
+		})
+		if strings.Contains(p.path, "fund=FUND_A") {
+			run(fmt.Sprintf("GET %s by the admin of FUND_Z is 404, as for FUND_999", p.path), func(t *testing.T) {
+				authzLikeUnknown(t, s, http.MethodGet, p.path, nil, asZ, p.unknown, http.StatusNotFound)
+			})
+		} else {
+			run(fmt.Sprintf("GET %s by the admin of FUND_Z is 200 with no event of FUND_A", p.path), func(t *testing.T) {
+				if got := items(t, authzSend(t, s, http.MethodGet, p.path, nil, asZ)); len(got) != 0 {
+					t.Errorf("the admin of FUND_Z sees %v", got)
+				}
+			})
+		}
+	}
+}
+
+// authzSettled moves the clock of env's store past the settle margin of
+// the demo's commits, so that the event feed lists them.
+func authzSettled(env *fundtest.Env) {
+	env.Store.Now = func() time.Time { return fundtest.Clock.Add(store.ChangeSettleMargin + time.Minute) }
 }
 
 // authzPutCases are the writes by admins: the admin of FUND_A creates and
@@ -1040,6 +1098,7 @@ func authzNewKeys(t *testing.T) authzKeys {
 func TestAuthzVerifierConfigurations(t *testing.T) {
 	env := fundtest.New(t)
 	env.Seed(t)
+	authzSettled(env)
 	plain := &testServer{Env: env}
 	table := authzTable(t, plain)
 	now := time.Now()

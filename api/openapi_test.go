@@ -844,6 +844,9 @@ func TestOpenAPISecurityMatchesCode(t *testing.T) {
 		e := openAPITestEngineWith(t, public)
 		for _, o := range ops {
 			target := fillBad.Replace(o.Path)
+			if strings.HasPrefix(o.Path, "/v1/") && !strings.Contains(o.Path, "{") {
+				target += "?limit=0" // no ID in the path to refuse: a bad limit instead
+			}
 			sec, _ := openAPISecurity(doc, o)
 			open, bearer := openAPIRoles(t, o.Method+" "+o.Path, sec)
 			switch {

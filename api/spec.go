@@ -287,6 +287,20 @@ func (s *server) operations() []operation {
 			},
 		},
 		{
+			Method: http.MethodGet, Path: "/v1/events", ID: "listEvents", Tag: "events", Access: accessAnyRole,
+			Handlers:    []gin.HandlerFunc{s.listEvents},
+			Summary:     "The event feed",
+			Description: "Every committed version of a document as an event (`document.created`, `document.restated`, `document.voided`), in commit order, replayable from the beginning: without `after`, the first page starts at the first event ever committed. Each event is the payload a webhook delivers (Standard Webhooks: `type`, `timestamp`, `data`, with the event's `id`), and its `data.versionPath` reads exactly the version it announces. The answer is complete up to its `watermark`, the settle margin (5 minutes) behind the server's clock: every version committed at or before it is listed, none later, and `next` resumes right after the last event listed, or at the watermark, so reading on from `next` never misses nor repeats an event. Scope: an admin token reads the events of the funds it covers; an investor token the events of documents that touch its positions, each listing only its own positions. `fund` keeps one fund's events (a fund an admin token does not cover is 404; for an investor token, the events of its positions in that fund), `type` one type. Cost (docs/events.md): for an admin of every fund, one Query of the event index per UTC day per change shard between the cursor and the watermark; for an admin of some funds, or with `fund`, one Query per fund per UTC month; for an investor, first one Query of its positions per 1,000 positions, then one Query per fund of its positions per UTC month, reading the fund's events and keeping those of its positions. A page stops after about 64 such Queries with `more` true, so a replay over empty periods answers in bounded time.",
+			Params:      []string{"after", "type", "fund", "limit"},
+			Responses: []response{
+				{Status: 200, Doc: "One page of the feed.", Body: wire.EventFeed{}, Demo: []demoCall{{Path: "/v1/events?limit=3"}}},
+			},
+			Errors: map[int]string{
+				400: "`type` is not an event type, `fund` is not a valid ID, `limit` is not a whole number from 1 to 1000, or `after` was not issued by this query (the same `type` and `fund`) to this principal.",
+				404: "`fund` names a fund an admin token does not cover, whether or not it exists (answered after `type` and `fund` are checked, before `limit` and `after`).",
+			},
+		},
+		{
 			Method: http.MethodGet, Path: "/v1/funds/:fundId/positions", ID: "listFundPositions", Tag: "funds", Access: accessAdmin,
 			Handlers:    []gin.HandlerFunc{s.listFundPositions},
 			Summary:     "A fund's positions",

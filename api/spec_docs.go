@@ -97,6 +97,10 @@ var conventions = map[string]string{
 }
 
 var apiTypes = map[string]typeSpec{
+	"EventFeed":               {Doc: "One page of the event feed, complete up to its `watermark`."},
+	"Event":                   {Doc: "One committed version of a document: the payload of Standard Webhooks 1.0 (`type`, `timestamp`, `data`) that a webhook delivers, with the event's `id`. `type` is named as the standard names it, the one member besides RFC 9457's problem named by the bare word. It names what changed, never an amount."},
+	"EventData":               {Doc: "The version an event announces; read it whole at `versionPath`."},
+	"EventPosition":           {Doc: "A position a version touched, and how; never its amounts."},
 	"DocumentRequest":         {Doc: "One whole version of a document: what `PUT /v1/documents/{documentId}` stores as the document's next version. Server-owned fields (`documentId`, `version`, `createdAt`) have no place here. Unknown fields are refused with 400 at every level, as are trailing data after the object, an empty body, and invalid JSON; the problem's `field` names the offending input, e.g. `positions[3].capitalCall.amount`. About `null`: a required amount (`amount` of an activity, call, distribution or unfunded commitment) that is `null` is refused with 400; in every other field the server treats `null` as if the field were absent, so a `null` `title`, `asOf` or `positions` is refused as missing, while a `null` `currency`, status, date, line item or `capitalActivity` takes the default or means none."},
 	"CapitalActivityInput":    {Doc: "The document-level capital movement. Optional; when absent, the new version has no capital activity."},
 	"PositionInput":           {Doc: "What the document reports for one position (one fund plus one investor): at least one of `capitalCall`, `distribution`, `unfundedCommitment` and `capitalAccount`.", MinProperties: 3},
@@ -201,6 +205,9 @@ var apiFields = map[string]field{
 	"UnfundedCommitmentInput.status":    {Ref: "UnfundedStatus", Default: fund.StatusActive},
 	"DocumentHeader.status":             {Schema: &schema{Type: "string", Enum: []string{wire.VersionLatest, wire.VersionSuperseded, wire.VersionVoided}}},
 	"ItemTypeChanges.itemType":          {Ref: "ItemType"},
+	"Event.type":                        {Ref: "EventType"},
+	"EventPosition.change":              {Ref: "PositionChange"},
+	"EventPosition.itemTypes":           {Schema: &schema{Type: "array", Items: ref("ItemType")}},
 	"DocumentHeader.createdBy":          {Schema: &schema{Type: "string", Examples: []any{"dev-admin"}}},
 	"CapitalActivities.latest":          {Schema: &schema{OneOf: []*schema{ref("CapitalActivity"), {Type: "null"}}}},
 	"PositionItem.status":               {Schema: &schema{Type: "string", Enum: []string{string(fund.StatusPending), string(fund.StatusCompleted), string(fund.StatusActive)}}},
@@ -271,6 +278,12 @@ var apiParameters = map[string]parameterSpec{
 		Doc: "Makes the request safe to repeat. 1 to 255 visible ASCII characters (`!` to `~`, no spaces), such as a UUID; any other value is 400 (`field` `Idempotency-Key`), and an empty header counts as absent. The first answer with a status below 500 (2xx and 4xx alike) is stored per principal (the token's subject, role and funds; the same key of another principal is another key) for 24 hours (FUNDSVC_IDEMPOTENCY_TTL). A repeat with the same key and the same request (method, path, `Content-Type`, `If-Match` and body, byte for byte) runs nothing and gets the stored answer byte for byte: its status, body, `Content-Type`, `ETag` and `Location`, plus `Idempotent-Replayed: true` and its own `X-Request-ID` (and, like every answer, `Cache-Control: no-store`). The same key with a different request is 422 (`/problems/idempotency_key_reused`, `field` `Idempotency-Key`): use a new key. While the first request with the key still runs, a repeat is 409 (retry shortly). An answer of 500 or more is not stored and releases the key, so repeating the request runs it again. If the server stops mid-request, or cannot store the answer, the key stays locked for a lease (the request timeout, at least 1 minute, plus 10 s; FUNDSVC_IDEMPOTENCY_LEASE), after which the same request runs again. Answers given before the key is claimed are not stored: 401, 429, 403 for an investor token, 400 for the key itself, and 413."},
 	"X-Request-ID": {In: "header", Schema: &schema{Type: "string", Pattern: "^[A-Za-z0-9._-]{1,64}$"},
 		Doc: "The caller's request ID, echoed in the X-Request-ID response header, the problem's `requestId` and the logs. A value that does not match the pattern is replaced with a random one."},
+	"after": {In: "query", Schema: ref("Cursor"),
+		Doc: "The `next` of a previous answer of the feed, unchanged: the events committed after the place it names. Absent: from the first event ever committed. A cursor of another query (another `type` or `fund`) or of another principal is 400."},
+	"type": {In: "query", Schema: ref("EventType"),
+		Doc: "Keep only events of this type, the events' `type`. Any other value is 400."},
+	"fund": {In: "query", Schema: ref("Id"),
+		Doc: "Keep only the events of this fund's documents. An invalid ID is 400."},
 	"asOf": {In: "query", Schema: ref("Date"),
 		Doc: "The date to take the figures at: each document counts at its latest version dated on or before it, and documents dated later do not count. Absent: every document at its latest version. An invalid date is 400."},
 }
@@ -331,6 +344,8 @@ var scalarSchemas = map[string]*schema{
 	"ActivityStatus": enumSchema("The state of a capital activity, capital call or distribution.", []fund.Status{fund.StatusPending, fund.StatusCompleted}),
 	"UnfundedStatus": enumSchema("The state of an unfunded commitment: always `active`.", []fund.Status{fund.StatusActive}),
 	"ItemType":       enumSchema("The kind of a position item.", fund.ItemKindNames()),
+	"EventType":      enumSchema("What a committed version did to its document, in Standard Webhooks' dotted `<resource>.<action>` form (each part lower snake_case).", fund.EventTypes),
+	"PositionChange": enumSchema("What a version did to a position against the version it replaced.", []fund.PositionChange{fund.PositionAdded, fund.PositionRemoved, fund.PositionChanged}),
 	"Version":        &schema{Type: "integer", Description: "A document version: 1 for the first write, N+1 for every later one. The ETag of a document is its version.", Minimum: ptr[int64](1)},
 	"Cursor":         &schema{Type: "string", Description: "An opaque, signed pagination token. Pass it back unchanged as `cursor` to read the next page of the same query (same route, path and filters) with a token of the same principal (the same subject, role and funds or investor; a renewed token of that principal may continue). It cannot be read or altered, nor used with another query or by another principal (400). Cursors may stop working when the server restarts without a configured cursor key.", MaxLength: ptr(4096)},
 	"Total":          &schema{Type: "string", Description: "An exact decimal sum of amounts, always a JSON string: written like `Money`, but a sum of many amounts may have more than 15 digits before the point.", Pattern: "^-?(0|[1-9][0-9]*)\\.[0-9]{2,4}$", Examples: []any{"1250000.00"}},
@@ -346,6 +361,7 @@ var apiTags = []openAPITag{
 	{Name: "investors", Description: "An investor's positions (an investor token its own; an admin token those in the funds it covers)."},
 	{Name: "positions", Description: "A position's items across documents (an investor token its own investor's; an admin token those of the funds it covers)."},
 	{Name: "webhooks", Description: "Endpoints that receive the event feed signed (Standard Webhooks 1.0), at least once, and their delivery logs (admin tokens, within the funds they cover)."},
+	{Name: "events", Description: "The event feed: every committed version of a document, in commit order (an admin token the funds it covers; an investor token the documents touching its positions)."},
 	{Name: "ops", Description: "Health, metrics and this document; no token needed by default."},
 }
 

@@ -80,6 +80,7 @@ type EventData struct {
 // EventPosition is one position a version touched, and how.
 type EventPosition struct {
 	PositionID string         `json:"positionId" doc:"The position."`
+	InvestorID string         `json:"investorId" doc:"The position's investor."`
 	Change     PositionChange `json:"change" doc:"added (reported by this version and not by the one it replaced), removed (reported by the replaced version and not by this one) or changed (reported by both, with an item added, removed or different)."`
 	ItemTypes  []ItemKind     `json:"itemTypes" doc:"The types of the position's items that were added, removed or changed (capital_account, capital_call, distribution, unfunded_commitment), in that order."`
 }
@@ -113,15 +114,27 @@ func VersionPath(doc string, version int) string {
 	return fmt.Sprintf("/v1/documents/%s/versions/%d", doc, version)
 }
 
-// EventPositions lists what c changed, position by position, sorted by ID.
-func EventPositions(c *Changes) []EventPosition {
+// EventPositions lists what next changed against prev (nil when next
+// creates the document), position by position, sorted by ID.
+func EventPositions(prev, next *Document) []EventPosition {
+	if prev == nil {
+		prev = &Document{}
+	}
+	changes := Compare(prev, next)
+	c := &changes
+	investor := map[string]string{}
+	for _, d := range []*Document{prev, next} {
+		for _, p := range d.Positions {
+			investor[p.ID] = p.InvestorID
+		}
+	}
 	var out []EventPosition
 	for _, g := range []struct {
 		ids    []string
 		change PositionChange
 	}{{c.Positions.Added, PositionAdded}, {c.Positions.Removed, PositionRemoved}, {c.Positions.Changed, PositionChanged}} {
 		for _, id := range g.ids {
-			p := EventPosition{PositionID: id, Change: g.change, ItemTypes: []ItemKind{}}
+			p := EventPosition{PositionID: id, InvestorID: investor[id], Change: g.change, ItemTypes: []ItemKind{}}
 			for k, kind := range ItemKinds {
 				it := c.Items[k]
 				if sortedContains(it.Added, id) || sortedContains(it.Removed, id) || sortedContains(it.Changed, id) {

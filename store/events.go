@@ -1,7 +1,6 @@
 package store
 
 import (
-	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -369,16 +368,16 @@ type eventItem struct {
 	Version        int
 	CommittedAt    time.Time
 	// Touched is the positions the version touched: gzip of one line per
-	// position, "<change>\t<item kinds, comma-separated>\t<position ID>".
+	// position, "<change>\t<item kinds, comma-separated>\t<position ID>\t<investor ID>".
 	// Compressed, because a fund-wide notice touches 5,000 positions whose
 	// IDs would otherwise take up to 330 KB of the item's 400 KB.
 	Touched []byte `dynamo:",omitempty"`
 }
 
 // newEventItem is the event of version d committed at the given instant,
-// which changed what c says against the version it replaced.
-func (s *Store) newEventItem(d *fund.Document, committedAt time.Time, c *fund.Changes) (eventItem, error) {
-	touched, err := encodeTouched(fund.EventPositions(c))
+// against the version it replaced (nil: none).
+func (s *Store) newEventItem(d *fund.Document, committedAt time.Time, replaced *fund.Document) (eventItem, error) {
+	touched, err := encodeTouched(fund.EventPositions(replaced, d))
 	if err != nil {
 		return eventItem{}, err
 	}
@@ -417,7 +416,7 @@ func encodeTouched(ps []fund.EventPosition) ([]byte, error) {
 		for i, k := range p.ItemTypes {
 			kinds[i] = string(k)
 		}
-		if _, err := fmt.Fprintf(zw, "%s\t%s\t%s\n", p.Change, strings.Join(kinds, ","), p.PositionID); err != nil {
+		if _, err := fmt.Fprintf(zw, "%s\t%s\t%s\t%s\n", p.Change, strings.Join(kinds, ","), p.PositionID, p.InvestorID); err != nil {
 			return nil, err
 		}
 	}
@@ -436,22 +435,22 @@ func decodeTouched(b []byte) ([]fund.EventPosition, error) {
 	if err != nil {
 		return nil, err
 	}
-	sc := bufio.NewScanner(zr)
-	for sc.Scan() {
-		f := strings.Split(sc.Text(), "\t")
-		if len(f) != 3 {
-			return nil, fmt.Errorf("a touched position %q is not change, kinds and ID", sc.Text())
+	text, err := io.ReadAll(zr)
+	if err != nil {
+		return nil, err
+	}
+	for _, line := range strings.Split(strings.TrimSuffix(string(text), "\n"), "\n") {
+		f := strings.Split(line, "\t")
+		if len(f) != 4 {
+			return nil, fmt.Errorf("a touched position %q is not change, kinds, position and investor", line)
 		}
-		p := fund.EventPosition{PositionID: f[2], Change: fund.PositionChange(f[0]), ItemTypes: []fund.ItemKind{}}
+		p := fund.EventPosition{PositionID: f[2], InvestorID: f[3], Change: fund.PositionChange(f[0]), ItemTypes: []fund.ItemKind{}}
 		if f[1] != "" {
 			for _, k := range strings.Split(f[1], ",") {
 				p.ItemTypes = append(p.ItemTypes, fund.ItemKind(k))
 			}
 		}
 		out = append(out, p)
-	}
-	if err := sc.Err(); err != nil && !errors.Is(err, io.EOF) {
-		return nil, err
 	}
 	return out, nil
 }

@@ -50,7 +50,7 @@ func readFeed(t *testing.T, read func(after store.EventCursor) (store.EventPage,
 
 func everything(s *store.Store, limit int) func(store.EventCursor) (store.EventPage, error) {
 	return func(after store.EventCursor) (store.EventPage, error) {
-		return s.EventsAfter(ctx, after, limit, store.EventFilter{Until: s.Now()})
+		return s.EventsAfter(ctx, after, limit, store.EventFilter{Until: s.Now().Add(time.Minute)})
 	}
 }
 
@@ -116,7 +116,7 @@ func TestEveryCommittedVersionHasExactlyOneEventAndARefusedWriteNone(t *testing.
 		t.Fatalf("the feed lists %v, want exactly the committed versions %v", got, want)
 	}
 	p := func(id string, ch fund.PositionChange, kinds ...fund.ItemKind) fund.EventPosition {
-		return fund.EventPosition{PositionID: id, Change: ch, ItemTypes: append([]fund.ItemKind{}, kinds...)}
+		return fund.EventPosition{PositionID: id, InvestorID: "INV_" + strings.TrimPrefix(id, "POS_"), Change: ch, ItemTypes: append([]fund.ItemKind{}, kinds...)}
 	}
 	wantPositions := [][]fund.EventPosition{
 		{p("POS_1", fund.PositionAdded, fund.CapitalCall), p("POS_2", fund.PositionAdded, fund.CapitalCall), p("POS_3", fund.PositionAdded, fund.CapitalCall)},
@@ -327,7 +327,7 @@ func TestAnInvestorSeesOnlyEventsOfItsPositionsListingOnlyThem(t *testing.T) {
 	}
 	for _, ev := range inv1 {
 		for _, p := range ev.Data.Positions {
-			if p.PositionID != "POS_1" && p.PositionID != "POS_11" {
+			if (p.PositionID != "POS_1" && p.PositionID != "POS_11") || p.InvestorID != "INV_1" {
 				t.Errorf("INV_1 sees %s in %s", p.PositionID, ev.ID)
 			}
 		}
@@ -372,5 +372,55 @@ func TestEventIDsAndCursorsReadBack(t *testing.T) {
 		if _, err := store.ParseEventCursor(bad); fund.ErrorCode(err) != fund.EINVALID {
 			t.Errorf("cursor %q: %v", bad, err)
 		}
+	}
+}
+
+// TestACommitThatFailsHasNoEvent fails the commit transaction of a
+// restatement (its version staged): no event of that version exists, the
+// feed lists version 1 only, and repeating the write commits version 2
+// with its one event.
+func TestACommitThatFailsHasNoEvent(t *testing.T) {
+	e := fundtest.New(t)
+	setClock(e, time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC))
+	if _, err := e.Store.Restate(ctx, doc("D1", "F1", 100, "POS_1"), nil); err != nil {
+		t.Fatal(err)
+	}
+	// The stage's one batch passes; the next write, the commit, fails.
+	e.Faults.FailWrites(1, 1)
+	if _, err := e.Store.Restate(ctx, doc("D1", "F1", 200, "POS_1"), nil); err == nil || e.Faults.Injected() != 1 {
+		t.Fatalf("restate: %v after %d injected failures, want the commit to fail", err, e.Faults.Injected())
+	}
+	if h, err := e.Store.LatestDocument(ctx, "D1"); err != nil || h.Version != 1 {
+		t.Fatalf("after the failed commit D1 is %+v, %v; want version 1", h, err)
+	}
+	if _, err := e.Store.Event(ctx, "D1", 2); fund.ErrorCode(err) != fund.ENOTFOUND {
+		t.Fatalf("the failed commit's version has an event: %v", err)
+	}
+	if got, _ := readFeed(t, everything(e.Store, 10)); !slices.Equal(eventIDs(got), []string{"evt_D1_v1"}) {
+		t.Fatalf("after the failed commit the feed lists %v", eventIDs(got))
+	}
+	if _, err := e.Store.Restate(ctx, doc("D1", "F1", 200, "POS_1"), nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := readFeed(t, everything(e.Store, 10)); !slices.Equal(eventIDs(got), []string{"evt_D1_v1", "evt_D1_v2"}) {
+		t.Fatalf("after the repeat the feed lists %v", eventIDs(got))
+	}
+}
+
+// TestARepeatedRequestAddsNoEvent: the repeat of an idempotent request
+// whose answer was lost finds its own commit on the head and writes
+// nothing, so its version keeps its one event.
+func TestARepeatedRequestAddsNoEvent(t *testing.T) {
+	e := fundtest.New(t)
+	setClock(e, time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC))
+	d := doc("D1", "F1", 100, "POS_1")
+	d.RequestID = "request-1"
+	for range 2 {
+		if v, err := e.Store.Restate(ctx, d, nil); err != nil || v.Version != 1 {
+			t.Fatalf("restate: version %d, %v", v.Version, err)
+		}
+	}
+	if got, _ := readFeed(t, everything(e.Store, 10)); !slices.Equal(eventIDs(got), []string{"evt_D1_v1"}) {
+		t.Fatalf("the feed lists %v", eventIDs(got))
 	}
 }

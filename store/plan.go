@@ -137,12 +137,12 @@ const maxBatchWrite = 25
 // yet) to d, with every document-level item of the latest view, the
 // version's history records and the fund's index entry. The head carries
 // the change index's keys of this commit, and the transaction puts the
-// version's event (events.go), which names what c says the version changed
-// (nil: every position added). It fails its
+// version's event (events.go), which names what the version changed
+// against replaced (nil: every position added). It fails its
 // condition check if another writer moved the head since it was read, if
 // the request's Idempotency-Key was taken over, or if the claims it relies
 // on (cl, may be nil) were revoked.
-func (s *Store) commitRequest(d *fund.Document, prev *Item, hash string, cl *claims, c *fund.Changes) (*dynamodb.TransactWriteItemsInput, error) {
+func (s *Store) commitRequest(d *fund.Document, prev *Item, hash string, cl *claims, replaced *fund.Document) (*dynamodb.TransactWriteItemsInput, error) {
 	head := Item{
 		PK: DocPK(d.ID), SK: HeadSK, Type: TypeHead, DocumentID: d.ID,
 		Version: d.Version, CommitID: d.CommitID, ContentHash: hash,
@@ -163,11 +163,7 @@ func (s *Store) commitRequest(d *fund.Document, prev *Item, hash string, cl *cla
 		head.CommittedAt = prev.CommittedAt.Add(time.Millisecond)
 	}
 	head.GSI1PK, head.GSI1SK = s.changeKeys(d.ID, head.CommittedAt)
-	if c == nil {
-		all := changesOf(nil, d)
-		c = &all
-	}
-	event, err := s.newEventItem(d, head.CommittedAt, c)
+	event, err := s.newEventItem(d, head.CommittedAt, replaced)
 	if err != nil {
 		return nil, err
 	}

@@ -299,7 +299,7 @@ func (s *Store) write(ctx context.Context, d fund.Document, ifMatch *int, mode w
 			err = s.recordEventsStart(ctx)
 		}
 		if err == nil {
-			err = s.commit(ctx, &d, head, hash, cl, changesOf(replaced, &d))
+			err = s.commit(ctx, &d, head, hash, cl, replaced)
 		}
 		if dynamo.IsCondCheckFailed(err) {
 			// Another writer committed first, this one's claims were
@@ -401,8 +401,8 @@ func (s *Store) stage(ctx context.Context, d *fund.Document) error {
 
 // commit flips the head to d in one transaction (Plan.Commit). It fails the
 // condition check if another writer moved the head since it was read.
-func (s *Store) commit(ctx context.Context, d *fund.Document, prev *Item, hash string, cl *claims, c fund.Changes) error {
-	in, err := s.commitRequest(d, prev, hash, cl, &c)
+func (s *Store) commit(ctx context.Context, d *fund.Document, prev *Item, hash string, cl *claims, replaced *fund.Document) error {
+	in, err := s.commitRequest(d, prev, hash, cl, replaced)
 	if err != nil {
 		return err
 	}
