@@ -3,7 +3,9 @@ package api
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/fundsvc/fundsvc/fund"
@@ -324,4 +326,42 @@ func exampleCreatedWebhook() wire.Webhook {
 	w := exampleWebhook
 	w.Secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 	return w
+}
+
+// webhookDoc is one entry of the OpenAPI document's webhooks: what an
+// endpoint receives for one event type.
+type webhookDoc struct {
+	Name, ID, Summary, Description string
+	Body                           fund.Event
+	Responses                      map[string]string
+}
+
+// apiWebhooks is one webhookDoc per event type.
+func apiWebhooks() []webhookDoc {
+	var out []webhookDoc
+	for i, t := range fund.EventTypes {
+		version := i + 1
+		ev := fund.Event{ID: fund.EventID("DOC001", version), Type: t, Timestamp: exampleWebhookAt.Add(time.Duration(version) * time.Minute),
+			Data: fund.EventData{DocumentID: "DOC001", FundID: "FUND_A", Kind: fund.KindCapitalCallNotice, Version: version,
+				VersionPath: fmt.Sprintf("/v1/documents/DOC001/versions/%d", version),
+				Positions:   []fund.EventPosition{{PositionID: "POSITION_1", InvestorID: "INVESTOR_1", Change: fund.PositionAdded, ItemTypes: []fund.ItemKind{fund.CapitalCall}}}}}
+		switch t {
+		case fund.EventDocumentRestated:
+			ev.Data.Positions[0].Change = fund.PositionChanged
+		case fund.EventDocumentVoided:
+			ev.Data.Positions[0].Change = fund.PositionRemoved
+		}
+		name := strings.ReplaceAll(string(t), ".", "_")
+		out = append(out, webhookDoc{
+			Name: string(t), ID: "on_" + name, Summary: "Delivered for each " + string(t) + " event",
+			Description: "POSTed to every enabled endpoint subscribed to `" + string(t) + "` whose funds include the event's, for every version committed after the endpoint's creation, signed per Standard Webhooks 1.0: `webhook-id` is the event's ID (the same on every retry), `webhook-signature` the HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret (two, space-separated, during a rotation's overlap). At least once across instances; a document's versions in version order. Verify with a Standard Webhooks library and deduplicate on `id` (docs/webhooks.md).",
+			Body:        ev,
+			Responses: map[string]string{
+				"200": "Any 2xx answered within FUNDSVC_WEBHOOK_TIMEOUT (15 s) marks the delivery delivered; the body is not read beyond 4 KiB.",
+				"410": "Gone: the delivery is failed and the endpoint disabled, saying why (re-enable with PATCH).",
+				"500": "Any other answer, a timeout or a failed connection is retried on the schedule (immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h, with jitter; a longer Retry-After wins), then failed.",
+			},
+		})
+	}
+	return out
 }
