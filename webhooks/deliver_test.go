@@ -390,3 +390,29 @@ func TestAClaimedDeliveryIsTriedByOneInstanceAndTakenOverAfterItsLease(t *testin
 	}
 	verified(t, log, 0)
 }
+
+func TestAnAttemptThatOutlastsTheTimeoutIsRetried(t *testing.T) {
+	r := newRig(t, nil)
+	r.d.Timeout = 300 * time.Millisecond
+	r.recv.SetDelay(t, nil, "ok", 0, 2*time.Second)
+	r.write(t, call("DOC_T", "FUND_A", "100.00"))
+	begin := time.Now()
+	r.until(t, "the first attempt", count(1))
+	if took := time.Since(begin); took > 1500*time.Millisecond {
+		t.Errorf("the round waited %s for an answer due after 2s: the timeout (300ms) did not cut it", took)
+	}
+	d := delivery(t, r, "evt_DOC_T_v1")
+	if d.Status != store.DeliveryPending || len(d.Attempts) != 1 || d.Attempts[0].Error != "timed out" || d.Attempts[0].StatusCode != 0 {
+		t.Fatalf("after a timeout: %+v", d)
+	}
+	r.recv.Set(t, nil, "ok", 0)
+	r.clock.Add(6 * time.Second)
+	log := r.until(t, "the retry", func(l []webhooktest.Delivery) bool { return len(l) >= 2 })
+	if log[0].ID != log[1].ID {
+		t.Errorf("the retry's webhook-id %s differs from the first attempt's %s", log[1].ID, log[0].ID)
+	}
+	verified(t, log, 0)
+	if d := delivery(t, r, "evt_DOC_T_v1"); d.Status != store.DeliveryDelivered || d.AttemptCount != 2 {
+		t.Errorf("after the retry: %+v", d)
+	}
+}
