@@ -179,19 +179,26 @@ func (d *Deliverer) RunOnce(ctx context.Context) error {
 	}
 	sem := make(chan struct{}, d.Parallel)
 	var wg sync.WaitGroup
-	var errs []error
-	var mu sync.Mutex
+	var (
+		mu   sync.Mutex // guards errs, which the attempts' goroutines add to
+		errs []error
+	)
+	fail := func(err error) {
+		mu.Lock()
+		errs = append(errs, err)
+		mu.Unlock()
+	}
 	for _, e := range endpoints {
 		if !e.Enabled {
 			continue
 		}
 		if err := d.fill(ctx, e); err != nil {
-			errs = append(errs, err)
+			fail(err)
 			continue
 		}
 		pending, err := d.Store.PendingWebhookDeliveries(ctx, e.ID, pendingPage)
 		if err != nil {
-			errs = append(errs, err)
+			fail(err)
 			continue
 		}
 		now := d.Now()
@@ -207,7 +214,7 @@ func (d *Deliverer) RunOnce(ctx context.Context) error {
 			owner := d.Instance + "/" + randomToken()
 			ok, err := d.Store.ClaimWebhookDelivery(ctx, p, owner, now, now.Add(d.Lease))
 			if err != nil {
-				errs = append(errs, err)
+				fail(err)
 				continue
 			}
 			if !ok {
@@ -218,14 +225,14 @@ func (d *Deliverer) RunOnce(ctx context.Context) error {
 			go func() {
 				defer func() { <-sem; wg.Done() }()
 				if err := d.attempt(ctx, e, p, owner); err != nil {
-					mu.Lock()
-					errs = append(errs, err)
-					mu.Unlock()
+					fail(err)
 				}
 			}()
 		}
 	}
 	wg.Wait()
+	mu.Lock()
+	defer mu.Unlock()
 	return errors.Join(errs...)
 }
 
