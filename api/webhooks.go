@@ -359,7 +359,7 @@ func apiWebhooks() []webhookDoc {
 			Responses: map[string]string{
 				"200": "Any 2xx answered within FUNDSVC_WEBHOOK_TIMEOUT (15 s) marks the delivery delivered; the body is not read beyond 4 KiB.",
 				"410": "Gone: the delivery is failed and the endpoint disabled, saying why (re-enable with PATCH).",
-				"500": "Any other answer, a timeout or a failed connection is retried on the schedule (immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h, with jitter; a longer Retry-After wins), then failed.",
+				"default": "Any other answer, a timeout or a failed connection is retried on the schedule (immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h, with jitter; a longer Retry-After wins), then failed.",
 			},
 		})
 	}
