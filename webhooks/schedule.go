@@ -1,7 +1,6 @@
 package webhooks
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -15,22 +14,6 @@ import (
 // Webhooks suggests).
 var DefaultSchedule = []time.Duration{0, 5 * time.Second, 5 * time.Minute, 30 * time.Minute,
 	2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 14 * time.Hour, 20 * time.Hour, 24 * time.Hour}
-
-// ParseSchedule reads a schedule as configured: durations, comma-separated.
-func ParseSchedule(s string) ([]time.Duration, error) {
-	var out []time.Duration
-	for _, part := range strings.Split(s, ",") {
-		d, err := time.ParseDuration(strings.TrimSpace(part))
-		if err != nil || d < 0 {
-			return nil, fmt.Errorf("%q is not a duration", part)
-		}
-		out = append(out, d)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("is empty")
-	}
-	return out, nil
-}
 
 // maxRetryAfter bounds how long a Retry-After may postpone an attempt.
 const maxRetryAfter = 24 * time.Hour
