@@ -24,6 +24,7 @@ import (
 
 	"github.com/fundsvc/fundsvc/api"
 	"github.com/fundsvc/fundsvc/internal/fundtest"
+	"github.com/fundsvc/fundsvc/store"
 	"github.com/gin-gonic/gin"
 	"github.com/golang-jwt/jwt/v5"
 )
@@ -56,6 +57,8 @@ const (
 	// it holds positions of; an admin of some funds the investors of
 	// them): the entry's cases say who gets what.
 	authzRecord
+	authzWebhooks                    // admin tokens only, on endpoints of funds they all cover (authzWebhookCases)
+	authzFeed                        // both roles, each answered only its own events: admins their funds', investors their positions'
 )
 
 // authzCase is one request of an authzRecord route by one principal.
@@ -104,7 +107,7 @@ func (r authzRoute) bodyFor(fundID string) any {
 }
 
 var authzParam = strings.NewReplacer(":documentId", "{documentId}", ":version", "{version}", ":positionId", "{positionId}",
-	":fundId", "{fundId}", ":investorId", "{investorId}")
+	":fundId", "{fundId}", ":investorId", "{investorId}", ":webhookId", "{webhookId}", ":eventId", "{eventId}")
 
 // authzTemplate turns gin's ":documentId" into "{documentId}".
 func authzTemplate(ginPath string) string { return authzParam.Replace(ginPath) }
@@ -165,6 +168,9 @@ func authzRouteTable() []authzRoute {
 	// documents, and before either.
 	asOfProbes := func(probe func(string) authzProbe, path string) []authzProbe {
 		return []authzProbe{probe(path), probe(path + "?asOf=2025-09-15"), probe(path + "?asOf=2020-01-01")}
+	}
+	wh := func(path string) authzProbe {
+		return authzProbe{path: path, unknown: []string{"WH_AUTHZ", "WH_999"}}
 	}
 	callProbes := func(p string) []authzProbe {
 		return []authzProbe{pos("/v1/positions/" + p + "/capital-calls"), pos("/v1/positions/" + p + "/capital-calls?document=DOC001"),
@@ -234,6 +240,20 @@ func authzRouteTable() []authzRoute {
 			{who: "A", path: "/v1/investors/INVESTOR_2", status: 200},
 			{who: "Z", path: "/v1/investors/INVESTOR_2", status: 404, unknown: []string{"INVESTOR_2", "INVESTOR_999"}},
 			{who: "INV1", path: "/v1/investors/INVESTOR_1", status: 403}}},
+		{method: http.MethodPost, path: "/v1/webhooks", access: authzWebhooks, body: authzWebhookBody,
+			probes: []authzProbe{{path: "/v1/webhooks"}}},
+		{method: http.MethodGet, path: "/v1/webhooks", access: authzWebhooks, probes: []authzProbe{{path: "/v1/webhooks"}}},
+		{method: http.MethodGet, path: "/v1/webhooks/:webhookId", access: authzWebhooks, probes: []authzProbe{wh("/v1/webhooks/WH_AUTHZ")}},
+		{method: http.MethodPatch, path: "/v1/webhooks/:webhookId", access: authzWebhooks, body: func(string) any { return map[string]any{"enabled": true} },
+			probes: []authzProbe{wh("/v1/webhooks/WH_AUTHZ")}},
+		{method: http.MethodDelete, path: "/v1/webhooks/:webhookId", access: authzWebhooks, probes: []authzProbe{wh("/v1/webhooks/WH_AUTHZ")}},
+		{method: http.MethodGet, path: "/v1/webhooks/:webhookId/deliveries", access: authzWebhooks,
+			probes: []authzProbe{wh("/v1/webhooks/WH_AUTHZ/deliveries"), wh("/v1/webhooks/WH_AUTHZ/deliveries?limit=1")}},
+		{method: http.MethodPost, path: "/v1/webhooks/:webhookId/deliveries/:eventId/redeliver", access: authzWebhooks,
+			probes: []authzProbe{{path: "/v1/webhooks/WH_AUTHZ/deliveries/evt_DOC001_v1/redeliver", status: http.StatusNotFound, unknown: []string{"WH_AUTHZ", "WH_999"}}}},
+		{method: http.MethodGet, path: "/v1/events", access: authzFeed,
+			probes: []authzProbe{fundA("/v1/events"), fundA("/v1/events?fund=FUND_A"), fundA("/v1/events?type=document.restated&fund=FUND_A"),
+				fundA("/v1/events?limit=1&fund=FUND_A")}},
 
 		{method: http.MethodGet, path: "/v1/investors/:investorId/positions", access: authzPortal,
 			probes: []authzProbe{inv("/v1/investors/INVESTOR_1/positions"), inv("/v1/investors/INVESTOR_1/positions?limit=1")},
@@ -281,6 +301,7 @@ func authzTable(t *testing.T, s *testServer) []authzRoute {
 	for _, r := range authzRoutes() {
 		entries[r.method+" "+r.path] = r
 	}
+	authzWebhookFixture(t, s)
 	var registered []string
 	for _, r := range authzEngine(t, s).Routes() {
 		registered = append(registered, r.Method+" "+r.Path)
@@ -617,11 +638,14 @@ func authzPositive(t *testing.T, s *testServer, r authzRoute, auth string) {
 		}
 		headers = []string{"If-Match", `"1"`}
 	}
+	if r.access == authzWebhooks {
+		path, want = authzWebhookPositive(t, s, r, auth)
+	}
 	res := authzSend(t, s, r.method, path, r.bodyFor("FUND_A"), auth, headers...)
 	if res.Status != want {
 		t.Fatalf("%s %s: status %d, want %d\n%s", r.method, path, res.Status, want, res.Body)
 	}
-	if r.access == authzAdmin || r.access == authzPortal {
+	if r.access == authzAdmin || r.access == authzPortal || r.access == authzFeed {
 		authzOwnData(t, res, authzAdminA)
 	}
 	if r.access == authzRecord {
@@ -633,6 +657,7 @@ func authzPositive(t *testing.T, s *testServer, r authzRoute, auth string) {
 // principal on the demo data.
 func TestAuthzMatrix(t *testing.T) {
 	s := newServer(t, true)
+	authzSettled(s.Env)
 	table := authzTable(t, s)
 	bad := authzBadHS256Tokens(t)
 	asA, asZ, asInv := authzBearer(token(t, authzAdminA)), authzBearer(token(t, authzAdminZ)), authzBearer(token(t, authzInvestor1))
@@ -664,6 +689,16 @@ func TestAuthzMatrix(t *testing.T) {
 		}
 
 		switch r.access {
+		case authzWebhooks:
+			for _, p := range r.probes {
+				for _, path := range []string{p.path, strings.NewReplacer(p.unknown...).Replace(p.path)} {
+					run(fmt.Sprintf("%s %s by investor INVESTOR_1 is 403", r.method, path), func(t *testing.T) {
+						authzWantProblem(t, authzSend(t, s, r.method, path, r.bodyFor("FUND_A"), asInv), http.StatusForbidden, "/problems/forbidden")
+					})
+				}
+			}
+			authzWebhookCases(t, s, r, run, asA, asZ)
+
 		case authzAnyToken:
 			for _, who := range []struct{ name, auth string }{{"the admin of FUND_A", asA}, {"the admin of FUND_Z", asZ}, {"investor INVESTOR_1", asInv}} {
 				run(fmt.Sprintf("%s by %s is 200", name, who.name), func(t *testing.T) {
@@ -733,6 +768,8 @@ func TestAuthzMatrix(t *testing.T) {
 					}
 				})
 			}
+		case authzFeed:
+			authzFeedCases(t, s, r, run, asA, asZ, asInv)
 
 		case authzPortal:
 			for _, p := range r.probes {
@@ -824,6 +861,55 @@ func authzRecordData(t *testing.T, s *testServer, r response, p api.Principal) {
 	if next, ok := v["next"].(string); ok {
 		authzCursorHidesOthers(t, next, p)
 	}
+}
+
+// authzFeedCases are the event feed's: a route without an ID in its path,
+// whose scope is a filter. The admin of FUND_A and investor INVESTOR_1 get
+// only their own events (the admin's of FUND_A, the investor's listing
+// only its positions); the admin of FUND_Z gets no event of FUND_A, and
+// asking for FUND_A by name is 404, as for a fund that does not exist.
+func authzFeedCases(t *testing.T, s *testServer, r authzRoute, run func(string, func(*testing.T)), asA, asZ, asInv string) {
+	items := func(t *testing.T, res response) []any {
+		t.Helper()
+		if res.Status != http.StatusOK {
+			t.Fatalf("status %d\n%s", res.Status, res.Body)
+		}
+		list, _ := res.JSON(t)["items"].([]any)
+		return list
+	}
+	for _, p := range r.probes {
+		run(fmt.Sprintf("GET %s by the admin of FUND_A is 200 with only FUND_A's events", p.path), func(t *testing.T) {
+			res := authzSend(t, s, http.MethodGet, p.path, nil, asA)
+			if len(items(t, res)) == 0 {
+				t.Fatalf("no event\n%s", res.Body)
+			}
+			authzOwnData(t, res, authzAdminA)
+		})
+		run(fmt.Sprintf("GET %s by investor INVESTOR_1 is 200 with only INVESTOR_1's positions", p.path), func(t *testing.T) {
+			res := authzSend(t, s, http.MethodGet, p.path, nil, asInv)
+			if len(items(t, res)) == 0 {
+				t.Fatalf("no event\n%s", res.Body)
+			}
+			authzOwnData(t, res, authzInvestor1)
+		})
+		if strings.Contains(p.path, "fund=FUND_A") {
+			run(fmt.Sprintf("GET %s by the admin of FUND_Z is 404, as for FUND_999", p.path), func(t *testing.T) {
+				authzLikeUnknown(t, s, http.MethodGet, p.path, nil, asZ, p.unknown, http.StatusNotFound)
+			})
+		} else {
+			run(fmt.Sprintf("GET %s by the admin of FUND_Z is 200 with no event of FUND_A", p.path), func(t *testing.T) {
+				if got := items(t, authzSend(t, s, http.MethodGet, p.path, nil, asZ)); len(got) != 0 {
+					t.Errorf("the admin of FUND_Z sees %v", got)
+				}
+			})
+		}
+	}
+}
+
+// authzSettled moves the clock of env's store past the settle margin of
+// the demo's commits, so that the event feed lists them.
+func authzSettled(env *fundtest.Env) {
+	env.Store.Now = func() time.Time { return fundtest.Clock.Add(store.ChangeSettleMargin + time.Minute) }
 }
 
 // authzPutCases are the writes by admins: the admin of FUND_A creates and
@@ -1132,6 +1218,7 @@ func authzNewKeys(t *testing.T) authzKeys {
 func TestAuthzVerifierConfigurations(t *testing.T) {
 	env := fundtest.New(t)
 	env.Seed(t)
+	authzSettled(env)
 	plain := &testServer{Env: env}
 	table := authzTable(t, plain)
 	now := time.Now()

@@ -7,9 +7,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fundsvc/fundsvc/api"
 	"github.com/fundsvc/fundsvc/fund"
+	"github.com/fundsvc/fundsvc/internal/fundtest"
 	"github.com/fundsvc/fundsvc/store"
 )
 
@@ -186,5 +188,84 @@ func TestRecordRoutesCostWhatTheirDocsSay(t *testing.T) {
 		if queries == 0 || queries > store.RegistryShards+4 {
 			t.Errorf("GET %s made %d Queries of the registry, want 1 to %d", path, queries, store.RegistryShards+4)
 		}
+	}
+}
+
+// TestTheEventFeedCostsWhatItsDocsSay counts the DynamoDB operations of
+// GET /v1/events on the demo (every event of FUND_A, committed on one UTC
+// day): an administrator of every fund reads one Query per change shard of
+// each day (after the shard count's and the feed start's GetItems); an
+// administrator of some funds, or a fund filter, one Query per fund and
+// month; an investor one Query of its positions, then one per fund of its
+// positions and month. A page resumed from a cursor needs no start; a page
+// over empty days stops after 64 Queries. Never a Scan.
+func TestTheEventFeedCostsWhatItsDocsSay(t *testing.T) {
+	s := newServer(t, true)
+	settled := fundtest.Clock.Add(store.ChangeSettleMargin + time.Minute)
+	s.Store.Now = func() time.Time { return settled }
+	all := "Bearer " + token(t, api.Principal{Subject: "admin", Role: api.RoleAdmin, Funds: []string{"*"}})
+	fundA := "Bearer " + token(t, api.Principal{Subject: "admin-a", Role: api.RoleAdmin, Funds: []string{"FUND_A"}})
+	fundB := "Bearer " + token(t, api.Principal{Subject: "admin-b", Role: api.RoleAdmin, Funds: []string{"FUND_B"}})
+	investor := "Bearer " + token(t, api.Principal{Subject: "lp", Role: api.RoleInvestor, Investor: "INVESTOR_1"})
+	shards := strings.TrimSpace(strings.Repeat("Query ", store.DefaultChangeShards))
+	get := func(auth, path string, status int, want string) map[string]any {
+		t.Helper()
+		s.Counter.Reset()
+		r := s.do(t, http.MethodGet, path, nil, "Authorization", auth)
+		if r.Status != status {
+			t.Fatalf("GET %s: %d, want %d\n%s", path, r.Status, status, r.Body)
+		}
+		ops := s.Counter.Ops()
+		slices.Sort(ops)
+		if got := strings.Join(ops, " "); got != want {
+			t.Errorf("GET %s costs %q, want %q", path, got, want)
+		}
+		if status != http.StatusOK {
+			return nil
+		}
+		return r.JSON(t)
+	}
+	count := func(page map[string]any) int { items, _ := page["items"].([]any); return len(items) }
+
+	if n := count(get(all, "/v1/events", 200, "GetItem GetItem "+shards)); n == 0 {
+		t.Fatal("the feed of every fund is empty")
+	}
+	first := get(fundA, "/v1/events?limit=2", 200, "GetItem Query")
+	if count(first) != 2 || first["more"] != true {
+		t.Fatalf("the first page of FUND_A's feed: %v", first)
+	}
+	// A page resumed from a cursor knows where it starts.
+	get(fundA, "/v1/events?limit=2&after="+first["next"].(string), 200, "Query")
+	get(all, "/v1/events?fund=FUND_A", 200, "GetItem Query")
+	if n := count(get(investor, "/v1/events", 200, "GetItem Query Query")); n == 0 {
+		t.Fatal("INVESTOR_1's feed is empty")
+	}
+	get(fundB, "/v1/events?fund=FUND_A", 404, "")
+
+	// Forty empty days later, a replay of every fund stops after 64
+	// Queries (8 days of 8 shards) with more, and goes on from there.
+	later := settled.Add(40 * 24 * time.Hour)
+	s.Store.Now = func() time.Time { return later }
+	if _, err := s.Store.Restate(context.Background(), fund.Document{ID: "LATE", DocumentFields: fund.DocumentFields{FundID: "FUND_A",
+		Kind: fund.KindCapitalCallNotice, Title: "Late", AsOf: fund.MustDate("2026-02-10")},
+		Positions: []fund.Position{{ID: "POSITION_1", InvestorID: "INVESTOR_1", CapitalCall: &fund.CapitalCallItem{Amount: fund.MustMoney("1.00")}}}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	s.Store.Now = func() time.Time { return later.Add(store.ChangeSettleMargin + time.Minute) }
+	page := get(all, "/v1/events?limit=1000", 200, "GetItem GetItem "+strings.TrimSpace(strings.Repeat("Query ", 64)))
+	pages, late := 1, false
+	for page["more"] == true {
+		s.Counter.Reset()
+		r := s.do(t, http.MethodGet, "/v1/events?limit=1000&after="+page["next"].(string), nil, "Authorization", all)
+		if ops := s.Counter.Ops(); len(ops) > 1+64+store.DefaultChangeShards || slices.Contains(ops, "Scan") {
+			t.Fatalf("a page costs %v", ops)
+		}
+		page, pages = r.JSON(t), pages+1
+		for _, e := range page["items"].([]any) {
+			late = late || e.(map[string]any)["id"] == "evt_LATE_v1"
+		}
+	}
+	if !late || pages < 5 {
+		t.Errorf("the replay took %d pages, found the late event: %v", pages, late)
 	}
 }

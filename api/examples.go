@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -209,9 +210,17 @@ func demoExample(c demoCall, media string, body []byte) (example, error) {
 	if !json.Valid(body) {
 		return e, fmt.Errorf("the answer is not JSON: %.200s", body)
 	}
-	e.Value = json.RawMessage(body)
+	// A cursor is sealed with a random nonce, so no two answers carry the
+	// same one: the example shows a placeholder where the answer had one.
+	e.Value = json.RawMessage(demoCursor.ReplaceAll(body, []byte(`"next":"`+demoCursorPlaceholder+`"`)))
 	return e, nil
 }
+
+// demoCursor matches a cursor in an answer; demoCursorPlaceholder stands
+// for it in the examples.
+var demoCursor = regexp.MustCompile(`"next":"[A-Za-z0-9_-]+"`)
+
+const demoCursorPlaceholder = "CURSOR_OF_THE_ANSWER"
 
 // metricFamily keeps the lines of text (Prometheus exposition) that are of
 // family: its HELP, its TYPE and its samples.

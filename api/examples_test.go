@@ -9,9 +9,11 @@ import (
 	"net/http/httptest"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/internal/fundtest"
+	"github.com/fundsvc/fundsvc/store"
 	"github.com/fundsvc/fundsvc/wire"
 )
 
@@ -23,6 +25,9 @@ func demoAPI(t *testing.T, seed bool) *httptest.Server {
 	env := fundtest.New(t)
 	if seed {
 		env.Seed(t)
+		// Read once the demo's commits are settled, so the event feed
+		// lists them (nothing else the reads answer depends on the clock).
+		env.Store.Now = func() time.Time { return fundtest.Clock.Add(store.ChangeSettleMargin + time.Minute) }
 	}
 	v, err := NewVerifier(AuthConfig{HS256Secret: []byte(internalTestSecret)})
 	if err != nil {

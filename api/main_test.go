@@ -14,6 +14,7 @@ import (
 	"github.com/fundsvc/fundsvc/api"
 	"github.com/fundsvc/fundsvc/internal/dynamotest"
 	"github.com/fundsvc/fundsvc/internal/fundtest"
+	"github.com/fundsvc/fundsvc/webhooks"
 )
 
 func TestMain(m *testing.M) { os.Exit(dynamotest.Main(m)) }
@@ -45,7 +46,18 @@ func testOptions(t *testing.T, env *fundtest.Env, logs io.Writer) api.Options {
 		Logger:       slog.New(slog.NewJSONHandler(logs, nil)),
 		CursorKey:    []byte("test-cursor-key-0123456789"),
 		MaxBodyBytes: 1 << 20, DefaultLimit: 100, MaxLimit: 1000,
+		WebhookSealer: testSealer(t), WebhookPolicy: webhooks.Policy{AllowLoopback: true},
 	}
+}
+
+// testSealer seals webhook secrets with a fixed key.
+func testSealer(t *testing.T) *webhooks.Sealer {
+	t.Helper()
+	s, err := webhooks.NewSealer([]byte("test-webhook-sealing-key-32bytes"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 // startAPI serves the API over env with testOptions, changed by tweak when

@@ -97,6 +97,7 @@ type (
 		Security   []map[string][]string `json:"security"`
 		Tags       []openAPITag          `json:"tags"`
 		Paths      map[string]*pathItem  `json:"paths"`
+		Webhooks   map[string]*pathItem  `json:"webhooks,omitempty"`
 		Components openAPIComponents     `json:"components"`
 	}
 	openAPIInfo struct {
@@ -203,6 +204,9 @@ func generateOpenAPI(ops []operation, answers demoAnswers) ([]byte, error) {
 		if err := g.operation(op); err != nil {
 			return nil, fmt.Errorf("%s %s: %w", op.Method, op.Path, err)
 		}
+	}
+	if err := g.webhooks(); err != nil {
+		return nil, fmt.Errorf("webhooks: %w", err)
 	}
 	// An entry keyed by a schema or member the document does not have
 	// (one renamed since) would silently stop applying.
@@ -661,3 +665,27 @@ var codeSpan = regexp.MustCompile(`'([^'\s]+)'`)
 
 // markdownCode turns a doc tag's code spans into Markdown's.
 func markdownCode(doc string) string { return codeSpan.ReplaceAllString(doc, "`$1`") }
+
+// webhooks describes what an endpoint receives (OpenAPI 3.1's webhooks):
+// one POST per event type (apiWebhooks, webhooks.go), with the signature
+// headers and the feed's Event as the body.
+func (g *generator) webhooks() error {
+	g.doc.Webhooks = map[string]*pathItem{}
+	for _, w := range apiWebhooks() {
+		doc := &operationDoc{OperationID: w.ID, Tags: []string{"webhooks"}, Summary: w.Summary, Description: w.Description,
+			Security: &[]map[string][]string{}, Responses: map[string]any{}}
+		for _, name := range []string{"webhook-id", "webhook-timestamp", "webhook-signature"} {
+			if err := g.parameterRef(name, "header"); err != nil {
+				return err
+			}
+			doc.Parameters = append(doc.Parameters, &refOnly{Ref: "#/components/parameters/" + name})
+		}
+		doc.RequestBody = &requestBodyDoc{Required: true, Description: "The event, the feed's `Event`: exactly the bytes signed.",
+			Content: map[string]mediaType{"application/json": {Schema: g.schemaOf(reflect.TypeOf(w.Body), false), Example: w.Body}}}
+		for status, text := range w.Responses {
+			doc.Responses[status] = map[string]string{"description": text}
+		}
+		g.doc.Webhooks[w.Name] = &pathItem{Post: doc}
+	}
+	return nil
+}

@@ -839,7 +839,7 @@ func TestOpenAPISecurityMatchesCode(t *testing.T) {
 		}
 	}
 
-	fillBad := strings.NewReplacer("{documentId}", "-bad", "{positionId}", "-bad", "{fundId}", "-bad", "{investorId}", "-bad", "{version}", "1")
+	fillBad := strings.NewReplacer("{documentId}", "-bad", "{positionId}", "-bad", "{fundId}", "-bad", "{investorId}", "-bad", "{version}", "1", "{webhookId}", "-bad", "{eventId}", "-bad")
 	for _, public := range []bool{true, false} {
 		e := openAPITestEngineWith(t, public)
 		for _, o := range ops {
@@ -867,8 +867,11 @@ func TestOpenAPISecurityMatchesCode(t *testing.T) {
 						t.Errorf("%s %s with a bad token: WWW-Authenticate %q", o.Method, target, got)
 					}
 				}
-				// An admin token passes to the handler, which refuses the IDs.
-				check(t, o, do(e, o.Method, target, admin), http.StatusBadRequest, "/problems/invalid")
+				// An admin token passes to the handler, which refuses the IDs
+				// (of every route that has any).
+				if strings.Contains(o.Path, "{") {
+					check(t, o, do(e, o.Method, target, admin), http.StatusBadRequest, "/problems/invalid")
+				}
 				// An investor token is refused by role, or passes to the handler.
 				if openAPIAllows(bearer, RoleInvestor) {
 					check(t, o, do(e, o.Method, target, investor), http.StatusBadRequest, "/problems/invalid")

@@ -197,7 +197,10 @@ type page struct {
 // page reads limit and cursor; query names the read the cursor must
 // continue, and is bound to the principal, so a cursor issued to one token
 // is refused to every other.
-func (p *params) page(query string) page {
+func (p *params) page(query string) page { return p.pageAt("cursor", query) }
+
+// pageAt is page with the cursor read from the query parameter param.
+func (p *params) pageAt(param, query string) page {
 	pg := page{limit: p.s.defaultLimit, query: principal(p.c).scope() + "\x1e" + query, codec: p.s.cursors}
 	if p.err != nil {
 		return pg
@@ -210,10 +213,10 @@ func (p *params) page(query string) page {
 		}
 		pg.limit = n
 	}
-	if v := p.c.Query("cursor"); v != "" {
+	if v := p.c.Query(param); v != "" {
 		cur, err := pg.codec.decode(v, pg.query)
 		if err != nil {
-			p.fail(err)
+			p.fail(fund.Invalid(param, "is not a cursor this query issued; start again without one"))
 			return pg
 		}
 		pg.cursor = cur

@@ -19,7 +19,9 @@ import (
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/positions"
 	"github.com/fundsvc/fundsvc/store"
+	"github.com/fundsvc/fundsvc/webhooks"
 	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Options are the server's dependencies and limits.
@@ -59,6 +61,12 @@ type Options struct {
 	// MaxFundPerformancePositions bounds the positions one fund's
 	// performance pools (DefaultMaxFundPerformancePositions when zero).
 	MaxFundPerformancePositions int
+	// WebhookSealer seals webhook signing secrets; without it the webhook
+	// routes answer 503. WebhookPolicy decides which URLs are accepted.
+	WebhookSealer *webhooks.Sealer
+	WebhookPolicy webhooks.Policy
+	// Collectors are more metrics /metrics serves (webhook delivery's).
+	Collectors []prometheus.Collector
 	// Draining, when set and true, makes /readyz answer 503: the process is
 	// shutting down and finishing the requests it has.
 	Draining func() bool
@@ -109,6 +117,7 @@ func NewServer(o Options) http.Handler {
 		s.maxPositions = o.Documents.MaxPositions
 		s.metrics.reportCapacity(o.Documents)
 	}
+	s.metrics.registry.MustRegister(o.Collectors...)
 	if s.idemTTL <= 0 {
 		s.idemTTL = 24 * time.Hour
 	}

@@ -334,6 +334,20 @@ func (s *server) operations() []operation {
 			},
 		},
 		{
+			Method: http.MethodGet, Path: "/v1/events", ID: "listEvents", Tag: "events", Access: accessAnyRole,
+			Handlers:    []gin.HandlerFunc{s.listEvents},
+			Summary:     "The event feed",
+			Description: "Every committed version of a document as an event (`document.created`, `document.restated`, `document.voided`), in commit order, replayable from the beginning: without `after`, the first page starts at the first event ever committed. Each event is the payload a webhook delivers (Standard Webhooks: `type`, `timestamp`, `data`, with the event's `id`), and its `data.versionPath` reads exactly the version it announces. The answer is complete up to its `watermark`, the settle margin (5 minutes) behind the server's clock: every version committed at or before it is listed, none later, and `next` resumes right after the last event listed, or at the watermark, so reading on from `next` never misses nor repeats an event. Scope: an admin token reads the events of the funds it covers; an investor token the events of documents that touch its positions, each listing only its own positions. `fund` keeps one fund's events (a fund an admin token does not cover is 404; for an investor token, the events of its positions in that fund), `type` one type. Cost (docs/events.md): for an admin of every fund, one Query of the event index per UTC day per change shard between the cursor and the watermark; for an admin of some funds, or with `fund`, one Query per fund per UTC month; for an investor, first one Query of its positions per 1,000 positions, then one Query per fund of its positions per UTC month, reading the fund's events and keeping those of its positions. A page stops after about 64 such Queries with `more` true, so a replay over empty periods answers in bounded time.",
+			Params:      []string{"after", "type", "fund", "limit"},
+			Responses: []response{
+				{Status: 200, Doc: "One page of the feed.", Body: wire.EventFeed{}, Demo: []demoCall{{Path: "/v1/events?limit=3"}}},
+			},
+			Errors: map[int]string{
+				400: "`type` is not an event type, `fund` is not a valid ID, `limit` is not a whole number from 1 to 1000, or `after` was not issued by this query (the same `type` and `fund`) to this principal.",
+				404: "`fund` names a fund an admin token does not cover, whether or not it exists (answered after `type` and `fund` are checked, before `limit` and `after`).",
+			},
+		},
+		{
 			Method: http.MethodGet, Path: "/v1/funds/:fundId/positions", ID: "listFundPositions", Tag: "funds", Access: accessAdmin,
 			Handlers:    []gin.HandlerFunc{s.listFundPositions},
 			Summary:     "A fund's positions",
@@ -449,6 +463,108 @@ func (s *server) operations() []operation {
 			Errors: map[int]string{
 				400: "`investorId` is not a valid ID, or `asOf` is not a valid date, or `limit` is not a whole number from 1 to 1000, or `cursor` was not issued by this query to this principal.",
 				404: "An investor token names another investor; or no document reports any position of the investor that the token may read.",
+			},
+		},
+		{
+			Method: http.MethodPost, Path: "/v1/webhooks", ID: "createWebhook", Tag: "webhooks", Access: accessAdmin,
+			Handlers:    []gin.HandlerFunc{s.createWebhook},
+			Summary:     "Subscribe an endpoint to events",
+			Description: "Creates a webhook endpoint: every event of the feed committed from now on whose type and fund it subscribes to is POSTed to its URL, signed as Standard Webhooks 1.0 specifies (headers `webhook-id`, the event's ID and the same on every retry, `webhook-timestamp` and `webhook-signature`, `v1,<base64 HMAC-SHA256 of id.timestamp.body>`), at least once, and in version order per document (see docs/webhooks.md). The answer holds the signing secret (`secret`), shown this once: it is stored encrypted and never answered again. Admin tokens only; `funds` must be funds the token covers. The server must set FUNDSVC_WEBHOOK_SECRET_KEY (503 otherwise).",
+			Body:        &requestBody{Type: wire.WebhookRequest{}, Doc: "The endpoint. Content-Type must be `application/json`."},
+			Responses: []response{
+				{Status: 201, Doc: "The endpoint was created; `secret` is shown this once.", Body: wire.Webhook{}, Headers: []string{"Location"}, Example: exampleCreatedWebhook()},
+			},
+			Errors: map[int]string{
+				400: "A member is invalid: `url` not https (or plain http to a host other than loopback, or without FUNDSVC_WEBHOOK_ALLOW_LOOPBACK), naming a private, loopback or link-local address, carrying credentials; an unknown event type; an invalid fund ID; or the body is not exactly one JSON object of this schema.",
+				403: "An investor token, or `funds` names a fund the token does not cover, or leaves the funds out (every fund) and the token does not cover every fund (`field` `funds`).",
+				413: "", 415: "",
+				503: "The server has no FUNDSVC_WEBHOOK_SECRET_KEY to encrypt secrets with.",
+			},
+		},
+		{
+			Method: http.MethodGet, Path: "/v1/webhooks", ID: "listWebhooks", Tag: "webhooks", Access: accessAdmin,
+			Handlers:    []gin.HandlerFunc{s.listWebhooks},
+			Summary:     "List webhook endpoints",
+			Description: "Every endpoint the token covers (each of whose funds it covers; an endpoint of every fund only to a token of every fund), with its state (`enabled`, and `disabledReason` when the server disabled it), never a secret. One Query of the endpoints' partition; never paginated (`next` is always absent).",
+			Responses: []response{
+				{Status: 200, Doc: "The endpoints.", Body: wire.Page[wire.Webhook]{}, Example: wire.Page[wire.Webhook]{Items: []wire.Webhook{exampleWebhook}}},
+			},
+			Errors: map[int]string{503: "The server has no FUNDSVC_WEBHOOK_SECRET_KEY."},
+		},
+		{
+			Method: http.MethodGet, Path: "/v1/webhooks/:webhookId", ID: "getWebhook", Tag: "webhooks", Access: accessAdmin,
+			Handlers:    []gin.HandlerFunc{s.getWebhook},
+			Summary:     "A webhook endpoint",
+			Description: "The endpoint and its state, never its secret. An endpoint the token does not cover is answered 404 like an unknown one.",
+			Responses: []response{
+				{Status: 200, Doc: "The endpoint.", Body: wire.Webhook{}, Example: exampleWebhook},
+			},
+			Errors: map[int]string{
+				400: "`webhookId` is not a valid ID.",
+				404: "No endpoint with this ID, or one the token does not cover (the same answer).",
+				503: "The server has no FUNDSVC_WEBHOOK_SECRET_KEY.",
+			},
+		},
+		{
+			Method: http.MethodPatch, Path: "/v1/webhooks/:webhookId", ID: "updateWebhook", Tag: "webhooks", Access: accessAdmin,
+			Handlers:    []gin.HandlerFunc{s.patchWebhook},
+			Summary:     "Change, pause, re-enable a webhook endpoint or rotate its secret",
+			Description: "Replaces the members the body names. `enabled: true` re-enables an endpoint the server disabled and clears why; the events queued meanwhile are then delivered (nothing is dropped while an endpoint is disabled). `rotateSecret` makes a new secret, answered this once in `secret`; during the overlap every delivery carries two signatures in `webhook-signature`, space-separated, so a receiver may switch at its own pace. An update races with the server's own (disabling an endpoint) and with other updates: the second of two is 409, to be read and sent again.",
+			Body:        &requestBody{Type: wire.WebhookPatch{}, Doc: "The members to change. Content-Type must be `application/json`."},
+			Responses: []response{
+				{Status: 200, Doc: "The endpoint as changed; `secret` only after a rotation.", Body: wire.Webhook{}, Example: exampleWebhook},
+			},
+			Errors: map[int]string{
+				400: "`webhookId` is not a valid ID, or a member is invalid (as at creation; `rotateSecret.overlap` beyond 168h).",
+				403: "An investor token, or `funds` names a fund the token does not cover.",
+				404: "No endpoint with this ID, or one the token does not cover (the same answer).",
+				409: "The endpoint changed since it was read (another update, or the server disabled it): read it and try again.",
+				413: "", 415: "",
+				503: "The server has no FUNDSVC_WEBHOOK_SECRET_KEY.",
+			},
+		},
+		{
+			Method: http.MethodDelete, Path: "/v1/webhooks/:webhookId", ID: "deleteWebhook", Tag: "webhooks", Access: accessAdmin,
+			Handlers:    []gin.HandlerFunc{s.deleteWebhook},
+			Summary:     "Delete a webhook endpoint",
+			Description: "Deletes the endpoint: nothing more is delivered to it, including what it had queued.",
+			Responses: []response{
+				{Status: 200, Doc: "The endpoint was deleted; the body is what it was.", Body: wire.Webhook{}, Example: exampleWebhook},
+			},
+			Errors: map[int]string{
+				400: "`webhookId` is not a valid ID.",
+				404: "No endpoint with this ID, or one the token does not cover (the same answer).",
+				503: "The server has no FUNDSVC_WEBHOOK_SECRET_KEY.",
+			},
+		},
+		{
+			Method: http.MethodGet, Path: "/v1/webhooks/:webhookId/deliveries", ID: "listWebhookDeliveries", Tag: "webhooks", Access: accessAdmin,
+			Handlers:    []gin.HandlerFunc{s.listWebhookDeliveries},
+			Summary:     "An endpoint's delivery log",
+			Description: "Every event queued for the endpoint, by event ID, with its status (pending, delivered, failed), its attempts (when, the answer's status code or why none came, the latency) and, while pending, when the next attempt is due. One Query of the endpoint's partition per page.",
+			Params:      []string{"limit", "cursor"},
+			Responses: []response{
+				{Status: 200, Doc: "One page of deliveries.", Body: wire.Page[wire.WebhookDelivery]{}, Example: wire.Page[wire.WebhookDelivery]{Items: []wire.WebhookDelivery{exampleDelivery}}},
+			},
+			Errors: map[int]string{
+				400: "`webhookId` is not a valid ID, or `limit` is not a whole number from 1 to 1000, or `cursor` was not issued by this query to this principal.",
+				404: "No endpoint with this ID, or one the token does not cover (the same answer).",
+				503: "The server has no FUNDSVC_WEBHOOK_SECRET_KEY.",
+			},
+		},
+		{
+			Method: http.MethodPost, Path: "/v1/webhooks/:webhookId/deliveries/:eventId/redeliver", ID: "redeliverWebhook", Tag: "webhooks", Access: accessAdmin,
+			Handlers:    []gin.HandlerFunc{s.redeliverWebhook},
+			Summary:     "Deliver one event again",
+			Description: "Puts an event delivered or given up back in the endpoint's queue, due now, with the same `webhook-id`; its attempts start again from the first of the retry schedule.",
+			Responses: []response{
+				{Status: 202, Doc: "The event is queued again.", Body: wire.WebhookDelivery{}, Example: exampleDelivery},
+			},
+			Errors: map[int]string{
+				400: "`webhookId` is not a valid ID, or `eventId` is not an event ID.",
+				404: "No endpoint with this ID or one the token does not cover, or the event was never queued for it.",
+				409: "The event is still pending for the endpoint.",
+				503: "The server has no FUNDSVC_WEBHOOK_SECRET_KEY.",
 			},
 		},
 		{

@@ -62,6 +62,15 @@ type Config struct {
 	IdempotencyTTL   time.Duration // FUNDSVC_IDEMPOTENCY_TTL
 	ChangeShards     int           // FUNDSVC_CHANGE_SHARDS: shards of each day of the change index (store.ChangeShards)
 
+	// Webhook delivery (docs/webhooks.md).
+	WebhookSecretKey     string          // FUNDSVC_WEBHOOK_SECRET_KEY: AES-256 key sealing signing secrets, base64
+	WebhookAllowLoopback bool            // FUNDSVC_WEBHOOK_ALLOW_LOOPBACK: http:// and loopback endpoints (development, tests)
+	WebhookSchedule      []time.Duration // FUNDSVC_WEBHOOK_RETRY_SCHEDULE: the wait before each retry
+	WebhookTimeout       time.Duration   // FUNDSVC_WEBHOOK_TIMEOUT: one attempt's deadline
+	WebhookLease         time.Duration   // FUNDSVC_WEBHOOK_LEASE: how long a claimed delivery is an instance's; default timeout + 15s
+	WebhookPoll          time.Duration   // FUNDSVC_WEBHOOK_POLL: how often an instance looks for work
+	WebhookDisableAfter  time.Duration   // FUNDSVC_WEBHOOK_DISABLE_AFTER: how long an endpoint may fail before it is disabled
+
 	// The nightly export (fundsvc export, fundsvc ddl).
 	ExportDest        string // FUNDSVC_EXPORT_DEST, --dest: s3://bucket/prefix or a directory
 	ExportSegments    int    // FUNDSVC_EXPORT_SEGMENTS, --segments: parallel Scan segments
@@ -195,6 +204,30 @@ var Settings = []Setting{
 		set: duration(func(c *Config) *time.Duration { return &c.ClaimLease })},
 	{Env: "FUNDSVC_CHANGE_SHARDS", Arg: "N", Default: "8", Commands: []string{CmdServe, CmdSeed, CmdExport, CmdChanges},
 		Doc: "shards of each day of the change index, over which a day's commits spread (1 to 256); it may change at any time, the table records the largest ever used (docs/access-patterns.md)", set: integer(func(c *Config) *int { return &c.ChangeShards })},
+	{Env: "FUNDSVC_WEBHOOK_SECRET_KEY", Arg: "KEY", DefaultDoc: "none: the webhook routes answer 503 and nothing is delivered", Commands: []string{CmdServe}, Secret: true,
+		Doc: "32 bytes in base64 (openssl rand -base64 32) encrypting webhook signing secrets at rest (AES-256-GCM); every instance needs the same", set: str(func(c *Config) *string { return &c.WebhookSecretKey })},
+	{Env: "FUNDSVC_WEBHOOK_ALLOW_LOOPBACK", Arg: "BOOL", Default: "false", Commands: []string{CmdServe},
+		Doc: "development only: accept http:// webhook URLs of loopback hosts and deliver to loopback addresses (private, link-local and metadata addresses stay refused)", set: boolean(func(c *Config) *bool { return &c.WebhookAllowLoopback })},
+	{Env: "FUNDSVC_WEBHOOK_RETRY_SCHEDULE", Arg: "DURATIONS", Default: "0s,5s,5m,30m,2h,5h,10h,14h,20h,24h", Commands: []string{CmdServe},
+		Doc: "the wait before each retry of a failed delivery, comma-separated (each with up to 10% jitter; a longer Retry-After wins); when they run out the delivery is failed", set: func(c *Config, v string) error {
+			c.WebhookSchedule = nil
+			for _, part := range strings.Split(v, ",") {
+				d, err := time.ParseDuration(strings.TrimSpace(part))
+				if err != nil || d < 0 {
+					return fmt.Errorf("%q is not a duration", part)
+				}
+				c.WebhookSchedule = append(c.WebhookSchedule, d)
+			}
+			return nil
+		}},
+	{Env: "FUNDSVC_WEBHOOK_TIMEOUT", Arg: "DURATION", Default: "15s", Commands: []string{CmdServe},
+		Doc: "the deadline of one delivery attempt", set: duration(func(c *Config) *time.Duration { return &c.WebhookTimeout })},
+	{Env: "FUNDSVC_WEBHOOK_LEASE", Arg: "DURATION", DefaultDoc: "the webhook timeout + 15s", Commands: []string{CmdServe},
+		Doc: "how long a claimed delivery is one instance's before another may take it over (a killed instance's work waits this long)", set: duration(func(c *Config) *time.Duration { return &c.WebhookLease })},
+	{Env: "FUNDSVC_WEBHOOK_POLL", Arg: "DURATION", Default: "500ms", Commands: []string{CmdServe},
+		Doc: "how often each instance looks for events to deliver", set: duration(func(c *Config) *time.Duration { return &c.WebhookPoll })},
+	{Env: "FUNDSVC_WEBHOOK_DISABLE_AFTER", Arg: "DURATION", Default: "120h", Commands: []string{CmdServe},
+		Doc: "how long an endpoint may fail every attempt before it is disabled (it says why; PATCH enabled re-enables it)", set: duration(func(c *Config) *time.Duration { return &c.WebhookDisableAfter })},
 	{Env: "FUNDSVC_JWT_HS256_SECRET", Arg: "SECRET", DefaultDoc: "none; serve needs it or FUNDSVC_JWT_JWKS_FILE (make run makes one)", Commands: []string{CmdServe, CmdToken}, Secret: true,
 		Doc: "the HS256 token secret, at least 32 bytes", set: str(func(c *Config) *string { return &c.JWTSecret })},
 	{Env: "FUNDSVC_JWT_JWKS_FILE", Arg: "FILE", DefaultDoc: "none", Commands: []string{CmdServe},
@@ -506,6 +539,12 @@ func (c Config) Validate() error {
 	}
 	if c.ShutdownTimeout <= 0 || c.RequestTimeout <= 0 || c.WriteTimeout <= 0 {
 		errs = append(errs, errors.New("timeouts must be positive durations such as 20s"))
+	}
+	if c.WebhookTimeout <= 0 || c.WebhookPoll <= 0 || c.WebhookDisableAfter <= 0 || len(c.WebhookSchedule) == 0 {
+		errs = append(errs, errors.New("webhooks: FUNDSVC_WEBHOOK_TIMEOUT, FUNDSVC_WEBHOOK_POLL and FUNDSVC_WEBHOOK_DISABLE_AFTER must be positive and FUNDSVC_WEBHOOK_RETRY_SCHEDULE not empty"))
+	}
+	if c.WebhookLease != 0 && c.WebhookLease <= c.WebhookTimeout {
+		errs = append(errs, fmt.Errorf("webhook lease %s: must be longer than the webhook timeout %s, so no attempt outlives its claim", c.WebhookLease, c.WebhookTimeout))
 	}
 	if c.ClaimLease != 0 && c.ClaimLease <= c.WriteTimeout {
 		errs = append(errs, fmt.Errorf("claim lease %s is not longer than the write timeout %s: a slow write could lose its position claims to another investor's and fail; "+

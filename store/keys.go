@@ -47,6 +47,8 @@ const (
 	TypeFundRecord         = "FundRecord"
 	TypeInvestorRecord     = "InvestorRecord"
 	TypeFundInvestor       = "FundInvestor"
+	TypeEvent              = "Event"
+	TypeEventsStart        = "EventsStart"
 )
 
 // Document partition.
@@ -125,6 +127,46 @@ func ChangeShard(doc string, shards int) int {
 const (
 	ChangeShardsPK = "CHANGES"
 	ChangeShardsSK = "SHARDS"
+)
+
+// The event feed (events.go): one item per committed version, written by
+// its commit, keyed by document and version, and indexed by the commit's
+// instant twice: across every fund in GSI1, under the UTC day and shard
+// (as the change index), and per fund in GSI2, under the UTC month.
+
+// EventPK is the partition of one document's events, one per version.
+func EventPK(doc string) string { return "EVENT#" + doc }
+
+// EventSK is the event of one version; zero-padded so versions sort.
+func EventSK(version int) string { return fmt.Sprintf("VERSION#%010d", version) }
+
+// EventsGSI1PK is the feed's partition of one UTC day and shard, across
+// every fund.
+func EventsGSI1PK(day time.Time, shard int) string {
+	return "EVENTS#" + day.UTC().Format(time.DateOnly) + "#" + strconv.Itoa(shard)
+}
+
+// FundEventsGSI2PK is the feed's partition of one fund and UTC month.
+func FundEventsGSI2PK(fundID string, month time.Time) string {
+	return "FUND_EVENTS#" + fundID + "#" + month.UTC().Format("2006-01")
+}
+
+// EventOrderSK orders events by commit instant, then document, then
+// version: the sort key of an event in both indexes.
+func EventOrderSK(committedAt time.Time, doc string, version int) string {
+	return fmt.Sprintf("%s#%s#%010d", changeInstant(committedAt), doc, version)
+}
+
+// EventsAfterSK is the lowest sort key strictly after every event at or
+// before instant at ('$' sorts right after '#').
+func EventsAfterSK(at time.Time) string { return changeInstant(at) + "$" }
+
+// EventsStartPK and EventsStartSK key the record of the earliest instant
+// any process may have committed an event at: where a replay from the
+// beginning starts. It carries no index keys.
+const (
+	EventsStartPK = "EVENTS"
+	EventsStartSK = "START"
 )
 
 // CapitalActivityLatestSK is the latest capital activity.
@@ -360,3 +402,47 @@ func ExportLeasePK(date fund.Date) string { return "EXPORT#" + date.String() }
 
 // ExportLeaseSK is the sort key of an export lease.
 const ExportLeaseSK = "LEASE"
+
+// Webhooks (store/webhooks.go): the endpoints in one partition, small by
+// nature (an administrator's subscriptions), so listing them is one Query;
+// each endpoint's feed cursor, delivery log and pending queue in its own
+// partition. None carries index keys, and their Types are no entity any
+// reader or the export knows.
+const (
+	TypeWebhookEndpoint = "WebhookEndpoint"
+	TypeWebhookCursor   = "WebhookCursor"
+	TypeWebhookDelivery = "WebhookDelivery"
+	TypeWebhookPending  = "WebhookPending"
+)
+
+// WebhooksPK is the partition of every webhook endpoint.
+const WebhooksPK = "WEBHOOKS"
+
+// WebhookEndpointSK is the sort key of an endpoint in WebhooksPK.
+func WebhookEndpointSK(id string) string { return "ENDPOINT#" + id }
+
+// WebhookEndpointPrefix begins every WebhookEndpointSK.
+const WebhookEndpointPrefix = "ENDPOINT#"
+
+// WebhookPK is the partition of one endpoint's cursor, deliveries and
+// pending queue.
+func WebhookPK(id string) string { return "WEBHOOK#" + id }
+
+// WebhookCursorSK is the sort key of an endpoint's feed cursor.
+const WebhookCursorSK = "CURSOR"
+
+// WebhookDeliverySK is the sort key of the delivery of one event.
+func WebhookDeliverySK(eventID string) string { return "DELIVERY#" + eventID }
+
+// WebhookDeliveryPrefix begins every WebhookDeliverySK.
+const WebhookDeliveryPrefix = "DELIVERY#"
+
+// WebhookPendingSK is the sort key of an undelivered event in the pending
+// queue: by document, then version (zero-padded), so the first of a
+// document's entries is the one to deliver next.
+func WebhookPendingSK(orderKey string, version int, eventID string) string {
+	return fmt.Sprintf("PENDING#%s#%010d#%s", orderKey, version, eventID)
+}
+
+// WebhookPendingPrefix begins every WebhookPendingSK.
+const WebhookPendingPrefix = "PENDING#"

@@ -58,14 +58,17 @@ func (s *Store) WritePlan(d fund.Document, prev *fund.DocumentHeader) (Plan, err
 	}
 	var head *Item
 	if prev != nil {
-		head = &Item{Version: prev.Version, DocumentFields: fund.DocumentFields{AsOf: prev.AsOf}}
+		// prev's creation stands for its commit instant, which a header
+		// does not hold: the commit stamps its instant after both.
+		head = &Item{Version: prev.Version, CommittedAt: prev.CreatedAt, DocumentFields: fund.DocumentFields{AsOf: prev.AsOf}}
 	}
 	s.nextVersion(&d, head)
 	p := Plan{Document: d}
 	if p.Stage, err = s.stageRequests(&d); err != nil {
 		return Plan{}, err
 	}
-	if p.Commit, err = s.commitRequest(&d, head, hash, nil); err != nil {
+	// The event names every position added: the plan does not read prev's.
+	if p.Commit, err = s.commitRequest(&d, head, hash, nil, nil); err != nil {
 		return Plan{}, err
 	}
 	if p.Materialize, err = s.materializeRequests(&d, nil); err != nil {
@@ -133,11 +136,13 @@ const maxBatchWrite = 25
 // commitRequest is the transaction that flips the head from prev (nil: none
 // yet) to d, with every document-level item of the latest view, the
 // version's history records and the fund's index entry. The head carries
-// the change index's keys of this commit. It fails its
+// the change index's keys of this commit, and the transaction puts the
+// version's event (events.go), which names what the version changed
+// against replaced (nil: every position added). It fails its
 // condition check if another writer moved the head since it was read, if
 // the request's Idempotency-Key was taken over, or if the claims it relies
 // on (cl, may be nil) were revoked.
-func (s *Store) commitRequest(d *fund.Document, prev *Item, hash string, cl *claims) (*dynamodb.TransactWriteItemsInput, error) {
+func (s *Store) commitRequest(d *fund.Document, prev *Item, hash string, cl *claims, replaced *fund.Document) (*dynamodb.TransactWriteItemsInput, error) {
 	head := Item{
 		PK: DocPK(d.ID), SK: HeadSK, Type: TypeHead, DocumentID: d.ID,
 		Version: d.Version, CommitID: d.CommitID, ContentHash: hash,
@@ -151,7 +156,17 @@ func (s *Store) commitRequest(d *fund.Document, prev *Item, hash string, cl *cla
 	}
 
 	head.CommittedAt = s.Now()
+	if prev != nil && !head.CommittedAt.After(prev.CommittedAt) {
+		// A version's instant follows its predecessor's even when another
+		// process's clock lags, so the feed lists a document's versions in
+		// version order.
+		head.CommittedAt = prev.CommittedAt.Add(time.Millisecond)
+	}
 	head.GSI1PK, head.GSI1SK = s.changeKeys(d.ID, head.CommittedAt)
+	event, err := s.newEventItem(d, head.CommittedAt, replaced)
+	if err != nil {
+		return nil, err
+	}
 	headCond := ifExpr("attribute_not_exists(#pk)", exprNames{"#pk": AttrPK}, nil)
 	if prev != nil {
 		headCond = ifExpr("#v = :v", exprNames{"#v": "Version"}, exprValues{":v": attrN(prev.Version)})
@@ -163,6 +178,7 @@ func (s *Store) commitRequest(d *fund.Document, prev *Item, hash string, cl *cla
 
 	tx := &txBuilder{table: s.name}
 	tx.put(head, headCond)
+	tx.putEvent(event)
 	tx.put(Item{PK: FundPK(d.FundID), SK: FundSK, Type: TypeFund, GSI1PK: FundsGSI1PK(d.FundID), GSI1SK: FundItemGSI1SK(d.FundID),
 		DocumentFields: fund.DocumentFields{FundID: d.FundID, Currency: d.Currency}}, nil)
 	tx.put(latest, nil)
@@ -385,6 +401,20 @@ func (b *txBuilder) put(it Item, c *writeCond) {
 		p.ConditionExpression, p.ExpressionAttributeNames, p.ExpressionAttributeValues = aws.String(c.expr), c.names, c.values
 	}
 	b.items = append(b.items, types.TransactWriteItem{Put: p})
+}
+
+// putEvent puts an event item on condition that its version has none:
+// only the commit of a version writes its event, and only once.
+func (b *txBuilder) putEvent(e eventItem) {
+	av, err := dynamo.MarshalItem(e)
+	if err != nil {
+		b.err = fmt.Errorf("encode the event %s %s: %w", e.PK, e.SK, err)
+		return
+	}
+	b.items = append(b.items, types.TransactWriteItem{Put: &types.Put{
+		TableName: aws.String(b.table), Item: av,
+		ConditionExpression: aws.String("attribute_not_exists(#pk)"), ExpressionAttributeNames: exprNames{"#pk": AttrPK},
+	}})
 }
 
 func (b *txBuilder) delete(pk, sk string, c *writeCond) {

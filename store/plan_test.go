@@ -162,7 +162,7 @@ func TestAWritePlanSentWithPlainSDKCallsStoresWhatRestateStores(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			plan, err := byPlan.Store.WritePlan(mixedDoc(2, tc.asOf), &fund.DocumentHeader{Version: v1.Version, DocumentFields: fund.DocumentFields{AsOf: v1.AsOf}})
+			plan, err := byPlan.Store.WritePlan(mixedDoc(2, tc.asOf), &fund.DocumentHeader{Version: v1.Version, CreatedAt: v1.CreatedAt, DocumentFields: fund.DocumentFields{AsOf: v1.AsOf}})
 			if err != nil {
 				t.Fatal(err)
 			}

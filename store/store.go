@@ -45,6 +45,7 @@ type Store struct {
 
 	writers turns // one writer of a document at a time in this process
 	shards  shardRecord
+	start   startRecord
 }
 
 // NewStore returns a Store on the named table.
@@ -265,7 +266,9 @@ func (s *Store) write(ctx context.Context, d fund.Document, ifMatch *int, mode w
 			}
 			return s.writtenAgain(ctx, d, mode)
 		}
-		if mode == writeWithChanges && head != nil {
+		// The event this commit records names what the version changed,
+		// so every restatement compares with the version it replaces.
+		if mode != writeVoid && head != nil {
 			prev, err := s.readVersion(ctx, d.ID, head.CommitID)
 			if err != nil {
 				return Written{}, err
@@ -291,8 +294,12 @@ func (s *Store) write(ctx context.Context, d fund.Document, ifMatch *int, mode w
 		}
 		// The shard count this commit indexes under is recorded before the
 		// commit, so that no reader can miss a shard it wrote.
+		// So is the feed's start, so that no replay starts after an event.
 		if err = s.recordChangeShards(ctx); err == nil {
-			err = s.commit(ctx, &d, head, hash, cl)
+			err = s.recordEventsStart(ctx)
+		}
+		if err == nil {
+			err = s.commit(ctx, &d, head, hash, cl, replaced)
 		}
 		if dynamo.IsCondCheckFailed(err) {
 			// Another writer committed first, this one's claims were
@@ -332,12 +339,21 @@ func (s *Store) write(ctx context.Context, d fund.Document, ifMatch *int, mode w
 			return Written{d, nil}, err
 		}
 		w := Written{Document: d}
-		if replaced != nil {
-			c := fund.Compare(replaced, &d)
+		if replaced != nil && mode != writeRestate {
+			c := changesOf(replaced, &d)
 			w.Changes = &c
 		}
 		return w, nil
 	}
+}
+
+// changesOf is what d changed against replaced (nil when d creates the
+// document: every position is added).
+func changesOf(replaced, d *fund.Document) fund.Changes {
+	if replaced == nil {
+		replaced = &fund.Document{}
+	}
+	return fund.Compare(replaced, d)
 }
 
 // lostIdempotencyKey reports whether the request that writes d no longer
@@ -385,8 +401,8 @@ func (s *Store) stage(ctx context.Context, d *fund.Document) error {
 
 // commit flips the head to d in one transaction (Plan.Commit). It fails the
 // condition check if another writer moved the head since it was read.
-func (s *Store) commit(ctx context.Context, d *fund.Document, prev *Item, hash string, cl *claims) error {
-	in, err := s.commitRequest(d, prev, hash, cl)
+func (s *Store) commit(ctx context.Context, d *fund.Document, prev *Item, hash string, cl *claims, replaced *fund.Document) error {
+	in, err := s.commitRequest(d, prev, hash, cl, replaced)
 	if err != nil {
 		return err
 	}

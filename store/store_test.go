@@ -7,6 +7,7 @@ import (
 	"os"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -251,6 +252,14 @@ func TestNoIndexPartitionKeyIsAConstant(t *testing.T) {
 				ok = pk == store.InvestorsGSI1PK(inv) && sk == store.FundInvestorGSI1SK(inv, fundID)
 				pk += " " + sk
 				registry++
+			case store.TypeEvent:
+				// An event is indexed as its commit head is: by the
+				// commit's day and the document's shard.
+				at, err := time.Parse(time.RFC3339Nano, str(it, "CommittedAt"))
+				v, _ := strconv.Atoi(it["Version"].(*types.AttributeValueMemberN).Value)
+				ok = err == nil && pk == store.EventsGSI1PK(at, store.ChangeShard(doc, store.DefaultChangeShards)) &&
+					str(it, store.AttrGSI1SK) == store.EventOrderSK(at, doc, v)
+				pk += " " + str(it, store.AttrGSI1SK)
 			}
 			gsi1[pk]++
 			if !ok || constants.MatchString(pk) {
@@ -260,6 +269,10 @@ func TestNoIndexPartitionKeyIsAConstant(t *testing.T) {
 		}
 		if pk := str(it, store.AttrGSI2PK); pk != "" {
 			ok := (pos != "" && pk == store.PositionGSI2PK(pos)) || (inv != "" && str(it, "Type") == store.TypePosition && pk == store.InvestorGSI2PK(inv))
+			if str(it, "Type") == store.TypeEvent { // a fund's events by month
+				at, err := time.Parse(time.RFC3339Nano, str(it, "CommittedAt"))
+				ok = err == nil && pk == store.FundEventsGSI2PK(str(it, "FundID"), at)
+			}
 			if !ok || constants.MatchString(pk) {
 				t.Errorf("GSI2PK %q of %s/%s is not built from the item's IDs", pk, str(it, "PK"), str(it, "SK"))
 			}

@@ -149,6 +149,13 @@ func (d *decoder) decode(path string, raw []byte, v reflect.Value) error {
 		if t.Key().Kind() == reflect.String {
 			return d.dictionary(path, raw, v)
 		}
+	case reflect.Bool:
+		switch string(raw) {
+		case "true", "false":
+			v.SetBool(string(raw) == "true")
+			return nil
+		}
+		return fund.Invalid(path, "must be true or false, not %s", jsonKind(raw))
 	}
 	return fmt.Errorf("wire: no decoding of %s (%s)", t, path)
 }

@@ -21,6 +21,8 @@ import (
 	"github.com/fundsvc/fundsvc/config"
 	"github.com/fundsvc/fundsvc/positions"
 	"github.com/fundsvc/fundsvc/store"
+	"github.com/fundsvc/fundsvc/webhooks"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // open connects to DynamoDB with the store's client (store.NewDB: bounded
@@ -231,7 +233,16 @@ func serve(ctx context.Context, cfg config.Config, store *store.Store, log *slog
 		return err
 	}
 	var draining atomic.Bool // /readyz answers 503 once set
+	deliverer, sealer, err := webhookDelivery(cfg, store, log)
+	if err != nil {
+		return err
+	}
+	var collectors []prometheus.Collector
+	if deliverer != nil {
+		collectors = deliverer.Metrics().Collectors()
+	}
 	handler := api.NewServer(api.Options{
+		WebhookSealer: sealer, WebhookPolicy: webhooks.Policy{AllowLoopback: cfg.WebhookAllowLoopback}, Collectors: collectors,
 		Verifier: v, PublicMetrics: cfg.PublicMetrics, PublicOpenAPI: cfg.PublicOpenAPI, TrustedProxies: cfg.TrustedProxies,
 		IdempotencyLease: cfg.IdempotencyLease, IdempotencyTTL: cfg.IdempotencyTTL,
 		Documents: store, Positions: positions.NewStore(store), Logger: log,
@@ -258,6 +269,14 @@ func serve(ctx context.Context, cfg config.Config, store *store.Store, log *slog
 		slog.String("version", b.Version), slog.String("revision", b.Revision))
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
+	dctx, stopDelivery := context.WithCancel(context.WithoutCancel(ctx))
+	delivered := make(chan struct{})
+	if deliverer != nil {
+		go func() { defer close(delivered); deliverer.Run(dctx, cfg.WebhookPoll) }()
+	} else {
+		close(delivered)
+	}
+	defer func() { stopDelivery(); <-delivered }()
 	select {
 	case err := <-errc:
 		return err
@@ -287,4 +306,27 @@ func serve(ctx context.Context, cfg config.Config, store *store.Store, log *slog
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// webhookDelivery is the instance's webhook deliverer and the sealer of
+// signing secrets, both nil without FUNDSVC_WEBHOOK_SECRET_KEY (the webhook
+// routes then answer 503).
+func webhookDelivery(cfg config.Config, s *store.Store, log *slog.Logger) (*webhooks.Deliverer, *webhooks.Sealer, error) {
+	if cfg.WebhookSecretKey == "" {
+		return nil, nil, nil
+	}
+	key, err := webhooks.ParseSealerKey(cfg.WebhookSecretKey)
+	if err != nil {
+		return nil, nil, fmt.Errorf("FUNDSVC_WEBHOOK_SECRET_KEY %w", err)
+	}
+	sealer, err := webhooks.NewSealer(key)
+	if err != nil {
+		return nil, nil, err
+	}
+	host, _ := os.Hostname()
+	return &webhooks.Deliverer{
+		Store: s, Feed: s, Sealer: sealer, Policy: webhooks.Policy{AllowLoopback: cfg.WebhookAllowLoopback}, Log: log,
+		Instance: fmt.Sprintf("%s/%d", host, os.Getpid()), Schedule: cfg.WebhookSchedule, Timeout: cfg.WebhookTimeout,
+		Lease: cfg.WebhookLease, DisableAfter: cfg.WebhookDisableAfter,
+	}, sealer, nil
 }

@@ -1,0 +1,566 @@
+package store
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/fundsvc/fundsvc/fund"
+	"github.com/guregu/dynamo/v2"
+	"golang.org/x/sync/errgroup"
+)
+
+// The event feed: every commit transaction puts one event item for the
+// version it commits (commitRequest), so a committed version always has
+// its event and a refused or uncommitted write never has one. The item is
+// keyed by document and version (EventPK, EventSK), and indexed by the
+// commit's instant, then document, then version (EventOrderSK): in GSI1
+// under the UTC day and shard of the change index (EventsGSI1PK), for the
+// feed across every fund, and in GSI2 under the fund and UTC month
+// (FundEventsGSI2PK), for a fund's feed. The feed is read by Queries over
+// those keys in time order, never a Scan. docs/events.md describes the
+// order, the watermark, the scoping and the cost.
+
+// EventCursor is a place in the feed, in commit order: right after the
+// event of (DocumentID, Version) committed at At or, when DocumentID is
+// empty, right after every event committed at or before At. The zero
+// cursor is the beginning of the feed.
+type EventCursor struct {
+	At         time.Time
+	DocumentID string
+	Version    int
+}
+
+// IsZero reports whether c is the beginning of the feed.
+func (c EventCursor) IsZero() bool { return c.At.IsZero() && c.DocumentID == "" }
+
+// String is c in a form ParseEventCursor reads back: what a caller stores.
+// The zero cursor is "".
+func (c EventCursor) String() string {
+	if c.IsZero() {
+		return ""
+	}
+	s := c.At.UTC().Format(time.RFC3339Nano)
+	if c.DocumentID != "" {
+		s += "|" + c.DocumentID + "|" + strconv.Itoa(c.Version)
+	}
+	return s
+}
+
+// ParseEventCursor reads a cursor String wrote ("" is the beginning). It
+// returns EINVALID for anything else.
+func ParseEventCursor(s string) (EventCursor, error) {
+	if s == "" {
+		return EventCursor{}, nil
+	}
+	bad := fund.Invalid("cursor", "is not an event cursor")
+	parts := strings.Split(s, "|")
+	at, err := time.Parse(time.RFC3339Nano, parts[0])
+	if err != nil || (len(parts) != 1 && len(parts) != 3) {
+		return EventCursor{}, bad
+	}
+	c := EventCursor{At: at.UTC()}
+	if len(parts) == 3 {
+		v, err := strconv.Atoi(parts[2])
+		if err != nil || v < 1 || !fund.ValidID(parts[1]) {
+			return EventCursor{}, bad
+		}
+		c.DocumentID, c.Version = parts[1], v
+	}
+	return c, nil
+}
+
+// after is c's exclusive lower bound as an inclusive one: the lowest sort
+// key after c. An event's key has a fixed form, so no other key begins
+// with it, and key + " " is above it and below every key after it.
+func (c EventCursor) after() string {
+	if c.DocumentID == "" {
+		return EventsAfterSK(c.At)
+	}
+	return EventOrderSK(c.At, c.DocumentID, c.Version) + " "
+}
+
+// cursorOf is the cursor right after e.
+func cursorOf(e *fund.Event) EventCursor {
+	return EventCursor{At: e.Timestamp, DocumentID: e.Data.DocumentID, Version: e.Data.Version}
+}
+
+// EventFilter narrows a read of the feed.
+type EventFilter struct {
+	// Types keeps the events of these types; none keeps every type.
+	Types []fund.EventType
+	// Funds keeps the events of these funds; none keeps every fund the
+	// reader may read.
+	Funds []string
+	// Until is the last commit instant read; zero is the watermark
+	// (SettledUntil). A later Until reads events that may still be joined
+	// by others committed before them (see EventPage.Watermark).
+	Until time.Time
+}
+
+// EventPage is one page of the feed.
+type EventPage struct {
+	// Events in commit order: by commit instant, then document ID, then
+	// version, so each document's versions are in version order.
+	Events []fund.Event
+	// Next is where the next page starts: right after the page's last
+	// event, or right after Until when the page reached it.
+	Next EventCursor
+	// More says that the page stopped before Until (it is full, or it used
+	// up its Queries): read on from Next at once. Without More, the feed is
+	// read up to Until; read from Next again later for newer events.
+	More bool
+	// Watermark is SettledUntil when the page was read: every event
+	// committed at or before it is in the feed, and none can appear there
+	// later. A page read with an Until after it may be joined later by
+	// events committed before its last ones (a commit in flight, an index
+	// catching up): a caller that reads past the watermark keeps its
+	// persisted cursor at or before the watermark and reads the rest again,
+	// deduplicating by event ID.
+	Watermark time.Time
+}
+
+// MaxEventPage bounds the events of one page.
+const MaxEventPage = 1000
+
+// maxEventQueries is how many index partitions a page reads before it
+// stops at the end of a period (a day across every fund, a month of
+// funds), so that a replay over empty periods answers in bounded time; the
+// page then has More and no event of the remaining periods.
+const maxEventQueries = 64
+
+// EventsAfter reads the feed across every fund (as an administrator of
+// every fund sees it): up to limit events committed after the cursor and at
+// or before f.Until, of f's types and funds, in commit order. Without
+// f.Funds it Queries GSI1, one partition per UTC day and shard of the
+// change index; with them GSI2, one partition per fund and UTC month. It
+// returns EINVALID for a limit outside 1..MaxEventPage or an unknown type.
+func (s *Store) EventsAfter(ctx context.Context, after EventCursor, limit int, f EventFilter) (EventPage, error) {
+	if len(f.Funds) > 0 {
+		return s.readEvents(ctx, after, limit, f, fundEvents(f.Funds), nil)
+	}
+	shards, err := s.changeShardsInUse(ctx)
+	if err != nil {
+		return EventPage{}, err
+	}
+	return s.readEvents(ctx, after, limit, f, allEvents(shards), nil)
+}
+
+// Event reads the event of one version of a document with one GetItem. It
+// returns ENOTFOUND when that version was never committed.
+func (s *Store) Event(ctx context.Context, doc string, version int) (fund.Event, error) {
+	var it eventItem
+	err := s.table.Get(AttrPK, EventPK(doc)).Range(AttrSK, dynamo.Equal, EventSK(version)).One(ctx, &it)
+	if errors.Is(err, dynamo.ErrNotFound) {
+		return fund.Event{}, fund.Errorf(fund.ENOTFOUND, "no event of document %s version %d", doc, version)
+	}
+	if err != nil {
+		return fund.Event{}, fmt.Errorf("read the event of document %s version %d: %w", doc, version, err)
+	}
+	return it.event()
+}
+
+// eventSource is where a read of the feed finds events: the index, the
+// periods it is partitioned by and the partitions of one period.
+type eventSource struct {
+	index string
+	attrs [2]string // partition and sort key attributes of the index
+	// period is the start of the period holding t; next the following one.
+	period func(t time.Time) time.Time
+	next   func(p time.Time) time.Time
+	keys   func(p time.Time) []string
+}
+
+// allEvents is the feed of every fund: GSI1, by UTC day and shard.
+func allEvents(shards int) eventSource {
+	return eventSource{
+		index: IndexGSI1, attrs: [2]string{AttrGSI1PK, AttrGSI1SK},
+		period: utcDay, next: func(p time.Time) time.Time { return p.AddDate(0, 0, 1) },
+		keys: func(p time.Time) []string {
+			out := make([]string, shards)
+			for i := range shards {
+				out[i] = EventsGSI1PK(p, i)
+			}
+			return out
+		},
+	}
+}
+
+// fundEvents is the feed of some funds: GSI2, by fund and UTC month.
+func fundEvents(funds []string) eventSource {
+	funds = slices.Compact(slices.Sorted(slices.Values(funds)))
+	return eventSource{
+		index: IndexGSI2, attrs: [2]string{AttrGSI2PK, AttrGSI2SK},
+		period: utcMonth, next: func(p time.Time) time.Time { return p.AddDate(0, 1, 0) },
+		keys: func(p time.Time) []string {
+			out := make([]string, len(funds))
+			for i, f := range funds {
+				out[i] = FundEventsGSI2PK(f, p)
+			}
+			return out
+		},
+	}
+}
+
+func utcMonth(t time.Time) time.Time {
+	y, m, _ := t.UTC().Date()
+	return time.Date(y, m, 1, 0, 0, 0, 0, time.UTC)
+}
+
+// readEvents reads a page of src: period after period from the cursor's,
+// every partition of a period in parallel, each up to the events the page
+// still needs (keep, when not nil, may refuse an event or trim it, as an
+// investor's view does), merged in commit order.
+func (s *Store) readEvents(ctx context.Context, after EventCursor, limit int, f EventFilter, src eventSource, keep func(*fund.Event) bool) (EventPage, error) {
+	if limit < 1 || limit > MaxEventPage {
+		return EventPage{}, fund.Invalid("limit", "must be between 1 and %d", MaxEventPage)
+	}
+	for _, t := range f.Types {
+		if !t.Valid() {
+			return EventPage{}, fund.Invalid("type", "must be one of %v, got %q", fund.EventTypes, t)
+		}
+	}
+	watermark := s.SettledUntil()
+	until := f.Until
+	if until.IsZero() {
+		until = watermark
+	}
+	page := EventPage{Next: after, Watermark: watermark, Events: []fund.Event{}}
+	start := after
+	if start.IsZero() {
+		first, ok, err := s.eventsStart(ctx)
+		if err != nil {
+			return EventPage{}, err
+		}
+		if !ok { // no process has ever committed: nothing up to until
+			if !until.After(watermark) {
+				page.Next = EventCursor{At: until}
+			}
+			return page, nil
+		}
+		start = EventCursor{At: first.Add(-time.Nanosecond)}
+	}
+	if until.Before(start.At) || (start.DocumentID == "" && until.Equal(start.At)) {
+		return page, nil // nothing between the cursor and until
+	}
+	lo, hi := start.after(), EventsAfterSK(until)
+	wanted := func(e *fund.Event) bool {
+		if len(f.Types) > 0 && !slices.Contains(f.Types, e.Type) {
+			return false
+		}
+		if len(f.Funds) > 0 && !slices.Contains(f.Funds, e.Data.FundID) {
+			return false
+		}
+		return keep == nil || keep(e)
+	}
+	queries := 0
+	for p := src.period(start.At); !p.After(until); p = src.next(p) {
+		need := limit - len(page.Events)
+		keys := src.keys(p)
+		found := make([][]fund.Event, len(keys))
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(s.parallelism())
+		for i, pk := range keys {
+			g.Go(func() error {
+				var err error
+				found[i], err = s.queryEvents(gctx, src, pk, lo, hi, need, wanted)
+				return err
+			})
+		}
+		if err := g.Wait(); err != nil {
+			return EventPage{}, err
+		}
+		queries += len(keys)
+		var merged []fund.Event
+		for _, part := range found {
+			merged = append(merged, part...)
+		}
+		slices.SortFunc(merged, compareEvents)
+		if len(merged) >= need {
+			page.Events = append(page.Events, merged[:need]...)
+			page.Next, page.More = cursorOf(&page.Events[len(page.Events)-1]), true
+			return page, nil
+		}
+		page.Events = append(page.Events, merged...)
+		end := src.next(p).Add(-time.Nanosecond)
+		if queries >= maxEventQueries && end.Before(until) {
+			page.Next, page.More = EventCursor{At: end}, true
+			return page, nil
+		}
+	}
+	page.Next = EventCursor{At: until}
+	return page, nil
+}
+
+// queryEvents reads up to need events that wanted accepts from one
+// partition of src, with sort keys in [lo, hi), page by page.
+func (s *Store) queryEvents(ctx context.Context, src eventSource, pk, lo, hi string, need int, wanted func(*fund.Event) bool) ([]fund.Event, error) {
+	q := s.table.Get(src.attrs[0], pk).Index(src.index).Range(src.attrs[1], dynamo.Between, lo, hi)
+	var out []fund.Event
+	var from dynamo.PagingKey
+	for {
+		if from != nil {
+			q = q.StartFrom(from)
+		}
+		iter := q.SearchLimit(max(need-len(out), 10)).RequestLimit(1).Iter()
+		var it eventItem
+		for iter.Next(ctx, &it) {
+			if it.Type == TypeEvent {
+				e, err := it.event()
+				if err != nil {
+					return nil, err
+				}
+				if wanted(&e) {
+					out = append(out, e)
+				}
+			}
+			it = eventItem{}
+		}
+		if err := iter.Err(); err != nil {
+			return nil, fmt.Errorf("store: read the events of %s: %w", pk, err)
+		}
+		if len(out) >= need {
+			return out, nil
+		}
+		var err error
+		from, err = iter.LastEvaluatedKey(ctx)
+		if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+			return nil, fmt.Errorf("store: read the events of %s: %w", pk, err)
+		}
+		if from == nil {
+			return out, nil
+		}
+	}
+}
+
+// compareEvents orders events as the feed does: by commit instant, then
+// document, then version.
+func compareEvents(a, b fund.Event) int {
+	if c := a.Timestamp.Compare(b.Timestamp); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.Data.DocumentID, b.Data.DocumentID); c != 0 {
+		return c
+	}
+	return a.Data.Version - b.Data.Version
+}
+
+// eventItem is the stored event of one committed version.
+type eventItem struct {
+	PK, SK         string
+	GSI1PK, GSI1SK string
+	GSI2PK, GSI2SK string
+	Type           string
+	EventType      string
+	DocumentID     string
+	FundID         string
+	Kind           string
+	Version        int
+	CommittedAt    time.Time
+	// Touched is the positions the version touched: gzip of one line per
+	// position, "<change>\t<item kinds, comma-separated>\t<position ID>\t<investor ID>".
+	// Compressed, because a fund-wide notice touches 5,000 positions whose
+	// IDs would otherwise take up to 330 KB of the item's 400 KB.
+	Touched []byte `dynamo:",omitempty"`
+}
+
+// newEventItem is the event of version d committed at the given instant,
+// against the version it replaced (nil: none).
+func (s *Store) newEventItem(d *fund.Document, committedAt time.Time, replaced *fund.Document) (eventItem, error) {
+	touched, err := encodeTouched(fund.EventPositions(replaced, d))
+	if err != nil {
+		return eventItem{}, err
+	}
+	order := EventOrderSK(committedAt, d.ID, d.Version)
+	return eventItem{
+		PK: EventPK(d.ID), SK: EventSK(d.Version), Type: TypeEvent,
+		GSI1PK: EventsGSI1PK(committedAt, ChangeShard(d.ID, s.changeShards())), GSI1SK: order,
+		GSI2PK: FundEventsGSI2PK(d.FundID, committedAt), GSI2SK: order,
+		EventType: string(fund.EventTypeOf(d)), DocumentID: d.ID, FundID: d.FundID, Kind: string(d.Kind),
+		Version: d.Version, CommittedAt: committedAt, Touched: touched,
+	}, nil
+}
+
+func (it *eventItem) event() (fund.Event, error) {
+	ps, err := decodeTouched(it.Touched)
+	if err != nil {
+		return fund.Event{}, fmt.Errorf("store: the event of document %s version %d: %w", it.DocumentID, it.Version, err)
+	}
+	return fund.Event{
+		ID: fund.EventID(it.DocumentID, it.Version), Type: fund.EventType(it.EventType), Timestamp: it.CommittedAt.UTC(),
+		Data: fund.EventData{
+			DocumentID: it.DocumentID, FundID: it.FundID, Kind: fund.Kind(it.Kind), Version: it.Version,
+			VersionPath: fund.VersionPath(it.DocumentID, it.Version), Positions: ps,
+		},
+	}, nil
+}
+
+func encodeTouched(ps []fund.EventPosition) ([]byte, error) {
+	if len(ps) == 0 {
+		return nil, nil
+	}
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	for _, p := range ps {
+		kinds := make([]string, len(p.ItemTypes))
+		for i, k := range p.ItemTypes {
+			kinds[i] = string(k)
+		}
+		if _, err := fmt.Fprintf(zw, "%s\t%s\t%s\t%s\n", p.Change, strings.Join(kinds, ","), p.PositionID, p.InvestorID); err != nil {
+			return nil, err
+		}
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func decodeTouched(b []byte) ([]fund.EventPosition, error) {
+	out := []fund.EventPosition{}
+	if len(b) == 0 {
+		return out, nil
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	text, err := io.ReadAll(zr)
+	if err != nil {
+		return nil, err
+	}
+	for _, line := range strings.Split(strings.TrimSuffix(string(text), "\n"), "\n") {
+		f := strings.Split(line, "\t")
+		if len(f) != 4 {
+			return nil, fmt.Errorf("a touched position %q is not change, kinds, position and investor", line)
+		}
+		p := fund.EventPosition{PositionID: f[2], InvestorID: f[3], Change: fund.PositionChange(f[0]), ItemTypes: []fund.ItemKind{}}
+		if f[1] != "" {
+			for _, k := range strings.Split(f[1], ",") {
+				p.ItemTypes = append(p.ItemTypes, fund.ItemKind(k))
+			}
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// The start of the feed: before its first commit, each process lowers the
+// recorded earliest instant to its clock's present if that is earlier, so
+// that every event's instant is at or after the record (its commit instant
+// is taken later, and never before its document's previous one), and a
+// replay from the beginning starts there instead of at some fixed date.
+
+// startRecord remembers that this process has recorded its start.
+type startRecord struct {
+	mu   sync.Mutex
+	done bool
+}
+
+// recordEventsStart lowers the table's record of the feed's start to the
+// store's present, unless this process has done so already.
+func (s *Store) recordEventsStart(ctx context.Context) error {
+	s.start.mu.Lock()
+	defer s.start.mu.Unlock()
+	if s.start.done {
+		return nil
+	}
+	now := s.Now().UTC()
+	_, err := s.db.Client().UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(s.name),
+		Key:                       itemKey(EventsStartPK, EventsStartSK),
+		UpdateExpression:          aws.String("SET #f = :f, #t = :t"),
+		ConditionExpression:       aws.String("attribute_not_exists(#f) OR #f > :f"),
+		ExpressionAttributeNames:  exprNames{"#f": "First", "#t": "Type"},
+		ExpressionAttributeValues: exprValues{":f": attrS(changeInstant(now)), ":t": attrS(TypeEventsStart)},
+	})
+	if err != nil && !dynamo.IsCondCheckFailed(err) { // refused: an earlier start is recorded
+		return fmt.Errorf("record the start of the event feed: %w", err)
+	}
+	s.start.done = true
+	return nil
+}
+
+// eventsStart reads the feed's start; ok is false when no process has
+// committed yet.
+func (s *Store) eventsStart(ctx context.Context) (first time.Time, ok bool, err error) {
+	var rec struct{ First string }
+	err = s.table.Get(AttrPK, EventsStartPK).Range(AttrSK, dynamo.Equal, EventsStartSK).Consistent(true).One(ctx, &rec)
+	if errors.Is(err, dynamo.ErrNotFound) {
+		return time.Time{}, false, nil
+	}
+	if err != nil {
+		return time.Time{}, false, fmt.Errorf("store: read the start of the event feed: %w", err)
+	}
+	first, err = time.Parse(time.RFC3339Nano, rec.First)
+	if err != nil {
+		return time.Time{}, false, fmt.Errorf("store: the start of the event feed %q: %w", rec.First, err)
+	}
+	return first, true, nil
+}
+
+// EventsAfter is Store.EventsAfter as the viewer sees it. An administrator
+// of every fund reads the feed of every fund (GSI1) or, with f.Funds, of
+// those funds (GSI2); an administrator of some funds reads its funds' (or,
+// with f.Funds, those of them) in GSI2, and f.Funds naming a fund it does
+// not cover is ENOTFOUND, as for an unknown fund. An investor reads the
+// events of documents touching its positions, each listing only its own
+// positions: its positions are read first (Queries of GSI2 INVESTOR#<inv>,
+// one per 1,000 positions), then the feeds of their funds (GSI2), whose
+// events of other investors' positions are read and passed over.
+func (r View) EventsAfter(ctx context.Context, after EventCursor, limit int, f EventFilter) (EventPage, error) {
+	switch {
+	case r.v.Investor != "":
+		mine := map[string]bool{}
+		var funds []string
+		var start PageKey
+		for {
+			ps, next, err := r.s.InvestorPositions(ctx, r.v.Investor, func(fund.Registered) bool { return true }, false, MaxEventPage, start)
+			if err != nil {
+				return EventPage{}, err
+			}
+			for _, p := range ps {
+				mine[p.PositionID] = true
+				if len(f.Funds) == 0 || slices.Contains(f.Funds, p.FundID) {
+					funds = append(funds, p.FundID)
+				}
+			}
+			if start = next; start == nil {
+				break
+			}
+		}
+		if len(funds) == 0 {
+			// No position (in the funds asked for): an empty feed, read up
+			// to the watermark like any other.
+			return r.s.readEvents(ctx, after, limit, f, fundEvents(nil), nil)
+		}
+		own := func(e *fund.Event) bool {
+			e.Data.Positions = slices.DeleteFunc(e.Data.Positions, func(p fund.EventPosition) bool { return !mine[p.PositionID] })
+			return len(e.Data.Positions) > 0
+		}
+		return r.s.readEvents(ctx, after, limit, f, fundEvents(funds), own)
+	case r.v.AllFunds:
+		return r.s.EventsAfter(ctx, after, limit, f)
+	default:
+		for _, id := range f.Funds {
+			if err := r.FundVisible(id); err != nil {
+				return EventPage{}, err
+			}
+		}
+		funds := f.Funds
+		if len(funds) == 0 {
+			funds = r.v.Funds
+		}
+		return r.s.readEvents(ctx, after, limit, f, fundEvents(funds), nil)
+	}
+}

@@ -1,0 +1,442 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/fundsvc/fundsvc/fund"
+	"github.com/guregu/dynamo/v2"
+)
+
+// Webhook endpoints, their feed cursors, delivery logs and pending queues.
+// The policy (what to deliver, when to retry, how to sign) is the webhooks
+// package's; this file only stores it, every change by a conditional write,
+// so that several instances agree on who delivers what (see
+// docs/webhooks.md).
+
+// WebhookEndpoint is one subscription, as stored. Secrets are sealed by the
+// caller (AES-GCM): the store never holds a usable secret.
+type WebhookEndpoint struct {
+	ID         string
+	URL        string
+	EventTypes []string // empty: every type
+	Funds      []string // empty: every fund (only an administrator of every fund may ask for it)
+	Enabled    bool
+	// DisabledReason says why delivery stopped when it was not by request
+	// (410 Gone, failing for days); empty otherwise.
+	DisabledReason string
+	DisabledAt     time.Time
+	// FailingSince is when the endpoint's current run of failed attempts
+	// began; zero while it answers.
+	FailingSince time.Time
+	// SealedSecret is the current secret, sealed; SealedPrevious the one it
+	// replaced, still signed with until PreviousUntil.
+	SealedSecret   []byte
+	SealedPrevious []byte
+	PreviousUntil  time.Time
+	CreatedBy      string
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+	// Revision counts the endpoint's changes: each update is conditional
+	// on the one it read.
+	Revision int
+}
+
+type webhookEndpointItem struct {
+	PK, SK, Type string
+	WebhookEndpoint
+}
+
+// WebhookAttempt is one try of a delivery.
+type WebhookAttempt struct {
+	At         time.Time
+	StatusCode int    // 0 when no answer came
+	Error      string // why it failed without an answer (safe to show: no secret)
+	LatencyMS  int64
+	Instance   string
+}
+
+// Delivery statuses.
+const (
+	DeliveryPending   = "pending"
+	DeliveryDelivered = "delivered"
+	DeliveryFailed    = "failed" // the schedule ran out, or the endpoint answered 410
+)
+
+// WebhookDelivery is the delivery of one event to one endpoint: its log.
+type WebhookDelivery struct {
+	EndpointID    string
+	EventID       string
+	EventType     string
+	DocumentID    string
+	Version       int
+	Payload       []byte    // the exact body, the same on every attempt
+	CommittedAt   time.Time // the event's commit instant, for the delivery lag
+	Status        string
+	Attempts      []WebhookAttempt // the latest MaxLoggedAttempts
+	AttemptCount  int
+	NextAttemptAt time.Time // zero once no attempt is due
+	CreatedAt     time.Time
+	DeliveredAt   time.Time
+}
+
+// MaxLoggedAttempts bounds the attempts a delivery's log keeps.
+const MaxLoggedAttempts = 20
+
+type webhookDeliveryItem struct {
+	PK, SK, Type string
+	WebhookDelivery
+}
+
+// WebhookPending is an event waiting in an endpoint's queue, with the lease
+// of the instance trying it.
+type WebhookPending struct {
+	SK            string
+	EndpointID    string
+	EventID       string
+	OrderKey      string // the document (events of one are delivered in version order)
+	Version       int
+	NextAttemptAt int64 // Unix milliseconds
+	Attempts      int
+	LeaseOwner    string
+	LeaseUntil    int64 // Unix milliseconds
+}
+
+type webhookPendingItem struct {
+	PK, Type string
+	WebhookPending
+}
+
+type webhookCursorItem struct {
+	PK, SK, Type string
+	Cursor       string
+}
+
+// ErrWebhookLeaseLost is returned by FinishWebhookAttempt when another
+// instance took the delivery over (the lease ended).
+var ErrWebhookLeaseLost = errors.New("store: the webhook delivery's lease is held by another instance")
+
+func webhookNotFound(id string) error {
+	return fund.Errorf(fund.ENOTFOUND, "no webhook endpoint %s", id)
+}
+
+// PutWebhookEndpoint creates e. It returns ECONFLICT if its ID is taken.
+func (s *Store) PutWebhookEndpoint(ctx context.Context, e WebhookEndpoint) error {
+	it := webhookEndpointItem{PK: WebhooksPK, SK: WebhookEndpointSK(e.ID), Type: TypeWebhookEndpoint, WebhookEndpoint: e}
+	err := s.table.Put(it).If("attribute_not_exists($)", AttrPK).Run(ctx)
+	if dynamo.IsCondCheckFailed(err) {
+		return fund.Errorf(fund.ECONFLICT, "a webhook endpoint %s exists", e.ID)
+	}
+	if err != nil {
+		return fmt.Errorf("store: create webhook endpoint %s: %w", e.ID, err)
+	}
+	return nil
+}
+
+// ReplaceWebhookEndpoint stores e over the revision it was read at
+// (e.Revision), as revision e.Revision+1. It returns ENOTFOUND if the
+// endpoint is gone, ECONFLICT if it changed since.
+func (s *Store) ReplaceWebhookEndpoint(ctx context.Context, e WebhookEndpoint) (WebhookEndpoint, error) {
+	read := e.Revision
+	e.Revision++
+	it := webhookEndpointItem{PK: WebhooksPK, SK: WebhookEndpointSK(e.ID), Type: TypeWebhookEndpoint, WebhookEndpoint: e}
+	err := s.table.Put(it).If("attribute_exists($) AND $ = ?", AttrPK, "Revision", read).Run(ctx)
+	if dynamo.IsCondCheckFailed(err) {
+		if _, gerr := s.WebhookEndpoint(ctx, e.ID); gerr != nil {
+			return WebhookEndpoint{}, gerr
+		}
+		return WebhookEndpoint{}, fund.Errorf(fund.ECONFLICT, "the webhook endpoint %s changed meanwhile; read it and try again", e.ID)
+	}
+	if err != nil {
+		return WebhookEndpoint{}, fmt.Errorf("store: update webhook endpoint %s: %w", e.ID, err)
+	}
+	return e, nil
+}
+
+// WebhookEndpoint reads one endpoint (one consistent GetItem); ENOTFOUND if
+// there is none.
+func (s *Store) WebhookEndpoint(ctx context.Context, id string) (WebhookEndpoint, error) {
+	var it webhookEndpointItem
+	err := s.table.Get(AttrPK, WebhooksPK).Range(AttrSK, dynamo.Equal, WebhookEndpointSK(id)).Consistent(true).One(ctx, &it)
+	if errors.Is(err, dynamo.ErrNotFound) {
+		return WebhookEndpoint{}, webhookNotFound(id)
+	}
+	if err != nil {
+		return WebhookEndpoint{}, fmt.Errorf("store: read webhook endpoint %s: %w", id, err)
+	}
+	return it.WebhookEndpoint, nil
+}
+
+// WebhookEndpoints reads every endpoint: one Query of their partition (more
+// pages only past 1 MB).
+func (s *Store) WebhookEndpoints(ctx context.Context) ([]WebhookEndpoint, error) {
+	var items []webhookEndpointItem
+	err := s.table.Get(AttrPK, WebhooksPK).Range(AttrSK, dynamo.BeginsWith, WebhookEndpointPrefix).Consistent(true).All(ctx, &items)
+	if err != nil {
+		return nil, fmt.Errorf("store: list webhook endpoints: %w", err)
+	}
+	out := make([]WebhookEndpoint, 0, len(items))
+	for _, it := range items {
+		out = append(out, it.WebhookEndpoint)
+	}
+	return out, nil
+}
+
+// DeleteWebhookEndpoint removes an endpoint; its log and queue stay
+// unreachable (no instance delivers for an endpoint it cannot read). It
+// returns ENOTFOUND if there is none.
+func (s *Store) DeleteWebhookEndpoint(ctx context.Context, id string) error {
+	err := s.table.Delete(AttrPK, WebhooksPK).Range(AttrSK, WebhookEndpointSK(id)).If("attribute_exists($)", AttrPK).Run(ctx)
+	if dynamo.IsCondCheckFailed(err) {
+		return webhookNotFound(id)
+	}
+	if err != nil {
+		return fmt.Errorf("store: delete webhook endpoint %s: %w", id, err)
+	}
+	return nil
+}
+
+// MarkWebhookEndpoint records how the endpoint is doing, without touching
+// what an administrator set, and disables it when reason is not empty. It
+// raises the revision, so a PATCH that read the endpoint before is refused
+// rather than undoing a disable. A deleted endpoint is left alone.
+func (s *Store) MarkWebhookEndpoint(ctx context.Context, id string, failingSince time.Time, disableReason string, now time.Time) error {
+	u := s.table.Update(AttrPK, WebhooksPK).Range(AttrSK, WebhookEndpointSK(id)).Add("Revision", 1)
+	if failingSince.IsZero() {
+		u = u.Remove("FailingSince")
+	} else {
+		u = u.Set("FailingSince", failingSince.UTC())
+	}
+	if disableReason != "" {
+		u = u.Set("Enabled", false).Set("DisabledReason", disableReason).Set("DisabledAt", now.UTC())
+	}
+	err := u.If("attribute_exists($)", AttrPK).Run(ctx)
+	if err != nil && !dynamo.IsCondCheckFailed(err) {
+		return fmt.Errorf("store: mark webhook endpoint %s: %w", id, err)
+	}
+	return nil
+}
+
+// WebhookCursor returns how far in the event feed the endpoint's queue was
+// filled ("" before the first event).
+func (s *Store) WebhookCursor(ctx context.Context, id string) (string, error) {
+	var it webhookCursorItem
+	err := s.table.Get(AttrPK, WebhookPK(id)).Range(AttrSK, dynamo.Equal, WebhookCursorSK).Consistent(true).One(ctx, &it)
+	if errors.Is(err, dynamo.ErrNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("store: read the webhook cursor of %s: %w", id, err)
+	}
+	return it.Cursor, nil
+}
+
+// AdvanceWebhookCursor moves the endpoint's cursor from from to to, if it is
+// still at from; it reports whether it moved (another instance may have
+// moved it first, which is no error).
+func (s *Store) AdvanceWebhookCursor(ctx context.Context, id, from, to string) (bool, error) {
+	it := webhookCursorItem{PK: WebhookPK(id), SK: WebhookCursorSK, Type: TypeWebhookCursor, Cursor: to}
+	q := s.table.Put(it)
+	if from == "" {
+		q = q.If("attribute_not_exists($) OR $ = ?", AttrPK, "Cursor", "")
+	} else {
+		q = q.If("$ = ?", "Cursor", from)
+	}
+	err := q.Run(ctx)
+	if dynamo.IsCondCheckFailed(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("store: advance the webhook cursor of %s: %w", id, err)
+	}
+	return true, nil
+}
+
+// EnqueueWebhookDelivery writes the delivery's log entry and its place in
+// the pending queue in one transaction, unless the event was enqueued for
+// the endpoint before (then nothing changes and it reports false).
+func (s *Store) EnqueueWebhookDelivery(ctx context.Context, d WebhookDelivery, now time.Time) (bool, error) {
+	orderKey := orderKeyOf(d)
+	d.Status, d.NextAttemptAt, d.CreatedAt = DeliveryPending, now.UTC(), now.UTC()
+	p := webhookPendingItem{PK: WebhookPK(d.EndpointID), Type: TypeWebhookPending, WebhookPending: WebhookPending{
+		SK: WebhookPendingSK(orderKey, d.Version, d.EventID), EndpointID: d.EndpointID, EventID: d.EventID,
+		OrderKey: orderKey, Version: d.Version, NextAttemptAt: now.UnixMilli(),
+	}}
+	err := s.db.WriteTx().
+		Put(s.table.Put(webhookDeliveryItem{PK: WebhookPK(d.EndpointID), SK: WebhookDeliverySK(d.EventID), Type: TypeWebhookDelivery, WebhookDelivery: d}).
+			If("attribute_not_exists($)", AttrPK)).
+		Put(s.table.Put(p)).
+		Run(ctx)
+	if isTxCondFailed(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("store: enqueue event %s for webhook %s: %w", d.EventID, d.EndpointID, err)
+	}
+	return true, nil
+}
+
+// orderKeyOf is what a delivery waits in line with: its document's other
+// versions, or nothing (its own event) when it names no document.
+func orderKeyOf(d WebhookDelivery) string {
+	if d.DocumentID != "" {
+		return d.DocumentID
+	}
+	return "#" + d.EventID
+}
+
+// isTxCondFailed reports whether a transaction was refused by a condition.
+func isTxCondFailed(err error) bool {
+	return err != nil && dynamo.IsCondCheckFailed(err)
+}
+
+// PendingWebhookDeliveries reads up to limit entries of the endpoint's
+// pending queue, by document then version (one Query).
+func (s *Store) PendingWebhookDeliveries(ctx context.Context, endpointID string, limit int) ([]WebhookPending, error) {
+	var items []webhookPendingItem
+	err := s.table.Get(AttrPK, WebhookPK(endpointID)).Range(AttrSK, dynamo.BeginsWith, WebhookPendingPrefix).
+		Consistent(true).Limit(limit).All(ctx, &items)
+	if err != nil {
+		return nil, fmt.Errorf("store: read the pending deliveries of webhook %s: %w", endpointID, err)
+	}
+	out := make([]WebhookPending, 0, len(items))
+	for _, it := range items {
+		out = append(out, it.WebhookPending)
+	}
+	return out, nil
+}
+
+// ClaimWebhookDelivery makes owner the one instance trying p until until,
+// if it is due and nobody holds it (one conditional UpdateItem); it reports
+// whether it did.
+func (s *Store) ClaimWebhookDelivery(ctx context.Context, p WebhookPending, owner string, now, until time.Time) (bool, error) {
+	err := s.table.Update(AttrPK, WebhookPK(p.EndpointID)).Range(AttrSK, p.SK).
+		Set("LeaseOwner", owner).Set("LeaseUntil", until.UnixMilli()).
+		If("attribute_exists($) AND $ <= ? AND (attribute_not_exists($) OR $ < ?)",
+			AttrPK, "NextAttemptAt", now.UnixMilli(), "LeaseUntil", "LeaseUntil", now.UnixMilli()).
+		Run(ctx)
+	if dynamo.IsCondCheckFailed(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("store: claim delivery of %s to webhook %s: %w", p.EventID, p.EndpointID, err)
+	}
+	return true, nil
+}
+
+// WebhookDeliveryOf reads the delivery of one event (one consistent GetItem).
+func (s *Store) WebhookDeliveryOf(ctx context.Context, endpointID, eventID string) (WebhookDelivery, error) {
+	var it webhookDeliveryItem
+	err := s.table.Get(AttrPK, WebhookPK(endpointID)).Range(AttrSK, dynamo.Equal, WebhookDeliverySK(eventID)).Consistent(true).One(ctx, &it)
+	if errors.Is(err, dynamo.ErrNotFound) {
+		return WebhookDelivery{}, fund.Errorf(fund.ENOTFOUND, "no delivery of event %s to webhook %s", eventID, endpointID)
+	}
+	if err != nil {
+		return WebhookDelivery{}, fmt.Errorf("store: read delivery of %s to webhook %s: %w", eventID, endpointID, err)
+	}
+	return it.WebhookDelivery, nil
+}
+
+// FinishWebhookAttempt records an attempt in one transaction, conditional on
+// owner still holding the lease: the log gets the attempt and the status;
+// the pending entry goes (status delivered or failed) or waits until next
+// (status pending). It returns ErrWebhookLeaseLost if another instance
+// took the delivery over.
+func (s *Store) FinishWebhookAttempt(ctx context.Context, p WebhookPending, owner string, a WebhookAttempt, status string, next time.Time) error {
+	pk := WebhookPK(p.EndpointID)
+	d, err := s.WebhookDeliveryOf(ctx, p.EndpointID, p.EventID)
+	if err != nil {
+		return err
+	}
+	log := append(d.Attempts, a)
+	if len(log) > MaxLoggedAttempts {
+		log = log[len(log)-MaxLoggedAttempts:]
+	}
+	du := s.table.Update(AttrPK, pk).Range(AttrSK, WebhookDeliverySK(p.EventID)).
+		Set("Attempts", log).Set("Status", status).Add("AttemptCount", 1)
+	if status == DeliveryPending {
+		du = du.Set("NextAttemptAt", next.UTC())
+	} else {
+		du = du.Remove("NextAttemptAt")
+	}
+	if status == DeliveryDelivered {
+		du = du.Set("DeliveredAt", a.At.UTC())
+	}
+	tx := s.db.WriteTx().Update(du.If("attribute_exists($)", AttrPK))
+	if status == DeliveryPending {
+		tx = tx.Update(s.table.Update(AttrPK, pk).Range(AttrSK, p.SK).
+			Set("NextAttemptAt", next.UnixMilli()).Add("Attempts", 1).Remove("LeaseOwner", "LeaseUntil").
+			If("$ = ?", "LeaseOwner", owner))
+	} else {
+		tx = tx.Delete(s.table.Delete(AttrPK, pk).Range(AttrSK, p.SK).If("$ = ?", "LeaseOwner", owner))
+	}
+	err = tx.Run(ctx)
+	if isTxCondFailed(err) {
+		return ErrWebhookLeaseLost
+	}
+	if err != nil {
+		return fmt.Errorf("store: record delivery of %s to webhook %s: %w", p.EventID, p.EndpointID, err)
+	}
+	return nil
+}
+
+// WebhookDeliveries reads one page of the endpoint's delivery log, by event
+// ID (one Query).
+func (s *Store) WebhookDeliveries(ctx context.Context, endpointID string, limit int, start PageKey) ([]WebhookDelivery, PageKey, error) {
+	from, err := paging(start)
+	if err != nil {
+		return nil, nil, err
+	}
+	q := s.table.Get(AttrPK, WebhookPK(endpointID)).Range(AttrSK, dynamo.BeginsWith, WebhookDeliveryPrefix).Limit(limit)
+	if from != nil {
+		q = q.StartFrom(from)
+	}
+	var items []webhookDeliveryItem
+	last, err := q.AllWithLastEvaluatedKey(ctx, &items)
+	if err != nil {
+		return nil, nil, fmt.Errorf("store: read the deliveries of webhook %s: %w", endpointID, err)
+	}
+	out := make([]WebhookDelivery, 0, len(items))
+	for _, it := range items {
+		out = append(out, it.WebhookDelivery)
+	}
+	if len(items) < limit {
+		last = nil
+	}
+	return out, pageKeyOf(last), nil
+}
+
+// RedeliverWebhook puts an event delivered (or given up) back in the
+// endpoint's queue, due now, in one transaction. It returns ENOTFOUND if
+// the event was never enqueued for the endpoint and ECONFLICT if it is
+// still pending.
+func (s *Store) RedeliverWebhook(ctx context.Context, endpointID, eventID string, now time.Time) (WebhookDelivery, error) {
+	d, err := s.WebhookDeliveryOf(ctx, endpointID, eventID)
+	if err != nil {
+		return WebhookDelivery{}, err
+	}
+	if d.Status == DeliveryPending {
+		return WebhookDelivery{}, fund.Errorf(fund.ECONFLICT, "event %s is still being delivered to webhook %s", eventID, endpointID)
+	}
+	pk := WebhookPK(endpointID)
+	p := webhookPendingItem{PK: pk, Type: TypeWebhookPending, WebhookPending: WebhookPending{
+		SK: WebhookPendingSK(orderKeyOf(d), d.Version, eventID), EndpointID: endpointID, EventID: eventID,
+		OrderKey: orderKeyOf(d), Version: d.Version, NextAttemptAt: now.UnixMilli(),
+	}}
+	err = s.db.WriteTx().
+		Update(s.table.Update(AttrPK, pk).Range(AttrSK, WebhookDeliverySK(eventID)).
+			Set("Status", DeliveryPending).Set("NextAttemptAt", now.UTC()).
+			If("$ = ?", "Status", d.Status)).
+		Put(s.table.Put(p).If("attribute_not_exists($)", AttrPK)).
+		Run(ctx)
+	if isTxCondFailed(err) {
+		return WebhookDelivery{}, fund.Errorf(fund.ECONFLICT, "event %s is still being delivered to webhook %s", eventID, endpointID)
+	}
+	if err != nil {
+		return WebhookDelivery{}, fmt.Errorf("store: redeliver %s to webhook %s: %w", eventID, endpointID, err)
+	}
+	d.Status, d.NextAttemptAt = DeliveryPending, now.UTC()
+	return d, nil
+}

@@ -1,0 +1,418 @@
+package webhooks_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/fundsvc/fundsvc/fund"
+	"github.com/fundsvc/fundsvc/internal/dynamotest"
+	"github.com/fundsvc/fundsvc/internal/fundtest"
+	"github.com/fundsvc/fundsvc/internal/webhooktest"
+	"github.com/fundsvc/fundsvc/store"
+	"github.com/fundsvc/fundsvc/webhooks"
+)
+
+// Delivery on DynamoDB Local to a receiver that verifies every request with
+// the Standard Webhooks reference library (npm standardwebhooks). The
+// deliverers' clock is injected: retries are tested by moving it, never by
+// waiting for the schedule.
+
+func TestMain(m *testing.M) { os.Exit(dynamotest.Main(m)) }
+
+var ctx = context.Background()
+
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *fakeClock) Now() time.Time      { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *fakeClock) Add(d time.Duration) { c.mu.Lock(); c.now = c.now.Add(d); c.mu.Unlock() }
+
+type rig struct {
+	env      *fundtest.Env
+	clock    *fakeClock
+	recv     *webhooktest.Receiver
+	sealer   *webhooks.Sealer
+	endpoint store.WebhookEndpoint
+	secret   string
+	d        *webhooks.Deliverer
+}
+
+func newSealer(t *testing.T) *webhooks.Sealer {
+	s, err := webhooks.NewSealer([]byte("deliver-test-sealing-key-32bytes"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// newRig is an endpoint of FUND_A on a fresh table, delivering to a fresh
+// receiver that verifies with its secret, and a deliverer on a fake clock
+// with no jitter; change adjusts the endpoint before it is stored.
+func newRig(t *testing.T, change func(*rig, *store.WebhookEndpoint)) *rig {
+	t.Helper()
+	r := &rig{env: fundtest.New(t), clock: &fakeClock{now: time.Now()}, sealer: newSealer(t), secret: webhooks.NewSecret()}
+	r.env.Store.Now = r.clock.Now // commits are stamped by the same clock
+	r.recv = webhooktest.Start(t, r.secret)
+	created := r.clock.Now().Add(-time.Second).UTC()
+	r.endpoint = store.WebhookEndpoint{ID: "wh_test", URL: r.recv.URL, Funds: []string{"FUND_A"}, Enabled: true,
+		CreatedAt: created, UpdatedAt: created, CreatedBy: "test"}
+	r.endpoint.SealedSecret = r.sealer.Seal(r.endpoint.ID, r.secret)
+	if change != nil {
+		change(r, &r.endpoint)
+	}
+	if err := r.env.Store.PutWebhookEndpoint(ctx, r.endpoint); err != nil {
+		t.Fatal(err)
+	}
+	r.d = r.deliverer("instance-1")
+	return r
+}
+
+func (r *rig) deliverer(instance string) *webhooks.Deliverer {
+	return &webhooks.Deliverer{Store: r.env.Store, Feed: r.env.Store, Sealer: r.sealer, Policy: webhooks.Policy{AllowLoopback: true},
+		Instance: instance, Now: r.clock.Now, Jitter: func() float64 { return 0 }, Timeout: 5 * time.Second, Lease: 30 * time.Second}
+}
+
+// call is a capital call notice of FUND_A (or fundID), its amount telling
+// its versions apart.
+func call(id, fundID, amount string) fund.Document {
+	return fund.Document{ID: id,
+		DocumentFields: fund.DocumentFields{FundID: fundID, Kind: fund.KindCapitalCallNotice, Title: "Call " + id, AsOf: fund.MustDate("2025-06-30")},
+		Positions:      []fund.Position{{ID: "POS_" + fundID, InvestorID: "INV_1", CapitalCall: &fund.CapitalCallItem{Amount: fund.MustMoney(amount)}}},
+	}
+}
+
+func (r *rig) write(t *testing.T, d fund.Document) {
+	t.Helper()
+	if _, err := r.env.Store.Write(ctx, d, nil); err != nil {
+		t.Fatalf("write %s: %v", d.ID, err)
+	}
+}
+
+func (r *rig) round(t *testing.T, d *webhooks.Deliverer) {
+	t.Helper()
+	if err := d.RunOnce(ctx); err != nil {
+		t.Fatalf("delivery round: %v", err)
+	}
+}
+
+// until runs rounds until the receiver's log satisfies done (20 s at most).
+func (r *rig) until(t *testing.T, what string, done func([]webhooktest.Delivery) bool) []webhooktest.Delivery {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		r.round(t, r.d)
+		log := r.recv.Log(t)
+		if done(log) {
+			return log
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within 20s; the receiver got %v", what, ids(log))
+		}
+		<-time.After(20 * time.Millisecond)
+	}
+}
+
+func ids(log []webhooktest.Delivery) []string {
+	out := make([]string, 0, len(log))
+	for _, d := range log {
+		out = append(out, d.ID+"("+d.Mode+")")
+	}
+	return out
+}
+
+func count(n int) func([]webhooktest.Delivery) bool {
+	return func(l []webhooktest.Delivery) bool { return len(l) >= n }
+}
+
+func delivery(t *testing.T, r *rig, eventID string) store.WebhookDelivery {
+	t.Helper()
+	d, err := r.env.Store.WebhookDeliveryOf(ctx, r.endpoint.ID, eventID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// verified fails t unless every request verified with exactly the secrets
+// of index want.
+func verified(t *testing.T, log []webhooktest.Delivery, want ...int) {
+	t.Helper()
+	for _, d := range log {
+		if !slices.Equal(d.VerifiedWith, want) {
+			t.Errorf("%s verified with secrets %v, want %v (errors %v)", d.ID, d.VerifiedWith, want, d.Errors)
+		}
+	}
+}
+
+func TestEveryVersionIsDeliveredSignedAndInVersionOrder(t *testing.T) {
+	r := newRig(t, nil)
+	r.write(t, call("DOC_A", "FUND_A", "100.00"))
+	r.write(t, call("DOC_B", "FUND_B", "100.00")) // a fund the endpoint does not subscribe to
+	r.write(t, call("DOC_A", "FUND_A", "200.00"))
+	r.write(t, call("DOC_A", "FUND_A", "300.00"))
+	log := r.until(t, "three deliveries", count(3))
+	r.round(t, r.d)
+	log = r.recv.Log(t)
+	verified(t, log, 0)
+	if got, want := ids(log), []string{"evt_DOC_A_v1(ok)", "evt_DOC_A_v2(ok)", "evt_DOC_A_v3(ok)"}; !slices.Equal(got, want) {
+		t.Fatalf("the receiver got %v, want %v (DOC_B is FUND_B's)", got, want)
+	}
+	for i, d := range log {
+		var body struct {
+			ID   string `json:"id"`
+			Type string `json:"type"`
+			Data struct {
+				DocumentID  string `json:"documentId"`
+				Version     int    `json:"version"`
+				VersionPath string `json:"versionPath"`
+			} `json:"data"`
+			Timestamp time.Time `json:"timestamp"`
+		}
+		if err := json.Unmarshal([]byte(d.Body), &body); err != nil {
+			t.Fatal(err)
+		}
+		wantType := "document.restated"
+		if i == 0 {
+			wantType = "document.created"
+		}
+		if body.ID != d.ID || body.Type != wantType || body.Data.Version != i+1 || body.Timestamp.IsZero() ||
+			body.Data.VersionPath != fmt.Sprintf("/v1/documents/DOC_A/versions/%d", i+1) {
+			t.Errorf("delivery %d: header id %s, body %+v", i, d.ID, body)
+		}
+	}
+	page, _, err := r.env.Store.WebhookDeliveries(ctx, r.endpoint.ID, 10, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page) != 3 {
+		t.Fatalf("the delivery log holds %d deliveries, want 3", len(page))
+	}
+	for _, d := range page {
+		if d.Status != store.DeliveryDelivered || d.AttemptCount != 1 || len(d.Attempts) != 1 || d.Attempts[0].StatusCode != 204 || d.DeliveredAt.IsZero() {
+			t.Errorf("log of %s: %+v", d.EventID, d)
+		}
+	}
+}
+
+func TestRetriesFollowTheScheduleHonourRetryAfterAndALaterVersionWaits(t *testing.T) {
+	r := newRig(t, nil)
+	r.recv.Set(t, nil, "fail", 0)
+	r.write(t, call("DOC_R", "FUND_A", "100.00"))
+	r.until(t, "the first attempt", count(1))
+	r.write(t, call("DOC_R", "FUND_A", "150.00")) // v2 waits for v1
+
+	step := func(d time.Duration, want int, why string) {
+		t.Helper()
+		r.clock.Add(d)
+		r.round(t, r.d)
+		r.round(t, r.d)
+		if got := r.recv.Log(t); len(got) != want {
+			t.Fatalf("%s: the receiver got %v, want %d requests", why, ids(got), want)
+		}
+	}
+	step(4*time.Second, 1, "4s after the first failure (the schedule waits 5s), and v2 waits for v1")
+	step(2*time.Second, 2, "6s after it")
+	step(4*time.Minute, 2, "4 minutes after the second failure (the schedule waits 5m)")
+	r.recv.Set(t, nil, "fail", 3600) // Retry-After one hour, longer than the next wait (30m)
+	step(time.Minute+time.Second, 3, "5 minutes after it")
+	d := delivery(t, r, "evt_DOC_R_v1")
+	if want := r.clock.Now().Add(time.Hour); d.Status != store.DeliveryPending || d.NextAttemptAt.Sub(want).Abs() > time.Second {
+		t.Fatalf("after a Retry-After of an hour: %s next at %s, want %s", d.Status, d.NextAttemptAt, want)
+	}
+	if d.AttemptCount != 3 || d.Attempts[2].StatusCode != 500 {
+		t.Errorf("log: %+v", d)
+	}
+	r.recv.Set(t, nil, "ok", 0)
+	step(59*time.Minute, 3, "59 minutes after the Retry-After")
+	log := r.until(t, "v1 then v2 delivered", func(l []webhooktest.Delivery) bool {
+		r.clock.Add(2 * time.Minute)
+		return len(l) >= 5
+	})
+	verified(t, log, 0)
+	if got, want := ids(log), []string{"evt_DOC_R_v1(fail)", "evt_DOC_R_v1(fail)", "evt_DOC_R_v1(fail)", "evt_DOC_R_v1(ok)", "evt_DOC_R_v2(ok)"}; !slices.Equal(got, want) {
+		t.Errorf("the receiver got %v, want %v: retries of v1 with one webhook-id, v2 only after v1", got, want)
+	}
+}
+
+func TestGoneDisablesTheEndpointAndNothingIsDropped(t *testing.T) {
+	r := newRig(t, nil)
+	r.recv.Set(t, nil, "gone", 0)
+	r.write(t, call("DOC_G", "FUND_A", "100.00"))
+	r.until(t, "the attempt answered 410", count(1))
+	e, err := r.env.Store.WebhookEndpoint(ctx, r.endpoint.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Enabled || !strings.Contains(e.DisabledReason, "410") {
+		t.Fatalf("after a 410 the endpoint is %+v, want disabled saying why", e)
+	}
+	if d := delivery(t, r, "evt_DOC_G_v1"); d.Status != store.DeliveryFailed {
+		t.Errorf("the 410's delivery is %s, want failed", d.Status)
+	}
+	r.write(t, call("DOC_G", "FUND_A", "200.00"))
+	r.clock.Add(time.Hour)
+	r.round(t, r.d)
+	if got := r.recv.Log(t); len(got) != 1 {
+		t.Fatalf("a disabled endpoint got %v", ids(got))
+	}
+	// Re-enabled, it gets what was committed meanwhile, and a redelivery.
+	r.recv.Set(t, nil, "ok", 0)
+	e.Enabled, e.DisabledReason = true, ""
+	if _, err := r.env.Store.ReplaceWebhookEndpoint(ctx, e); err != nil {
+		t.Fatal(err)
+	}
+	r.until(t, "v2 after re-enabling", count(2))
+	if _, err := r.env.Store.RedeliverWebhook(ctx, r.endpoint.ID, "evt_DOC_G_v1", r.clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	log := r.until(t, "the redelivery of v1", count(3))
+	if got, want := ids(log), []string{"evt_DOC_G_v1(gone)", "evt_DOC_G_v2(ok)", "evt_DOC_G_v1(ok)"}; !slices.Equal(got, want) {
+		t.Errorf("the receiver got %v, want %v", got, want)
+	}
+	verified(t, log, 0)
+}
+
+func TestAnEndpointFailingForDaysIsDisabledAndSaysSo(t *testing.T) {
+	r := newRig(t, nil)
+	r.d.Schedule = []time.Duration{0, time.Hour, time.Hour, time.Hour, time.Hour, time.Hour, time.Hour, time.Hour, time.Hour, time.Hour,
+		time.Hour, time.Hour, time.Hour, time.Hour, time.Hour, time.Hour, time.Hour, time.Hour, time.Hour, time.Hour, time.Hour, time.Hour, time.Hour, time.Hour, time.Hour, time.Hour, time.Hour}
+	r.d.DisableAfter = 24 * time.Hour
+	r.recv.Set(t, nil, "down", 0)
+	r.write(t, call("DOC_F", "FUND_A", "100.00"))
+	r.until(t, "the first attempt", count(1))
+	for h := 1; h <= 23; h++ {
+		r.clock.Add(time.Hour)
+		r.round(t, r.d)
+	}
+	e, _ := r.env.Store.WebhookEndpoint(ctx, r.endpoint.ID)
+	if !e.Enabled || e.FailingSince.IsZero() {
+		t.Fatalf("after 23 hours of failures: %+v, want enabled and failing", e)
+	}
+	r.clock.Add(time.Hour)
+	r.round(t, r.d)
+	e, _ = r.env.Store.WebhookEndpoint(ctx, r.endpoint.ID)
+	if e.Enabled || !strings.Contains(e.DisabledReason, "failed every attempt since") {
+		t.Fatalf("after 24 hours of failures: %+v, want disabled saying why", e)
+	}
+	if n := len(r.recv.Log(t)); n != 25 {
+		t.Errorf("%d attempts, want 25 (one an hour)", n)
+	}
+	d := delivery(t, r, "evt_DOC_F_v1")
+	if d.Status != store.DeliveryPending || d.Attempts[len(d.Attempts)-1].Error == "" {
+		t.Errorf("the delivery is %s with last attempt %+v: want still pending (kept for when it is re-enabled), failed without an answer", d.Status, d.Attempts[len(d.Attempts)-1])
+	}
+}
+
+func TestARotatedSecretSignsBesideTheNewOneDuringTheOverlap(t *testing.T) {
+	old := webhooks.NewSecret()
+	r := newRig(t, func(r *rig, e *store.WebhookEndpoint) {
+		e.SealedPrevious, e.PreviousUntil = r.sealer.Seal(e.ID, old), r.clock.Now().Add(time.Hour)
+	})
+	r.recv.Set(t, []string{r.secret, old}, "ok", 0)
+	r.write(t, call("DOC_S", "FUND_A", "100.00"))
+	log := r.until(t, "v1", count(1))
+	verified(t, log, 0, 1)
+	if n := len(strings.Split(log[0].Signature, " ")); n != 2 {
+		t.Errorf("during the overlap: %d signatures, want 2", n)
+	}
+	r.clock.Add(2 * time.Hour)
+	r.write(t, call("DOC_S", "FUND_A", "200.00"))
+	log = r.until(t, "v2", count(2))
+	verified(t, log[1:], 0)
+	if n := len(strings.Split(log[1].Signature, " ")); n != 1 {
+		t.Errorf("after the overlap: %d signatures, want 1", n)
+	}
+}
+
+func TestAClaimedDeliveryIsTriedByOneInstanceAndTakenOverAfterItsLease(t *testing.T) {
+	r := newRig(t, nil)
+	// A delivery claimed by an instance that died: nobody tries it until
+	// its lease ends, then another does, and the dead one cannot record.
+	queued, err := r.env.Store.EnqueueWebhookDelivery(ctx, store.WebhookDelivery{EndpointID: r.endpoint.ID, EventID: "evt_DOC_L_v1",
+		EventType: "document.created", DocumentID: "DOC_L", Version: 1, Payload: []byte(`{"id":"evt_DOC_L_v1"}`)}, r.clock.Now())
+	if err != nil || !queued {
+		t.Fatalf("enqueue: %v %v", queued, err)
+	}
+	pending, err := r.env.Store.PendingWebhookDeliveries(ctx, r.endpoint.ID, 10)
+	if err != nil || len(pending) != 1 {
+		t.Fatalf("pending: %v %v", pending, err)
+	}
+	if ok, err := r.env.Store.ClaimWebhookDelivery(ctx, pending[0], "dead", r.clock.Now(), r.clock.Now().Add(30*time.Second)); !ok || err != nil {
+		t.Fatalf("claim: %v %v", ok, err)
+	}
+	r.round(t, r.d)
+	r.clock.Add(29 * time.Second)
+	r.round(t, r.d)
+	if got := r.recv.Log(t); len(got) != 0 {
+		t.Fatalf("within the dead instance's lease the receiver got %v", ids(got))
+	}
+	r.clock.Add(2 * time.Second)
+	log := r.until(t, "the takeover", count(1))
+	verified(t, log, 0)
+	if d := delivery(t, r, "evt_DOC_L_v1"); d.Status != store.DeliveryDelivered || d.Attempts[0].Instance != "instance-1" {
+		t.Errorf("after the takeover: %+v", d)
+	}
+	err = r.env.Store.FinishWebhookAttempt(ctx, pending[0], "dead", store.WebhookAttempt{At: r.clock.Now(), StatusCode: 200}, store.DeliveryDelivered, time.Time{})
+	if err != store.ErrWebhookLeaseLost {
+		t.Errorf("the dead instance recording its attempt: %v, want ErrWebhookLeaseLost", err)
+	}
+
+	// Two instances at once: each event is tried exactly once.
+	d2 := r.deliverer("instance-2")
+	for i := range 8 {
+		r.write(t, call(fmt.Sprintf("DOC_P%d", i), "FUND_A", "100.00"))
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for len(r.recv.Log(t)) < 9 && time.Now().Before(deadline) {
+		var wg sync.WaitGroup
+		for _, d := range []*webhooks.Deliverer{r.d, d2} {
+			wg.Add(1)
+			go func() { defer wg.Done(); _ = d.RunOnce(ctx) }()
+		}
+		wg.Wait()
+	}
+	log = r.recv.Log(t)
+	seen := map[string]int{}
+	for _, d := range log {
+		seen[d.ID]++
+	}
+	if len(log) != 9 || len(seen) != 9 {
+		t.Errorf("two instances at once: the receiver got %v, want each of 9 events once", ids(log))
+	}
+	verified(t, log, 0)
+}
+
+func TestAnAttemptThatOutlastsTheTimeoutIsRetried(t *testing.T) {
+	r := newRig(t, nil)
+	r.d.Timeout = 300 * time.Millisecond
+	r.recv.SetDelay(t, nil, "ok", 0, 2*time.Second)
+	r.write(t, call("DOC_T", "FUND_A", "100.00"))
+	begin := time.Now()
+	r.until(t, "the first attempt", count(1))
+	if took := time.Since(begin); took > 1500*time.Millisecond {
+		t.Errorf("the round waited %s for an answer due after 2s: the timeout (300ms) did not cut it", took)
+	}
+	d := delivery(t, r, "evt_DOC_T_v1")
+	if d.Status != store.DeliveryPending || len(d.Attempts) != 1 || d.Attempts[0].Error != "timed out" || d.Attempts[0].StatusCode != 0 {
+		t.Fatalf("after a timeout: %+v", d)
+	}
+	r.recv.Set(t, nil, "ok", 0)
+	r.clock.Add(6 * time.Second)
+	log := r.until(t, "the retry", func(l []webhooktest.Delivery) bool { return len(l) >= 2 })
+	if log[0].ID != log[1].ID {
+		t.Errorf("the retry's webhook-id %s differs from the first attempt's %s", log[1].ID, log[0].ID)
+	}
+	verified(t, log, 0)
+	if d := delivery(t, r, "evt_DOC_T_v1"); d.Status != store.DeliveryDelivered || d.AttemptCount != 2 {
+		t.Errorf("after the retry: %+v", d)
+	}
+}
