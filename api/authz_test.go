@@ -57,8 +57,8 @@ const (
 	// it holds positions of; an admin of some funds the investors of
 	// them): the entry's cases say who gets what.
 	authzRecord
-	authzWebhooks                    // admin tokens only, on endpoints of funds they all cover (authzWebhookCases)
-	authzFeed                        // both roles, each answered only its own events: admins their funds', investors their positions'
+	authzWebhooks // admin tokens only, on endpoints of funds they all cover (authzWebhookCases)
+	authzFeed     // both roles, each answered only its own events: admins their funds', investors their positions'
 )
 
 // authzCase is one request of an authzRecord route by one principal.

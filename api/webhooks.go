@@ -357,8 +357,8 @@ func apiWebhooks() []webhookDoc {
 			Description: "POSTed to every enabled endpoint subscribed to `" + string(t) + "` whose funds include the event's, for every version committed after the endpoint's creation, signed per Standard Webhooks 1.0: `webhook-id` is the event's ID (the same on every retry), `webhook-signature` the HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint's secret (two, space-separated, during a rotation's overlap). At least once across instances; a document's versions in version order. Verify with a Standard Webhooks library and deduplicate on `id` (docs/webhooks.md).",
 			Body:        ev,
 			Responses: map[string]string{
-				"200": "Any 2xx answered within FUNDSVC_WEBHOOK_TIMEOUT (15 s) marks the delivery delivered; the body is not read beyond 4 KiB.",
-				"410": "Gone: the delivery is failed and the endpoint disabled, saying why (re-enable with PATCH).",
+				"200":     "Any 2xx answered within FUNDSVC_WEBHOOK_TIMEOUT (15 s) marks the delivery delivered; the body is not read beyond 4 KiB.",
+				"410":     "Gone: the delivery is failed and the endpoint disabled, saying why (re-enable with PATCH).",
 				"default": "Any other answer, a timeout or a failed connection is retried on the schedule (immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h, with jitter; a longer Retry-After wins), then failed.",
 			},
 		})

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fundsvc/fundsvc/internal/harness"
 	"github.com/fundsvc/fundsvc/fund"
+	"github.com/fundsvc/fundsvc/internal/harness"
 	"github.com/fundsvc/fundsvc/wire"
 )
 
