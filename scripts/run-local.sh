@@ -74,6 +74,11 @@ secret_file=.data/jwt-secret
 if [ ! -s "$secret_file" ]; then
 	(umask 077 && od -An -N32 -tx1 /dev/urandom | tr -d ' \n' >"$secret_file")
 fi
+# The key sealing webhook signing secrets (AES-256, base64), likewise.
+webhook_key_file=.data/webhook-secret-key
+if [ ! -s "$webhook_key_file" ]; then
+	(umask 077 && head -c 32 /dev/urandom | base64 >"$webhook_key_file")
+fi
 
 # The stack's settings, for this script's commands and every later one.
 # Written whole and then renamed, so no command reads half of it.
@@ -87,6 +92,9 @@ FUNDSVC_TABLE=fundsvc
 FUNDSVC_REGION=us-east-1
 FUNDSVC_LISTEN=$listen
 FUNDSVC_JWT_HS256_SECRET=$(cat "$secret_file")
+FUNDSVC_WEBHOOK_SECRET_KEY=$(cat "$webhook_key_file")
+# Development only: webhook endpoints may be http:// receivers on this machine.
+FUNDSVC_WEBHOOK_ALLOW_LOOPBACK=true
 STACK
 	mv "$stack_file.tmp" "$stack_file"
 )
@@ -94,8 +102,8 @@ STACK
 # This script's own commands take the same settings from the environment,
 # over whatever the shell had set. DynamoDB Local accepts any credentials;
 # these make sure no real ones, and so no real account, are ever involved.
-while IFS='=' read -r key value; do
-	[[ $key == FUNDSVC_* ]] && export "$key=$value"
+while IFS= read -r line; do # split at the first '=' only: a base64 value ends with '='
+	[[ $line == FUNDSVC_*=* ]] && export "${line%%=*}=${line#*=}"
 done <"$stack_file"
 export AWS_REGION=us-east-1 AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local
 unset AWS_SESSION_TOKEN AWS_PROFILE
