@@ -37,10 +37,13 @@ type stack struct {
 	spec  map[string]any
 	// exported holds each dataset's rows, read once (see rows).
 	exported map[string][]map[string]string
+	// The answers to the PUTs of the round trip's records.
+	fundRecord, investorRecord map[string]any
 }
 
 // contract builds the stack: the demo seeded, the round trip's document
-// written through the API (the PUT's answer is returned), then exported.
+// and records written through the API (the document PUT's answer is
+// returned), then exported.
 func contract(t *testing.T) (*stack, map[string]any) {
 	t.Helper()
 	root, err := harness.RepoRoot()
@@ -60,6 +63,7 @@ func contract(t *testing.T) (*stack, map[string]any) {
 	s.srv = apitest.Serve(t, env)
 	s.admin = s.srv.Token(t, api.Principal{Subject: "contract", Role: api.RoleAdmin, Funds: []string{api.AllFunds}})
 	put := s.call(t, http.MethodPut, "/v1/documents/"+roundTripDocument, roundTripRequest, http.StatusCreated)
+	s.fundRecord, s.investorRecord = putRecords(t, s)
 
 	s.dest = t.TempDir()
 	sink, err := export.OpenSink(s.dest, nil)
@@ -177,4 +181,5 @@ func TestContract(t *testing.T) {
 	s, put := contract(t)
 	t.Run("vocabulary", func(t *testing.T) { testVocabulary(t, s) })
 	t.Run("round trip", func(t *testing.T) { testRoundTrip(t, s, put) })
+	t.Run("round trip of records", func(t *testing.T) { testRecordRoundTrip(t, s, s.fundRecord, s.investorRecord) })
 }
