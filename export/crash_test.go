@@ -136,6 +136,10 @@ func TestExportSurvivesSIGKILL(t *testing.T) {
 	restated["title"] = "limits, restated"
 	s.call(t, http.MethodPut, "/v1/documents/DOC_EXTREME", restated, http.StatusOK)
 	loadPortfolio(t, s, 12)
+	// The records datasets change with a record (the first of FUND_A and
+	// INV_1), not with documents.
+	s.call(t, http.MethodPut, "/v1/funds/FUND_A", map[string]any{"name": "Fund A, renamed", "baseCurrency": "USD"}, http.StatusCreated)
+	s.call(t, http.MethodPut, "/v1/investors/INV_1", map[string]any{"displayName": "Investor 1, renamed", "investorType": "other"}, http.StatusCreated)
 
 	type killed struct {
 		at    string
