@@ -112,10 +112,12 @@ $(MINIO_STAMP):
 
 # One DynamoDB Local serves every test binary of the run (see
 # scripts/with-dynamodb-local.sh); it is stopped afterwards, pass or fail.
+# scripts/test.sh runs the tests with -race, the crash tests beside them
+# without it.
 test: tools chromium
 	$(GO) vet ./...
 	$(REDOCLY_LINT)
-	scripts/with-dynamodb-local.sh $(GO) test -race -count=1 -timeout 14m ./...
+	GO=$(GO) scripts/with-dynamodb-local.sh scripts/test.sh
 	GO=$(GO) FUZZMINIMIZETIME=$(TEST_FUZZMINIMIZETIME) scripts/with-dynamodb-local.sh scripts/fuzz.sh $(TEST_FUZZTIME)
 
 # New crashers land in <package>/testdata/fuzz/<target>/; commit them with
