@@ -16,6 +16,11 @@
 //     plan (store.WritePlan) sent with plain SDK calls;
 //   - each at concurrency 1 and 16: p50 and p99 latency, requests per
 //     second, and API ÷ raw, against the targets;
+//   - with -webhook (the default), subscribes a webhook endpoint at a
+//     receiver of its own on a loopback port during these comparisons, so
+//     the API's ingest pays for the deliveries, and measures the latency
+//     from each timed write's answer to the arrival of its event
+//     (webhook.go);
 //   - measures the DynamoDB capacity each route consumes, the API's (off
 //     the service's /metrics) and the raw baseline's, beside the minimum
 //     DynamoDB's rules give for the items' sizes, and prices a reference
