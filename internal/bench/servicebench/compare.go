@@ -24,7 +24,14 @@ type comparison struct {
 	// before runs, untimed, before each raw measurement (ingest re-reads
 	// the versions the raw writes continue from).
 	before func(context.Context) error
-	skip   string // why it was not measured
+	// settle runs, untimed, before each side's measurement of a write
+	// (ingest with a webhook endpoint waits for the deliveries of the
+	// writes before); its argument says which measurement follows.
+	settle func(ctx context.Context, next string) error
+	// commits records the API's acknowledged writes of the timed
+	// measurements, for the commit-to-delivery latency; nil for none.
+	commits *commitLog
+	skip    string // why it was not measured
 
 	results []pair // one per concurrency, in the order measured
 }
@@ -93,11 +100,22 @@ func readComparisons(svc *service, r *raw, ds dataset) []*comparison {
 	}
 }
 
-// ingestComparison is PUT of a restatement against its raw writes.
-func ingestComparison(name string, svc *service, r *raw, p *pool) *comparison {
-	return &comparison{name: name, write: true, target: 0.7,
-		api: apiIngest(svc, p), raw: rawIngest(r, p),
+// ingestComparison is PUT of a restatement against its raw writes. With
+// a webhook endpoint subscribed (w not nil), each side first waits for
+// the deliveries of the writes before it, and the API's writes are
+// recorded for the commit-to-delivery latency.
+func ingestComparison(name string, svc *service, r *raw, p *pool, w *webhookRun) *comparison {
+	c := &comparison{name: name, write: true, target: 0.7,
+		raw:    rawIngest(r, p),
 		before: func(ctx context.Context) error { return p.refresh(ctx, r) }}
+	if w == nil {
+		c.api = apiIngest(svc, p, nil)
+		return c
+	}
+	c.commits = &w.commits
+	c.api = apiIngest(svc, p, c.commits)
+	c.settle = func(ctx context.Context, next string) error { return w.settle(ctx, r, p, next) }
+	return c
 }
 
 // probe checks that a route exists in this build of the service: the
@@ -137,11 +155,11 @@ func (c *comparison) run(ctx context.Context, concs []int, b bounds, slices, war
 		for k := range slices {
 			s := seed + uint64(k)*7919 // the same targets for both sides of a slice
 			if (i+k)%2 == 0 {
-				api.add(measure(ctx, conc, slice, s, c.api))
+				api.add(c.measureAPI(ctx, conc, slice, s))
 				raw.add(c.measureRaw(ctx, conc, slice, s))
 			} else {
 				raw.add(c.measureRaw(ctx, conc, slice, s))
-				api.add(measure(ctx, conc, slice, s, c.api))
+				api.add(c.measureAPI(ctx, conc, slice, s))
 			}
 		}
 		if ctx.Err() != nil {
@@ -170,7 +188,24 @@ func (c *comparison) warmUp(ctx context.Context, limit time.Duration, n int, see
 	return nil
 }
 
+// measureAPI measures the API side, its acknowledged writes recorded.
+func (c *comparison) measureAPI(ctx context.Context, conc int, b bounds, seed uint64) samples {
+	if c.settle != nil {
+		if err := c.settle(ctx, fmt.Sprintf("before %s, API, concurrency %d", c.name, conc)); err != nil {
+			return samples{errors: 1, firstErr: err}
+		}
+	}
+	c.commits.begin(c.name, conc)
+	defer c.commits.end()
+	return measure(ctx, conc, b, seed, c.api)
+}
+
 func (c *comparison) measureRaw(ctx context.Context, conc int, b bounds, seed uint64) samples {
+	if c.settle != nil {
+		if err := c.settle(ctx, fmt.Sprintf("before %s, raw, concurrency %d", c.name, conc)); err != nil {
+			return samples{errors: 1, firstErr: err}
+		}
+	}
 	if c.before != nil {
 		if err := c.before(ctx); err != nil {
 			return samples{errors: 1, firstErr: err}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"sync/atomic"
+	"time"
 
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/store"
@@ -71,8 +72,10 @@ func (p *pool) refresh(ctx context.Context, r *raw) error {
 }
 
 // apiIngest restates documents of the pool with PUT, without If-Match;
-// each worker writes only its own documents.
-func apiIngest(svc *service, p *pool) workload {
+// each worker writes only its own documents. Each acknowledged write goes
+// into commits (nil for none) with the instant its answer was read and
+// the version its ETag names.
+func apiIngest(svc *service, p *pool, commits *commitLog) workload {
 	return func(w, conc int, rng *rand.Rand) call {
 		k := owned(rng, len(p.specs), conc, w)
 		body, err := requestBody(p.next(k))
@@ -80,7 +83,10 @@ func apiIngest(svc *service, p *pool) workload {
 			if err != nil {
 				return err
 			}
-			_, _, err := svc.expect(ctx, http.StatusOK, http.MethodPut, "/v1/documents/"+p.specs[k].id, body)
+			version, _, err := svc.expect(ctx, http.StatusOK, http.MethodPut, "/v1/documents/"+p.specs[k].id, body)
+			if err == nil {
+				commits.record(p.specs[k].id, version, time.Now())
+			}
 			return err
 		}
 	}

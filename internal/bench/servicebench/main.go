@@ -16,6 +16,11 @@
 //     plan (store.WritePlan) sent with plain SDK calls;
 //   - each at concurrency 1 and 16: p50 and p99 latency, requests per
 //     second, and API ÷ raw, against the targets;
+//   - with -webhook (the default), subscribes a webhook endpoint at a
+//     receiver of its own on a loopback port during these comparisons, so
+//     the API's ingest pays for the deliveries, and measures the latency
+//     from each timed write's answer to the arrival of its event
+//     (webhook.go);
 //   - measures the DynamoDB capacity each route consumes, the API's (off
 //     the service's /metrics) and the raw baseline's, beside the minimum
 //     DynamoDB's rules give for the items' sizes, and prices a reference
@@ -82,6 +87,10 @@ type options struct {
 	// capacity (a fifth as many for an ingest); 0 skips the cost table.
 	costRequests int
 	only         *regexp.Regexp // measure only the comparisons it matches; nil for all
+	// webhook subscribes an endpoint at a receiver of the bench's for the
+	// comparisons; webhookWait bounds each wait for its deliveries.
+	webhook     bool
+	webhookWait time.Duration
 
 	args        []string // as given, for the report
 	makeCommand string   // the make invocation that passes them
@@ -113,6 +122,8 @@ func parseFlags(args []string) (options, error) {
 	fs.DurationVar(&o.reqTimeout, "request-timeout", 0, "the service's FUNDSVC_REQUEST_TIMEOUT (0: its default, 60s)")
 	fs.DurationVar(&o.wrTimeout, "write-timeout", 0, "the service's FUNDSVC_WRITE_TIMEOUT (0: its default, 5m)")
 	fs.IntVar(&o.costRequests, "cost-requests", 10, "requests per side that measure a read's consumed capacity, a fifth as many for an ingest (0 to skip the cost tables)")
+	fs.BoolVar(&o.webhook, "webhook", true, "subscribe a webhook endpoint (every event type, every fund) at a local receiver during the comparisons, and measure commit-to-delivery latency")
+	fs.DurationVar(&o.webhookWait, "webhook-wait", 5*time.Minute, "at most this long to wait for the receiver to get the events of earlier writes (before each side of an ingest, and after the last)")
 	only := fs.String("only", "", "measure only the comparisons whose name matches this regular expression (e.g. 'overview|position'); empty for all")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -140,6 +151,8 @@ func parseFlags(args []string) (options, error) {
 		return o, errors.New("-restated and -sustain-writes are fractions from 0 to 1")
 	case o.conc < 1 || o.sustainConc < 1 || o.bounds.requests < 1 || o.warmup < 0 || o.slices < 1 || o.costRequests < 0:
 		return o, errors.New("-concurrency, -sustain-concurrency, -requests and -slices must be at least 1")
+	case o.webhook && o.webhookWait <= 0:
+		return o, errors.New("-webhook-wait must be positive")
 	case o.sustain.limit > 0 && len(o.ingest) == 0:
 		return o, errors.New("the sustained load restates documents of the first -ingest size, which -only leaves out: add -sustain=0")
 	}
@@ -211,10 +224,36 @@ func bench(ctx context.Context, o options, db *dynamotest.Server, out io.Writer)
 	if svc.notReady != "" {
 		o.notes = append(o.notes, "fundsvc: "+svc.notReady+".")
 	}
+	var wh *webhookRun
+	if o.webhook {
+		recv, err := startReceiver()
+		if err != nil {
+			return err
+		}
+		defer recv.stop()
+		id, err := subscribe(ctx, svc, recv.url)
+		if err != nil {
+			return fmt.Errorf("subscribe a webhook endpoint: %w", err)
+		}
+		wh = &webhookRun{recv: recv, endpointID: id, wait: o.webhookWait}
+		fmt.Fprintf(out, "webhook endpoint %s subscribed: every event type of every fund, to %s\n", id, recv.url)
+	}
 	o.loadBefore = loadAverage()
-	comps, err := compareAll(ctx, o, svc, r, pools)
+	comps, err := compareAll(ctx, o, svc, r, pools, wh)
 	if err != nil {
 		return err
+	}
+	var wr *webhookResult
+	if wh != nil {
+		wh.awaitCommits(ctx)
+		wr = wh.result()
+		// Deliveries would show in the service's consumed capacity, which
+		// the cost tables read, and the sustained load measures the API
+		// alone.
+		wr.endpointNotDeleted = unsubscribe(ctx, svc, wh.endpointID)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 	}
 	var costs []*costRow
 	if o.costRequests > 0 {
@@ -233,7 +272,7 @@ func bench(ctx context.Context, o options, db *dynamotest.Server, out io.Writer)
 		sr = &res
 	}
 
-	report := format(o, comps, sr)
+	report := format(o, comps, wr, sr)
 	fmt.Fprint(out, "\n"+report)
 	var cost string
 	if costs != nil {
@@ -278,7 +317,7 @@ func ingestName(n int) string { return fmt.Sprintf("ingest, %d positions", n) }
 // compareAll measures every route against its baseline, the reads first,
 // at concurrency 1 and o.conc. The position summary is skipped if this
 // build of the service has no such route.
-func compareAll(ctx context.Context, o options, svc *service, r *raw, pools []*pool) ([]*comparison, error) {
+func compareAll(ctx context.Context, o options, svc *service, r *raw, pools []*pool, wh *webhookRun) ([]*comparison, error) {
 	comps := readComparisons(svc, r, o.ds)
 	for _, c := range comps {
 		switch {
@@ -289,7 +328,7 @@ func compareAll(ctx context.Context, o options, svc *service, r *raw, pools []*p
 		}
 	}
 	for i, n := range o.ingest {
-		comps = append(comps, ingestComparison(ingestName(n), svc, r, pools[i]))
+		comps = append(comps, ingestComparison(ingestName(n), svc, r, pools[i], wh))
 	}
 	for _, c := range comps {
 		if c.skip != "" {

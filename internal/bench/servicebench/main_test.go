@@ -76,7 +76,14 @@ func TestATinyRunReportsEveryComparison(t *testing.T) {
 			}
 		}
 	}
+	// The ingest ran with a webhook endpoint subscribed, and the receiver
+	// got the event of every acknowledged timed API write.
+	if m := regexp.MustCompile(`(?m)^\| all \| – \| ([0-9]+) \| ([0-9]+) \| 0 \| -?[0-9.]+ ms \| -?[0-9.]+ ms \|$`).FindStringSubmatch(report); m == nil || m[1] != m[2] || m[1] == "0" {
+		t.Errorf("no commit-to-delivery row with every write delivered (%v) in:\n%s", m, report)
+	}
 	for _, want := range []string{
+		"- ingest, 5 positions, with a webhook endpoint subscribed: req/s API ÷ raw",
+		"- commit to delivery p50 under 1 s: p50 ",
 		"- ingest, 5 positions: req/s API ÷ raw",
 		"Sustained mixed load: ",
 		"- 5xx answers: 0.",

@@ -11,8 +11,10 @@ import (
 )
 
 // format renders the results as Markdown: the command and machine, a table
-// of every comparison, the targets and the sustained load.
-func format(o options, comps []*comparison, sr *sustainResult) string {
+// of every comparison, the targets, the commit-to-delivery latency of
+// webhooks (wr; nil when no endpoint was subscribed) and the sustained
+// load.
+func format(o options, comps []*comparison, wr *webhookResult, sr *sustainResult) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Command: `%s` (`go run ./internal/bench/servicebench %s`)\n\n", o.makeCommand, strings.Join(o.args, " "))
 	fmt.Fprintf(&b, "Machine: %s/%s, %d CPUs, Go %s; DynamoDB Local (tables in `%s`), fundsvc and the client on the same machine, over loopback.",
@@ -29,6 +31,11 @@ func format(o options, comps []*comparison, sr *sustainResult) string {
 	fmt.Fprintf(&b, "A read's measurement is %d slices per side (at most %d requests or %s each), alternating API and raw, pooled per side; a write's is one.\n\n",
 		o.slices, slice.requests, slice.limit)
 
+	if wr != nil {
+		b.WriteString("Webhooks: the service runs with a webhook secret key, and during these comparisons one endpoint is subscribed to every event type of every fund, at a receiver in the bench (loopback, answering 204 at once). So the API's ingest pays for its deliveries besides the event it commits: the service polls the feed, queues, claims and records each delivery in DynamoDB Local and POSTs it, on the same machine. The raw baseline is the store's write plan as before, which commits the version's event too (the event item is part of the commit), so the service also delivers the raw writes' events while the raw side is measured. Before each side of an ingest the bench waits (polling) until the receiver has the latest event of every document written so far, so that neither side inherits the other's backlog. The endpoint is deleted before the capacity measurement and the sustained load.\n\n")
+	} else {
+		b.WriteString("Webhooks: no endpoint subscribed (`-webhook=false`); the service runs with a webhook secret key, so its deliverer polls for endpoints.\n\n")
+	}
 	for _, n := range o.notes {
 		b.WriteString("Note: " + n + "\n\n")
 	}
@@ -51,11 +58,22 @@ func format(o options, comps []*comparison, sr *sustainResult) string {
 			b.WriteString("- " + c.verdict() + "\n")
 		}
 	}
+	if wr != nil {
+		for _, c := range comps {
+			if c.write && c.skip == "" && len(c.results) > 0 {
+				b.WriteString("- " + ingestVerdict(c) + "\n")
+			}
+		}
+		b.WriteString("- " + wr.deliveryVerdict() + "\n")
+	}
 	if errs := errorLines(comps); len(errs) > 0 {
 		b.WriteString("\nFailed requests (not in the percentiles):\n\n")
 		for _, e := range errs {
 			b.WriteString("- " + e + "\n")
 		}
+	}
+	if wr != nil {
+		b.WriteString("\n" + wr.format())
 	}
 	if sr != nil {
 		b.WriteString("\n" + sr.format())

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -41,6 +43,10 @@ type service struct {
 	notReady string
 }
 
+// benchSubject is the subject of the bench's token, and so the creator of
+// the webhook endpoints it subscribes.
+const benchSubject = "servicebench"
+
 var errServiceExited = errors.New("fundsvc exited during start-up")
 
 // serviceConfig is how to run the service.
@@ -67,6 +73,10 @@ func startService(ctx context.Context, sc serviceConfig) (*service, error) {
 		// One token drives the whole load: the per-principal rate limit
 		// would measure 429s, not the service.
 		"FUNDSVC_RATE_LIMIT=0",
+		// Webhooks on, as in production, with the receiver the bench
+		// subscribes (an http:// loopback URL) allowed.
+		"FUNDSVC_WEBHOOK_SECRET_KEY="+webhookKey(),
+		"FUNDSVC_WEBHOOK_ALLOW_LOOPBACK=true",
 	)
 	if sc.requestTimeout > 0 {
 		env = append(env, "FUNDSVC_REQUEST_TIMEOUT="+sc.requestTimeout.String())
@@ -132,7 +142,7 @@ func (s *service) live(ctx context.Context) bool {
 // mintToken runs `fundsvc token` for an admin of every fund, with the
 // secret the service verifies with.
 func mintToken(ctx context.Context, bin string, env []string) (string, error) {
-	cmd := exec.CommandContext(ctx, bin, "token", "--role", "admin", "--funds", "*", "--subject", "servicebench", "--ttl", "12h")
+	cmd := exec.CommandContext(ctx, bin, "token", "--role", "admin", "--funds", "*", "--subject", benchSubject, "--ttl", "12h")
 	cmd.Env = env
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -186,6 +196,14 @@ func (s *service) expect(ctx context.Context, status int, method, path string, b
 		return 0, nil, fmt.Errorf("%s %s: status %d, want %d: %s", method, path, got, status, truncate(b, 300))
 	}
 	return version, b, nil
+}
+
+// webhookKey is a fresh AES-256 key for FUNDSVC_WEBHOOK_SECRET_KEY: 32
+// random bytes in standard base64.
+func webhookKey() string {
+	key := make([]byte, 32)
+	_, _ = rand.Read(key) // crypto/rand.Read never fails (Go 1.24 and later)
+	return base64.StdEncoding.EncodeToString(key)
 }
 
 func truncate(b []byte, n int) string {
