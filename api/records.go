@@ -28,8 +28,16 @@ func (s *server) putFund(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	var req wire.FundRequest
-	if err := wire.DecodeStrict(http.MaxBytesReader(c.Writer, c.Request.Body, s.maxBody), &req); err != nil {
+	putRecord(s, c, &wire.FundRequest{}, "/v1/funds/"+id, func(f fund.FundFields) (int, any, error) {
+		rec, err := s.docs.PutFundRecord(c.Request.Context(), id, f, expect, principal(c).Subject, time.Now())
+		return rec.Version, wire.FundOf(fund.Fund{ID: id, Record: &rec}), err
+	})
+}
+
+// putRecord decodes a record's body into req, validates it, puts it and
+// answers the version put: 201 for a record's first version, 200 after.
+func putRecord[F any](s *server, c *gin.Context, req interface{ Fields() (F, error) }, location string, put func(F) (version int, answer any, err error)) {
+	if err := wire.DecodeStrict(http.MaxBytesReader(c.Writer, c.Request.Body, s.maxBody), req); err != nil {
 		writeError(c, err)
 		return
 	}
@@ -38,18 +46,18 @@ func (s *server) putFund(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	rec, err := s.docs.PutFundRecord(c.Request.Context(), id, fields, expect, principal(c).Subject, time.Now())
+	version, answer, err := put(fields)
 	if err != nil {
 		writeError(c, err)
 		return
 	}
 	status := http.StatusOK
-	if rec.Version == 1 {
+	if version == 1 {
 		status = http.StatusCreated
 	}
-	setETag(c, rec.Version)
-	c.Header("Location", "/v1/funds/"+id)
-	c.JSON(status, wire.FundOf(fund.Fund{ID: id, Record: &rec}))
+	setETag(c, version)
+	c.Header("Location", location)
+	c.JSON(status, answer)
 }
 
 // getFund answers a fund: its record, or its ID alone while it has none.
@@ -99,28 +107,10 @@ func (s *server) putInvestor(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	var req wire.InvestorRequest
-	if err := wire.DecodeStrict(http.MaxBytesReader(c.Writer, c.Request.Body, s.maxBody), &req); err != nil {
-		writeError(c, err)
-		return
-	}
-	fields, err := req.Fields()
-	if err != nil {
-		writeError(c, err)
-		return
-	}
-	rec, err := s.docs.PutInvestorRecord(ctx, id, fields, expect, principal(c).Subject, time.Now())
-	if err != nil {
-		writeError(c, err)
-		return
-	}
-	status := http.StatusOK
-	if rec.Version == 1 {
-		status = http.StatusCreated
-	}
-	setETag(c, rec.Version)
-	c.Header("Location", "/v1/investors/"+id)
-	c.JSON(status, wire.InvestorOf(fund.Investor{ID: id, Record: &rec}))
+	putRecord(s, c, &wire.InvestorRequest{}, "/v1/investors/"+id, func(f fund.InvestorFields) (int, any, error) {
+		rec, err := s.docs.PutInvestorRecord(ctx, id, f, expect, principal(c).Subject, time.Now())
+		return rec.Version, wire.InvestorOf(fund.Investor{ID: id, Record: &rec}), err
+	})
 }
 
 // getInvestor answers an investor: its record, or its ID alone while it
