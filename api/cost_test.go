@@ -132,13 +132,7 @@ func TestRecordRoutesCostWhatTheirDocsSay(t *testing.T) {
 	inv1 := "Bearer " + token(t, api.Principal{Subject: "lp1", Role: api.RoleInvestor, Investor: "INVESTOR_1"})
 	fundBody := map[string]any{"name": "Fund A", "baseCurrency": "USD"}
 	invBody := map[string]any{"displayName": "Northwind", "investorType": "pension"}
-	cases := []struct {
-		method, path string
-		auth         string
-		body         any
-		status       int
-		ops          string
-	}{
+	costsAre(t, s, []costCase{
 		{"GET", "/v1/funds/FUND_A", asA, nil, 200, "BatchGetItem"},
 		{"GET", "/v1/funds/FUND_A", asZ, nil, 404, ""},
 		{"GET", "/v1/funds/FUND_A", inv1, nil, 200, "BatchGetItem BatchGetItem"},
@@ -155,20 +149,7 @@ func TestRecordRoutesCostWhatTheirDocsSay(t *testing.T) {
 		{"PUT", "/v1/investors/INVESTOR_1", asZ, invBody, 404, "BatchGetItem"},
 		{"GET", "/v1/investors?fundId=FUND_A", asZ, nil, 404, ""},
 		{"GET", "/v1/investors", asA, nil, 400, ""},
-	}
-	for _, c := range cases {
-		s.Counter.Reset()
-		r := s.do(t, c.method, c.path, c.body, "Authorization", c.auth)
-		if r.Status != c.status {
-			t.Errorf("%s %s: %d, want %d\n%s", c.method, c.path, r.Status, c.status, r.Body)
-			continue
-		}
-		ops := s.Counter.Ops()
-		slices.Sort(ops)
-		if got := strings.Join(ops, " "); got != c.ops {
-			t.Errorf("%s %s costs %q, want %q", c.method, c.path, got, c.ops)
-		}
-	}
+	})
 	for _, path := range []string{"/v1/funds", "/v1/funds?limit=1", "/v1/investors", "/v1/investors?limit=2"} {
 		s.Counter.Reset()
 		if r := s.do(t, http.MethodGet, path, nil, "Authorization", all); r.Status != http.StatusOK {
@@ -267,5 +248,33 @@ func TestTheEventFeedCostsWhatItsDocsSay(t *testing.T) {
 	}
 	if !late || pages < 5 {
 		t.Errorf("the replay took %d pages, found the late event: %v", pages, late)
+	}
+}
+
+// costCase is one request by the token auth, answered status, and the
+// DynamoDB operations it costs, sorted and space-separated.
+type costCase struct {
+	method, path string
+	auth         string
+	body         any
+	status       int
+	ops          string
+}
+
+// costsAre sends each case to s and checks its status and its cost.
+func costsAre(t *testing.T, s *testServer, cases []costCase) {
+	t.Helper()
+	for _, c := range cases {
+		s.Counter.Reset()
+		r := s.do(t, c.method, c.path, c.body, "Authorization", c.auth)
+		if r.Status != c.status {
+			t.Errorf("%s %s: %d, want %d\n%s", c.method, c.path, r.Status, c.status, r.Body)
+			continue
+		}
+		ops := s.Counter.Ops()
+		slices.Sort(ops)
+		if got := strings.Join(ops, " "); got != c.ops {
+			t.Errorf("%s %s costs %q, want %q", c.method, c.path, got, c.ops)
+		}
 	}
 }

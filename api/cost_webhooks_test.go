@@ -2,7 +2,6 @@ package api_test
 
 import (
 	"net/http"
-	"slices"
 	"strings"
 	"testing"
 
@@ -24,40 +23,22 @@ func TestWebhookRoutesCostWhatTheirDocsSay(t *testing.T) {
 		t.Fatalf("create: %d\n%s", created.Status, created.Body)
 	}
 	wh := created.Header.Get("Location")
-	cases := []struct {
-		auth, method, path string
-		body               any
-		status             int
-		ops                string
-	}{
-		{admin, http.MethodPost, "/v1/webhooks", authzWebhookBody("FUND_A"), 201, "PutItem"},
-		{other, http.MethodPost, "/v1/webhooks", authzWebhookBody("FUND_A"), 403, ""},
-		{admin, http.MethodGet, "/v1/webhooks", nil, 200, "Query"},
-		{admin, http.MethodGet, wh, nil, 200, "GetItem"},
-		{other, http.MethodGet, wh, nil, 404, "GetItem"},
-		{other, http.MethodGet, "/v1/webhooks/wh_unknown", nil, 404, "GetItem"},
-		{admin, http.MethodGet, wh + "/deliveries", nil, 200, "GetItem Query"},
-		{other, http.MethodGet, wh + "/deliveries", nil, 404, "GetItem"},
-		{admin, http.MethodPost, wh + "/deliveries/evt_DOC001_v1/redeliver", nil, 404, "GetItem GetItem"},
-		{other, http.MethodPost, wh + "/deliveries/evt_DOC001_v1/redeliver", nil, 404, "GetItem"},
-		{admin, http.MethodPatch, wh, map[string]any{"enabled": false}, 200, "GetItem PutItem"},
-		{other, http.MethodPatch, wh, map[string]any{"enabled": false}, 404, "GetItem"},
-		{other, http.MethodDelete, wh, nil, 404, "GetItem"},
-		{admin, http.MethodDelete, wh, nil, 200, "DeleteItem GetItem"},
-	}
-	for _, c := range cases {
-		s.Counter.Reset()
-		r := s.do(t, c.method, c.path, c.body, "Authorization", c.auth)
-		if r.Status != c.status {
-			t.Errorf("%s %s: %d, want %d\n%s", c.method, c.path, r.Status, c.status, r.Body)
-			continue
-		}
-		ops := s.Counter.Ops()
-		slices.Sort(ops)
-		if got := strings.Join(ops, " "); got != c.ops {
-			t.Errorf("%s %s costs %q, want %q", c.method, c.path, got, c.ops)
-		}
-	}
+	costsAre(t, s, []costCase{
+		{http.MethodPost, "/v1/webhooks", admin, authzWebhookBody("FUND_A"), 201, "PutItem"},
+		{http.MethodPost, "/v1/webhooks", other, authzWebhookBody("FUND_A"), 403, ""},
+		{http.MethodGet, "/v1/webhooks", admin, nil, 200, "Query"},
+		{http.MethodGet, wh, admin, nil, 200, "GetItem"},
+		{http.MethodGet, wh, other, nil, 404, "GetItem"},
+		{http.MethodGet, "/v1/webhooks/wh_unknown", other, nil, 404, "GetItem"},
+		{http.MethodGet, wh + "/deliveries", admin, nil, 200, "GetItem Query"},
+		{http.MethodGet, wh + "/deliveries", other, nil, 404, "GetItem"},
+		{http.MethodPost, wh + "/deliveries/evt_DOC001_v1/redeliver", admin, nil, 404, "GetItem GetItem"},
+		{http.MethodPost, wh + "/deliveries/evt_DOC001_v1/redeliver", other, nil, 404, "GetItem"},
+		{http.MethodPatch, wh, admin, map[string]any{"enabled": false}, 200, "GetItem PutItem"},
+		{http.MethodPatch, wh, other, map[string]any{"enabled": false}, 404, "GetItem"},
+		{http.MethodDelete, wh, other, nil, 404, "GetItem"},
+		{http.MethodDelete, wh, admin, nil, 200, "DeleteItem GetItem"},
+	})
 }
 
 // TestAWebhookSecretIsShownOnceAndNeverStoredOrLoggedInClear creates an
