@@ -114,14 +114,13 @@ func VersionPath(doc string, version int) string {
 	return fmt.Sprintf("/v1/documents/%s/versions/%d", doc, version)
 }
 
-// EventPositions lists what next changed against prev (nil when next
-// creates the document), position by position, sorted by ID.
-func EventPositions(prev, next *Document) []EventPosition {
+// EventPositions lists c, what next changed against prev (nil when next
+// creates the document) as Compare answers it, position by position,
+// sorted by ID.
+func EventPositions(c *Changes, prev, next *Document) []EventPosition {
 	if prev == nil {
 		prev = &Document{}
 	}
-	changes := Compare(prev, next)
-	c := &changes
 	investor := map[string]string{}
 	for _, d := range []*Document{prev, next} {
 		for _, p := range d.Positions {

@@ -375,9 +375,9 @@ type eventItem struct {
 }
 
 // newEventItem is the event of version d committed at the given instant,
-// against the version it replaced (nil: none).
-func (s *Store) newEventItem(d *fund.Document, committedAt time.Time, replaced *fund.Document) (eventItem, error) {
-	touched, err := encodeTouched(fund.EventPositions(replaced, d))
+// which changed c against the version it replaced (nil: none).
+func (s *Store) newEventItem(d *fund.Document, committedAt time.Time, replaced *fund.Document, c *fund.Changes) (eventItem, error) {
+	touched, err := encodeTouched(fund.EventPositions(c, replaced, d))
 	if err != nil {
 		return eventItem{}, err
 	}

@@ -68,7 +68,8 @@ func (s *Store) WritePlan(d fund.Document, prev *fund.DocumentHeader) (Plan, err
 		return Plan{}, err
 	}
 	// The event names every position added: the plan does not read prev's.
-	if p.Commit, err = s.commitRequest(&d, head, hash, nil, nil); err != nil {
+	added := changesOf(nil, &d)
+	if p.Commit, err = s.commitRequest(&d, head, hash, nil, nil, &added); err != nil {
 		return Plan{}, err
 	}
 	if p.Materialize, err = s.materializeRequests(&d, nil); err != nil {
@@ -138,11 +139,11 @@ const maxBatchWrite = 25
 // version's history records and the fund's index entry. The head carries
 // the change index's keys of this commit, and the transaction puts the
 // version's event (events.go), which names what the version changed
-// against replaced (nil: every position added). It fails its
+// against replaced (nil: every position added), c. It fails its
 // condition check if another writer moved the head since it was read, if
 // the request's Idempotency-Key was taken over, or if the claims it relies
 // on (cl, may be nil) were revoked.
-func (s *Store) commitRequest(d *fund.Document, prev *Item, hash string, cl *claims, replaced *fund.Document) (*dynamodb.TransactWriteItemsInput, error) {
+func (s *Store) commitRequest(d *fund.Document, prev *Item, hash string, cl *claims, replaced *fund.Document, c *fund.Changes) (*dynamodb.TransactWriteItemsInput, error) {
 	head := Item{
 		PK: DocPK(d.ID), SK: HeadSK, Type: TypeHead, DocumentID: d.ID,
 		Version: d.Version, CommitID: d.CommitID, ContentHash: hash,
@@ -163,7 +164,7 @@ func (s *Store) commitRequest(d *fund.Document, prev *Item, hash string, cl *cla
 		head.CommittedAt = prev.CommittedAt.Add(time.Millisecond)
 	}
 	head.GSI1PK, head.GSI1SK = s.changeKeys(d.ID, head.CommittedAt)
-	event, err := s.newEventItem(d, head.CommittedAt, replaced)
+	event, err := s.newEventItem(d, head.CommittedAt, replaced, c)
 	if err != nil {
 		return nil, err
 	}

@@ -165,7 +165,8 @@ type Written struct {
 
 // Write is Restate, also answering what the version changed against the
 // one it replaced (Written.Changes), compared with that version as its own
-// partition holds it: one more Query (paged) of that version's items.
+// partition holds it: the comparison the commit makes for the version's
+// event.
 func (s *Store) Write(ctx context.Context, d fund.Document, ifMatch *int) (Written, error) {
 	return s.write(ctx, d, ifMatch, writeWithChanges)
 }
@@ -298,8 +299,9 @@ func (s *Store) write(ctx context.Context, d fund.Document, ifMatch *int, mode w
 		if err = s.recordChangeShards(ctx); err == nil {
 			err = s.recordEventsStart(ctx)
 		}
+		changes := changesOf(replaced, &d)
 		if err == nil {
-			err = s.commit(ctx, &d, head, hash, cl, replaced)
+			err = s.commit(ctx, &d, head, hash, cl, replaced, &changes)
 		}
 		if dynamo.IsCondCheckFailed(err) {
 			// Another writer committed first, this one's claims were
@@ -340,8 +342,7 @@ func (s *Store) write(ctx context.Context, d fund.Document, ifMatch *int, mode w
 		}
 		w := Written{Document: d}
 		if replaced != nil && mode != writeRestate {
-			c := changesOf(replaced, &d)
-			w.Changes = &c
+			w.Changes = &changes
 		}
 		return w, nil
 	}
@@ -401,8 +402,8 @@ func (s *Store) stage(ctx context.Context, d *fund.Document) error {
 
 // commit flips the head to d in one transaction (Plan.Commit). It fails the
 // condition check if another writer moved the head since it was read.
-func (s *Store) commit(ctx context.Context, d *fund.Document, prev *Item, hash string, cl *claims, replaced *fund.Document) error {
-	in, err := s.commitRequest(d, prev, hash, cl, replaced)
+func (s *Store) commit(ctx context.Context, d *fund.Document, prev *Item, hash string, cl *claims, replaced *fund.Document, c *fund.Changes) error {
+	in, err := s.commitRequest(d, prev, hash, cl, replaced, c)
 	if err != nil {
 		return err
 	}
