@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"strconv"
 
 	"github.com/shopspring/decimal"
 )
@@ -88,7 +89,12 @@ func (m Money) String() string { return string(m.Append(nil)) }
 // amounts, and rounding through the decimal package allocated for each.
 func (m Money) Append(b []byte) []byte {
 	var scratch [40]byte
-	digits := m.d.Coefficient().Append(scratch[:0], 10)
+	var digits []byte
+	if m.d.NumDigits() <= 18 { // every amount within the accepted range: no big.Int copy
+		digits = strconv.AppendInt(scratch[:0], m.d.CoefficientInt64(), 10)
+	} else {
+		digits = m.d.Coefficient().Append(scratch[:0], 10)
+	}
 	if digits[0] == '-' {
 		b, digits = append(b, '-'), digits[1:]
 	}

@@ -138,7 +138,9 @@ func TestMoneyStringMatchesRounding(t *testing.T) {
 			t.Fatalf("%s (coefficient %s, exponent %d): String %q, want %q", d, d.Coefficient(), d.Exponent(), got, want)
 		}
 	}
-	for _, s := range []string{"0", "-0", "0.00", "0.0000", "1", "-1", "10", "1.2300", "0.0001", "-0.5", "1E+3", "-25E+2", "0E+4", "0.10", "100.1000"} {
+	for _, s := range []string{"0", "-0", "0.00", "0.0000", "1", "-1", "10", "1.2300", "0.0001", "-0.5", "1E+3", "-25E+2", "0E+4", "0.10", "100.1000",
+		// Around the int64 fast path: 18 digits, 19, and beyond int64.
+		"99999999999999.9999", "999999999999999.9999", "-999999999999999.9999", "9223372036854775807", "-9223372036854775808", "9223372036854775808", "-12345678901234567890123.45", "1E+20"} {
 		check(decimal.RequireFromString(s))
 	}
 	for range 20000 {
