@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -66,6 +67,8 @@ func TestEveryCommittedVersionHasExactlyOneEventAndARefusedWriteNone(t *testing.
 	e := fundtest.New(t)
 	c := setClock(e, time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
 	tick := func() { c.now = c.now.Add(time.Second) }
+	var commits atomic.Int32 // OnCommit's calls: the webhook deliverer's wake-up
+	e.Store.OnCommit = func() { commits.Add(1) }
 
 	if _, err := e.Store.Restate(ctx, doc("D1", "F1", 100, "POS_1", "POS_2", "POS_3"), nil); err != nil {
 		t.Fatal(err)
@@ -114,6 +117,9 @@ func TestEveryCommittedVersionHasExactlyOneEventAndARefusedWriteNone(t *testing.
 	want := []string{"evt_D1_v1", "evt_D1_v2", "evt_D1_v3"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("the feed lists %v, want exactly the committed versions %v", got, want)
+	}
+	if n := int(commits.Load()); n != len(want) {
+		t.Errorf("OnCommit was called %d times, want once per committed version (%d)", n, len(want))
 	}
 	p := func(id string, ch fund.PositionChange, kinds ...fund.ItemKind) fund.EventPosition {
 		return fund.EventPosition{PositionID: id, InvestorID: "INV_" + strings.TrimPrefix(id, "POS_"), Change: ch, ItemTypes: append([]fund.ItemKind{}, kinds...)}

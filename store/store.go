@@ -42,6 +42,11 @@ type Store struct {
 	// changed between runs, up or down: the table records the largest
 	// count ever written, and ChangedSince queries that many.
 	ChangeShards int
+	// OnCommit, when set, is called after each version this Store commits
+	// (a creation, a restatement or a void), once its transaction is
+	// answered: serve wakes the webhook deliverer with it. It must not
+	// block.
+	OnCommit func()
 
 	writers turns // one writer of a document at a time in this process
 	shards  shardRecord
@@ -408,6 +413,9 @@ func (s *Store) commit(ctx context.Context, d *fund.Document, prev *Item, hash s
 		return err
 	}
 	_, err = s.db.Client().TransactWriteItems(ctx, in)
+	if err == nil && s.OnCommit != nil {
+		s.OnCommit()
+	}
 	return err
 }
 

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fundsvc/fundsvc/fund"
@@ -71,6 +72,7 @@ type Deliverer struct {
 	once     sync.Once
 	metrics  *Metrics
 	enqueued *lru.Cache[string, struct{}] // endpoint and event IDs this process queued: not read again
+	wake     chan struct{}                // Wake's signal to Run: a round is due now
 }
 
 // DefaultTimeout bounds one delivery attempt.
@@ -139,7 +141,21 @@ func (d *Deliverer) init() {
 			d.metrics = NewMetrics()
 		}
 		d.enqueued, _ = lru.New[string, struct{}](100_000)
+		d.wake = make(chan struct{}, 1)
 	})
+}
+
+// Wake asks Run for a round now rather than at its next poll; it never
+// blocks, and wakes arriving during a round make one round after it. The
+// service calls it when this instance commits a version
+// (store.Store.OnCommit), so its own commits are delivered without
+// waiting for the poll, which still finds every other instance's.
+func (d *Deliverer) Wake() {
+	d.init()
+	select {
+	case d.wake <- struct{}{}:
+	default:
+	}
 }
 
 func randomToken() string {
@@ -148,19 +164,26 @@ func randomToken() string {
 	return hex.EncodeToString(b)
 }
 
-// Run delivers until ctx ends, one round every poll.
+// Run delivers until ctx ends: a round every poll, at once when woken
+// (Wake), and again straight after a round that delivered an event whose
+// document had a later version waiting behind it.
 func (d *Deliverer) Run(ctx context.Context, poll time.Duration) {
 	d.init()
 	t := time.NewTicker(poll)
 	defer t.Stop()
 	for {
-		if err := d.RunOnce(ctx); err != nil && ctx.Err() == nil {
+		again, err := d.round(ctx)
+		if err != nil && ctx.Err() == nil {
 			d.Log.Warn("webhook delivery round failed", "error", err.Error())
+		}
+		if again && ctx.Err() == nil {
+			continue
 		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		case <-d.wake:
 		}
 	}
 }
@@ -172,11 +195,19 @@ const pendingPage = 200
 // events it subscribes to, then try every delivery that is due and first
 // in its document's line, each claimed with a lease first.
 func (d *Deliverer) RunOnce(ctx context.Context) error {
+	_, err := d.round(ctx)
+	return err
+}
+
+// round is RunOnce; again says whether a later version waits behind an
+// event the round delivered, so the next round is due at once.
+func (d *Deliverer) round(ctx context.Context) (again bool, err error) {
 	d.init()
 	endpoints, err := d.Store.WebhookEndpoints(ctx)
 	if err != nil {
-		return err
+		return false, err
 	}
+	var waiting, delivered atomic.Bool // a version waited behind its document's earlier one; an attempt delivered
 	sem := make(chan struct{}, d.Parallel)
 	var wg sync.WaitGroup
 	var (
@@ -205,6 +236,7 @@ func (d *Deliverer) RunOnce(ctx context.Context) error {
 		seen := map[string]bool{}
 		for _, p := range pending {
 			if seen[p.OrderKey] {
+				waiting.Store(true)
 				continue // a later version waits for the document's earlier one
 			}
 			seen[p.OrderKey] = true
@@ -224,8 +256,12 @@ func (d *Deliverer) RunOnce(ctx context.Context) error {
 			wg.Add(1)
 			go func() {
 				defer func() { <-sem; wg.Done() }()
-				if err := d.attempt(ctx, e, p, owner); err != nil {
+				ok, err := d.attempt(ctx, e, p, owner)
+				if err != nil {
 					fail(err)
+				}
+				if ok {
+					delivered.Store(true)
 				}
 			}()
 		}
@@ -233,7 +269,7 @@ func (d *Deliverer) RunOnce(ctx context.Context) error {
 	wg.Wait()
 	mu.Lock()
 	defer mu.Unlock()
-	return errors.Join(errs...)
+	return waiting.Load() && delivered.Load(), errors.Join(errs...)
 }
 
 // feedPage is how many events one read of the feed asks for.
@@ -393,29 +429,30 @@ func (d *Deliverer) Secrets(e store.WebhookEndpoint, now time.Time) ([]string, e
 	return out, nil
 }
 
-// attempt tries one claimed delivery and records the outcome.
-func (d *Deliverer) attempt(ctx context.Context, e store.WebhookEndpoint, p store.WebhookPending, owner string) error {
+// attempt tries one claimed delivery and records the outcome; delivered
+// says the endpoint took it (2xx) and this instance recorded so.
+func (d *Deliverer) attempt(ctx context.Context, e store.WebhookEndpoint, p store.WebhookPending, owner string) (delivered bool, err error) {
 	del, err := d.Store.WebhookDeliveryOf(ctx, e.ID, p.EventID)
 	if err != nil {
-		return err
+		return false, err
 	}
 	secrets, err := d.Secrets(e, d.Now())
 	if err != nil {
-		return err
+		return false, err
 	}
 	// The header's timestamp is the wall clock's, which receivers check
 	// against theirs; the schedule runs on d.Now, which tests move.
 	start, sent := d.Now(), time.Now()
 	sig, err := Signature(secrets, p.EventID, sent, del.Payload)
 	if err != nil {
-		return err
+		return false, err
 	}
 	a := store.WebhookAttempt{At: start.UTC(), Instance: d.Instance}
 	rctx, cancel := context.WithTimeout(ctx, d.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(rctx, http.MethodPost, e.URL, bytes.NewReader(del.Payload))
 	if err != nil {
-		return err
+		return false, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "fundsvc-webhooks/1")
@@ -437,24 +474,24 @@ func (d *Deliverer) attempt(ctx context.Context, e store.WebhookEndpoint, p stor
 	switch {
 	case err == nil && resp.StatusCode >= 200 && resp.StatusCode < 300:
 		if err := d.Store.FinishWebhookAttempt(ctx, p, owner, a, store.DeliveryDelivered, time.Time{}); err != nil {
-			return d.leaseLost(err, e, p)
+			return false, d.leaseLost(err, e, p)
 		}
 		d.metrics.Attempts.WithLabelValues("delivered").Inc()
 		if !del.CommittedAt.IsZero() {
 			d.metrics.Lag.Observe(now.Sub(del.CommittedAt).Seconds())
 		}
 		if !e.FailingSince.IsZero() {
-			return d.Store.MarkWebhookEndpoint(ctx, e.ID, time.Time{}, "", now)
+			return true, d.Store.MarkWebhookEndpoint(ctx, e.ID, time.Time{}, "", now)
 		}
-		return nil
+		return true, nil
 	case err == nil && resp.StatusCode == http.StatusGone:
 		if err := d.Store.FinishWebhookAttempt(ctx, p, owner, a, store.DeliveryFailed, time.Time{}); err != nil {
-			return d.leaseLost(err, e, p)
+			return false, d.leaseLost(err, e, p)
 		}
 		d.metrics.Attempts.WithLabelValues("gone").Inc()
 		d.metrics.Disabled.Inc()
 		d.Log.Warn("webhook endpoint disabled: it answered 410 Gone", "webhook", e.ID, "event", p.EventID)
-		return d.Store.MarkWebhookEndpoint(ctx, e.ID, e.FailingSince, "the endpoint answered 410 Gone on "+now.UTC().Format(time.RFC3339), now)
+		return false, d.Store.MarkWebhookEndpoint(ctx, e.ID, e.FailingSince, "the endpoint answered 410 Gone on "+now.UTC().Format(time.RFC3339), now)
 	}
 	delay, more := nextDelay(d.Schedule, p.Attempts+1, wait, d.Jitter)
 	status := store.DeliveryPending
@@ -462,7 +499,7 @@ func (d *Deliverer) attempt(ctx context.Context, e store.WebhookEndpoint, p stor
 		status = store.DeliveryFailed
 	}
 	if err := d.Store.FinishWebhookAttempt(ctx, p, owner, a, status, now.Add(delay)); err != nil {
-		return d.leaseLost(err, e, p)
+		return false, d.leaseLost(err, e, p)
 	}
 	if more {
 		d.metrics.Attempts.WithLabelValues("failed").Inc()
@@ -478,9 +515,9 @@ func (d *Deliverer) attempt(ctx context.Context, e store.WebhookEndpoint, p stor
 		d.Log.Warn("webhook endpoint disabled: failing for too long", "webhook", e.ID, "since", since)
 	}
 	if e.FailingSince.IsZero() || reason != "" {
-		return d.Store.MarkWebhookEndpoint(ctx, e.ID, since, reason, now)
+		return false, d.Store.MarkWebhookEndpoint(ctx, e.ID, since, reason, now)
 	}
-	return nil
+	return false, nil
 }
 
 // leaseLost logs a delivery another instance took over: it may deliver the

@@ -416,3 +416,54 @@ func TestAnAttemptThatOutlastsTheTimeoutIsRetried(t *testing.T) {
 		t.Errorf("after the retry: %+v", d)
 	}
 }
+
+// roundWatch is the deliverer's Store, telling when a round has listed
+// its endpoint's pending deliveries (the last read of a round with
+// nothing to try).
+type roundWatch struct {
+	webhooks.Store
+	listed chan struct{}
+}
+
+func (w roundWatch) PendingWebhookDeliveries(ctx context.Context, endpointID string, limit int) ([]store.WebhookPending, error) {
+	p, err := w.Store.PendingWebhookDeliveries(ctx, endpointID, limit)
+	select {
+	case w.listed <- struct{}{}:
+	default:
+	}
+	return p, err
+}
+
+// TestAWakeDeliversAtOnceAndADocumentsLaterVersionsFollow runs the
+// deliverer with a poll of an hour: after its first round (nothing to
+// deliver), three versions of one document are committed and it is woken
+// once. All three must arrive, in order, without another poll: the wake
+// starts a round, and a round that delivered a version with a later one
+// waiting behind it is followed by another at once.
+func TestAWakeDeliversAtOnceAndADocumentsLaterVersionsFollow(t *testing.T) {
+	r := newRig(t, nil)
+	w := roundWatch{Store: r.env.Store, listed: make(chan struct{}, 1)}
+	r.d.Store = w
+	rctx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); r.d.Run(rctx, time.Hour) }()
+	t.Cleanup(func() { stop(); <-done })
+	select {
+	case <-w.listed: // the first round found nothing
+	case <-time.After(20 * time.Second):
+		t.Fatal("the deliverer's first round did not list its pending deliveries within 20s")
+	}
+	r.write(t, call("DOC_A", "FUND_A", "100.00"))
+	r.write(t, call("DOC_A", "FUND_A", "200.00"))
+	r.write(t, call("DOC_A", "FUND_A", "300.00"))
+	r.d.Wake()
+	deadline := time.Now().Add(20 * time.Second)
+	for len(r.recv.Log(t)) < 3 && time.Now().Before(deadline) {
+		<-time.After(20 * time.Millisecond)
+	}
+	log := r.recv.Log(t)
+	verified(t, log, 0)
+	if got, want := ids(log), []string{"evt_DOC_A_v1(ok)", "evt_DOC_A_v2(ok)", "evt_DOC_A_v3(ok)"}; !slices.Equal(got, want) {
+		t.Fatalf("after one wake the receiver got %v, want %v", got, want)
+	}
+}

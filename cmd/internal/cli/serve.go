@@ -240,6 +240,7 @@ func serve(ctx context.Context, cfg config.Config, store *store.Store, log *slog
 	var collectors []prometheus.Collector
 	if deliverer != nil {
 		collectors = deliverer.Metrics().Collectors()
+		store.OnCommit = deliverer.Wake // this instance's commits are delivered without waiting for the poll
 	}
 	handler := api.NewServer(api.Options{
 		WebhookSealer: sealer, WebhookPolicy: webhooks.Policy{AllowLoopback: cfg.WebhookAllowLoopback}, Collectors: collectors,
