@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -29,6 +30,9 @@ type BackfillProgress struct {
 	// change-index keys, Kept those that had keys already (a commit's own,
 	// or an earlier run's).
 	Heads, Indexed, Kept int
+	// Events counts the events the run wrote for committed versions that
+	// had none (versions committed before the event feed existed).
+	Events int
 }
 
 // BackfillOptions say where a backfill starts and whom it tells.
@@ -44,7 +48,8 @@ type BackfillOptions struct {
 
 // BackfillChanges sets the change-index keys on every commit head that
 // lacks them, from the head's creation instant (a head written since the
-// index existed carries the keys of its own commit). It reads the table
+// index existed carries the keys of its own commit), and writes the event
+// of every committed version that has none (see backfillEvents). It reads the table
 // with a strongly consistent Scan of the heads, a page at a time. When it
 // stops early (an error, ctx done), the progress it returns says where to
 // resume.
@@ -66,7 +71,7 @@ func (s *Store) BackfillChanges(ctx context.Context, opts BackfillOptions) (Back
 	}
 	for {
 		scan := s.table.Scan().Filter("$ = ?", AttrSK, HeadSK).Consistent(true).
-			Project(AttrPK, AttrSK, AttrGSI1PK, "'Type'", "DocumentID", "CommitID", "CreatedAt", "CommittedAt").SearchLimit(cmp.Or(max(opts.PageItems, 0), 1000))
+			Project(AttrPK, AttrSK, AttrGSI1PK, "'Type'", "DocumentID", "CommitID", "CreatedAt", "CommittedAt", "Version").SearchLimit(cmp.Or(max(opts.PageItems, 0), 1000))
 		if from != nil {
 			scan = scan.StartFrom(from)
 		}
@@ -83,6 +88,11 @@ func (s *Store) BackfillChanges(ctx context.Context, opts BackfillOptions) (Back
 					p.Indexed++
 				} else {
 					p.Kept++
+				}
+				n, err := s.backfillEvents(ctx, head)
+				p.Events += n
+				if err != nil {
+					return p, err
 				}
 			}
 			head = Item{}
@@ -171,4 +181,69 @@ func (s *Store) indexHead(ctx context.Context, h Item) (bool, error) {
 		h = now
 	}
 	return false, fund.Errorf(fund.ECONFLICT, "the head of document %s kept changing while it was indexed; run the backfill again", h.DocumentID)
+}
+
+// backfillEvents writes the event of each of the head's document's
+// versions up to the head's that has none (committed before the event
+// feed existed), as its commit would have: what it changed against the
+// version before it, at its commit instant. Only the latest version's
+// instant is recorded (the head's); an earlier version's is its creation
+// instant, moved past its predecessor's as commits move it. Each event is
+// put on condition that its version has none, so a commit's own event or
+// an earlier run's is never replaced; the feed's recorded start is
+// lowered to the first instant written. It returns how many it wrote.
+func (s *Store) backfillEvents(ctx context.Context, h Item) (int, error) {
+	if h.Version < 1 {
+		return 0, nil
+	}
+	var have []eventItem
+	if err := s.table.Get(AttrPK, EventPK(h.DocumentID)).Project(AttrSK).Consistent(true).All(ctx, &have); err != nil {
+		return 0, fmt.Errorf("store: read the events of document %s: %w", h.DocumentID, err)
+	}
+	if len(have) >= h.Version {
+		return 0, nil
+	}
+	has := make(map[string]bool, len(have))
+	for _, e := range have {
+		has[e.SK] = true
+	}
+	written := 0
+	var prev *fund.Document
+	var at time.Time
+	for n := 1; n <= h.Version; n++ {
+		d, err := s.Version(ctx, h.DocumentID, n)
+		if err != nil {
+			return written, fmt.Errorf("store: backfill the events of document %s: %w", h.DocumentID, err)
+		}
+		at = later(d.CreatedAt, at.Add(time.Millisecond))
+		if n == h.Version && !h.CommittedAt.IsZero() {
+			at = h.CommittedAt
+		}
+		if !has[EventSK(n)] {
+			c := changesOf(prev, &d)
+			ev, err := s.newEventItem(&d, at, prev, &c)
+			if err != nil {
+				return written, err
+			}
+			if err := s.lowerEventsStart(ctx, at); err != nil {
+				return written, err
+			}
+			err = s.table.Put(ev).If("attribute_not_exists($)", AttrPK).Run(ctx)
+			switch {
+			case err == nil:
+				written++
+			case !dynamo.IsCondCheckFailed(err): // refused: another run wrote it
+				return written, fmt.Errorf("store: write the event of document %s version %d: %w", h.DocumentID, n, err)
+			}
+		}
+		prev = &d
+	}
+	return written, nil
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }

@@ -475,7 +475,17 @@ func (s *Store) recordEventsStart(ctx context.Context) error {
 	if s.start.done {
 		return nil
 	}
-	now := s.Now().UTC()
+	if err := s.lowerEventsStart(ctx, s.Now()); err != nil {
+		return err
+	}
+	s.start.done = true
+	return nil
+}
+
+// lowerEventsStart lowers the table's record of the feed's start to at,
+// unless it records an earlier instant.
+func (s *Store) lowerEventsStart(ctx context.Context, at time.Time) error {
+	now := at.UTC()
 	_, err := s.db.Client().UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(s.name),
 		Key:                       itemKey(EventsStartPK, EventsStartSK),
@@ -487,7 +497,6 @@ func (s *Store) recordEventsStart(ctx context.Context) error {
 	if err != nil && !dynamo.IsCondCheckFailed(err) { // refused: an earlier start is recorded
 		return fmt.Errorf("record the start of the event feed: %w", err)
 	}
-	s.start.done = true
 	return nil
 }
 
