@@ -61,6 +61,7 @@ type Config struct {
 	ClaimLease       time.Duration // FUNDSVC_CLAIM_LEASE: how long a write's pending position claims are safe; default write timeout + 10s
 	IdempotencyTTL   time.Duration // FUNDSVC_IDEMPOTENCY_TTL
 	ChangeShards     int           // FUNDSVC_CHANGE_SHARDS: shards of each day of the change index (store.ChangeShards)
+	FeedSettle       time.Duration // FUNDSVC_FEED_SETTLE: how far the event feed's watermark trails the present (store.Store.FeedSettle)
 
 	// Webhook delivery (docs/webhooks.md).
 	WebhookSecretKey     string          // FUNDSVC_WEBHOOK_SECRET_KEY: AES-256 key sealing signing secrets, base64
@@ -204,6 +205,8 @@ var Settings = []Setting{
 		set: duration(func(c *Config) *time.Duration { return &c.ClaimLease })},
 	{Env: "FUNDSVC_CHANGE_SHARDS", Arg: "N", Default: "8", Commands: []string{CmdServe, CmdSeed, CmdExport, CmdChanges},
 		Doc: "shards of each day of the change index, over which a day's commits spread (1 to 256); it may change at any time, the table records the largest ever used (docs/access-patterns.md)", set: integer(func(c *Config) *int { return &c.ChangeShards })},
+	{Env: "FUNDSVC_FEED_SETTLE", Arg: "DURATION", Default: "5m", Commands: []string{CmdServe},
+		Doc: "how far the event feed's watermark trails the present, and so webhook delivery: how long a commit may take to show in the feed (its transaction with the SDK's retries, the index's propagation, the clock skew between instances); lower it only for one instance on DynamoDB Local, as make run does (docs/events.md)", set: duration(func(c *Config) *time.Duration { return &c.FeedSettle })},
 	{Env: "FUNDSVC_WEBHOOK_SECRET_KEY", Arg: "KEY", DefaultDoc: "none: the webhook routes answer 503 and nothing is delivered", Commands: []string{CmdServe}, Secret: true,
 		Doc: "32 bytes in base64 (openssl rand -base64 32) encrypting webhook signing secrets at rest (AES-256-GCM); every instance needs the same", set: str(func(c *Config) *string { return &c.WebhookSecretKey })},
 	{Env: "FUNDSVC_WEBHOOK_ALLOW_LOOPBACK", Arg: "BOOL", Default: "false", Commands: []string{CmdServe},
@@ -539,6 +542,9 @@ func (c Config) Validate() error {
 	}
 	if c.ShutdownTimeout <= 0 || c.RequestTimeout <= 0 || c.WriteTimeout <= 0 {
 		errs = append(errs, errors.New("timeouts must be positive durations such as 20s"))
+	}
+	if c.FeedSettle <= 0 {
+		errs = append(errs, fmt.Errorf("feed settle %s: want a positive duration such as 5m (FUNDSVC_FEED_SETTLE)", c.FeedSettle))
 	}
 	if c.WebhookTimeout <= 0 || c.WebhookPoll <= 0 || c.WebhookDisableAfter <= 0 || len(c.WebhookSchedule) == 0 {
 		errs = append(errs, errors.New("webhooks: FUNDSVC_WEBHOOK_TIMEOUT, FUNDSVC_WEBHOOK_POLL and FUNDSVC_WEBHOOK_DISABLE_AFTER must be positive and FUNDSVC_WEBHOOK_RETRY_SCHEDULE not empty"))

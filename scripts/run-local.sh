@@ -95,6 +95,9 @@ FUNDSVC_JWT_HS256_SECRET=$(cat "$secret_file")
 FUNDSVC_WEBHOOK_SECRET_KEY=$(cat "$webhook_key_file")
 # Development only: webhook endpoints may be http:// receivers on this machine.
 FUNDSVC_WEBHOOK_ALLOW_LOOPBACK=true
+# Development only: one instance on DynamoDB Local, so the event feed (and
+# webhook delivery) trails the present by 5s rather than 5m.
+FUNDSVC_FEED_SETTLE=5s
 STACK
 	mv "$stack_file.tmp" "$stack_file"
 )

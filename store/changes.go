@@ -43,12 +43,16 @@ const MaxChangeShards = 256
 // processes.
 const ChangeSettleMargin = 5 * time.Minute
 
-// SettledUntil is the latest until for which ChangedSince's answer is
-// complete: the store's clock less ChangeSettleMargin. An incremental
-// export reads (previous until, SettledUntil()] and records that until as
-// the next run's since, so consecutive runs cover time without gap or
-// overlap.
-func (s *Store) SettledUntil() time.Time { return s.Now().Add(-ChangeSettleMargin) }
+// SettledUntil is the event feed's watermark: the latest instant up to
+// which every commit is in GSI1, the store's clock less FeedSettle
+// (ChangeSettleMargin when zero). An incremental export keeps its own
+// margin (export.Config.Settle, default ChangeSettleMargin).
+func (s *Store) SettledUntil() time.Time {
+	if s.FeedSettle > 0 {
+		return s.Now().Add(-s.FeedSettle)
+	}
+	return s.Now().Add(-ChangeSettleMargin)
+}
 
 // Change is a document's latest commit, as the change index holds it.
 type Change struct {

@@ -42,6 +42,9 @@ type Store struct {
 	// changed between runs, up or down: the table records the largest
 	// count ever written, and ChangedSince queries that many.
 	ChangeShards int
+	// FeedSettle is how far the event feed's watermark trails the present
+	// (ChangeSettleMargin when zero; see SettledUntil).
+	FeedSettle time.Duration
 	// OnCommit, when set, is called after each version this Store commits
 	// (a creation, a restatement or a void), once its transaction is
 	// answered: serve wakes the webhook deliverer with it. It must not

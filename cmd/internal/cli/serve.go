@@ -47,6 +47,7 @@ func open(ctx context.Context, cfg config.Config, getenv func(string) string) (*
 	store := store.NewStore(store.NewDB(awsCfg), cfg.Table)
 	store.MaxPositions = cfg.MaxPositions
 	store.ChangeShards = cfg.ChangeShards
+	store.FeedSettle = cfg.FeedSettle
 	// A live writer must never lose its pending claims: the lease outlasts
 	// the longest a write may run.
 	store.ClaimLease = cfg.ClaimLease
