@@ -48,10 +48,11 @@ var (
 type authzAccess int
 
 const (
-	authzOpen     authzAccess = iota // anyone, no token
-	authzAnyToken                    // any valid token, of either role
-	authzAdmin                       // admin tokens only, within their funds
-	authzPortal                      // investors for their own investor; admins within their funds
+	authzOpen      authzAccess = iota // anyone, no token
+	authzAnyToken                     // any valid token, of either role
+	authzEveryFund                    // admin tokens of every fund only (/metrics: 403 for any other valid token)
+	authzAdmin                        // admin tokens only, within their funds
+	authzPortal                       // investors for their own investor; admins within their funds
 	// authzRecord: the records of funds and investors, whose rules are
 	// neither authzAdmin's nor authzPortal's (an investor reads the funds
 	// it holds positions of; an admin of some funds the investors of
@@ -179,7 +180,7 @@ func authzRouteTable() []authzRoute {
 	return []authzRoute{
 		{method: http.MethodGet, path: "/livez", access: authzOpen, probes: []authzProbe{{path: "/livez"}}},
 		{method: http.MethodGet, path: "/readyz", access: authzOpen, probes: []authzProbe{{path: "/readyz"}}},
-		{method: http.MethodGet, path: "/metrics", access: authzAnyToken, probes: []authzProbe{{path: "/metrics"}}},
+		{method: http.MethodGet, path: "/metrics", access: authzEveryFund, probes: []authzProbe{{path: "/metrics"}}},
 		{method: http.MethodGet, path: "/openapi.json", access: authzAnyToken, probes: []authzProbe{{path: "/openapi.json"}}},
 		{method: http.MethodGet, path: "/docs", access: authzAnyToken, probes: []authzProbe{{path: "/docs"}}},
 		{method: http.MethodGet, path: "/docs/:file", access: authzAnyToken, probes: []authzProbe{{path: "/docs/init.js"}}},
@@ -627,6 +628,8 @@ func authzPositive(t *testing.T, s *testServer, r authzRoute, auth string) {
 	path, want := r.probes[0].path, http.StatusOK
 	var headers []string
 	switch {
+	case r.access == authzEveryFund: // the token is accepted, and refused by its scope
+		want = http.StatusForbidden
 	case r.access == authzRecord: // a record PUT replaces the demo's record: 200
 	case r.method == http.MethodPut:
 		path, want = fmt.Sprintf("/v1/documents/AUTHZ_DOC_%d", authzFreshID.Add(1)), http.StatusCreated
@@ -707,6 +710,18 @@ func TestAuthzMatrix(t *testing.T) {
 					}
 				})
 			}
+
+		case authzEveryFund:
+			for _, who := range []struct{ name, auth string }{{"the admin of FUND_A", asA}, {"the admin of FUND_Z", asZ}, {"investor INVESTOR_1", asInv}} {
+				run(fmt.Sprintf("%s by %s is 403", name, who.name), func(t *testing.T) {
+					authzWantProblem(t, authzSend(t, s, r.method, first.path, nil, who.auth), http.StatusForbidden, "/problems/forbidden")
+				})
+			}
+			run(name+" by an admin of every fund is 200", func(t *testing.T) {
+				if res := authzSend(t, s, r.method, first.path, nil, authzBearer(token(t, adminOfAll))); res.Status != http.StatusOK {
+					t.Errorf("status %d\n%s", res.Status, res.Body)
+				}
+			})
 
 		case authzAdmin:
 			// Investors may not use admin routes, whatever the ID.

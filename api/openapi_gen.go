@@ -265,6 +265,8 @@ func (g *generator) operation(op operation) error {
 		doc.Security = &[]map[string][]string{}
 	case accessOptional:
 		doc.Security = &[]map[string][]string{{}, {"bearerAuth": {}}}
+	case accessOperator:
+		doc.Security = &[]map[string][]string{{"bearerAuth": {RoleAdmin}}, {}}
 	case accessAdmin:
 		doc.Security = &[]map[string][]string{{"bearerAuth": {RoleAdmin}}}
 	}

@@ -124,7 +124,7 @@ func openAPIOperations(t *testing.T, doc map[string]any) []openAPIOperation {
 // file the binary embeds: an example that is no longer the demo's answer
 // fails it. -update (make openapi) rewrites the file.
 func TestOpenAPIGolden(t *testing.T) {
-	s := &server{metrics: newMetrics()}
+	s := &server{metrics: NewMetrics()}
 	ops := s.operations()
 	got, err := generateOpenAPI(ops, demoExampleAnswers(t, ops))
 	if err != nil {
@@ -893,7 +893,13 @@ func TestOpenAPISecurityMatchesCode(t *testing.T) {
 					check(t, o, do(e, o.Method, target, ""), http.StatusUnauthorized, "/problems/unauthorized")
 					check(t, o, do(e, o.Method, target, "Bearer "+expired), http.StatusUnauthorized, "/problems/unauthorized")
 					check(t, o, do(e, o.Method, target, admin), http.StatusOK, "")
-					check(t, o, do(e, o.Method, target, investor), http.StatusOK, "")
+					if openAPIAllows(bearer, RoleInvestor) {
+						check(t, o, do(e, o.Method, target, investor), http.StatusOK, "")
+					} else { // /metrics: admin tokens of every fund
+						check(t, o, do(e, o.Method, target, investor), http.StatusForbidden, "/problems/forbidden")
+						fundAdmin := "Bearer " + internalToken(t, Principal{Subject: "admin-f1", Role: RoleAdmin, Funds: []string{"F1"}})
+						check(t, o, do(e, o.Method, target, fundAdmin), http.StatusForbidden, "/problems/forbidden")
+					}
 				}
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"regexp"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -133,7 +134,11 @@ func requestID(c *gin.Context) string {
 	return id
 }
 
-type metrics struct {
+// Metrics are the series a server counts and /metrics serves. NewServer
+// makes its own unless Options.Metrics gives them, which serve does so that
+// a listener of their own (FUNDSVC_METRICS_LISTEN) serves the same series
+// through Handler.
+type Metrics struct {
 	registry *prometheus.Registry
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
@@ -148,7 +153,7 @@ var capacityUnits = prometheus.NewDesc("fundsvc_dynamodb_capacity_units_total",
 	[]string{"operation", "kind"}, nil)
 
 // reportCapacity adds the consumed capacity of docs to /metrics.
-func (m *metrics) reportCapacity(docs *store.Store) { m.registry.MustRegister(capacityCollector{docs}) }
+func (m *Metrics) reportCapacity(docs *store.Store) { m.registry.MustRegister(capacityCollector{docs}) }
 
 // capacityCollector reads the store's meter at each scrape, so /metrics
 // and Store.Consumed cannot disagree.
@@ -169,8 +174,9 @@ func (c capacityCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-func newMetrics() *metrics {
-	m := &metrics{
+// NewMetrics returns the series of one server; they may serve only one.
+func NewMetrics() *Metrics {
+	m := &Metrics{
 		registry: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "fundsvc_http_requests_total", Help: "HTTP requests by method, route template and status.",
@@ -190,7 +196,10 @@ func newMetrics() *metrics {
 	return m
 }
 
-func (m *metrics) handler() http.Handler {
+// Handler serves the metrics in the Prometheus exposition formats, to
+// anyone who reaches it: serve mounts it on the metrics listener, and the
+// API's /metrics behind metricsAccess.
+func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})
 }
 
@@ -316,6 +325,30 @@ func (s *server) openUnless(public bool) gin.HandlerFunc {
 		return func(c *gin.Context) { c.Next() }
 	}
 	return s.authenticate
+}
+
+// metricsAccess guards the API listener's /metrics: open when public
+// (FUNDSVC_PUBLIC_METRICS=true), and otherwise, as by default, only for an
+// admin token of every fund (401 without a valid token, 403 for any other).
+// The series count every fund's requests and DynamoDB capacity, so their
+// rise and fall tells when any fund ingests and how much: only a principal
+// that may read every fund may read them. Prometheus scrapes the metrics
+// listener instead (FUNDSVC_METRICS_LISTEN), which needs no token.
+func (s *server) metricsAccess() []gin.HandlerFunc {
+	if s.opts.PublicMetrics {
+		return nil
+	}
+	return []gin.HandlerFunc{s.authenticate, requireEveryFund}
+}
+
+// requireEveryFund refuses, with 403, every token but an admin's whose
+// funds claim is every fund.
+func requireEveryFund(c *gin.Context) {
+	if p := principal(c); p.Role != RoleAdmin || !slices.Contains(p.Funds, AllFunds) {
+		writeError(c, &fund.Error{Code: fund.EFORBIDDEN, Message: `/metrics is for admin tokens of every fund (funds ["*"]): its series count every fund's activity`})
+		return
+	}
+	c.Next()
 }
 
 func principal(c *gin.Context) Principal {

@@ -420,7 +420,7 @@ func httpSeries(metrics string) int {
 // from a fixed set, and /metrics stays small.
 func TestMetricsSeriesDoNotGrowWithRequests(t *testing.T) {
 	o := testOptions(t, fundtest.New(t), io.Discard)
-	o.PublicMetrics = true // as by default
+	o.PublicMetrics = true // read without a token, as FUNDSVC_PUBLIC_METRICS=true allows
 	h := api.NewServer(o)
 	rng := rand.New(rand.NewPCG(13, 4))
 	const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"

@@ -55,7 +55,7 @@ func swapCase(s string) string {
 func TestEveryV1RouteRefusesWhatItDoesNotDeclare(t *testing.T) {
 	e := openAPITestEngine(t)
 	checked := 0
-	for _, op := range (&server{metrics: newMetrics()}).operations() {
+	for _, op := range (&server{metrics: NewMetrics()}).operations() {
 		if !strings.HasPrefix(op.Path, "/v1/") {
 			continue
 		}

@@ -40,9 +40,14 @@ type Options struct {
 	// Verifier checks bearer tokens; every /v1 route requires one.
 	Verifier *Verifier
 	// PublicMetrics and PublicOpenAPI leave /metrics and /openapi.json open;
-	// otherwise they need a valid token (any role). /livez and /readyz are
+	// otherwise /openapi.json needs a valid token (any role) and /metrics
+	// an admin token of every fund (metricsAccess). /livez and /readyz are
 	// always open.
 	PublicMetrics, PublicOpenAPI bool
+	// Metrics are the series the server counts and /metrics serves; a
+	// fresh set when nil. serve passes its own to serve them on the metrics
+	// listener too.
+	Metrics *Metrics
 	// IdempotencyLease is how long a claimed Idempotency-Key stays locked
 	// if its request never finishes (its process died); IdempotencyTTL how
 	// long a stored response is replayed. Defaults: the longer of the
@@ -82,7 +87,7 @@ type server struct {
 	maxLimit     int
 	timeout      time.Duration // of a read
 	writeTimeout time.Duration
-	metrics      *metrics
+	metrics      *Metrics
 	verifier     *Verifier
 	opts         Options
 	idemLease    time.Duration
@@ -105,9 +110,12 @@ func NewServer(o Options) http.Handler {
 		docs: o.Documents, positions: o.Positions, log: o.Logger, cursors: cursorCodec{key: o.CursorKey},
 		maxBody: o.MaxBodyBytes, defaultLimit: o.DefaultLimit, maxLimit: o.MaxLimit, timeout: o.RequestTimeout,
 		writeTimeout: o.WriteTimeout,
-		metrics:      newMetrics(), verifier: o.Verifier, opts: o,
+		metrics:      o.Metrics, verifier: o.Verifier, opts: o,
 		idemLease: o.IdempotencyLease, idemTTL: o.IdempotencyTTL,
 		limiter: newPrincipalLimiter(o.RateLimit, o.RateBurst),
+	}
+	if s.metrics == nil {
+		s.metrics = NewMetrics()
 	}
 	if s.idemLease <= 0 {
 		// Longer than any request may run, so no live request loses its key.

@@ -19,6 +19,7 @@ type access int
 const (
 	accessNone     access = iota // no token, none checked: /livez, /readyz
 	accessOptional               // public unless configured otherwise: the handlers check it
+	accessOperator               // /metrics: an admin token of every fund unless configured public: the handlers check it
 	accessAnyRole                // /v1: a valid token of either role, within its scope
 	accessAdmin                  // /v1: admin tokens only (403 for an investor token)
 )
@@ -113,15 +114,16 @@ func (s *server) operations() []operation {
 			},
 		},
 		{
-			Method: http.MethodGet, Path: "/metrics", ID: "getMetrics", Tag: "ops", Access: accessOptional,
-			Handlers:    []gin.HandlerFunc{s.openUnless(s.opts.PublicMetrics), gin.WrapH(s.metrics.handler())},
+			Method: http.MethodGet, Path: "/metrics", ID: "getMetrics", Tag: "ops", Access: accessOperator,
+			Handlers:    append(s.metricsAccess(), gin.WrapH(s.metrics.Handler())),
 			Summary:     "Prometheus metrics",
-			Description: "Metrics in the Prometheus text exposition format: `fundsvc_build_info{version,revision,goversion}` (always 1: which build is running), `fundsvc_http_requests_total{method,route,status}`, `fundsvc_http_request_duration_seconds{method,route}` (labelled by route template, `unmatched` for unknown paths), and the Go and process collectors. Public by default; when the server sets `FUNDSVC_PUBLIC_METRICS=false`, it needs a valid token of either role (401 otherwise). A token sent to a public route is not checked.",
+			Description: "Metrics in the Prometheus text exposition format: `fundsvc_build_info{version,revision,goversion}` (always 1: which build is running), `fundsvc_http_requests_total{method,route,status}`, `fundsvc_http_request_duration_seconds{method,route}` (labelled by route template, `unmatched` for unknown paths), `fundsvc_dynamodb_capacity_units_total{operation,kind}` (the DynamoDB read and write units the process consumed), the bounds of writes in flight (`fundsvc_write_body_bytes_held`, `fundsvc_write_waiting_writers`, `fundsvc_writes_refused_total{reason}`), webhook delivery's when it runs, and the Go and process collectors. The series count every fund's requests and capacity, so their rise and fall tells when any fund ingests and how much: by default this route needs an admin token whose `funds` claim is `[\"*\"]` (401 without a valid token, 403 for any other token). `FUNDSVC_PUBLIC_METRICS=true` opens it to anyone (no token is then checked). Prometheus scrapes the metrics listener instead: `FUNDSVC_METRICS_LISTEN` (off by default) names a second address, meant for a private network, where `GET /metrics` serves the same series with no token.",
 			Responses: []response{
 				{Status: 200, Doc: "The metrics, as `text/plain; version=0.0.4; charset=utf-8; escaping=underscores` unless the request's Accept header negotiates another Prometheus exposition format.", Body: &schema{Type: "string"}, Media: "text/plain", Demo: []demoCall{{Path: "/metrics", MetricFamily: "fundsvc_http_requests_total"}}},
 			},
 			Errors: map[int]string{
-				401: "Only when the server sets `FUNDSVC_PUBLIC_METRICS=false`: no valid bearer token.",
+				401: "Unless the server sets `FUNDSVC_PUBLIC_METRICS=true`: no valid bearer token.",
+				403: "Unless the server sets `FUNDSVC_PUBLIC_METRICS=true`: a valid token that is not an admin's of every fund (`funds: [\"*\"]`).",
 			},
 		},
 		{

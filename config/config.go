@@ -50,6 +50,7 @@ type Config struct {
 	JWTAudience    string        // FUNDSVC_JWT_AUDIENCE: required aud, when set
 	JWTLeeway      time.Duration // FUNDSVC_JWT_LEEWAY: clock skew allowed
 	PublicMetrics  bool          // FUNDSVC_PUBLIC_METRICS: /metrics without a token
+	MetricsListen  string        // FUNDSVC_METRICS_LISTEN: a listener serving /metrics alone, without a token; empty: none
 	PublicOpenAPI  bool          // FUNDSVC_PUBLIC_OPENAPI: /openapi.json without a token
 	TrustedProxies []string      // FUNDSVC_TRUSTED_PROXIES: comma-separated CIDRs or IPs
 
@@ -246,8 +247,12 @@ var Settings = []Setting{
 		Doc: "the aud tokens must carry", set: str(func(c *Config) *string { return &c.JWTAudience })},
 	{Env: "FUNDSVC_JWT_LEEWAY", Arg: "DURATION", Default: "30s", Commands: []string{CmdServe},
 		Doc: "the clock skew allowed on exp, iat and nbf (0 to 5m)", set: duration(func(c *Config) *time.Duration { return &c.JWTLeeway })},
-	{Env: "FUNDSVC_PUBLIC_METRICS", Arg: "BOOL", Default: "true", Commands: []string{CmdServe},
-		Doc: "/metrics without a token", set: boolean(func(c *Config) *bool { return &c.PublicMetrics })},
+	{Env: "FUNDSVC_PUBLIC_METRICS", Arg: "BOOL", Default: "false", Commands: []string{CmdServe},
+		Doc: "/metrics on the API's listener without a token; otherwise it needs an admin token of every fund, as its series count every fund's activity",
+		set: boolean(func(c *Config) *bool { return &c.PublicMetrics })},
+	{Env: "FUNDSVC_METRICS_LISTEN", Flag: "metrics-listen", Arg: "HOST:PORT", DefaultDoc: "none", Commands: []string{CmdServe},
+		Doc: "a second listener, for Prometheus on a private network (such as 127.0.0.1:9464), serving GET /metrics alone, without a token",
+		set: str(func(c *Config) *string { return &c.MetricsListen })},
 	{Env: "FUNDSVC_PUBLIC_OPENAPI", Arg: "BOOL", Default: "true", Commands: []string{CmdServe},
 		Doc: "/openapi.json and /docs without a token", set: boolean(func(c *Config) *bool { return &c.PublicOpenAPI })},
 	{Env: "FUNDSVC_TRUSTED_PROXIES", Arg: "CIDRS", DefaultDoc: "none", Commands: []string{CmdServe},
@@ -530,6 +535,11 @@ func (c Config) Validate() error {
 	}
 	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
 		errs = append(errs, fmt.Errorf("listen %q: want host:port such as :8080", c.Listen))
+	}
+	if c.MetricsListen != "" {
+		if _, _, err := net.SplitHostPort(c.MetricsListen); err != nil {
+			errs = append(errs, fmt.Errorf("metrics listen %q: want host:port such as 127.0.0.1:9464 (FUNDSVC_METRICS_LISTEN, --metrics-listen)", c.MetricsListen))
+		}
 	}
 	if c.WaitForTable < 0 {
 		errs = append(errs, fmt.Errorf("wait for table %s: want 0 or more (FUNDSVC_WAIT_FOR_TABLE, --wait-for-table)", c.WaitForTable))

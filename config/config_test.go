@@ -45,7 +45,7 @@ func TestLoad(t *testing.T) {
 	}
 	d, _, err := Load(vars(nil), nil, CmdServe)
 	if err != nil || d.Endpoint != "http://127.0.0.1:8000" || d.Listen != ":8080" || d.Table != "fundsvc" || d.ChangeShards != 8 ||
-		d.ShutdownTimeout != 5*time.Minute+10*time.Second || d.IdempotencyTTL != 24*time.Hour || !d.PublicMetrics || d.ExportFormat != FormatHive {
+		d.ShutdownTimeout != 5*time.Minute+10*time.Second || d.IdempotencyTTL != 24*time.Hour || d.PublicMetrics || d.MetricsListen != "" || d.ExportFormat != FormatHive {
 		t.Fatalf("defaults: %+v %v", d, err)
 	}
 }

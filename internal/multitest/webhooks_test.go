@@ -252,7 +252,12 @@ func TestWebhooksAreDeliveredAtLeastOnceAcrossInstances(t *testing.T) {
 	}
 
 	// Failures and deliveries are counted by a live instance.
-	resp, err := http.Get(c.BaseURL(0) + "/metrics")
+	req, err := http.NewRequest(http.MethodGet, c.BaseURL(0)+"/metrics", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+c.AdminToken(t, "*")) // /metrics is for admins of every fund
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -114,7 +114,7 @@ func commands() []command {
 	return []command{
 		{name: "serve", summary: "serve the REST API until SIGTERM or Ctrl-C",
 			doc: "Checks that DynamoDB answers and the table exists (--wait-for-table to wait for them), then serves /v1, /livez, /readyz, /metrics, " +
-				"/openapi.json and /docs on --listen. Needs a token key (FUNDSVC_JWT_HS256_SECRET or FUNDSVC_JWT_JWKS_FILE). " +
+				"/openapi.json and /docs on --listen, and /metrics alone, without a token, on --metrics-listen when set. Needs a token key (FUNDSVC_JWT_HS256_SECRET or FUNDSVC_JWT_JWKS_FILE). " +
 				"GOGC is 400 while serving unless set; GOMEMLIMIT (Go's own) bounds memory.",
 			run: runServe},
 		{name: "table create", summary: "create the table and its indexes (idempotent)", run: createTable},

@@ -243,7 +243,9 @@ func serve(ctx context.Context, cfg config.Config, store *store.Store, log *slog
 		collectors = deliverer.Metrics().Collectors()
 		store.OnCommit = deliverer.Wake // this instance's commits are delivered without waiting for the poll
 	}
+	metrics := api.NewMetrics()
 	handler := api.NewServer(api.Options{
+		Metrics:       metrics,
 		WebhookSealer: sealer, WebhookPolicy: webhooks.Policy{AllowLoopback: cfg.WebhookAllowLoopback}, Collectors: collectors,
 		Verifier: v, PublicMetrics: cfg.PublicMetrics, PublicOpenAPI: cfg.PublicOpenAPI, TrustedProxies: cfg.TrustedProxies,
 		IdempotencyLease: cfg.IdempotencyLease, IdempotencyTTL: cfg.IdempotencyTTL,
@@ -257,6 +259,15 @@ func serve(ctx context.Context, cfg config.Config, store *store.Store, log *slog
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w (--listen or FUNDSVC_LISTEN names another address)", cfg.Listen, err)
 	}
+	errc := make(chan error, 2)
+	metricsSrv, err := serveMetrics(cfg, metrics, log, errc)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	if metricsSrv != nil {
+		defer metricsSrv.Close()
+	}
 	srv := &http.Server{
 		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -266,10 +277,10 @@ func serve(ctx context.Context, cfg config.Config, store *store.Store, log *slog
 		MaxHeaderBytes:    64 << 10,
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
+	defer srv.Close() // when serve returns early (a listener failed); a no-op after Shutdown
 	b := api.ReadBuild()
 	log.Info("listening", slog.String("addr", "http://"+ln.Addr().String()), slog.String("table", cfg.Table),
 		slog.String("version", b.Version), slog.String("revision", b.Revision))
-	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	dctx, stopDelivery := context.WithCancel(context.WithoutCancel(ctx))
 	delivered := make(chan struct{})
@@ -306,8 +317,42 @@ func serve(ctx context.Context, cfg config.Config, store *store.Store, log *slog
 	if err := srv.Shutdown(sctx); err != nil {
 		return fmt.Errorf("shutdown: requests still running after %s: %w", cfg.ShutdownTimeout, err)
 	}
+	if metricsSrv != nil {
+		// Scraped until the last request is answered, so the final counts
+		// can be read.
+		_ = metricsSrv.Shutdown(sctx)
+	}
 	log.Info("stopped")
 	return nil
+}
+
+// serveMetrics serves GET /metrics alone, without a token, on
+// cfg.MetricsListen when it is set (nil otherwise), until the returned
+// server is shut down; an error of its Serve goes to errc. It is for
+// Prometheus on a private network: a scraper holds no fundsvc token, whose
+// lifetime FUNDSVC_JWT_MAX_LIFETIME caps, and the API's own /metrics needs
+// an admin token of every fund.
+func serveMetrics(cfg config.Config, m *api.Metrics, log *slog.Logger, errc chan<- error) (*http.Server, error) {
+	if cfg.MetricsListen == "" {
+		return nil, nil
+	}
+	ln, err := net.Listen("tcp", cfg.MetricsListen)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s for metrics: %w (--metrics-listen or FUNDSVC_METRICS_LISTEN names another address)", cfg.MetricsListen, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", m.Handler())
+	srv := &http.Server{
+		Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second,
+		IdleTimeout: 120 * time.Second, MaxHeaderBytes: 16 << 10,
+	}
+	log.Info("serving metrics", slog.String("addr", "http://"+ln.Addr().String()+"/metrics"))
+	go func() {
+		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			errc <- fmt.Errorf("metrics listener: %w", err)
+		}
+	}()
+	return srv, nil
 }
 
 // webhookDelivery is the instance's webhook deliverer and the sealer of
