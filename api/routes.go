@@ -63,6 +63,9 @@ type Options struct {
 	// The buckets are this process's own (see ratelimit.go).
 	RateLimit float64
 	RateBurst int
+	// MaxBodyBytesInFlight bounds the bytes of write bodies the process
+	// reads or holds at once (holdBody); zero means no bound.
+	MaxBodyBytesInFlight int64
 	// MaxFundPerformancePositions bounds the positions one fund's
 	// performance pools (DefaultMaxFundPerformancePositions when zero).
 	MaxFundPerformancePositions int
@@ -95,6 +98,7 @@ type server struct {
 	limiter      *principalLimiter // nil: no rate limit
 	maxPositions int               // of a document, counted while its body is decoded; 0: no limit
 	maxPooled    int               // positions one fund performance pools
+	bodies       *bodyBudget       // of the writes in flight
 }
 
 // NewServer returns the HTTP handler of the whole API.
@@ -113,6 +117,7 @@ func NewServer(o Options) http.Handler {
 		metrics:      o.Metrics, verifier: o.Verifier, opts: o,
 		idemLease: o.IdempotencyLease, idemTTL: o.IdempotencyTTL,
 		limiter: newPrincipalLimiter(o.RateLimit, o.RateBurst),
+		bodies:  &bodyBudget{max: o.MaxBodyBytesInFlight},
 	}
 	if s.metrics == nil {
 		s.metrics = NewMetrics()
@@ -125,6 +130,7 @@ func NewServer(o Options) http.Handler {
 		s.maxPositions = o.Documents.MaxPositions
 		s.metrics.reportCapacity(o.Documents)
 	}
+	s.metrics.registry.MustRegister(writeBoundsCollector{bodies: s.bodies, docs: o.Documents})
 	s.metrics.registry.MustRegister(o.Collectors...)
 	if s.idemTTL <= 0 {
 		s.idemTTL = 24 * time.Hour
@@ -165,6 +171,9 @@ func (s *server) routes(r *gin.Engine) {
 		}
 		if op.checksQuery() { // after the 401, 429 and 403, before any read (query.go)
 			chain = append(chain, declaredQueryOnly(op))
+		}
+		if (op.Access == accessAnyRole || op.Access == accessAdmin) && writes(op.Method) {
+			chain = append(chain, s.holdBody) // before the body is read (inflight.go)
 		}
 		r.Handle(op.Method, op.Path, append(chain, op.Handlers...)...)
 	}

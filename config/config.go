@@ -33,6 +33,8 @@ type Config struct {
 	WaitForTable     time.Duration // FUNDSVC_WAIT_FOR_TABLE, --wait-for-table: how long serve waits for its table at start
 	CursorKey        string        // FUNDSVC_CURSOR_KEY: signs pagination cursors; random per process if empty
 	MaxBodyBytes     int64         // FUNDSVC_MAX_BODY_BYTES
+	BodiesInFlight   int64         // FUNDSVC_MAX_BODY_BYTES_IN_FLIGHT: write bodies read or held at once, per process
+	WaitingWriters   int           // FUNDSVC_MAX_WAITING_WRITERS: writers of one document waiting behind its writer, per process
 	MaxPositions     int           // FUNDSVC_MAX_POSITIONS
 	ShutdownTimeout  time.Duration // FUNDSVC_SHUTDOWN_TIMEOUT: default the longer of the request and write timeouts plus 10s
 	DrainDelay       time.Duration // FUNDSVC_DRAIN_DELAY: how long /readyz fails before the listener closes
@@ -180,6 +182,13 @@ var Settings = []Setting{
 		Doc: "the key sealing pagination cursors, at least 16 characters", set: str(func(c *Config) *string { return &c.CursorKey })},
 	{Env: "FUNDSVC_MAX_BODY_BYTES", Arg: "N", Default: "16777216", Commands: []string{CmdServe},
 		Doc: "the largest request body", set: integer(func(c *Config) *int64 { return &c.MaxBodyBytes })},
+	{Env: "FUNDSVC_MAX_BODY_BYTES_IN_FLIGHT", Arg: "N", Default: "134217728", Commands: []string{CmdServe},
+		Doc: "the bytes of write bodies (PUT, POST, PATCH, DELETE) one process reads or holds at once, each counted at its Content-Length, or at FUNDSVC_MAX_BODY_BYTES without one; " +
+			"beyond, 503 with Retry-After (at least FUNDSVC_MAX_BODY_BYTES; 128 MiB is eight of the largest bodies)",
+		set: integer(func(c *Config) *int64 { return &c.BodiesInFlight })},
+	{Env: "FUNDSVC_MAX_WAITING_WRITERS", Arg: "N", Default: "8", Commands: []string{CmdServe},
+		Doc: "the writers of one document that may wait in one process behind the one writing it (0 to 10000); the next is answered 503 with Retry-After rather than queued until the write timeout",
+		set: integer(func(c *Config) *int { return &c.WaitingWriters })},
 	{Env: "FUNDSVC_MAX_POSITIONS", Arg: "N", Default: "5000", Commands: writers,
 		Doc: "the most positions of one document (1 to 100000)", set: integer(func(c *Config) *int { return &c.MaxPositions })},
 	{Env: "FUNDSVC_REQUEST_TIMEOUT", Arg: "DURATION", Default: "60s", Commands: []string{CmdServe},
@@ -546,6 +555,12 @@ func (c Config) Validate() error {
 	}
 	if c.MaxBodyBytes < 1024 {
 		errs = append(errs, fmt.Errorf("max body bytes %d: want at least 1024", c.MaxBodyBytes))
+	}
+	if c.BodiesInFlight < c.MaxBodyBytes {
+		errs = append(errs, fmt.Errorf("max body bytes in flight %d: want at least the largest body, FUNDSVC_MAX_BODY_BYTES (%d), or that body is never accepted (FUNDSVC_MAX_BODY_BYTES_IN_FLIGHT)", c.BodiesInFlight, c.MaxBodyBytes))
+	}
+	if c.WaitingWriters < 0 || c.WaitingWriters > 10000 {
+		errs = append(errs, fmt.Errorf("max waiting writers %d: want 0 to 10000 (FUNDSVC_MAX_WAITING_WRITERS)", c.WaitingWriters))
 	}
 	if c.MaxPositions < 1 || c.MaxPositions > 100000 {
 		errs = append(errs, fmt.Errorf("max positions %d: want 1 to 100000", c.MaxPositions))

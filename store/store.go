@@ -50,6 +50,10 @@ type Store struct {
 	// answered: serve wakes the webhook deliverer with it. It must not
 	// block.
 	OnCommit func()
+	// MaxWaitingWriters bounds the writers of one document that may wait,
+	// in this process, behind the one writing it; the next is refused with
+	// EUNAVAILABLE (DefaultMaxWaitingWriters from NewStore; 0: none waits).
+	MaxWaitingWriters int
 
 	writers turns // one writer of a document at a time in this process
 	shards  shardRecord
@@ -60,7 +64,7 @@ type Store struct {
 func NewStore(db *dynamo.DB, table string) *Store {
 	return &Store{
 		db: db, table: db.Table(table), name: table,
-		MaxPositions: fund.DefaultMaxPositions, Parallelism: 4, ChangeShards: DefaultChangeShards,
+		MaxPositions: fund.DefaultMaxPositions, Parallelism: 4, ChangeShards: DefaultChangeShards, MaxWaitingWriters: DefaultMaxWaitingWriters,
 		Now: func() time.Time { return time.Now().UTC().Truncate(time.Millisecond) },
 	}
 }
@@ -150,7 +154,8 @@ const maxCommitAttempts = 25
 // exist yet"); Restate returns EPRECONDITION if it is not the current one.
 // Without it, concurrent writers are serialized and each gets its own version:
 // in this process, they take turns in the order they came (a writer waits
-// for the ones before it, and gives up when ctx is done); across processes,
+// for the ones before it, and gives up when ctx is done; beyond
+// MaxWaitingWriters waiting, it is refused with EUNAVAILABLE); across processes,
 // a writer that loses the commit to another reads the head and tries again.
 // It returns EINVALID for a document that breaks a rule, ECONFLICT if the
 // document belongs to another fund, a position to another investor, or if
@@ -199,7 +204,7 @@ func (s *Store) write(ctx context.Context, d fund.Document, ifMatch *int, mode w
 			return Written{}, err
 		}
 	}
-	done, err := s.writers.wait(ctx, d.ID)
+	done, err := s.writers.wait(ctx, d.ID, s.MaxWaitingWriters)
 	if err != nil {
 		return Written{}, fmt.Errorf("wait for the other writers of document %s: %w", d.ID, err)
 	}

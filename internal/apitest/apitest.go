@@ -36,7 +36,7 @@ func Serve(t testing.TB, env *fundtest.Env) *Server {
 		Documents: env.Store, Positions: env.Positions, Verifier: v, Logger: slog.New(slog.NewJSONHandler(s.Logs, nil)),
 		PublicMetrics: cfg.PublicMetrics, PublicOpenAPI: cfg.PublicOpenAPI,
 		IdempotencyLease: cfg.IdempotencyLease, IdempotencyTTL: cfg.IdempotencyTTL,
-		MaxBodyBytes: cfg.MaxBodyBytes, DefaultLimit: cfg.DefaultPageLimit, MaxLimit: cfg.MaxPageLimit,
+		MaxBodyBytes: cfg.MaxBodyBytes, MaxBodyBytesInFlight: cfg.BodiesInFlight, DefaultLimit: cfg.DefaultPageLimit, MaxLimit: cfg.MaxPageLimit,
 		RequestTimeout: cfg.RequestTimeout, WriteTimeout: cfg.WriteTimeout, RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst,
 	}))
 	t.Cleanup(srv.Close)

@@ -48,6 +48,7 @@ func open(ctx context.Context, cfg config.Config, getenv func(string) string) (*
 	store.MaxPositions = cfg.MaxPositions
 	store.ChangeShards = cfg.ChangeShards
 	store.FeedSettle = cfg.FeedSettle
+	store.MaxWaitingWriters = cfg.WaitingWriters
 	// A live writer must never lose its pending claims: the lease outlasts
 	// the longest a write may run.
 	store.ClaimLease = cfg.ClaimLease
@@ -250,7 +251,7 @@ func serve(ctx context.Context, cfg config.Config, store *store.Store, log *slog
 		Verifier: v, PublicMetrics: cfg.PublicMetrics, PublicOpenAPI: cfg.PublicOpenAPI, TrustedProxies: cfg.TrustedProxies,
 		IdempotencyLease: cfg.IdempotencyLease, IdempotencyTTL: cfg.IdempotencyTTL,
 		Documents: store, Positions: positions.NewStore(store), Logger: log,
-		CursorKey: []byte(cfg.CursorKey), MaxBodyBytes: cfg.MaxBodyBytes,
+		CursorKey: []byte(cfg.CursorKey), MaxBodyBytes: cfg.MaxBodyBytes, MaxBodyBytesInFlight: cfg.BodiesInFlight,
 		DefaultLimit: cfg.DefaultPageLimit, MaxLimit: cfg.MaxPageLimit, RequestTimeout: cfg.RequestTimeout,
 		WriteTimeout: cfg.WriteTimeout, RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst,
 		Draining: draining.Load,
