@@ -703,6 +703,8 @@ func TestDemoFigures(t *testing.T) {
 		}
 	})
 
+	t.Run("each performance answer states its NAV's age and whether it is stale", func(t *testing.T) { checkNAVAge(t, s) })
+
 	t.Run("the Q4 statements reconcile to zero, and version 1 held the NAVs before the restatement", func(t *testing.T) {
 		r := goldenGet[struct {
 			Version         int

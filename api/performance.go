@@ -32,9 +32,7 @@ func (s *server) getPositionPerformance(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	w := wire.PerformanceOf(p)
-	w.Conventions = &wire.PerformanceConventions
-	c.JSON(http.StatusOK, w)
+	c.JSON(http.StatusOK, wire.PerformanceOf(p))
 }
 
 // getInvestorPerformance answers a page of an investor's positions'

@@ -36,6 +36,8 @@ type Config struct {
 	BodiesInFlight   int64         // FUNDSVC_MAX_BODY_BYTES_IN_FLIGHT: write bodies read or held at once, per process
 	WaitingWriters   int           // FUNDSVC_MAX_WAITING_WRITERS: writers of one document waiting behind its writer, per process
 	MaxPositions     int           // FUNDSVC_MAX_POSITIONS
+	NAVStaleMonths   int           // FUNDSVC_NAV_STALE_AFTER's calendar months: how long a NAV stays fresh after its statement's period end
+	NAVStaleDays     int           // FUNDSVC_NAV_STALE_AFTER's days, counted after its months
 	ShutdownTimeout  time.Duration // FUNDSVC_SHUTDOWN_TIMEOUT: default the longer of the request and write timeouts plus 10s
 	DrainDelay       time.Duration // FUNDSVC_DRAIN_DELAY: how long /readyz fails before the listener closes
 	RequestTimeout   time.Duration // FUNDSVC_REQUEST_TIMEOUT: the deadline of a read
@@ -191,6 +193,25 @@ var Settings = []Setting{
 		set: integer(func(c *Config) *int { return &c.WaitingWriters })},
 	{Env: "FUNDSVC_MAX_POSITIONS", Arg: "N", Default: "5000", Commands: writers,
 		Doc: "the most positions of one document (1 to 100000)", set: integer(func(c *Config) *int { return &c.MaxPositions })},
+	{Env: "FUNDSVC_NAV_STALE_AFTER", Arg: "PnYnMnD", Default: "P3M45D", Commands: []string{CmdServe},
+		Doc: "how long a NAV stays fresh after its statement's period end, an ISO 8601 period of calendar months (a year is 12) then days: a performance answer marks its NAV stale when asOf is later " +
+			"(P3M45D: one quarter plus 45 days, so a 2025-09-30 statement is fresh through 2026-02-14; docs/analytics.md)",
+		set: func(c *Config, v string) error {
+			m := isoPeriod.FindStringSubmatch(v)
+			if m == nil || v == "P" {
+				return fmt.Errorf("%q: want an ISO 8601 period of years, months and days such as P3M45D", v)
+			}
+			var n [3]int
+			for i, part := range m[1:] {
+				if part != "" {
+					if _, err := fmt.Sscan(part, &n[i]); err != nil || n[i] > 100000 {
+						return fmt.Errorf("%q: %s is out of range", v, part)
+					}
+				}
+			}
+			c.NAVStaleMonths, c.NAVStaleDays = 12*n[0]+n[1], n[2]
+			return nil
+		}},
 	{Env: "FUNDSVC_REQUEST_TIMEOUT", Arg: "DURATION", Default: "60s", Commands: []string{CmdServe},
 		Doc: "the deadline of a read", set: duration(func(c *Config) *time.Duration { return &c.RequestTimeout })},
 	{Env: "FUNDSVC_WRITE_TIMEOUT", Arg: "DURATION", Default: "5m", Commands: writers,
@@ -526,6 +547,9 @@ func (c Config) StackNotice() string {
 // request timeout: time to write the answer and close the connection.
 const shutdownMargin = 10 * time.Second
 
+// isoPeriod is an ISO 8601 period of years, months and days (P1Y, P3M45D).
+var isoPeriod = regexp.MustCompile(`^P(?:([0-9]{1,6})Y)?(?:([0-9]{1,6})M)?(?:([0-9]{1,6})D)?$`)
+
 var tableName = regexp.MustCompile(`^[A-Za-z0-9_.-]{3,255}$`)
 
 // Validate reports every setting that cannot work, each with what to fix.
@@ -561,6 +585,9 @@ func (c Config) Validate() error {
 	}
 	if c.WaitingWriters < 0 || c.WaitingWriters > 10000 {
 		errs = append(errs, fmt.Errorf("max waiting writers %d: want 0 to 10000 (FUNDSVC_MAX_WAITING_WRITERS)", c.WaitingWriters))
+	}
+	if c.NAVStaleMonths < 0 || c.NAVStaleDays < 0 || c.NAVStaleMonths > 1200 || c.NAVStaleDays > 36600 {
+		errs = append(errs, fmt.Errorf("NAV stale after %d months and %d days: want at most 100 years (FUNDSVC_NAV_STALE_AFTER)", c.NAVStaleMonths, c.NAVStaleDays))
 	}
 	if c.MaxPositions < 1 || c.MaxPositions > 100000 {
 		errs = append(errs, fmt.Errorf("max positions %d: want 1 to 100000", c.MaxPositions))

@@ -257,7 +257,7 @@ func checkEvaluate(t *testing.T, flows []Flow, bis float64, at int) {
 	items = append(items, fund.PositionItem{Kind: fund.Statement, DocumentID: "S", DocumentVersion: 1, PositionID: "P",
 		AsOf: flows[at].Date, Amount: nav, Status: fund.StatusCompleted,
 		CapitalAccount: &fund.CapitalAccount{PeriodStart: flows[0].Date, EndingNAV: nav}})
-	p := Evaluate("P", last.Date, items)
+	p := Evaluate("P", last.Date, items, DefaultFreshness)
 	if p.NAV.Value == nil || !p.NAV.Value.Equal(last.Amount) {
 		t.Fatalf("NAV %v (%s) from a statement of %s on %s, want %s", p.NAV.Value, p.NAV.Status, nav, flows[at].Date, last.Amount)
 	}
@@ -331,8 +331,8 @@ func TestAnIRRUnderAYearIsNotAnnualised(t *testing.T) {
 			// statement whose NAV is 110 on to; and through Pool, with a
 			// second position three times the size, which pools to the
 			// same 10% over the same span.
-			p := Evaluate("P", fund.MustDate(c.to), []fund.PositionItem{paidCall("C", "P", c.from, "100"), statementOn("S", "P", c.from, c.to, "110")})
-			q := Evaluate("Q", fund.MustDate(c.to), []fund.PositionItem{paidCall("C", "Q", c.from, "300"), statementOn("S", "Q", c.from, c.to, "330")})
+			p := Evaluate("P", fund.MustDate(c.to), []fund.PositionItem{paidCall("C", "P", c.from, "100"), statementOn("S", "P", c.from, c.to, "110")}, DefaultFreshness)
+			q := Evaluate("Q", fund.MustDate(c.to), []fund.PositionItem{paidCall("C", "Q", c.from, "300"), statementOn("S", "Q", c.from, c.to, "330")}, DefaultFreshness)
 			pool := Pool("USD", fund.MustDate(c.to), []Performance{p, q})
 			for name, got := range map[string]IRR{"Evaluate": p.IRR, "Pool": pool.IRR} {
 				if got.Status != IRROK || got.Days != c.days || got.Annualised != c.annualised || (got.Rate != nil) != c.annualised ||
@@ -360,8 +360,8 @@ func TestAnIRRUnderAYearIsNotAnnualised(t *testing.T) {
 		// the span, no rate. Pooled: −100, −100, 215 over 365 days, so
 		// annualised, and over one year the rate is the cumulative return.
 		asOf := fund.MustDate("2025-12-31")
-		a := Evaluate("A", asOf, []fund.PositionItem{paidCall("C1", "A", "2024-12-31", "100"), statementOn("S", "A", "2024-12-31", "2025-12-31", "110")})
-		b := Evaluate("B", asOf, []fund.PositionItem{paidCall("C2", "B", "2025-06-30", "100"), statementOn("S", "B", "2025-06-30", "2025-12-31", "105")})
+		a := Evaluate("A", asOf, []fund.PositionItem{paidCall("C1", "A", "2024-12-31", "100"), statementOn("S", "A", "2024-12-31", "2025-12-31", "110")}, DefaultFreshness)
+		b := Evaluate("B", asOf, []fund.PositionItem{paidCall("C2", "B", "2025-06-30", "100"), statementOn("S", "B", "2025-06-30", "2025-12-31", "105")}, DefaultFreshness)
 		if !a.IRR.Annualised || a.IRR.Rate == nil || a.IRR.Rate.StringFixed(IRRScale) != "0.100000" {
 			t.Errorf("A: rate %v, annualised %v, want 0.100000", a.IRR.Rate, a.IRR.Annualised)
 		}

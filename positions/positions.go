@@ -46,11 +46,15 @@ type Reader interface {
 // Store answers the position routes from what a Reader reads.
 type Store struct {
 	r Reader
+	// Freshness is how long a NAV stays fresh after its statement's
+	// period end (DefaultFreshness from NewStore; serve sets
+	// FUNDSVC_NAV_STALE_AFTER).
+	Freshness Freshness
 }
 
 // NewStore returns a Store reading through r (a *store.Store in the
 // service).
-func NewStore(r Reader) *Store { return &Store{r: r} }
+func NewStore(r Reader) *Store { return &Store{r: r, Freshness: DefaultFreshness} }
 
 // Registered is a position as the fund partition records it: one fund plus
 // one investor.

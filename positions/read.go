@@ -171,7 +171,7 @@ func (s *Store) performance(ctx context.Context, pos string, asOf fund.Date, own
 	if err != nil {
 		return Performance{}, err
 	}
-	p := Evaluate(pos, asOf, items)
+	p := Evaluate(pos, asOf, items, s.Freshness)
 	p.FundID, p.InvestorID, p.Currency = identity.FundID, identity.InvestorID, identity.Currency
 	return p, nil
 }
@@ -184,6 +184,7 @@ type InvestorPerformance struct {
 	AsOf       fund.Date
 	Positions  []Performance       // by position ID
 	Totals     []PooledPerformance // by currency
+	Freshness  Freshness           // the bound the NAVs' staleness was judged by
 }
 
 // InvestorPerformance works out the performance of the investor's
@@ -205,7 +206,7 @@ func (s *Store) InvestorPerformance(ctx context.Context, inv string, asOf fund.D
 	if len(found) == 0 && start == nil && next == nil {
 		return InvestorPerformance{}, nil, fund.Errorf(fund.ENOTFOUND, "investor %s not found", inv)
 	}
-	return InvestorPerformance{InvestorID: inv, AsOf: asOf, Positions: found, Totals: poolByCurrency(asOf, found)}, next, nil
+	return InvestorPerformance{InvestorID: inv, AsOf: asOf, Positions: found, Totals: poolByCurrency(asOf, found), Freshness: s.Freshness}, next, nil
 }
 
 // performances reads the performance of each registered position, 8 at a
@@ -261,6 +262,7 @@ type FundPerformance struct {
 	// investor.
 	Positions  int
 	Currencies []PooledPerformance // by currency
+	Freshness  Freshness           // the bound the NAVs' staleness was judged by
 }
 
 // FundPerformance pools the performance of every position of a fund on
@@ -294,7 +296,7 @@ func (s *Store) FundPerformance(ctx context.Context, fundID string, asOf fund.Da
 	if err != nil {
 		return FundPerformance{}, err
 	}
-	return FundPerformance{FundID: fundID, AsOf: asOf, Positions: len(found), Currencies: poolByCurrency(asOf, found)}, nil
+	return FundPerformance{FundID: fundID, AsOf: asOf, Positions: len(found), Currencies: poolByCurrency(asOf, found), Freshness: s.Freshness}, nil
 }
 
 // DocumentReconciliation is the reconciliation of a document's capital

@@ -44,6 +44,23 @@ type NAV struct {
 	// (both positive amounts): Value = StatementNAV + ContributionsAfter −
 	// DistributionsAfter.
 	ContributionsAfter, DistributionsAfter fund.Money
+	// Age is how old the statement it starts from is on the date taken;
+	// nil without a statement (pooled: when no position has one).
+	Age *NAVAge
+}
+
+// NAVAge is a NAV's age on the date it is taken.
+type NAVAge struct {
+	// Days is the days from the statement's period end to the date taken;
+	// StaleAfter the last date on which the NAV is fresh (Freshness), and
+	// Stale whether the date taken is after it. Pooled, they are the
+	// oldest NAV's age, the earliest StaleAfter and whether any NAV is
+	// stale, and StalePositions lists the positions whose NAV is stale, in
+	// the order pooled.
+	Days           int
+	StaleAfter     fund.Date
+	Stale          bool
+	StalePositions []string
 }
 
 // PerformanceFlow is one dated typed line that net IRR and the multiples
@@ -106,6 +123,8 @@ type Performance struct {
 	Reconciliations []Reconciliation
 	// Documents are the versions counted, by as-of date then document.
 	Documents []Source
+	// Freshness is the bound the NAV's staleness was judged by.
+	Freshness Freshness
 }
 
 // PooledPerformance pools the flows and NAVs of several positions in one
@@ -183,8 +202,9 @@ func statementOf(it *fund.PositionItem) *fund.CapitalAccount {
 
 // Evaluate works out a position's performance on asOf (never zero) from
 // the items its documents report on that date, each document at its latest
-// version dated on or before it (what Store.PerformanceFor reads). Items
-// of other positions must not be passed. The conventions are in
+// version dated on or before it (what Store.PerformanceFor reads), its
+// NAV's staleness judged by fresh. Items of other positions must not be
+// passed. The conventions are in
 // docs/analytics.md, "Performance: NAV, net IRR and multiples":
 //
 //   - the flows are the typed lines of the calls and distributions paid
@@ -200,12 +220,13 @@ func statementOf(it *fund.PositionItem) *fund.CapitalAccount {
 //     PaidInReturned;
 //   - the NAV is the ending NAV of the statement with the latest period end
 //     on or before asOf, rolled forward by the lines dated after that period
-//     end;
+//     end; its age is the days from that period end to asOf, and it is
+//     stale when asOf is after fresh.LastFresh of the period end;
 //   - the IRR solves the counted flows and the NAV dated asOf; with no NAV
 //     it is not computed (IRRNoNAV);
 //   - every statement counted is reconciled to the notices of its period.
-func Evaluate(pos string, asOf fund.Date, items []fund.PositionItem) Performance {
-	p := Performance{PositionID: pos, AsOf: asOf}
+func Evaluate(pos string, asOf fund.Date, items []fund.PositionItem, fresh Freshness) Performance {
+	p := Performance{PositionID: pos, AsOf: asOf, Freshness: fresh}
 	docs := map[string]Source{}
 	var statements []*fund.PositionItem
 	var latest *fund.PositionItem
@@ -249,7 +270,7 @@ func Evaluate(pos string, asOf fund.Date, items []fund.PositionItem) Performance
 	p.Outstanding = p.Called.Sub(p.PaidIn)
 	sortFlows(p.Flows)
 
-	p.NAV = navOf(latest, lines, asOf)
+	p.NAV = navOf(latest, lines, asOf, fresh)
 	p.Multiples = Multiples(NetPaidIn(p.PaidIn, p.PaidInReturned), p.Distributed, p.NAV.Value)
 	p.IRR = irrOf(flows, p.NAV.Value, asOf)
 
@@ -291,8 +312,8 @@ func isCall(t fund.TransactionType) bool {
 }
 
 // navOf rolls the statement st (nil: none) forward to asOf by the lines
-// dated after its period end.
-func navOf(st *fund.PositionItem, lines []typedLine, asOf fund.Date) NAV {
+// dated after its period end, and judges its age by fresh.
+func navOf(st *fund.PositionItem, lines []typedLine, asOf fund.Date, fresh Freshness) NAV {
 	if st == nil {
 		return NAV{Status: NAVNoStatement}
 	}
@@ -314,6 +335,7 @@ func navOf(st *fund.PositionItem, lines []typedLine, asOf fund.Date) NAV {
 	}
 	value := ending.Add(nav.ContributionsAfter).Sub(nav.DistributionsAfter)
 	nav.Value = &value
+	nav.Age = ageOf(st, asOf, fresh)
 	return nav
 }
 
@@ -401,11 +423,15 @@ func sortedSources(docs map[string]Source) []Source {
 // their NAVs as the terminal value when every position has one (rolled
 // forward if any is). When a position has none the NAV is incomplete: no
 // value, DPI alone, and no IRR (IRRNoNAV). No positions pool to no NAV.
+// The pooled NAV's age is its oldest NAV's, its StaleAfter the earliest,
+// and it names the positions whose NAV is stale, in their order, also when
+// it is incomplete.
 func Pool(currency string, asOf fund.Date, perfs []Performance) PooledPerformance {
 	out := PooledPerformance{Currency: currency, AsOf: asOf, Positions: len(perfs)}
 	var flows []Flow
 	var nav fund.Money
 	status := NAVStatement
+	var age *NAVAge // of the NAVs pooled
 	for _, p := range perfs {
 		out.Called, out.PaidIn, out.Outstanding = out.Called.Add(p.Called), out.PaidIn.Add(p.PaidIn), out.Outstanding.Add(p.Outstanding)
 		out.PaidInReturned, out.Distributed = out.PaidInReturned.Add(p.PaidInReturned), out.Distributed.Add(p.Distributed)
@@ -419,6 +445,19 @@ func Pool(currency string, asOf fund.Date, perfs []Performance) PooledPerformanc
 			continue
 		}
 		nav = nav.Add(*p.NAV.Value)
+		if a := p.NAV.Age; a != nil {
+			if age == nil {
+				age = &NAVAge{StaleAfter: a.StaleAfter}
+			}
+			age.Days = max(age.Days, a.Days)
+			if !a.StaleAfter.IsZero() && (age.StaleAfter.IsZero() || a.StaleAfter.Before(age.StaleAfter)) {
+				age.StaleAfter = a.StaleAfter
+			}
+			if a.Stale {
+				age.Stale = true
+				age.StalePositions = append(age.StalePositions, p.PositionID)
+			}
+		}
 		out.NAV.ContributionsAfter = out.NAV.ContributionsAfter.Add(p.NAV.ContributionsAfter)
 		out.NAV.DistributionsAfter = out.NAV.DistributionsAfter.Add(p.NAV.DistributionsAfter)
 		if p.NAV.Status == NAVRolledForward {
@@ -433,6 +472,7 @@ func Pool(currency string, asOf fund.Date, perfs []Performance) PooledPerformanc
 	default:
 		out.NAV.Status, out.NAV.Value = status, &nav
 	}
+	out.NAV.Age = age
 	out.Multiples = Multiples(NetPaidIn(out.PaidIn, out.PaidInReturned), out.Distributed, out.NAV.Value)
 	out.IRR = irrOf(flows, out.NAV.Value, asOf)
 	return out

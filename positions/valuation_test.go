@@ -714,7 +714,7 @@ func TestCarryAfterAStatementMovesNoFigure(t *testing.T) {
 	later.Kind, later.DocumentID, later.AsOf = fund.Statement, "S2", fund.MustDate("2024-06-30")
 	later.CapitalAccount = &fund.CapitalAccount{PeriodStart: fund.MustDate("2024-04-01"), BeginningNAV: fund.MustMoney("100.00"), EndingNAV: fund.MustMoney("100.00")}
 
-	p := positions.Evaluate("P", fund.MustDate("2024-05-31"), []fund.PositionItem{statement, call, carry})
+	p := positions.Evaluate("P", fund.MustDate("2024-05-31"), []fund.PositionItem{statement, call, carry}, positions.DefaultFreshness)
 	if p.NAV.Status != positions.NAVRolledForward || p.NAV.Value == nil || !p.NAV.Value.Equal(fund.MustMoney("100.00")) ||
 		p.NAV.ContributionsAfter.Sign() != 0 || p.NAV.DistributionsAfter.Sign() != 0 {
 		t.Errorf("NAV %+v, want S1's 100.00 rolled forward by nothing", p.NAV)
@@ -727,7 +727,7 @@ func TestCarryAfterAStatementMovesNoFigure(t *testing.T) {
 			t.Errorf("the IRR solves a flow on the carry's date: %+v", p.IRR.Flows)
 		}
 	}
-	p = positions.Evaluate("P", fund.MustDate("2024-06-30"), []fund.PositionItem{statement, call, carry, later})
+	p = positions.Evaluate("P", fund.MustDate("2024-06-30"), []fund.PositionItem{statement, call, carry, later}, positions.DefaultFreshness)
 	r := p.Reconciliations[len(p.Reconciliations)-1]
 	if r.Statement.DocumentID != "S2" || r.Distributions.Notices.Sign() != 0 || r.Distributions.Difference.Sign() != 0 {
 		t.Errorf("S2's reconciliation %+v, want no distributions from the notices", r)

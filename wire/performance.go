@@ -17,12 +17,22 @@ type Conventions struct {
 	PaidIn    string `json:"paidIn" doc:"What is called, paid in and outstanding, and which items are cash."`
 	Netting   string `json:"netting" doc:"What is netted, and what is not."`
 	NAV       string `json:"nav" doc:"Where the NAV comes from and how it is rolled forward."`
+	NAVAge    string `json:"navAge" doc:"How the NAV's age is counted and when the NAV is stale: the bound this server applies (FUNDSVC_NAV_STALE_AFTER, by default one quarter plus 45 days) and how a quarter is counted."`
 	IRR       string `json:"irr" doc:"How the net IRR is computed, and when it is annualised."`
 	Rounding  string `json:"rounding" doc:"How figures are rounded."`
 }
 
-// PerformanceConventions is the one statement of the conventions.
-var PerformanceConventions = Conventions{
+// ConventionsFor is the one statement of the conventions, with the NAV
+// staleness bound f.
+func ConventionsFor(f positions.Freshness) Conventions {
+	c := performanceConventions
+	c.NAVAge = f.Convention()
+	return c
+}
+
+// performanceConventions are the conventions but navAge, which states the
+// bound configured.
+var performanceConventions = Conventions{
 	FlowDates: "A call's typed lines are dated by its due date, a distribution's by its payment date, either by its document's asOf when it has none. Each document counts at its latest version dated on or before asOf.",
 	PaidIn:    "Called is every call counted, pending or completed. Paid-in is what the completed calls dated on or before asOf have paid in (ILPA's contributions); outstanding is called less paid-in. Only completed items dated on or before asOf are cash: they alone are paid in, distributed, rolled into the NAV and counted by DPI, RVPI, TVPI and the IRR. The multiples divide by paid-in less paidInReturned (returns of excess capital called).",
 	Netting:   "Paid-in and distributed are gross (no netting of calls against distributions). The IRR sums the flows of one date into one, as a spreadsheet's XIRR does.",
@@ -38,6 +48,10 @@ type NAV struct {
 	StatementNAV       *fund.Money     `json:"statementNav,omitempty" doc:"That statement's ending NAV (A.1 row 95)."`
 	ContributionsAfter *fund.Money     `json:"contributionsAfter,omitempty" doc:"The paid-in lines paid after the statement's period end, up to 'asOf', added to it."`
 	DistributionsAfter *fund.Money     `json:"distributionsAfter,omitempty" doc:"The distributed and returned lines paid after the statement's period end, up to 'asOf', subtracted from it."`
+	AgeDays            *int            `json:"ageDays,omitempty" doc:"The days from the period end of the statement the NAV starts from to 'asOf' (0 when status is 'statement'); pooled, the oldest NAV's. Absent without a statement (conventions.navAge)."`
+	StaleAfter         string          `json:"staleAfter,omitempty" doc:"The last 'asOf' on which this NAV is fresh: the statement's period end plus the bound conventions.navAge states; pooled, the earliest of the NAVs'. Absent without a statement."`
+	Stale              *bool           `json:"stale,omitempty" doc:"Whether 'asOf' is after 'staleAfter': a newer statement was due, and the NAV rolled forward from an old one is still answered and counted; pooled, whether any NAV is. Absent without a statement."`
+	StalePositions     []string        `json:"stalePositions,omitempty" doc:"Pooled only: the positions whose NAV is stale, by position ID; absent when none is."`
 }
 
 func navOf(n positions.NAV) NAV {
@@ -45,6 +59,10 @@ func navOf(n positions.NAV) NAV {
 	if n.Statement != nil {
 		c, d := n.ContributionsAfter, n.DistributionsAfter
 		w.ContributionsAfter, w.DistributionsAfter = &c, &d
+	}
+	if a := n.Age; a != nil {
+		days, stale := a.Days, a.Stale
+		w.AgeDays, w.StaleAfter, w.Stale, w.StalePositions = &days, a.StaleAfter.String(), &stale, a.StalePositions
 	}
 	return w
 }
@@ -158,12 +176,22 @@ type PositionPerformance struct {
 	Flows           []PerformanceFlow `json:"flows" doc:"Every typed line of the items paid (completed and dated on or before asOf), the excluded ones listed too, by date, calls first, then by document."`
 	Reconciliations []Reconciliation  `json:"reconciliations" doc:"One per statement counted, by period end."`
 	Documents       []DocumentSource  `json:"documents" doc:"The document versions counted, by as-of date, then document ID."`
-	// Conventions are stated once per answer: here for one position, at
-	// the top of an investor's answer.
+	// Conventions are stated once per answer: here for one position
+	// (PerformanceOf), at the top of an investor's answer.
 	Conventions *Conventions `json:"conventions,omitempty" doc:"Present on '/v1/positions/{positionId}/performance'; an investor's answer states them once, at its top level."`
 }
 
+// PerformanceOf is a position's performance with its conventions.
 func PerformanceOf(p positions.Performance) PositionPerformance {
+	w := positionPerformanceOf(p)
+	c := ConventionsFor(p.Freshness)
+	w.Conventions = &c
+	return w
+}
+
+// positionPerformanceOf is a position's performance without conventions,
+// as an investor's answer lists it.
+func positionPerformanceOf(p positions.Performance) PositionPerformance {
 	w := PositionPerformance{PositionID: p.PositionID, FundID: p.FundID, InvestorID: p.InvestorID, Currency: p.Currency,
 		AsOf: p.AsOf.String(), NAV: navOf(p.NAV), Amounts: Amounts{p.Called, p.PaidIn, p.Outstanding, p.PaidInReturned, p.Distributed},
 		Multiples: multiplesOf(p.Multiples), IRR: irrOf(p.IRR), Flows: make([]PerformanceFlow, 0, len(p.Flows)),
@@ -216,9 +244,9 @@ type InvestorPerformance struct {
 
 func InvestorPerformanceOf(p positions.InvestorPerformance) InvestorPerformance {
 	w := InvestorPerformance{InvestorID: p.InvestorID, AsOf: p.AsOf.String(), Positions: make([]PositionPerformance, 0, len(p.Positions)),
-		Totals: pooledAll(p.Totals), Conventions: PerformanceConventions}
+		Totals: pooledAll(p.Totals), Conventions: ConventionsFor(p.Freshness)}
 	for _, pp := range p.Positions {
-		w.Positions = append(w.Positions, PerformanceOf(pp))
+		w.Positions = append(w.Positions, positionPerformanceOf(pp))
 	}
 	return w
 }
@@ -234,7 +262,7 @@ type FundPerformance struct {
 
 func FundPerformanceOf(p positions.FundPerformance) FundPerformance {
 	return FundPerformance{FundID: p.FundID, AsOf: p.AsOf.String(), Positions: p.Positions, Currencies: pooledAll(p.Currencies),
-		Conventions: PerformanceConventions}
+		Conventions: ConventionsFor(p.Freshness)}
 }
 
 // DocumentReconciliation is a page of a document's statements, each

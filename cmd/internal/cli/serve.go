@@ -244,13 +244,15 @@ func serve(ctx context.Context, cfg config.Config, store *store.Store, log *slog
 		collectors = deliverer.Metrics().Collectors()
 		store.OnCommit = deliverer.Wake // this instance's commits are delivered without waiting for the poll
 	}
+	analytics := positions.NewStore(store)
+	analytics.Freshness = positions.Freshness{Months: cfg.NAVStaleMonths, Days: cfg.NAVStaleDays}
 	metrics := api.NewMetrics()
 	handler := api.NewServer(api.Options{
 		Metrics:       metrics,
 		WebhookSealer: sealer, WebhookPolicy: webhooks.Policy{AllowLoopback: cfg.WebhookAllowLoopback}, Collectors: collectors,
 		Verifier: v, PublicMetrics: cfg.PublicMetrics, PublicOpenAPI: cfg.PublicOpenAPI, TrustedProxies: cfg.TrustedProxies,
 		IdempotencyLease: cfg.IdempotencyLease, IdempotencyTTL: cfg.IdempotencyTTL,
-		Documents: store, Positions: positions.NewStore(store), Logger: log,
+		Documents: store, Positions: analytics, Logger: log,
 		CursorKey: []byte(cfg.CursorKey), MaxBodyBytes: cfg.MaxBodyBytes, MaxBodyBytesInFlight: cfg.BodiesInFlight,
 		DefaultLimit: cfg.DefaultPageLimit, MaxLimit: cfg.MaxPageLimit, RequestTimeout: cfg.RequestTimeout,
 		WriteTimeout: cfg.WriteTimeout, RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst,
