@@ -43,12 +43,15 @@ import (
 // summary and performance at once is never refused.
 const MaxFanoutPage = 50
 
-// Reads a fan-out page makes besides one per position, charged up front
-// with its limit (see above).
+// Reads a fan-out route makes besides one per position; a page's are
+// charged up front with its limit (see above).
 const (
 	investorSummaryReads     = 3 // two Queries of the registry, one BatchGet of names
 	investorPerformanceReads = 2 // two Queries of the registry
 	reconciliationReads      = 2 // the document's head, the page of statements
+	// A fund's performance is not paged: the request's token pays for the
+	// registry's first Query, and its positions are charged once it is read.
+	fundPerformanceReads = 1
 )
 
 // defaultFanoutConcurrency is Options.FanoutConcurrency when zero: twice

@@ -80,7 +80,7 @@ func (s *server) getFundPerformance(c *gin.Context) {
 		return
 	}
 	// Its positions are charged once the registry is read (charge.go).
-	ctx, done, ok := s.fanout(c, 1, 0)
+	ctx, done, ok := s.fanout(c, fundPerformanceReads, 0)
 	if !ok {
 		return
 	}
