@@ -85,7 +85,7 @@ const OverviewHistory = 20
 // Snapshot is one consistent version of a document with its history.
 type Snapshot struct {
 	Document   fund.Document         // the latest committed version, with its positions
-	History    []fund.DocumentHeader // the OverviewHistory latest earlier versions' records, by asOf then version
+	History    []fund.DocumentHeader // the OverviewHistory latest earlier versions' records (without commit IDs), by asOf then version
 	Activities []fund.ActivityRecord // their capital activities, by date then version
 	// FromVersion is true when the latest view was being rewritten and the
 	// snapshot was read from the committed version's own partition instead.
@@ -226,6 +226,7 @@ func (s *Store) earlierVersions(ctx context.Context, doc string, p *partition, s
 		}
 		for _, h := range newestFirst(head.Version, deref(p.history), docs) {
 			if h.Version >= oldest {
+				h.CommitID = "" // as the recent versions hold it: no answer shows it
 				snap.History = append(snap.History, h.Header())
 			}
 		}

@@ -5,7 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"fmt"
-	"io"
+	"sync"
 	"time"
 
 	"github.com/fundsvc/fundsvc/fund"
@@ -69,9 +69,18 @@ func nextRecent(d *fund.Document, prev *Item) ([]byte, error) {
 	return encodeRecent(out)
 }
 
+// The compressors are pooled: each holds some hundreds of kilobytes of
+// state, which a commit and an overview would otherwise allocate.
+var (
+	gzipWriters = sync.Pool{New: func() any { return gzip.NewWriter(nil) }}
+	gzipReaders sync.Pool // of *gzip.Reader
+)
+
 func encodeRecent(rs []recentVersion) ([]byte, error) {
 	var buf bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression) // a valid level
+	zw := gzipWriters.Get().(*gzip.Writer)
+	defer gzipWriters.Put(zw)
+	zw.Reset(&buf)
 	if err := json.NewEncoder(zw).Encode(rs); err != nil {
 		return nil, err
 	}
@@ -86,16 +95,19 @@ func decodeRecent(b []byte) ([]recentVersion, error) {
 	if len(b) == 0 {
 		return nil, nil
 	}
-	zr, err := gzip.NewReader(bytes.NewReader(b))
+	var err error
+	zr, _ := gzipReaders.Get().(*gzip.Reader)
+	if zr == nil {
+		zr, err = gzip.NewReader(bytes.NewReader(b))
+	} else {
+		err = zr.Reset(bytes.NewReader(b))
+	}
 	if err != nil {
 		return nil, err
 	}
-	raw, err := io.ReadAll(zr)
-	if err != nil {
-		return nil, err
-	}
+	defer gzipReaders.Put(zr)
 	var rs []recentVersion
-	if err := json.Unmarshal(raw, &rs); err != nil {
+	if err := json.NewDecoder(zr).Decode(&rs); err != nil {
 		return nil, err
 	}
 	return rs, nil
