@@ -315,10 +315,9 @@ func (s *Store) PositionsAfter(ctx context.Context, doc, commitID, after string,
 type Capital struct {
 	FundID     string
 	Version    int
-	First      bool                 // the first page: Latest and Calls are the version's
-	Latest     *fund.ActivityRecord // nil when the version has none
+	Latest     *fund.ActivityRecord // first page only; nil when the version has none
 	Activities []fund.ActivityRecord
-	Calls      []fund.PositionItem
+	Calls      []fund.PositionItem // first page only
 }
 
 // Capital reads a page of a document's capital entities. The first page
@@ -364,7 +363,7 @@ func (s *Store) Capital(ctx context.Context, doc string, limit int, start PageKe
 	if p.head == nil {
 		return Capital{}, nil, notFound(doc)
 	}
-	c := Capital{FundID: p.head.FundID, Version: p.head.Version, First: true}
+	c := Capital{FundID: p.head.FundID, Version: p.head.Version}
 	next, ok, err := recentActivities(p.head, &c, limit)
 	if err == nil && !ok {
 		next, err = s.earlierActivities(ctx, doc, &c, !p.head.HistoryByVersion, deref(p.activities), p.head.Version, limit)
@@ -677,6 +676,9 @@ func (s *Store) FundExists(ctx context.Context, fundID string) (bool, error) {
 // version-ordered ones again. A document with no such version, or whose
 // version did not report the position, returns no items.
 func (s *Store) PositionAsOf(ctx context.Context, doc, pos string, asOf fund.Date, before int) ([]fund.PositionItem, error) {
+	if before <= 1 {
+		return nil, nil // no version before the first
+	}
 	chosen, top, err := s.latestDatedBy(ctx, doc, asOf, before)
 	if err != nil {
 		return nil, err
