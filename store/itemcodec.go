@@ -17,9 +17,9 @@ import (
 // once, by reflection, from Item's fields: a field added to Item (or to a
 // struct it embeds) is stored and read back with no other change. Money is
 // a DynamoDB number, exact to 38 significant digits; dates, instants and
-// strings are strings, bytes a binary; every field but the keys and Type is left out when
-// zero, as guregu's `omitempty` did when it encoded these items (an
-// embedded struct tagged omitempty passes it on to its fields). A slice of
+// strings are strings, bytes a binary; every field but the keys and Type
+// is left out when zero, as guregu's `omitempty` did when it encoded these
+// items (an embedded struct tagged omitempty passes it on to its fields). A slice of
 // structs (a call's typed transaction lines) is a list of maps whose
 // attributes are the element's fields, named by their json tags and left
 // out when zero only if that tag says omitempty; an empty slice is not

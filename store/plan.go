@@ -50,15 +50,16 @@ type Plan struct {
 // d is already registered to its fund and investor (so no claim is taken),
 // no Idempotency-Key is involved, and the latest view holds prev's
 // positions, none of which d drops. It returns EINVALID for a document that
-// breaks a rule. It reads nothing and writes nothing.
+// breaks a rule. It reads nothing and writes nothing. A header does not
+// hold the recent versions a head carries (recent.go): the plan's head
+// carries d's alone, so an overview of the version lists no earlier one;
+// WritePlanAfter, given the head, writes what Restate writes.
 func (s *Store) WritePlan(d fund.Document, prev *fund.DocumentHeader) (Plan, error) {
 	var head *Item
 	if prev != nil {
 		// prev's creation stands for its commit instant, which a header
 		// does not hold: the commit stamps its instant after both. The
-		// document's history is taken to be in this release's layout;
-		// prev's recent versions are not known, so the head's list holds
-		// d's alone (WritePlanAfter carries them on).
+		// document's history is taken to be in this release's layout.
 		head = &Item{Version: prev.Version, CommittedAt: prev.CreatedAt, DocumentFields: fund.DocumentFields{AsOf: prev.AsOf}, HistoryByVersion: true}
 	}
 	return s.WritePlanAfter(d, head)

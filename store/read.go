@@ -329,10 +329,10 @@ type Capital struct {
 // recent versions when they hold the page (recentActivities); otherwise,
 // and on each later page, they are one Query of at most limit+1 history
 // records, newest first, below the version the first page read, which
-// later pages keep; the key to resume from is nil at the end. A document that may hold records of the
-// earlier layout has every one of its capital activities read on each
-// page instead (those of the earlier layout first). It returns ENOTFOUND
-// for an unknown document.
+// later pages keep; the key to resume from is nil at the end. A document
+// that may hold records of the earlier layout has every one of its
+// capital activities read on each page instead (those of the earlier
+// layout first). It returns ENOTFOUND for an unknown document.
 func (s *Store) Capital(ctx context.Context, doc string, limit int, start PageKey) (Capital, PageKey, error) {
 	if len(start) > 0 {
 		cur, err := readHistoryCursor(start)
