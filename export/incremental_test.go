@@ -63,12 +63,16 @@ func exportCounting(t *testing.T, e *fundtest.Env, sink export.Sink, date string
 }
 
 // datasetRows reads every row of every dataset of the snapshot published
-// in dir for snapshotDate with DuckDB, as text, in order.
+// in dir for snapshotDate with one DuckDB, each row as its text, in order.
 func datasetRows(t *testing.T, dir string) map[string][][]string {
 	t.Helper()
-	out := map[string][][]string{}
+	var sql []string
 	for _, name := range export.Datasets {
-		out[name] = duck(t, views(t, dir, ""), "SELECT * FROM "+name+" ORDER BY ALL")
+		sql = append(sql, fmt.Sprintf("SELECT '%s' AS dataset, t::VARCHAR AS row FROM %s t", name, name))
+	}
+	out := map[string][][]string{}
+	for _, r := range duck(t, views(t, dir, ""), strings.Join(sql, " UNION ALL ")+" ORDER BY dataset, row") {
+		out[r[0]] = append(out[r[0]], r[1:])
 	}
 	return out
 }
