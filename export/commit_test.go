@@ -2,6 +2,7 @@ package export_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -14,6 +15,8 @@ import (
 	"testing"
 
 	"github.com/fundsvc/fundsvc/export"
+	"github.com/fundsvc/fundsvc/fund"
+	"github.com/fundsvc/fundsvc/internal/fundtest"
 	"github.com/fundsvc/fundsvc/internal/s3test"
 )
 
@@ -240,4 +243,69 @@ func copyDestination(t *testing.T, src string) string {
 		t.Fatal(err)
 	}
 	return dst
+}
+
+// TestSnapshotsFromBeforeSlotsAreMovedIntoSlots lays a published snapshot
+// out as exports did before slots (one symlink file per table and date, a
+// pretty-printed manifest naming no slot), which the views of the DDL do
+// not read, and runs an export of another date: it moves that snapshot
+// into slot a, so that every table reads it again, whole, through the
+// views, and deletes the old symlink files.
+func TestSnapshotsFromBeforeSlotsAreMovedIntoSlots(t *testing.T) {
+	e := fundtest.New(t)
+	e.Seed(t)
+	ctx := context.Background()
+	sink, dir := dirSink(t)
+	m := runExport(t, e, sink, nil)
+	published := copyDestination(t, dir)
+
+	for _, name := range export.Datasets {
+		b, err := sink.Get(ctx, export.SymlinkKey(name, snapshotDate, m.Slot))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sink.Put(ctx, oldSymlinkKey(name), b); err != nil {
+			t.Fatal(err)
+		}
+		if err := sink.Delete(ctx, []string{export.SymlinkKey(name, snapshotDate, m.Slot)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := *m
+	old.Slot = ""
+	body, err := json.MarshalIndent(old, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sink.Put(ctx, export.ManifestKey(snapshotDate), body); err != nil {
+		t.Fatal(err)
+	}
+	before := copyDestination(t, dir)
+
+	runExport(t, e, sink, func(c *export.Config) { c.Date = fund.MustDate("2026-11-23") })
+	prints := fingerprintsOf(t, []reading{{published, ""}, {before, ""}, {dir, ""}})
+	for _, name := range export.Datasets {
+		if !strings.HasPrefix(prints[1][name], "0:") {
+			t.Errorf("%s reads %s through the views before the move, want nothing: the test cannot show the move", name, prints[1][name])
+		}
+		if prints[2][name] != prints[0][name] {
+			t.Errorf("%s reads %s after the move, %s as first published", name, prints[2][name], prints[0][name])
+		}
+		if _, err := sink.Get(ctx, oldSymlinkKey(name)); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s: the symlink file from before slots is still there (%v)", name, err)
+		}
+	}
+	b, err := sink.Get(ctx, export.ManifestKey(snapshotDate))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var moved export.Manifest
+	if err := json.Unmarshal(b, &moved); err != nil || moved.Slot != export.Slots[0] || moved.RunID != m.RunID {
+		t.Errorf("the manifest after the move names run %s in slot %q (%v), want %s in %s", moved.RunID, moved.Slot, err, m.RunID, export.Slots[0])
+	}
+}
+
+// oldSymlinkKey is where exports before slots wrote a table's symlink file.
+func oldSymlinkKey(dataset string) string {
+	return export.SymlinkRoot(dataset) + "snapshot_date=" + snapshotDate.String() + "/symlink.txt"
 }

@@ -3,7 +3,9 @@ package export
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -293,6 +295,86 @@ func (x *exporter) publish(ctx context.Context, m *Manifest) error {
 		return fmt.Errorf("export: delete earlier runs: %w", err)
 	}
 	x.event(Event{Kind: EventCleaned})
+	return x.moveIntoSlots(ctx)
+}
+
+// moveIntoSlots moves the snapshots published before slots into slots, so
+// that the views read them: for each date whose tables still have a
+// symlink file of their own (snapshot_date=…/symlink.txt), under that
+// date's lease (a date whose lease another run holds is left to a later
+// run), the lists of its manifest's files are written to slot a, the
+// manifest is published again naming it, and the old files are deleted,
+// the first dataset's last, so that a run that stops half way is taken up
+// by the next.
+func (x *exporter) moveIntoSlots(ctx context.Context) error {
+	keys, err := x.cfg.Sink.List(ctx, SymlinkRoot(Datasets[0]))
+	if err != nil {
+		return fmt.Errorf("export: list the symlink files of %s: %w", Datasets[0], err)
+	}
+	for _, k := range keys {
+		rest, _ := strings.CutPrefix(k, SymlinkRoot(Datasets[0])+"snapshot_date=")
+		d, ok := strings.CutSuffix(rest, "/symlink.txt")
+		date, err := fund.ParseDate(d)
+		if !ok || err != nil {
+			continue
+		}
+		l := newLease(&x.cfg, date, x.runID)
+		if err := l.acquire(ctx, 0); errors.Is(err, ErrExportRunning) {
+			continue
+		} else if err != nil {
+			return err
+		}
+		err = x.moveDateIntoSlots(ctx, l, date)
+		l.release(ctx)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// moveDateIntoSlots moves date's snapshot into slot a, holding its lease l.
+func (x *exporter) moveDateIntoSlots(ctx context.Context, l *lease, date fund.Date) error {
+	m, err := readManifest(ctx, x.cfg.Sink, date)
+	if err != nil {
+		return err
+	}
+	if m != nil && m.Slot == "" {
+		m.Slot = Slots[0]
+		for _, name := range Datasets {
+			d, _ := m.Dataset(name)
+			var b strings.Builder
+			for _, f := range d.Files {
+				b.WriteString(f.URI + "\n")
+			}
+			if err := l.holdIfStale(ctx); err != nil {
+				return err
+			}
+			if err := x.cfg.Sink.Put(ctx, SymlinkKey(name, date, m.Slot), []byte(b.String())); err != nil {
+				return fmt.Errorf("export: move the snapshot of %s into a slot: %w", date, err)
+			}
+		}
+		body, err := json.Marshal(m)
+		if err != nil {
+			return err
+		}
+		if err := l.hold(ctx); err != nil {
+			return err
+		}
+		if err := x.cfg.Sink.Put(ctx, ManifestKey(date), append(body, '\n')); err != nil {
+			return fmt.Errorf("export: move the snapshot of %s into a slot: %w", date, err)
+		}
+	}
+	// Without a manifest the old files name a run that never published.
+	var old []string
+	for _, name := range slices.Backward(Datasets) {
+		old = append(old, symlinkDatePrefix(name, date)+"symlink.txt")
+	}
+	for _, k := range old {
+		if err := x.cfg.Sink.Delete(ctx, []string{k}); err != nil {
+			return fmt.Errorf("export: delete the symlink files of %s from before slots: %w", date, err)
+		}
+	}
 	return nil
 }
 
