@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 	"strings"
 	"time"
@@ -353,6 +354,13 @@ func (x *exporter) moveDateIntoSlots(ctx context.Context, l *lease, date fund.Da
 			if err := x.cfg.Sink.Put(ctx, SymlinkKey(name, date, m.Slot), []byte(b.String())); err != nil {
 				return fmt.Errorf("export: move the snapshot of %s into a slot: %w", date, err)
 			}
+		}
+		// An Iceberg export's destination keeps no symlink files: a
+		// snapshot from before slots in it is left as it is.
+		if _, err := x.cfg.Sink.Get(ctx, SymlinkKey(Datasets[0], date, m.Slot)); errors.Is(err, fs.ErrNotExist) {
+			return nil
+		} else if err != nil {
+			return err
 		}
 		body, err := json.Marshal(m)
 		if err != nil {

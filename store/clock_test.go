@@ -34,7 +34,7 @@ func TestTableClockBoundsTheOffset(t *testing.T) {
 			samples: []sample{at(10*time.Minute, 300*ms, 20*ms)}, want: 10 * time.Minute, within: time.Second + 20*ms},
 		{name: "measurements on both sides of a second's boundary narrow the bounds to a few round trips",
 			samples: []sample{at(10*time.Minute, 10*ms, 20*ms), at(10*time.Minute, 985*ms, 20*ms), at(10*time.Minute, 2400*ms, 20*ms)},
-			want: 10 * time.Minute, within: 50 * ms},
+			want:    10 * time.Minute, within: 50 * ms},
 		{name: "a clock five minutes ahead is brought back",
 			samples: []sample{at(-5*time.Minute, 10*ms, 20*ms), at(-5*time.Minute, 985*ms, 20*ms)}, want: -5 * time.Minute, within: 50 * ms},
 		{name: "a local clock that was stepped is followed from its next measurement",
