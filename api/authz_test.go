@@ -170,6 +170,10 @@ func authzRouteTable() []authzRoute {
 	asOfProbes := func(probe func(string) authzProbe, path string) []authzProbe {
 		return []authzProbe{probe(path), probe(path + "?asOf=2025-09-15"), probe(path + "?asOf=2020-01-01")}
 	}
+	// largestPage adds to a fan-out route's probes its largest page.
+	largestPage := func(probe func(string) authzProbe, probes []authzProbe) []authzProbe {
+		return append(probes, probe(fmt.Sprintf("%s?limit=%d", probes[0].path, api.MaxFanoutPage)))
+	}
 	wh := func(path string) authzProbe {
 		return authzProbe{path: path, unknown: []string{"WH_AUTHZ", "WH_999"}}
 	}
@@ -207,7 +211,8 @@ func authzRouteTable() []authzRoute {
 			probes: []authzProbe{doc("/v1/documents/DOC001/analysis"), doc("/v1/documents/DOC002/analysis")}},
 		{method: http.MethodGet, path: "/v1/documents/:documentId/reconciliation", access: authzAdmin,
 			probes: []authzProbe{doc("/v1/documents/DOC001/reconciliation"), doc("/v1/documents/DOC002/reconciliation?limit=1"),
-				{path: "/v1/documents/DOC007/reconciliation", unknown: []string{"DOC007", "DOC999"}}}},
+				{path: "/v1/documents/DOC007/reconciliation", unknown: []string{"DOC007", "DOC999"}},
+				{path: fmt.Sprintf("/v1/documents/DOC007/reconciliation?limit=%d", api.MaxFanoutPage), unknown: []string{"DOC007", "DOC999"}}}},
 		{method: http.MethodGet, path: "/v1/funds/:fundId/documents", access: authzAdmin,
 			probes: []authzProbe{fundA("/v1/funds/FUND_A/documents"), fundA("/v1/funds/FUND_A/documents?kind=capital_call_notice&from=2025-01-01&to=2025-12-31"),
 				fundA("/v1/funds/FUND_A/documents?limit=1")}},
@@ -268,11 +273,11 @@ func authzRouteTable() []authzRoute {
 		{method: http.MethodGet, path: "/v1/positions/:positionId/cashflows", access: authzPortal,
 			probes: asOfProbes(pos, "/v1/positions/POSITION_1/cashflows"), others: asOfProbes(pos, "/v1/positions/POSITION_2/cashflows")},
 		{method: http.MethodGet, path: "/v1/investors/:investorId/summary", access: authzPortal,
-			probes: asOfProbes(inv, "/v1/investors/INVESTOR_1/summary"), others: asOfProbes(inv, "/v1/investors/INVESTOR_2/summary")},
+			probes: largestPage(inv, asOfProbes(inv, "/v1/investors/INVESTOR_1/summary")), others: largestPage(inv, asOfProbes(inv, "/v1/investors/INVESTOR_2/summary"))},
 		{method: http.MethodGet, path: "/v1/positions/:positionId/performance", access: authzPortal,
 			probes: asOfProbes(pos, "/v1/positions/POSITION_1/performance"), others: asOfProbes(pos, "/v1/positions/POSITION_2/performance")},
 		{method: http.MethodGet, path: "/v1/investors/:investorId/performance", access: authzPortal,
-			probes: asOfProbes(inv, "/v1/investors/INVESTOR_1/performance"), others: asOfProbes(inv, "/v1/investors/INVESTOR_2/performance")},
+			probes: largestPage(inv, asOfProbes(inv, "/v1/investors/INVESTOR_1/performance")), others: largestPage(inv, asOfProbes(inv, "/v1/investors/INVESTOR_2/performance"))},
 	}
 }
 

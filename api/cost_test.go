@@ -74,8 +74,9 @@ func TestARefusalNeverReadsTheDocument(t *testing.T) {
 // with two statements): a position costs one Query of the position pivot;
 // an investor's or a fund's page costs the registry read plus one Query
 // per position; a reconciliation costs the head's GetItem, one Query of the
-// statements and one Query per statement. Refusals and bounds cost no
-// position read at all.
+// statements and one Query per statement; the largest page
+// (api.MaxFanoutPage) costs the same, and a larger one is 400 before any
+// read. Refusals and bounds cost no position read at all.
 func TestPerformanceRoutesCostWhatTheirDocsSay(t *testing.T) {
 	env := newServer(t, true).Env
 	s := startAPI(t, env, func(o *api.Options) { o.MaxFundPerformancePositions = 3 })
@@ -94,12 +95,17 @@ func TestPerformanceRoutesCostWhatTheirDocsSay(t *testing.T) {
 		{s, investor, "/v1/positions/POSITION_2/performance?asOf=2025-12-31", 404, "Query"}, // another investor's: as an unknown one
 		{s, investor, "/v1/positions/POSITION_9/performance?asOf=2025-12-31", 404, "Query"},
 		{s, investor, "/v1/investors/INVESTOR_1/performance?asOf=2025-12-31", 200, "Query Query"},
+		{s, investor, fmt.Sprintf("/v1/investors/INVESTOR_1/performance?limit=%d", api.MaxFanoutPage), 200, "Query Query"},
+		{s, investor, fmt.Sprintf("/v1/investors/INVESTOR_1/summary?limit=%d", api.MaxFanoutPage), 200, "BatchGetItem Query Query"},
+		{s, investor, fmt.Sprintf("/v1/investors/INVESTOR_1/summary?limit=%d", api.MaxFanoutPage+1), 400, ""},
 		{s, investor, "/v1/investors/INVESTOR_2/performance", 404, ""},
 		{s, admin, "/v1/funds/FUND_A/performance?asOf=2025-12-31", 200, "Query Query Query Query"},
 		{s, other, "/v1/funds/FUND_A/performance", 404, ""},
 		{tight, admin, "/v1/funds/FUND_A/performance", 400, "Query"}, // three registry rows read, then refused
 		{s, admin, "/v1/documents/DOC007/reconciliation", 200, "GetItem Query Query Query Query"},
 		{s, admin, "/v1/documents/DOC007/reconciliation?limit=1", 200, "GetItem Query Query"},
+		{s, admin, fmt.Sprintf("/v1/documents/DOC007/reconciliation?limit=%d", api.MaxFanoutPage), 200, "GetItem Query Query Query Query"},
+		{s, admin, fmt.Sprintf("/v1/documents/DOC007/reconciliation?limit=%d", api.MaxFanoutPage+1), 400, ""},
 		{s, admin, "/v1/documents/DOC002/reconciliation", 200, "GetItem Query"}, // a notice has no statements
 		{s, other, "/v1/documents/DOC007/reconciliation", 404, "GetItem"},
 	}

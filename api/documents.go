@@ -145,11 +145,12 @@ func lastPosition(items []fund.PositionItem) string {
 	return last
 }
 
-// getVersions lists a document's latest record beside its earlier ones, a
-// page of history records at a time (limit, cursor); with from or to, the
-// record of every version whose asOf lies between them (every version of the
-// end date included, the current one too). The latest record is read first,
-// so another fund's document is refused before its history is read.
+// getVersions lists a document's latest record beside its earlier ones,
+// newest first, a page of history records at a time (limit, cursor); with
+// from or to, the record of every version whose asOf lies between them
+// (every version of the end date included, the current one too). The
+// latest record is read first, so another fund's document is refused
+// before its history is read.
 func (s *server) getVersions(c *gin.Context) {
 	in := s.params(c)
 	id := in.id("documentId")
@@ -232,19 +233,24 @@ func (s *server) getDocumentPosition(c *gin.Context) {
 	c.JSON(http.StatusOK, wire.DocumentPosition{DocumentID: id, PositionID: pos, Version: version, Items: wire.ItemsOf(items)})
 }
 
-// getCapital returns the capital activities and capital calls of a document.
+// getCapital returns the capital activities and capital calls of a
+// document, a page of earlier capital activities at a time, newest first:
+// the first page also holds the version's capital activity and capital
+// calls; later pages continue below the version the first page read.
 func (s *server) getCapital(c *gin.Context) {
 	in := s.params(c)
 	id := in.id("documentId")
+	pg := in.page("capital:" + id)
 	if !in.ok() {
 		return
 	}
-	capital, err := s.docs.As(viewer(c)).Capital(c.Request.Context(), id)
+	capital, next, err := s.docs.As(viewer(c)).Capital(c.Request.Context(), id, pg.limit, pg.cursor.Key)
 	if err != nil {
 		writeError(c, err)
 		return
 	}
-	resp := wire.Capital{DocumentID: id, Version: capital.Version, CapitalActivities: wire.CapitalActivities{Earlier: []wire.CapitalActivity{}}, CapitalCalls: wire.ItemsOf(capital.Calls)}
+	resp := wire.Capital{DocumentID: id, Version: capital.Version, CapitalActivities: wire.CapitalActivities{Earlier: []wire.CapitalActivity{}},
+		CapitalCalls: wire.ItemsOf(capital.Calls), Next: pg.next(next)}
 	if capital.Latest != nil {
 		resp.CapitalActivities.Latest = wire.ActivityOf(capital.Latest.CapitalActivity, capital.Latest.Version)
 	}

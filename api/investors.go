@@ -73,15 +73,20 @@ func (s *server) getInvestorSummary(c *gin.Context) {
 	if !in.ok() || !ownInvestor(c, inv) {
 		return
 	}
-	pg := in.page("investor-summary:" + inv + ":" + asOf.String())
+	pg := in.fanoutPage("investor-summary:" + inv + ":" + asOf.String())
 	if !in.ok() {
 		return
 	}
+	ctx, done, ok := s.fanout(c, investorSummaryReads, pg.limit)
+	if !ok {
+		return
+	}
+	defer done()
 	v := viewer(c)
 	keep := func(r positions.Registered) bool { return v.MayReadPosition(r.FundID, r.InvestorID) }
-	sum, next, err := s.positions.InvestorSummary(c.Request.Context(), inv, asOf, keep, filtersInvestor(principal(c)), pg.limit, pg.cursor.Key)
+	sum, next, err := s.pooled.InvestorSummary(ctx, inv, asOf, keep, filtersInvestor(principal(c)), pg.limit, pg.cursor.Key)
 	if err != nil {
-		writeError(c, err)
+		writeChargeError(c, err)
 		return
 	}
 	funds := make([]string, 0, len(sum.Positions))

@@ -113,5 +113,16 @@ func checkNAVAge(t *testing.T, s *testServer) {
 		if !strings.Contains(p.Conventions.NAVAge, "the period end plus 1 calendar month (P1M)") || strings.Contains(p.Conventions.NAVAge, "45 days") {
 			t.Errorf("with P1M, conventions.navAge: %q", p.Conventions.NAVAge)
 		}
+		// The pooled routes apply the same bound.
+		f := goldenGet[struct {
+			Currencies []struct {
+				NAV navAge `json:"nav"`
+			} `json:"currencies"`
+			Conventions conventionsOnly `json:"conventions"`
+		}](t, month, "/v1/funds/FUND_A/performance?asOf=2025-11-15")
+		want := "rolled_forward 46 days, stale after 2025-10-31 POSITION_1,POSITION_2,POSITION_3"
+		if len(f.Currencies) != 1 || f.Currencies[0].NAV.String() != want || !strings.Contains(f.Conventions.NAVAge, "(P1M)") {
+			t.Errorf("FUND_A with P1M: %+v\nwant %s", f, want)
+		}
 	})
 }

@@ -549,6 +549,10 @@ func TestOpenAPIErrorsMatchCode(t *testing.T) {
 		{"GET /v1/positions/{positionId}", "GET", "/v1/positions/P?itemType=Fee", nil, nil, 400},
 		{"GET /v1/positions/{positionId}/capital-calls", "GET", "/v1/positions/P/capital-calls?document=-bad", nil, nil, 400},
 		{"GET /v1/positions/{positionId}/capital-calls", "GET", "/v1/positions/P/capital-calls?limit=-1", nil, nil, 400},
+		// The fan-out routes' pages are smaller (charge.go).
+		{"GET /v1/documents/{documentId}/reconciliation", "GET", fmt.Sprintf("/v1/documents/DOC1/reconciliation?limit=%d", MaxFanoutPage+1), nil, nil, 400},
+		{"GET /v1/investors/{investorId}/summary", "GET", fmt.Sprintf("/v1/investors/I/summary?limit=%d", MaxFanoutPage+1), nil, nil, 400},
+		{"GET /v1/investors/{investorId}/performance", "GET", fmt.Sprintf("/v1/investors/I/performance?limit=%d", MaxFanoutPage+1), nil, nil, 400},
 	}
 	// run sends one case; field, when not empty, is the problem's field.
 	run := func(op, method, target string, body []byte, headers []string, want int, field string) {

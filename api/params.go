@@ -201,14 +201,20 @@ func (p *params) page(query string) page { return p.pageAt("cursor", query) }
 
 // pageAt is page with the cursor read from the query parameter param.
 func (p *params) pageAt(param, query string) page {
-	pg := page{limit: p.s.defaultLimit, query: principal(p.c).scope() + "\x1e" + query, codec: p.s.cursors}
+	return p.pageOf(param, query, p.s.defaultLimit, p.s.maxLimit)
+}
+
+// pageOf is pageAt with a page size of def when limit is absent, and at
+// most most (fan-out routes hold fewer positions a page: charge.go).
+func (p *params) pageOf(param, query string, def, most int) page {
+	pg := page{limit: def, query: principal(p.c).scope() + "\x1e" + query, codec: p.s.cursors}
 	if p.err != nil {
 		return pg
 	}
 	if v := p.c.Query("limit"); v != "" {
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > p.s.maxLimit {
-			p.fail(fund.Invalid("limit", "must be a whole number from 1 to %d", p.s.maxLimit))
+		if err != nil || n < 1 || n > most {
+			p.fail(fund.Invalid("limit", "must be a whole number from 1 to %d", most))
 			return pg
 		}
 		pg.limit = n

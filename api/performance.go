@@ -44,15 +44,20 @@ func (s *server) getInvestorPerformance(c *gin.Context) {
 	if !in.ok() || !ownInvestor(c, inv) {
 		return
 	}
-	pg := in.page("investor-performance:" + inv + ":" + asOf.String())
+	pg := in.fanoutPage("investor-performance:" + inv + ":" + asOf.String())
 	if !in.ok() {
 		return
 	}
+	ctx, done, ok := s.fanout(c, investorPerformanceReads, pg.limit)
+	if !ok {
+		return
+	}
+	defer done()
 	v := viewer(c)
 	keep := func(r positions.Registered) bool { return v.MayReadPosition(r.FundID, r.InvestorID) }
-	p, next, err := s.positions.InvestorPerformance(c.Request.Context(), inv, asOf, keep, filtersInvestor(principal(c)), pg.limit, pg.cursor.Key)
+	p, next, err := s.pooled.InvestorPerformance(ctx, inv, asOf, keep, filtersInvestor(principal(c)), pg.limit, pg.cursor.Key)
 	if err != nil {
-		writeError(c, err)
+		writeChargeError(c, err)
 		return
 	}
 	w := wire.InvestorPerformanceOf(p)
@@ -72,9 +77,15 @@ func (s *server) getFundPerformance(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	p, err := s.positions.FundPerformance(c.Request.Context(), fundID, asOf, s.maxPooled)
+	// Its positions are charged once the registry is read (charge.go).
+	ctx, done, ok := s.fanout(c, fundPerformanceReads, 0)
+	if !ok {
+		return
+	}
+	defer done()
+	p, err := s.pooled.FundPerformance(ctx, fundID, asOf, s.maxPooled)
 	if err != nil {
-		writeError(c, err)
+		writeChargeError(c, err)
 		return
 	}
 	c.JSON(http.StatusOK, wire.FundPerformanceOf(p))
@@ -86,22 +97,23 @@ func (s *server) getFundPerformance(c *gin.Context) {
 func (s *server) getDocumentReconciliation(c *gin.Context) {
 	in := s.params(c)
 	id := in.id("documentId")
+	pg := in.fanoutPage("document-reconciliation:" + id)
 	if !in.ok() {
 		return
 	}
-	ctx := c.Request.Context()
+	ctx, done, ok := s.fanout(c, reconciliationReads, pg.limit)
+	if !ok {
+		return
+	}
+	defer done()
 	head, err := s.docs.As(viewer(c)).LatestDocument(ctx, id)
 	if err != nil {
 		writeError(c, err)
 		return
 	}
-	pg := in.page("document-reconciliation:" + id)
-	if !in.ok() {
-		return
-	}
-	r, next, err := s.positions.DocumentReconciliation(ctx, id, pg.limit, pg.cursor.Key)
+	r, next, err := s.pooled.DocumentReconciliation(ctx, id, pg.limit, pg.cursor.Key)
 	if err != nil {
-		writeError(c, err)
+		writeChargeError(c, err)
 		return
 	}
 	w := wire.DocumentReconciliationOf(r, cmp.Or(r.Version, head.Version))

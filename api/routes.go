@@ -26,7 +26,10 @@ import (
 
 // Options are the server's dependencies and limits.
 type Options struct {
-	Documents    *store.Store
+	Documents *store.Store
+	// Positions answers the single position routes; the fan-out routes
+	// read Documents through package positions of their own, so that each
+	// read is charged to the caller's rate limit (charge.go).
 	Positions    *positions.Store
 	Logger       *slog.Logger
 	CursorKey    []byte // signs cursors; random when empty (cursors then die with the process)
@@ -58,11 +61,18 @@ type Options struct {
 	// scheme of the server /openapi.json names (requestServer); none by
 	// default.
 	TrustedProxies []string
-	// RateLimit is how many /v1 requests a second each principal may make
-	// on average, RateBurst how many at once; zero RateLimit means no limit.
-	// The buckets are this process's own (see ratelimit.go).
+	// RateLimit is how many tokens a second each principal's bucket is
+	// refilled with, RateBurst how many it holds; a request is charged one
+	// token a DynamoDB request or position it reads (charge.go). Zero
+	// RateLimit means no limit. The buckets are this process's own (see
+	// ratelimit.go), on Clock's time (time.Now when nil).
 	RateLimit float64
 	RateBurst int
+	Clock     func() time.Time
+	// FanoutConcurrency bounds the fan-out reads (fund and investor
+	// performance, investor summaries, reconciliation pages) the process
+	// computes at once; beyond, 503. Zero: twice GOMAXPROCS, at least 4.
+	FanoutConcurrency int
 	// MaxBodyBytesInFlight bounds the bytes of write bodies the process
 	// reads or holds at once (holdBody); zero means no bound.
 	MaxBodyBytesInFlight int64
@@ -96,6 +106,8 @@ type server struct {
 	idemLease    time.Duration
 	idemTTL      time.Duration
 	limiter      *principalLimiter // nil: no rate limit
+	pooled       *positions.Store  // the fan-out routes' reads, charged (charge.go)
+	fanouts      fanoutSlots       // the fan-outs computing, at most FanoutConcurrency
 	maxPositions int               // of a document, counted while its body is decoded; 0: no limit
 	maxPooled    int               // positions one fund performance pools
 	bodies       *bodyBudget       // of the writes in flight
@@ -116,7 +128,8 @@ func NewServer(o Options) http.Handler {
 		writeTimeout: o.WriteTimeout,
 		metrics:      o.Metrics, verifier: o.Verifier, opts: o,
 		idemLease: o.IdempotencyLease, idemTTL: o.IdempotencyTTL,
-		limiter: newPrincipalLimiter(o.RateLimit, o.RateBurst),
+		limiter: newPrincipalLimiter(o.RateLimit, o.RateBurst, o.Clock),
+		fanouts: make(fanoutSlots, cmp.Or(max(o.FanoutConcurrency, 0), defaultFanoutConcurrency())),
 		bodies:  &bodyBudget{max: o.MaxBodyBytesInFlight},
 	}
 	if s.metrics == nil {
@@ -127,6 +140,10 @@ func NewServer(o Options) http.Handler {
 		s.idemLease = max(o.RequestTimeout, o.WriteTimeout, time.Minute) + 10*time.Second
 	}
 	if o.Documents != nil {
+		s.pooled = positions.NewStore(chargedReader{o.Documents})
+		if o.Positions != nil {
+			s.pooled.Freshness = o.Positions.Freshness // the NAV staleness bound serve configured
+		}
 		s.maxPositions = o.Documents.MaxPositions
 		s.metrics.reportCapacity(o.Documents)
 	}

@@ -217,7 +217,7 @@ func TestAVoidedDocumentLeavesEveryFigureAndListing(t *testing.T) {
 			}
 		}
 	})
-	t.Run("every version stays readable and the versions listing ends with the voided one", func(t *testing.T) {
+	t.Run("every version stays readable and the versions listing begins with the voided one", func(t *testing.T) {
 		var list struct {
 			Latest struct {
 				Version int
@@ -231,7 +231,7 @@ func TestAVoidedDocumentLeavesEveryFigureAndListing(t *testing.T) {
 		}
 		getJSON(t, s, "/v1/documents/DOC006/versions", &list)
 		if list.Latest.Version != 2 || list.Latest.Status != "voided" || len(list.Versions) != 2 ||
-			list.Versions[0].Status != "superseded" || list.Versions[0].PositionCount != 3 || list.Versions[1].Status != "voided" {
+			list.Versions[1].Status != "superseded" || list.Versions[1].PositionCount != 3 || list.Versions[0].Status != "voided" || list.Versions[0].Version != 2 {
 			t.Errorf("versions: %+v", list)
 		}
 		var first struct{ Positions []struct{ PositionID string } }

@@ -107,8 +107,8 @@ func TestFiftyConcurrentRestatementsLoseNoVersion(t *testing.T) {
 	if v.Latest.Version != ok || len(v.Versions) != ok || ok < writers/2 {
 		t.Fatalf("%d writers succeeded; latest version %d with %d versions listed", ok, v.Latest.Version, len(v.Versions))
 	}
-	for i, h := range v.Versions {
-		if want := map[bool]string{true: "latest", false: "superseded"}[i+1 == ok]; h.Version != i+1 || h.Status != want {
+	for i, h := range v.Versions { // newest first
+		if want := map[bool]string{true: "latest", false: "superseded"}[i == 0]; h.Version != ok-i || h.Status != want {
 			t.Fatalf("history is not dense, each version superseded but the latest: %+v", v.Versions)
 		}
 	}

@@ -58,9 +58,11 @@ type Config struct {
 	PublicOpenAPI  bool          // FUNDSVC_PUBLIC_OPENAPI: /openapi.json without a token
 	TrustedProxies []string      // FUNDSVC_TRUSTED_PROXIES: comma-separated CIDRs or IPs
 
-	// Per-principal rate limit of /v1, per process (see the README).
-	RateLimit float64 // FUNDSVC_RATE_LIMIT: requests a second per principal; 0 disables
-	RateBurst int     // FUNDSVC_RATE_BURST: requests at once per principal
+	// Per-principal rate limit of /v1, per process (see the README), and
+	// the fan-out reads a process computes at once.
+	RateLimit         float64 // FUNDSVC_RATE_LIMIT: tokens a second per principal; 0 disables
+	RateBurst         int     // FUNDSVC_RATE_BURST: tokens a principal's bucket holds
+	FanoutConcurrency int     // FUNDSVC_FANOUT_CONCURRENCY: 0 is api's default (twice GOMAXPROCS, at least 4)
 
 	IdempotencyLease time.Duration // FUNDSVC_IDEMPOTENCY_LEASE: default max(request timeout, 1m) + 10s
 	ClaimLease       time.Duration // FUNDSVC_CLAIM_LEASE: how long a write's pending position claims are safe; default write timeout + 10s
@@ -223,9 +225,12 @@ var Settings = []Setting{
 		Doc: "how long /readyz answers 503 after SIGTERM before new connections are refused (0 to 5m)",
 		set: duration(func(c *Config) *time.Duration { return &c.DrainDelay })},
 	{Env: "FUNDSVC_RATE_LIMIT", Arg: "N", Default: "100", Commands: []string{CmdServe},
-		Doc: "/v1 requests a second per principal and process, on average; 0: no limit", set: float(func(c *Config) *float64 { return &c.RateLimit })},
+		Doc: "the tokens a second each principal's bucket is refilled with, per process: one a /v1 request, and one more a position or DynamoDB request a fan-out route reads (the OpenAPI description's rate limit); 0: no limit", set: float(func(c *Config) *float64 { return &c.RateLimit })},
 	{Env: "FUNDSVC_RATE_BURST", Arg: "N", Default: "200", Commands: []string{CmdServe},
-		Doc: "/v1 requests at once per principal and process", set: integer(func(c *Config) *int { return &c.RateBurst })},
+		Doc: "the tokens each principal's bucket holds, per process; a larger charge goes ahead on a bucket holding a token and takes it into debt", set: integer(func(c *Config) *int { return &c.RateBurst })},
+	{Env: "FUNDSVC_FANOUT_CONCURRENCY", Arg: "N", Default: "0", Commands: []string{CmdServe},
+		Doc: "the most fan-out reads (investor summaries and performance, fund performance, reconciliation pages) one process computes at once, whoever asks; beyond, 503 with Retry-After; 0: twice GOMAXPROCS, at least 4",
+		set: integer(func(c *Config) *int { return &c.FanoutConcurrency })},
 	{Env: "FUNDSVC_IDEMPOTENCY_LEASE", Arg: "DURATION", DefaultDoc: "the longer of the request and write timeouts (at least 1m) + 10s", Commands: []string{CmdServe},
 		Doc: "how long a claimed Idempotency-Key stays locked if its request never finishes",
 		set: duration(func(c *Config) *time.Duration { return &c.IdempotencyLease })},
@@ -621,6 +626,9 @@ func (c Config) Validate() error {
 	}
 	if c.RateLimit > 0 && (c.RateBurst < 1 || c.RateBurst > 1e6) {
 		errs = append(errs, fmt.Errorf("rate burst %d: want 1 to 1000000 requests (FUNDSVC_RATE_BURST)", c.RateBurst))
+	}
+	if c.FanoutConcurrency < 0 || c.FanoutConcurrency > 10000 {
+		errs = append(errs, fmt.Errorf("fan-out concurrency %d: want 0 (twice GOMAXPROCS) to 10000 (FUNDSVC_FANOUT_CONCURRENCY)", c.FanoutConcurrency))
 	}
 	if c.CursorKey != "" && len(c.CursorKey) < 16 {
 		errs = append(errs, errors.New("cursor key: at least 16 characters"))

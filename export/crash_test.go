@@ -30,7 +30,7 @@ import (
 const (
 	childTable  = "EXPORT_CHILD_TABLE"
 	childDest   = "EXPORT_CHILD_DEST"
-	childKillAt = "EXPORT_CHILD_KILL_AT" // kind:n, e.g. published:3
+	childKillAt = "EXPORT_CHILD_KILL_AT" // kind:n, e.g. staged:3
 	childS3     = "EXPORT_CHILD_S3"      // endpoint,access key,secret key
 )
 
@@ -72,9 +72,9 @@ func TestExportChild(t *testing.T) {
 }
 
 // TestExportSurvivesSIGKILL kills exports at several points and checks,
-// after each kill, what the published tables read: each dataset reads the
-// whole earlier snapshot or the whole new one, never a part of a run, never
-// two runs; the manifest names one whole run. A rerun then replaces the
+// after each kill, what the published tables read: every dataset reads the
+// whole earlier snapshot, or every one the whole new one, never a part of a
+// run, never two runs; the manifest names that run. A rerun then replaces the
 // snapshot and deletes every file the killed runs and the earlier run left.
 func TestExportSurvivesSIGKILL(t *testing.T) {
 	s := newService(t)
@@ -146,7 +146,7 @@ func TestExportSurvivesSIGKILL(t *testing.T) {
 		state state
 	}
 	var kills []killed
-	for _, at := range []string{"file:2", "dataset:7", "published:1", "published:4", "manifest:1"} {
+	for _, at := range []string{"file:2", "dataset:7", "staged:1", "staged:4", "manifest:1"} {
 		kill(at)
 		kills = append(kills, killed{at, read()})
 	}
@@ -162,16 +162,12 @@ func TestExportSurvivesSIGKILL(t *testing.T) {
 		}
 	}
 	for _, k := range kills {
-		published := 0 // datasets published before the kill
-		switch {
-		case strings.HasPrefix(k.at, "published:"):
-			published, _ = strconv.Atoi(strings.TrimPrefix(k.at, "published:"))
-		case k.at == "manifest:1":
-			published = len(export.Datasets)
-		}
-		for i, name := range export.Datasets {
+		// The manifest is every table's commit point: before it is
+		// written, each reads the earlier snapshot, even with some of the
+		// new run's symlink files staged; after, each reads the new one.
+		for _, name := range export.Datasets {
 			want, which := old.tables[name], "the earlier snapshot"
-			if i < published {
+			if k.at == "manifest:1" {
 				want, which = fresh.tables[name], "the new snapshot"
 			}
 			if k.state.tables[name] != want {

@@ -102,7 +102,7 @@ type Progress struct {
 // Event reports one finished step of an export.
 type Event struct {
 	Kind    EventKind
-	Dataset string        // for EventFile, EventDataset and EventTable
+	Dataset string        // for EventFile, EventDataset and EventStaged
 	Key     string        // for EventFile: the file's key; for EventPage, a partition key; for EventReread, what was read
 	Items   int64         // for EventScan: items scanned
 	Rows    int64         // rows of the file, the dataset or the snapshot
@@ -116,16 +116,16 @@ type EventKind string
 
 // The steps, in the order they happen.
 const (
-	EventPage     EventKind = "page"      // a Scan request has been answered (Items: its items, Key: the PK of its last item)
-	EventScan     EventKind = "scanned"   // the Scan has finished
-	EventChanges  EventKind = "changes"   // an incremental run found its changed documents (Items: how many; Key: from when, and why, as Manifest.Why)
-	EventReread   EventKind = "reread"    // a document's version (Key: its partition) or a position (Key: its registry item) was read again
-	EventReused   EventKind = "reused"    // a file of the previous snapshot is part of this one, unchanged (incremental)
-	EventFile     EventKind = "file"      // a data file is complete (not yet published)
-	EventDataset  EventKind = "dataset"   // every file of a dataset is complete
-	EventTable    EventKind = "published" // a dataset's table now reads this run
-	EventManifest EventKind = "manifest"  // the snapshot's manifest is published
-	EventCleaned  EventKind = "cleaned"   // files of earlier runs of the date are deleted
+	EventPage     EventKind = "page"     // a Scan request has been answered (Items: its items, Key: the PK of its last item)
+	EventScan     EventKind = "scanned"  // the Scan has finished
+	EventChanges  EventKind = "changes"  // an incremental run found its changed documents (Items: how many; Key: from when, and why, as Manifest.Why)
+	EventReread   EventKind = "reread"   // a document's version (Key: its partition) or a position (Key: its registry item) was read again
+	EventReused   EventKind = "reused"   // a file of the previous snapshot is part of this one, unchanged (incremental)
+	EventFile     EventKind = "file"     // a data file is complete (not yet published)
+	EventDataset  EventKind = "dataset"  // every file of a dataset is complete
+	EventStaged   EventKind = "staged"   // a dataset's symlink file is written in the run's slot, which no table reads yet
+	EventManifest EventKind = "manifest" // the snapshot's manifest is published: every table reads this run
+	EventCleaned  EventKind = "cleaned"  // files of earlier runs of the date are deleted
 )
 
 // Run exports the table and publishes the snapshot.

@@ -176,12 +176,31 @@ func mirror(t *testing.T, client *s3.Client, bucket string) string {
 }
 
 // published returns the local paths of the files a dataset's table reads
-// for snapshotDate, as Athena would: through its symlink file under root
-// (a local destination, or a mirror of a bucket holding s3:// URIs). A
-// dataset never published reads no files.
+// for snapshotDate, as Athena does: the slot the date's manifest names,
+// then that slot's symlink file under root (a local destination, or a
+// mirror of a bucket holding s3:// URIs). A date without a manifest reads
+// no files.
 func published(t *testing.T, root, prefix, dataset string) []string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(prefix), filepath.FromSlash(export.SymlinkKey(dataset, snapshotDate))))
+	b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(prefix), filepath.FromSlash(export.ManifestKey(snapshotDate))))
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m export.Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("manifest: %v", err)
+	}
+	return symlinked(t, root, prefix, dataset, m.Slot)
+}
+
+// symlinked returns the local paths of the files the symlink file of a
+// dataset and slot of snapshotDate lists, nil if there is none.
+func symlinked(t *testing.T, root, prefix, dataset, slot string) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(prefix), filepath.FromSlash(export.SymlinkKey(dataset, snapshotDate, slot))))
 	if os.IsNotExist(err) {
 		return nil
 	}
@@ -201,22 +220,61 @@ func published(t *testing.T, root, prefix, dataset string) []string {
 	return files
 }
 
-// views are DuckDB setup statements that create one view per dataset over
-// its published files (an empty table when none).
+// views are DuckDB setup statements that read a destination's tables for
+// snapshotDate as Athena reads them through the DDL: the snapshots table
+// over the date's manifest (one JSON record per line, as Athena's JSON
+// SerDe needs), each dataset's table of symlink files over both slots
+// (every file either slot lists, as a table without dynamic filtering
+// reads them, so a listed file that is missing fails the query), and then
+// each dataset's view exactly as export.DDL writes it, which keeps the
+// slot the manifest names.
 func views(t *testing.T, root, prefix string) []string {
 	t.Helper()
-	var out []string
+	return viewsIn(t, root, prefix, "main")
+}
+
+// viewsIn are views, in a schema of DuckDB's.
+func viewsIn(t *testing.T, root, prefix, schema string) []string {
+	t.Helper()
+	date := snapshotDate.String()
+	q := func(name string) string { return schema + "." + name }
+	manifest := filepath.Join(root, filepath.FromSlash(prefix), filepath.FromSlash(export.ManifestKey(snapshotDate)))
+	out := []string{"CREATE VIEW " + q(export.SnapshotsTable) + " AS SELECT NULL::VARCHAR AS run_id, NULL::VARCHAR AS slot, NULL::VARCHAR AS snapshot_date WHERE false"}
+	if _, err := os.Stat(manifest); err == nil {
+		out[0] = fmt.Sprintf(`CREATE VIEW %s AS SELECT runId AS run_id, slot, '%s' AS snapshot_date
+			FROM read_json('%s', format = 'newline_delimited', columns = {runId: 'VARCHAR', slot: 'VARCHAR'})`, q(export.SnapshotsTable), date, manifest)
+	}
 	for _, name := range export.Datasets {
-		files := published(t, root, prefix, name)
-		if len(files) == 0 {
-			out = append(out, fmt.Sprintf("CREATE VIEW %s AS SELECT NULL::VARCHAR AS fund_id WHERE false", name))
-			continue
+		var parts []string
+		for _, slot := range export.Slots {
+			files := symlinked(t, root, prefix, name, slot)
+			if len(files) == 0 {
+				continue
+			}
+			quoted := make([]string, len(files))
+			for i, f := range files {
+				quoted[i] = "'" + f + "'"
+			}
+			parts = append(parts, fmt.Sprintf("SELECT *, '%s' AS snapshot_date, '%s' AS slot FROM read_parquet([%s], hive_partitioning = false)",
+				date, slot, strings.Join(quoted, ", ")))
 		}
-		quoted := make([]string, len(files))
-		for i, f := range files {
-			quoted[i] = "'" + f + "'"
+		if len(parts) == 0 {
+			var nulls []string
+			for _, f := range export.Schema(name).Fields() {
+				nulls = append(nulls, fmt.Sprintf(`NULL AS "%s"`, f.Name()))
+			}
+			parts = append(parts, "SELECT "+strings.Join(nulls, ", ")+", NULL::VARCHAR AS snapshot_date, NULL::VARCHAR AS slot WHERE false")
 		}
-		out = append(out, fmt.Sprintf("CREATE VIEW %s AS SELECT * FROM read_parquet([%s], hive_partitioning = false)", name, strings.Join(quoted, ", ")))
+		out = append(out, fmt.Sprintf("CREATE VIEW %s AS %s", q(export.SlotsTable(name)), strings.Join(parts, " UNION ALL BY NAME ")))
+		// The view as the DDL writes it, its names in the schema.
+		ddl := export.DDL(name, "s3://lake/")
+		view := strings.TrimSuffix(ddl[strings.Index(ddl, "CREATE OR REPLACE VIEW"):], ";")
+		view = strings.NewReplacer(
+			"VIEW "+name+" AS", "VIEW "+q(name)+" AS",
+			"FROM "+export.SlotsTable(name)+" t", "FROM "+q(export.SlotsTable(name))+" t",
+			"JOIN "+export.SnapshotsTable+" s", "JOIN "+q(export.SnapshotsTable)+" s",
+		).Replace(view)
+		out = append(out, view)
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -47,18 +48,42 @@ func TestDDLGolden(t *testing.T) {
 }
 
 // fingerprints reads every published table of a destination under root
-// (see published) and returns, per dataset, its row count and a digest of
-// all its rows.
+// (see views) and returns, per dataset, its row count and a digest of all
+// its rows.
 func fingerprints(t *testing.T, root, prefix string) map[string]string {
 	t.Helper()
-	var sql []string
-	for _, name := range export.Datasets {
-		sql = append(sql, fmt.Sprintf(
-			"SELECT '%s', count(*)::VARCHAR || ':' || coalesce(md5(string_agg(t::VARCHAR, '|' ORDER BY t::VARCHAR)), '') FROM %s t", name, name))
+	return fingerprintsOf(t, []reading{{root, prefix}})[0]
+}
+
+// reading is a destination DuckDB reads: a local directory root, or a
+// mirror of a bucket holding s3:// URIs, and the prefix of the snapshots
+// in it.
+type reading struct{ root, prefix string }
+
+// fingerprintsOf is fingerprints of several destinations, read by one
+// DuckDB, each through views in a schema of its own.
+func fingerprintsOf(t *testing.T, dests []reading) []map[string]string {
+	t.Helper()
+	var setup, sql []string
+	for i, d := range dests {
+		schema := fmt.Sprintf("d%d", i)
+		setup = append(setup, "CREATE SCHEMA "+schema)
+		setup = append(setup, viewsIn(t, d.root, d.prefix, schema)...)
+		for _, name := range export.Datasets {
+			sql = append(sql, fmt.Sprintf(
+				"SELECT %d, '%s', count(*)::VARCHAR || ':' || coalesce(md5(string_agg(t::VARCHAR, '|' ORDER BY t::VARCHAR)), '') FROM %s.%s t", i, name, schema, name))
+		}
 	}
-	out := map[string]string{}
-	for _, row := range duck(t, views(t, root, prefix), strings.Join(sql, " UNION ALL ")) {
-		out[row[0]] = row[1]
+	out := make([]map[string]string, len(dests))
+	for i := range out {
+		out[i] = map[string]string{}
+	}
+	for _, row := range duck(t, setup, strings.Join(sql, " UNION ALL ")) {
+		i, err := strconv.Atoi(row[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i][row[1]] = row[2]
 	}
 	return out
 }

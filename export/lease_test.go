@@ -2,6 +2,7 @@ package export_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -55,8 +56,9 @@ func dataFiles(t *testing.T, sink export.Sink) []string {
 }
 
 // checkPublished checks that the snapshot in sink is m's: the manifest
-// names m's run, every table's symlink lists exactly m's files, and those
-// are the only data files of the date, each present.
+// names m's run and slot, every table's symlink file in that slot lists
+// exactly m's files, the other slot holds none, and those files are the
+// only data files of the date, each present.
 func checkPublished(t *testing.T, sink export.Sink, m *export.Manifest) {
 	t.Helper()
 	ctx := context.Background()
@@ -64,8 +66,12 @@ func checkPublished(t *testing.T, sink export.Sink, m *export.Manifest) {
 	if err != nil {
 		t.Fatalf("no manifest: %v", err)
 	}
-	if got := manifestRun(t, b); got != m.RunID {
-		t.Errorf("the manifest names run %s, want %s", got, m.RunID)
+	var published export.Manifest
+	if err := json.Unmarshal(b, &published); err != nil {
+		t.Fatal(err)
+	}
+	if published.RunID != m.RunID || published.Slot != m.Slot || m.Slot == "" {
+		t.Errorf("the manifest names run %s in slot %q, want %s in %q", published.RunID, published.Slot, m.RunID, m.Slot)
 	}
 	var want []string
 	for _, d := range m.Datasets {
@@ -74,11 +80,16 @@ func checkPublished(t *testing.T, sink export.Sink, m *export.Manifest) {
 			want = append(want, f.Key)
 			uris = append(uris, f.URI+"\n")
 		}
-		got, err := sink.Get(ctx, export.SymlinkKey(d.Name, snapshotDate))
+		got, err := sink.Get(ctx, export.SymlinkKey(d.Name, snapshotDate, m.Slot))
 		if err != nil {
 			t.Errorf("table %s: %v", d.Name, err)
 		} else if string(got) != strings.Join(uris, "") {
 			t.Errorf("table %s reads\n%s\nwant\n%s", d.Name, got, strings.Join(uris, ""))
+		}
+		for _, slot := range export.Slots {
+			if _, err := sink.Get(ctx, export.SymlinkKey(d.Name, snapshotDate, slot)); slot != m.Slot && !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("table %s: the other slot %s still has a symlink file (%v)", d.Name, slot, err)
+			}
 		}
 	}
 	sort.Strings(want)
@@ -273,15 +284,15 @@ func TestExportLease(t *testing.T) {
 			defer mu.Unlock()
 			return clock
 		}
-		var published []string
+		var staged []string
 		_, err := export.Run(context.Background(), export.Config{
 			Store: e.Store, Sink: sink, Date: snapshotDate, TempDir: t.TempDir(), Now: now, LeaseDuration: time.Minute,
 			OnEvent: func(ev export.Event) {
-				if ev.Kind != export.EventTable {
+				if ev.Kind != export.EventStaged {
 					return
 				}
-				published = append(published, ev.Dataset)
-				if len(published) == 1 {
+				staged = append(staged, ev.Dataset)
+				if len(staged) == 1 {
 					// The first symlink PUT took 30 seconds, past the end of
 					// the lease by the clock of a run that took it over.
 					mu.Lock()
@@ -294,19 +305,21 @@ func TestExportLease(t *testing.T) {
 		if !errors.Is(err, export.ErrLeaseLost) {
 			t.Fatalf("export whose lease was taken over during a step: %v, want ErrLeaseLost", err)
 		}
-		if len(published) != 1 {
-			t.Errorf("published %v after the lease was taken over, want only the first table", published)
+		if len(staged) != 1 {
+			t.Errorf("staged %v after the lease was taken over, want only the first table", staged)
 		}
 		b, err := sink.Get(context.Background(), export.ManifestKey(snapshotDate))
 		if err != nil || manifestRun(t, b) != first.RunID {
 			t.Errorf("the manifest changed: %s (%v)", b, err)
 		}
-		for _, d := range first.Datasets[1:] {
+		// The manifest still names the first run's slot, whose files every
+		// table reads.
+		for _, d := range first.Datasets {
 			var uris []string
 			for _, f := range d.Files {
 				uris = append(uris, f.URI+"\n")
 			}
-			if got, err := sink.Get(context.Background(), export.SymlinkKey(d.Name, snapshotDate)); err != nil || string(got) != strings.Join(uris, "") {
+			if got, err := sink.Get(context.Background(), export.SymlinkKey(d.Name, snapshotDate, first.Slot)); err != nil || string(got) != strings.Join(uris, "") {
 				t.Errorf("table %s no longer reads the earlier snapshot: %s (%v)", d.Name, got, err)
 			}
 		}

@@ -247,7 +247,7 @@ func TestPerformanceSQLMatchesAPI(t *testing.T) {
 		}
 	}
 	for inv := range investors {
-		a := s.call(t, http.MethodGet, "/v1/investors/"+inv+"/performance?limit=1000&asOf="+performanceDate, nil, http.StatusOK)
+		a := s.call(t, http.MethodGet, "/v1/investors/"+inv+"/performance?limit=50&asOf="+performanceDate, nil, http.StatusOK)
 		for _, p := range a["positions"].([]any) {
 			p := p.(map[string]any)
 			figures("position "+p["positionId"].(string)+" "+p["currency"].(string)+" ", p, false)

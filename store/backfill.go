@@ -6,10 +6,12 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/guregu/dynamo/v2"
 )
@@ -33,6 +35,10 @@ type BackfillProgress struct {
 	// Events counts the events the run wrote for committed versions that
 	// had none (versions committed before the event feed existed).
 	Events int
+	// Moved counts the history records of the earlier layout the run moved
+	// under the version-ordered keys (see backfillHistory), Documents the
+	// documents whose head it then marked HistoryByVersion.
+	Moved, Documents int
 }
 
 // BackfillOptions say where a backfill starts and whom it tells.
@@ -48,8 +54,9 @@ type BackfillOptions struct {
 
 // BackfillChanges sets the change-index keys on every commit head that
 // lacks them, from the head's creation instant (a head written since the
-// index existed carries the keys of its own commit), and writes the event
-// of every committed version that has none (see backfillEvents). It reads the table
+// index existed carries the keys of its own commit), writes the event of
+// every committed version that has none (see backfillEvents) and moves
+// the history records of the earlier layout (see backfillHistory). It reads the table
 // with a strongly consistent Scan of the heads, a page at a time. When it
 // stops early (an error, ctx done), the progress it returns says where to
 // resume.
@@ -71,7 +78,7 @@ func (s *Store) BackfillChanges(ctx context.Context, opts BackfillOptions) (Back
 	}
 	for {
 		scan := s.table.Scan().Filter("$ = ?", AttrSK, HeadSK).Consistent(true).
-			Project(AttrPK, AttrSK, AttrGSI1PK, "'Type'", "DocumentID", "CommitID", "CreatedAt", "CommittedAt", "Version").SearchLimit(cmp.Or(max(opts.PageItems, 0), 1000))
+			Project(AttrPK, AttrSK, AttrGSI1PK, "'Type'", "DocumentID", "CommitID", "CreatedAt", "CommittedAt", "Version", "HistoryByVersion").SearchLimit(cmp.Or(max(opts.PageItems, 0), 1000))
 		if from != nil {
 			scan = scan.StartFrom(from)
 		}
@@ -91,6 +98,14 @@ func (s *Store) BackfillChanges(ctx context.Context, opts BackfillOptions) (Back
 				}
 				n, err := s.backfillEvents(ctx, head)
 				p.Events += n
+				if err != nil {
+					return p, err
+				}
+				moved, marked, err := s.backfillHistory(ctx, head)
+				p.Moved += moved
+				if marked {
+					p.Documents++
+				}
 				if err != nil {
 					return p, err
 				}
@@ -246,4 +261,172 @@ func later(a, b time.Time) time.Time {
 		return a
 	}
 	return b
+}
+
+// maxTransactItems is DynamoDB's limit of items in one transaction.
+const maxTransactItems = 100
+
+// backfillHistory moves a document's history records of the earlier
+// layout (keyed by date among the latest view's items: LegacyDocumentHistorySK,
+// LegacyActivityHistorySK) under the version-ordered keys (DocumentVersionSK,
+// ActivityVersionSK), then gives its head the recent versions the overview
+// lists and marks the head and the latest record HistoryByVersion, so that
+// its reads read the version-ordered keys only. It reports how many
+// records it moved and whether it marked the head (false for a head that
+// had the mark: a document created since the release, or one an earlier
+// run moved).
+//
+// Each record moves in a transaction that puts it under its new key and
+// deletes the old one, oldest version first, at most 50 to a transaction,
+// so a record is always under one key or the other; a reader of a document
+// not yet marked reads the earlier layout first, so it finds each record
+// in one of them (and keeps one per version). The document records are
+// put marked HistoryByVersion, which a record may say once every lower
+// version has moved; version-ordered records a commit wrote before the
+// mark are put again marked. The head and the latest record are marked
+// last, in one transaction on condition that the head still names the
+// commit read: a commit in between (of this release, or of an earlier one
+// still writing the earlier layout) makes the run read the head again and
+// go on. Running it again changes nothing.
+func (s *Store) backfillHistory(ctx context.Context, h Item) (moved int, marked bool, err error) {
+	doc := h.DocumentID
+	for range maxIndexAttempts {
+		if h.HistoryByVersion {
+			return moved, false, nil
+		}
+		n, err := s.moveHistory(ctx, doc)
+		moved += n
+		if err != nil {
+			return moved, false, err
+		}
+		recent, err := s.recentFromRecords(ctx, doc, h.Version)
+		if err != nil {
+			return moved, false, err
+		}
+		tx := &txBuilder{table: s.name}
+		tx.update(h.PK, HeadSK, "SET #m = :t, #r = :r", ifExpr("#c = :c", exprNames{"#m": "HistoryByVersion", "#r": "Recent", "#c": "CommitID"},
+			exprValues{":t": attrBool(true), ":r": &types.AttributeValueMemberB{Value: recent}, ":c": attrS(h.CommitID)}))
+		tx.update(h.PK, DocumentLatestSK, "SET #m = :t", ifExpr("#v = :v", exprNames{"#m": "HistoryByVersion", "#v": "Version"},
+			exprValues{":t": attrBool(true), ":v": attrN(h.Version)}))
+		in, err := tx.input()
+		if err != nil {
+			return moved, false, err
+		}
+		_, err = s.db.Client().TransactWriteItems(ctx, in)
+		if err == nil {
+			return moved, true, nil
+		}
+		if !dynamo.IsCondCheckFailed(err) {
+			return moved, false, fmt.Errorf("store: mark the history of document %s moved: %w", doc, err)
+		}
+		// A commit moved the head on: read it again.
+		var now Item
+		err = s.table.Get(AttrPK, h.PK).Range(AttrSK, dynamo.Equal, HeadSK).Consistent(true).One(ctx, &now)
+		if errors.Is(err, dynamo.ErrNotFound) {
+			return moved, false, nil
+		}
+		if err != nil {
+			return moved, false, fmt.Errorf("store: read the head of document %s again: %w", doc, err)
+		}
+		h = now
+	}
+	return moved, false, fund.Errorf(fund.ECONFLICT, "the head of document %s kept changing while its history was moved; run the backfill again", doc)
+}
+
+// moveHistory moves every record of a document's earlier layout under its
+// version-ordered key and puts the version-ordered document records that
+// lack HistoryByVersion again with it, oldest version first (see
+// backfillHistory). It returns how many records it moved.
+func (s *Store) moveHistory(ctx context.Context, doc string) (int, error) {
+	dlo, dhi := LegacyDocumentHistoryRange(fund.Date{}, fund.Date{})
+	docs, err := s.legacyRecords(ctx, doc, dlo, dhi)
+	if err != nil {
+		return 0, err
+	}
+	alo, ahi := LegacyActivityHistoryRange()
+	activities, err := s.legacyRecords(ctx, doc, alo, ahi)
+	if err != nil {
+		return 0, err
+	}
+	keyed, err := s.versionRecords(ctx, doc, DocumentVersionPrefix, 1, MaxVersion)
+	if err != nil {
+		return 0, err
+	}
+	type write struct {
+		put  Item
+		from string // the earlier key it moves from; "" for a record put again
+	}
+	var writes []write
+	for _, it := range docs {
+		from := it.SK
+		it.SK, it.HistoryByVersion = DocumentVersionSK(it.Version), true
+		writes = append(writes, write{it, from})
+	}
+	for _, it := range activities {
+		from := it.SK
+		it.SK = ActivityVersionSK(it.Version)
+		writes = append(writes, write{it, from})
+	}
+	for _, it := range keyed {
+		if !it.HistoryByVersion {
+			it.HistoryByVersion = true
+			writes = append(writes, write{put: it})
+		}
+	}
+	slices.SortStableFunc(writes, func(a, b write) int { return cmp.Compare(a.put.Version, b.put.Version) })
+	moved := 0
+	for len(writes) > 0 {
+		tx := &txBuilder{table: s.name}
+		n := 0
+		for _, w := range writes {
+			size := 1
+			if w.from != "" {
+				size = 2
+			}
+			if len(tx.items)+size > maxTransactItems {
+				break
+			}
+			tx.put(w.put, nil)
+			if w.from != "" {
+				tx.delete(w.put.PK, w.from, nil)
+				moved++
+			}
+			n++
+		}
+		in, err := tx.input()
+		if err != nil {
+			return 0, err
+		}
+		if _, err := s.db.Client().TransactWriteItems(ctx, in); err != nil {
+			return 0, fmt.Errorf("store: move the history records of document %s: %w", doc, err)
+		}
+		writes = writes[n:]
+	}
+	return moved, nil
+}
+
+// recentFromRecords is the recent versions (recent.go) of the head at
+// version head, from the version-ordered history records.
+func (s *Store) recentFromRecords(ctx context.Context, doc string, head int) ([]byte, error) {
+	oldest := max(head-OverviewHistory, 1)
+	docs, err := s.versionRecords(ctx, doc, DocumentVersionPrefix, oldest, head)
+	if err != nil {
+		return nil, err
+	}
+	activities, err := s.versionRecords(ctx, doc, ActivityVersionPrefix, oldest, head)
+	if err != nil {
+		return nil, err
+	}
+	byVersion := map[int]*fund.CapitalActivity{}
+	for i := range activities {
+		a := activities[i].Activity()
+		byVersion[a.Version] = &a.CapitalActivity
+	}
+	out := make([]recentVersion, 0, len(docs))
+	for i := len(docs) - 1; i >= 0; i-- {
+		h := docs[i].Header()
+		out = append(out, recentVersion{DocumentFields: h.DocumentFields, Version: h.Version, PositionCount: h.PositionCount,
+			CreatedAt: h.CreatedAt, CreatedBy: h.CreatedBy, Voided: h.Voided, Activity: byVersion[h.Version]})
+	}
+	return encodeRecent(out)
 }

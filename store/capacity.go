@@ -73,10 +73,12 @@ func (s *Store) Consumed() Consumption {
 }
 
 // meteredClient is the SDK client NewDB makes, with the meter its
-// middleware adds to, so that a Store on it can read the meter.
+// middleware adds to, so that a Store on it can read the meter, and the
+// clock its middleware measures (clock.go).
 type meteredClient struct {
 	*dynamodb.Client
 	meter *meter
+	clock *tableClock
 }
 
 // meter sums the consumed capacity of every response, per operation.

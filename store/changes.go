@@ -39,8 +39,10 @@ const MaxChangeShards = 256
 // keeps its until, so that every commit at or before until is in GSI1 when
 // it asks: it covers a commit transaction's latency with the SDK's retries
 // (the instant is taken just before it is sent), GSI1's propagation (well
-// under a second in normal operation) and the clock skew between
-// processes.
+// under a second in normal operation) and what remains of the processes'
+// clock skew once each is corrected to DynamoDB's clock (about a second
+// and a round trip: see TableClock). It does not have to cover the skew
+// of the machines' clocks, which the correction removes.
 const ChangeSettleMargin = 5 * time.Minute
 
 // SettledUntil is the event feed's watermark: the latest instant up to

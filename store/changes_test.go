@@ -300,3 +300,60 @@ func TestACommitRacingTheBackfillKeepsItsOwnKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestCommitsAreStampedByDynamoDBsClock commits through two stores on one
+// table whose machines' clocks are ten minutes apart, each corrected to
+// DynamoDB's (store.Store.TableClock; DynamoDB Local's clock is this
+// machine's): both commits are stamped within the measurement's bounds
+// (a second and a round trip) of the moment they were made, the machine
+// that agrees with DynamoDB exactly, and the change index lists both in
+// the minutes around them. Stamped by the skewed clock as it is, the
+// second commit would lie ten minutes back.
+func TestCommitsAreStampedByDynamoDBsClock(t *testing.T) {
+	e := fundtest.New(t)
+	e.Store.Now = e.Store.TableClock(time.Now)
+	behind := store.NewStore(store.NewDB(dynamotest.Shared().Config()), e.Table)
+	behind.Now = behind.TableClock(func() time.Time { return time.Now().Add(-10 * time.Minute) })
+
+	before := time.Now()
+	a, err := e.Store.Restate(ctx, doc("DOC_A", "FUND_A", 1, "POS_1"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := behind.Restate(ctx, doc("DOC_B", "FUND_A", 1, "POS_2"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := time.Now()
+	if a.CreatedAt.Before(before.Truncate(time.Millisecond)) || a.CreatedAt.After(after) {
+		t.Errorf("the machine whose clock agrees stamped %s, outside [%s, %s]", a.CreatedAt, before, after)
+	}
+	slack := time.Second + after.Sub(before)
+	if b.CreatedAt.Before(before.Add(-slack)) || b.CreatedAt.After(after.Add(slack)) {
+		t.Errorf("the machine ten minutes behind stamped %s, outside [%s, %s] and its slack %s", b.CreatedAt, before, after, slack)
+	}
+
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		cs, err := e.Store.ChangedSince(ctx, before.Add(-store.ChangeSettleMargin), after.Add(slack))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]time.Time{}
+		for _, c := range cs {
+			got[c.DocumentID] = c.CommittedAt
+		}
+		ca, okA := got["DOC_A"]
+		cb, okB := got["DOC_B"]
+		if okA && okB {
+			if ca.Before(a.CreatedAt) || cb.Before(b.CreatedAt) || cb.Before(before.Add(-slack)) {
+				t.Errorf("commit instants %s and %s, created at %s and %s, made after %s", ca, cb, a.CreatedAt, b.CreatedAt, before)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the change index lists %v in the minutes around the two commits, want DOC_A and DOC_B", got)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

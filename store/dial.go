@@ -54,20 +54,21 @@ func NewDB(cfg aws.Config) *dynamo.DB {
 	case *awshttp.BuildableClient:
 		cfg.HTTPClient = c.WithDialerOptions(boundConnect)
 	}
-	m := newMeter()
+	m, clock := newMeter(), newTableClock()
 	client := dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
 		o.DisableValidateResponseChecksum = cfg.BaseEndpoint != nil
 		o.APIOptions = append(o.APIOptions,
 			translateThrottling,  // EUNAVAILABLE once retries are spent (errors.go)
 			translateUnreachable, // ErrUnreachable once retries are spent
 			m.count,              // consumed capacity (capacity.go)
+			clock.measure,        // DynamoDB's clock (clock.go)
 		)
 		o.Retryer = retry.NewStandard(dynamo.RetryTxConflicts, func(so *retry.StandardOptions) {
 			so.MaxAttempts = 8
 			so.Backoff = unreachableLimit{retry.NewExponentialJitterBackoff(so.MaxBackoff)}
 		})
 	})
-	return dynamo.NewFromIface(meteredClient{Client: client, meter: m})
+	return dynamo.NewFromIface(meteredClient{Client: client, meter: m, clock: clock})
 }
 
 func boundConnect(d *net.Dialer) { d.Timeout = connectTimeout }

@@ -17,9 +17,9 @@ import (
 // once, by reflection, from Item's fields: a field added to Item (or to a
 // struct it embeds) is stored and read back with no other change. Money is
 // a DynamoDB number, exact to 38 significant digits; dates, instants and
-// strings are strings; every field but the keys and Type is left out when
-// zero, as guregu's `omitempty` did when it encoded these items (an
-// embedded struct tagged omitempty passes it on to its fields). A slice of
+// strings are strings, bytes a binary; every field but the keys and Type
+// is left out when zero, as guregu's `omitempty` did when it encoded these
+// items (an embedded struct tagged omitempty passes it on to its fields). A slice of
 // structs (a call's typed transaction lines) is a list of maps whose
 // attributes are the element's fields, named by their json tags and left
 // out when zero only if that tag says omitempty; an empty slice is not
@@ -161,6 +161,21 @@ func fieldCodec(t reflect.Type) (func(reflect.Value) (types.AttributeValue, bool
 					return fmt.Errorf("want a boolean, got %T", av)
 				}
 				v.SetBool(b.Value)
+				return nil
+			}
+	case reflect.TypeFor[[]byte]():
+		return func(v reflect.Value) (types.AttributeValue, bool) {
+				b := v.Bytes()
+				if len(b) == 0 {
+					return nil, false // DynamoDB stores no empty binary
+				}
+				return &types.AttributeValueMemberB{Value: b}, true
+			}, func(av types.AttributeValue, v reflect.Value) error {
+				b, ok := av.(*types.AttributeValueMemberB)
+				if !ok {
+					return fmt.Errorf("want a binary, got %T", av)
+				}
+				v.SetBytes(b.Value)
 				return nil
 			}
 	case reflect.TypeFor[fund.Date]():

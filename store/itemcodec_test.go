@@ -65,6 +65,9 @@ func filledItem(t *testing.T) (Item, map[string]types.AttributeValue) {
 					"amount":          &types.AttributeValueMemberN{Value: "0"},
 				}},
 			}}
+		case *[]byte:
+			*x = []byte("value of " + c.name)
+			want[c.name] = &types.AttributeValueMemberB{Value: *x}
 		case *time.Time:
 			*x = time.Date(2026, 1, 2, 3, 4, 5, 123456789, time.UTC)
 			want[c.name] = &types.AttributeValueMemberS{Value: "2026-01-02T03:04:05.123456789Z"}

@@ -63,19 +63,74 @@ const HeadSK = "#HEAD"
 // DocumentLatestSK is the latest document.
 const DocumentLatestSK = "DOCUMENT#LATEST"
 
-// DocumentPrefix starts every document-level document item.
+// DocumentPrefix starts every document-level document item of the latest
+// view (DocumentLatestSK) and of the earlier layout's history records.
 const DocumentPrefix = "DOCUMENT#"
 
-// DocumentHistorySK is the immutable record of one version, ordered by asOf
-// then version; versions are zero-padded so they sort numerically.
-func DocumentHistorySK(asOf fund.Date, version int) string {
+// History records: the immutable document record and capital activity of
+// every committed version, written by its commit. They are keyed by
+// version under prefixes that begin with '~', the last printable ASCII
+// character, so they sort after every item of the latest view: a Query of
+// the latest view (SK < HistoryStart) reads no history record however
+// often the document was restated, and a Query of one prefix reads a
+// range of versions, newest first when asked.
+const HistoryStart = "~"
+
+// DocumentVersionPrefix and ActivityVersionPrefix begin the history records
+// of documents and of capital activities.
+const (
+	DocumentVersionPrefix = "~DOCUMENT#"
+	ActivityVersionPrefix = "~CAPITAL_ACTIVITY#"
+)
+
+// DocumentVersionSK is the history record of one version of a document;
+// versions are zero-padded so they sort numerically.
+func DocumentVersionSK(version int) string {
+	return fmt.Sprintf("%s%010d", DocumentVersionPrefix, version)
+}
+
+// ActivityVersionSK is the capital activity of one version.
+func ActivityVersionSK(version int) string {
+	return fmt.Sprintf("%s%010d", ActivityVersionPrefix, version)
+}
+
+// MaxVersion is the greatest version number a key holds (ten digits).
+const MaxVersion = 9_999_999_999
+
+// VersionRange returns inclusive bounds of the history records under
+// prefix (DocumentVersionPrefix or ActivityVersionPrefix) of versions from
+// lo to hi.
+func VersionRange(prefix string, lo, hi int) (string, string) {
+	return fmt.Sprintf("%s%010d", prefix, max(lo, 0)), fmt.Sprintf("%s%010d", prefix, max(hi, 0))
+}
+
+// VersionOfSK returns the version a history record's sort key names
+// (either layout); ok is false for any other key.
+func VersionOfSK(sk string) (version int, ok bool) {
+	i := strings.LastIndexByte(sk, '#')
+	if i < 0 || len(sk)-i-1 != 10 {
+		return 0, false
+	}
+	v, err := strconv.Atoi(sk[i+1:])
+	return v, err == nil
+}
+
+// The earlier layout's history records, which sort among the latest view's
+// items, by date then version: tables written before the history moved
+// hold them until the backfill (backfill.go) moves them, and every read of
+// history reads them too where a document may still have them (see
+// Item.HistoryByVersion).
+
+// LegacyDocumentHistorySK is the earlier layout's record of one version,
+// ordered by asOf then version.
+func LegacyDocumentHistorySK(asOf fund.Date, version int) string {
 	return fmt.Sprintf("DOCUMENT#%s#%010d", asOf, version)
 }
 
-// DocumentHistoryRange returns inclusive bounds that select every historical
-// document with from <= asOf <= to, every version of the end date included.
-// Either date may be zero for an open end.
-func DocumentHistoryRange(from, to fund.Date) (lo, hi string) {
+// LegacyDocumentHistoryRange returns inclusive bounds that select every
+// record of the earlier layout with from <= asOf <= to, every version of
+// the end date included. Either date may be zero for an open end.
+func LegacyDocumentHistoryRange(from, to fund.Date) (lo, hi string) {
 	lo, hi = "DOCUMENT#0", "DOCUMENT#9~"
 	if !from.IsZero() {
 		lo = "DOCUMENT#" + from.String()
@@ -172,10 +227,15 @@ const (
 // CapitalActivityLatestSK is the latest capital activity.
 const CapitalActivityLatestSK = "CAPITAL_ACTIVITY#LATEST"
 
-// CapitalActivityHistorySK is the immutable capital activity of one version.
-func CapitalActivityHistorySK(date fund.Date, version int) string {
+// LegacyActivityHistorySK is the earlier layout's capital activity of one
+// version, ordered by activity date then version.
+func LegacyActivityHistorySK(date fund.Date, version int) string {
 	return fmt.Sprintf("CAPITAL_ACTIVITY#%s#%010d", date, version)
 }
+
+// LegacyActivityHistoryRange returns inclusive bounds that select every
+// capital activity record of the earlier layout.
+func LegacyActivityHistoryRange() (lo, hi string) { return "CAPITAL_ACTIVITY#0", "CAPITAL_ACTIVITY#9~" }
 
 // CapitalPrefix is shared by capital activities, capital calls and capital
 // account statements.

@@ -7,14 +7,14 @@ import (
 	"github.com/fundsvc/fundsvc/fund"
 )
 
-func TestDocumentHistoryRangeIncludesEveryVersionOfTheEndDate(t *testing.T) {
-	lo, hi := DocumentHistoryRange(fund.MustDate("2025-01-01"), fund.MustDate("2025-09-01"))
-	for _, sk := range []string{DocumentHistorySK(fund.MustDate("2025-09-01"), 1), DocumentHistorySK(fund.MustDate("2025-09-01"), 9999999), DocumentHistorySK(fund.MustDate("2025-01-01"), 1)} {
+func TestLegacyDocumentHistoryRangeIncludesEveryVersionOfTheEndDate(t *testing.T) {
+	lo, hi := LegacyDocumentHistoryRange(fund.MustDate("2025-01-01"), fund.MustDate("2025-09-01"))
+	for _, sk := range []string{LegacyDocumentHistorySK(fund.MustDate("2025-09-01"), 1), LegacyDocumentHistorySK(fund.MustDate("2025-09-01"), 9999999), LegacyDocumentHistorySK(fund.MustDate("2025-01-01"), 1)} {
 		if sk < lo || sk > hi {
 			t.Errorf("%s outside [%s, %s]", sk, lo, hi)
 		}
 	}
-	for _, sk := range []string{DocumentHistorySK(fund.MustDate("2025-09-02"), 1), DocumentHistorySK(fund.MustDate("2024-12-31"), 7), DocumentLatestSK} {
+	for _, sk := range []string{LegacyDocumentHistorySK(fund.MustDate("2025-09-02"), 1), LegacyDocumentHistorySK(fund.MustDate("2024-12-31"), 7), DocumentLatestSK} {
 		if sk >= lo && sk <= hi {
 			t.Errorf("%s inside [%s, %s]", sk, lo, hi)
 		}
@@ -39,9 +39,50 @@ func TestStatementPrefixSelectsStatementsOnly(t *testing.T) {
 			t.Errorf("the statement prefix selects %s: %v", PositionItemSK(k, "P1"), got)
 		}
 	}
-	for _, sk := range []string{HeadSK, CapitalActivityLatestSK, CapitalActivityHistorySK(fund.MustDate("2025-06-30"), 1), DocumentLatestSK} {
+	for _, sk := range []string{HeadSK, CapitalActivityLatestSK, LegacyActivityHistorySK(fund.MustDate("2025-06-30"), 1), DocumentLatestSK} {
 		if strings.HasPrefix(sk, StatementPrefix) {
 			t.Errorf("the statement prefix selects %s", sk)
+		}
+	}
+}
+
+// TestHistoryRecordsSortAfterTheLatestView checks the keys that keep a
+// read of the latest view from reading history: every key the latest view
+// has sorts below HistoryStart, every history record's above it, and a
+// range of versions holds exactly those versions, of its prefix only.
+func TestHistoryRecordsSortAfterTheLatestView(t *testing.T) {
+	latest := []string{HeadSK, DocumentLatestSK, CapitalActivityLatestSK}
+	for _, k := range fund.ItemKinds {
+		latest = append(latest, PositionItemSK(k, "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz"))
+	}
+	for _, sk := range latest {
+		if sk >= HistoryStart {
+			t.Errorf("latest-view key %s sorts at or after HistoryStart", sk)
+		}
+	}
+	for _, sk := range []string{DocumentVersionSK(1), ActivityVersionSK(1), DocumentVersionSK(MaxVersion)} {
+		if sk < HistoryStart {
+			t.Errorf("history key %s sorts before HistoryStart", sk)
+		}
+	}
+	lo, hi := VersionRange(DocumentVersionPrefix, 9, 10)
+	for v, in := range map[int]bool{8: false, 9: true, 10: true, 11: false, 100: false} {
+		if sk := DocumentVersionSK(v); (sk >= lo && sk <= hi) != in {
+			t.Errorf("%s in [%s, %s]: %v, want %v", sk, lo, hi, !in, in)
+		}
+		if sk := ActivityVersionSK(v); sk >= lo && sk <= hi {
+			t.Errorf("the document range selects %s", sk)
+		}
+	}
+	for sk, want := range map[string]int{DocumentVersionSK(42): 42, ActivityVersionSK(7): 7,
+		LegacyDocumentHistorySK(fund.MustDate("2025-06-30"), 3): 3, LegacyActivityHistorySK(fund.MustDate("2025-06-30"), 12): 12} {
+		if v, ok := VersionOfSK(sk); !ok || v != want {
+			t.Errorf("VersionOfSK(%s) = %d, %v; want %d", sk, v, ok, want)
+		}
+	}
+	for _, sk := range []string{DocumentLatestSK, CapitalActivityLatestSK, HeadSK, PositionItemSK(fund.CapitalCall, "P1")} {
+		if v, ok := VersionOfSK(sk); ok {
+			t.Errorf("VersionOfSK(%s) = %d, want none", sk, v)
 		}
 	}
 }

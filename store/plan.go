@@ -50,17 +50,29 @@ type Plan struct {
 // d is already registered to its fund and investor (so no claim is taken),
 // no Idempotency-Key is involved, and the latest view holds prev's
 // positions, none of which d drops. It returns EINVALID for a document that
-// breaks a rule. It reads nothing and writes nothing.
+// breaks a rule. It reads nothing and writes nothing. A header does not
+// hold the recent versions a head carries (recent.go): the plan's head
+// carries d's alone, so an overview of the version lists no earlier one;
+// WritePlanAfter, given the head, writes what Restate writes.
 func (s *Store) WritePlan(d fund.Document, prev *fund.DocumentHeader) (Plan, error) {
-	hash, _, err := s.prepare(&d)
-	if err != nil {
-		return Plan{}, err
-	}
 	var head *Item
 	if prev != nil {
 		// prev's creation stands for its commit instant, which a header
-		// does not hold: the commit stamps its instant after both.
-		head = &Item{Version: prev.Version, CommittedAt: prev.CreatedAt, DocumentFields: fund.DocumentFields{AsOf: prev.AsOf}}
+		// does not hold: the commit stamps its instant after both. The
+		// document's history is taken to be in this release's layout.
+		head = &Item{Version: prev.Version, CommittedAt: prev.CreatedAt, DocumentFields: fund.DocumentFields{AsOf: prev.AsOf}, HistoryByVersion: true}
+	}
+	return s.WritePlanAfter(d, head)
+}
+
+// WritePlanAfter is WritePlan after head, the document's commit head as
+// the table holds it (nil for a document that does not exist yet; the
+// head a Plan's Commit puts is the head of its version): the plan's head
+// carries head's recent versions on, as Restate's does.
+func (s *Store) WritePlanAfter(d fund.Document, head *Item) (Plan, error) {
+	hash, _, err := s.prepare(&d)
+	if err != nil {
+		return Plan{}, err
 	}
 	s.nextVersion(&d, head)
 	p := Plan{Document: d}
@@ -172,8 +184,23 @@ func (s *Store) commitRequest(d *fund.Document, prev *Item, hash string, cl *cla
 	if prev != nil {
 		headCond = ifExpr("#v = :v", exprNames{"#v": "Version"}, exprValues{":v": attrN(prev.Version)})
 	}
+	// The version's history records are keyed by version, after the
+	// latest view (keys.go); the head carries the recent versions the
+	// overview lists (recent.go). Both only while no version of the
+	// document was written in the earlier layout: a head from before
+	// this release (or written by one) has neither, and the backfill
+	// moves its records.
+	head.HistoryByVersion = prev == nil || prev.HistoryByVersion
+	if head.HistoryByVersion {
+		if head.Recent, err = nextRecent(d, prev); err != nil {
+			return nil, err
+		}
+	}
 	latest := documentItem(d, DocPK(d.ID), DocumentLatestSK)
 	latest.GSI1PK, latest.GSI1SK = DocumentLatestGSI1PK(d.ID), DocumentLatestGSI1SK
+	latest.HistoryByVersion = head.HistoryByVersion
+	history := documentItem(d, DocPK(d.ID), DocumentVersionSK(d.Version))
+	history.HistoryByVersion = head.HistoryByVersion
 	index := documentItem(d, FundPK(d.FundID), FundDocumentSK(d.AsOf, d.ID))
 	index.Type = TypeDocumentIndex
 
@@ -183,13 +210,13 @@ func (s *Store) commitRequest(d *fund.Document, prev *Item, hash string, cl *cla
 	tx.put(Item{PK: FundPK(d.FundID), SK: FundSK, Type: TypeFund, GSI1PK: FundsGSI1PK(d.FundID), GSI1SK: FundItemGSI1SK(d.FundID),
 		DocumentFields: fund.DocumentFields{FundID: d.FundID, Currency: d.Currency}}, nil)
 	tx.put(latest, nil)
-	tx.put(documentItem(d, DocPK(d.ID), DocumentHistorySK(d.AsOf, d.Version)), nil)
+	tx.put(history, nil)
 	if !d.Voided {
 		tx.put(index, nil) // a voided document leaves the fund's listing
 	}
 	if d.CapitalActivity != nil {
 		tx.put(activityItem(d, DocPK(d.ID), CapitalActivityLatestSK), nil)
-		tx.put(activityItem(d, DocPK(d.ID), CapitalActivityHistorySK(d.CapitalActivity.ActivityDate, d.Version)), nil)
+		tx.put(activityItem(d, DocPK(d.ID), ActivityVersionSK(d.Version)), nil)
 	} else {
 		tx.delete(DocPK(d.ID), CapitalActivityLatestSK, nil)
 	}

@@ -3,9 +3,11 @@ package store
 import (
 	"github.com/fundsvc/fundsvc/fund"
 
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -76,13 +78,14 @@ func collect(ctx context.Context, iter dynamo.PagingIter) ([]Item, error) {
 }
 
 // OverviewHistory is how many earlier versions an overview lists (their
-// document and capital activity records); the versions route lists every one.
+// document and capital activity records), which the head carries
+// (recent.go); the versions route lists every one.
 const OverviewHistory = 20
 
 // Snapshot is one consistent version of a document with its history.
 type Snapshot struct {
 	Document   fund.Document         // the latest committed version, with its positions
-	History    []fund.DocumentHeader // the OverviewHistory latest earlier versions' records, by asOf then version
+	History    []fund.DocumentHeader // the OverviewHistory latest earlier versions' records (without commit IDs), by asOf then version
 	Activities []fund.ActivityRecord // their capital activities, by date then version
 	// FromVersion is true when the latest view was being rewritten and the
 	// snapshot was read from the committed version's own partition instead.
@@ -154,13 +157,19 @@ func (p *partition) livePositions() []fund.PositionItem {
 
 func notFound(doc string) error { return fund.Errorf(fund.ENOTFOUND, "document %s not found", doc) }
 
-// Overview returns the latest version of a document with its full history,
-// read with one Query of the document partition (followed page by page for
-// documents larger than one response). If that read catches the latest view
-// mid-rewrite, the committed version is read from its own partition instead.
-// It returns ENOTFOUND for an unknown document.
+// Overview returns the latest version of a document with the records of
+// its OverviewHistory latest earlier versions, read with one Query of the
+// latest view (SK < HistoryStart, followed page by page for documents
+// larger than one response): the head it reads first carries those
+// records (recent.go), so the Query reads no history record and costs
+// the same however often the document was restated. If that read catches
+// the latest view mid-rewrite, the committed version is read from its own
+// partition instead. A document that may hold records of the earlier
+// layout (a head without HistoryByVersion) has them read instead: those in
+// the latest view's range, then one Query of each prefix of the
+// version-ordered ones. It returns ENOTFOUND for an unknown document.
 func (s *Store) Overview(ctx context.Context, doc string) (Snapshot, error) {
-	items, err := queryAll(ctx, s.table.Get(AttrPK, DocPK(doc)).Consistent(true))
+	items, err := queryAll(ctx, s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.Less, HistoryStart).Consistent(true))
 	if err != nil {
 		return Snapshot{}, fmt.Errorf("overview of document %s: %w", doc, err)
 	}
@@ -169,17 +178,8 @@ func (s *Store) Overview(ctx context.Context, doc string) (Snapshot, error) {
 		return Snapshot{}, notFound(doc)
 	}
 	snap := Snapshot{}
-	// The most recent earlier versions only: /versions pages through all.
-	oldest := p.head.Version - OverviewHistory
-	for _, h := range p.history {
-		if h.Version < p.head.Version && h.Version >= oldest {
-			snap.History = append(snap.History, h.Header())
-		}
-	}
-	for _, a := range p.activities {
-		if a.Version < p.head.Version && a.Version >= oldest {
-			snap.Activities = append(snap.Activities, a.Activity())
-		}
+	if err := s.earlierVersions(ctx, doc, &p, &snap); err != nil {
+		return Snapshot{}, err
 	}
 	if p.consistent() {
 		snap.Document = assemble(p.latestDoc.Header(), p.latestActivity, p.livePositions())
@@ -191,6 +191,67 @@ func (s *Store) Overview(ctx context.Context, doc string) (Snapshot, error) {
 	}
 	snap.Document, snap.FromVersion = d, true
 	return snap, nil
+}
+
+// earlierVersions sets the snapshot's records of the OverviewHistory
+// versions before the head's: from the head's recent versions, or, for a
+// document that may hold records of the earlier layout, from those the
+// overview's Query read and the version-ordered ones.
+func (s *Store) earlierVersions(ctx context.Context, doc string, p *partition, snap *Snapshot) error {
+	head := p.head
+	oldest := head.Version - OverviewHistory
+	if head.HistoryByVersion {
+		recent, err := decodeRecent(head.Recent)
+		if err != nil {
+			return fmt.Errorf("document %s: the head's recent versions: %w", doc, err)
+		}
+		for i := range recent {
+			r := &recent[i]
+			if r.Version >= head.Version || r.Version < oldest {
+				continue
+			}
+			snap.History = append(snap.History, r.header(doc))
+			if r.Activity != nil {
+				snap.Activities = append(snap.Activities, fund.ActivityRecord{CapitalActivity: *r.Activity, Version: r.Version})
+			}
+		}
+	} else {
+		docs, err := s.versionRecords(ctx, doc, DocumentVersionPrefix, max(oldest, 1), head.Version-1)
+		if err != nil {
+			return err
+		}
+		activities, err := s.versionRecords(ctx, doc, ActivityVersionPrefix, max(oldest, 1), head.Version-1)
+		if err != nil {
+			return err
+		}
+		for _, h := range newestFirst(head.Version, deref(p.history), docs) {
+			if h.Version >= oldest {
+				h.CommitID = "" // as the recent versions hold it: no answer shows it
+				snap.History = append(snap.History, h.Header())
+			}
+		}
+		for _, a := range newestFirst(head.Version, deref(p.activities), activities) {
+			if a.Version >= oldest {
+				snap.Activities = append(snap.Activities, a.Activity())
+			}
+		}
+	}
+	// As the earlier layout's keys ordered them, which the answers keep.
+	slices.SortFunc(snap.History, func(a, b fund.DocumentHeader) int {
+		return cmp.Or(a.AsOf.Compare(b.AsOf), cmp.Compare(a.Version, b.Version))
+	})
+	slices.SortFunc(snap.Activities, func(a, b fund.ActivityRecord) int {
+		return cmp.Or(a.ActivityDate.Compare(b.ActivityDate), cmp.Compare(a.Version, b.Version))
+	})
+	return nil
+}
+
+func deref(items []*Item) []Item {
+	out := make([]Item, len(items))
+	for i, it := range items {
+		out[i] = *it
+	}
+	return out
 }
 
 // readVersion reads one version whole from its immutable partition.
@@ -247,38 +308,68 @@ func (s *Store) PositionsAfter(ctx context.Context, doc, commitID, after string,
 	return items, more, nil
 }
 
-// Capital is a document's capital activities (latest and historical) and
-// its capital calls, at one version.
+// Capital is a page of a document's capital entities at one version: on
+// the first page, the version's capital activity and its capital calls;
+// on every page, a page of the earlier versions' capital activities,
+// newest first.
 type Capital struct {
 	FundID     string
 	Version    int
-	Latest     *fund.ActivityRecord
-	Activities []fund.ActivityRecord // earlier versions' capital activities
-	Calls      []fund.PositionItem
+	Latest     *fund.ActivityRecord // first page only; nil when the version has none
+	Activities []fund.ActivityRecord
+	Calls      []fund.PositionItem // first page only
 }
 
-// Capital reads a document's capital entities with one Query over the sort
-// keys that begin with "CAPITAL_", extended down to the commit head (which
-// sorts just before them) so the read can be checked for consistency. The
-// capital account statements in that range are filtered out: they are read
-// (and paid for) but not returned. It returns ENOTFOUND for an unknown
-// document.
-func (s *Store) Capital(ctx context.Context, doc string) (Capital, error) {
+// Capital reads a page of a document's capital entities. The first page
+// (start nil) is read with one Query over the sort keys that begin with
+// "CAPITAL_", extended down to the commit head (which sorts just before
+// them) so the read can be checked for consistency; the capital account
+// statements in that range are filtered out: they are read (and paid for)
+// but not returned. Its earlier capital activities come from the head's
+// recent versions when they hold the page (recentActivities); otherwise,
+// and on each later page, they are one Query of at most limit+1 history
+// records, newest first, below the version the first page read, which
+// later pages keep; the key to resume from is nil at the end. A document
+// that may hold records of the earlier layout has every one of its
+// capital activities read on each page instead (those of the earlier
+// layout first). It returns ENOTFOUND for an unknown document.
+func (s *Store) Capital(ctx context.Context, doc string, limit int, start PageKey) (Capital, PageKey, error) {
+	if len(start) > 0 {
+		cur, err := readHistoryCursor(start)
+		if err != nil {
+			return Capital{}, nil, err
+		}
+		c := Capital{FundID: cur.FundID, Version: cur.Version}
+		var legacy []Item
+		if cur.Legacy {
+			lo, hi := LegacyActivityHistoryRange()
+			if legacy, err = s.legacyRecords(ctx, doc, lo, hi); err != nil {
+				return Capital{}, nil, err
+			}
+		}
+		next, err := s.earlierActivities(ctx, doc, &c, cur.Legacy, legacy, cur.Before, limit)
+		if err != nil {
+			return Capital{}, nil, err
+		}
+		return c, next, nil
+	}
 	lo, hi := CapitalRange()
 	items, err := queryAll(ctx, s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.Between, lo, hi).
 		Filter("$ <> ?", "Type", TypeCapitalAccount).Consistent(true))
 	if err != nil {
-		return Capital{}, fmt.Errorf("capital of document %s: %w", doc, err)
+		return Capital{}, nil, fmt.Errorf("capital of document %s: %w", doc, err)
 	}
 	p := classify(items)
 	if p.head == nil {
-		return Capital{}, notFound(doc)
+		return Capital{}, nil, notFound(doc)
 	}
 	c := Capital{FundID: p.head.FundID, Version: p.head.Version}
-	for _, a := range p.activities {
-		if a.Version < p.head.Version {
-			c.Activities = append(c.Activities, a.Activity())
-		}
+	next, ok, err := recentActivities(p.head, &c, limit)
+	if err == nil && !ok {
+		next, err = s.earlierActivities(ctx, doc, &c, !p.head.HistoryByVersion, deref(p.activities), p.head.Version, limit)
+	}
+	if err != nil {
+		return Capital{}, nil, err
 	}
 	if p.consistent() {
 		if p.latestActivity != nil {
@@ -290,11 +381,11 @@ func (s *Store) Capital(ctx context.Context, doc string) (Capital, error) {
 				c.Calls = append(c.Calls, it)
 			}
 		}
-		return c, nil
+		return c, next, nil
 	}
 	d, err := s.readVersion(ctx, doc, p.head.CommitID)
 	if err != nil {
-		return Capital{}, err
+		return Capital{}, nil, err
 	}
 	if d.CapitalActivity != nil {
 		c.Latest = &fund.ActivityRecord{CapitalActivity: *d.CapitalActivity, Version: d.Version}
@@ -304,7 +395,72 @@ func (s *Store) Capital(ctx context.Context, doc string) (Capital, error) {
 			c.Calls = append(c.Calls, it)
 		}
 	}
-	return c, nil
+	return c, next, nil
+}
+
+// recentActivities sets c's first page of earlier capital activities from
+// the head's recent versions, when they hold the page and tell whether
+// another follows (ok), so the first page needs no read of history
+// records: when they reach back to version 1, or hold more than limit
+// capital activities.
+func recentActivities(head *Item, c *Capital, limit int) (next PageKey, ok bool, err error) {
+	if !head.HistoryByVersion {
+		return nil, false, nil
+	}
+	recent, err := decodeRecent(head.Recent)
+	if err != nil {
+		return nil, false, fmt.Errorf("document %s: the head's recent versions: %w", head.DocumentID, err)
+	}
+	var earlier []fund.ActivityRecord
+	oldest := head.Version
+	for _, r := range recent {
+		if r.Version >= head.Version {
+			continue
+		}
+		oldest = min(oldest, r.Version)
+		if r.Activity != nil {
+			earlier = append(earlier, fund.ActivityRecord{CapitalActivity: *r.Activity, Version: r.Version})
+		}
+	}
+	slices.SortFunc(earlier, func(a, b fund.ActivityRecord) int { return cmp.Compare(b.Version, a.Version) })
+	switch {
+	case len(earlier) > limit:
+		c.Activities = earlier[:limit]
+		return historyCursor{Before: earlier[limit-1].Version, Version: c.Version, FundID: c.FundID}.key(), true, nil
+	case oldest <= 1:
+		c.Activities = earlier
+		return nil, true, nil
+	}
+	return nil, false, nil
+}
+
+// earlierActivities sets c's page of the capital activities of the
+// versions below before, newest first, and returns the key of the next
+// page (nil at the end). legacy says that the document may hold records
+// of the earlier layout, of which earlier are those read.
+func (s *Store) earlierActivities(ctx context.Context, doc string, c *Capital, legacy bool, earlier []Item, before, limit int) (PageKey, error) {
+	var records []Item
+	next := 0
+	if legacy {
+		keyed, err := s.versionRecords(ctx, doc, ActivityVersionPrefix, 1, before-1)
+		if err != nil {
+			return nil, err
+		}
+		records, next = pageOf(newestFirst(before, earlier, keyed), limit)
+	} else {
+		var err error
+		if records, next, err = s.pageBelow(ctx, doc, ActivityVersionPrefix, before, limit, ""); err != nil {
+			return nil, err
+		}
+	}
+	c.Activities = make([]fund.ActivityRecord, 0, len(records))
+	for i := range records {
+		c.Activities = append(c.Activities, records[i].Activity())
+	}
+	if next == 0 {
+		return nil, nil
+	}
+	return historyCursor{Before: next, Version: c.Version, FundID: c.FundID, Legacy: legacy}.key(), nil
 }
 
 // DocumentPosition returns one position's items in a document at one
@@ -419,24 +575,6 @@ func (s *Store) DocumentFund(ctx context.Context, doc string) (string, error) {
 	return h.FundID, nil
 }
 
-// HistoryPage returns up to limit of a document's history records whose
-// asOf lies between from and to (either may be zero for an open end; every
-// version of the end date included), ordered by asOf then version, with one
-// Query, resuming at start; the key to resume from is nil at the end. The
-// latest record is not among them; the current version's history record is.
-func (s *Store) HistoryPage(ctx context.Context, doc string, from, to fund.Date, limit int, start PageKey) ([]fund.DocumentHeader, PageKey, error) {
-	lo, hi := DocumentHistoryRange(from, to)
-	items, next, err := queryPage(ctx, s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.Between, lo, hi).Consistent(true), "", limit, start)
-	if err != nil {
-		return nil, nil, fmt.Errorf("history of document %s: %w", doc, err)
-	}
-	out := make([]fund.DocumentHeader, 0, len(items))
-	for i := range items {
-		out = append(out, items[i].Header())
-	}
-	return out, next, nil
-}
-
 // indexPageKey is the key that resumes a Query of index ("" for the table)
 // after it, an item the Query returned: a page can then end on any item,
 // not only where a DynamoDB response ended.
@@ -452,20 +590,45 @@ func indexPageKey(it *Item, index string) PageKey {
 }
 
 // Version returns version n of a document whole, positions included: one
-// Query finds the version's record, one more reads its partition.
-// It returns ENOTFOUND if the document or the version does not exist.
+// GetItem finds the version's record, one Query reads its partition. A
+// version not found so is looked for among the records of the earlier
+// layout (one Query, filtered), then, in case the backfill has just moved
+// it, by its key again. It returns ENOTFOUND if the document or the
+// version does not exist.
 func (s *Store) Version(ctx context.Context, doc string, n int) (fund.Document, error) {
-	items, err := queryAll(ctx, s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.BeginsWith, DocumentPrefix).
-		Filter("$ = ?", "Version", n).Consistent(true))
+	rec, err := s.versionRecord(ctx, doc, n)
+	if err == nil && rec == nil {
+		var items []Item
+		lo, hi := LegacyDocumentHistoryRange(fund.Date{}, fund.Date{})
+		items, err = queryAll(ctx, s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.Between, lo, hi).
+			Filter("$ = ?", "Version", n).Consistent(true))
+		if len(items) > 0 {
+			rec = &items[0]
+		} else if err == nil {
+			rec, err = s.versionRecord(ctx, doc, n)
+		}
+	}
 	if err != nil {
 		return fund.Document{}, fmt.Errorf("version %d of document %s: %w", n, doc, err)
 	}
-	for _, it := range items {
-		if it.SK != DocumentLatestSK {
-			return s.readVersion(ctx, doc, it.CommitID)
-		}
+	if rec == nil {
+		return fund.Document{}, fund.Errorf(fund.ENOTFOUND, "document %s has no version %d", doc, n)
 	}
-	return fund.Document{}, fund.Errorf(fund.ENOTFOUND, "document %s has no version %d", doc, n)
+	return s.readVersion(ctx, doc, rec.CommitID)
+}
+
+// versionRecord reads the history record of version n of a document with
+// one GetItem; nil when there is none under that key.
+func (s *Store) versionRecord(ctx context.Context, doc string, n int) (*Item, error) {
+	var it Item
+	err := s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.Equal, DocumentVersionSK(n)).Consistent(true).One(ctx, &it)
+	if errors.Is(err, dynamo.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &it, nil
 }
 
 // FundDocuments lists a fund's documents with asOf between from and to
@@ -504,29 +667,80 @@ func (s *Store) FundExists(ctx context.Context, fundID string) (bool, error) {
 // PositionAsOf returns what a document reported for one position in its
 // latest version dated on or before asOf among the versions below before
 // (each item names its version): one Query of the document's history
-// records up to asOf (every version of that date included), then one Query
-// of the chosen version's partition. It serves the rare reads that must look past
-// a restatement that moved a document's as-of date after asOf. A document
-// with no such version, or whose version did not report the position,
-// returns no items.
+// records newest first from version before-1, a few at a time, until one
+// dated on or before asOf, then one Query of the chosen version's
+// partition. It serves the rare reads that must look past a restatement
+// that moved a document's as-of date after asOf. A document that may
+// hold records of the earlier layout (the record of version before-1 does
+// not say HistoryByVersion) has those read too, up to asOf, and the
+// version-ordered ones again. A document with no such version, or whose
+// version did not report the position, returns no items.
 func (s *Store) PositionAsOf(ctx context.Context, doc, pos string, asOf fund.Date, before int) ([]fund.PositionItem, error) {
-	lo, hi := DocumentHistoryRange(fund.Date{}, asOf)
-	history, err := queryAll(ctx, s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.Between, lo, hi).Consistent(true))
-	if err != nil {
-		return nil, fmt.Errorf("history of document %s to %s: %w", doc, asOf, err)
+	if before <= 1 {
+		return nil, nil // no version before the first
 	}
-	var chosen *Item
-	for i := range history {
+	chosen, top, err := s.latestDatedBy(ctx, doc, asOf, before)
+	if err != nil {
+		return nil, err
+	}
+	if top == nil || !top.HistoryByVersion {
+		lo, hi := LegacyDocumentHistoryRange(fund.Date{}, asOf)
+		legacy, err := s.legacyRecords(ctx, doc, lo, hi)
+		if err != nil {
+			return nil, err
+		}
+		again, _, err := s.latestDatedBy(ctx, doc, asOf, before)
+		if err != nil {
+			return nil, err
+		}
 		// History records are written with the head that commits them, so
 		// every one names a committed version.
-		if v := history[i].Version; v < before && (chosen == nil || v > chosen.Version) {
-			chosen = &history[i]
+		if again != nil {
+			legacy = append(legacy, *again)
+		}
+		for _, it := range legacy {
+			if it.Version < before && (chosen == nil || it.Version > chosen.Version) {
+				chosen = &it
+			}
 		}
 	}
 	if chosen == nil {
 		return nil, nil
 	}
 	return s.versionPosition(ctx, doc, chosen.CommitID, pos)
+}
+
+// asOfSearch is how many history records a request of latestDatedBy reads
+// at most: a restatement that moved the as-of date is usually a version or
+// two back.
+const asOfSearch = 8
+
+// latestDatedBy reads a document's version-ordered history records newest
+// first from version before-1 until one dated on or before asOf, which it
+// returns (nil if none), with the record of version before-1 (top; nil if
+// it is not among them).
+func (s *Store) latestDatedBy(ctx context.Context, doc string, asOf fund.Date, before int) (chosen, top *Item, err error) {
+	if before <= 1 {
+		return nil, nil, nil
+	}
+	lo, hi := VersionRange(DocumentVersionPrefix, 1, before-1)
+	it := s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.Between, lo, hi).Order(dynamo.Descending).
+		Filter("$ <= ? OR $ = ?", "AsOf", asOf.String(), "Version", before-1).SearchLimit(asOfSearch).Consistent(true).Iter()
+	var rec Item
+	for it.Next(ctx, &rec) {
+		r := rec
+		if r.Version == before-1 {
+			top = &r
+		}
+		if !asOf.Before(r.AsOf) {
+			chosen = &r
+			break
+		}
+	}
+	if err := it.Err(); err != nil {
+		return nil, nil, fmt.Errorf("history of document %s to %s: %w", doc, asOf, err)
+	}
+	return chosen, top, nil
 }
 
 // versionPosition reads one position's items of one version from the

@@ -212,7 +212,7 @@ func TestStatementsAndTypedLinesRoundTrip(t *testing.T) {
 		}
 	})
 	t.Run("the capital read returns calls, not statements", func(t *testing.T) {
-		c, err := e.Store.Capital(ctx, "S1")
+		c, _, err := e.Store.Capital(ctx, "S1", 10, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -31,7 +31,8 @@ type Store struct {
 	MaxPositions int
 	// Parallelism bounds concurrent DynamoDB writes of one ingest.
 	Parallelism int
-	// Now is the clock; tests may replace it.
+	// Now is the clock: NewStore's is the machine's corrected to
+	// DynamoDB's (TableClock), which stamps commits; tests may replace it.
 	Now func() time.Time
 	// ClaimLease is how long a writer's pending position claims cannot be
 	// taken over by a writer of another investor (DefaultClaimLease when
@@ -62,11 +63,12 @@ type Store struct {
 
 // NewStore returns a Store on the named table.
 func NewStore(db *dynamo.DB, table string) *Store {
-	return &Store{
+	s := &Store{
 		db: db, table: db.Table(table), name: table,
 		MaxPositions: fund.DefaultMaxPositions, Parallelism: 4, ChangeShards: DefaultChangeShards, MaxWaitingWriters: DefaultMaxWaitingWriters,
-		Now: func() time.Time { return time.Now().UTC().Truncate(time.Millisecond) },
 	}
+	s.Now = s.TableClock(time.Now)
+	return s
 }
 
 // TableName returns the table's name.

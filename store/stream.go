@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -206,7 +207,7 @@ func (s *Store) scanSegment(ctx context.Context, seg int, opts *ScanOptions, yie
 			case head != nil:
 				head.see(&item)
 			}
-			if rec == nil {
+			if rec == nil || (head != nil && head.again(rec)) {
 				continue
 			}
 			if err := yield(rec); err != nil {
@@ -344,6 +345,38 @@ type headCheck struct {
 	positions    int                 // as the head records
 	seen         map[string]struct{} // positions named by live latest items
 	behind       bool                // a latest item is not at the head's version
+	history      map[historyRecord]bool
+}
+
+// historyRecord names a history record of a partition: its type and version.
+type historyRecord struct {
+	document bool
+	version  int
+}
+
+// again reports whether rec is a history record of the head's partition
+// that the Scan has yielded already: while the backfill moves a document's
+// records of the earlier layout (backfill.go), each in one transaction,
+// the Scan may read one before and after its move; the earlier layout's
+// keys sort before the version-ordered ones.
+func (c *headCheck) again(rec Record) bool {
+	var k historyRecord
+	switch r := rec.(type) {
+	case DocumentVersion:
+		k = historyRecord{true, r.Version}
+	case ActivityVersion:
+		k = historyRecord{false, r.Version}
+	default:
+		return false
+	}
+	if c.history[k] {
+		return true
+	}
+	if c.history == nil {
+		c.history = map[historyRecord]bool{}
+	}
+	c.history[k] = true
+	return false
 }
 
 // see counts one item of the head's partition.
@@ -420,13 +453,28 @@ func (s *Store) VersionItems(ctx context.Context, h *CommitHead, kind fund.ItemK
 // never a Scan: the document's history records, the latest of which is
 // the head's version (a commit writes its history record in the
 // transaction that moves the head), then that version's partition,
-// immutable once committed. It returns ENOTFOUND if the document has no
-// committed version.
+// immutable once committed. A document whose latest history record does
+// not say HistoryByVersion may hold records of the earlier layout: they
+// are read too, then the version-ordered ones again (the backfill may move
+// a record in between), one record kept per version. It returns ENOTFOUND
+// if the document has no committed version.
 func (s *Store) DocumentRecords(ctx context.Context, doc string) ([]Record, error) {
-	lo, hi := DocumentHistoryRange(fund.Date{}, fund.Date{})
-	history, err := queryAll(ctx, s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.Between, lo, hi).Consistent(true))
+	history, err := s.versionRecords(ctx, doc, DocumentVersionPrefix, 1, MaxVersion)
 	if err != nil {
-		return nil, fmt.Errorf("store: history of document %s: %w", doc, err)
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	if len(history) == 0 || !history[len(history)-1].HistoryByVersion {
+		lo, hi := LegacyDocumentHistoryRange(fund.Date{}, fund.Date{})
+		legacy, err := s.legacyRecords(ctx, doc, lo, hi)
+		if err != nil {
+			return nil, fmt.Errorf("store: %w", err)
+		}
+		again, err := s.versionRecords(ctx, doc, DocumentVersionPrefix, 1, MaxVersion)
+		if err != nil {
+			return nil, fmt.Errorf("store: %w", err)
+		}
+		history = newestFirst(MaxVersion, again, legacy)
+		slices.Reverse(history)
 	}
 	if len(history) == 0 {
 		return nil, notFound(doc)

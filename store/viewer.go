@@ -126,15 +126,18 @@ func (r View) LatestDocument(ctx context.Context, doc string) (fund.DocumentHead
 // It returns ENOTFOUND for an unknown document and for one of a fund the
 // viewer does not cover.
 func (r View) Versions(ctx context.Context, doc string, from, to fund.Date, limit int, start PageKey) (fund.DocumentHeader, []fund.DocumentHeader, PageKey, error) {
-	latest, err := r.LatestDocument(ctx, doc)
+	latest, err := r.s.latestRecord(ctx, doc)
+	if err == nil {
+		err = r.visible(doc, latest.FundID, nil)
+	}
 	if err != nil {
 		return fund.DocumentHeader{}, nil, nil, err
 	}
-	history, next, err := r.s.HistoryPage(ctx, doc, from, to, limit, start)
+	history, next, err := r.s.historyPage(ctx, latest, from, to, limit, start)
 	if err != nil {
 		return fund.DocumentHeader{}, nil, nil, err
 	}
-	return latest, history, next, nil
+	return latest.Header(), history, next, nil
 }
 
 // Version is Store.Version as the viewer sees it. It returns ENOTFOUND for
@@ -190,15 +193,15 @@ func (r View) PositionItemByKey(ctx context.Context, doc string, k fund.ItemKind
 
 // Capital is Store.Capital as the viewer sees it. It returns ENOTFOUND for
 // an unknown document and for one of a fund the viewer does not cover.
-func (r View) Capital(ctx context.Context, doc string) (Capital, error) {
+func (r View) Capital(ctx context.Context, doc string, limit int, start PageKey) (Capital, PageKey, error) {
 	if err := r.authorize(ctx, doc); err != nil {
-		return Capital{}, err
+		return Capital{}, nil, err
 	}
-	c, err := r.s.Capital(ctx, doc)
+	c, next, err := r.s.Capital(ctx, doc, limit, start)
 	if err = r.visible(doc, c.FundID, err); err != nil {
-		return Capital{}, err
+		return Capital{}, nil, err
 	}
-	return c, nil
+	return c, next, nil
 }
 
 // DocumentStatements is Store.DocumentStatements as the viewer sees it,

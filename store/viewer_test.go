@@ -32,7 +32,7 @@ func TestAnotherFundsDocumentReadsAsAnUnknownOne(t *testing.T) {
 			_, err := r.PositionItemByKey(ctx, doc, fund.CapitalCall, "POS_1")
 			return err
 		},
-		"capital": func(r store.View, doc string) error { _, err := r.Capital(ctx, doc); return err },
+		"capital": func(r store.View, doc string) error { _, _, err := r.Capital(ctx, doc, 10, nil); return err },
 	}
 	owner := e.Store.As(store.Viewer{Funds: []string{"F1"}})
 	for name, read := range reads {

@@ -271,8 +271,8 @@ type OverviewDocuments struct {
 // CapitalActivities are the latest version's capital activity and the
 // earlier versions'.
 type CapitalActivities struct {
-	Latest  *CapitalActivity  `json:"latest" doc:"The capital activity of the version read, or null when that version has none."`
-	Earlier []CapitalActivity `json:"earlier" doc:"The capital activities of the 20 latest earlier versions."`
+	Latest  *CapitalActivity  `json:"latest" doc:"The capital activity of the version read, or null when that version has none (and, in /capital, on the pages after the first)."`
+	Earlier []CapitalActivity `json:"earlier" doc:"The earlier versions' capital activities: in an overview, those of the 20 latest earlier versions, by activityDate then version; in /capital, a page of them, newest first."`
 }
 
 type PositionAnalysis struct {
@@ -551,7 +551,7 @@ func GroupsOf(items []fund.PositionItem) map[string]PositionGroup {
 type Versions struct {
 	DocumentID string           `json:"documentId" doc:"The document."`
 	Latest     *DocumentHeader  `json:"latest,omitempty" doc:"The latest version's record ('status' 'latest'); present only when neither 'from' nor 'to' is given."`
-	Versions   []DocumentHeader `json:"versions" doc:"A page of the document's version records, the latest one among them, by asOf then version; each says whether it is the latest or superseded."`
+	Versions   []DocumentHeader `json:"versions" doc:"A page of the document's version records, the latest one among them, newest first; each says whether it is the latest or superseded."`
 	Next       string           `json:"next,omitempty" doc:"Opaque cursor of the next page of version records; absent on the last page."`
 }
 
@@ -566,9 +566,10 @@ type DocumentPosition struct {
 // Capital is a document's capital activity and capital calls.
 type Capital struct {
 	DocumentID        string            `json:"documentId" doc:"The document."`
-	Version           int               `json:"version" doc:"The document's latest committed version."`
-	CapitalActivities CapitalActivities `json:"capitalActivities" doc:"The latest version's capital activity and the earlier versions'."`
-	CapitalCalls      []PositionItem    `json:"capitalCalls" doc:"The version's capital calls, by position."`
+	Version           int               `json:"version" doc:"The committed version every page shows: the latest when the first page was read."`
+	CapitalActivities CapitalActivities `json:"capitalActivities" doc:"The version's capital activity (first page only) and a page of the earlier versions', newest first."`
+	CapitalCalls      []PositionItem    `json:"capitalCalls" doc:"The version's capital calls, by position; first page only (empty on later pages)."`
+	Next              string            `json:"next,omitempty" doc:"Opaque cursor of the next page of earlier capital activities; absent on the last page."`
 }
 
 // Analysis is a document's per-position analysis.

@@ -217,10 +217,8 @@ type publisher struct {
 
 func (p *publisher) Put(ctx context.Context, key string, data []byte) error {
 	date := p.cfg.Export.Date
-	for _, name := range export.Datasets {
-		if key == export.SymlinkKey(name, date) || key == export.DDLKey(name) {
-			return nil // the Hive tables' publication, not this format's
-		}
+	if export.HiveTableKey(key) {
+		return nil // the Hive tables' publication, not this format's
 	}
 	if key == export.ManifestKey(date) {
 		var m export.Manifest

@@ -138,9 +138,13 @@ func (s *stack) readExport(t *testing.T) map[string][]map[string]string {
 	t.Helper()
 	out := map[string][]map[string]string{}
 	var selects []string
+	var published export.Manifest // names the slot the tables read
+	if b, err := os.ReadFile(filepath.Join(s.dest, filepath.FromSlash(export.ManifestKey(snapshotDate)))); err != nil || json.Unmarshal(b, &published) != nil {
+		t.Fatalf("the export's manifest: %v", err)
+	}
 	for _, ds := range export.Datasets {
 		out[ds] = []map[string]string{}
-		b, err := os.ReadFile(filepath.Join(s.dest, filepath.FromSlash(export.SymlinkKey(ds, snapshotDate))))
+		b, err := os.ReadFile(filepath.Join(s.dest, filepath.FromSlash(export.SymlinkKey(ds, snapshotDate, published.Slot))))
 		if err != nil {
 			t.Fatalf("%s: %v", ds, err)
 		}

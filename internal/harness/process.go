@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"time"
 )
@@ -39,6 +40,40 @@ func StartProcess(cmd *exec.Cmd) (exited <-chan struct{}, out *TailBuffer, err e
 		close(done)
 	}()
 	return done, out, nil
+}
+
+// StartProcessToFile is StartProcess with the child's standard output and
+// error written straight to f, a file the child inherits, rather than
+// through a pipe this process copies: a benchmark's child that logs a line
+// per request then wakes no goroutine of the measuring process per
+// request. The returned tail reads f's last 16 KiB, for error messages.
+func StartProcessToFile(cmd *exec.Cmd, f *os.File) (exited <-chan struct{}, tail fmt.Stringer, err error) {
+	cmd.Stdout, cmd.Stderr, cmd.SysProcAttr = f, f, SysProcAttr()
+	if err := cmd.Start(); err != nil {
+		return nil, nil, fmt.Errorf("run %s: %w", cmd.Path, err)
+	}
+	done := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		close(done)
+	}()
+	return done, fileTail{f.Name()}, nil
+}
+
+// fileTail is the last outputTail bytes of a file, read when printed.
+type fileTail struct{ path string }
+
+func (t fileTail) String() string {
+	f, err := os.Open(t.path)
+	if err != nil {
+		return fmt.Sprintf("(the output in %s cannot be read: %v)", t.path, err)
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err == nil && info.Size() > outputTail {
+		_, _ = f.Seek(info.Size()-outputTail, io.SeekStart)
+	}
+	b, _ := io.ReadAll(f)
+	return string(b)
 }
 
 // StopGroup stops a process started with StartProcess: it sends SIGTERM to

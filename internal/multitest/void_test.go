@@ -18,8 +18,8 @@ import (
 // instance and the void on the other: exactly one wins, the other is 412,
 // and what every route shows is wholly the winner's: the restated version
 // (its positions in the pivot, at version 2) or the void (no position of
-// the document anywhere, version 1 readable whole, the versions listing
-// ending with the voided version).
+// the document anywhere, version 1 readable whole, the versions listing,
+// newest first, beginning with the voided version).
 func TestConcurrentRestatementAndVoidAcrossInstances(t *testing.T) {
 	const docs = 8
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -75,9 +75,9 @@ func TestConcurrentRestatementAndVoidAcrossInstances(t *testing.T) {
 
 		var versions wire.Versions
 		if get(ctx, &p, admin, "admin", path+"/versions", http.StatusOK, &versions) {
-			want := []string{"1 superseded", "2 latest"}
+			want := []string{"2 latest", "1 superseded"} // newest first
 			if winner == "void" {
-				want[1] = "2 voided"
+				want[0] = "2 voided"
 			}
 			var got []string
 			for _, v := range versions.Versions {

@@ -126,9 +126,9 @@ func commands() []command {
 				"snapshot and reads only what changed since. --format iceberg runs fundsvc-iceberg, the build with the Iceberg publisher, " +
 				"found beside fundsvc or on PATH (make build builds both).",
 			own: registerExport, run: runExport},
-		{name: "ddl", summary: "print Athena's CREATE EXTERNAL TABLE statements (--format iceberg: the Glue registration of the Iceberg tables)",
+		{name: "ddl", summary: "print Athena's DDL of the snapshots, a table and a view per dataset (--format iceberg: the Glue registration of the Iceberg tables)",
 			own: registerDDL, run: printDDL},
-		{name: "changes backfill", summary: "give the change index's keys to documents committed before it existed, and write the events of versions committed before the event feed (idempotent; prints a resume point after every page)",
+		{name: "changes backfill", summary: "give the change index's keys to documents committed before it existed, write the events of versions committed before the event feed, and move history records to the version-ordered keys (idempotent; prints a resume point after every page)",
 			own: registerChanges, run: backfillChanges},
 		{name: "token", summary: "mint a development token with the configured HS256 secret",
 			doc: "fundsvc token --role admin --funds FUND_A,FUND_B (or --funds '*'); fundsvc token --role investor --investor INVESTOR_1.",

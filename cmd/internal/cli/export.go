@@ -55,7 +55,7 @@ func (f exportFlags) ddlLocation(cfg config.Config) (string, error) {
 	return filepath.Abs(location)
 }
 
-// printDDL prints the CREATE EXTERNAL TABLE statements of every dataset,
+// printDDL prints the Athena DDL of every dataset (export.AllDDL),
 // or for --format iceberg what Athena needs of the Iceberg tables.
 func printDDL(ctx context.Context, e invocation) error {
 	location, err := e.f.export.ddlLocation(e.cfg)

@@ -231,12 +231,12 @@ func TestExportToS3LogsEachDataset(t *testing.T) {
 			}
 			uris = append(uris, f.URI+"\n")
 		}
-		symlink := string(get("nightly/" + export.SymlinkKey(d.Name, fund.MustDate(snapshotDate))))
+		symlink := string(get("nightly/" + export.SymlinkKey(d.Name, fund.MustDate(snapshotDate), m.Slot)))
 		if want := strings.Join(uris, ""); symlink != want {
 			t.Errorf("symlink of %s:\n%s\nwant:\n%s", d.Name, symlink, want)
 		}
 	}
-	for _, name := range export.Datasets {
+	for _, name := range append([]string{export.SnapshotsTable}, export.Datasets...) {
 		got := string(get("nightly/" + export.DDLKey(name)))
 		if want := export.DDL(name, dest) + "\n"; got != want {
 			t.Errorf("%s differs from export.DDL:\n%s\nwant:\n%s", export.DDLKey(name), got, want)
@@ -355,12 +355,20 @@ func TestDDLPrintsTheExportDDL(t *testing.T) {
 	if got != export.AllDDL("s3://lake/fundsvc") {
 		t.Errorf("fundsvc ddl differs from export.AllDDL")
 	}
-	if n := strings.Count(got, "CREATE EXTERNAL TABLE IF NOT EXISTS "); n != len(export.Datasets) {
-		t.Errorf("%d CREATE EXTERNAL TABLE statements, want %d", n, len(export.Datasets))
+	// A table of symlink files and a view per dataset, and the snapshots
+	// table the views follow.
+	if n := strings.Count(got, "CREATE EXTERNAL TABLE IF NOT EXISTS "); n != len(export.Datasets)+1 {
+		t.Errorf("%d CREATE EXTERNAL TABLE statements, want %d", n, len(export.Datasets)+1)
+	}
+	if !strings.Contains(got, "LOCATION 's3://lake/fundsvc/_manifests/'") {
+		t.Errorf("no LOCATION for the snapshots table")
 	}
 	for _, name := range export.Datasets {
 		if !strings.Contains(got, "LOCATION 's3://lake/fundsvc/_symlink/"+name+"/'") {
 			t.Errorf("no LOCATION for %s", name)
+		}
+		if !strings.Contains(got, "CREATE OR REPLACE VIEW "+name+" AS") {
+			t.Errorf("no view %s", name)
 		}
 	}
 	if strings.Contains(got, "/elsewhere") {

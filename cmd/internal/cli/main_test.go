@@ -99,6 +99,7 @@ func TestBadConfigurationIsRefusedClearly(t *testing.T) {
 		{"a negative rate limit", []string{"serve"}, map[string]string{"FUNDSVC_RATE_LIMIT": "-1"}, "FUNDSVC_RATE_LIMIT"},
 		{"a rate limit that is not a number", []string{"serve"}, map[string]string{"FUNDSVC_RATE_LIMIT": "NaN"}, "FUNDSVC_RATE_LIMIT"},
 		{"a rate limit without a burst", []string{"serve"}, map[string]string{"FUNDSVC_RATE_BURST": "0"}, "FUNDSVC_RATE_BURST"},
+		{"a negative fan-out concurrency", []string{"serve"}, map[string]string{"FUNDSVC_FANOUT_CONCURRENCY": "-1"}, "FUNDSVC_FANOUT_CONCURRENCY"},
 		{"a negative drain delay", []string{"serve"}, map[string]string{"FUNDSVC_DRAIN_DELAY": "-1s"}, "FUNDSVC_DRAIN_DELAY"},
 	}
 	for _, c := range cases {

@@ -328,7 +328,7 @@ func documentsMinimum(ctx context.Context, client *dynamodb.Client, st *store.St
 		if err != nil {
 			return 0, err
 		}
-		lo, hi := store.DocumentHistoryRange(fund.Date{}, fund.Date{})
+		lo, hi := store.VersionRange(store.DocumentVersionPrefix, 1, store.MaxVersion)
 		vals := key(store.DocPK(doc))
 		vals[":lo"], vals[":hi"] = &types.AttributeValueMemberS{Value: lo}, &types.AttributeValueMemberS{Value: hi}
 		history, err := query(&dynamodb.QueryInput{TableName: aws.String(st.TableName()), ConsistentRead: aws.Bool(true),

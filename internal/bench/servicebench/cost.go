@@ -75,7 +75,7 @@ func planCost(p store.Plan) planSize {
 			}
 		}
 	}
-	lo, hi := store.DocumentHistoryRange(fund.Date{}, fund.Date{})
+	lo, hi := store.VersionRange(store.DocumentVersionPrefix, 1, store.MaxVersion)
 	for _, tx := range append([]*dynamodb.TransactWriteItemsInput{p.Commit}, p.Materialize...) {
 		for _, ti := range tx.TransactItems {
 			switch {

@@ -118,7 +118,7 @@ func parseFlags(args []string) (options, error) {
 	fs.IntVar(&o.sustain.requests, "sustain-requests", 1_000_000, "at most this many requests of the sustained load")
 	fs.IntVar(&o.sustainConc, "sustain-concurrency", 16, "workers of the sustained load")
 	fs.Float64Var(&o.writes, "sustain-writes", 0.2, "fraction of the sustained load that restates documents")
-	fs.StringVar(&o.serviceLog, "fundsvc-log", "", "also write the service's log to this file")
+	fs.StringVar(&o.serviceLog, "fundsvc-log", "", "write the service's log to this file (empty: a temporary file, removed once the service started)")
 	fs.DurationVar(&o.reqTimeout, "request-timeout", 0, "the service's FUNDSVC_REQUEST_TIMEOUT (0: its default, 60s)")
 	fs.DurationVar(&o.wrTimeout, "write-timeout", 0, "the service's FUNDSVC_WRITE_TIMEOUT (0: its default, 5m)")
 	fs.IntVar(&o.costRequests, "cost-requests", 10, "requests per side that measure a read's consumed capacity, a fifth as many for an ingest (0 to skip the cost tables)")

@@ -51,14 +51,17 @@ func (r *raw) query(ctx context.Context, in *dynamodb.QueryInput, all bool) ([]m
 	return items, nil
 }
 
-// overview is the document overview's Query: the whole document
-// partition, strongly consistent, every page.
+// overview is the document overview's Query: the document partition's
+// latest view (the keys before the history records, store.HistoryStart),
+// strongly consistent, every page.
 func (r *raw) overview(ctx context.Context, doc string) ([]map[string]types.AttributeValue, error) {
 	return r.query(ctx, &dynamodb.QueryInput{
-		KeyConditionExpression:    aws.String("#pk = :pk"),
-		ExpressionAttributeNames:  map[string]string{"#pk": store.AttrPK},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(store.DocPK(doc))},
-		ConsistentRead:            aws.Bool(true),
+		KeyConditionExpression:   aws.String("#pk = :pk AND #sk < :history"),
+		ExpressionAttributeNames: map[string]string{"#pk": store.AttrPK, "#sk": store.AttrSK},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk": str(store.DocPK(doc)), ":history": str(store.HistoryStart),
+		},
+		ConsistentRead: aws.Bool(true),
 	}, true)
 }
 

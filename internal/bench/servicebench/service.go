@@ -36,7 +36,7 @@ type service struct {
 
 	cmd    *exec.Cmd
 	exited <-chan struct{}
-	out    *harness.TailBuffer
+	out    fmt.Stringer // the tail of its output, for errors
 
 	// notReady says why the service was measured without /readyz ever
 	// answering 200; empty when it did.
@@ -52,7 +52,7 @@ var errServiceExited = errors.New("fundsvc exited during start-up")
 // serviceConfig is how to run the service.
 type serviceConfig struct {
 	bin, endpoint, table string
-	log                  io.Writer     // gets the service's output besides the tail kept for errors; may be nil
+	log                  *os.File      // gets the service's output (a temporary file when nil)
 	requestTimeout       time.Duration // FUNDSVC_REQUEST_TIMEOUT; zero for the service's default
 	writeTimeout         time.Duration // FUNDSVC_WRITE_TIMEOUT; zero for the service's default
 }
@@ -89,8 +89,19 @@ func startService(ctx context.Context, sc serviceConfig) (*service, error) {
 		return nil, err
 	}
 	cmd := exec.Command(sc.bin, "serve")
-	cmd.Env, cmd.Stdout = env, sc.log
-	exited, out, err := harness.StartProcess(cmd)
+	cmd.Env = env
+	// The service logs a line per request, to a file it writes itself: a
+	// pipe copied by this process would wake one of its goroutines per
+	// request, on the API side of every comparison only.
+	log := sc.log
+	if log == nil {
+		if log, err = os.CreateTemp("", "servicebench-fundsvc-*.log"); err != nil {
+			return nil, err
+		}
+		defer os.Remove(log.Name()) // the child keeps its descriptor; the tail reads by name while it lives
+		defer log.Close()
+	}
+	exited, out, err := harness.StartProcessToFile(cmd, log)
 	if err != nil {
 		return nil, err
 	}
