@@ -132,6 +132,7 @@ func TestRestatementRefusesToMoveMoney(t *testing.T) {
 func TestConcurrentRestatementsLoseNoVersion(t *testing.T) {
 	e := fundtest.New(t)
 	const writers = 12
+	e.Store.MaxWaitingWriters = writers // all may queue: what is tested is the serialization, not its bound (turns_test.go)
 	var wg sync.WaitGroup
 	versions := make(chan int, writers)
 	errs := make(chan error, writers)
