@@ -30,16 +30,27 @@ func StartProcess(cmd *exec.Cmd) (exited <-chan struct{}, out *TailBuffer, err e
 	if cmd.Stdout != nil {
 		w = io.MultiWriter(out, cmd.Stdout)
 	}
-	cmd.Stdout, cmd.Stderr, cmd.SysProcAttr = w, w, SysProcAttr()
+	cmd.Stdout, cmd.Stderr = w, w
+	done, err := start(cmd)
+	if err != nil {
+		return nil, nil, err
+	}
+	return done, out, nil
+}
+
+// start starts cmd in a process group of its own and returns a channel
+// closed once it has exited and been waited for.
+func start(cmd *exec.Cmd) (<-chan struct{}, error) {
+	cmd.SysProcAttr = SysProcAttr()
 	if err := cmd.Start(); err != nil {
-		return nil, nil, fmt.Errorf("run %s: %w", cmd.Path, err)
+		return nil, fmt.Errorf("run %s: %w", cmd.Path, err)
 	}
 	done := make(chan struct{})
 	go func() {
 		_ = cmd.Wait()
 		close(done)
 	}()
-	return done, out, nil
+	return done, nil
 }
 
 // StartProcessToFile is StartProcess with the child's standard output and
@@ -48,15 +59,11 @@ func StartProcess(cmd *exec.Cmd) (exited <-chan struct{}, out *TailBuffer, err e
 // per request then wakes no goroutine of the measuring process per
 // request. The returned tail reads f's last 16 KiB, for error messages.
 func StartProcessToFile(cmd *exec.Cmd, f *os.File) (exited <-chan struct{}, tail fmt.Stringer, err error) {
-	cmd.Stdout, cmd.Stderr, cmd.SysProcAttr = f, f, SysProcAttr()
-	if err := cmd.Start(); err != nil {
-		return nil, nil, fmt.Errorf("run %s: %w", cmd.Path, err)
+	cmd.Stdout, cmd.Stderr = f, f
+	done, err := start(cmd)
+	if err != nil {
+		return nil, nil, err
 	}
-	done := make(chan struct{})
-	go func() {
-		_ = cmd.Wait()
-		close(done)
-	}()
 	return done, fileTail{f.Name()}, nil
 }
 
