@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"sync"
 	"testing"
@@ -251,18 +252,31 @@ func checkClaims(ctx context.Context, t *testing.T, p *problems, m *claimModel, 
 			compareRegistry(p, "admin of "+f+"'s listing of investor "+inv, rows, wantF, func(r wire.RegisteredPosition) (string, string) { return r.FundID, r.InvestorID }, inv, m)
 		}
 		// The investor's summary: its positions, each with the money of
-		// acknowledged documents only.
-		var sum wire.InvestorSummary
-		resp, err = portal.GetJSON(ctx, "/v1/investors/"+inv+"/summary", &sum)
-		count(1)
-		if err != nil || resp.Status != http.StatusOK {
-			if !(resp.Status == http.StatusNotFound && len(want) == 0) {
-				p.add("investor summary failed", "investor %s: GET /v1/investors/%s/summary: %v %s", inv, inv, err, resp)
+		// acknowledged documents only, page by page (at most 50 a page).
+		var positions []wire.PositionSummary
+		path, failed := "/v1/investors/"+inv+"/summary", false
+		for {
+			var sum wire.InvestorSummary
+			resp, err = portal.GetJSON(ctx, path, &sum)
+			count(1)
+			if err != nil || resp.Status != http.StatusOK {
+				if !(resp.Status == http.StatusNotFound && len(want) == 0) {
+					p.add("investor summary failed", "investor %s: GET %s: %v %s", inv, path, err, resp)
+				}
+				failed = true
+				break
 			}
+			positions = append(positions, sum.Positions...)
+			if sum.Next == "" {
+				break
+			}
+			path = "/v1/investors/" + inv + "/summary?cursor=" + url.QueryEscape(sum.Next)
+		}
+		if failed {
 			continue
 		}
 		seen := map[string]bool{}
-		for _, s := range sum.Positions {
+		for _, s := range positions {
 			seen[s.PositionID] = true
 			o := m.positions[s.PositionID]
 			if o == nil || o.investor != inv {
