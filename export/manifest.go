@@ -114,6 +114,16 @@ func (m *Manifest) settleMargin() time.Duration {
 	return store.ChangeSettleMargin
 }
 
+// symlinkText is the symlink file Athena reads d through: its files' URIs,
+// one a line (empty for a dataset with none).
+func (d DatasetManifest) symlinkText() []byte {
+	var b strings.Builder
+	for _, f := range d.Files {
+		b.WriteString(f.URI + "\n")
+	}
+	return []byte(b.String())
+}
+
 // Dataset returns the named dataset of m.
 func (m *Manifest) Dataset(name string) (DatasetManifest, bool) {
 	for _, d := range m.Datasets {
@@ -222,14 +232,10 @@ func (x *exporter) publish(ctx context.Context, m *Manifest) error {
 	// holds nothing of a run that stopped before its commit.
 	for _, name := range Datasets {
 		d, _ := m.Dataset(name)
-		var b strings.Builder
-		for _, f := range d.Files {
-			b.WriteString(f.URI + "\n")
-		}
 		if err := x.holdIfStale(ctx); err != nil {
 			return err
 		}
-		if err := x.cfg.Sink.Put(ctx, SymlinkKey(name, x.cfg.Date, m.Slot), []byte(b.String())); err != nil {
+		if err := x.cfg.Sink.Put(ctx, SymlinkKey(name, x.cfg.Date, m.Slot), d.symlinkText()); err != nil {
 			return fmt.Errorf("export: stage %s: %w", name, err)
 		}
 		x.event(Event{Kind: EventStaged, Dataset: name, Rows: d.Rows, Bytes: d.Bytes})
@@ -344,14 +350,10 @@ func (x *exporter) moveDateIntoSlots(ctx context.Context, l *lease, date fund.Da
 		m.Slot = Slots[0]
 		for _, name := range Datasets {
 			d, _ := m.Dataset(name)
-			var b strings.Builder
-			for _, f := range d.Files {
-				b.WriteString(f.URI + "\n")
-			}
 			if err := l.holdIfStale(ctx); err != nil {
 				return err
 			}
-			if err := x.cfg.Sink.Put(ctx, SymlinkKey(name, date, m.Slot), []byte(b.String())); err != nil {
+			if err := x.cfg.Sink.Put(ctx, SymlinkKey(name, date, m.Slot), d.symlinkText()); err != nil {
 				return fmt.Errorf("export: move the snapshot of %s into a slot: %w", date, err)
 			}
 		}
