@@ -54,6 +54,17 @@ func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
+// missing lists the events of ids that have not arrived.
+func (r *receiver) missing(ids []string) []string {
+	var m []string
+	for _, id := range ids {
+		if _, ok := r.arrival(id); !ok {
+			m = append(m, id)
+		}
+	}
+	return m
+}
+
 // arrival is when the event first arrived, if it did.
 func (r *receiver) arrival(id string) (time.Time, bool) {
 	r.mu.Lock()
@@ -202,15 +213,7 @@ func (w *webhookRun) settle(ctx context.Context, r *raw, p *pool, before string)
 		}
 	}
 	start := time.Now()
-	missing := pollUntil(ctx, w.wait, func() []string {
-		var m []string
-		for _, id := range want {
-			if _, ok := w.recv.arrival(id); !ok {
-				m = append(m, id)
-			}
-		}
-		return m
-	})
+	missing := pollUntil(ctx, w.wait, func() []string { return w.recv.missing(want) })
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -254,15 +257,7 @@ func (w *webhookRun) awaitCommits(ctx context.Context) {
 	}
 	w.commits.mu.Unlock()
 	start := time.Now()
-	missing := pollUntil(ctx, w.wait, func() []string {
-		var m []string
-		for _, id := range all {
-			if _, ok := w.recv.arrival(id); !ok {
-				m = append(m, id)
-			}
-		}
-		return m
-	})
+	missing := pollUntil(ctx, w.wait, func() []string { return w.recv.missing(all) })
 	fmt.Printf("  webhook deliveries: waited %s for the last; %d of %d acknowledged writes' events not delivered\n",
 		time.Since(start).Round(10*time.Millisecond), len(missing), len(all))
 }
