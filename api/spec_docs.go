@@ -310,6 +310,8 @@ var apiParameters = map[string]parameterSpec{
 		Doc: "Keep only events of this type, the events' `type`. Any other value is 400."},
 	"fund": {In: "query", Schema: ref("Id"),
 		Doc: "Keep only the events of this fund's documents. An invalid ID is 400."},
+	"knownAt": {In: "query", Schema: &schema{Type: "string", Format: "date-time", Examples: []any{"2026-10-01T00:00:00Z"}},
+		Doc: "Read as known at this instant (RFC 3339 with its offset): each document counts at its latest version committed at or before it, and a document first committed later does not exist (404 like an unknown one). With `knownAt` alone, `asOf` is its date (UTC). The answer's `basis` echoes both, and says whether the answer is `settled` (knownAt older than the settle margin, so it can no longer change); a page's `next` pins them. Conventions: docs/knownat.md. An instant that is not RFC 3339, or is later than the server's clock, is 400."},
 	"asOf": {In: "query", Schema: ref("Date"),
 		Doc: "The date to take the figures at: each document counts at its latest version dated on or before it, and documents dated later do not count. Absent: every document at its latest version. An invalid date is 400."},
 }
