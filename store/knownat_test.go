@@ -74,3 +74,26 @@ func TestVersionAtNamesTheBackfillWhenAVersionHasNoEvent(t *testing.T) {
 		t.Errorf("a version without its event: %v, want ErrNoCommitInstant", err)
 	}
 }
+
+// TestVersionsCommittedInTheSameMillisecondAreKnownOneAfterTheOther: the
+// clock reads the same instant for two commits; the second is stamped a
+// millisecond after the first (plan.go), so knownAt tells them apart.
+func TestVersionsCommittedInTheSameMillisecondAreKnownOneAfterTheOther(t *testing.T) {
+	e := fundtest.New(t)
+	at := time.Date(2026, 10, 1, 9, 0, 0, 0, time.UTC)
+	e.Store.Now = func() time.Time { return at }
+	for v := 1; v <= 2; v++ {
+		if _, err := e.Store.Write(ctx, doc("D1", "F1", 100*v, "POS_1"), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		at   time.Time
+		want int
+	}{{at, 1}, {at.Add(time.Millisecond - time.Nanosecond), 1}, {at.Add(time.Millisecond), 2}} {
+		got, err := e.Store.VersionAt(ctx, "D1", c.at)
+		if err != nil || got.Version != c.want {
+			t.Errorf("at %s: version %d (%v), want %d", c.at.Format(time.RFC3339Nano), got.Version, err, c.want)
+		}
+	}
+}
