@@ -67,7 +67,7 @@ func knownAtNotice(rev int, asOf string, positions ...string) map[string]any {
 	}
 	return map[string]any{"fundId": "FUND_K", "kind": "capital_call_notice", "title": fmt.Sprintf("Call, revision %d", rev), "asOf": asOf, "currency": "USD",
 		"capitalActivity": map[string]any{"amount": fmt.Sprintf("%d.00", 5000+rev), "status": "pending", "activityDate": asOf, "description": "Call"},
-		"positions": ps}
+		"positions":       ps}
 }
 
 // knownAtPaths are the requests of the document routes recorded for doc.
