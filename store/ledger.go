@@ -89,7 +89,7 @@ func (s *Store) PositionKnownAt(ctx context.Context, doc, pos string, at time.Ti
 	if fund.ErrorCode(err) == fund.ENOTFOUND {
 		return nil, nil
 	}
-	if err != nil || ref.Voided {
+	if err != nil || ref.Voided { // a void's partition holds no position anyway
 		return nil, err
 	}
 	return s.versionPosition(ctx, doc, ref.CommitID, pos)
