@@ -23,16 +23,25 @@ const DefaultMaxFundPerformancePositions = 2000
 func (s *server) getPositionPerformance(c *gin.Context) {
 	in := s.params(c)
 	pos := in.id("positionId")
-	asOf := in.valuationDate()
+	b := in.valuationBasis()
 	if !in.ok() {
 		return
 	}
-	p, err := s.positions.PerformanceFor(c.Request.Context(), pos, asOf, allowFor(c))
+	var p positions.Performance
+	var err error
+	if b.past {
+		p, err = s.pooled.PerformanceKnownAt(s.knownAtContext(c), pos, b.asOf, b.knownAt, allowFor(c))
+	} else {
+		p, err = s.positions.PerformanceFor(c.Request.Context(), pos, b.asOf, allowFor(c))
+	}
 	if err != nil {
-		writeError(c, err)
+		writeChargeError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, wire.PerformanceOf(p))
+	w := wire.PerformanceOf(p)
+	wb := s.wireBasis(b)
+	w.Basis = &wb
+	c.JSON(http.StatusOK, w)
 }
 
 // getInvestorPerformance answers a page of an investor's positions'

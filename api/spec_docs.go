@@ -146,7 +146,7 @@ var apiTypes = map[string]typeSpec{
 	"RegisteredPosition":      {Doc: "A position as its fund registers it: one fund plus one investor."},
 	"DocumentHeaderPage":      {Doc: "One page of document records (without `status`). A page may hold fewer than `limit` items, even none, while `next` is present: keep reading until `next` is absent."},
 	"RegisteredPositionPage":  {Doc: "One page of registered positions. A page may hold fewer than `limit` items, even none, while `next` is present: keep reading until `next` is absent."},
-	"PositionItemPage":        {Doc: "One page of position items. A page may hold fewer than `limit` items, even none, while `next` is present: keep reading until `next` is absent."},
+	"PositionItemsPage":       {Doc: "One page of a position's items, with the basis it was read on. A page may hold fewer than `limit` items, even none, while `next` is present: keep reading until `next` is absent."},
 	"Problem":                 {Doc: "An RFC 9457 problem details object, sent as `application/problem+json` with `Cache-Control: no-store` for every error.", Examples: []any{Problem{Type: "/problems/invalid", Title: "Bad Request", Status: 400, Detail: "must be a whole number from 1 to 1000", Instance: "/v1/funds/FUND_A/documents", Field: "limit", RequestID: "3f2a9c0d1e4b5a6c"}}},
 	"ByStatus":                {Doc: "An exact total split by the status of the items that add up to it (`\"0.00\"` when none)."},
 	"DocumentSource":          {Doc: "A document version that figures came from."},

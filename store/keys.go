@@ -43,6 +43,7 @@ const (
 	TypeIdempotency        = "IdempotencyRecord"
 	TypePositionClaim      = "PositionClaim"
 	TypeClaimFence         = "ClaimFence"
+	TypePositionLedger     = "PositionLedger"
 	TypeChangeShards       = "ChangeShards"
 	TypeFundRecord         = "FundRecord"
 	TypeInvestorRecord     = "InvestorRecord"
@@ -383,6 +384,16 @@ func PositionClaimPK(pos string) string { return "POSITION#" + pos }
 
 // PositionClaimSK is the sort key of a position's claim.
 const PositionClaimSK = "CLAIM"
+
+// PositionLedgerSK keys, in the position's claim partition
+// (PositionClaimPK), the ledger entry of one document that has reported the
+// position in some version (ledger.go).
+func PositionLedgerSK(doc string) string { return PositionLedgerPrefix + doc }
+
+// PositionLedgerPrefix selects the ledger entries of a position's claim
+// partition: it sorts after PositionClaimSK, so a Query of the partition
+// reads the claim first.
+const PositionLedgerPrefix = "DOCUMENT#"
 
 // ClaimFencePK is the fence of one staged version's position claims: its
 // commit is possible only while the fence is not revoked (see claims.go).

@@ -179,6 +179,7 @@ type PositionPerformance struct {
 	// Conventions are stated once per answer: here for one position
 	// (PerformanceOf), at the top of an investor's answer.
 	Conventions *Conventions `json:"conventions,omitempty" doc:"Present on '/v1/positions/{positionId}/performance'; an investor's answer states them once, at its top level."`
+	Basis       *Basis       `json:"basis,omitempty" doc:"What the performance was read on; present on '/v1/positions/{positionId}/performance' (an investor's answer lists its positions without it)."`
 }
 
 // PerformanceOf is a position's performance with its conventions.

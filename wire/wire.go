@@ -330,6 +330,13 @@ type Page[T any] struct {
 	Next  string `json:"next,omitempty" doc:"Present when more items may follow."`
 }
 
+// PositionItemsPage is a page of a position's items with the basis it
+// was read on: Page, which many listings share, stays as it is.
+type PositionItemsPage struct {
+	Page[PositionItem]
+	Basis Basis `json:"basis" doc:"What the page was read on: each document at its version known at 'knownAt' (asOf is always null: the items routes take every document whatever its date). A later page is read on its first page's basis."`
+}
+
 // ByStatus is an amount split by status.
 type ByStatus struct {
 	Total     fund.Money `json:"total" doc:"Pending and completed together."`
@@ -419,6 +426,7 @@ type PositionSummary struct {
 	DocumentCount int              `json:"documentCount" doc:"How many documents are counted."`
 	FirstAsOf     string           `json:"firstAsOf,omitempty" doc:"The earliest asOf among them."`
 	LastAsOf      string           `json:"lastAsOf,omitempty" doc:"The latest asOf among them."`
+	Basis         *Basis           `json:"basis,omitempty" doc:"What the summary was read on; present on '/v1/positions/{positionId}/summary' (an investor's answer lists its positions without it)."`
 }
 
 func SummaryOf(s positions.Summary) PositionSummary {
@@ -495,6 +503,7 @@ type Cashflows struct {
 	Currency   string     `json:"currency" doc:"The position's currency."`
 	AsOf       string     `json:"asOf,omitempty" doc:"The date asked for; absent when none was."`
 	Cashflows  []Cashflow `json:"cashflows" doc:"The position's calls and distributions, oldest first."`
+	Basis      Basis      `json:"basis" doc:"What the cash flows were read on."`
 }
 
 func CashflowsOf(identity fund.PositionItem, asOf fund.Date, flows []positions.Cashflow) Cashflows {

@@ -141,6 +141,47 @@ func (m *Memory) PositionAsOf(_ context.Context, doc, pos string, asOf fund.Date
 	return nil, nil
 }
 
+// PositionDocuments implements positions.Reader: the claim is the
+// position's registry row, the documents those any version of which
+// reports it.
+func (m *Memory) PositionDocuments(_ context.Context, pos string, limit int) (fund.Registered, []string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.read("PositionDocuments")
+	var claim fund.Registered
+	if i := slices.IndexFunc(m.registry, func(r fund.Registered) bool { return r.PositionID == pos }); i >= 0 {
+		claim = m.registry[i]
+	}
+	var docs []string
+	for doc, versions := range m.versions {
+		if slices.ContainsFunc(versions, func(d fund.Document) bool { _, ok := d.PositionByID(pos); return ok }) {
+			docs = append(docs, doc)
+		}
+	}
+	slices.Sort(docs)
+	return claim, docs[:min(len(docs), limit+1)], nil
+}
+
+// PositionKnownAt implements positions.Reader: a version is committed at
+// the Clock it was written at.
+func (m *Memory) PositionKnownAt(_ context.Context, doc, pos string, at time.Time) ([]fund.PositionItem, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.read("PositionKnownAt")
+	versions := m.versions[doc]
+	for v := len(versions); v >= 1; v-- {
+		d := versions[v-1]
+		if d.CreatedAt.After(at) {
+			continue
+		}
+		if p, ok := d.PositionByID(pos); ok && !d.Voided {
+			return d.AppendItems(&p, nil), nil
+		}
+		return nil, nil
+	}
+	return nil, nil
+}
+
 // CapitalCallIn implements positions.Reader.
 func (m *Memory) CapitalCallIn(_ context.Context, pos, doc string) (fund.PositionItem, error) {
 	m.mu.Lock()
