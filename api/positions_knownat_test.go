@@ -51,8 +51,8 @@ type recorded struct {
 	at     time.Time // the instant the read began (its basis.knownAt when 200)
 }
 
-// knownAtPaths are the reads of PK1 the replay covers.
-var knownAtPaths = []string{
+// positionKnownAtPaths are the reads of PK1 the replay covers.
+var positionKnownAtPaths = []string{
 	"/v1/positions/PK1", "/v1/positions/PK1?itemType=capital_call", "/v1/positions/PK1?limit=1",
 	"/v1/positions/PK1/capital-calls", "/v1/positions/PK1/capital-calls?document=N1",
 	"/v1/positions/PK1/summary", "/v1/positions/PK1/summary?asOf=2025-09-30", "/v1/positions/PK1/summary?asOf=2025-07-31",
@@ -94,7 +94,7 @@ func TestPositionReadsReplayAsKnownAt(t *testing.T) {
 	record := func() {
 		t.Helper()
 		now = now.Add(30 * time.Second)
-		for i, path := range knownAtPaths {
+		for i, path := range positionKnownAtPaths {
 			r := servers[i%2].do(t, http.MethodGet, path, nil)
 			rec := recorded{path: path, status: r.Status, at: now}
 			if r.Status == http.StatusOK {
