@@ -226,6 +226,7 @@ var apiFields = map[string]field{
 	"EventPosition.itemTypes":           {Schema: &schema{Type: "array", Items: ref("ItemType")}},
 	"DocumentHeader.createdBy":          {Schema: &schema{Type: "string", Examples: []any{"dev-admin"}}},
 	"CapitalActivities.latest":          {Schema: &schema{OneOf: []*schema{ref("CapitalActivity"), {Type: "null"}}}},
+	"Basis.asOf":                        {Schema: &schema{OneOf: []*schema{ref("Date"), {Type: "null"}}}},
 	"PositionItem.status":               {Schema: &schema{Type: "string", Enum: []string{string(fund.StatusPending), string(fund.StatusCompleted), string(fund.StatusActive)}}},
 	"DocumentPosition.items":            {Schema: &schema{Type: "array", MinItems: ptr(1), MaxItems: ptr(len(fund.ItemKinds)), Items: ref("PositionItem")}},
 	"Problem.type":                      {Derive: problemTypeSchema},
