@@ -215,20 +215,16 @@ func (r View) InvestorsPageAt(ctx context.Context, fundID string, limit int, sta
 		if err == nil {
 			registered, err = r.s.investorsRegisteredAt(ctx, fundID, at, reads)
 		}
-		if err == nil && len(ids) == 0 && start == nil {
-			var ok bool
-			reads.add(1)
-			if ok, err = r.s.FundExists(ctx, fundID); err == nil && !ok {
-				err = fundNotFound(fundID)
-			}
-			if err == nil {
-				if ok, err = r.s.FundHadDocumentAt(ctx, fundID, at, reads); err == nil && !ok {
-					err = fundNotFound(fundID)
-				}
-			}
-		}
 		if err == nil {
 			ids = slices.DeleteFunc(ids, func(id string) bool { return !registered[id] })
+		}
+		if err == nil && len(ids) == 0 && start == nil {
+			// As InvestorsPage: an empty first page of a fund with neither
+			// a record nor a document then is an unknown fund.
+			var fs []fund.Fund
+			if fs, err = r.s.fundsAt(ctx, []string{fundID}, at, reads); err == nil && len(fs) == 0 {
+				err = fundNotFound(fundID)
+			}
 		}
 	case r.v.AllFunds && r.v.Investor == "":
 		ids, next, err = r.s.AllInvestors(ctx, limit, start)
