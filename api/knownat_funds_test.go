@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -192,4 +193,77 @@ func withoutBasis(body map[string]any) map[string]any {
 	return out
 }
 
-var _ = api.Principal{}
+// TestARecordAsKnownAtCostsLogarithmicReadsAndIsCharged replaces a fund's
+// record 16 times and reads each version back as known at its instant:
+// the latest costs the record's BatchGet alone, an earlier one at most
+// ⌈log₂ 16⌉ = 4 GetItems more; before the first, the fund did not exist
+// (404, as an unknown fund). A token that does not cover the fund is
+// answered 404 with no read, with knownAt as without. And the reads are
+// charged: a burst of 3 serves three live reads, but one read as known at
+// the first version leaves no token for a second request.
+func TestARecordAsKnownAtCostsLogarithmicReadsAndIsCharged(t *testing.T) {
+	clock := &steppedClock{t: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)}
+	env := fundtest.New(t)
+	env.Store.Now = clock.now
+	env.Seed(t)
+	s := startAPI(t, env, nil)
+	before := clock.now().Format(time.RFC3339Nano)
+	var at []string
+	for v := 1; v <= 16; v++ {
+		clock.step()
+		if r := s.do(t, http.MethodPut, "/v1/funds/FUND_K", map[string]any{"name": "K v" + strconv.Itoa(v), "baseCurrency": "USD"}); r.Status/100 != 2 {
+			t.Fatalf("PUT version %d: %d\n%s", v, r.Status, r.Body)
+		}
+		at = append(at, clock.now().Format(time.RFC3339Nano))
+	}
+	clock.step()
+	for v := 1; v <= 16; v++ {
+		env.Counter.Reset()
+		r := s.do(t, http.MethodGet, "/v1/funds/FUND_K?knownAt="+at[v-1], nil)
+		body := r.JSON(t)
+		if r.Status != http.StatusOK || body["name"] != "K v"+strconv.Itoa(v) || body["version"] != float64(v) {
+			t.Fatalf("version %d as known at %s: %d %v", v, at[v-1], r.Status, body)
+		}
+		ops := env.Counter.Ops()
+		gets := 0
+		for _, op := range ops {
+			switch op {
+			case "GetItem":
+				gets++
+			case "BatchGetItem":
+			default:
+				t.Errorf("version %d: an operation %s", v, op)
+			}
+		}
+		if len(ops)-gets != 1 || gets > 4 || (v == 16 && gets != 0) {
+			t.Errorf("version %d as known at its instant costs %v: want one BatchGetItem and at most 4 GetItems (none for the latest)", v, ops)
+		}
+	}
+	checkProblem(t, s.do(t, http.MethodGet, "/v1/funds/FUND_K?knownAt="+before, nil), http.StatusNotFound, "/problems/not_found")
+
+	asZ := "Bearer " + token(t, api.Principal{Subject: "admin-z", Role: api.RoleAdmin, Funds: []string{"FUND_Z"}})
+	costsAre(t, s, []costCase{
+		{"GET", "/v1/funds/FUND_K", asZ, nil, 404, ""},
+		{"GET", "/v1/funds/FUND_K?knownAt=" + at[4], asZ, nil, 404, ""},
+		{"GET", "/v1/funds/FUND_A/documents?knownAt=" + at[4], asZ, nil, 404, ""},
+		{"GET", "/v1/funds/FUND_A/positions?knownAt=" + at[4], asZ, nil, 404, ""},
+		{"GET", "/v1/investors?fundId=FUND_A&knownAt=" + at[4], asZ, nil, 404, ""},
+	})
+
+	tight := func() *testServer {
+		return startAPI(t, env, func(o *api.Options) { o.RateLimit, o.RateBurst, o.Clock = 1, 3, clock.now })
+	}
+	live := tight()
+	for i := range 3 {
+		if r := live.do(t, http.MethodGet, "/v1/funds/FUND_K", nil); r.Status != http.StatusOK {
+			t.Fatalf("live read %d of a burst of 3: %d\n%s", i+1, r.Status, r.Body)
+		}
+	}
+	past := tight()
+	if r := past.do(t, http.MethodGet, "/v1/funds/FUND_K?knownAt="+at[0], nil); r.Status != http.StatusOK {
+		t.Fatalf("read as known at version 1: %d\n%s", r.Status, r.Body)
+	}
+	if r := past.do(t, http.MethodGet, "/v1/funds/FUND_K", nil); r.Status != http.StatusTooManyRequests {
+		t.Fatalf("after a read as known at version 1 (5 requests) from a burst of 3: %d, want 429\n%s", r.Status, r.Body)
+	}
+}
