@@ -205,6 +205,21 @@ type DocumentVersion struct {
 	Positions       []fund.Position  `json:"positions" doc:"Sorted by 'positionId'."`
 }
 
+// DocumentVersionRead is one whole version as a read of it answers, with
+// the basis it was read on (DocumentVersion is a write's answer too).
+type DocumentVersionRead struct {
+	DocumentVersion
+	Basis Basis `json:"basis" doc:"What the answer was read on. The document is known at basis.knownAt: at its latest version committed at or before it. asOf is null: this route takes none."`
+}
+
+// DocumentHeaderRead is the record of a document's latest version as a
+// read of it answers, with the basis it was read on (DocumentHeader is an
+// item of listings too).
+type DocumentHeaderRead struct {
+	DocumentHeader
+	Basis Basis `json:"basis" doc:"What the answer was read on. The document is known at basis.knownAt: at its latest version committed at or before it. asOf is null: this route takes none."`
+}
+
 // VersionOf renders a whole version.
 func VersionOf(d fund.Document) DocumentVersion {
 	v := DocumentVersion{DocumentHeader: HeaderOf(d.Header(), ""), Positions: d.Positions}
@@ -512,6 +527,7 @@ type Overview struct {
 	CapitalActivities *CapitalActivities       `json:"capitalActivities,omitempty" doc:"First page only."`
 	Positions         map[string]PositionGroup `json:"positions" doc:"This page's positions, keyed by position ID."`
 	Next              string                   `json:"next,omitempty" doc:"Present when more positions follow."`
+	Basis             Basis                    `json:"basis" doc:"What the page was read on. The document is known at basis.knownAt: at its latest version committed at or before it. asOf is null: this route takes none. A later page is read on its first page's basis, which its cursor pins."`
 }
 
 // PositionGroup is one position's items in an overview.
@@ -554,6 +570,7 @@ type Versions struct {
 	Latest     *DocumentHeader  `json:"latest,omitempty" doc:"The latest version's record ('status' 'latest'); present only when neither 'from' nor 'to' is given."`
 	Versions   []DocumentHeader `json:"versions" doc:"A page of the document's version records, the latest one among them, newest first; each says whether it is the latest or superseded."`
 	Next       string           `json:"next,omitempty" doc:"Opaque cursor of the next page of version records; absent on the last page."`
+	Basis      Basis            `json:"basis" doc:"What the page was read on. The document is known at basis.knownAt: at its latest version committed at or before it. asOf is null: this route takes none. A later page is read on its first page's basis, which its cursor pins."`
 }
 
 // DocumentPosition is one position's items in a document.
@@ -562,6 +579,7 @@ type DocumentPosition struct {
 	PositionID string         `json:"positionId" doc:"The position."`
 	Version    int            `json:"version" doc:"The document's version the items are of."`
 	Items      []PositionItem `json:"items" doc:"Capital account statement, capital call, distribution and unfunded commitment, in that order, those the document reports (one item with 'itemType')."`
+	Basis      Basis          `json:"basis" doc:"What the answer was read on. The document is known at basis.knownAt: at its latest version committed at or before it. asOf is null: this route takes none."`
 }
 
 // Capital is a document's capital activity and capital calls.
@@ -571,6 +589,7 @@ type Capital struct {
 	CapitalActivities CapitalActivities `json:"capitalActivities" doc:"The version's capital activity (first page only) and a page of the earlier versions', newest first."`
 	CapitalCalls      []PositionItem    `json:"capitalCalls" doc:"The version's capital calls, by position; first page only (empty on later pages)."`
 	Next              string            `json:"next,omitempty" doc:"Opaque cursor of the next page of earlier capital activities; absent on the last page."`
+	Basis             Basis             `json:"basis" doc:"What the page was read on. The document is known at basis.knownAt: at its latest version committed at or before it. asOf is null: this route takes none. A later page is read on its first page's basis, which its cursor pins."`
 }
 
 // Analysis is a document's per-position analysis.
@@ -578,4 +597,5 @@ type Analysis struct {
 	DocumentID string             `json:"documentId" doc:"The document."`
 	Version    int                `json:"version" doc:"The committed version analysed."`
 	Positions  []PositionAnalysis `json:"positions" doc:"Every position of the version, by position ID (not paginated)."`
+	Basis      Basis              `json:"basis" doc:"What the answer was read on. The document is known at basis.knownAt: at its latest version committed at or before it. asOf is null: this route takes none."`
 }
