@@ -27,9 +27,9 @@ type steppedClock struct {
 func (c *steppedClock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
 func (c *steppedClock) step()          { c.mu.Lock(); defer c.mu.Unlock(); c.t = c.t.Add(time.Second) }
 
-// twoServersOnOneTable starts two API servers, each with its own store, on
+// twoFundServersOnOneTable starts two API servers, each with its own store, on
 // one table, both on clock.
-func twoServersOnOneTable(t *testing.T, clock *steppedClock) (*testServer, *testServer) {
+func twoFundServersOnOneTable(t *testing.T, clock *steppedClock) (*testServer, *testServer) {
 	t.Helper()
 	env := fundtest.New(t)
 	env.Store.Now = clock.now
@@ -88,7 +88,7 @@ func knownAtDoc(title, asOf string, holders ...[2]string) map[string]any {
 // basis, which says knownAt and settled.
 func TestFundAndInvestorRoutesReplayAsKnownAt(t *testing.T) {
 	clock := &steppedClock{t: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)}
-	a, b := twoServersOnOneTable(t, clock)
+	a, b := twoFundServersOnOneTable(t, clock)
 	servers := []*testServer{a, b}
 	writes := []struct {
 		what   string
