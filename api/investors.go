@@ -29,7 +29,8 @@ func ownInvestor(c *gin.Context, inv string) bool {
 	return true
 }
 
-// listInvestorPositions lists an investor's positions across funds.
+// listInvestorPositions lists an investor's positions across funds; with
+// knownAt, those registered then.
 func (s *server) listInvestorPositions(c *gin.Context) {
 	in := s.params(c)
 	inv := in.id("investorId")
@@ -37,6 +38,7 @@ func (s *server) listInvestorPositions(c *gin.Context) {
 		return
 	}
 	pg := in.page("investor-positions:" + inv)
+	b := in.pin(&pg, in.instantBasis())
 	if !in.ok() {
 		return
 	}
@@ -47,6 +49,7 @@ func (s *server) listInvestorPositions(c *gin.Context) {
 	v := viewer(c)
 	keep := func(r positions.Registered) bool { return v.MayReadPosition(r.FundID, r.InvestorID) }
 	mine, next, err := s.positions.VisibleOfInvestor(c.Request.Context(), inv, keep, filtersInvestor(principal(c)), pg.limit, pg.cursor.Key)
+	mine = registeredAt(mine, b)
 	if err != nil {
 		writeError(c, err)
 		return
@@ -55,12 +58,12 @@ func (s *server) listInvestorPositions(c *gin.Context) {
 		writeError(c, investorNotFound(inv))
 		return
 	}
-	names, err := s.registeredNames(c, mine)
+	names, err := s.registeredNames(c, mine, b)
 	if err != nil {
 		writeError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, wire.Page[wire.RegisteredPosition]{Items: wire.RegisteredOf(mine, names), Next: pg.next(next)})
+	c.JSON(http.StatusOK, wire.Page[wire.RegisteredPosition]{Items: wire.RegisteredOf(mine, names), Next: pg.next(next), Basis: s.basisOf(b)})
 }
 
 // getInvestorSummary sums up an investor's positions and totals them per

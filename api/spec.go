@@ -281,8 +281,8 @@ func (s *server) operations() []operation {
 			Method: http.MethodGet, Path: "/v1/funds", ID: "listFunds", Tag: "funds", Access: accessAnyRole,
 			Handlers:    []gin.HandlerFunc{s.listFunds},
 			Summary:     "Funds",
-			Description: "The funds the token may read, each with its record, or its ID alone while it has none (a fund that documents name but no administrator has described yet). An admin token of every fund (`*`) lists every fund from the funds' registry (a secondary index, eventually consistent), shard by shard and by fund ID within a shard, with at most 12 Queries a page; an admin token of some funds lists those of them that exist, by fund ID; an investor token the funds it holds positions of, by fund ID, with one Query of a secondary index. Then one BatchGet of the page's records. A page may hold fewer than `limit` funds while `next` is present.",
-			Params:      []string{"limit", "cursor"},
+			Description: "The funds the token may read, each with its record, or its ID alone while it has none (a fund that documents name but no administrator has described yet). An admin token of every fund (`*`) lists every fund from the funds' registry (a secondary index, eventually consistent), shard by shard and by fund ID within a shard, with at most 12 Queries a page; an admin token of some funds lists those of them that exist, by fund ID; an investor token the funds it holds positions of, by fund ID, with one Query of a secondary index. Then one BatchGet of the page's records. A page may hold fewer than `limit` funds while `next` is present. With `knownAt`: the funds that had a record or a committed document then (for an investor token, those it held a position of then), each with its record's version in force then; each fund without a record then costs one Query of its event feed per month back from `knownAt` until one holds an event, and each record replaced since a binary search (see the fund); the caller is charged one token per request.",
+			Params:      []string{"limit", "cursor", "knownAt"},
 			Responses: []response{
 				{Status: 200, Doc: "One page of funds.", Body: wire.Page[wire.Fund]{}, Demo: []demoCall{{Path: "/v1/funds"}}},
 			},
@@ -294,7 +294,7 @@ func (s *server) operations() []operation {
 			Method: http.MethodPut, Path: "/v1/funds/:fundId", ID: "putFund", Tag: "funds", Access: accessAdmin,
 			Handlers:    []gin.HandlerFunc{s.idempotent, s.putFund},
 			Summary:     "Create or replace a fund's record",
-			Description: "Stores the body as the fund's record: version 1 (201) for the first, N+1 (200) for a replacement, recording the token's subject as `updatedBy`. Admin tokens only, for the funds the token covers (404 otherwise, as for a fund that does not exist, decided before the body is read). A fund may have a record before any document names it, and documents may name a fund that has none. `If-Match` works as for documents: `\"<version>\"` replaces only that version, `\"0\"` only creates, `*` only replaces; without it, concurrent writers are serialized and no version is lost. A body that breaks a rule changes nothing.",
+			Description: "Stores the body as the fund's record: version 1 (201) for the first, N+1 (200) for a replacement, recording the token's subject as `updatedBy`. Admin tokens only, for the funds the token covers (404 otherwise, as for a fund that does not exist, decided before the body is read). A fund may have a record before any document names it, and documents may name a fund that has none. `If-Match` works as for documents: `\"<version>\"` replaces only that version, `\"0\"` only creates, `*` only replaces; without it, concurrent writers are serialized and no version is lost. Each version is kept, written in one transaction with the record and stamped with the table's clock, so a GET with `knownAt` answers the version in force then. A body that breaks a rule changes nothing.",
 			Params:      []string{"If-Match", "Idempotency-Key"},
 			Body:        &requestBody{Type: wire.FundRequest{}, Doc: "The whole record. Content-Type must be `application/json` or a `+json` type (415 otherwise)."},
 			Responses: []response{
@@ -315,7 +315,8 @@ func (s *server) operations() []operation {
 			Method: http.MethodGet, Path: "/v1/funds/:fundId", ID: "getFund", Tag: "funds", Access: accessAnyRole,
 			Handlers:    []gin.HandlerFunc{s.getFund},
 			Summary:     "A fund",
-			Description: "The fund's record, with its version as ETag, or its ID alone (no ETag) while it has none but documents name it. An admin token reads the funds it covers (decided before any read); an investor token the funds it holds positions of (one BatchGet of its note in the fund). Then one consistent BatchGet of the fund's item and record.",
+			Description: "The fund's record, with its version as ETag, or its ID alone (no ETag) while it has none but documents name it. An admin token reads the funds it covers (decided before any read); an investor token the funds it holds positions of (one BatchGet of its note in the fund). Then one consistent BatchGet of the fund's item and record. With `knownAt`: the record's version in force then, or the ID alone while the fund had a committed document but no record then; 404 for a fund that had neither (whatever it has now). A record replaced since costs a binary search over its versions (at most 1 + ⌈log₂ n⌉ GetItems for n versions); a fund without a record then, one GetItem and one Query of its event feed per month back from `knownAt` until one holds an event. Records written before versions were kept count from their `updatedAt`. The caller is charged one token per request. No ETag with `knownAt`.",
+			Params:      []string{"knownAt"},
 			Responses: []response{
 				{Status: 200, Doc: "The fund.", Body: wire.Fund{}, Headers: []string{"ETag"}, Demo: []demoCall{{Path: "/v1/funds/FUND_A"}}},
 			},
@@ -328,8 +329,8 @@ func (s *server) operations() []operation {
 			Method: http.MethodGet, Path: "/v1/funds/:fundId/documents", ID: "listFundDocuments", Tag: "funds", Access: accessAdmin,
 			Handlers:    []gin.HandlerFunc{s.listFundDocuments},
 			Summary:     "A fund's documents",
-			Description: "The latest record of each of the fund's documents, by asOf then document ID, read with one Query of the fund partition per page. `kind` filters after the read, so a page may hold fewer than `limit` records, even none, while `next` is present. Admin tokens only, for the funds the token covers.",
-			Params:      []string{"from", "to", "kind", "limit", "cursor"},
+			Description: "The latest record of each of the fund's documents, by asOf then document ID, read with one Query of the fund partition per page. `kind` filters after the read, so a page may hold fewer than `limit` records, even none, while `next` is present. Admin tokens only, for the funds the token covers. With `knownAt`: each document first committed by then, at its version known then (its asOf, title, kind, status then; a document voided then is left out, as the listing leaves voided documents out), by that asOf then document ID: it reads every document of the fund (its index, one Query per 1 MB; the documents voided since, from the fund's event feed since `knownAt`, one Query per month and 1 MB; their heads, one BatchGet per 100; for each document restated or voided since, at most 2 + ⌈log₂ n⌉ GetItems for n versions), at most 1,000 documents (400 beyond), and charges the caller one token per request, on every page.",
+			Params:      []string{"from", "to", "kind", "limit", "cursor", "knownAt"},
 			Responses: []response{
 				{Status: 200, Doc: "One page of document records.", Body: wire.Page[wire.DocumentHeader]{}, Demo: []demoCall{{Path: "/v1/funds/FUND_A/documents"}}},
 			},
@@ -356,8 +357,8 @@ func (s *server) operations() []operation {
 			Method: http.MethodGet, Path: "/v1/funds/:fundId/positions", ID: "listFundPositions", Tag: "funds", Access: accessAdmin,
 			Handlers:    []gin.HandlerFunc{s.listFundPositions},
 			Summary:     "A fund's positions",
-			Description: "The positions registered in the fund (each one fund plus one investor), by position ID, read with one Query of the fund partition per page. Admin tokens only, for the funds the token covers.",
-			Params:      []string{"limit", "cursor"},
+			Description: "The positions registered in the fund (each one fund plus one investor), by position ID, read with one Query of the fund partition per page. Admin tokens only, for the funds the token covers. With `knownAt`: the positions registered then (by `registeredAt`, the creation instant of the first document version that reported the position), filtered after the page's read, so a page may hold fewer than `limit` while `next` is present, with the names the funds' and investors' records gave them then.",
+			Params:      []string{"limit", "cursor", "knownAt"},
 			Responses: []response{
 				{Status: 200, Doc: "One page of positions.", Body: wire.Page[wire.RegisteredPosition]{}, Demo: []demoCall{{Path: "/v1/funds/FUND_A/positions"}}},
 			},
@@ -384,8 +385,8 @@ func (s *server) operations() []operation {
 			Method: http.MethodGet, Path: "/v1/investors", ID: "listInvestors", Tag: "investors", Access: accessAdmin,
 			Handlers:    []gin.HandlerFunc{s.listInvestors},
 			Summary:     "Investors",
-			Description: "Investors, each with its record, or its ID alone while it has none (an investor that documents name but no administrator has described yet). With `fundId`: the investors holding positions of that fund, by investor ID, with one Query of the fund's partition, for an admin token that covers the fund. Without: every investor, from the investors' registry (a secondary index, eventually consistent), shard by shard and by investor ID within a shard, with at most 12 Queries a page, for an admin token of every fund only. Then one BatchGet of the page's records. A page may hold fewer than `limit` investors while `next` is present. Admin tokens only.",
-			Params:      []string{"fundIdQuery", "limit", "cursor"},
+			Description: "Investors, each with its record, or its ID alone while it has none (an investor that documents name but no administrator has described yet). With `fundId`: the investors holding positions of that fund, by investor ID, with one Query of the fund's partition, for an admin token that covers the fund. Without: every investor, from the investors' registry (a secondary index, eventually consistent), shard by shard and by investor ID within a shard, with at most 12 Queries a page, for an admin token of every fund only. Then one BatchGet of the page's records. A page may hold fewer than `limit` investors while `next` is present. Admin tokens only. With `knownAt`: the investors that had a record or a registered position then (with `fundId`: that held a position of the fund then, read from the fund's registry, one Query per 1 MB), each with its record's version in force then; the caller is charged one token per request.",
+			Params:      []string{"fundIdQuery", "limit", "cursor", "knownAt"},
 			Responses: []response{
 				{Status: 200, Doc: "One page of investors.", Body: wire.Page[wire.Investor]{}, Demo: []demoCall{{Path: "/v1/investors?fundId=FUND_A"}}},
 			},
@@ -419,7 +420,8 @@ func (s *server) operations() []operation {
 			Method: http.MethodGet, Path: "/v1/investors/:investorId", ID: "getInvestor", Tag: "investors", Access: accessAnyRole,
 			Handlers:    []gin.HandlerFunc{s.getInvestor},
 			Summary:     "An investor",
-			Description: "The investor's record, with its version as ETag, or its ID alone (no ETag) while it has none but documents name it. An investor token reads its own; an admin token of every fund any; an admin token of some funds those holding positions of them (one BatchGet of the investor's notes in its funds, before the record is read). Then one consistent BatchGet of the record, and, when there is none, one Query of the investors' registry.",
+			Description: "The investor's record, with its version as ETag, or its ID alone (no ETag) while it has none but documents name it. An investor token reads its own; an admin token of every fund any; an admin token of some funds those holding positions of them (one BatchGet of the investor's notes in its funds, before the record is read). Then one consistent BatchGet of the record, and, when there is none, one Query of the investors' registry. With `knownAt`: the record's version in force then, or the ID alone while the investor had a registered position but no record then; 404 for an investor that had neither (whatever it has now). A record replaced since costs a binary search over its versions (at most 1 + ⌈log₂ n⌉ GetItems); an investor without a record then, one Query of its registry rows per 1 MB. The caller is charged one token per request. No ETag with `knownAt`.",
+			Params:      []string{"knownAt"},
 			Responses: []response{
 				{Status: 200, Doc: "The investor.", Body: wire.Investor{}, Headers: []string{"ETag"}, Demo: []demoCall{{Path: "/v1/investors/INVESTOR_1"}}},
 			},
@@ -432,8 +434,8 @@ func (s *server) operations() []operation {
 			Method: http.MethodGet, Path: "/v1/investors/:investorId/positions", ID: "listInvestorPositions", Tag: "investors", Access: accessAnyRole,
 			Handlers:    []gin.HandlerFunc{s.listInvestorPositions},
 			Summary:     "An investor's positions",
-			Description: "The investor's positions across funds, by position ID. An investor token may name its own investor only (404 for any other); an admin token sees the investor's positions in the funds it covers, filtered after the read: each page costs at most two Queries (of up to 1,000 rows each for an admin who covers only some funds), so a page may hold fewer than `limit` items, even none, while `next` is present. Read from a secondary index, so it is eventually consistent: a write may take a moment to show.",
-			Params:      []string{"limit", "cursor"},
+			Description: "The investor's positions across funds, by position ID. An investor token may name its own investor only (404 for any other); an admin token sees the investor's positions in the funds it covers, filtered after the read: each page costs at most two Queries (of up to 1,000 rows each for an admin who covers only some funds), so a page may hold fewer than `limit` items, even none, while `next` is present. Read from a secondary index, so it is eventually consistent: a write may take a moment to show. With `knownAt`: the positions registered then (by `registeredAt`), filtered after the page's read, with the names the records gave then; 404 as above when none of the first page's was registered then and no `next` follows.",
+			Params:      []string{"limit", "cursor", "knownAt"},
 			Responses: []response{
 				{Status: 200, Doc: "One page of positions.", Body: wire.Page[wire.RegisteredPosition]{}, Demo: []demoCall{{Path: "/v1/investors/INVESTOR_1/positions"}}},
 			},

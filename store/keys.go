@@ -50,6 +50,10 @@ const (
 	TypeFundInvestor       = "FundInvestor"
 	TypeEvent              = "Event"
 	TypeEventsStart        = "EventsStart"
+	// One immutable item per version of a fund's or an investor's record
+	// (knownat_records.go). No reader of documents or the export knows them.
+	TypeFundRecordVersion     = "FundRecordVersion"
+	TypeInvestorRecordVersion = "InvestorRecordVersion"
 )
 
 // Document partition.
@@ -327,6 +331,12 @@ const FundSK = "FUND"
 
 // RecordSK is the sort key of a fund's or an investor's record.
 const RecordSK = "RECORD"
+
+// RecordVersionSK is the immutable item of one version of a fund's or an
+// investor's record, beside the record in its partition; zero-padded so
+// versions sort. No other sort key of a fund's or an investor's partition
+// begins with "RECORD#".
+func RecordVersionSK(version int) string { return fmt.Sprintf("RECORD#%010d", version) }
 
 // InvestorPK is the partition of an investor's record.
 func InvestorPK(inv string) string { return "INVESTOR#" + inv }

@@ -328,6 +328,7 @@ func RegisteredOf(rs []positions.Registered, names Names) []RegisteredPosition {
 type Page[T any] struct {
 	Items []T    `json:"items" doc:"One page of the list, in the list's order."`
 	Next  string `json:"next,omitempty" doc:"Present when more items may follow."`
+	Basis *Basis `json:"basis,omitempty" doc:"What the page was read on: the basis of the listing's first page, which its cursor pins (docs/knownat.md). Absent from the listings that do not take knownAt yet."`
 }
 
 // PositionItemsPage is a page of a position's items with the basis it
