@@ -90,3 +90,48 @@ func TestCommitsWriteThePositionLedger(t *testing.T) {
 		t.Errorf("after deleting D2's entry: %v, want [D1]", docs)
 	}
 }
+
+// TestTheBackfillPutsTheLedgerOfVersionsCommittedBeforeIt: a table written
+// before the ledger existed (its entries deleted here) gets, from
+// `fundsvc changes backfill`, the entry of every document that reported a
+// position in any version, the withdrawn ones included; a second run puts
+// the same entries and changes nothing.
+func TestTheBackfillPutsTheLedgerOfVersionsCommittedBeforeIt(t *testing.T) {
+	e := fundtest.New(t)
+	one := 1
+	for _, w := range []struct {
+		d       fund.Document
+		ifMatch *int
+	}{
+		{doc("D1", "F1", 100, "POS_1", "POS_2"), nil},
+		{doc("D1", "F1", 200, "POS_1"), &one}, // drops POS_2
+		{doc("D2", "F1", 300, "POS_2", "POS_3"), nil},
+	} {
+		if _, err := e.Store.Write(ctx, w.d, w.ifMatch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := e.Store.Void(ctx, fund.Document{ID: "D2"}, store.AnyVersion); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{"POS_1": {"D1"}, "POS_2": {"D1", "D2"}, "POS_3": {"D2"}}
+	for pos, docs := range want {
+		for _, d := range docs {
+			e.Delete(t, store.PositionClaimPK(pos), store.PositionLedgerSK(d))
+		}
+	}
+	for run := 1; run <= 2; run++ {
+		p, err := e.Store.BackfillChanges(ctx, store.BackfillOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Ledger != 4 {
+			t.Errorf("run %d put %d ledger entries, want 4 (D1: POS_1, POS_2; D2: POS_2, POS_3)", run, p.Ledger)
+		}
+		for pos, docs := range want {
+			if _, got, err := e.Store.PositionDocuments(ctx, pos, 10); err != nil || !slices.Equal(got, docs) {
+				t.Errorf("run %d: %s's ledger %v (%v), want %v", run, pos, got, err, docs)
+			}
+		}
+	}
+}
