@@ -39,7 +39,7 @@ func (p *params) basis() basis {
 			b.asOf = fund.DateOf(at)
 		}
 	} else {
-		b.knownAt = p.s.docs.Now().UTC()
+		b.knownAt = p.s.docs.ReadInstant().UTC()
 	}
 	return b
 }
@@ -66,7 +66,7 @@ func (p *params) instant(name string) (time.Time, bool) {
 		p.fail(fund.Invalid(name, "must be an RFC 3339 instant with its offset, such as 2026-10-01T00:00:00Z, got %q", v))
 		return time.Time{}, false
 	}
-	if now := p.s.docs.Now(); t.After(now) {
+	if now := p.s.docs.ReadInstant(); t.After(now) {
 		p.fail(fund.Invalid(name, "is in the future (the server's clock reads %s): what will be known then is not known yet", now.UTC().Format(time.RFC3339Nano)))
 		return time.Time{}, false
 	}

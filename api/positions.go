@@ -39,12 +39,18 @@ func (s *server) positionItems(c *gin.Context, in *params, pos string, kind fund
 	var items []fund.PositionItem
 	var next []byte
 	var err error
-	// A later page of a read of the latest versions goes on reading them
-	// (its key is the pivot's): only a knownAt read's pages read the ledger.
+	// The first page of a read of the latest versions reads the pivot; the
+	// pages after it are read as known at its instant (its cursor pins it),
+	// from the ledger, so a restatement between two pages never mixes two
+	// versions of a document into one listing. (A cursor holding a pivot's
+	// key, issued before, goes on reading the pivot.)
 	if b.past && (pg.cursor.Key == nil || positions.IsKnownAtKey(pg.cursor.Key)) {
 		items, next, err = s.pooled.ItemsKnownAt(s.knownAtContext(c), pos, kind, b.knownAt, pg.limit, pg.cursor.Key, allowFor(c))
 	} else {
 		items, next, err = s.positions.Items(c.Request.Context(), pos, kind, pg.limit, pg.cursor.Key, allowFor(c))
+		if next != nil && pg.cursor.Key == nil {
+			next = positions.KnownAtKeyAfter(len(items))
+		}
 	}
 	if err != nil {
 		writeChargeError(c, err)

@@ -266,3 +266,37 @@ func TestAKnownAtPositionReadDecidesAccessOnTheLedger(t *testing.T) {
 }
 
 func knownAtMoney(s string) *fund.Money { m := fund.MustMoney(s); return &m }
+
+// TestALivePositionListingsNextPageIsReadAtItsFirstPagesInstant: page 1
+// of /v1/positions/{id} is read from the latest versions; a restatement
+// then changes the amount page 2 would show; page 2, read on the other
+// server, shows what was known when page 1 was read.
+func TestALivePositionListingsNextPageIsReadAtItsFirstPagesInstant(t *testing.T) {
+	now := time.Date(2026, 10, 1, 9, 0, 0, 0, time.UTC)
+	a, b := knownAtPair(t, &now)
+	put := func(s *testServer, d fund.Document, status int) {
+		t.Helper()
+		now = now.Add(time.Minute)
+		if r := s.do(t, http.MethodPut, "/v1/documents/"+d.ID, wire.RequestOf(d)); r.Status != status {
+			t.Fatalf("PUT %s: %d\n%s", d.ID, r.Status, r.Body)
+		}
+	}
+	put(a, knownAtDoc("N1", fund.KindCapitalCallNotice, "2025-03-31", knownAtCall("PK1", "INV_K1", "100.00", "2025-04-15")), http.StatusCreated)
+	put(a, knownAtDoc("N2", fund.KindCapitalCallNotice, "2025-06-30", knownAtCall("PK1", "INV_K1", "200.00", "2025-07-15")), http.StatusCreated)
+	now = now.Add(time.Minute)
+	first := a.do(t, http.MethodGet, "/v1/positions/PK1?limit=1", nil).JSON(t)
+	next, _ := first["next"].(string)
+	if next == "" {
+		t.Fatalf("page 1 has no next: %v", first)
+	}
+	put(b, knownAtDoc("N2", fund.KindCapitalCallNotice, "2025-06-30", knownAtCall("PK1", "INV_K1", "999.00", "2025-07-15")), http.StatusOK)
+	now = now.Add(time.Minute)
+	second := b.do(t, http.MethodGet, "/v1/positions/PK1?limit=1&cursor="+next, nil).JSON(t)
+	items, _ := second["items"].([]any)
+	if len(items) != 1 || items[0].(map[string]any)["amount"] != "200.00" || items[0].(map[string]any)["documentVersion"] != float64(1) {
+		t.Errorf("page 2 after N2's restatement: %v, want N2 version 1's 200.00, as known when page 1 was read", items)
+	}
+	if first["basis"].(map[string]any)["knownAt"] != second["basis"].(map[string]any)["knownAt"] {
+		t.Errorf("page 2's basis %v, page 1's %v: want the same instant", second["basis"], first["basis"])
+	}
+}

@@ -136,7 +136,7 @@ func (s *Store) ItemsKnownAt(ctx context.Context, pos string, kind fund.ItemKind
 	to := min(from+limit, len(items))
 	var next []byte
 	if to < len(items) {
-		next = append(slices.Clone(knownAtKey), strconv.Itoa(to)...)
+		next = KnownAtKeyAfter(to)
 	}
 	return items[from:to], next, nil
 }
@@ -144,6 +144,11 @@ func (s *Store) ItemsKnownAt(ctx context.Context, pos string, kind fund.ItemKind
 // knownAtKey starts the page keys ItemsKnownAt issues, which no Reader's
 // key starts with.
 var knownAtKey = []byte("knownAt:")
+
+// KnownAtKeyAfter is the page key of ItemsKnownAt's page that starts after
+// the first n items: what a first page read from the latest versions hands
+// on, so that the pages after it are read as known at its instant.
+func KnownAtKeyAfter(n int) []byte { return append(slices.Clone(knownAtKey), strconv.Itoa(n)...) }
 
 // IsKnownAtKey says whether a page key was issued by ItemsKnownAt (rather
 // than by the Reader, for a read of the latest versions).

@@ -184,6 +184,11 @@ func (s *Store) commitRequest(d *fund.Document, prev *Item, hash string, cl *cla
 		// version order.
 		head.CommittedAt = prev.CommittedAt.Add(time.Millisecond)
 	}
+	for at := head.CommittedAt.UnixNano(); ; {
+		if st := s.stamped.Load(); st >= at || s.stamped.CompareAndSwap(st, at) {
+			break
+		}
+	}
 	head.GSI1PK, head.GSI1SK = s.changeKeys(d.ID, head.CommittedAt)
 	event, err := s.newEventItem(d, head.CommittedAt, replaced, c)
 	if err != nil {
