@@ -644,5 +644,33 @@ func (s *server) operations() []operation {
 				404: "No document reports the position, or the token may not read it (another investor's, or, for an admin token, of a fund the token does not cover).",
 			},
 		},
+		{
+			Method: http.MethodGet, Path: "/v1/positions/:positionId/summary/changes", ID: "getPositionSummaryChanges", Tag: "positions", Access: accessAnyRole,
+			Handlers:    []gin.HandlerFunc{s.getPositionSummaryChanges},
+			Summary:     "Why a position's summary moved",
+			Description: "The document versions committed between two instants that changed the position's summary (`/v1/positions/{positionId}/summary`) on `asOf`, each with the figures it changed, before and after it, and its contribution to each money figure, exactly. DPI is a ratio: it is given before and after, without a contribution. " + changesReadDoc,
+			Params:      []string{"changesFrom", "changesTo", "asOf"},
+			Responses: []response{
+				{Status: 200, Doc: "The versions that moved the summary, and every figure from `from` to `to`.", Body: wire.PositionFigureChanges{}, Demo: []demoCall{{Path: "/v1/positions/POSITION_1/summary/changes?from=2026-01-02T00:00:00Z&to=2026-01-02T03:10:00Z&asOf=2025-12-31"}}},
+			},
+			Errors: map[int]string{
+				400: "`positionId` is not a valid ID; `from` is absent; `from` or `to` is not an RFC 3339 instant, or is later than the server's clock; `from` is not before `to`; `asOf` is not a valid date; the position has been reported by more than 200 documents, or its documents committed more than 50 versions in the window.",
+				404: "No document's version known in the window reports the position, or the token may not read it (another investor's, or, for an admin token, of a fund the token does not cover).",
+			},
+		},
+		{
+			Method: http.MethodGet, Path: "/v1/positions/:positionId/performance/changes", ID: "getPositionPerformanceChanges", Tag: "positions", Access: accessAnyRole,
+			Handlers:    []gin.HandlerFunc{s.getPositionPerformanceChanges},
+			Summary:     "Why a position's performance moved",
+			Description: "The document versions committed between two instants that changed the position's performance (`/v1/positions/{positionId}/performance`) on `asOf`: its NAV, called, paid-in, outstanding, returned and distributed amounts, DPI, RVPI, TVPI and net IRR (rate and cumulative return), each version with the figures it changed, before and after it, and its contribution to each money figure, exactly. Multiples and the IRR are not additive: they are given before and after each version, without a contribution. " + changesReadDoc,
+			Params:      []string{"changesFrom", "changesTo", "asOf"},
+			Responses: []response{
+				{Status: 200, Doc: "The versions that moved the performance, and every figure from `from` to `to`.", Body: wire.PositionFigureChanges{}, Demo: []demoCall{{Path: "/v1/positions/POSITION_1/performance/changes?from=2026-01-02T00:00:00Z&to=2026-01-02T03:10:00Z&asOf=2025-12-31"}}},
+			},
+			Errors: map[int]string{
+				400: "As for the summary's changes.",
+				404: "As for the summary's changes.",
+			},
+		},
 	}
 }
