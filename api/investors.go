@@ -65,15 +65,18 @@ func (s *server) listInvestorPositions(c *gin.Context) {
 
 // getInvestorSummary sums up an investor's positions and totals them per
 // currency. An investor sees its own; an admin the investor's positions in
-// its funds. Nothing visible is 404, as an unknown investor.
+// its funds. Nothing visible is 404, as an unknown investor. With knownAt,
+// each position as known then (positions.InvestorSummaryKnownAt); the
+// cursor pins the first page's basis, and later pages are read on it.
 func (s *server) getInvestorSummary(c *gin.Context) {
 	in := s.params(c)
 	inv := in.id("investorId")
-	asOf := in.date("asOf")
+	b := in.basis()
 	if !in.ok() || !ownInvestor(c, inv) {
 		return
 	}
-	pg := in.fanoutPage("investor-summary:" + inv + ":" + asOf.String())
+	pg := in.fanoutPage("investor-summary:" + inv)
+	b = in.pin(&pg, b)
 	if !in.ok() {
 		return
 	}
@@ -84,7 +87,14 @@ func (s *server) getInvestorSummary(c *gin.Context) {
 	defer done()
 	v := viewer(c)
 	keep := func(r positions.Registered) bool { return v.MayReadPosition(r.FundID, r.InvestorID) }
-	sum, next, err := s.pooled.InvestorSummary(ctx, inv, asOf, keep, filtersInvestor(principal(c)), pg.limit, pg.cursor.Key)
+	var sum positions.InvestorSummary
+	var next []byte
+	var err error
+	if b.past {
+		sum, next, err = s.pooled.InvestorSummaryKnownAt(ctx, inv, b.asOf, b.knownAt, keep, filtersInvestor(principal(c)), pg.limit, pg.cursor.Key)
+	} else {
+		sum, next, err = s.pooled.InvestorSummary(ctx, inv, b.asOf, keep, filtersInvestor(principal(c)), pg.limit, pg.cursor.Key)
+	}
 	if err != nil {
 		writeChargeError(c, err)
 		return
@@ -100,5 +110,6 @@ func (s *server) getInvestorSummary(c *gin.Context) {
 	}
 	resp := wire.InvestorSummaryOf(sum, names)
 	resp.Next = pg.next(next)
+	resp.Basis = s.wireBasis(b)
 	c.JSON(http.StatusOK, resp)
 }
