@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"net/http"
@@ -53,12 +54,12 @@ func (s *server) getPositionPerformance(c *gin.Context) {
 func (s *server) getInvestorPerformance(c *gin.Context) {
 	in := s.params(c)
 	inv := in.id("investorId")
-	b := in.valuationBasis()
+	in.date("asOf") // checked before the investor, then read with knownAt
 	if !in.ok() || !ownInvestor(c, inv) {
 		return
 	}
 	pg := in.fanoutPage("investor-performance:" + inv)
-	b = in.pin(&pg, b)
+	b := in.pin(&pg, in.valuationBasis())
 	if !in.ok() {
 		return
 	}
@@ -72,8 +73,9 @@ func (s *server) getInvestorPerformance(c *gin.Context) {
 	var p positions.InvestorPerformance
 	var next []byte
 	var err error
-	if b.past {
-		p, next, err = s.pooled.InvestorPerformanceKnownAt(ctx, inv, b.asOf, b.knownAt, keep, filtersInvestor(principal(c)), pg.limit, pg.cursor.Key)
+	if b = s.pagedBasis(pg, b); b.past {
+		p, next, err = s.pooled.InvestorPerformanceKnownAt(ctx, inv, b.asOf, b.knownAt, keep, filtersInvestor(principal(c)), pg.limit, knownAtPageKey(pg.cursor.Key))
+		next = knownAtPageNext(next)
 	} else {
 		p, next, err = s.pooled.InvestorPerformance(ctx, inv, b.asOf, keep, filtersInvestor(principal(c)), pg.limit, pg.cursor.Key)
 	}
@@ -126,8 +128,8 @@ func (s *server) getFundPerformance(c *gin.Context) {
 // with the notices; the document's head is read first, so a document the
 // admin does not cover costs what an unknown one does. With knownAt, the
 // statements of the version known then, each reconciled with the notices
-// as known then; the cursor pins the first page's basis, and later pages
-// are read on it (from the version known at the pinned instant).
+// as known then; its later pages are read as known at the same instant
+// (pagedBasis).
 func (s *server) getDocumentReconciliation(c *gin.Context) {
 	in := s.params(c)
 	id := in.id("documentId")
@@ -136,6 +138,7 @@ func (s *server) getDocumentReconciliation(c *gin.Context) {
 	if !in.ok() {
 		return
 	}
+	b = s.pagedBasis(pg, b)
 	reads := reconciliationReads
 	if b.past {
 		reads = reconciliationKnownAtReads
@@ -152,13 +155,13 @@ func (s *server) getDocumentReconciliation(c *gin.Context) {
 			writeError(c, err)
 			return
 		}
-		r, next, err := s.pooled.DocumentReconciliationKnownAt(ctx, known.Header(), b.knownAt, pg.limit, pg.cursor.Key)
+		r, next, err := s.pooled.DocumentReconciliationKnownAt(ctx, known.Header(), b.knownAt, pg.limit, knownAtPageKey(pg.cursor.Key))
 		if err != nil {
 			writeChargeError(c, err)
 			return
 		}
 		w = wire.DocumentReconciliationOf(r, known.Version)
-		w.Next = pg.next(next)
+		w.Next = pg.next(knownAtPageNext(next))
 	} else {
 		head, err := s.docs.As(viewer(c)).LatestDocument(ctx, id)
 		if err != nil {
@@ -176,6 +179,35 @@ func (s *server) getDocumentReconciliation(c *gin.Context) {
 	w.Basis = s.wireBasis(b)
 	setETag(c, w.Version)
 	c.JSON(http.StatusOK, w)
+}
+
+// pagedBasis is the basis a fan-out page is read on, b as pin read it: a
+// later page of a read as known at an instant is read as known at the
+// same one (its key is marked, knownAtPageNext), while a later page of a
+// read of the latest versions goes on reading them, as fast as its first
+// page, and echoes the instant it began instead of the pinned one.
+func (s *server) pagedBasis(pg page, b basis) basis {
+	if b.past && pg.cursor.Key != nil && !positions.IsKnownAtKey(pg.cursor.Key) {
+		return basis{asOf: b.asOf, knownAt: s.docs.Now().UTC()}
+	}
+	return b
+}
+
+// knownAtPageNext marks the key of a read as known at an instant, so that
+// its next page is read so too (positions.IsKnownAtKey).
+func knownAtPageNext(next []byte) []byte {
+	if next == nil {
+		return nil
+	}
+	return append([]byte("knownAt:"), next...)
+}
+
+// knownAtPageKey is the key knownAtPageNext marked, unmarked.
+func knownAtPageKey(k []byte) []byte {
+	if k == nil {
+		return nil
+	}
+	return bytes.TrimPrefix(k, []byte("knownAt:"))
 }
 
 // reconciliationKnownAtReads is reconciliationReads with the search for the

@@ -241,7 +241,7 @@ type InvestorPerformance struct {
 	Totals      []PooledPerformance   `json:"totals" doc:"One entry per currency, by currency, over this page's positions."`
 	Next        string                `json:"next,omitempty" doc:"Opaque cursor of the next page of positions; absent on the last page."`
 	Conventions Conventions           `json:"conventions" doc:"The rules the figures follow."`
-	Basis       Basis                 `json:"basis" doc:"What the page was read on: each document at its latest version committed at or before basis.knownAt and dated on or before basis.asOf. A later page is read on its first page's basis, which its cursor pins."`
+	Basis       Basis                 `json:"basis" doc:"What the page was read on: each document at its latest version committed at or before basis.knownAt and dated on or before basis.asOf. A later page of a read with knownAt is read on its first page's basis, which its cursor pins; one of a read without it reads the latest versions."`
 }
 
 func InvestorPerformanceOf(p positions.InvestorPerformance) InvestorPerformance {
@@ -275,7 +275,7 @@ type DocumentReconciliation struct {
 	Version         int              `json:"version" doc:"The document's latest version (with knownAt, its version known then), whose statements these are."`
 	Reconciliations []Reconciliation `json:"reconciliations" doc:"One page of the document's statements, each reconciled with the notices of its period."`
 	Next            string           `json:"next,omitempty" doc:"Opaque cursor of the next page of statements; absent on the last page."`
-	Basis           Basis            `json:"basis" doc:"What the page was read on: the document's version known at basis.knownAt (its latest committed at or before it), and the notices as known then. asOf is null: this route takes none. A later page is read on its first page's basis, which its cursor pins."`
+	Basis           Basis            `json:"basis" doc:"What the page was read on: the document's version known at basis.knownAt (its latest committed at or before it), and the notices as known then. asOf is null: this route takes none. A later page of a read with knownAt is read on its first page's basis, which its cursor pins; one of a read without it reads the latest versions."`
 }
 
 func DocumentReconciliationOf(r positions.DocumentReconciliation, version int) DocumentReconciliation {
