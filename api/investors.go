@@ -68,15 +68,20 @@ func (s *server) listInvestorPositions(c *gin.Context) {
 
 // getInvestorSummary sums up an investor's positions and totals them per
 // currency. An investor sees its own; an admin the investor's positions in
-// its funds. Nothing visible is 404, as an unknown investor.
+// its funds. Nothing visible is 404, as an unknown investor. With knownAt,
+// each position as known then (positions.InvestorSummaryKnownAt), and a
+// later page is read as known at the same instant (its cursor pins the
+// basis); a later page of a read without knownAt reads the latest
+// versions as its first page did (pagedBasis).
 func (s *server) getInvestorSummary(c *gin.Context) {
 	in := s.params(c)
 	inv := in.id("investorId")
-	asOf := in.date("asOf")
+	in.date("asOf") // checked before the investor, then read with knownAt
 	if !in.ok() || !ownInvestor(c, inv) {
 		return
 	}
-	pg := in.fanoutPage("investor-summary:" + inv + ":" + asOf.String())
+	pg := in.fanoutPage("investor-summary:" + inv)
+	b := in.pin(&pg, in.basis())
 	if !in.ok() {
 		return
 	}
@@ -87,7 +92,15 @@ func (s *server) getInvestorSummary(c *gin.Context) {
 	defer done()
 	v := viewer(c)
 	keep := func(r positions.Registered) bool { return v.MayReadPosition(r.FundID, r.InvestorID) }
-	sum, next, err := s.pooled.InvestorSummary(ctx, inv, asOf, keep, filtersInvestor(principal(c)), pg.limit, pg.cursor.Key)
+	var sum positions.InvestorSummary
+	var next []byte
+	var err error
+	if b = s.pagedBasis(pg, b); b.past {
+		sum, next, err = s.pooled.InvestorSummaryKnownAt(ctx, inv, b.asOf, b.knownAt, keep, filtersInvestor(principal(c)), pg.limit, knownAtPageKey(pg.cursor.Key))
+		next = knownAtPageNext(next)
+	} else {
+		sum, next, err = s.pooled.InvestorSummary(ctx, inv, b.asOf, keep, filtersInvestor(principal(c)), pg.limit, pg.cursor.Key)
+	}
 	if err != nil {
 		writeChargeError(c, err)
 		return
@@ -103,5 +116,6 @@ func (s *server) getInvestorSummary(c *gin.Context) {
 	}
 	resp := wire.InvestorSummaryOf(sum, names)
 	resp.Next = pg.next(next)
+	resp.Basis = s.wireBasis(b)
 	c.JSON(http.StatusOK, resp)
 }

@@ -44,6 +44,15 @@ const knownAtReads = 8
 // it. As the live read, a position whose documents are all dated after
 // asOf is found, with no items counted.
 func (s *Store) reportedKnownAt(ctx context.Context, pos string, asOf fund.Date, at time.Time, allow Allow) (fund.PositionItem, []fund.PositionItem, error) {
+	return s.reportedKnownAtIn(ctx, pos, asOf, at, allow, nil, nil)
+}
+
+// reportedKnownAtIn is reportedKnownAt for a fan-out: when owner is set, it
+// counts only the items of owner's fund and investor (as reported does);
+// when versions is set, each document's version known at the instant is
+// found through it (once per document for the whole fan-out) and the
+// position read from that version, rather than searched for again.
+func (s *Store) reportedKnownAtIn(ctx context.Context, pos string, asOf fund.Date, at time.Time, allow Allow, owner *Registered, versions *knownVersions) (fund.PositionItem, []fund.PositionItem, error) {
 	notFound := fund.Errorf(fund.ENOTFOUND, "position %s not found", pos)
 	claim, docs, err := s.r.PositionDocuments(ctx, pos, MaxKnownAtDocuments)
 	if err != nil {
@@ -57,7 +66,11 @@ func (s *Store) reportedKnownAt(ctx context.Context, pos string, asOf fund.Date,
 	}
 	each := make([][]fund.PositionItem, len(docs))
 	if err := eachAtOnce(ctx, len(docs), func(ctx context.Context, i int) (err error) {
-		each[i], err = s.r.PositionKnownAt(ctx, docs[i], pos, at)
+		if versions != nil {
+			each[i], err = versions.position(ctx, docs[i], pos)
+		} else {
+			each[i], err = s.r.PositionKnownAt(ctx, docs[i], pos, at)
+		}
 		return err
 	}); err != nil {
 		return fund.PositionItem{}, nil, err
@@ -65,6 +78,11 @@ func (s *Store) reportedKnownAt(ctx context.Context, pos string, asOf fund.Date,
 	var known []fund.PositionItem
 	for _, its := range each {
 		known = append(known, its...)
+	}
+	if owner != nil {
+		known = slices.DeleteFunc(known, func(it fund.PositionItem) bool {
+			return it.FundID != owner.FundID || it.InvestorID != owner.InvestorID
+		})
 	}
 	if len(known) == 0 {
 		// Every document came later, or its version then withdrew the

@@ -39,6 +39,18 @@ type Reader interface {
 	// no committed version then, or that version is a void or does not
 	// report the position.
 	PositionKnownAt(ctx context.Context, doc, pos string, at time.Time) ([]fund.PositionItem, error)
+	// KnownVersion returns the header of a document's latest version
+	// committed at or before at (its version, commit, asOf, voided), or
+	// ENOTFOUND if the document had no committed version then.
+	KnownVersion(ctx context.Context, doc string, at time.Time) (fund.DocumentHeader, error)
+	// VersionPosition returns a position's items in one committed version
+	// of a document; none if the version does not report it.
+	VersionPosition(ctx context.Context, doc, commitID, pos string) ([]fund.PositionItem, error)
+	// VersionStatements lists one page of the capital account statements
+	// (kind fund.Statement) of one committed version of a document, by
+	// position, those of up to limit positions from start, a key that it
+	// or DocumentStatements issued.
+	VersionStatements(ctx context.Context, doc, commitID string, limit int, start []byte) ([]fund.PositionItem, []byte, error)
 	// CapitalCallIn returns a position's capital call in one document, or
 	// ENOTFOUND.
 	CapitalCallIn(ctx context.Context, pos, doc string) (fund.PositionItem, error)

@@ -458,6 +458,7 @@ type InvestorSummary struct {
 	Positions           []PositionSummary `json:"positions" doc:"By position ID."`
 	Totals              []CurrencyTotals  `json:"totals" doc:"One entry per currency, by currency."` // of this page's positions
 	Next                string            `json:"next,omitempty" doc:"Opaque cursor of the next page of positions; absent on the last page. Totals cover this page's positions."`
+	Basis               Basis             `json:"basis" doc:"What the page was read on: each document at its latest version committed at or before basis.knownAt and, when basis.asOf is set, dated on or before it. A later page of a read with knownAt is read on its first page's basis, which its cursor pins; one of a read without it reads the latest versions."`
 }
 
 // InvestorSummaryOf renders an investor summary with the names of its
