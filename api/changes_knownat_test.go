@@ -212,7 +212,7 @@ func checkChanges(t *testing.T, s *testServer, route, asOf string, from, to time
 // contributions adding up.
 func TestPositionChangesListTheVersionsThatMovedEachFigure(t *testing.T) {
 	now := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
-	a, b := knownAtPair(t, &now)
+	a, b := twoServersOnOneTable(t, func() time.Time { return now })
 	start, at := changesHistory(t, &now, []*testServer{a, b})
 	writes := map[string]time.Time{}
 	for i, key := range []string{"N1 v1", "S1 v1", "D1 v1", "N1 v2", "N1 v3", "S1 v2", "N1 v4", "D1 v2", "N2 v1"} {
@@ -356,7 +356,7 @@ func TestPositionChangesListTheVersionsThatMovedEachFigure(t *testing.T) {
 // 404 as it is; its own investor reads it.
 func TestPositionChangesDecideAccessOnTheLedger(t *testing.T) {
 	now := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
-	a, b := knownAtPair(t, &now)
+	a, b := twoServersOnOneTable(t, func() time.Time { return now })
 	start, _ := changesHistory(t, &now, []*testServer{a, b})
 	now = now.Add(time.Hour)
 	other := "Bearer " + token(t, api.Principal{Subject: "inv-2", Role: api.RoleInvestor, Investor: "INV_K2"})

@@ -43,16 +43,19 @@ func (c *knownAtClock) step() time.Time {
 	return c.now
 }
 
-// twoServersOnOneTable starts two API servers, each with its own store,
-// on one table, both on clock.
-func twoServersOnOneTable(t *testing.T, clock *knownAtClock) (a, b *testServer) {
+// twoServersOnOneTable starts two API servers on one table, each with its
+// own store, both on the clock now (writes and reads are stamped from it):
+// two instances. The second store's requests are counted on the first's
+// Counter too, so a cost test may read from either.
+func twoServersOnOneTable(t *testing.T, now func() time.Time) (a, b *testServer) {
 	t.Helper()
-	envA := fundtest.New(t)
-	envA.Store.Now = clock.Now
-	other := store.NewStore(store.NewDB(dynamotest.Shared().Config()), envA.Table)
-	other.Now = clock.Now
-	envB := &fundtest.Env{Store: other, Positions: positions.NewStore(other), Counter: &dynamotest.Counter{}, Faults: &dynamotest.FaultInjector{}, Table: envA.Table}
-	return startAPI(t, envA, nil), startAPI(t, envB, nil)
+	env := fundtest.New(t)
+	env.Store.Now = now
+	other := *env
+	other.Store = store.NewStore(store.NewDB(dynamotest.Shared().Config(dynamotest.WithAPIOptions(env.Counter.APIOption()))), env.Table)
+	other.Store.Now = now
+	other.Positions = positions.NewStore(other.Store)
+	return startAPI(t, env, nil), startAPI(t, &other, nil)
 }
 
 // knownAtNotice is revision rev of a capital call notice of FUND_K: its
@@ -154,7 +157,7 @@ func (a knownAtAnswer) basisKnownAt(t *testing.T) time.Time {
 // page and after the replayed one must be the same.
 func TestDocumentRoutesReplayWhatTheyAnsweredAsKnownAt(t *testing.T) {
 	clock := &knownAtClock{now: time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)}
-	a, b := twoServersOnOneTable(t, clock)
+	a, b := twoServersOnOneTable(t, clock.Now)
 	servers := []*testServer{a, b}
 	writes := 0
 	write := func(method, doc string, body any, headers ...string) {
@@ -273,7 +276,7 @@ func TestDocumentRoutesReplayWhatTheyAnsweredAsKnownAt(t *testing.T) {
 // other than the one a cursor pins is 400.
 func TestDocumentRoutesKnownAtRefusals(t *testing.T) {
 	clock := &knownAtClock{now: time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)}
-	s, _ := twoServersOnOneTable(t, clock)
+	s, _ := twoServersOnOneTable(t, clock.Now)
 	before := clock.step()
 	clock.step()
 	if r := s.do(t, http.MethodPut, "/v1/documents/KA_R", knownAtNotice(1, "2025-12-01", "POS_1", "POS_2")); r.Status != http.StatusCreated {
@@ -322,7 +325,7 @@ func TestDocumentRoutesKnownAtRefusals(t *testing.T) {
 // for a live first page and for one read as known at an instant.
 func TestDocumentRouteCursorsPinTheirBasis(t *testing.T) {
 	clock := &knownAtClock{now: time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)}
-	s, other := twoServersOnOneTable(t, clock)
+	s, other := twoServersOnOneTable(t, clock.Now)
 	for rev := 1; rev <= 4; rev++ {
 		clock.step()
 		if r := s.do(t, http.MethodPut, "/v1/documents/KA_P", knownAtNotice(rev, "2025-12-01", "POS_1", "POS_2")); r.Status >= 300 {
@@ -384,7 +387,7 @@ func TestDocumentRouteCursorsPinTheirBasis(t *testing.T) {
 // not.
 func TestAKnownAtReadCostsLogarithmicReadUnits(t *testing.T) {
 	clock := &knownAtClock{now: time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)}
-	s, _ := twoServersOnOneTable(t, clock)
+	s, _ := twoServersOnOneTable(t, clock.Now)
 	const n = 64
 	instants := make([]time.Time, n+1)
 	for v := 1; v <= n; v++ {

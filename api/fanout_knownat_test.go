@@ -38,7 +38,7 @@ var fanoutKnownAtPaths = []string{
 // read at the pinned instant).
 func TestFanoutReadsReplayAsKnownAt(t *testing.T) {
 	now := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
-	a, b := knownAtPair(t, &now)
+	a, b := twoServersOnOneTable(t, func() time.Time { return now })
 	servers := []*testServer{a, b}
 	var log []recorded
 	second := map[int]map[string]any{} // the second pages, by index in log
@@ -195,7 +195,7 @@ func TestFanoutReadsReplayAsKnownAt(t *testing.T) {
 // route's, per position) would make 12 searches.
 func TestFundPerformanceKnownAtSearchesEachDocumentOnce(t *testing.T) {
 	now := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
-	a, _ := knownAtPair(t, &now)
+	a, _ := twoServersOnOneTable(t, func() time.Time { return now })
 	put := func(d fund.Document, ifMatch string) {
 		t.Helper()
 		now = now.Add(time.Minute)
@@ -272,7 +272,7 @@ func TestFundPerformanceKnownAtSearchesEachDocumentOnce(t *testing.T) {
 // answers are 200, so the 404s could be false.
 func TestFanoutKnownAtReadsAuthorizeAsTheLiveOnes(t *testing.T) {
 	now := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
-	a, _ := knownAtPair(t, &now)
+	a, _ := twoServersOnOneTable(t, func() time.Time { return now })
 	now = now.Add(time.Minute)
 	d := knownAtDoc("S9", fund.KindCapitalAccountStatement, "2025-06-30", fund.Position{ID: "PK9", InvestorID: "INV_K1",
 		CapitalAccount: &fund.CapitalAccount{PeriodStart: fund.MustDate("2025-01-01"), Contributions: knownAtMoney("10.00"), EndingNAV: fund.MustMoney("10.00")}})

@@ -11,10 +11,7 @@ import (
 	"time"
 
 	"github.com/fundsvc/fundsvc/api"
-	"github.com/fundsvc/fundsvc/internal/dynamotest"
 	"github.com/fundsvc/fundsvc/internal/fundtest"
-	"github.com/fundsvc/fundsvc/positions"
-	"github.com/fundsvc/fundsvc/store"
 )
 
 // steppedClock is the table's clock of both servers: it moves only when
@@ -26,21 +23,6 @@ type steppedClock struct {
 
 func (c *steppedClock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
 func (c *steppedClock) step()          { c.mu.Lock(); defer c.mu.Unlock(); c.t = c.t.Add(time.Second) }
-
-// twoFundServersOnOneTable starts two API servers, each with its own store, on
-// one table, both on clock.
-func twoFundServersOnOneTable(t *testing.T, clock *steppedClock) (*testServer, *testServer) {
-	t.Helper()
-	env := fundtest.New(t)
-	env.Store.Now = clock.now
-	a := startAPI(t, env, nil)
-	other := *env
-	other.Store = store.NewStore(store.NewDB(dynamotest.Shared().Config()), env.Table)
-	other.Store.Now = clock.now
-	other.Positions = positions.NewStore(other.Store)
-	b := startAPI(t, &other, nil)
-	return a, b
-}
 
 // knownAtRoutes are the fund and investor routes that take knownAt, as the
 // replay reads them.
@@ -88,7 +70,7 @@ func fundKnownAtDoc(title, asOf string, holders ...[2]string) map[string]any {
 // basis, which says knownAt and settled.
 func TestFundAndInvestorRoutesReplayAsKnownAt(t *testing.T) {
 	clock := &steppedClock{t: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)}
-	a, b := twoFundServersOnOneTable(t, clock)
+	a, b := twoServersOnOneTable(t, clock.now)
 	servers := []*testServer{a, b}
 	writes := []struct {
 		what   string

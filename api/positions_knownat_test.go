@@ -13,25 +13,8 @@ import (
 
 	"github.com/fundsvc/fundsvc/api"
 	"github.com/fundsvc/fundsvc/fund"
-	"github.com/fundsvc/fundsvc/internal/dynamotest"
-	"github.com/fundsvc/fundsvc/internal/fundtest"
-	"github.com/fundsvc/fundsvc/positions"
-	"github.com/fundsvc/fundsvc/store"
 	"github.com/fundsvc/fundsvc/wire"
 )
-
-// knownAtPair is two API servers on one table, each over its own store,
-// both on the clock now (writes and reads are stamped from it).
-func knownAtPair(t *testing.T, now *time.Time) (a, b *testServer) {
-	t.Helper()
-	env := fundtest.New(t)
-	env.Store.Now = func() time.Time { return *now }
-	other := *env
-	other.Store = store.NewStore(store.NewDB(dynamotest.Shared().Config(dynamotest.WithAPIOptions(env.Counter.APIOption()))), env.Table)
-	other.Store.Now = func() time.Time { return *now }
-	other.Positions = positions.NewStore(other.Store)
-	return startAPI(t, env, nil), startAPI(t, &other, nil)
-}
 
 // knownAtDoc is a document of fund FUND_K in USD.
 func knownAtDoc(id string, kind fund.Kind, asOf string, ps ...fund.Position) fund.Document {
@@ -88,7 +71,7 @@ func comparable(path string, body map[string]any) map[string]any {
 // but for the basis. A read before the first report is 404, as known then.
 func TestPositionReadsReplayAsKnownAt(t *testing.T) {
 	now := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
-	a, b := knownAtPair(t, &now)
+	a, b := twoServersOnOneTable(t, func() time.Time { return now })
 	servers := []*testServer{a, b}
 	var log []recorded
 	record := func() {
@@ -221,7 +204,7 @@ func atoi(t *testing.T, s string) int {
 // position first reported after knownAt is 404.
 func TestAKnownAtPositionReadDecidesAccessOnTheLedger(t *testing.T) {
 	now := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
-	a, _ := knownAtPair(t, &now)
+	a, _ := twoServersOnOneTable(t, func() time.Time { return now })
 	before := now
 	for i := range 3 {
 		now = now.Add(time.Minute)
@@ -273,7 +256,7 @@ func knownAtMoney(s string) *fund.Money { m := fund.MustMoney(s); return &m }
 // server, shows what was known when page 1 was read.
 func TestALivePositionListingsNextPageIsReadAtItsFirstPagesInstant(t *testing.T) {
 	now := time.Date(2026, 10, 1, 9, 0, 0, 0, time.UTC)
-	a, b := knownAtPair(t, &now)
+	a, b := twoServersOnOneTable(t, func() time.Time { return now })
 	put := func(s *testServer, d fund.Document, status int) {
 		t.Helper()
 		now = now.Add(time.Minute)
