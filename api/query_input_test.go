@@ -46,7 +46,7 @@ func TestQueryParametersAreAsStrictAsBodies(t *testing.T) {
 		{name: "a path parameter sent in the query is refused", path: "/v1/documents/DOC001?documentId=DOC002",
 			status: 400, typ: invalid, field: "documentId", detail: "is not a parameter of this route"},
 		{name: "an unknown parameter beside valid ones is refused", path: "/v1/investors/INVESTOR_1/summary?asOf=2025-12-31&limit=1&verbose=true",
-			status: 400, typ: invalid, field: "verbose", detail: "which takes asOf, limit and cursor"},
+			status: 400, typ: invalid, field: "verbose", detail: "which takes asOf, limit, cursor and knownAt"},
 		{name: "an unknown parameter is named before a declared one's bad value", path: "/v1/positions/POSITION_1/summary?asOf=2026-02-30&asof=2025-12-31",
 			status: 400, typ: invalid, field: "asof", detail: "did you mean asOf?"},
 		{name: "a parameter on a write is refused before the Idempotency-Key is claimed", method: http.MethodPut, path: "/v1/documents/DOC_QUERY?dryRun=true",
