@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/fundsvc/fundsvc/fund"
@@ -210,7 +211,47 @@ func (s *server) getVersions(c *gin.Context) {
 	for _, h := range history {
 		resp.Versions = append(resp.Versions, wire.HeaderOf(h, wire.HeaderStatus(h, latest.Version)))
 	}
+	if err := s.stampVersions(ctx, id, latest.Version, resp.Latest, resp.Versions); err != nil {
+		writeError(c, err)
+		return
+	}
 	c.JSON(http.StatusOK, resp)
+}
+
+// stampVersions sets each listed version's commit instant and the instant
+// the version after it superseded it (none after latest, the version the
+// listing shows as the latest), read with one Query of the document's
+// events.
+func (s *server) stampVersions(ctx context.Context, doc string, latest int, first *wire.DocumentHeader, rest []wire.DocumentHeader) error {
+	lo, hi := latest, 0
+	for _, h := range rest {
+		lo, hi = min(lo, h.Version), max(hi, h.Version)
+	}
+	if first != nil {
+		lo, hi = min(lo, first.Version), max(hi, first.Version)
+	}
+	if hi == 0 {
+		return nil
+	}
+	at, err := s.docs.CommitInstants(ctx, doc, lo, min(hi+1, latest))
+	if err != nil {
+		return err
+	}
+	stamp := func(h *wire.DocumentHeader) {
+		if t, ok := at[h.Version]; ok {
+			h.CommittedAt = &t
+		}
+		if t, ok := at[h.Version+1]; ok && h.Version < latest {
+			h.SupersededAt = &t
+		}
+	}
+	if first != nil {
+		stamp(first)
+	}
+	for i := range rest {
+		stamp(&rest[i])
+	}
+	return nil
 }
 
 // getVersion returns one whole version, or the latest document record;

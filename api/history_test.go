@@ -129,7 +129,7 @@ func sendPlan(t *testing.T, client *dynamodb.Client, p store.Plan) {
 // too, so a cheap read cannot be a wrong one.
 func TestHistoryReadsStayBoundedAsVersionsGrow(t *testing.T) {
 	s := newServer(t, false)
-	for id, n := range map[string]int{"ONE": 1, "TWO_HUNDRED": 200, "THOUSAND": 1000} {
+	for id, n := range map[string]int{"ONE": 1, "HUNDRED2": 200, "THOUSAND": 1000} {
 		putVersions(t, s.Env, id, n)
 	}
 	read := func(path string, into any) (float64, []string) {
@@ -241,7 +241,7 @@ func TestHistoryReadsStayBoundedAsVersionsGrow(t *testing.T) {
 	t.Run("a first page of the default limit costs the same at 200 versions as at 1,000", func(t *testing.T) {
 		for _, route := range []string{"", "/capital", "/versions"} {
 			var page map[string]any
-			at200, ops200 := read("/v1/documents/TWO_HUNDRED"+route, &page)
+			at200, ops200 := read("/v1/documents/HUNDRED2"+route, &page)
 			at1000, ops1000 := read("/v1/documents/THOUSAND"+route, &page)
 			t.Logf("GET /v1/documents/{id}%s: %.1f read units at 200 versions, %.1f at 1,000", route, at200, at1000)
 			if at200 != at1000 || len(ops200) != len(ops1000) {

@@ -399,3 +399,24 @@ func (r View) DocumentAt(ctx context.Context, doc string, at time.Time) (fund.Do
 	}
 	return r.s.readVersion(ctx, doc, k.CommitID)
 }
+
+// CommitInstants returns the commit instants of a document's versions lo to
+// hi that have one (their events; versions committed before the feed have
+// none until the backfill writes them), with one strongly consistent Query
+// of its events.
+func (s *Store) CommitInstants(ctx context.Context, doc string, lo, hi int) (map[int]time.Time, error) {
+	out := map[int]time.Time{}
+	if hi < lo {
+		return out, nil
+	}
+	var evs []eventItem
+	err := s.table.Get(AttrPK, EventPK(doc)).Range(AttrSK, dynamo.Between, EventSK(max(lo, 1)), EventSK(hi)).
+		Project("Version", "CommittedAt").Consistent(true).All(ctx, &evs)
+	if err != nil {
+		return nil, fmt.Errorf("commit instants of document %s: %w", doc, err)
+	}
+	for _, e := range evs {
+		out[e.Version] = e.CommittedAt
+	}
+	return out, nil
+}
