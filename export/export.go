@@ -229,8 +229,9 @@ func run(ctx context.Context, cfg Config, start time.Time, runID string, leases 
 		// is the store's, which stamps the commits.
 		CompleteUpTo: cfg.Store.Now().UTC().Add(-cfg.Settle), SettleMargin: cfg.Settle.String(),
 	}
+	x.mark = m.CompleteUpTo
 	if base != nil {
-		x.inc = &increment{base: base, docs: map[clusterKey]bool{}, funds: map[string]bool{}}
+		x.inc = &increment{base: base, docs: map[clusterKey]bool{}, funds: map[string]bool{}, itemsFrom: map[clusterKey]int{}}
 		m.Kind, m.Base, m.Segments = "incremental", base.SnapshotDate+"/"+base.RunID, 0
 		if err := x.readChanges(ctx, m); err != nil {
 			return nil, err
@@ -241,6 +242,9 @@ func run(ctx context.Context, cfg Config, start time.Time, runID string, leases 
 		}
 		m.ItemsScanned = x.items.Load()
 		x.event(Event{Kind: EventScan, Items: m.ItemsScanned})
+	}
+	if err := x.resolveVersions(ctx); err != nil {
+		return nil, err
 	}
 
 	if m.Datasets, err = x.write(ctx); err != nil {
@@ -296,6 +300,9 @@ type exporter struct {
 	// another date's snapshot, that date's.
 	leases []*lease
 	inc    *increment // nil in a full export
+	// mark is the snapshot's high-water mark (Manifest.CompleteUpTo):
+	// every version committed before it was whole when the Scan started.
+	mark time.Time
 	// consumed is the store's consumed capacity when the run began.
 	consumed store.Consumption
 	refsMu   sync.Mutex // the positions' references (see addRef)
