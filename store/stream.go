@@ -442,25 +442,26 @@ func (s *Store) VersionItems(ctx context.Context, h *CommitHead, kind fund.ItemK
 // records a Scan yields of them, as a Scan that read them whole would: its
 // head (Whole, with the latest version's items counted; ItemsFrom, the
 // first version whose items are returned), every history record, the
-// commits of the versions committed at or after since and of the one
-// before them (VersionCommit, from their events), the latest version's
-// capital activity, if any, and the position items of every version from
-// ItemsFrom on. An incremental export reads a changed document so: the
-// versions committed before since are in the snapshot it starts from.
+// commits (VersionCommit, from their events) of the latest version, of the
+// versions committed at or after since and of the one before them, the
+// latest version's capital activity, if any, and the position items of
+// every version from ItemsFrom on. An incremental export reads a changed
+// document so: the versions committed before since are in the snapshot it
+// starts from.
 //
 // Three strongly consistent Queries (more only if a partition pages), and
 // one more for each version before the latest committed at or after
 // since; never a Scan. First the document's history records, the latest
 // of which is the head's version (a commit writes its history record in
 // the transaction that moves the head); then its events newest first,
-// down to the first committed before since (a version without an event,
-// committed before the feed and not backfilled, counts as committed at or
-// after since); then the partitions of the versions from ItemsFrom on,
-// immutable once committed. A document whose latest history record does
-// not say HistoryByVersion may hold records of the earlier layout: they
-// are read too, then the version-ordered ones again (the backfill may move
-// a record in between), one record kept per version. It returns
-// ENOTFOUND if the document has no committed version.
+// down to the first below the latest committed before since (a version
+// without an event, committed before the feed and not backfilled, counts
+// as committed at or after since); then the partitions of the versions
+// from ItemsFrom on, immutable once committed. A document whose latest
+// history record does not say HistoryByVersion may hold records of the
+// earlier layout: they are read too, then the version-ordered ones again
+// (the backfill may move a record in between), one record kept per
+// version. It returns ENOTFOUND if the document has no committed version.
 func (s *Store) DocumentRecords(ctx context.Context, doc string, since time.Time) ([]Record, error) {
 	history, err := s.versionRecords(ctx, doc, DocumentVersionPrefix, 1, MaxVersion)
 	if err != nil {
