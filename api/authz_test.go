@@ -174,6 +174,12 @@ func authzRouteTable() []authzRoute {
 	largestPage := func(probe func(string) authzProbe, probes []authzProbe) []authzProbe {
 		return append(probes, probe(fmt.Sprintf("%s?limit=%d", probes[0].path, api.MaxFanoutPage)))
 	}
+	// changesProbes read a position's changes over the demo's writes (all
+	// on 2026-01-02), on two dates.
+	changesProbes := func(probe func(string) authzProbe, p, route string) []authzProbe {
+		path := "/v1/positions/" + p + "/" + route + "/changes?from=2026-01-02T00:00:00Z"
+		return []authzProbe{probe(path), probe(path + "&asOf=2025-09-15")}
+	}
 	wh := func(path string) authzProbe {
 		return authzProbe{path: path, unknown: []string{"WH_AUTHZ", "WH_999"}}
 	}
@@ -278,6 +284,10 @@ func authzRouteTable() []authzRoute {
 			probes: asOfProbes(pos, "/v1/positions/POSITION_1/performance"), others: asOfProbes(pos, "/v1/positions/POSITION_2/performance")},
 		{method: http.MethodGet, path: "/v1/investors/:investorId/performance", access: authzPortal,
 			probes: largestPage(inv, asOfProbes(inv, "/v1/investors/INVESTOR_1/performance")), others: largestPage(inv, asOfProbes(inv, "/v1/investors/INVESTOR_2/performance"))},
+		{method: http.MethodGet, path: "/v1/positions/:positionId/summary/changes", access: authzPortal,
+			probes: changesProbes(pos, "POSITION_1", "summary"), others: changesProbes(pos, "POSITION_2", "summary")},
+		{method: http.MethodGet, path: "/v1/positions/:positionId/performance/changes", access: authzPortal,
+			probes: changesProbes(pos, "POSITION_1", "performance"), others: changesProbes(pos, "POSITION_2", "performance")},
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"time"
 
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/store"
@@ -24,6 +25,15 @@ type cursor struct {
 	Commit  string `json:"c,omitempty"`
 	Version int    `json:"v,omitempty"`
 	After   string `json:"a,omitempty"`
+	// The basis of the first page (basis.go), which the pages after it
+	// are read on.
+	Basis *pinnedBasis `json:"b,omitempty"`
+}
+
+// pinnedBasis is a basis as a cursor carries it.
+type pinnedBasis struct {
+	AsOf    fund.Date `json:"d,omitzero"`
+	KnownAt time.Time `json:"t"`
 }
 
 type cursorCodec struct{ key []byte }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/positions"
+	"github.com/fundsvc/fundsvc/store"
 	"github.com/fundsvc/fundsvc/wire"
 	"github.com/gin-gonic/gin"
 )
@@ -78,24 +79,41 @@ func (s *server) deleteDocument(c *gin.Context) {
 	c.JSON(http.StatusOK, wire.WrittenOf(voided.Document, voided.Changes))
 }
 
+// documentBasis reads the basis of a document route, which takes knownAt
+// but no asOf: the version shown is the one known at knownAt whatever its
+// date, so the basis's asOf is null.
+func (p *params) documentBasis() basis {
+	b := p.basis()
+	b.asOf = fund.Date{}
+	return b
+}
+
 // getOverview returns a document grouped as documents, capital activities and
-// positions. The first page comes from one Query of the document partition;
-// later pages read the same committed version's own partition, so a client
-// paging through a large document sees one version throughout.
+// positions. The first page comes from one Query of the document partition
+// (with knownAt, from the partition of the version known then); later pages
+// read the same committed version's own partition, so a client paging
+// through a large document sees one version throughout.
 func (s *server) getOverview(c *gin.Context) {
 	in := s.params(c)
 	id := in.id("documentId")
 	pg := in.page("overview:" + id)
+	b := in.pin(&pg, in.documentBasis())
 	if !in.ok() {
 		return
 	}
 	docs := s.docs.As(viewer(c))
-	resp := wire.Overview{DocumentID: id}
+	resp := wire.Overview{DocumentID: id, Basis: s.wireBasis(b)}
 	var items []fund.PositionItem
 	var doc fund.Document
 	more := false
 	if pg.cursor.Commit == "" {
-		snap, err := docs.Overview(c.Request.Context(), id)
+		var snap store.Snapshot
+		var err error
+		if b.past {
+			snap, err = docs.OverviewAt(c.Request.Context(), id, b.knownAt)
+		} else {
+			snap, err = docs.Overview(c.Request.Context(), id)
+		}
 		if err != nil {
 			writeError(c, err)
 			return
@@ -128,7 +146,7 @@ func (s *server) getOverview(c *gin.Context) {
 	}
 	resp.Version = doc.Version
 	if more {
-		resp.Next = pg.codec.encode(cursor{Query: pg.query, Commit: doc.CommitID, Version: doc.Version, After: lastPosition(items)})
+		resp.Next = pg.codec.encode(cursor{Query: pg.query, Commit: doc.CommitID, Version: doc.Version, After: lastPosition(items), Basis: pg.basis})
 	}
 	setETag(c, doc.Version)
 	resp.Positions = wire.GroupsOf(items)
@@ -150,21 +168,40 @@ func lastPosition(items []fund.PositionItem) string {
 // from or to, the record of every version whose asOf lies between them
 // (every version of the end date included, the current one too). The
 // latest record is read first, so another fund's document is refused
-// before its history is read.
+// before its history is read. With knownAt, the version known then is
+// the latest, and no version committed later is listed. The cursor pins
+// the version the first page showed as the latest, so later pages list
+// the versions below it whatever was committed since.
 func (s *server) getVersions(c *gin.Context) {
 	in := s.params(c)
 	id := in.id("documentId")
 	from, to := in.dateRange()
 	pg := in.page("versions:" + id + ":" + from.String() + ":" + to.String())
+	b := in.pin(&pg, in.documentBasis())
 	if !in.ok() {
 		return
 	}
-	latest, history, next, err := s.docs.As(viewer(c)).Versions(c.Request.Context(), id, from, to, pg.limit, pg.cursor.Key)
+	docs, ctx := s.docs.As(viewer(c)), c.Request.Context()
+	var latest fund.DocumentHeader
+	var history []fund.DocumentHeader
+	var next store.PageKey
+	var err error
+	switch {
+	case pg.cursor.Version > 0:
+		latest, history, next, err = docs.VersionsOf(ctx, id, pg.cursor.Version, from, to, pg.limit, pg.cursor.Key)
+	case b.past && len(pg.cursor.Key) == 0:
+		latest, history, next, err = docs.VersionsAt(ctx, id, b.knownAt, from, to, pg.limit)
+	default:
+		latest, history, next, err = docs.Versions(ctx, id, from, to, pg.limit, pg.cursor.Key)
+	}
 	if err != nil {
 		writeError(c, err)
 		return
 	}
-	resp := wire.Versions{DocumentID: id, Versions: []wire.DocumentHeader{}, Next: pg.next(next)}
+	resp := wire.Versions{DocumentID: id, Versions: []wire.DocumentHeader{}, Basis: s.wireBasis(b)}
+	if next != nil {
+		resp.Next = pg.codec.encode(cursor{Query: pg.query, Key: next, Basis: pg.basis, Version: latest.Version})
+	}
 	if from.IsZero() && to.IsZero() {
 		h := wire.HeaderOf(latest, wire.VersionLatest)
 		resp.Latest = &h
@@ -176,32 +213,47 @@ func (s *server) getVersions(c *gin.Context) {
 	c.JSON(http.StatusOK, resp)
 }
 
-// getVersion returns one whole version, or the latest document record.
+// getVersion returns one whole version, or the latest document record;
+// with knownAt, `latest` is the version known then, and a version
+// committed later does not exist.
 func (s *server) getVersion(c *gin.Context) {
 	in := s.params(c)
 	id := in.id("documentId")
 	n, latest := in.version()
+	b := in.documentBasis()
 	if !in.ok() {
 		return
 	}
 	docs, ctx := s.docs.As(viewer(c)), c.Request.Context()
 	if latest {
-		h, err := docs.LatestDocument(ctx, id)
+		var h fund.DocumentHeader
+		var err error
+		if b.past {
+			h, err = docs.LatestDocumentAt(ctx, id, b.knownAt)
+		} else {
+			h, err = docs.LatestDocument(ctx, id)
+		}
 		if err != nil {
 			writeError(c, err)
 			return
 		}
 		setETag(c, h.Version)
-		c.JSON(http.StatusOK, wire.HeaderOf(h, wire.VersionLatest))
+		c.JSON(http.StatusOK, wire.DocumentHeaderRead{DocumentHeader: wire.HeaderOf(h, wire.VersionLatest), Basis: s.wireBasis(b)})
 		return
 	}
-	d, err := docs.Version(ctx, id, n)
+	var d fund.Document
+	var err error
+	if b.past {
+		d, err = docs.VersionAsKnownAt(ctx, id, n, b.knownAt)
+	} else {
+		d, err = docs.Version(ctx, id, n)
+	}
 	if err != nil {
 		writeError(c, err)
 		return
 	}
 	setETag(c, d.Version)
-	c.JSON(http.StatusOK, wire.VersionOf(d))
+	c.JSON(http.StatusOK, wire.DocumentVersionRead{DocumentVersion: wire.VersionOf(d), Basis: s.wireBasis(b)})
 }
 
 // getDocumentPosition returns one position's items in a document; with
@@ -211,17 +263,30 @@ func (s *server) getDocumentPosition(c *gin.Context) {
 	id := in.id("documentId")
 	pos := in.id("positionId")
 	kind := in.itemKind()
+	b := in.documentBasis()
 	if !in.ok() {
 		return
 	}
 	docs, ctx := s.docs.As(viewer(c)), c.Request.Context()
+	if b.past {
+		version, items, err := docs.DocumentPositionAt(ctx, id, pos, kind, b.knownAt)
+		if err != nil {
+			writeError(c, err)
+			return
+		}
+		if kind == "" {
+			setETag(c, version) // as the latest version's: not with itemType
+		}
+		c.JSON(http.StatusOK, wire.DocumentPosition{DocumentID: id, PositionID: pos, Version: version, Items: wire.ItemsOf(items), Basis: s.wireBasis(b)})
+		return
+	}
 	if kind != "" {
 		it, err := docs.PositionItemByKey(ctx, id, kind, pos)
 		if err != nil {
 			writeError(c, err)
 			return
 		}
-		c.JSON(http.StatusOK, wire.DocumentPosition{DocumentID: id, PositionID: pos, Version: it.DocumentVersion, Items: []wire.PositionItem{wire.ItemOf(it)}})
+		c.JSON(http.StatusOK, wire.DocumentPosition{DocumentID: id, PositionID: pos, Version: it.DocumentVersion, Items: []wire.PositionItem{wire.ItemOf(it)}, Basis: s.wireBasis(b)})
 		return
 	}
 	version, items, err := docs.DocumentPosition(ctx, id, pos)
@@ -230,27 +295,37 @@ func (s *server) getDocumentPosition(c *gin.Context) {
 		return
 	}
 	setETag(c, version)
-	c.JSON(http.StatusOK, wire.DocumentPosition{DocumentID: id, PositionID: pos, Version: version, Items: wire.ItemsOf(items)})
+	c.JSON(http.StatusOK, wire.DocumentPosition{DocumentID: id, PositionID: pos, Version: version, Items: wire.ItemsOf(items), Basis: s.wireBasis(b)})
 }
 
 // getCapital returns the capital activities and capital calls of a
 // document, a page of earlier capital activities at a time, newest first:
 // the first page also holds the version's capital activity and capital
-// calls; later pages continue below the version the first page read.
+// calls; later pages continue below the version the first page read
+// (with knownAt, the version known then), which the cursor pins.
 func (s *server) getCapital(c *gin.Context) {
 	in := s.params(c)
 	id := in.id("documentId")
 	pg := in.page("capital:" + id)
+	b := in.pin(&pg, in.documentBasis())
 	if !in.ok() {
 		return
 	}
-	capital, next, err := s.docs.As(viewer(c)).Capital(c.Request.Context(), id, pg.limit, pg.cursor.Key)
+	docs := s.docs.As(viewer(c))
+	var capital store.Capital
+	var next store.PageKey
+	var err error
+	if b.past && len(pg.cursor.Key) == 0 {
+		capital, next, err = docs.CapitalAt(c.Request.Context(), id, b.knownAt, pg.limit)
+	} else {
+		capital, next, err = docs.Capital(c.Request.Context(), id, pg.limit, pg.cursor.Key)
+	}
 	if err != nil {
 		writeError(c, err)
 		return
 	}
 	resp := wire.Capital{DocumentID: id, Version: capital.Version, CapitalActivities: wire.CapitalActivities{Earlier: []wire.CapitalActivity{}},
-		CapitalCalls: wire.ItemsOf(capital.Calls), Next: pg.next(next)}
+		CapitalCalls: wire.ItemsOf(capital.Calls), Next: pg.next(next), Basis: s.wireBasis(b)}
 	if capital.Latest != nil {
 		resp.CapitalActivities.Latest = wire.ActivityOf(capital.Latest.CapitalActivity, capital.Latest.Version)
 	}
@@ -262,22 +337,36 @@ func (s *server) getCapital(c *gin.Context) {
 }
 
 // getAnalysis returns, per position, counts and exact totals of what the
-// document's latest version calls, distributes and reports unfunded.
+// document's latest version (with knownAt, the version known then) calls,
+// distributes and reports unfunded.
 func (s *server) getAnalysis(c *gin.Context) {
 	in := s.params(c)
 	id := in.id("documentId")
+	b := in.documentBasis()
 	if !in.ok() {
 		return
 	}
-	snap, err := s.docs.As(viewer(c)).Overview(c.Request.Context(), id)
-	if err != nil {
-		writeError(c, err)
-		return
+	docs := s.docs.As(viewer(c))
+	var doc fund.Document
+	if b.past {
+		d, err := docs.DocumentAt(c.Request.Context(), id, b.knownAt)
+		if err != nil {
+			writeError(c, err)
+			return
+		}
+		doc = d
+	} else {
+		snap, err := docs.Overview(c.Request.Context(), id)
+		if err != nil {
+			writeError(c, err)
+			return
+		}
+		doc = snap.Document
 	}
-	resp := wire.Analysis{DocumentID: id, Version: snap.Document.Version, Positions: []wire.PositionAnalysis{}}
-	for _, a := range positions.Analyze(snap.Document) {
+	resp := wire.Analysis{DocumentID: id, Version: doc.Version, Positions: []wire.PositionAnalysis{}, Basis: s.wireBasis(b)}
+	for _, a := range positions.Analyze(doc) {
 		resp.Positions = append(resp.Positions, wire.AnalysisOf(a))
 	}
-	setETag(c, snap.Document.Version)
+	setETag(c, doc.Version)
 	c.JSON(http.StatusOK, resp)
 }

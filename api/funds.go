@@ -3,6 +3,8 @@ package api
 import (
 	"net/http"
 
+	"github.com/fundsvc/fundsvc/fund"
+	"github.com/fundsvc/fundsvc/store"
 	"github.com/fundsvc/fundsvc/wire"
 	"github.com/gin-gonic/gin"
 )
@@ -24,10 +26,20 @@ func (s *server) listFundDocuments(c *gin.Context) {
 		return
 	}
 	pg := in.page("fund-documents:" + fundID + ":" + from.String() + ":" + to.String() + ":" + string(kind))
+	b := in.pin(&pg, in.instantBasis())
 	if !in.ok() {
 		return
 	}
-	docs, next, err := funds.FundDocuments(c.Request.Context(), fundID, from, to, kind, pg.limit, pg.cursor.Key)
+	var docs []fund.DocumentHeader
+	var next store.PageKey
+	var err error
+	if b.past {
+		var reads store.Reads
+		docs, next, err = funds.FundDocumentsAt(c.Request.Context(), fundID, from, to, kind, pg.limit, pg.cursor.Key, b.knownAt, &reads)
+		s.chargeReads(c, &reads)
+	} else {
+		docs, next, err = funds.FundDocuments(c.Request.Context(), fundID, from, to, kind, pg.limit, pg.cursor.Key)
+	}
 	if err != nil {
 		writeError(c, err)
 		return
@@ -37,11 +49,12 @@ func (s *server) listFundDocuments(c *gin.Context) {
 		headers = append(headers, wire.HeaderOf(d, ""))
 	}
 	nextCursor := pg.next(next)
-	c.JSON(http.StatusOK, wire.Page[wire.DocumentHeader]{Items: headers, Next: nextCursor})
+	c.JSON(http.StatusOK, wire.Page[wire.DocumentHeader]{Items: headers, Next: nextCursor, Basis: s.basisOf(b)})
 }
 
-// listFundPositions lists the positions registered in a fund. Another fund
-// is not found, as an unknown one.
+// listFundPositions lists the positions registered in a fund; with
+// knownAt, those registered then. Another fund is not found, as an unknown
+// one.
 func (s *server) listFundPositions(c *gin.Context) {
 	in := s.params(c)
 	fundID := in.id("fundId")
@@ -54,21 +67,32 @@ func (s *server) listFundPositions(c *gin.Context) {
 		return
 	}
 	pg := in.page("fund-positions:" + fundID)
+	b := in.pin(&pg, in.instantBasis())
 	if !in.ok() {
 		return
 	}
 	rs, next, err := s.positions.OfFund(ctx, fundID, pg.limit, pg.cursor.Key)
+	rs = registeredAt(rs, b)
 	if err == nil && len(rs) == 0 && pg.cursor.Key == nil {
 		err = funds.FundMustExist(ctx, fundID)
+		if err == nil && b.past {
+			var reads store.Reads
+			var had bool
+			had, err = s.docs.FundHadDocumentAt(ctx, fundID, b.knownAt, &reads)
+			s.chargeReads(c, &reads)
+			if err == nil && !had {
+				err = fund.Errorf(fund.ENOTFOUND, "fund %s not found", fundID)
+			}
+		}
 	}
 	if err != nil {
 		writeError(c, err)
 		return
 	}
-	names, err := s.registeredNames(c, rs)
+	names, err := s.registeredNames(c, rs, b)
 	if err != nil {
 		writeError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, wire.Page[wire.RegisteredPosition]{Items: wire.RegisteredOf(rs, names), Next: pg.next(next)})
+	c.JSON(http.StatusOK, wire.Page[wire.RegisteredPosition]{Items: wire.RegisteredOf(rs, names), Next: pg.next(next), Basis: s.basisOf(b)})
 }

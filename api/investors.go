@@ -29,7 +29,8 @@ func ownInvestor(c *gin.Context, inv string) bool {
 	return true
 }
 
-// listInvestorPositions lists an investor's positions across funds.
+// listInvestorPositions lists an investor's positions across funds; with
+// knownAt, those registered then.
 func (s *server) listInvestorPositions(c *gin.Context) {
 	in := s.params(c)
 	inv := in.id("investorId")
@@ -37,6 +38,7 @@ func (s *server) listInvestorPositions(c *gin.Context) {
 		return
 	}
 	pg := in.page("investor-positions:" + inv)
+	b := in.pin(&pg, in.instantBasis())
 	if !in.ok() {
 		return
 	}
@@ -47,6 +49,7 @@ func (s *server) listInvestorPositions(c *gin.Context) {
 	v := viewer(c)
 	keep := func(r positions.Registered) bool { return v.MayReadPosition(r.FundID, r.InvestorID) }
 	mine, next, err := s.positions.VisibleOfInvestor(c.Request.Context(), inv, keep, filtersInvestor(principal(c)), pg.limit, pg.cursor.Key)
+	mine = registeredAt(mine, b)
 	if err != nil {
 		writeError(c, err)
 		return
@@ -55,25 +58,30 @@ func (s *server) listInvestorPositions(c *gin.Context) {
 		writeError(c, investorNotFound(inv))
 		return
 	}
-	names, err := s.registeredNames(c, mine)
+	names, err := s.registeredNames(c, mine, b)
 	if err != nil {
 		writeError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, wire.Page[wire.RegisteredPosition]{Items: wire.RegisteredOf(mine, names), Next: pg.next(next)})
+	c.JSON(http.StatusOK, wire.Page[wire.RegisteredPosition]{Items: wire.RegisteredOf(mine, names), Next: pg.next(next), Basis: s.basisOf(b)})
 }
 
 // getInvestorSummary sums up an investor's positions and totals them per
 // currency. An investor sees its own; an admin the investor's positions in
-// its funds. Nothing visible is 404, as an unknown investor.
+// its funds. Nothing visible is 404, as an unknown investor. With knownAt,
+// each position as known then (positions.InvestorSummaryKnownAt), and a
+// later page is read as known at the same instant (its cursor pins the
+// basis); a later page of a read without knownAt reads the latest
+// versions as its first page did (pagedBasis).
 func (s *server) getInvestorSummary(c *gin.Context) {
 	in := s.params(c)
 	inv := in.id("investorId")
-	asOf := in.date("asOf")
+	in.date("asOf") // checked before the investor, then read with knownAt
 	if !in.ok() || !ownInvestor(c, inv) {
 		return
 	}
-	pg := in.fanoutPage("investor-summary:" + inv + ":" + asOf.String())
+	pg := in.fanoutPage("investor-summary:" + inv)
+	b := in.pin(&pg, in.basis())
 	if !in.ok() {
 		return
 	}
@@ -84,7 +92,15 @@ func (s *server) getInvestorSummary(c *gin.Context) {
 	defer done()
 	v := viewer(c)
 	keep := func(r positions.Registered) bool { return v.MayReadPosition(r.FundID, r.InvestorID) }
-	sum, next, err := s.pooled.InvestorSummary(ctx, inv, asOf, keep, filtersInvestor(principal(c)), pg.limit, pg.cursor.Key)
+	var sum positions.InvestorSummary
+	var next []byte
+	var err error
+	if b = s.pagedBasis(pg, b); b.past {
+		sum, next, err = s.pooled.InvestorSummaryKnownAt(ctx, inv, b.asOf, b.knownAt, keep, filtersInvestor(principal(c)), pg.limit, knownAtPageKey(pg.cursor.Key))
+		next = knownAtPageNext(next)
+	} else {
+		sum, next, err = s.pooled.InvestorSummary(ctx, inv, b.asOf, keep, filtersInvestor(principal(c)), pg.limit, pg.cursor.Key)
+	}
 	if err != nil {
 		writeChargeError(c, err)
 		return
@@ -100,5 +116,6 @@ func (s *server) getInvestorSummary(c *gin.Context) {
 	}
 	resp := wire.InvestorSummaryOf(sum, names)
 	resp.Next = pg.next(next)
+	resp.Basis = s.wireBasis(b)
 	c.JSON(http.StatusOK, resp)
 }

@@ -192,6 +192,7 @@ type page struct {
 	cursor cursor
 	query  string // the read the cursor continues, bound to the principal
 	codec  cursorCodec
+	basis  *pinnedBasis // the basis the next page's cursor pins (pin)
 }
 
 // page reads limit and cursor; query names the read the cursor must
@@ -235,7 +236,7 @@ func (pg page) next(key store.PageKey) string {
 	if key == nil {
 		return ""
 	}
-	return pg.codec.encode(cursor{Query: pg.query, Key: key})
+	return pg.codec.encode(cursor{Query: pg.query, Key: key, Basis: pg.basis})
 }
 
 // viewer is the principal as the store sees it: reads through

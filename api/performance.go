@@ -1,9 +1,13 @@
 package api
 
 import (
+	"bytes"
 	"cmp"
+	"context"
 	"net/http"
+	"time"
 
+	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/positions"
 	"github.com/fundsvc/fundsvc/wire"
 	"github.com/gin-gonic/gin"
@@ -23,28 +27,39 @@ const DefaultMaxFundPerformancePositions = 2000
 func (s *server) getPositionPerformance(c *gin.Context) {
 	in := s.params(c)
 	pos := in.id("positionId")
-	asOf := in.valuationDate()
+	b := in.valuationBasis()
 	if !in.ok() {
 		return
 	}
-	p, err := s.positions.PerformanceFor(c.Request.Context(), pos, asOf, allowFor(c))
+	var p positions.Performance
+	var err error
+	if b.past {
+		p, err = s.pooled.PerformanceKnownAt(s.knownAtContext(c), pos, b.asOf, b.knownAt, allowFor(c))
+	} else {
+		p, err = s.positions.PerformanceFor(c.Request.Context(), pos, b.asOf, allowFor(c))
+	}
 	if err != nil {
-		writeError(c, err)
+		writeChargeError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, wire.PerformanceOf(p))
+	w := wire.PerformanceOf(p)
+	wb := s.wireBasis(b)
+	w.Basis = &wb
+	c.JSON(http.StatusOK, w)
 }
 
 // getInvestorPerformance answers a page of an investor's positions'
-// performance, pooled per currency. Scope as getInvestorSummary.
+// performance, pooled per currency. Scope, knownAt and the cursor as
+// getInvestorSummary.
 func (s *server) getInvestorPerformance(c *gin.Context) {
 	in := s.params(c)
 	inv := in.id("investorId")
-	asOf := in.valuationDate()
+	in.date("asOf") // checked before the investor, then read with knownAt
 	if !in.ok() || !ownInvestor(c, inv) {
 		return
 	}
-	pg := in.fanoutPage("investor-performance:" + inv + ":" + asOf.String())
+	pg := in.fanoutPage("investor-performance:" + inv)
+	b := in.pin(&pg, in.valuationBasis())
 	if !in.ok() {
 		return
 	}
@@ -55,21 +70,31 @@ func (s *server) getInvestorPerformance(c *gin.Context) {
 	defer done()
 	v := viewer(c)
 	keep := func(r positions.Registered) bool { return v.MayReadPosition(r.FundID, r.InvestorID) }
-	p, next, err := s.pooled.InvestorPerformance(ctx, inv, asOf, keep, filtersInvestor(principal(c)), pg.limit, pg.cursor.Key)
+	var p positions.InvestorPerformance
+	var next []byte
+	var err error
+	if b = s.pagedBasis(pg, b); b.past {
+		p, next, err = s.pooled.InvestorPerformanceKnownAt(ctx, inv, b.asOf, b.knownAt, keep, filtersInvestor(principal(c)), pg.limit, knownAtPageKey(pg.cursor.Key))
+		next = knownAtPageNext(next)
+	} else {
+		p, next, err = s.pooled.InvestorPerformance(ctx, inv, b.asOf, keep, filtersInvestor(principal(c)), pg.limit, pg.cursor.Key)
+	}
 	if err != nil {
 		writeChargeError(c, err)
 		return
 	}
 	w := wire.InvestorPerformanceOf(p)
 	w.Next = pg.next(next)
+	w.Basis = s.wireBasis(b)
 	c.JSON(http.StatusOK, w)
 }
 
-// getFundPerformance pools every position of a fund the admin covers.
+// getFundPerformance pools every position of a fund the admin covers, as
+// known at knownAt when given.
 func (s *server) getFundPerformance(c *gin.Context) {
 	in := s.params(c)
 	fundID := in.id("fundId")
-	asOf := in.valuationDate()
+	b := in.valuationBasis()
 	if !in.ok() {
 		return
 	}
@@ -83,41 +108,154 @@ func (s *server) getFundPerformance(c *gin.Context) {
 		return
 	}
 	defer done()
-	p, err := s.pooled.FundPerformance(ctx, fundID, asOf, s.maxPooled)
+	var p positions.FundPerformance
+	var err error
+	if b.past {
+		p, err = s.pooled.FundPerformanceKnownAt(ctx, fundID, b.asOf, b.knownAt, s.maxPooled)
+	} else {
+		p, err = s.pooled.FundPerformance(ctx, fundID, b.asOf, s.maxPooled)
+	}
 	if err != nil {
 		writeChargeError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, wire.FundPerformanceOf(p))
+	w := wire.FundPerformanceOf(p)
+	w.Basis = s.wireBasis(b)
+	c.JSON(http.StatusOK, w)
 }
 
 // getDocumentReconciliation reconciles a page of a document's statements
 // with the notices; the document's head is read first, so a document the
-// admin does not cover costs what an unknown one does.
+// admin does not cover costs what an unknown one does. With knownAt, the
+// statements of the version known then, each reconciled with the notices
+// as known then; its later pages are read as known at the same instant
+// (pagedBasis).
 func (s *server) getDocumentReconciliation(c *gin.Context) {
 	in := s.params(c)
 	id := in.id("documentId")
 	pg := in.fanoutPage("document-reconciliation:" + id)
+	b := in.pin(&pg, in.documentBasis())
 	if !in.ok() {
 		return
 	}
-	ctx, done, ok := s.fanout(c, reconciliationReads, pg.limit)
+	b = s.pagedBasis(pg, b)
+	reads := reconciliationReads
+	if b.past {
+		reads = reconciliationKnownAtReads
+	}
+	ctx, done, ok := s.fanout(c, reads, pg.limit)
 	if !ok {
 		return
 	}
 	defer done()
-	head, err := s.docs.As(viewer(c)).LatestDocument(ctx, id)
-	if err != nil {
-		writeError(c, err)
-		return
+	var w wire.DocumentReconciliation
+	if b.past {
+		known, err := s.docs.As(viewer(c)).VersionAt(ctx, id, b.knownAt)
+		if err != nil {
+			writeError(c, err)
+			return
+		}
+		r, next, err := s.pooled.DocumentReconciliationKnownAt(ctx, known.Header(), b.knownAt, pg.limit, knownAtPageKey(pg.cursor.Key))
+		if err != nil {
+			writeChargeError(c, err)
+			return
+		}
+		w = wire.DocumentReconciliationOf(r, known.Version)
+		w.Next = pg.next(knownAtPageNext(next))
+	} else {
+		head, err := s.docs.As(viewer(c)).LatestDocument(ctx, id)
+		if err != nil {
+			writeError(c, err)
+			return
+		}
+		r, next, err := s.pooled.DocumentReconciliation(ctx, id, pg.limit, pg.cursor.Key)
+		if err != nil {
+			writeChargeError(c, err)
+			return
+		}
+		w = wire.DocumentReconciliationOf(r, cmp.Or(r.Version, head.Version))
+		w.Next = pg.next(next)
 	}
-	r, next, err := s.pooled.DocumentReconciliation(ctx, id, pg.limit, pg.cursor.Key)
-	if err != nil {
-		writeChargeError(c, err)
-		return
-	}
-	w := wire.DocumentReconciliationOf(r, cmp.Or(r.Version, head.Version))
-	w.Next = pg.next(next)
+	w.Basis = s.wireBasis(b)
 	setETag(c, w.Version)
 	c.JSON(http.StatusOK, w)
+}
+
+// pagedBasis is the basis a fan-out page is read on, b as pin read it: a
+// later page of a read as known at an instant is read as known at the
+// same one (its key is marked, knownAtPageNext), while a later page of a
+// read of the latest versions goes on reading them, as fast as its first
+// page, and echoes the instant it began instead of the pinned one.
+func (s *server) pagedBasis(pg page, b basis) basis {
+	if b.past && pg.cursor.Key != nil && !positions.IsKnownAtKey(pg.cursor.Key) {
+		return basis{asOf: b.asOf, knownAt: s.docs.Now().UTC()}
+	}
+	return b
+}
+
+// knownAtPageNext marks the key of a read as known at an instant, so that
+// its next page is read so too (positions.IsKnownAtKey).
+func knownAtPageNext(next []byte) []byte {
+	if next == nil {
+		return nil
+	}
+	return append([]byte("knownAt:"), next...)
+}
+
+// knownAtPageKey is the key knownAtPageNext marked, unmarked.
+func knownAtPageKey(k []byte) []byte {
+	if k == nil {
+		return nil
+	}
+	return bytes.TrimPrefix(k, []byte("knownAt:"))
+}
+
+// reconciliationKnownAtReads is reconciliationReads with the search for the
+// version known at the instant (one token for its 1 + ⌈log₂ n⌉ GetItems).
+const reconciliationKnownAtReads = reconciliationReads + 1
+
+// The fan-out reads as known at an instant, charged through the request's
+// tab as the live ones are: the positions when listed (the registry's
+// listings above, as live), then, before any is read, one token per
+// document version a position's ledger lists (PositionDocuments, in
+// positions.go), each read with one Query (VersionPosition), and one per
+// document whose version known at the instant is searched for
+// (KnownVersion), once per document for the whole request.
+
+// KnownVersion pays one token for the search before it is made.
+func (r chargedReader) KnownVersion(ctx context.Context, doc string, at time.Time) (fund.DocumentHeader, error) {
+	if t := tabOf(ctx); t != nil {
+		t.owe(1)
+		if err := t.beforeRead(); err != nil {
+			return fund.DocumentHeader{}, err
+		}
+	}
+	return r.Reader.KnownVersion(ctx, doc, at)
+}
+
+// VersionPosition pays for the listed documents before the first is read.
+func (r chargedReader) VersionPosition(ctx context.Context, doc, commitID, pos string) ([]fund.PositionItem, error) {
+	if t := tabOf(ctx); t != nil {
+		if err := t.beforeRead(); err != nil {
+			return nil, err
+		}
+	}
+	return r.Reader.VersionPosition(ctx, doc, commitID, pos)
+}
+
+// VersionStatements is a listing of statements, charged as
+// DocumentStatements is.
+func (r chargedReader) VersionStatements(ctx context.Context, doc, commitID string, limit int, start []byte) ([]fund.PositionItem, []byte, error) {
+	page, next, err := r.Reader.VersionStatements(ctx, doc, commitID, limit, start)
+	if t := tabOf(ctx); t != nil && err == nil {
+		t.listedPage(len(page))
+	}
+	return page, next, err
+}
+
+// owe adds n reads to pay for before the next one.
+func (t *tab) owe(n int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.listed += n
 }

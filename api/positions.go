@@ -1,7 +1,9 @@
 package api
 
 import (
+	"context"
 	"net/http"
+	"time"
 
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/positions"
@@ -28,16 +30,33 @@ func (s *server) listPositionItems(c *gin.Context) {
 
 func (s *server) positionItems(c *gin.Context, in *params, pos string, kind fund.ItemKind, query string) {
 	pg := in.page(query)
+	b := in.basis()
+	b.asOf = fund.Date{} // the items routes take every document whatever its date
+	b = in.pin(&pg, b)
 	if !in.ok() {
 		return
 	}
-	items, next, err := s.positions.Items(c.Request.Context(), pos, kind, pg.limit, pg.cursor.Key, allowFor(c))
+	var items []fund.PositionItem
+	var next []byte
+	var err error
+	// The first page of a read of the latest versions reads the pivot; the
+	// pages after it are read as known at its instant (its cursor pins it),
+	// from the ledger, so a restatement between two pages never mixes two
+	// versions of a document into one listing. (A cursor holding a pivot's
+	// key, issued before, goes on reading the pivot.)
+	if b.past && (pg.cursor.Key == nil || positions.IsKnownAtKey(pg.cursor.Key)) {
+		items, next, err = s.pooled.ItemsKnownAt(s.knownAtContext(c), pos, kind, b.knownAt, pg.limit, pg.cursor.Key, allowFor(c))
+	} else {
+		items, next, err = s.positions.Items(c.Request.Context(), pos, kind, pg.limit, pg.cursor.Key, allowFor(c))
+		if next != nil && pg.cursor.Key == nil {
+			next = positions.KnownAtKeyAfter(len(items))
+		}
+	}
 	if err != nil {
-		writeError(c, err)
+		writeChargeError(c, err)
 		return
 	}
-	nextCursor := pg.next(next)
-	c.JSON(http.StatusOK, wire.Page[wire.PositionItem]{Items: wire.ItemsOf(items), Next: nextCursor})
+	c.JSON(http.StatusOK, wire.PositionItemsPage{Page: wire.Page[wire.PositionItem]{Items: wire.ItemsOf(items), Next: pg.next(next)}, Basis: s.wireBasis(b)})
 }
 
 // listPositionCapitalCalls lists a position's capital calls across documents,
@@ -53,29 +72,50 @@ func (s *server) listPositionCapitalCalls(c *gin.Context) {
 		s.positionItems(c, in, pos, fund.CapitalCall, "position-calls:"+pos)
 		return
 	}
-	it, err := s.positions.CapitalCallIn(c.Request.Context(), pos, doc, allowFor(c))
-	if err != nil {
-		writeError(c, err)
-		return
-	}
-	c.JSON(http.StatusOK, wire.Page[wire.PositionItem]{Items: []wire.PositionItem{wire.ItemOf(it)}})
-}
-
-// getPositionSummary sums up a position on the date asOf (every document
-// when absent). Another's position is 404, as an unknown one.
-func (s *server) getPositionSummary(c *gin.Context) {
-	in := s.params(c)
-	pos := in.id("positionId")
-	asOf := in.date("asOf")
+	b := in.basis()
+	b.asOf = fund.Date{}
 	if !in.ok() {
 		return
 	}
-	sum, err := s.positions.SummaryFor(c.Request.Context(), pos, asOf, allowFor(c))
+	var it fund.PositionItem
+	var err error
+	if b.past {
+		it, err = s.pooled.CapitalCallKnownAt(s.knownAtContext(c), pos, doc, b.knownAt, allowFor(c))
+	} else {
+		it, err = s.positions.CapitalCallIn(c.Request.Context(), pos, doc, allowFor(c))
+	}
 	if err != nil {
-		writeError(c, err)
+		writeChargeError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, wire.SummaryOf(sum))
+	c.JSON(http.StatusOK, wire.PositionItemsPage{Page: wire.Page[wire.PositionItem]{Items: []wire.PositionItem{wire.ItemOf(it)}}, Basis: s.wireBasis(b)})
+}
+
+// getPositionSummary sums up a position on the date asOf (every document
+// when absent), as known at knownAt when given. Another's position is 404,
+// as an unknown one.
+func (s *server) getPositionSummary(c *gin.Context) {
+	in := s.params(c)
+	pos := in.id("positionId")
+	b := in.basis()
+	if !in.ok() {
+		return
+	}
+	var sum positions.Summary
+	var err error
+	if b.past {
+		sum, err = s.pooled.SummaryKnownAt(s.knownAtContext(c), pos, b.asOf, b.knownAt, allowFor(c))
+	} else {
+		sum, err = s.positions.SummaryFor(c.Request.Context(), pos, b.asOf, allowFor(c))
+	}
+	if err != nil {
+		writeChargeError(c, err)
+		return
+	}
+	w := wire.SummaryOf(sum)
+	wb := s.wireBasis(b)
+	w.Basis = &wb
+	c.JSON(http.StatusOK, w)
 }
 
 // getPositionCashflows lists a position's dated contributions and
@@ -84,14 +124,56 @@ func (s *server) getPositionSummary(c *gin.Context) {
 func (s *server) getPositionCashflows(c *gin.Context) {
 	in := s.params(c)
 	pos := in.id("positionId")
-	asOf := in.date("asOf")
+	b := in.basis()
 	if !in.ok() {
 		return
 	}
-	identity, flows, err := s.positions.CashflowsFor(c.Request.Context(), pos, asOf, allowFor(c))
+	var identity fund.PositionItem
+	var flows []positions.Cashflow
+	var err error
+	if b.past {
+		identity, flows, err = s.pooled.CashflowsKnownAt(s.knownAtContext(c), pos, b.asOf, b.knownAt, allowFor(c))
+	} else {
+		identity, flows, err = s.positions.CashflowsFor(c.Request.Context(), pos, b.asOf, allowFor(c))
+	}
 	if err != nil {
-		writeError(c, err)
+		writeChargeError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, wire.CashflowsOf(identity, asOf, flows))
+	w := wire.CashflowsOf(identity, b.asOf, flows)
+	w.Basis = s.wireBasis(b)
+	c.JSON(http.StatusOK, w)
+}
+
+// knownAtContext is the request's context for a read as known at an
+// instant, through s.pooled: it carries a tab of the caller's bucket, so
+// the documents the position's ledger lists are charged, one token each,
+// once the caller may read the position and before any of them is read
+// (chargedReader.PositionKnownAt).
+func (s *server) knownAtContext(c *gin.Context) context.Context {
+	ctx := c.Request.Context()
+	if s.limiter == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, tabKey{}, &tab{l: s.limiter, key: principal(c).scope()})
+}
+
+// PositionDocuments lists the position's ledger for the tab: its documents
+// are paid for before the first is read.
+func (r chargedReader) PositionDocuments(ctx context.Context, pos string, limit int) (fund.Registered, []string, error) {
+	claim, docs, err := r.Reader.PositionDocuments(ctx, pos, limit)
+	if t := tabOf(ctx); t != nil && err == nil {
+		t.listedPage(min(len(docs), limit))
+	}
+	return claim, docs, err
+}
+
+// PositionKnownAt pays for the listed documents before the first is read.
+func (r chargedReader) PositionKnownAt(ctx context.Context, doc, pos string, at time.Time) ([]fund.PositionItem, error) {
+	if t := tabOf(ctx); t != nil {
+		if err := t.beforeRead(); err != nil {
+			return nil, err
+		}
+	}
+	return r.Reader.PositionKnownAt(ctx, doc, pos, at)
 }

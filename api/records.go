@@ -2,10 +2,12 @@ package api
 
 import (
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/positions"
+	"github.com/fundsvc/fundsvc/store"
 	"github.com/fundsvc/fundsvc/wire"
 	"github.com/gin-gonic/gin"
 )
@@ -60,37 +62,63 @@ func putRecord[F any](s *server, c *gin.Context, req interface{ Fields() (F, err
 	c.JSON(status, answer)
 }
 
-// getFund answers a fund: its record, or its ID alone while it has none.
+// getFund answers a fund: its record, or its ID alone while it has none;
+// with knownAt, its record's version in force then (ENOTFOUND for a fund
+// that had neither a record nor a document then).
 func (s *server) getFund(c *gin.Context) {
 	in := s.params(c)
 	id := in.id("fundId")
+	b := in.instantBasis()
 	if !in.ok() {
 		return
 	}
-	f, err := s.docs.As(viewer(c)).Fund(c.Request.Context(), id)
+	view := s.docs.As(viewer(c))
+	var f fund.Fund
+	var err error
+	if b.past {
+		var reads store.Reads
+		f, err = view.FundAt(c.Request.Context(), id, b.knownAt, &reads)
+		s.chargeReads(c, &reads)
+	} else {
+		f, err = view.Fund(c.Request.Context(), id)
+	}
 	if err != nil {
 		writeError(c, err)
 		return
 	}
-	if f.Record != nil {
+	if f.Record != nil && !b.past {
 		setETag(c, f.Record.Version)
 	}
-	c.JSON(http.StatusOK, wire.FundOf(f))
+	w := wire.FundOf(f)
+	w.Basis = s.basisOf(b)
+	c.JSON(http.StatusOK, w)
 }
 
-// listFunds lists the funds the token may read.
+// listFunds lists the funds the token may read; with knownAt, those that
+// existed then, with their records then.
 func (s *server) listFunds(c *gin.Context) {
 	in := s.params(c)
 	pg := in.page("funds")
+	b := in.pin(&pg, in.instantBasis())
 	if !in.ok() {
 		return
 	}
-	fs, next, err := s.docs.As(viewer(c)).FundsPage(c.Request.Context(), pg.limit, pg.cursor.Key)
+	view := s.docs.As(viewer(c))
+	var fs []fund.Fund
+	var next store.PageKey
+	var err error
+	if b.past {
+		var reads store.Reads
+		fs, next, err = view.FundsPageAt(c.Request.Context(), pg.limit, pg.cursor.Key, b.knownAt, &reads)
+		s.chargeReads(c, &reads)
+	} else {
+		fs, next, err = view.FundsPage(c.Request.Context(), pg.limit, pg.cursor.Key)
+	}
 	if err != nil {
 		writeError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, wire.Page[wire.Fund]{Items: wire.FundsOf(fs), Next: pg.next(next)})
+	c.JSON(http.StatusOK, wire.Page[wire.Fund]{Items: wire.FundsOf(fs), Next: pg.next(next), Basis: s.basisOf(b)})
 }
 
 // putInvestor stores the body as the next version of an investor's record.
@@ -114,29 +142,45 @@ func (s *server) putInvestor(c *gin.Context) {
 }
 
 // getInvestor answers an investor: its record, or its ID alone while it
-// has none.
+// has none; with knownAt, its record's version in force then (ENOTFOUND
+// for an investor that had neither a record nor a position then).
 func (s *server) getInvestor(c *gin.Context) {
 	in := s.params(c)
 	id := in.id("investorId")
+	b := in.instantBasis()
 	if !in.ok() {
 		return
 	}
-	i, err := s.docs.As(viewer(c)).Investor(c.Request.Context(), id)
+	view := s.docs.As(viewer(c))
+	var i fund.Investor
+	var err error
+	if b.past {
+		var reads store.Reads
+		i, err = view.InvestorAt(c.Request.Context(), id, b.knownAt, &reads)
+		s.chargeReads(c, &reads)
+	} else {
+		i, err = view.Investor(c.Request.Context(), id)
+	}
 	if err != nil {
 		writeError(c, err)
 		return
 	}
-	if i.Record != nil {
+	if i.Record != nil && !b.past {
 		setETag(c, i.Record.Version)
 	}
-	c.JSON(http.StatusOK, wire.InvestorOf(i))
+	w := wire.InvestorOf(i)
+	w.Basis = s.basisOf(b)
+	c.JSON(http.StatusOK, w)
 }
 
 // listInvestors lists every investor (an administrator of every fund) or
-// those of one fund the token covers (fundId).
+// those of one fund the token covers (fundId); with knownAt, those that
+// existed then (of a fund: held a position of it then), with their records
+// then.
 func (s *server) listInvestors(c *gin.Context) {
 	in := s.params(c)
 	fundID := in.optionalID("fundId")
+	b := in.instantBasis()
 	if !in.ok() {
 		return
 	}
@@ -149,15 +193,50 @@ func (s *server) listInvestors(c *gin.Context) {
 		}
 	}
 	pg := in.page("investors:" + fundID)
+	b = in.pin(&pg, b)
 	if !in.ok() {
 		return
 	}
-	is, next, err := view.InvestorsPage(c.Request.Context(), fundID, pg.limit, pg.cursor.Key)
+	var is []fund.Investor
+	var next store.PageKey
+	var err error
+	if b.past {
+		var reads store.Reads
+		is, next, err = view.InvestorsPageAt(c.Request.Context(), fundID, pg.limit, pg.cursor.Key, b.knownAt, &reads)
+		s.chargeReads(c, &reads)
+	} else {
+		is, next, err = view.InvestorsPage(c.Request.Context(), fundID, pg.limit, pg.cursor.Key)
+	}
 	if err != nil {
 		writeError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, wire.Page[wire.Investor]{Items: wire.InvestorsOf(is), Next: pg.next(next)})
+	c.JSON(http.StatusOK, wire.Page[wire.Investor]{Items: wire.InvestorsOf(is), Next: pg.next(next), Basis: s.basisOf(b)})
+}
+
+// instantBasis is basis for a route that takes knownAt but no asOf: its
+// answers are not taken at a date, so the basis's asOf is null.
+func (p *params) instantBasis() basis {
+	b := p.basis()
+	b.asOf = fund.Date{}
+	return b
+}
+
+// basisOf is the basis an answer echoes.
+func (s *server) basisOf(b basis) *wire.Basis {
+	w := s.wireBasis(b)
+	return &w
+}
+
+// chargeReads charges the caller for the requests a read as known at an
+// instant made beyond the one its token's verification paid for, after
+// them, whatever the bucket holds (as a fan-out's further listings are):
+// each such read is bounded (store.Reads, the routes' descriptions), and
+// its cost depends on what it finds.
+func (s *server) chargeReads(c *gin.Context, r *store.Reads) {
+	if s.limiter != nil && r.N > 1 {
+		s.limiter.charge(principal(c).scope(), r.N-1)
+	}
 }
 
 // names reads the names the records of funds and investors give them.
@@ -167,13 +246,28 @@ func (s *server) names(c *gin.Context, funds, investors []string) (wire.Names, e
 }
 
 // registeredNames reads the names of registered positions' funds and
-// investors.
-func (s *server) registeredNames(c *gin.Context, rs []positions.Registered) (wire.Names, error) {
+// investors: with b past, the names of the records in force at knownAt.
+func (s *server) registeredNames(c *gin.Context, rs []positions.Registered, b basis) (wire.Names, error) {
 	funds, investors := make([]string, 0, len(rs)), make([]string, 0, len(rs))
 	for _, r := range rs {
 		funds, investors = append(funds, r.FundID), append(investors, r.InvestorID)
 	}
-	return s.names(c, funds, investors)
+	if !b.past {
+		return s.names(c, funds, investors)
+	}
+	var reads store.Reads
+	f, i, err := s.docs.RecordNamesAt(c.Request.Context(), funds, investors, b.knownAt, &reads)
+	s.chargeReads(c, &reads)
+	return wire.Names{Funds: f, Investors: i}, err
+}
+
+// registeredAt keeps the positions of rs registered at or before b's
+// knownAt when b is past (store/knownat_registry.go).
+func registeredAt(rs []positions.Registered, b basis) []positions.Registered {
+	if !b.past {
+		return rs
+	}
+	return slices.DeleteFunc(rs, func(r positions.Registered) bool { return r.RegisteredAt.After(b.knownAt) })
 }
 
 // demoFundRecord and demoInvestorRecord are the answers of a PUT of the

@@ -61,6 +61,7 @@ func TestARecordIsAnsweredAsItWasPut(t *testing.T) {
 			t.Errorf("%s: updatedAt %v is not an instant", what, got["updatedAt"])
 		}
 		delete(got, "updatedAt")
+		delete(got, "basis") // a GET's (knownat_records_test.go), not a PUT's or a listed item's
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: %v\nwant %v", what, got, want)
 		}
@@ -279,7 +280,9 @@ func TestFundsAndInvestorsKnownOnlyFromDocuments(t *testing.T) {
 		"/v1/investors/INVESTOR_3":  {"investorId": "INVESTOR_3"},
 	} {
 		r := s.do(t, http.MethodGet, path, nil)
-		if r.Status != http.StatusOK || r.Header.Get("ETag") != "" || !reflect.DeepEqual(r.JSON(t), want) {
+		got := r.JSON(t)
+		delete(got, "basis") // knownat_records_test.go
+		if r.Status != http.StatusOK || r.Header.Get("ETag") != "" || !reflect.DeepEqual(got, want) {
 			t.Errorf("GET %s: %d ETag %q %s; want %v and no ETag", path, r.Status, r.Header.Get("ETag"), r.Body, want)
 		}
 	}

@@ -110,6 +110,12 @@ func MustDate(s string) Date {
 	return d
 }
 
+// DateOf is the UTC date of the instant t.
+func DateOf(t time.Time) Date {
+	y, m, d := t.UTC().Date()
+	return Date{t: time.Date(y, m, d, 0, 0, 0, 0, time.UTC)}
+}
+
 // IsZero reports whether d is unset.
 func (d Date) IsZero() bool { return d.t.IsZero() }
 

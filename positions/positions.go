@@ -10,6 +10,7 @@ package positions
 
 import (
 	"context"
+	"time"
 
 	"github.com/fundsvc/fundsvc/fund"
 )
@@ -28,6 +29,28 @@ type Reader interface {
 	// latest version dated on or before asOf among the versions below
 	// before; none if there is no such version or it did not report it.
 	PositionAsOf(ctx context.Context, doc, pos string, asOf fund.Date, before int) ([]fund.PositionItem, error)
+	// PositionDocuments returns a position's claim (the zero Registered
+	// when it has none) and the documents that have reported it in any
+	// version, by document ID, up to limit+1 of them (more than limit: more
+	// exist), with one read.
+	PositionDocuments(ctx context.Context, pos string, limit int) (fund.Registered, []string, error)
+	// PositionKnownAt returns a document's items of a position in its
+	// latest version committed at or before at; none if the document had
+	// no committed version then, or that version is a void or does not
+	// report the position.
+	PositionKnownAt(ctx context.Context, doc, pos string, at time.Time) ([]fund.PositionItem, error)
+	// KnownVersion returns the header of a document's latest version
+	// committed at or before at (its version, commit, asOf, voided), or
+	// ENOTFOUND if the document had no committed version then.
+	KnownVersion(ctx context.Context, doc string, at time.Time) (fund.DocumentHeader, error)
+	// VersionPosition returns a position's items in one committed version
+	// of a document; none if the version does not report it.
+	VersionPosition(ctx context.Context, doc, commitID, pos string) ([]fund.PositionItem, error)
+	// VersionStatements lists one page of the capital account statements
+	// (kind fund.Statement) of one committed version of a document, by
+	// position, those of up to limit positions from start, a key that it
+	// or DocumentStatements issued.
+	VersionStatements(ctx context.Context, doc, commitID string, limit int, start []byte) ([]fund.PositionItem, []byte, error)
 	// CapitalCallIn returns a position's capital call in one document, or
 	// ENOTFOUND.
 	CapitalCallIn(ctx context.Context, pos, doc string) (fund.PositionItem, error)

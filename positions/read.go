@@ -123,6 +123,13 @@ func (s *Store) CashflowsFor(ctx context.Context, pos string, asOf fund.Date, al
 // read, so nothing else may be added in. Positions no document reports are
 // left out. It returns ENOTFOUND if, on the first page, no position is left.
 func (s *Store) InvestorSummary(ctx context.Context, inv string, asOf fund.Date, keep func(Registered) bool, filtered bool, limit int, start []byte) (InvestorSummary, []byte, error) {
+	return s.investorSummary(ctx, inv, asOf, keep, filtered, limit, start, func(ctx context.Context, r Registered) (Summary, error) {
+		return s.summary(ctx, r.PositionID, asOf, &r, nil)
+	})
+}
+
+// investorSummary is InvestorSummary reading each position with read.
+func (s *Store) investorSummary(ctx context.Context, inv string, asOf fund.Date, keep func(Registered) bool, filtered bool, limit int, start []byte, read func(context.Context, Registered) (Summary, error)) (InvestorSummary, []byte, error) {
 	regs, next, err := s.VisibleOfInvestor(ctx, inv, keep, filtered, limit, start)
 	if err != nil {
 		return InvestorSummary{}, nil, err
@@ -132,7 +139,7 @@ func (s *Store) InvestorSummary(ctx context.Context, inv string, asOf fund.Date,
 	g.SetLimit(8)
 	for i, r := range regs {
 		g.Go(func() error {
-			sum, err := s.summary(gctx, r.PositionID, asOf, &r, nil)
+			sum, err := read(gctx, r)
 			if fund.ErrorCode(err) == fund.ENOTFOUND {
 				return nil
 			}
@@ -195,11 +202,25 @@ type InvestorPerformance struct {
 // currency. It returns the key of the next page, and ENOTFOUND if, on the
 // first page, no position is left.
 func (s *Store) InvestorPerformance(ctx context.Context, inv string, asOf fund.Date, keep func(Registered) bool, filtered bool, limit int, start []byte) (InvestorPerformance, []byte, error) {
+	return s.investorPerformance(ctx, inv, asOf, keep, filtered, limit, start, s.performanceOf(asOf))
+}
+
+// performanceOf reads a registered position's performance on asOf,
+// counting only the items of its row's fund and investor.
+func (s *Store) performanceOf(asOf fund.Date) func(context.Context, Registered) (Performance, error) {
+	return func(ctx context.Context, r Registered) (Performance, error) {
+		return s.performance(ctx, r.PositionID, asOf, &r, nil)
+	}
+}
+
+// investorPerformance is InvestorPerformance reading each position with
+// read.
+func (s *Store) investorPerformance(ctx context.Context, inv string, asOf fund.Date, keep func(Registered) bool, filtered bool, limit int, start []byte, read func(context.Context, Registered) (Performance, error)) (InvestorPerformance, []byte, error) {
 	regs, next, err := s.VisibleOfInvestor(ctx, inv, keep, filtered, limit, start)
 	if err != nil {
 		return InvestorPerformance{}, nil, err
 	}
-	found, err := s.performances(ctx, regs, asOf)
+	found, err := s.performances(ctx, regs, read)
 	if err != nil {
 		return InvestorPerformance{}, nil, err
 	}
@@ -209,16 +230,16 @@ func (s *Store) InvestorPerformance(ctx context.Context, inv string, asOf fund.D
 	return InvestorPerformance{InvestorID: inv, AsOf: asOf, Positions: found, Totals: poolByCurrency(asOf, found), Freshness: s.Freshness}, next, nil
 }
 
-// performances reads the performance of each registered position, 8 at a
-// time, each counting only the items of its row's fund and investor, and
-// returns those some document reports, by position ID.
-func (s *Store) performances(ctx context.Context, regs []Registered, asOf fund.Date) ([]Performance, error) {
+// performances reads the performance of each registered position with
+// read, 8 at a time, and returns those some document reports, by position
+// ID.
+func (s *Store) performances(ctx context.Context, regs []Registered, read func(context.Context, Registered) (Performance, error)) ([]Performance, error) {
 	perfs := make([]*Performance, len(regs))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(8)
 	for i, r := range regs {
 		g.Go(func() error {
-			p, err := s.performance(gctx, r.PositionID, asOf, &r, nil)
+			p, err := read(gctx, r)
 			if fund.ErrorCode(err) == fund.ENOTFOUND {
 				return nil
 			}
@@ -273,6 +294,11 @@ type FundPerformance struct {
 // InvestorPerformance does, 8 at a time. It returns ENOTFOUND for a fund
 // with no positions.
 func (s *Store) FundPerformance(ctx context.Context, fundID string, asOf fund.Date, maxPositions int) (FundPerformance, error) {
+	return s.fundPerformance(ctx, fundID, asOf, maxPositions, s.performanceOf(asOf))
+}
+
+// fundPerformance is FundPerformance reading each position with read.
+func (s *Store) fundPerformance(ctx context.Context, fundID string, asOf fund.Date, maxPositions int, read func(context.Context, Registered) (Performance, error)) (FundPerformance, error) {
 	var regs []Registered
 	var start []byte
 	for {
@@ -292,7 +318,7 @@ func (s *Store) FundPerformance(ctx context.Context, fundID string, asOf fund.Da
 	if len(regs) == 0 {
 		return FundPerformance{}, fund.Errorf(fund.ENOTFOUND, "fund %s not found", fundID)
 	}
-	found, err := s.performances(ctx, regs, asOf)
+	found, err := s.performances(ctx, regs, read)
 	if err != nil {
 		return FundPerformance{}, err
 	}
@@ -322,6 +348,17 @@ func (s *Store) DocumentReconciliation(ctx context.Context, doc string, limit in
 	if err != nil {
 		return DocumentReconciliation{}, nil, err
 	}
+	out, err := s.reconcileAll(ctx, doc, statements, func(ctx context.Context, st *fund.PositionItem, owner *Registered) ([]fund.PositionItem, error) {
+		_, items, err := s.reported(ctx, st.PositionID, st.AsOf, owner, nil)
+		return items, err
+	})
+	return out, next, err
+}
+
+// reconcileAll reconciles each statement with the items read counts for
+// its position on the statement's date, of the statement's fund and
+// investor (owner), 8 statements at a time.
+func (s *Store) reconcileAll(ctx context.Context, doc string, statements []fund.PositionItem, read func(context.Context, *fund.PositionItem, *Registered) ([]fund.PositionItem, error)) (DocumentReconciliation, error) {
 	out := DocumentReconciliation{DocumentID: doc, Reconciliations: make([]Reconciliation, len(statements))}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(8)
@@ -330,7 +367,7 @@ func (s *Store) DocumentReconciliation(ctx context.Context, doc string, limit in
 		out.Version = st.DocumentVersion
 		g.Go(func() error {
 			owner := Registered{PositionID: st.PositionID, FundID: st.FundID, InvestorID: st.InvestorID}
-			_, items, err := s.reported(gctx, st.PositionID, st.AsOf, &owner, nil)
+			items, err := read(gctx, st, &owner)
 			if err != nil {
 				return err
 			}
@@ -339,7 +376,7 @@ func (s *Store) DocumentReconciliation(ctx context.Context, doc string, limit in
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return DocumentReconciliation{}, nil, err
+		return DocumentReconciliation{}, err
 	}
-	return out, next, nil
+	return out, nil
 }

@@ -39,6 +39,10 @@ type BackfillProgress struct {
 	// under the version-ordered keys (see backfillHistory), Documents the
 	// documents whose head it then marked HistoryByVersion.
 	Moved, Documents int
+	// Ledger counts the position ledger's entries the run put (ledger.go):
+	// one per position a document reported in any version, put again on
+	// every run, which changes nothing.
+	Ledger int
 }
 
 // BackfillOptions say where a backfill starts and whom it tells.
@@ -55,8 +59,9 @@ type BackfillOptions struct {
 // BackfillChanges sets the change-index keys on every commit head that
 // lacks them, from the head's creation instant (a head written since the
 // index existed carries the keys of its own commit), writes the event of
-// every committed version that has none (see backfillEvents) and moves
-// the history records of the earlier layout (see backfillHistory). It reads the table
+// every committed version that has none (see backfillEvents), moves
+// the history records of the earlier layout (see backfillHistory) and puts
+// the position ledger's entries of every version (see backfillLedger). It reads the table
 // with a strongly consistent Scan of the heads, a page at a time. When it
 // stops early (an error, ctx done), the progress it returns says where to
 // resume.
@@ -106,6 +111,11 @@ func (s *Store) BackfillChanges(ctx context.Context, opts BackfillOptions) (Back
 				if marked {
 					p.Documents++
 				}
+				if err != nil {
+					return p, err
+				}
+				entries, err := s.backfillLedger(ctx, head)
+				p.Ledger += entries
 				if err != nil {
 					return p, err
 				}

@@ -80,6 +80,7 @@ type fenceItem struct {
 // claims is what one attempt to write a version holds.
 type claims struct {
 	fence string   // the fence's key, empty if the writer holds no claim
+	doc   string   // the document written
 	held  []string // positions whose pending claim names the fence
 }
 
@@ -136,7 +137,7 @@ func (s *Store) claim(ctx context.Context, d *fund.Document, requestIndex map[st
 	if len(fresh)+len(join)+len(takeover) == 0 {
 		return &claims{}, nil
 	}
-	cl := &claims{fence: ClaimFencePK(d.ID, d.CommitID)}
+	cl := &claims{fence: ClaimFencePK(d.ID, d.CommitID), doc: d.ID}
 	fence := fenceItem{PK: cl.fence, SK: ClaimFenceSK, Type: TypeClaimFence, DocumentID: d.ID, CommitID: d.CommitID,
 		LeaseUntil: s.Now().Add(s.claimLease()).UnixMilli(), ExpiresAt: s.Now().Add(revokedFenceTTL).Unix()}
 	if err := s.table.Put(fence).If("attribute_not_exists($)", AttrPK).Run(ctx); err != nil {
@@ -315,8 +316,15 @@ func (s *Store) release(ctx context.Context, cl *claims) (revoked bool) {
 			if err != nil || len(after.Holders) > 0 || after.permanent() {
 				return err
 			}
-			_ = s.table.Delete(AttrPK, after.PK).Range(AttrSK, after.SK).
-				If("attribute_not_exists($) AND attribute_not_exists($)", "Holders", "Confirmed").Run(gctx)
+			// With the claim goes the ledger entry the write staged
+			// (ledger.go): no committed version reports the position, or
+			// its claim would be permanent, and a writer that comes to
+			// hold the claim again stages its own entry after.
+			_ = s.db.WriteTx().
+				Delete(s.table.Delete(AttrPK, after.PK).Range(AttrSK, after.SK).
+					If("attribute_not_exists($) AND attribute_not_exists($)", "Holders", "Confirmed")).
+				Delete(s.table.Delete(AttrPK, PositionClaimPK(pos)).Range(AttrSK, PositionLedgerSK(cl.doc))).
+				Run(gctx)
 			return nil
 		})
 	}

@@ -43,12 +43,17 @@ const (
 	TypeIdempotency        = "IdempotencyRecord"
 	TypePositionClaim      = "PositionClaim"
 	TypeClaimFence         = "ClaimFence"
+	TypePositionLedger     = "PositionLedger"
 	TypeChangeShards       = "ChangeShards"
 	TypeFundRecord         = "FundRecord"
 	TypeInvestorRecord     = "InvestorRecord"
 	TypeFundInvestor       = "FundInvestor"
 	TypeEvent              = "Event"
 	TypeEventsStart        = "EventsStart"
+	// One immutable item per version of a fund's or an investor's record
+	// (knownat_records.go). No reader of documents or the export knows them.
+	TypeFundRecordVersion     = "FundRecordVersion"
+	TypeInvestorRecordVersion = "InvestorRecordVersion"
 )
 
 // Document partition.
@@ -327,6 +332,12 @@ const FundSK = "FUND"
 // RecordSK is the sort key of a fund's or an investor's record.
 const RecordSK = "RECORD"
 
+// RecordVersionSK is the immutable item of one version of a fund's or an
+// investor's record, beside the record in its partition; zero-padded so
+// versions sort. No other sort key of a fund's or an investor's partition
+// begins with "RECORD#".
+func RecordVersionSK(version int) string { return fmt.Sprintf("RECORD#%010d", version) }
+
 // InvestorPK is the partition of an investor's record.
 func InvestorPK(inv string) string { return "INVESTOR#" + inv }
 
@@ -383,6 +394,16 @@ func PositionClaimPK(pos string) string { return "POSITION#" + pos }
 
 // PositionClaimSK is the sort key of a position's claim.
 const PositionClaimSK = "CLAIM"
+
+// PositionLedgerSK keys, in the position's claim partition
+// (PositionClaimPK), the ledger entry of one document that has reported the
+// position in some version (ledger.go).
+func PositionLedgerSK(doc string) string { return PositionLedgerPrefix + doc }
+
+// PositionLedgerPrefix selects the ledger entries of a position's claim
+// partition: it sorts after PositionClaimSK, so a Query of the partition
+// reads the claim first.
+const PositionLedgerPrefix = "DOCUMENT#"
 
 // ClaimFencePK is the fence of one staged version's position claims: its
 // commit is possible only while the fence is not revoked (see claims.go).

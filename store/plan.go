@@ -119,7 +119,8 @@ func (s *Store) nextVersion(d *fund.Document, head *Item) {
 }
 
 // stageRequests puts the version partition: the document, its capital
-// activity and its position items, 25 to a request.
+// activity and its position items, and the ledger entries of its
+// positions, 25 to a request.
 func (s *Store) stageRequests(d *fund.Document) ([]*dynamodb.BatchWriteItemInput, error) {
 	pk := VersionPK(d.ID, d.CommitID)
 	items := []Item{documentItem(d, pk, VersionDocumentSK)}
@@ -127,14 +128,22 @@ func (s *Store) stageRequests(d *fund.Document) ([]*dynamodb.BatchWriteItemInput
 		items = append(items, activityItem(d, pk, VersionCapitalActivitySK))
 	}
 	items = append(items, positionItems(d, false)...)
+	// The ledger entries of its positions (ledger.go) go with them.
+	puts := make([]any, 0, len(items)+len(d.Positions))
+	for _, it := range items {
+		puts = append(puts, it)
+	}
+	for _, e := range ledgerItems(d) {
+		puts = append(puts, e)
+	}
 	var out []*dynamodb.BatchWriteItemInput
-	for i := 0; i < len(items); i += maxBatchWrite {
-		part := items[i:min(i+maxBatchWrite, len(items))]
+	for i := 0; i < len(puts); i += maxBatchWrite {
+		part := puts[i:min(i+maxBatchWrite, len(puts))]
 		reqs := make([]types.WriteRequest, 0, len(part))
 		for _, it := range part {
 			av, err := dynamo.MarshalItem(it)
 			if err != nil {
-				return nil, fmt.Errorf("encode %s %s: %w", it.PK, it.SK, err)
+				return nil, fmt.Errorf("encode a staged item of document %s: %w", d.ID, err)
 			}
 			reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: av}})
 		}
@@ -174,6 +183,11 @@ func (s *Store) commitRequest(d *fund.Document, prev *Item, hash string, cl *cla
 		// process's clock lags, so the feed lists a document's versions in
 		// version order.
 		head.CommittedAt = prev.CommittedAt.Add(time.Millisecond)
+	}
+	for at := head.CommittedAt.UnixNano(); ; {
+		if st := s.stamped.Load(); st >= at || s.stamped.CompareAndSwap(st, at) {
+			break
+		}
 	}
 	head.GSI1PK, head.GSI1SK = s.changeKeys(d.ID, head.CommittedAt)
 	event, err := s.newEventItem(d, head.CommittedAt, replaced, c)

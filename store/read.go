@@ -178,7 +178,7 @@ func (s *Store) Overview(ctx context.Context, doc string) (Snapshot, error) {
 		return Snapshot{}, notFound(doc)
 	}
 	snap := Snapshot{}
-	if err := s.earlierVersions(ctx, doc, &p, &snap); err != nil {
+	if err := s.earlierVersions(ctx, doc, p.head, p.head.Version, deref(p.history), deref(p.activities), &snap); err != nil {
 		return Snapshot{}, err
 	}
 	if p.consistent() {
@@ -194,43 +194,54 @@ func (s *Store) Overview(ctx context.Context, doc string) (Snapshot, error) {
 }
 
 // earlierVersions sets the snapshot's records of the OverviewHistory
-// versions before the head's: from the head's recent versions, or, for a
-// document that may hold records of the earlier layout, from those the
-// overview's Query read and the version-ordered ones.
-func (s *Store) earlierVersions(ctx context.Context, doc string, p *partition, snap *Snapshot) error {
-	head := p.head
-	oldest := head.Version - OverviewHistory
+// versions below version below (the head's, or the one known at an
+// instant, knownat.go): from the head's recent versions when they hold
+// them all; otherwise from one Query of each prefix of the version-ordered
+// records, OverviewHistory of them at most; or, for a document that may
+// hold records of the earlier layout, from those records (legacyDocs,
+// legacyActivities: those read) and the version-ordered ones.
+func (s *Store) earlierVersions(ctx context.Context, doc string, head *Item, below int, legacyDocs, legacyActivities []Item, snap *Snapshot) error {
+	oldest := below - OverviewHistory
+	held := false
 	if head.HistoryByVersion {
 		recent, err := decodeRecent(head.Recent)
 		if err != nil {
 			return fmt.Errorf("document %s: the head's recent versions: %w", doc, err)
 		}
+		var history []fund.DocumentHeader
+		var activities []fund.ActivityRecord
 		for i := range recent {
 			r := &recent[i]
-			if r.Version >= head.Version || r.Version < oldest {
+			if r.Version >= below || r.Version < oldest {
 				continue
 			}
-			snap.History = append(snap.History, r.header(doc))
+			history = append(history, r.header(doc))
 			if r.Activity != nil {
-				snap.Activities = append(snap.Activities, fund.ActivityRecord{CapitalActivity: *r.Activity, Version: r.Version})
+				activities = append(activities, fund.ActivityRecord{CapitalActivity: *r.Activity, Version: r.Version})
 			}
 		}
-	} else {
-		docs, err := s.versionRecords(ctx, doc, DocumentVersionPrefix, max(oldest, 1), head.Version-1)
+		// The recent versions hold every version wanted, or the versions
+		// below the head's are read from their records.
+		if held = below == head.Version || len(history) == below-max(oldest, 1); held {
+			snap.History, snap.Activities = history, activities
+		}
+	}
+	if !held {
+		docs, err := s.versionRecords(ctx, doc, DocumentVersionPrefix, max(oldest, 1), below-1)
 		if err != nil {
 			return err
 		}
-		activities, err := s.versionRecords(ctx, doc, ActivityVersionPrefix, max(oldest, 1), head.Version-1)
+		activities, err := s.versionRecords(ctx, doc, ActivityVersionPrefix, max(oldest, 1), below-1)
 		if err != nil {
 			return err
 		}
-		for _, h := range newestFirst(head.Version, deref(p.history), docs) {
+		for _, h := range newestFirst(below, legacyDocs, docs) {
 			if h.Version >= oldest {
 				h.CommitID = "" // as the recent versions hold it: no answer shows it
 				snap.History = append(snap.History, h.Header())
 			}
 		}
-		for _, a := range newestFirst(head.Version, deref(p.activities), activities) {
+		for _, a := range newestFirst(below, legacyActivities, activities) {
 			if a.Version >= oldest {
 				snap.Activities = append(snap.Activities, a.Activity())
 			}

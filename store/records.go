@@ -35,6 +35,10 @@ type fundRecordItem struct {
 	Version         int
 	UpdatedAt       time.Time
 	UpdatedBy       string
+	// RecordedAt is the instant the version was written by the table's
+	// clock (knownat_records.go); zero on a version written before it was
+	// kept, which counts from UpdatedAt.
+	RecordedAt time.Time `dynamo:",omitempty"`
 }
 
 // investorRecordItem is an investor's record as stored.
@@ -47,6 +51,7 @@ type investorRecordItem struct {
 	Version             int
 	UpdatedAt           time.Time
 	UpdatedBy           string
+	RecordedAt          time.Time `dynamo:",omitempty"` // as fundRecordItem's
 }
 
 var (
@@ -86,18 +91,23 @@ const putAttempts = 5
 
 // putRecord writes the next version of the record at pk: it reads the
 // stored version (one consistent GetItem), checks ifMatch against it
-// (nil: any, AnyVersion: a record must exist), and puts item(version+1) on
-// the condition that the version is still the one read. Without ifMatch a
-// lost race is retried, so writers are serialized and no version is lost;
-// with it, the loser gets EPRECONDITION.
-func (s *Store) putRecord(ctx context.Context, what, id, pk string, ifMatch *int, item func(version int) any) (int, error) {
+// (nil: any, AnyVersion: a record must exist), and puts item(version+1,
+// at) on the condition that the version is still the one read, in one
+// transaction with the version's immutable item (knownat_records.go),
+// which keeps every version readable as known at an instant. at is the
+// table's clock, strictly after the stored version's instant. A record
+// stored before versions were kept has its version's item written too,
+// counting from its UpdatedAt. Without ifMatch a lost race is retried, so
+// writers are serialized and no version is lost; with it, the loser gets
+// EPRECONDITION.
+func (s *Store) putRecord(ctx context.Context, what, id, pk string, ifMatch *int, item func(version int, at time.Time) recordVersion) (int, error) {
 	for range putAttempts {
-		var stored struct{ Version int }
-		err := s.table.Get(AttrPK, pk).Range(AttrSK, dynamo.Equal, RecordSK).Project("Version").Consistent(true).One(ctx, &stored)
+		var stored map[string]types.AttributeValue
+		err := s.table.Get(AttrPK, pk).Range(AttrSK, dynamo.Equal, RecordSK).Consistent(true).One(ctx, &stored)
 		if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 			return 0, fmt.Errorf("%s %s: %w", what, id, err)
 		}
-		prev := stored.Version
+		prev, prevAt, legacy := storedVersion(stored)
 		if ifMatch != nil {
 			switch {
 			case *ifMatch == AnyVersion && prev == 0:
@@ -106,13 +116,24 @@ func (s *Store) putRecord(ctx context.Context, what, id, pk string, ifMatch *int
 				return 0, fund.Errorf(fund.EPRECONDITION, "If-Match names version %d, but the record of %s %s is at version %d", *ifMatch, what, id, prev)
 			}
 		}
-		put := s.table.Put(item(prev + 1))
+		at := s.Now().UTC()
+		if prev > 0 && !at.After(prevAt) {
+			// A version's instant follows its predecessor's even when this
+			// process's clock lags, so versions are known in version order.
+			at = prevAt.Add(time.Millisecond)
+		}
+		rec := item(prev+1, at)
+		put := s.table.Put(rec.record)
 		if prev == 0 {
 			put = put.If("attribute_not_exists($)", AttrPK)
 		} else {
 			put = put.If("$ = ?", "Version", prev)
 		}
-		err = put.Run(ctx)
+		tx := s.db.WriteTx().Put(put).Put(s.table.Put(rec.history).If("attribute_not_exists($)", AttrPK))
+		if legacy != nil {
+			tx = tx.Put(s.table.Put(legacy).If("attribute_not_exists($)", AttrPK))
+		}
+		err = tx.Run(ctx)
 		switch {
 		case err == nil:
 			return prev + 1, nil
@@ -129,10 +150,12 @@ func (s *Store) putRecord(ctx context.Context, what, id, pk string, ifMatch *int
 // at now by subject by (see putRecord for ifMatch).
 func (s *Store) PutFundRecord(ctx context.Context, fundID string, f fund.FundFields, ifMatch *int, by string, now time.Time) (fund.FundRecord, error) {
 	var it fundRecordItem
-	v, err := s.putRecord(ctx, "fund", fundID, FundPK(fundID), ifMatch, func(version int) any {
+	v, err := s.putRecord(ctx, "fund", fundID, FundPK(fundID), ifMatch, func(version int, at time.Time) recordVersion {
 		it = fundRecordItem{PK: FundPK(fundID), SK: RecordSK, GSI1PK: FundsGSI1PK(fundID), GSI1SK: FundRecordGSI1SK(fundID),
-			Type: TypeFundRecord, FundID: fundID, FundFields: f, Version: version, UpdatedAt: now.UTC(), UpdatedBy: by}
-		return it
+			Type: TypeFundRecord, FundID: fundID, FundFields: f, Version: version, UpdatedAt: now.UTC(), UpdatedBy: by, RecordedAt: at}
+		h := it
+		h.SK, h.GSI1PK, h.GSI1SK, h.Type = RecordVersionSK(version), "", "", TypeFundRecordVersion
+		return recordVersion{record: it, history: h}
 	})
 	if err != nil {
 		return fund.FundRecord{}, err
@@ -145,10 +168,12 @@ func (s *Store) PutFundRecord(ctx context.Context, fundID string, f fund.FundFie
 // PutFundRecord).
 func (s *Store) PutInvestorRecord(ctx context.Context, inv string, f fund.InvestorFields, ifMatch *int, by string, now time.Time) (fund.InvestorRecord, error) {
 	var it investorRecordItem
-	v, err := s.putRecord(ctx, "investor", inv, InvestorPK(inv), ifMatch, func(version int) any {
+	v, err := s.putRecord(ctx, "investor", inv, InvestorPK(inv), ifMatch, func(version int, at time.Time) recordVersion {
 		it = investorRecordItem{PK: InvestorPK(inv), SK: RecordSK, GSI1PK: InvestorsGSI1PK(inv), GSI1SK: InvestorRecordGSI1SK(inv),
-			Type: TypeInvestorRecord, InvestorID: inv, InvestorFields: f, Version: version, UpdatedAt: now.UTC(), UpdatedBy: by}
-		return it
+			Type: TypeInvestorRecord, InvestorID: inv, InvestorFields: f, Version: version, UpdatedAt: now.UTC(), UpdatedBy: by, RecordedAt: at}
+		h := it
+		h.SK, h.GSI1PK, h.GSI1SK, h.Type = RecordVersionSK(version), "", "", TypeInvestorRecordVersion
+		return recordVersion{record: it, history: h}
 	})
 	if err != nil {
 		return fund.InvestorRecord{}, err

@@ -2,6 +2,7 @@ package store
 
 import (
 	"github.com/fundsvc/fundsvc/fund"
+	"sync/atomic"
 
 	"context"
 	"crypto/rand"
@@ -59,6 +60,7 @@ type Store struct {
 	writers turns // one writer of a document at a time in this process
 	shards  shardRecord
 	start   startRecord
+	stamped atomic.Int64 // the latest commit instant this Store stamped, Unix nanoseconds (ReadInstant)
 }
 
 // NewStore returns a Store on the named table.
@@ -69,6 +71,20 @@ func NewStore(db *dynamo.DB, table string) *Store {
 	}
 	s.Now = s.TableClock(time.Now)
 	return s
+}
+
+// ReadInstant is the instant a read begins at, which a read of the latest
+// versions names as its basis (docs/knownat.md): the store's clock, or the
+// latest commit instant this Store stamped when that is later. A version is
+// stamped a millisecond after the one it replaces even when the clock reads
+// an earlier instant (commitRequest), and a read that follows a commit in
+// this process must know it.
+func (s *Store) ReadInstant() time.Time {
+	now := s.Now()
+	if st := s.stamped.Load(); st > now.UnixNano() {
+		return time.Unix(0, st).UTC()
+	}
+	return now
 }
 
 // TableName returns the table's name.

@@ -179,6 +179,7 @@ type PositionPerformance struct {
 	// Conventions are stated once per answer: here for one position
 	// (PerformanceOf), at the top of an investor's answer.
 	Conventions *Conventions `json:"conventions,omitempty" doc:"Present on '/v1/positions/{positionId}/performance'; an investor's answer states them once, at its top level."`
+	Basis       *Basis       `json:"basis,omitempty" doc:"What the performance was read on; present on '/v1/positions/{positionId}/performance' (an investor's answer lists its positions without it)."`
 }
 
 // PerformanceOf is a position's performance with its conventions.
@@ -240,6 +241,7 @@ type InvestorPerformance struct {
 	Totals      []PooledPerformance   `json:"totals" doc:"One entry per currency, by currency, over this page's positions."`
 	Next        string                `json:"next,omitempty" doc:"Opaque cursor of the next page of positions; absent on the last page."`
 	Conventions Conventions           `json:"conventions" doc:"The rules the figures follow."`
+	Basis       Basis                 `json:"basis" doc:"What the page was read on: each document at its latest version committed at or before basis.knownAt and dated on or before basis.asOf. A later page of a read with knownAt is read on its first page's basis, which its cursor pins; one of a read without it reads the latest versions."`
 }
 
 func InvestorPerformanceOf(p positions.InvestorPerformance) InvestorPerformance {
@@ -258,6 +260,7 @@ type FundPerformance struct {
 	Positions   int                 `json:"positions" doc:"The positions pooled: the fund's registered positions that some document reports."`
 	Currencies  []PooledPerformance `json:"currencies" doc:"The pooled figures, one per currency the positions are held in."`
 	Conventions Conventions         `json:"conventions" doc:"The rules the figures follow."`
+	Basis       Basis               `json:"basis" doc:"What the answer was read on: each document at its latest version committed at or before basis.knownAt and dated on or before basis.asOf."`
 }
 
 func FundPerformanceOf(p positions.FundPerformance) FundPerformance {
@@ -269,9 +272,10 @@ func FundPerformanceOf(p positions.FundPerformance) FundPerformance {
 // reconciled with the notices of its period.
 type DocumentReconciliation struct {
 	DocumentID      string           `json:"documentId" doc:"The document."`
-	Version         int              `json:"version" doc:"The document's latest version, whose statements these are."`
+	Version         int              `json:"version" doc:"The document's latest version (with knownAt, its version known then), whose statements these are."`
 	Reconciliations []Reconciliation `json:"reconciliations" doc:"One page of the document's statements, each reconciled with the notices of its period."`
 	Next            string           `json:"next,omitempty" doc:"Opaque cursor of the next page of statements; absent on the last page."`
+	Basis           Basis            `json:"basis" doc:"What the page was read on: the document's version known at basis.knownAt (its latest committed at or before it), and the notices as known then. asOf is null: this route takes none. A later page of a read with knownAt is read on its first page's basis, which its cursor pins; one of a read without it reads the latest versions."`
 }
 
 func DocumentReconciliationOf(r positions.DocumentReconciliation, version int) DocumentReconciliation {

@@ -45,6 +45,7 @@ type Fund struct {
 	Version   int       `json:"version,omitempty" doc:"The record's version: 1 for the first record, one more for each replacement; also the ETag. Absent when the fund has no record yet."`
 	UpdatedAt time.Time `json:"updatedAt,omitzero" doc:"When this version of the record was put (UTC). Absent when the fund has no record yet."`
 	UpdatedBy string    `json:"updatedBy,omitempty" doc:"The subject ('sub' claim) of the token that put this version of the record; 'fundsvc seed' for the demo data. Absent when the fund has no record yet."`
+	Basis     *Basis    `json:"basis,omitempty" doc:"What the read answered on (GET /v1/funds/{fundId} only): with knownAt, the record is the version in force then. asOf is null: a record is not taken at a date."`
 }
 
 // FundOf renders a fund.
@@ -74,6 +75,7 @@ type Investor struct {
 	Version   int       `json:"version,omitempty" doc:"The record's version: 1 for the first record, one more for each replacement; also the ETag. Absent when the investor has no record yet."`
 	UpdatedAt time.Time `json:"updatedAt,omitzero" doc:"When this version of the record was put (UTC). Absent when the investor has no record yet."`
 	UpdatedBy string    `json:"updatedBy,omitempty" doc:"The subject ('sub' claim) of the token that put this version of the record; 'fundsvc seed' for the demo data. Absent when the investor has no record yet."`
+	Basis     *Basis    `json:"basis,omitempty" doc:"What the read answered on (GET /v1/investors/{investorId} only): with knownAt, the record is the version in force then. asOf is null: a record is not taken at a date."`
 }
 
 // InvestorOf renders an investor.

@@ -205,6 +205,21 @@ type DocumentVersion struct {
 	Positions       []fund.Position  `json:"positions" doc:"Sorted by 'positionId'."`
 }
 
+// DocumentVersionRead is one whole version as a read of it answers, with
+// the basis it was read on (DocumentVersion is a write's answer too).
+type DocumentVersionRead struct {
+	DocumentVersion
+	Basis Basis `json:"basis" doc:"What the answer was read on. The document is known at basis.knownAt: at its latest version committed at or before it. asOf is null: this route takes none."`
+}
+
+// DocumentHeaderRead is the record of a document's latest version as a
+// read of it answers, with the basis it was read on (DocumentHeader is an
+// item of listings too).
+type DocumentHeaderRead struct {
+	DocumentHeader
+	Basis Basis `json:"basis" doc:"What the answer was read on. The document is known at basis.knownAt: at its latest version committed at or before it. asOf is null: this route takes none."`
+}
+
 // VersionOf renders a whole version.
 func VersionOf(d fund.Document) DocumentVersion {
 	v := DocumentVersion{DocumentHeader: HeaderOf(d.Header(), ""), Positions: d.Positions}
@@ -313,6 +328,14 @@ func RegisteredOf(rs []positions.Registered, names Names) []RegisteredPosition {
 type Page[T any] struct {
 	Items []T    `json:"items" doc:"One page of the list, in the list's order."`
 	Next  string `json:"next,omitempty" doc:"Present when more items may follow."`
+	Basis *Basis `json:"basis,omitempty" doc:"What the page was read on: the basis of the listing's first page, which its cursor pins (docs/knownat.md). Absent from the listings that do not take knownAt yet."`
+}
+
+// PositionItemsPage is a page of a position's items with the basis it
+// was read on: Page, which many listings share, stays as it is.
+type PositionItemsPage struct {
+	Page[PositionItem]
+	Basis Basis `json:"basis" doc:"What the page was read on: each document at its version known at 'knownAt' (asOf is always null: the items routes take every document whatever its date). A later page is read on its first page's basis."`
 }
 
 // ByStatus is an amount split by status.
@@ -404,6 +427,7 @@ type PositionSummary struct {
 	DocumentCount int              `json:"documentCount" doc:"How many documents are counted."`
 	FirstAsOf     string           `json:"firstAsOf,omitempty" doc:"The earliest asOf among them."`
 	LastAsOf      string           `json:"lastAsOf,omitempty" doc:"The latest asOf among them."`
+	Basis         *Basis           `json:"basis,omitempty" doc:"What the summary was read on; present on '/v1/positions/{positionId}/summary' (an investor's answer lists its positions without it)."`
 }
 
 func SummaryOf(s positions.Summary) PositionSummary {
@@ -434,6 +458,7 @@ type InvestorSummary struct {
 	Positions           []PositionSummary `json:"positions" doc:"By position ID."`
 	Totals              []CurrencyTotals  `json:"totals" doc:"One entry per currency, by currency."` // of this page's positions
 	Next                string            `json:"next,omitempty" doc:"Opaque cursor of the next page of positions; absent on the last page. Totals cover this page's positions."`
+	Basis               Basis             `json:"basis" doc:"What the page was read on: each document at its latest version committed at or before basis.knownAt and, when basis.asOf is set, dated on or before it. A later page of a read with knownAt is read on its first page's basis, which its cursor pins; one of a read without it reads the latest versions."`
 }
 
 // InvestorSummaryOf renders an investor summary with the names of its
@@ -480,6 +505,7 @@ type Cashflows struct {
 	Currency   string     `json:"currency" doc:"The position's currency."`
 	AsOf       string     `json:"asOf,omitempty" doc:"The date asked for; absent when none was."`
 	Cashflows  []Cashflow `json:"cashflows" doc:"The position's calls and distributions, oldest first."`
+	Basis      Basis      `json:"basis" doc:"What the cash flows were read on."`
 }
 
 func CashflowsOf(identity fund.PositionItem, asOf fund.Date, flows []positions.Cashflow) Cashflows {
@@ -511,6 +537,7 @@ type Overview struct {
 	CapitalActivities *CapitalActivities       `json:"capitalActivities,omitempty" doc:"First page only."`
 	Positions         map[string]PositionGroup `json:"positions" doc:"This page's positions, keyed by position ID."`
 	Next              string                   `json:"next,omitempty" doc:"Present when more positions follow."`
+	Basis             Basis                    `json:"basis" doc:"What the page was read on. The document is known at basis.knownAt: at its latest version committed at or before it. asOf is null: this route takes none. A later page is read on its first page's basis, which its cursor pins."`
 }
 
 // PositionGroup is one position's items in an overview.
@@ -553,6 +580,7 @@ type Versions struct {
 	Latest     *DocumentHeader  `json:"latest,omitempty" doc:"The latest version's record ('status' 'latest'); present only when neither 'from' nor 'to' is given."`
 	Versions   []DocumentHeader `json:"versions" doc:"A page of the document's version records, the latest one among them, newest first; each says whether it is the latest or superseded."`
 	Next       string           `json:"next,omitempty" doc:"Opaque cursor of the next page of version records; absent on the last page."`
+	Basis      Basis            `json:"basis" doc:"What the page was read on. The document is known at basis.knownAt: at its latest version committed at or before it. asOf is null: this route takes none. A later page is read on its first page's basis, which its cursor pins."`
 }
 
 // DocumentPosition is one position's items in a document.
@@ -561,6 +589,7 @@ type DocumentPosition struct {
 	PositionID string         `json:"positionId" doc:"The position."`
 	Version    int            `json:"version" doc:"The document's version the items are of."`
 	Items      []PositionItem `json:"items" doc:"Capital account statement, capital call, distribution and unfunded commitment, in that order, those the document reports (one item with 'itemType')."`
+	Basis      Basis          `json:"basis" doc:"What the answer was read on. The document is known at basis.knownAt: at its latest version committed at or before it. asOf is null: this route takes none."`
 }
 
 // Capital is a document's capital activity and capital calls.
@@ -570,6 +599,7 @@ type Capital struct {
 	CapitalActivities CapitalActivities `json:"capitalActivities" doc:"The version's capital activity (first page only) and a page of the earlier versions', newest first."`
 	CapitalCalls      []PositionItem    `json:"capitalCalls" doc:"The version's capital calls, by position; first page only (empty on later pages)."`
 	Next              string            `json:"next,omitempty" doc:"Opaque cursor of the next page of earlier capital activities; absent on the last page."`
+	Basis             Basis             `json:"basis" doc:"What the page was read on. The document is known at basis.knownAt: at its latest version committed at or before it. asOf is null: this route takes none. A later page is read on its first page's basis, which its cursor pins."`
 }
 
 // Analysis is a document's per-position analysis.
@@ -577,4 +607,5 @@ type Analysis struct {
 	DocumentID string             `json:"documentId" doc:"The document."`
 	Version    int                `json:"version" doc:"The committed version analysed."`
 	Positions  []PositionAnalysis `json:"positions" doc:"Every position of the version, by position ID (not paginated)."`
+	Basis      Basis              `json:"basis" doc:"What the answer was read on. The document is known at basis.knownAt: at its latest version committed at or before it. asOf is null: this route takes none."`
 }

@@ -79,6 +79,16 @@ func (e *Env) Put(t testing.TB, items ...store.Item) {
 	}
 }
 
+// Delete removes one item by its key, past the store's protocol: what a
+// table written before some record existed lacks.
+func (e *Env) Delete(t testing.TB, pk, sk string) {
+	t.Helper()
+	key := map[string]types.AttributeValue{store.AttrPK: &types.AttributeValueMemberS{Value: pk}, store.AttrSK: &types.AttributeValueMemberS{Value: sk}}
+	if _, err := e.raw.DeleteItem(context.Background(), &dynamodb.DeleteItemInput{TableName: aws.String(e.Table), Key: key}); err != nil {
+		t.Fatalf("delete %s %s: %v", pk, sk, err)
+	}
+}
+
 // Dump returns every item of the table, sorted by key. It Scans, which only
 // tests may do: to prove a request changed nothing, or to inspect all keys.
 func (e *Env) Dump(t testing.TB) []map[string]types.AttributeValue {

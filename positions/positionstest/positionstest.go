@@ -141,6 +141,110 @@ func (m *Memory) PositionAsOf(_ context.Context, doc, pos string, asOf fund.Date
 	return nil, nil
 }
 
+// PositionDocuments implements positions.Reader: the claim is the
+// position's registry row, the documents those any version of which
+// reports it.
+func (m *Memory) PositionDocuments(_ context.Context, pos string, limit int) (fund.Registered, []string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.read("PositionDocuments")
+	var claim fund.Registered
+	if i := slices.IndexFunc(m.registry, func(r fund.Registered) bool { return r.PositionID == pos }); i >= 0 {
+		claim = m.registry[i]
+	}
+	var docs []string
+	for doc, versions := range m.versions {
+		if slices.ContainsFunc(versions, func(d fund.Document) bool { _, ok := d.PositionByID(pos); return ok }) {
+			docs = append(docs, doc)
+		}
+	}
+	slices.Sort(docs)
+	return claim, docs[:min(len(docs), limit+1)], nil
+}
+
+// PositionKnownAt implements positions.Reader: a version is committed at
+// the Clock it was written at.
+func (m *Memory) PositionKnownAt(_ context.Context, doc, pos string, at time.Time) ([]fund.PositionItem, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.read("PositionKnownAt")
+	versions := m.versions[doc]
+	for v := len(versions); v >= 1; v-- {
+		d := versions[v-1]
+		if d.CreatedAt.After(at) {
+			continue
+		}
+		if p, ok := d.PositionByID(pos); ok && !d.Voided {
+			return d.AppendItems(&p, nil), nil
+		}
+		return nil, nil
+	}
+	return nil, nil
+}
+
+// KnownVersion implements positions.Reader: a version is committed at the
+// Clock it was written at; its commit ID is its version number.
+func (m *Memory) KnownVersion(_ context.Context, doc string, at time.Time) (fund.DocumentHeader, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.read("KnownVersion")
+	versions := m.versions[doc]
+	for v := len(versions); v >= 1; v-- {
+		if d := versions[v-1]; !d.CreatedAt.After(at) {
+			h := d.Header()
+			h.CommitID = strconv.Itoa(v)
+			return h, nil
+		}
+	}
+	return fund.DocumentHeader{}, fund.Errorf(fund.ENOTFOUND, "document %s not found", doc)
+}
+
+// version returns the version a commit ID KnownVersion issued names.
+func (m *Memory) version(doc, commitID string) (fund.Document, bool) {
+	v, err := strconv.Atoi(commitID)
+	if err != nil || v < 1 || v > len(m.versions[doc]) {
+		return fund.Document{}, false
+	}
+	return m.versions[doc][v-1], true
+}
+
+// VersionPosition implements positions.Reader.
+func (m *Memory) VersionPosition(_ context.Context, doc, commitID, pos string) ([]fund.PositionItem, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.read("VersionPosition")
+	if d, ok := m.version(doc, commitID); ok {
+		if p, ok := d.PositionByID(pos); ok {
+			return d.AppendItems(&p, nil), nil
+		}
+	}
+	return nil, nil
+}
+
+// VersionStatements implements positions.Reader, with the keys of
+// DocumentStatements (an offset), over the version's statements.
+func (m *Memory) VersionStatements(_ context.Context, doc, commitID string, limit int, start []byte) ([]fund.PositionItem, []byte, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.read("VersionStatements")
+	d, _ := m.version(doc, commitID)
+	return page(statementsOf(d), limit, start)
+}
+
+// statementsOf lists a version's statements by position.
+func statementsOf(d fund.Document) []fund.PositionItem {
+	var all []fund.PositionItem
+	for _, p := range d.Positions {
+		for _, it := range d.AppendItems(&p, nil) {
+			if it.Kind == fund.Statement {
+				all = append(all, it)
+			}
+		}
+	}
+	slices.SortFunc(all, func(a, b fund.PositionItem) int { return cmp.Compare(a.PositionID, b.PositionID) })
+	return all
+}
+
 // CapitalCallIn implements positions.Reader.
 func (m *Memory) CapitalCallIn(_ context.Context, pos, doc string) (fund.PositionItem, error) {
 	m.mu.Lock()
@@ -163,17 +267,7 @@ func (m *Memory) DocumentStatements(_ context.Context, doc string, limit int, st
 	if len(versions) == 0 {
 		return page([]fund.PositionItem(nil), limit, start)
 	}
-	d := versions[len(versions)-1]
-	var all []fund.PositionItem
-	for _, p := range d.Positions {
-		for _, it := range d.AppendItems(&p, nil) {
-			if it.Kind == fund.Statement {
-				all = append(all, it)
-			}
-		}
-	}
-	slices.SortFunc(all, func(a, b fund.PositionItem) int { return cmp.Compare(a.PositionID, b.PositionID) })
-	return page(all, limit, start)
+	return page(statementsOf(versions[len(versions)-1]), limit, start)
 }
 
 // FundPositions implements positions.Reader.

@@ -22,7 +22,8 @@ func registerChanges(fs *flag.FlagSet, f *flags) {
 // backfillChanges gives the change index's keys to every commit head that
 // lacks them (heads committed before the index existed) and writes the
 // event of every version that has none (committed before the feed), and
-// moves history records of the earlier layout, printing after
+// moves history records of the earlier layout, and puts the position
+// ledger's entries of every version, printing after
 // every page where a run interrupted then would resume.
 var backfillChanges = withStore(func(ctx context.Context, e invocation, s *store.Store) error {
 	f, stdout := e.f.changes, e.stdout
@@ -31,7 +32,7 @@ var backfillChanges = withStore(func(ctx context.Context, e invocation, s *store
 	}
 	p, err := s.BackfillChanges(ctx, store.BackfillOptions{Resume: f.resume, PageItems: f.pageItems, Progress: func(p store.BackfillProgress) {
 		if p.Resume != "" {
-			fmt.Fprintf(stdout, "heads read %d, indexed %d, kept %d, events written %d, history records moved %d; to resume: fundsvc changes backfill --resume %s\n", p.Heads, p.Indexed, p.Kept, p.Events, p.Moved, p.Resume)
+			fmt.Fprintf(stdout, "heads read %d, indexed %d, kept %d, events written %d, history records moved %d, ledger entries put %d; to resume: fundsvc changes backfill --resume %s\n", p.Heads, p.Indexed, p.Kept, p.Events, p.Moved, p.Ledger, p.Resume)
 		}
 	}})
 	if err != nil {
@@ -40,6 +41,6 @@ var backfillChanges = withStore(func(ctx context.Context, e invocation, s *store
 		}
 		return fmt.Errorf("changes backfill stopped after %d heads (%d indexed); run it again: %w", p.Heads, p.Indexed, err)
 	}
-	fmt.Fprintf(stdout, "changes backfill done: heads read %d, indexed %d, kept %d (indexed by their commits or an earlier run); events written %d (for versions committed before the event feed); history records moved %d, of %d documents (to the version-ordered keys)\n", p.Heads, p.Indexed, p.Kept, p.Events, p.Moved, p.Documents)
+	fmt.Fprintf(stdout, "changes backfill done: heads read %d, indexed %d, kept %d (indexed by their commits or an earlier run); events written %d (for versions committed before the event feed); history records moved %d, of %d documents (to the version-ordered keys); position ledger entries put %d (one per position a document ever reported, for reads as known at an instant)\n", p.Heads, p.Indexed, p.Kept, p.Events, p.Moved, p.Documents, p.Ledger)
 	return nil
 })

@@ -86,7 +86,10 @@ type options struct {
 	// costRequests is how many requests per side measure a read's
 	// capacity (a fifth as many for an ingest); 0 skips the cost table.
 	costRequests int
-	only         *regexp.Regexp // measure only the comparisons it matches; nil for all
+	// history is how many versions the history measurement's long
+	// document has (history.go); 0 skips it.
+	history int
+	only    *regexp.Regexp // measure only the comparisons it matches; nil for all
 	// webhook subscribes an endpoint at a receiver of the bench's for the
 	// comparisons; webhookWait bounds each wait for its deliveries.
 	webhook     bool
@@ -124,6 +127,7 @@ func parseFlags(args []string) (options, error) {
 	fs.IntVar(&o.costRequests, "cost-requests", 10, "requests per side that measure a read's consumed capacity, a fifth as many for an ingest (0 to skip the cost tables)")
 	fs.BoolVar(&o.webhook, "webhook", true, "subscribe a webhook endpoint (every event type, every fund) at a local receiver during the comparisons, and measure commit-to-delivery latency")
 	fs.DurationVar(&o.webhookWait, "webhook-wait", 5*time.Minute, "at most this long to wait for the receiver to get the events of earlier writes (before each side of an ingest, and after the last)")
+	fs.IntVar(&o.history, "history", 1000, "versions of the document whose overview's read units are measured against a one-version document's, written through the API before (0 to skip; needs -cost-requests)")
 	only := fs.String("only", "", "measure only the comparisons whose name matches this regular expression (e.g. 'overview|position'); empty for all")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -262,6 +266,13 @@ func bench(ctx context.Context, o options, db *dynamotest.Server, out io.Writer)
 			return err
 		}
 	}
+	var history []historyRow
+	if o.costRequests > 0 && o.history > 0 && (o.only == nil || o.only.MatchString(historyName)) {
+		fmt.Fprintln(out, historyName)
+		if history, err = measureHistory(ctx, svc, o, o.costRequests); err != nil {
+			return err
+		}
+	}
 	var sr *sustainResult
 	if o.sustain.limit > 0 {
 		fmt.Fprintf(out, "sustained mixed load for %s\n", o.sustain.limit)
@@ -279,11 +290,21 @@ func bench(ctx context.Context, o options, db *dynamotest.Server, out io.Writer)
 		cost = formatCost(o, costs)
 		fmt.Fprint(out, "\n"+cost)
 	}
+	var hist string
+	if history != nil {
+		hist = formatHistory(o, history)
+		fmt.Fprint(out, "\n"+hist)
+	}
 	if o.out == "" {
 		return nil
 	}
 	if err := benchdoc.Splice(o.out, "servicebench", report); err != nil {
 		return err
+	}
+	if hist != "" {
+		if err := benchdoc.Splice(o.out, "servicebench-history", hist); err != nil {
+			return err
+		}
 	}
 	if cost == "" {
 		return nil

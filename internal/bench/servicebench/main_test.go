@@ -30,13 +30,13 @@ func TestMain(m *testing.M) { os.Exit(multitest.Main(m)) }
 func TestATinyRunReportsEveryComparison(t *testing.T) {
 	bin := multitest.Binary(t)
 	doc := filepath.Join(t.TempDir(), "benchmarks.md")
-	if err := os.WriteFile(doc, []byte("# Benchmarks\n\n<!-- servicebench:begin -->\nlast run\n<!-- servicebench:end -->\n\nAfter.\n\n<!-- servicebench-cost:begin -->\nlast cost\n<!-- servicebench-cost:end -->\n\nEnd.\n"), 0o644); err != nil {
+	if err := os.WriteFile(doc, []byte("# Benchmarks\n\n<!-- servicebench:begin -->\nlast run\n<!-- servicebench:end -->\n\nAfter.\n\n<!-- servicebench-cost:begin -->\nlast cost\n<!-- servicebench-cost:end -->\n\nEnd.\n\n<!-- servicebench-history:begin -->\nlast history\n<!-- servicebench-history:end -->\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	o, err := parseFlags([]string{"-fundsvc", bin, "-out", doc,
 		"-docs=3", "-positions=4", "-restated=0.34", "-ingest=5",
 		"-requests=20", "-duration=3s", "-warmup=2", "-slices=2", "-concurrency=2",
-		"-sustain=2s", "-sustain-concurrency=2"})
+		"-sustain=2s", "-sustain-concurrency=2", "-history=8"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,8 +57,8 @@ func TestATinyRunReportsEveryComparison(t *testing.T) {
 	}
 	report := string(b)
 	t.Logf("report:\n%s", report)
-	if strings.Contains(report, "last run") || strings.Contains(report, "last cost") ||
-		!strings.Contains(report, "<!-- servicebench:end -->\n\nAfter.\n\n<!-- servicebench-cost:begin -->") || !strings.HasSuffix(report, "<!-- servicebench-cost:end -->\n\nEnd.\n") {
+	if strings.Contains(report, "last run") || strings.Contains(report, "last cost") || strings.Contains(report, "last history") ||
+		!strings.Contains(report, "<!-- servicebench:end -->\n\nAfter.\n\n<!-- servicebench-cost:begin -->") || !strings.Contains(report, "<!-- servicebench-cost:end -->\n\nEnd.\n\n<!-- servicebench-history:begin -->") || !strings.HasSuffix(report, "<!-- servicebench-history:end -->\n") {
 		t.Errorf("the report did not replace the text between the markers:\n%s", report)
 	}
 	if !strings.Contains(out.String(), "| measurement | concurrency |") {
@@ -111,6 +111,13 @@ func TestATinyRunReportsEveryComparison(t *testing.T) {
 	if i, j := strings.Index(report, "<!-- servicebench-cost:begin -->"), strings.Index(report, "<!-- servicebench-cost:end -->"); i < 0 || j < i ||
 		!strings.Contains(report[i:j], "| operation | API read |") || !strings.Contains(report[i:j], "| **total** |") {
 		t.Errorf("the cost tables are not between their markers:\n%s", report)
+	}
+	// The history table: the overview's read units at 1 and 8 versions,
+	// within twice each other.
+	if m := regexp.MustCompile(`(?m)^\| overview, limit=1 \| (\S+) \| (\S+) \| ([0-9.]+) \|$`).FindStringSubmatch(report); m == nil {
+		t.Errorf("no history row in:\n%s", report)
+	} else if r, _ := strconv.ParseFloat(m[3], 64); r <= 0 || r > 2 {
+		t.Errorf("the overview at 8 versions reads %s units against %s at 1 version: want at most twice", m[2], m[1])
 	}
 	// A raw read is the minimum: DynamoDB Local charged the Query what
 	// DynamoDB's rules give for the items' sizes (store.ItemSize).

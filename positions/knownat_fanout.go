@@ -1,0 +1,190 @@
+package positions
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/fundsvc/fundsvc/fund"
+)
+
+// The fan-out reads as known at an instant: an investor's summary and
+// performance, a fund's performance, a document's reconciliation, each
+// position read as reportedKnownAt reads it. Positions of one fund share
+// their documents, so each document's version known at the instant is
+// found once for the whole read (knownVersions), not once per position:
+// a fund of 400 positions in 20 documents costs 20 version searches.
+// Per position the read is then the ledger's Query and one Query of each
+// document version that reports it (the asOf rule's reads aside).
+
+// knownVersions is the version of each document known at one instant, for
+// the duration of one read: each is found with one Reader.KnownVersion,
+// however many positions of the read the document reports, even when
+// several ask for it at once.
+type knownVersions struct {
+	r  Reader
+	at time.Time
+
+	mu  sync.Mutex
+	doc map[string]*knownVersion
+}
+
+// knownVersion is one document's version known at the instant: ready is
+// closed once it is found (found false: the document had no committed
+// version then).
+type knownVersion struct {
+	ready  chan struct{}
+	header fund.DocumentHeader
+	found  bool
+	err    error
+}
+
+func newKnownVersions(r Reader, at time.Time) *knownVersions {
+	return &knownVersions{r: r, at: at, doc: map[string]*knownVersion{}}
+}
+
+// of returns the document's version known at the instant, finding it
+// the first time it is asked for.
+func (k *knownVersions) of(ctx context.Context, doc string) (*knownVersion, error) {
+	k.mu.Lock()
+	v, asked := k.doc[doc]
+	if !asked {
+		v = &knownVersion{ready: make(chan struct{})}
+		k.doc[doc] = v
+	}
+	k.mu.Unlock()
+	if !asked {
+		v.header, v.err = k.r.KnownVersion(ctx, doc, k.at)
+		v.found = v.err == nil
+		if fund.ErrorCode(v.err) == fund.ENOTFOUND {
+			v.err = nil
+		}
+		close(v.ready)
+	}
+	select {
+	case <-v.ready:
+		return v, v.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// known records a version already found (the reconciled document's).
+func (k *knownVersions) known(h fund.DocumentHeader) {
+	v := &knownVersion{ready: make(chan struct{}), header: h, found: true}
+	close(v.ready)
+	k.mu.Lock()
+	k.doc[h.ID] = v
+	k.mu.Unlock()
+}
+
+// position is Reader.PositionKnownAt through the memo: the position's
+// items in the document's version known at the instant; none when the
+// document had none then, or it is a void.
+func (k *knownVersions) position(ctx context.Context, doc, pos string) ([]fund.PositionItem, error) {
+	v, err := k.of(ctx, doc)
+	if err != nil || !v.found || v.header.Voided {
+		return nil, err
+	}
+	return k.r.VersionPosition(ctx, doc, v.header.CommitID, pos)
+}
+
+// InvestorSummaryKnownAt is InvestorSummary as known at the instant at:
+// the same page of the investor's registered positions, each summed up
+// as SummaryKnownAt does (counting only its row's fund and investor), the
+// documents' versions known then found once for the page. A position no
+// document's version then reports is left out, as one registered later.
+func (s *Store) InvestorSummaryKnownAt(ctx context.Context, inv string, asOf fund.Date, at time.Time, keep func(Registered) bool, filtered bool, limit int, start []byte) (InvestorSummary, []byte, error) {
+	versions := newKnownVersions(s.r, at)
+	return s.investorSummary(ctx, inv, asOf, keep, filtered, limit, start, func(ctx context.Context, r Registered) (Summary, error) {
+		if r.RegisteredAt.After(at) {
+			return Summary{}, unregistered(r)
+		}
+		identity, items, err := s.reportedKnownAtIn(ctx, r.PositionID, asOf, at, nil, &r, versions)
+		if err != nil {
+			return Summary{}, err
+		}
+		sum := Summarize(r.PositionID, asOf, items)
+		sum.FundID, sum.InvestorID, sum.Currency = identity.FundID, identity.InvestorID, identity.Currency
+		return sum, nil
+	})
+}
+
+// performanceKnownAt reads a registered position's performance on asOf as
+// known at the instant of versions.
+func (s *Store) performanceKnownAt(asOf fund.Date, versions *knownVersions) func(context.Context, Registered) (Performance, error) {
+	return func(ctx context.Context, r Registered) (Performance, error) {
+		if r.RegisteredAt.After(versions.at) {
+			return Performance{}, unregistered(r)
+		}
+		identity, items, err := s.reportedKnownAtIn(ctx, r.PositionID, asOf, versions.at, nil, &r, versions)
+		if err != nil {
+			return Performance{}, err
+		}
+		p := Evaluate(r.PositionID, asOf, items, s.Freshness)
+		p.FundID, p.InvestorID, p.Currency = identity.FundID, identity.InvestorID, identity.Currency
+		return p, nil
+	}
+}
+
+// InvestorPerformanceKnownAt is InvestorPerformance as known at the
+// instant at, read as InvestorSummaryKnownAt reads.
+func (s *Store) InvestorPerformanceKnownAt(ctx context.Context, inv string, asOf fund.Date, at time.Time, keep func(Registered) bool, filtered bool, limit int, start []byte) (InvestorPerformance, []byte, error) {
+	return s.investorPerformance(ctx, inv, asOf, keep, filtered, limit, start, s.performanceKnownAt(asOf, newKnownVersions(s.r, at)))
+}
+
+// FundPerformanceKnownAt is FundPerformance as known at the instant at:
+// the fund's registry (the same bound), then each position as
+// InvestorPerformanceKnownAt reads it, each document's version known then
+// found once for the whole fund.
+//
+// A fund none of whose positions was registered yet at the instant is
+// ENOTFOUND, as the live read answers a fund with none.
+func (s *Store) FundPerformanceKnownAt(ctx context.Context, fundID string, asOf fund.Date, at time.Time, maxPositions int) (FundPerformance, error) {
+	var registered atomic.Int64
+	read := s.performanceKnownAt(asOf, newKnownVersions(s.r, at))
+	p, err := s.fundPerformance(ctx, fundID, asOf, maxPositions, func(ctx context.Context, r Registered) (Performance, error) {
+		if !r.RegisteredAt.After(at) {
+			registered.Add(1)
+		}
+		return read(ctx, r)
+	})
+	if err == nil && registered.Load() == 0 {
+		return FundPerformance{}, fund.Errorf(fund.ENOTFOUND, "fund %s not found", fundID)
+	}
+	return p, err
+}
+
+// unregistered is the answer for a position registered after the instant
+// a read is known at: it did not exist then, and the fan-outs leave it out
+// without reading it. A position is registered by the staging of the
+// first version that reports it, before that version's commit instant.
+func unregistered(r Registered) error {
+	return fund.Errorf(fund.ENOTFOUND, "position %s not found", r.PositionID)
+}
+
+// DocumentReconciliationKnownAt is DocumentReconciliation as known at the
+// instant at: a page of the statements of version, the document's version
+// known then (the caller found it, and decided the caller may read it),
+// read from that version's partition, each reconciled with the notices
+// of its position as known at the same instant. Its keys are
+// DocumentStatements' kind: a listing begun on the latest view goes on in
+// the version.
+func (s *Store) DocumentReconciliationKnownAt(ctx context.Context, version fund.DocumentHeader, at time.Time, limit int, start []byte) (DocumentReconciliation, []byte, error) {
+	doc := version.ID
+	if version.Voided {
+		return DocumentReconciliation{DocumentID: doc, Reconciliations: []Reconciliation{}}, nil, nil
+	}
+	statements, next, err := s.r.VersionStatements(ctx, doc, version.CommitID, limit, start)
+	if err != nil {
+		return DocumentReconciliation{}, nil, err
+	}
+	versions := newKnownVersions(s.r, at)
+	versions.known(version)
+	out, err := s.reconcileAll(ctx, doc, statements, func(ctx context.Context, st *fund.PositionItem, owner *Registered) ([]fund.PositionItem, error) {
+		_, items, err := s.reportedKnownAtIn(ctx, st.PositionID, st.AsOf, at, nil, owner, versions)
+		return items, err
+	})
+	return out, next, err
+}

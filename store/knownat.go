@@ -1,0 +1,401 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/fundsvc/fundsvc/fund"
+	"github.com/guregu/dynamo/v2"
+)
+
+// Reads as known at an instant (issue 25's knownAt): a document counts at
+// its latest version committed at or before the instant, and did not exist
+// before its first. Commit instants rise with versions within a document
+// (commitRequest stamps each after its predecessor's), so the version known
+// at an instant is found by a binary search over the document's events,
+// which carry the instant of every committed version (events.go): the
+// head's one GetItem answers when the latest version is old enough, and
+// each step of the search is one GetItem of an event, so a document of n
+// versions costs at most 2 + ⌈log₂ n⌉ GetItems whatever the instant.
+
+// VersionRef names one committed version of a document.
+type VersionRef struct {
+	DocumentID  string
+	FundID      string
+	Version     int
+	CommitID    string
+	CommittedAt time.Time
+	AsOf        fund.Date
+	Voided      bool
+	// Latest says the version is the document's latest one.
+	Latest bool
+}
+
+// VersionAt returns the document's latest version committed at or before
+// at. It returns ENOTFOUND when the document is unknown or had no committed
+// version then (its first commit came later).
+func (s *Store) VersionAt(ctx context.Context, doc string, at time.Time) (VersionRef, error) {
+	h, err := s.head(ctx, doc)
+	if err != nil {
+		return VersionRef{}, err
+	}
+	if h == nil {
+		return VersionRef{}, notFound(doc)
+	}
+	return s.versionAtFrom(ctx, h, at)
+}
+
+// versionAtFrom is VersionAt from the document's head h, already read.
+func (s *Store) versionAtFrom(ctx context.Context, h *Item, at time.Time) (VersionRef, error) {
+	ref, _, err := s.recordAtFrom(ctx, h, at)
+	return ref, err
+}
+
+// recordAtFrom is versionAtFrom with the version's history record, which
+// the search reads for a version below the head's (nil for the head's own
+// version, which needs no read, and for a record of the earlier layout).
+func (s *Store) recordAtFrom(ctx context.Context, h *Item, at time.Time) (VersionRef, *Item, error) {
+	if !headInstant(h).After(at) {
+		return VersionRef{DocumentID: h.DocumentID, FundID: h.FundID, Version: h.Version, CommitID: h.CommitID,
+			CommittedAt: headInstant(h), AsOf: h.AsOf, Voided: h.Voided, Latest: true}, nil, nil
+	}
+	// The largest version below the head's whose instant is at or before
+	// at: lo's instant is known to be at or before it (0: none), hi's after.
+	lo, hi := 0, h.Version
+	var loAt time.Time
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		t, err := s.commitInstant(ctx, h.DocumentID, mid)
+		if err != nil {
+			return VersionRef{}, nil, err
+		}
+		if t.After(at) {
+			hi = mid
+		} else {
+			lo, loAt = mid, t
+		}
+	}
+	if lo == 0 {
+		return VersionRef{}, nil, notFound(h.DocumentID)
+	}
+	rec, err := s.versionRecord(ctx, h.DocumentID, lo)
+	if err != nil {
+		return VersionRef{}, nil, fmt.Errorf("document %s version %d: %w", h.DocumentID, lo, err)
+	}
+	if rec == nil {
+		// The earlier layout keys records by date (keys.go); Version
+		// finds them there.
+		d, err := s.Version(ctx, h.DocumentID, lo)
+		if err != nil {
+			return VersionRef{}, nil, err
+		}
+		return VersionRef{DocumentID: d.ID, FundID: d.FundID, Version: d.Version, CommitID: d.CommitID,
+			CommittedAt: loAt, AsOf: d.AsOf, Voided: d.Voided}, nil, nil
+	}
+	return VersionRef{DocumentID: h.DocumentID, FundID: rec.FundID, Version: rec.Version, CommitID: rec.CommitID,
+		CommittedAt: loAt, AsOf: rec.AsOf, Voided: rec.Voided}, rec, nil
+}
+
+// headInstant is the instant the head's version was committed: a head
+// written before commit instants were kept has its version's CreatedAt,
+// as the backfill indexes it.
+func headInstant(h *Item) time.Time {
+	if h.CommittedAt.IsZero() {
+		return h.CreatedAt
+	}
+	return h.CommittedAt
+}
+
+// ErrNoCommitInstant is returned, wrapped, when a version has no event to
+// give its commit instant: the versions committed before the feed have
+// theirs once `fundsvc changes backfill` has run.
+var ErrNoCommitInstant = errors.New("no commit instant recorded for this version; run `fundsvc changes backfill`")
+
+// commitInstant reads the commit instant of one version from its event,
+// with one strongly consistent GetItem.
+func (s *Store) commitInstant(ctx context.Context, doc string, version int) (time.Time, error) {
+	var ev eventItem
+	err := s.table.Get(AttrPK, EventPK(doc)).Range(AttrSK, dynamo.Equal, EventSK(version)).
+		Project("CommittedAt").Consistent(true).One(ctx, &ev)
+	if errors.Is(err, dynamo.ErrNotFound) {
+		return time.Time{}, fmt.Errorf("document %s version %d: %w", doc, version, ErrNoCommitInstant)
+	}
+	if err != nil {
+		return time.Time{}, fmt.Errorf("commit instant of document %s version %d: %w", doc, version, err)
+	}
+	return ev.CommittedAt, nil
+}
+
+// The document routes' reads as known at an instant, as a viewer sees
+// them. Each reads the document's head first (one GetItem), and answers a
+// document of a fund the viewer does not cover ENOTFOUND from it, before
+// the search, exactly as an unknown document (which costs that GetItem
+// too); then the search (VersionAt), then the version's immutable records.
+// None reads a record of a version later than the one known, and each
+// costs what the same read of the latest version costs, plus the search's
+// 1 + ⌈log₂ n⌉ GetItems.
+
+// known is the version of a document known at an instant: the head it was
+// found from, and its history record (nil until recordOf reads it).
+type known struct {
+	VersionRef
+	head   *Item
+	record *Item
+}
+
+// knownAt finds the version of doc known at at, after deciding from the
+// head that the viewer may read it.
+func (r View) knownAt(ctx context.Context, doc string, at time.Time) (known, error) {
+	h, err := r.s.head(ctx, doc)
+	if err != nil {
+		return known{}, err
+	}
+	if h == nil || !r.v.MayReadFund(h.FundID) {
+		return known{}, notFound(doc)
+	}
+	ref, rec, err := r.s.recordAtFrom(ctx, h, at)
+	if err != nil {
+		return known{}, err
+	}
+	return known{VersionRef: ref, head: h, record: rec}, nil
+}
+
+// VersionAt is Store.VersionAt as the viewer sees it: a document of a
+// fund the viewer does not cover is ENOTFOUND, decided from the head.
+func (r View) VersionAt(ctx context.Context, doc string, at time.Time) (VersionRef, error) {
+	k, err := r.knownAt(ctx, doc, at)
+	return k.VersionRef, err
+}
+
+// recordOf returns the known version's history record (one GetItem when
+// the search did not read it), marked HistoryByVersion as the head is, so
+// that the reads of the history below it read the layouts the document
+// holds now.
+func (s *Store) recordOf(ctx context.Context, k *known) (*Item, error) {
+	rec := k.record
+	if rec == nil {
+		var err error
+		if rec, err = s.versionRecord(ctx, k.DocumentID, k.Version); err != nil {
+			return nil, fmt.Errorf("document %s version %d: %w", k.DocumentID, k.Version, err)
+		}
+	}
+	if rec == nil {
+		// A record of the earlier layout, keyed by date (keys.go).
+		lo, hi := LegacyDocumentHistoryRange(fund.Date{}, fund.Date{})
+		items, err := queryAll(ctx, s.table.Get(AttrPK, DocPK(k.DocumentID)).Range(AttrSK, dynamo.Between, lo, hi).
+			Filter("$ = ?", "Version", k.Version).Consistent(true))
+		if err != nil {
+			return nil, fmt.Errorf("document %s version %d: %w", k.DocumentID, k.Version, err)
+		}
+		if len(items) == 0 {
+			if rec, err = s.versionRecord(ctx, k.DocumentID, k.Version); err != nil || rec == nil {
+				return nil, fmt.Errorf("document %s version %d: no history record (%v)", k.DocumentID, k.Version, err)
+			}
+		} else {
+			rec = &items[0]
+		}
+	}
+	out := *rec
+	out.HistoryByVersion = k.head.HistoryByVersion
+	k.record = &out
+	return &out, nil
+}
+
+// OverviewAt is Overview as known at at: the version known then, read
+// whole from its immutable partition (one Query), with the records of the
+// OverviewHistory versions below it: from the head's recent versions when
+// they hold them, otherwise one Query of each prefix of the history
+// records, OverviewHistory records at most. It returns ENOTFOUND for an
+// unknown document, one of a fund the viewer does not cover, and one
+// first committed after at.
+func (r View) OverviewAt(ctx context.Context, doc string, at time.Time) (Snapshot, error) {
+	k, err := r.knownAt(ctx, doc, at)
+	if err != nil {
+		return Snapshot{}, err
+	}
+	d, err := r.s.readVersion(ctx, doc, k.CommitID)
+	if err != nil {
+		return Snapshot{}, err
+	}
+	snap := Snapshot{Document: d, FromVersion: true}
+	var legacyDocs, legacyActivities []Item
+	if !k.head.HistoryByVersion {
+		lo, hi := LegacyDocumentHistoryRange(fund.Date{}, fund.Date{})
+		if legacyDocs, err = r.s.legacyRecords(ctx, doc, lo, hi); err != nil {
+			return Snapshot{}, err
+		}
+		lo, hi = LegacyActivityHistoryRange()
+		if legacyActivities, err = r.s.legacyRecords(ctx, doc, lo, hi); err != nil {
+			return Snapshot{}, err
+		}
+	}
+	if err := r.s.earlierVersions(ctx, doc, k.head, k.Version, legacyDocs, legacyActivities, &snap); err != nil {
+		return Snapshot{}, err
+	}
+	return snap, nil
+}
+
+// VersionsAt is Versions as known at at: the record of the version known
+// then as the latest, and a page of the records of the versions up to it
+// (none committed later), newest first. It returns the known version's
+// number too, which the pages after the first are read below
+// (VersionsBelow). It returns ENOTFOUND as OverviewAt does.
+func (r View) VersionsAt(ctx context.Context, doc string, at time.Time, from, to fund.Date, limit int) (fund.DocumentHeader, []fund.DocumentHeader, PageKey, error) {
+	k, err := r.knownAt(ctx, doc, at)
+	if err != nil {
+		return fund.DocumentHeader{}, nil, nil, err
+	}
+	rec, err := r.s.recordOf(ctx, &k)
+	if err != nil {
+		return fund.DocumentHeader{}, nil, nil, err
+	}
+	history, next, err := r.s.historyPage(ctx, rec, from, to, limit, nil)
+	if err != nil {
+		return fund.DocumentHeader{}, nil, nil, err
+	}
+	return rec.Header(), history, next, nil
+}
+
+// VersionsOf is a later page of Versions, read below version latest,
+// which its first page showed as the latest (a cursor pins it), with one
+// GetItem of that version's record: so a restatement since the first page
+// changes no later one. It returns ENOTFOUND as Versions does.
+func (r View) VersionsOf(ctx context.Context, doc string, latest int, from, to fund.Date, limit int, start PageKey) (fund.DocumentHeader, []fund.DocumentHeader, PageKey, error) {
+	rec, err := r.s.versionRecord(ctx, doc, latest)
+	if err != nil {
+		return fund.DocumentHeader{}, nil, nil, fmt.Errorf("document %s version %d: %w", doc, latest, err)
+	}
+	if rec == nil {
+		// A record of the earlier layout: found from the head, as the
+		// first page did.
+		k := known{VersionRef: VersionRef{DocumentID: doc, Version: latest}}
+		if k.head, err = r.s.head(ctx, doc); err == nil && k.head == nil {
+			err = notFound(doc)
+		}
+		if err == nil {
+			rec, err = r.s.recordOf(ctx, &k)
+		}
+		if err != nil {
+			return fund.DocumentHeader{}, nil, nil, err
+		}
+	}
+	if err := r.visible(doc, rec.FundID, nil); err != nil {
+		return fund.DocumentHeader{}, nil, nil, err
+	}
+	history, next, err := r.s.historyPage(ctx, rec, from, to, limit, start)
+	if err != nil {
+		return fund.DocumentHeader{}, nil, nil, err
+	}
+	return rec.Header(), history, next, nil
+}
+
+// LatestDocumentAt is LatestDocument as known at at: the record of the
+// version known then. It returns ENOTFOUND as OverviewAt does.
+func (r View) LatestDocumentAt(ctx context.Context, doc string, at time.Time) (fund.DocumentHeader, error) {
+	k, err := r.knownAt(ctx, doc, at)
+	if err != nil {
+		return fund.DocumentHeader{}, err
+	}
+	rec, err := r.s.recordOf(ctx, &k)
+	if err != nil {
+		return fund.DocumentHeader{}, err
+	}
+	return rec.Header(), nil
+}
+
+// VersionAsKnownAt is Version as known at at: version n whole, when it
+// was committed at or before at. A version committed later is ENOTFOUND,
+// exactly as a version the document does not have.
+func (r View) VersionAsKnownAt(ctx context.Context, doc string, n int, at time.Time) (fund.Document, error) {
+	k, err := r.knownAt(ctx, doc, at)
+	if err != nil {
+		return fund.Document{}, err
+	}
+	if n > k.Version {
+		return fund.Document{}, fund.Errorf(fund.ENOTFOUND, "document %s has no version %d", doc, n)
+	}
+	if n == k.Version {
+		return r.s.readVersion(ctx, doc, k.CommitID)
+	}
+	return r.s.Version(ctx, doc, n)
+}
+
+// DocumentPositionAt is DocumentPosition as known at at: the position's
+// items in the version known then, with one Query of that version's
+// partition. kind, when not empty, keeps the item of that kind only. It
+// returns ENOTFOUND as OverviewAt does, and for a position (or an item of
+// kind) the version does not report.
+func (r View) DocumentPositionAt(ctx context.Context, doc, pos string, kind fund.ItemKind, at time.Time) (int, []fund.PositionItem, error) {
+	k, err := r.knownAt(ctx, doc, at)
+	if err != nil {
+		return 0, nil, err
+	}
+	items, err := r.s.versionPosition(ctx, doc, k.CommitID, pos)
+	if err != nil {
+		return 0, nil, err
+	}
+	if kind != "" {
+		items = slices.DeleteFunc(items, func(it fund.PositionItem) bool { return it.Kind != kind })
+		if len(items) == 0 {
+			return 0, nil, fund.Errorf(fund.ENOTFOUND, "no %s for position %s in document %s", kind.Type(), pos, doc)
+		}
+	}
+	if len(items) == 0 {
+		return 0, nil, fund.Errorf(fund.ENOTFOUND, "position %s not found in document %s", pos, doc)
+	}
+	fund.SortItems(items)
+	return k.Version, items, nil
+}
+
+// CapitalAt is the first page of Capital as known at at: the capital
+// activity and capital calls of the version known then, read from its
+// partition (one Query), and the first limit capital activities of the
+// versions below it, newest first (one Query of at most limit+1 history
+// records). The key it returns resumes below them, at the same version,
+// as a later page of Capital does. It returns ENOTFOUND as OverviewAt
+// does.
+func (r View) CapitalAt(ctx context.Context, doc string, at time.Time, limit int) (Capital, PageKey, error) {
+	k, err := r.knownAt(ctx, doc, at)
+	if err != nil {
+		return Capital{}, nil, err
+	}
+	d, err := r.s.readVersion(ctx, doc, k.CommitID)
+	if err != nil {
+		return Capital{}, nil, err
+	}
+	c := Capital{FundID: k.head.FundID, Version: k.Version}
+	if d.CapitalActivity != nil {
+		c.Latest = &fund.ActivityRecord{CapitalActivity: *d.CapitalActivity, Version: d.Version}
+	}
+	for _, it := range d.Items() {
+		if it.Kind == fund.CapitalCall {
+			c.Calls = append(c.Calls, it)
+		}
+	}
+	legacy := !k.head.HistoryByVersion
+	var earlier []Item
+	if legacy {
+		lo, hi := LegacyActivityHistoryRange()
+		if earlier, err = r.s.legacyRecords(ctx, doc, lo, hi); err != nil {
+			return Capital{}, nil, err
+		}
+	}
+	next, err := r.s.earlierActivities(ctx, doc, &c, legacy, earlier, k.Version, limit)
+	if err != nil {
+		return Capital{}, nil, err
+	}
+	return c, next, nil
+}
+
+// DocumentAt is the version of doc known at at, whole, read from its
+// immutable partition (one Query). It returns ENOTFOUND as OverviewAt does.
+func (r View) DocumentAt(ctx context.Context, doc string, at time.Time) (fund.Document, error) {
+	k, err := r.knownAt(ctx, doc, at)
+	if err != nil {
+		return fund.Document{}, err
+	}
+	return r.s.readVersion(ctx, doc, k.CommitID)
+}

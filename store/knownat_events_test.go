@@ -1,0 +1,66 @@
+package store_test
+
+import (
+	"math/bits"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/fundsvc/fundsvc/internal/fundtest"
+)
+
+// TestDocumentVersionsBetweenListsAWindowInLogarithmicReads: the versions
+// committed in (from, to] are listed exactly, in version order, for every
+// window over a document of 9 versions, each for at most the head's
+// GetItem, two binary searches and one Query of the window's events, and
+// at most limit+1 of them.
+func TestDocumentVersionsBetweenListsAWindowInLogarithmicReads(t *testing.T) {
+	e := fundtest.New(t)
+	t0 := time.Date(2026, 10, 1, 9, 0, 0, 0, time.UTC)
+	var now time.Time
+	e.Store.Now = func() time.Time { return now }
+	const versions = 9
+	for v := 1; v <= versions; v++ {
+		now = t0.Add(time.Duration(v) * time.Minute)
+		if _, err := e.Store.Write(ctx, doc("D1", "F1", 100*v, "POS_1"), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	now = t0.Add(time.Hour)
+	at := func(minutes int) time.Time { return t0.Add(time.Duration(minutes)*time.Minute + 30*time.Second) }
+	// The head, 2·⌈log₂ n⌉ events and the Query (a Query of at most 10
+	// small events costs one read unit, strongly consistent).
+	most := 1 + 2*bits.Len(uint(versions-1)) + 1
+	for from := -1; from <= versions; from++ {
+		for to := from + 1; to <= versions+1; to++ {
+			before := e.Store.Consumed()
+			got, err := e.Store.DocumentVersionsBetween(ctx, "D1", at(from), at(to), 50)
+			if err != nil {
+				t.Fatalf("(%d, %d]: %v", from, to, err)
+			}
+			var listed []int
+			for _, ev := range got {
+				listed = append(listed, ev.Data.Version)
+				if !ev.Timestamp.Equal(t0.Add(time.Duration(ev.Data.Version) * time.Minute)) {
+					t.Errorf("version %d committed at %s", ev.Data.Version, ev.Timestamp)
+				}
+			}
+			var want []int
+			for v := max(from+1, 1); v <= min(to, versions); v++ {
+				want = append(want, v)
+			}
+			if !slices.Equal(listed, want) {
+				t.Errorf("(%d, %d]: versions %v, want %v", from, to, listed, want)
+			}
+			if reads := e.Store.Consumed().Sub(before).Total().Read; reads > float64(most) {
+				t.Errorf("(%d, %d]: %.1f read units, want at most %d", from, to, reads, most)
+			}
+		}
+	}
+	if got, err := e.Store.DocumentVersionsBetween(ctx, "D1", at(0), at(versions), 3); err != nil || len(got) != 4 || got[0].Data.Version != 1 || got[3].Data.Version != 4 {
+		t.Errorf("limit 3: %d events (%v), want versions 1 to 4", len(got), err)
+	}
+	if got, err := e.Store.DocumentVersionsBetween(ctx, "NOPE", at(0), at(versions), 3); err != nil || len(got) != 0 {
+		t.Errorf("an unknown document: %v %v, want none", got, err)
+	}
+}

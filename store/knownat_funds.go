@@ -1,0 +1,397 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/fundsvc/fundsvc/fund"
+	"github.com/guregu/dynamo/v2"
+)
+
+// Funds and investors as known at an instant (docs/knownat.md). Who may
+// read what is decided as for the live read, before any read of the past;
+// then a fund exists at at if its record had a version by then or a
+// document of it was committed by then, and an investor if its record had
+// a version by then or a position of it was registered by then.
+
+// FundHadDocumentAt reports whether a document of fundID was committed at
+// or before at: the fund's event feed (GSI2, by UTC month), read from at's
+// month back, one Query of one event per month, down to the feed's start
+// (one GetItem). A fund of a document committed before the feed existed
+// has its events once `fundsvc changes backfill` has run.
+func (s *Store) FundHadDocumentAt(ctx context.Context, fundID string, at time.Time, reads *Reads) (bool, error) {
+	reads.add(1)
+	start, ok, err := s.eventsStart(ctx)
+	if err != nil || !ok || start.After(at) {
+		return false, err
+	}
+	for m := utcMonth(at); !m.Before(utcMonth(start)); m = m.AddDate(0, -1, 0) {
+		var rows []Item
+		reads.add(1)
+		err := s.table.Get(AttrGSI2PK, FundEventsGSI2PK(fundID, m)).Index(IndexGSI2).
+			Range(AttrGSI2SK, dynamo.Less, EventsAfterSK(at)).Project(AttrPK).SearchLimit(1).RequestLimit(1).All(ctx, &rows)
+		if err != nil {
+			return false, fmt.Errorf("events of fund %s: %w", fundID, err)
+		}
+		if len(rows) > 0 {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// fundsAt returns the funds of ids that existed at at, with their records
+// then, in the order of ids.
+func (s *Store) fundsAt(ctx context.Context, ids []string, at time.Time, reads *Reads) ([]fund.Fund, error) {
+	ids = uniq(ids)
+	pks := make([]string, 0, len(ids))
+	for _, id := range ids {
+		pks = append(pks, FundPK(id))
+	}
+	recs, err := s.recordsAt(ctx, pks, at, reads)
+	if err != nil {
+		return nil, fmt.Errorf("funds: %w", err)
+	}
+	out := []fund.Fund{}
+	for _, id := range ids {
+		f := fund.Fund{ID: id}
+		if row := recs[FundPK(id)]; row != nil {
+			if f.Record, err = fundRecordOf(row); err != nil {
+				return nil, fmt.Errorf("record of fund %s: %w", id, err)
+			}
+		} else {
+			ok, err := s.FundHadDocumentAt(ctx, id, at, reads)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				continue
+			}
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// FundAt is Fund as known at at: ENOTFOUND for a fund that had neither a
+// record nor a committed document then, and for one the viewer may not
+// read now (decided as Fund decides, before any read of the past).
+func (r View) FundAt(ctx context.Context, fundID string, at time.Time, reads *Reads) (fund.Fund, error) {
+	if r.v.Investor != "" {
+		reads.add(1)
+		held, err := r.s.HoldsPositionIn(ctx, r.v.Investor, []string{fundID})
+		if err != nil {
+			return fund.Fund{}, err
+		}
+		if len(held) == 0 {
+			return fund.Fund{}, fundNotFound(fundID)
+		}
+	} else if err := r.FundVisible(fundID); err != nil {
+		return fund.Fund{}, err
+	}
+	fs, err := r.s.fundsAt(ctx, []string{fundID}, at, reads)
+	if err != nil {
+		return fund.Fund{}, err
+	}
+	if len(fs) == 0 {
+		return fund.Fund{}, fundNotFound(fundID)
+	}
+	return fs[0], nil
+}
+
+// FundsPageAt is FundsPage as known at at: the page of IDs is listed as
+// FundsPage lists it, then the funds that did not exist at at are left
+// out (an investor's, also those it held no position of then), and the
+// others carry their records then.
+func (r View) FundsPageAt(ctx context.Context, limit int, start PageKey, at time.Time, reads *Reads) ([]fund.Fund, PageKey, error) {
+	var ids []string
+	var next PageKey
+	var err error
+	reads.add(1)
+	switch {
+	case r.v.Investor != "":
+		ids, next, err = r.s.InvestorFunds(ctx, r.v.Investor, limit, start)
+		if err == nil {
+			var held map[string]bool
+			if held, err = r.s.fundsHeldAt(ctx, r.v.Investor, at, reads); err == nil {
+				ids = slices.DeleteFunc(ids, func(id string) bool { return !held[id] })
+			}
+		}
+	case r.v.AllFunds:
+		ids, next, err = r.s.AllFunds(ctx, limit, start)
+	default:
+		ids, next, err = listPage(r.v.Funds, limit, start)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	fs, err := r.s.fundsAt(ctx, ids, at, reads)
+	if err != nil {
+		return nil, nil, err
+	}
+	return fs, next, nil
+}
+
+// investorsAt returns the investors of ids that existed at at, with their
+// records then, in the order of ids. registered, when not nil, says which
+// held a position then (read once for a fund's investors); otherwise each
+// without a record then has its registry rows read.
+func (s *Store) investorsAt(ctx context.Context, ids []string, at time.Time, registered map[string]bool, reads *Reads) ([]fund.Investor, error) {
+	ids = uniq(ids)
+	pks := make([]string, 0, len(ids))
+	for _, id := range ids {
+		pks = append(pks, InvestorPK(id))
+	}
+	recs, err := s.recordsAt(ctx, pks, at, reads)
+	if err != nil {
+		return nil, fmt.Errorf("investors: %w", err)
+	}
+	out := []fund.Investor{}
+	for _, id := range ids {
+		i := fund.Investor{ID: id}
+		if row := recs[InvestorPK(id)]; row != nil {
+			if i.Record, err = investorRecordOf(row); err != nil {
+				return nil, fmt.Errorf("record of investor %s: %w", id, err)
+			}
+		} else if registered != nil {
+			if !registered[id] {
+				continue
+			}
+		} else {
+			held, err := s.fundsHeldAt(ctx, id, at, reads)
+			if err != nil {
+				return nil, err
+			}
+			if len(held) == 0 {
+				continue
+			}
+		}
+		out = append(out, i)
+	}
+	return out, nil
+}
+
+// InvestorAt is Investor as known at at: ENOTFOUND for an investor that
+// had neither a record nor a registered position then, and for one the
+// viewer may not read now (decided as Investor decides, first).
+func (r View) InvestorAt(ctx context.Context, inv string, at time.Time, reads *Reads) (fund.Investor, error) {
+	if !r.v.AllFunds && r.v.Investor == "" {
+		reads.add(1)
+	}
+	if err := r.mayReadInvestor(ctx, inv); err != nil {
+		return fund.Investor{}, err
+	}
+	is, err := r.s.investorsAt(ctx, []string{inv}, at, nil, reads)
+	if err != nil {
+		return fund.Investor{}, err
+	}
+	if len(is) == 0 {
+		return fund.Investor{}, investorNotFound(inv)
+	}
+	return is[0], nil
+}
+
+// InvestorsPageAt is InvestorsPage as known at at: the page of IDs is
+// listed as InvestorsPage lists it, then the investors that did not exist
+// at at (of a fund: that held no position of it then) are left out, and
+// the others carry their records then.
+func (r View) InvestorsPageAt(ctx context.Context, fundID string, limit int, start PageKey, at time.Time, reads *Reads) ([]fund.Investor, PageKey, error) {
+	var ids []string
+	var next PageKey
+	var err error
+	var registered map[string]bool
+	reads.add(1)
+	switch {
+	case fundID != "":
+		if err := r.FundVisible(fundID); err != nil {
+			return nil, nil, err
+		}
+		ids, next, err = r.s.FundInvestors(ctx, fundID, limit, start)
+		if err == nil {
+			registered, err = r.s.investorsRegisteredAt(ctx, fundID, at, reads)
+		}
+		if err == nil {
+			ids = slices.DeleteFunc(ids, func(id string) bool { return !registered[id] })
+		}
+		if err == nil && len(ids) == 0 && start == nil {
+			// As InvestorsPage: an empty first page of a fund with neither
+			// a record nor a document then is an unknown fund.
+			var fs []fund.Fund
+			if fs, err = r.s.fundsAt(ctx, []string{fundID}, at, reads); err == nil && len(fs) == 0 {
+				err = fundNotFound(fundID)
+			}
+		}
+	case r.v.AllFunds && r.v.Investor == "":
+		ids, next, err = r.s.AllInvestors(ctx, limit, start)
+	default:
+		err = fund.Invalid("fundId", "is required: your token does not cover every fund, so name one of its funds")
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if registered != nil {
+		// A fund's investor known then held a position of it then: it
+		// existed, record or not.
+		is, err := r.s.investorsAt(ctx, ids, at, registered, reads)
+		return is, next, err
+	}
+	is, err := r.s.investorsAt(ctx, ids, at, nil, reads)
+	return is, next, err
+}
+
+// MaxKnownAtFundDocuments is the most documents a fund's listing as known
+// at an instant reads: it reads every document of the fund (the listing's
+// order is that of the documents' dates then, which the index does not
+// hold), so beyond it the listing is refused (EINVALID on knownAt).
+const MaxKnownAtFundDocuments = 1000
+
+// FundDocumentsAt lists a fund's documents as known at at, with asOf
+// between from and to (either may be zero), optionally of one kind, by
+// asOf then document ID, as FundDocuments lists the latest ones: each
+// document first committed by at, at its version known then, but a
+// document voided then, which the listing leaves out. It reads the fund's
+// documents (one Query of its index per 1 MB), the documents voided after
+// at (the fund's event feed after at: one Query per UTC month and 1 MB),
+// their heads (one BatchGet per 100), and for each document restated or
+// voided after at, VersionAt's search and its version's record (at most
+// 2 + ⌈log₂ n⌉ GetItems for n versions). ENOTFOUND for a fund the viewer
+// does not cover (before any read), and for a fund that had no document at
+// at.
+func (r View) FundDocumentsAt(ctx context.Context, fundID string, from, to fund.Date, kind fund.Kind, limit int, start PageKey, at time.Time, reads *Reads) ([]fund.DocumentHeader, PageKey, error) {
+	if err := r.FundVisible(fundID); err != nil {
+		return nil, nil, err
+	}
+	var after string
+	if len(start) > 0 {
+		var k map[string]string
+		if err := json.Unmarshal(start, &k); err != nil || k[AttrSK] == "" {
+			return nil, nil, fund.Invalid("cursor", "is not a cursor this query issued; start again without one")
+		}
+		after = k[AttrSK]
+	}
+	all, err := r.s.fundDocumentsAt(ctx, fundID, at, reads)
+	if err != nil {
+		return nil, nil, err
+	}
+	lo, hi := FundDocumentRange(from, to)
+	out := []fund.DocumentHeader{}
+	for _, h := range all {
+		sk := FundDocumentSK(h.AsOf, h.ID)
+		if sk <= after || sk < lo || sk > hi || (kind != "" && h.Kind != kind) {
+			continue
+		}
+		if len(out) == limit {
+			b, _ := json.Marshal(map[string]string{AttrPK: FundPK(fundID), AttrSK: FundDocumentSK(out[limit-1].AsOf, out[limit-1].ID)})
+			return out, b, nil
+		}
+		out = append(out, h)
+	}
+	if len(out) == 0 && start == nil {
+		// As FundDocuments: an empty first page of a fund that had no
+		// document then is an unknown fund.
+		ok, err := r.s.FundHadDocumentAt(ctx, fundID, at, reads)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !ok {
+			return nil, nil, fundNotFound(fundID)
+		}
+	}
+	return out, nil, nil
+}
+
+// fundDocumentsAt returns every document of fundID known at at and not
+// voided then, at its version then, by asOf then ID (see FundDocumentsAt).
+func (s *Store) fundDocumentsAt(ctx context.Context, fundID string, at time.Time, reads *Reads) ([]fund.DocumentHeader, error) {
+	lo, hi := FundDocumentRange(fund.Date{}, fund.Date{})
+	index, err := s.queryCounted(ctx, s.table.Get(AttrPK, FundPK(fundID)).Range(AttrSK, dynamo.Between, lo, hi).Consistent(true), reads)
+	if err != nil {
+		return nil, fmt.Errorf("documents of fund %s: %w", fundID, err)
+	}
+	listed := map[string]*Item{}
+	var ids []string
+	for i := range index {
+		listed[index[i].DocumentID] = &index[i]
+		ids = append(ids, index[i].DocumentID)
+	}
+	// A document voided after at left the index, but was known at at.
+	for m, now := utcMonth(at), s.Now(); !m.After(now); m = m.AddDate(0, 1, 0) {
+		q := s.table.Get(AttrGSI2PK, FundEventsGSI2PK(fundID, m)).Index(IndexGSI2).
+			Range(AttrGSI2SK, dynamo.GreaterOrEqual, EventsAfterSK(at)).
+			Filter("$ = ?", "EventType", string(fund.EventDocumentVoided)).Project(AttrPK, AttrSK, AttrGSI2PK, AttrGSI2SK, "DocumentID")
+		voids, err := s.queryCounted(ctx, q, reads)
+		if err != nil {
+			return nil, fmt.Errorf("events of fund %s: %w", fundID, err)
+		}
+		for i := range voids {
+			ids = append(ids, voids[i].DocumentID)
+		}
+	}
+	ids = uniq(ids)
+	if len(ids) > MaxKnownAtFundDocuments {
+		return nil, fund.Invalid("knownAt", "fund %s has more than %d documents, the most a listing as known at an instant reads", fundID, MaxKnownAtFundDocuments)
+	}
+	keys := make([]dynamo.Keyed, 0, len(ids))
+	for _, id := range ids {
+		keys = append(keys, dynamo.Keys{DocPK(id), HeadSK})
+	}
+	var heads []Item
+	if len(keys) > 0 {
+		reads.add((len(keys) + 99) / 100)
+		if err := s.table.Batch(AttrPK, AttrSK).Get(keys...).Consistent(true).All(ctx, &heads); err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+			return nil, fmt.Errorf("heads of fund %s's documents: %w", fundID, err)
+		}
+	}
+	out := []fund.DocumentHeader{}
+	for i := range heads {
+		h := &heads[i]
+		if !headInstant(h).After(at) {
+			if ix := listed[h.DocumentID]; ix != nil && !h.Voided {
+				out = append(out, ix.Header())
+			}
+			continue
+		}
+		reads.add(2 + ceilLog2(h.Version))
+		ref, err := s.versionAtFrom(ctx, h, at)
+		if fund.ErrorCode(err) == fund.ENOTFOUND {
+			continue // first committed after at
+		}
+		if err != nil {
+			return nil, err
+		}
+		if ref.Voided {
+			continue
+		}
+		rec, err := s.versionRecord(ctx, h.DocumentID, ref.Version)
+		if err != nil {
+			return nil, fmt.Errorf("document %s version %d: %w", h.DocumentID, ref.Version, err)
+		}
+		if rec != nil {
+			out = append(out, rec.Header())
+			continue
+		}
+		d, err := s.Version(ctx, h.DocumentID, ref.Version) // the earlier layout's record
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d.Header())
+	}
+	slices.SortFunc(out, func(a, b fund.DocumentHeader) int {
+		return cmp.Or(cmp.Compare(a.AsOf.String(), b.AsOf.String()), cmp.Compare(a.ID, b.ID))
+	})
+	return out, nil
+}
+
+// ceilLog2 is ⌈log₂ n⌉ for n ≥ 1, and 0 below.
+func ceilLog2(n int) int {
+	k := 0
+	for 1<<k < n {
+		k++
+	}
+	return k
+}

@@ -1,0 +1,202 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/fundsvc/fundsvc/fund"
+	"github.com/guregu/dynamo/v2"
+)
+
+// Records as known at an instant (docs/knownat.md). Every PUT of a record
+// writes, in the transaction that replaces the record, an immutable item of
+// the version (RecordVersionSK, in the record's partition) stamped with the
+// table's clock (RecordedAt), each version's instant strictly after its
+// predecessor's. The record item carries its version's instant too, so the
+// record in force at an instant is the record itself (one GetItem) when it
+// is old enough, and otherwise found by a binary search over the versions'
+// items: at most 1 + ⌈log₂ n⌉ GetItems for a record of n versions.
+//
+// A record written before versions were kept has neither: it counts from
+// its UpdatedAt (the writing server's clock), and the versions it replaced
+// are not known, so before its UpdatedAt the fund or investor has no record.
+// Its item is written, from UpdatedAt, by the next PUT.
+
+// recordVersion is what one PUT of a record writes: the record, and the
+// immutable item of its version.
+type recordVersion struct{ record, history any }
+
+// rawItem is a stored item as DynamoDB returns it.
+type rawItem map[string]types.AttributeValue
+
+func (r rawItem) MarshalDynamoItem() (map[string]types.AttributeValue, error) { return r, nil }
+
+// storedVersion reads a stored record (nil: none): its version, the instant
+// it counts from, and, for a record stored before versions were kept, the
+// item of its version to write.
+func storedVersion(stored rawItem) (version int, at time.Time, legacy rawItem) {
+	if stored == nil {
+		return 0, time.Time{}, nil
+	}
+	if n, ok := stored["Version"].(*types.AttributeValueMemberN); ok {
+		version, _ = strconv.Atoi(n.Value)
+	}
+	at = recordInstant(stored)
+	if _, kept := stored["RecordedAt"]; kept || version == 0 {
+		return version, at, nil
+	}
+	legacy = make(rawItem, len(stored)+1)
+	for k, v := range stored {
+		legacy[k] = v
+	}
+	delete(legacy, AttrGSI1PK)
+	delete(legacy, AttrGSI1SK)
+	legacy[AttrSK] = &types.AttributeValueMemberS{Value: RecordVersionSK(version)}
+	typ := TypeFundRecordVersion
+	if rowString(stored, "Type") == TypeInvestorRecord {
+		typ = TypeInvestorRecordVersion
+	}
+	legacy["Type"] = &types.AttributeValueMemberS{Value: typ}
+	legacy["RecordedAt"] = &types.AttributeValueMemberS{Value: at.UTC().Format(time.RFC3339Nano)}
+	return version, at, legacy
+}
+
+// recordInstant is the instant a stored record version counts from: its
+// RecordedAt, or its UpdatedAt for one written before RecordedAt was kept.
+func recordInstant(row rawItem) time.Time {
+	s := rowString(row, "RecordedAt")
+	if s == "" {
+		s = rowString(row, "UpdatedAt")
+	}
+	t, _ := time.Parse(time.RFC3339Nano, s)
+	return t
+}
+
+func rowVersion(row rawItem) int {
+	n, _ := row["Version"].(*types.AttributeValueMemberN)
+	if n == nil {
+		return 0
+	}
+	v, _ := strconv.Atoi(n.Value)
+	return v
+}
+
+// Reads counts the DynamoDB requests a read as known at an instant made,
+// by which the api charges its caller.
+type Reads struct{ N int }
+
+func (r *Reads) add(n int) {
+	if r != nil {
+		r.N += n
+	}
+}
+
+// recordAt returns the version of the record at pk in force at at, given
+// current, the record as stored now (nil: none): nil when it had no record
+// then. It reads nothing when current is old enough, and otherwise one
+// GetItem per step of a binary search over the versions' items (a version
+// without one was stored before they were kept: not known).
+func (s *Store) recordAt(ctx context.Context, pk string, current rawItem, at time.Time, reads *Reads) (rawItem, error) {
+	if current == nil || !recordInstant(current).After(at) {
+		return current, nil
+	}
+	lo, hi := 0, rowVersion(current)
+	var best rawItem
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		var row map[string]types.AttributeValue
+		reads.add(1)
+		err := s.table.Get(AttrPK, pk).Range(AttrSK, dynamo.Equal, RecordVersionSK(mid)).Consistent(true).One(ctx, &row)
+		switch {
+		case errors.Is(err, dynamo.ErrNotFound):
+			// Stored before versions were kept, as every version before
+			// it was: not known at any instant, so no record is known
+			// at at unless a later version is.
+			lo, best = mid, nil
+		case err != nil:
+			return nil, fmt.Errorf("record version %d of %s: %w", mid, pk, err)
+		case recordInstant(row).After(at):
+			hi = mid
+		default:
+			lo, best = mid, row
+		}
+	}
+	return best, nil
+}
+
+// recordsAt reads the records of pks as stored now with consistent
+// BatchGets, then each as in force at at (recordAt); pks without a record
+// then are absent from the answer, which is keyed by partition.
+func (s *Store) recordsAt(ctx context.Context, pks []string, at time.Time, reads *Reads) (map[string]rawItem, error) {
+	out := map[string]rawItem{}
+	if len(pks) == 0 {
+		return out, nil
+	}
+	keys := make([]dynamo.Keyed, 0, len(pks))
+	for _, pk := range pks {
+		keys = append(keys, dynamo.Keys{pk, RecordSK})
+	}
+	reads.add((len(keys) + 99) / 100)
+	rows, err := s.batchRows(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	for _, row := range rows {
+		pk := rowString(row, AttrPK)
+		r, err := s.recordAt(ctx, pk, row, at, reads)
+		if err != nil {
+			return nil, err
+		}
+		if r != nil {
+			out[pk] = r
+		}
+	}
+	return out, nil
+}
+
+func fundRecordOf(row rawItem) (*fund.FundRecord, error) {
+	var it fundRecordItem
+	if err := it.UnmarshalDynamoItem(row); err != nil {
+		return nil, err
+	}
+	return it.record(), nil
+}
+
+func investorRecordOf(row rawItem) (*fund.InvestorRecord, error) {
+	var it investorRecordItem
+	if err := it.UnmarshalDynamoItem(row); err != nil {
+		return nil, err
+	}
+	return it.record(), nil
+}
+
+// RecordNamesAt is RecordNames as known at at: the names given by the
+// records' versions in force then (recordsAt: one BatchGet per 100, and a
+// binary search for each record replaced since).
+func (s *Store) RecordNamesAt(ctx context.Context, funds, investors []string, at time.Time, reads *Reads) (map[string]string, map[string]string, error) {
+	fundNames, investorNames := map[string]string{}, map[string]string{}
+	pks := make([]string, 0, len(funds)+len(investors))
+	for _, f := range uniq(funds) {
+		pks = append(pks, FundPK(f))
+	}
+	for _, inv := range uniq(investors) {
+		pks = append(pks, InvestorPK(inv))
+	}
+	recs, err := s.recordsAt(ctx, pks, at, reads)
+	if err != nil {
+		return nil, nil, fmt.Errorf("names of funds and investors: %w", err)
+	}
+	for _, row := range recs {
+		switch rowString(row, "Type") {
+		case TypeFundRecord, TypeFundRecordVersion:
+			fundNames[rowString(row, "FundID")] = rowString(row, "Name")
+		case TypeInvestorRecord, TypeInvestorRecordVersion:
+			investorNames[rowString(row, "InvestorID")] = rowString(row, "DisplayName")
+		}
+	}
+	return fundNames, investorNames, nil
+}

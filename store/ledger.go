@@ -1,0 +1,154 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/fundsvc/fundsvc/fund"
+	"github.com/guregu/dynamo/v2"
+)
+
+// The position ledger: the documents that have ever reported a position,
+// for reads as known at an instant (issue 25's knownAt). The position pivot
+// (GSI2) holds each document's latest items only, so a document whose
+// latest version withdrew the position (a restatement without it, or a
+// void) has left it, yet it counted before. So the staging of every version
+// puts, for each position the version reports, one ledger entry in the
+// position's claim partition (POSITION#<pos>, DOCUMENT#<doc>): idempotent,
+// as every version of a document puts the same item, and written before the
+// commit, so a committed version's positions always have theirs. An entry
+// left by a version that never committed is harmless: the read finds no
+// committed version of that document reporting the position.
+//
+// A knownAt read of a position is one strongly consistent Query of that
+// partition (the claim, then the entries), then, per document, the version
+// known at the instant (VersionAt) and its items of the position.
+
+// ledgerItem is a ledger entry as stored.
+type ledgerItem struct {
+	PK, SK, Type string
+	PositionID   string
+	DocumentID   string
+}
+
+// ledgerItems are the ledger entries of d's positions.
+func ledgerItems(d *fund.Document) []ledgerItem {
+	out := make([]ledgerItem, 0, len(d.Positions))
+	for _, p := range d.Positions {
+		out = append(out, ledgerItem{PK: PositionClaimPK(p.ID), SK: PositionLedgerSK(d.ID), Type: TypePositionLedger, PositionID: p.ID, DocumentID: d.ID})
+	}
+	return out
+}
+
+// ledgerRow reads either item of a claim partition: the claim or an entry.
+type ledgerRow struct {
+	Type       string
+	DocumentID string
+	FundID     string
+	InvestorID string
+	Currency   string
+	CreatedAt  time.Time
+}
+
+// PositionDocuments reads a position's claim and the documents that have
+// reported it in any version, by document ID, with one strongly consistent
+// Query of its claim partition, which stops after limit+1 documents: more
+// than limit returned means more exist. The claim is the zero Registered
+// when the position has none. A claim still pending names the identity of
+// any committed version that reports the position, as a claim is taken
+// over only from writers that never committed (claims.go).
+func (s *Store) PositionDocuments(ctx context.Context, pos string, limit int) (fund.Registered, []string, error) {
+	it := s.table.Get(AttrPK, PositionClaimPK(pos)).Consistent(true).Limit(limit + 2).Iter()
+	var claim fund.Registered
+	var docs []string
+	for {
+		var row ledgerRow
+		if !it.Next(ctx, &row) {
+			break
+		}
+		switch row.Type {
+		case TypePositionClaim:
+			claim = fund.Registered{PositionID: pos, FundID: row.FundID, InvestorID: row.InvestorID, Currency: row.Currency, RegisteredAt: row.CreatedAt}
+		case TypePositionLedger:
+			docs = append(docs, row.DocumentID)
+		}
+	}
+	if err := it.Err(); err != nil {
+		return fund.Registered{}, nil, fmt.Errorf("ledger of position %s: %w", pos, err)
+	}
+	return claim, docs, nil
+}
+
+// PositionKnownAt returns a document's items of a position in its latest
+// version committed at or before at: none when the document had no
+// committed version then (it did not exist yet), or that version is a void
+// or does not report the position (withdrawn). Reads: VersionAt's (2 +
+// ⌈log₂ n⌉ GetItems at most) and one Query of the version's partition.
+func (s *Store) PositionKnownAt(ctx context.Context, doc, pos string, at time.Time) ([]fund.PositionItem, error) {
+	ref, err := s.VersionAt(ctx, doc, at)
+	if fund.ErrorCode(err) == fund.ENOTFOUND {
+		return nil, nil
+	}
+	if err != nil || ref.Voided { // a void's partition holds no position anyway
+		return nil, err
+	}
+	return s.versionPosition(ctx, doc, ref.CommitID, pos)
+}
+
+// backfillLedger puts the ledger entries of every committed version of the
+// document h heads, for tables written before the ledger existed (the
+// versions committed since have theirs): one projected Query of each
+// version's positions, then one entry per position the document ever
+// reported, 25 to a BatchWriteItem. Putting an entry again changes
+// nothing, so the backfill may run any number of times. It returns how many
+// entries it put.
+func (s *Store) backfillLedger(ctx context.Context, h Item) (int, error) {
+	if h.Version < 1 || h.DocumentID == "" {
+		return 0, nil
+	}
+	commits := make(map[int]string, h.Version)
+	records, err := s.versionRecords(ctx, h.DocumentID, DocumentVersionPrefix, 1, h.Version)
+	if err != nil {
+		return 0, err
+	}
+	for _, r := range records {
+		commits[r.Version] = r.CommitID
+	}
+	commits[h.Version] = h.CommitID
+	reported := map[string]bool{}
+	for n := 1; n <= h.Version; n++ {
+		commitID, ok := commits[n]
+		if !ok {
+			// A record of the earlier layout, which Version finds.
+			d, err := s.Version(ctx, h.DocumentID, n)
+			if err != nil {
+				return 0, fmt.Errorf("store: backfill the ledger of document %s: %w", h.DocumentID, err)
+			}
+			commitID = d.CommitID
+		}
+		var rows []struct{ PositionID string }
+		err := s.table.Get(AttrPK, VersionPK(h.DocumentID, commitID)).Range(AttrSK, dynamo.BeginsWith, VersionPositionsPrefix).
+			Project("PositionID").Consistent(true).All(ctx, &rows)
+		if err != nil {
+			return 0, fmt.Errorf("store: the positions of document %s version %d: %w", h.DocumentID, n, err)
+		}
+		for _, r := range rows {
+			reported[r.PositionID] = true
+		}
+	}
+	entries := make([]any, 0, len(reported))
+	for _, pos := range slices.Sorted(maps.Keys(reported)) {
+		entries = append(entries, ledgerItem{PK: PositionClaimPK(pos), SK: PositionLedgerSK(h.DocumentID), Type: TypePositionLedger, PositionID: pos, DocumentID: h.DocumentID})
+	}
+	for len(entries) > 0 {
+		n := min(len(entries), 25)
+		if _, err := s.table.Batch(AttrPK, AttrSK).Write().Put(entries[:n]...).Run(ctx); err != nil {
+			return 0, fmt.Errorf("store: backfill the ledger of document %s: %w", h.DocumentID, err)
+		}
+		entries = entries[n:]
+	}
+	return len(reported), nil
+}

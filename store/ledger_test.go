@@ -1,0 +1,137 @@
+package store_test
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/fundsvc/fundsvc/fund"
+	"github.com/fundsvc/fundsvc/internal/fundtest"
+	"github.com/fundsvc/fundsvc/store"
+)
+
+// TestCommitsWriteThePositionLedger: every committed version's positions
+// get their ledger entry, which stays when a restatement drops the position
+// or a void withdraws every one, and PositionKnownAt reads each document at
+// its version known at an instant.
+func TestCommitsWriteThePositionLedger(t *testing.T) {
+	e := fundtest.New(t)
+	t0 := time.Date(2026, 10, 1, 9, 0, 0, 0, time.UTC)
+	var now time.Time
+	e.Store.Now = func() time.Time { return now }
+	at := func(minutes int) time.Time { return t0.Add(time.Duration(minutes) * time.Minute) }
+	write := func(minute int, d fund.Document, ifMatch *int) {
+		t.Helper()
+		now = at(minute)
+		if _, err := e.Store.Write(ctx, d, ifMatch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	one, two := 1, 2
+	write(1, doc("D1", "F1", 100, "POS_1", "POS_2"), nil)
+	write(2, doc("D1", "F1", 200, "POS_1"), &one) // drops POS_2
+	write(3, doc("D2", "F1", 300, "POS_2"), nil)
+	now = at(4)
+	if _, err := e.Store.Void(ctx, fund.Document{ID: "D1"}, two); err != nil {
+		t.Fatal(err)
+	}
+	now = at(10)
+
+	claim, docs, err := e.Store.PositionDocuments(ctx, "POS_2", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if claim.FundID != "F1" || claim.InvestorID != "INV_2" || !slices.Equal(docs, []string{"D1", "D2"}) {
+		t.Errorf("POS_2's ledger: %+v %v, want F1/INV_2 and [D1 D2] (D1 dropped it, but reported it once)", claim, docs)
+	}
+	if _, docs, _ := e.Store.PositionDocuments(ctx, "POS_1", 10); !slices.Equal(docs, []string{"D1"}) {
+		t.Errorf("POS_1's ledger after D1's void: %v, want [D1]", docs)
+	}
+	if _, docs, _ := e.Store.PositionDocuments(ctx, "POS_2", 1); len(docs) != 2 {
+		t.Errorf("a ledger read with limit 1: %v, want 2 documents (one more than the limit: more exist)", docs)
+	}
+	if claim, docs, _ := e.Store.PositionDocuments(ctx, "NOPE", 10); claim.PositionID != "" || len(docs) != 0 {
+		t.Errorf("an unknown position: %+v %v, want no claim and no documents", claim, docs)
+	}
+
+	amounts := func(doc, pos string, when time.Time) []string {
+		t.Helper()
+		items, err := e.Store.PositionKnownAt(ctx, doc, pos, when)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, it := range items {
+			out = append(out, it.Amount.String())
+		}
+		return out
+	}
+	for _, c := range []struct {
+		doc, pos string
+		at       time.Time
+		want     []string
+	}{
+		{"D1", "POS_2", at(1).Add(-time.Nanosecond), nil}, // D1 did not exist yet
+		{"D1", "POS_2", at(1), []string{"101.00"}},        // version 1
+		{"D1", "POS_2", at(2).Add(-time.Second), []string{"101.00"}},
+		{"D1", "POS_2", at(2), nil},                // version 2 dropped it
+		{"D1", "POS_1", at(2), []string{"200.00"}}, // version 2
+		{"D1", "POS_1", at(4), nil},                // the void
+		{"D2", "POS_2", at(3), []string{"300.00"}},
+		{"D2", "POS_2", at(2), nil},
+	} {
+		if got := amounts(c.doc, c.pos, c.at); !slices.Equal(got, c.want) {
+			t.Errorf("%s's %s known at %s: %v, want %v", c.doc, c.pos, c.at.Format(time.TimeOnly), got, c.want)
+		}
+	}
+	// The ledger entries are keyed where the claim is.
+	e.Delete(t, store.PositionClaimPK("POS_2"), store.PositionLedgerSK("D2"))
+	if _, docs, _ := e.Store.PositionDocuments(ctx, "POS_2", 10); !slices.Equal(docs, []string{"D1"}) {
+		t.Errorf("after deleting D2's entry: %v, want [D1]", docs)
+	}
+}
+
+// TestTheBackfillPutsTheLedgerOfVersionsCommittedBeforeIt: a table written
+// before the ledger existed (its entries deleted here) gets, from
+// `fundsvc changes backfill`, the entry of every document that reported a
+// position in any version, the withdrawn ones included; a second run puts
+// the same entries and changes nothing.
+func TestTheBackfillPutsTheLedgerOfVersionsCommittedBeforeIt(t *testing.T) {
+	e := fundtest.New(t)
+	one := 1
+	for _, w := range []struct {
+		d       fund.Document
+		ifMatch *int
+	}{
+		{doc("D1", "F1", 100, "POS_1", "POS_2"), nil},
+		{doc("D1", "F1", 200, "POS_1"), &one}, // drops POS_2
+		{doc("D2", "F1", 300, "POS_2", "POS_3"), nil},
+	} {
+		if _, err := e.Store.Write(ctx, w.d, w.ifMatch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := e.Store.Void(ctx, fund.Document{ID: "D2"}, store.AnyVersion); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{"POS_1": {"D1"}, "POS_2": {"D1", "D2"}, "POS_3": {"D2"}}
+	for pos, docs := range want {
+		for _, d := range docs {
+			e.Delete(t, store.PositionClaimPK(pos), store.PositionLedgerSK(d))
+		}
+	}
+	for run := 1; run <= 2; run++ {
+		p, err := e.Store.BackfillChanges(ctx, store.BackfillOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Ledger != 4 {
+			t.Errorf("run %d put %d ledger entries, want 4 (D1: POS_1, POS_2; D2: POS_2, POS_3)", run, p.Ledger)
+		}
+		for pos, docs := range want {
+			if _, got, err := e.Store.PositionDocuments(ctx, pos, 10); err != nil || !slices.Equal(got, docs) {
+				t.Errorf("run %d: %s's ledger %v (%v), want %v", run, pos, got, err, docs)
+			}
+		}
+	}
+}
