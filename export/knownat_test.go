@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"net/url"
 	"os"
 	"regexp"
 	"slices"
@@ -126,7 +127,8 @@ var knownAtFigures = []struct{ column, member string }{
 // answers exactly what the API answered right after that commit, and a
 // millisecond before it what the API answered before it: the figures as
 // decimal strings, the NAV's status and statement, the documents counted,
-// and no row where the API answered 404. A few figures are also checked
+// and no row where the API answered 404; and so does the API itself, asked
+// with knownAt set to the same instants. A few figures are also checked
 // against the values worked out by hand above, and document_versions'
 // instants against the event feed.
 func TestKnownAtSQLMatchesTheAPIsAnswers(t *testing.T) {
@@ -201,12 +203,14 @@ func TestKnownAtSQLMatchesTheAPIsAnswers(t *testing.T) {
 	// Every instant's query at once: one DuckDB run.
 	type query struct {
 		label string
+		c     int               // the case
+		at    time.Time         // the instant asked
 		want  map[string]string // nil: no row
 	}
 	var queries []query
 	var sql []string
 	add := func(label string, c int, at time.Time, want map[string]string) {
-		queries = append(queries, query{label, want})
+		queries = append(queries, query{label, c, at, want})
 		sql = append(sql, fmt.Sprintf("SELECT '%s' AS query_label, * FROM (%s) AS q", label, knownAtSQL(t, cases[c].position, cases[c].asOf, at)))
 	}
 	for i, st := range steps {
@@ -260,6 +264,24 @@ func TestKnownAtSQLMatchesTheAPIsAnswers(t *testing.T) {
 	}
 	if compared < 150 {
 		t.Errorf("only %d figures compared", compared)
+	}
+
+	// The API's own answers as known at the same instants are the ones it
+	// gave then: what the query was compared with is what knownAt answers.
+	for _, q := range queries {
+		a := s.callAny(t, http.MethodGet, fmt.Sprintf("/v1/positions/%s/performance?asOf=%s&knownAt=%s",
+			cases[q.c].position, cases[q.c].asOf, url.QueryEscape(q.at.UTC().Format(time.RFC3339Nano))), nil)
+		switch {
+		case a == nil && q.want == nil:
+		case a == nil || q.want == nil:
+			t.Errorf("%s: with knownAt the API answers %v, it answered %v then", q.label, a != nil, q.want)
+		default:
+			for _, f := range knownAtFigures {
+				if got := memberText(t, a, f.member); !sameFigure(got, q.want[f.column]) {
+					t.Errorf("%s: %s: with knownAt the API answers %q, it answered %q then", q.label, f.member, got, q.want[f.column])
+				}
+			}
+		}
 	}
 
 	// document_versions' instants are the feed's.
