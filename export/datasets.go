@@ -37,49 +37,78 @@ type dataset struct {
 	// the item's row; for transaction_lines, its typed lines).
 	kinds   []fund.ItemKind
 	itemRow func(*store.VersionItem) (any, error)
+	// history is set for a dataset of every committed version of each
+	// document, not only its latest: given the first version whose items
+	// an incremental run read of a changed document (store.CommitHead's
+	// ItemsFrom), it is the first version whose rows the run writes again;
+	// the rows of the versions before are the previous snapshot's.
+	history func(itemsFrom int) int
 }
 
 // datasets is the one list of datasets, in the order they are written.
 // Everything else derives from it: Datasets, the sorts, the writers, the
 // Parquet schemas (Schema) and the DDL.
-var datasets = []dataset{
+var datasets = slices.Concat([]dataset{
 	// documents and document_versions come from the same history records:
 	// every committed version up to the head, and the head's own version.
+	// An incremental run writes again the row of the version before the
+	// first it read, which the first superseded.
 	{name: "documents", row: documentRow{}},
 	{name: "document_versions", row: documentVersionRow{},
 		newSort: sortBy(func(a, b *documentVersionRow) int {
 			return cmp.Or(byDocument(a.FundID, a.DocumentID, b.FundID, b.DocumentID), cmp.Compare(a.Version, b.Version))
 		}),
-		write: writeDocuments},
+		write:   writeDocuments,
+		history: func(itemsFrom int) int { return max(itemsFrom-1, 1) }},
 	{name: "capital_activities", row: capitalActivityRow{},
 		newSort: sortBy(func(a, b *capitalActivityRow) int {
 			return cmp.Or(byDocument(a.FundID, a.DocumentID, b.FundID, b.DocumentID), cmp.Compare(a.DocumentVersion, b.DocumentVersion))
 		}),
-		write: writeActivities},
-	itemDataset[capitalAccountRow]("capital_accounts", fund.Statement, fund.CapitalAccount{}),
-	itemDataset[capitalCallRow]("capital_calls", fund.CapitalCall, fund.CapitalCallItem{}),
-	itemDataset[distributionRow]("distributions", fund.Distribution, fund.DistributionItem{}),
-	// One row per typed line of every call and distribution, from the same
-	// items as capital_calls and distributions.
-	{name: "transaction_lines", row: transactionLineRow{},
-		kinds: transactionKinds,
-		newSort: sortBy(func(a, b *transactionItemRow) int {
-			return cmp.Or(a.key().compare(b.key()), cmp.Compare(a.Kind, b.Kind))
-		}),
-		write:   writeTransactionLines,
-		itemRow: func(v *store.VersionItem) (any, error) { return transactionItemRowOf(v) }},
-	itemDataset[unfundedCommitmentRow]("unfunded_commitments", fund.UnfundedCommitment, fund.UnfundedCommitmentItem{}),
-	// Every fund and every investor, of a record or of documents, read
-	// whole from the store's registries at every run (records are few, and
-	// the change index knows documents only), so an incremental run writes
-	// them as a full one does.
-	{name: "funds", row: fundRow{}, write: writeFunds},
-	{name: "investors", row: investorRow{}, write: writeInvestors},
-	{name: "positions", row: positionRow{},
-		newSort: sortBy(func(a, b *positionRow) int {
-			return cmp.Or(cmp.Compare(a.FundID, b.FundID), cmp.Compare(a.PositionID, b.PositionID))
-		}),
-		write: writePositions},
+		write: writeActivities}},
+	kindDatasets[capitalAccountRow]("capital_accounts", "capital_account_versions", fund.Statement, fund.CapitalAccount{}),
+	kindDatasets[capitalCallRow]("capital_calls", "capital_call_versions", fund.CapitalCall, fund.CapitalCallItem{}),
+	kindDatasets[distributionRow]("distributions", "distribution_versions", fund.Distribution, fund.DistributionItem{}),
+	[]dataset{
+		// One row per typed line of every call and distribution, from the
+		// same items as capital_calls and distributions; of the latest
+		// versions, and of every committed version.
+		{name: "transaction_lines", row: transactionLineRow{},
+			kinds: transactionKinds,
+			newSort: sortBy(func(a, b *transactionItemRow) int {
+				return cmp.Or(a.key().compare(b.key()), cmp.Compare(a.Kind, b.Kind))
+			}),
+			write:   writeTransactionLines,
+			itemRow: func(v *store.VersionItem) (any, error) { return transactionItemRowOf(v) }},
+		{name: "transaction_line_versions", row: transactionLineRow{}, history: itemHistory},
+	},
+	kindDatasets[unfundedCommitmentRow]("unfunded_commitments", "unfunded_commitment_versions", fund.UnfundedCommitment, fund.UnfundedCommitmentItem{}),
+	[]dataset{
+		// Every fund and every investor, of a record or of documents, read
+		// whole from the store's registries at every run (records are few,
+		// and the change index knows documents only), so an incremental run
+		// writes them as a full one does.
+		{name: "funds", row: fundRow{}, write: writeFunds},
+		{name: "investors", row: investorRow{}, write: writeInvestors},
+		{name: "positions", row: positionRow{},
+			newSort: sortBy(func(a, b *positionRow) int {
+				return cmp.Or(cmp.Compare(a.FundID, b.FundID), cmp.Compare(a.PositionID, b.PositionID))
+			}),
+			write: writePositions},
+	})
+
+// itemHistory is the history of the datasets of every version's position
+// items: an incremental run writes again the versions it read.
+func itemHistory(itemsFrom int) int { return itemsFrom }
+
+// datasetNamed finds a dataset by name; init fills it, since the
+// datasets' writers, which datasets refers to, use it.
+var datasetNamed map[string]*dataset
+
+func init() {
+	datasetNamed = make(map[string]*dataset, len(datasets))
+	for i := range datasets {
+		datasetNamed[datasets[i].name] = &datasets[i]
+	}
 }
 
 // Datasets lists the datasets' names in the order they are written.
@@ -129,11 +158,14 @@ type itemRowPtr[T any] interface {
 	ref() positionRef
 }
 
-// itemDataset declares a position-level dataset: its rows are the items of
-// kind, filled by name (fill.go) from the item and, for a statement, its
-// capital account; declared is fund's struct of the kind, each of whose
-// fields has its column.
-func itemDataset[T any, P itemRowPtr[T]](name string, kind fund.ItemKind, declared any) dataset {
+// kindDatasets declares the two datasets of a position-level kind: name
+// holds the items of each document's latest version, versionsName those of
+// every committed version, in the same columns; both are written in one
+// pass over the kind's rows (writeItems). A row is an item of kind, filled
+// by name (fill.go) from the item and, for a statement, its capital
+// account; declared is fund's struct of the kind, each of whose fields has
+// its column.
+func kindDatasets[T any, P itemRowPtr[T]](name, versionsName string, kind fund.ItemKind, declared any) []dataset {
 	plan := sync.OnceValue(func() *rowPlan {
 		return mustPlan[T]([]any{declared}, &store.VersionItem{}, &fund.CapitalAccount{})
 	})
@@ -151,15 +183,15 @@ func itemDataset[T any, P itemRowPtr[T]](name string, kind fund.ItemKind, declar
 		return r, nil
 	}
 	var zero T
-	return dataset{
+	return []dataset{{
 		name: name, row: zero, kind: kind, declares: []any{declared}, kinds: []fund.ItemKind{kind},
 		newSort: sortBy(func(a, b *T) int { return P(a).key().compare(P(b).key()) }),
 		write: func(ctx context.Context, x *exporter, rows rowSort) ([]closer, error) {
-			w, err := writeItems[T, P](ctx, x, name, kind, rows.(*sorter[T]), toRow)
-			return []closer{w}, err
+			latest, versions, err := writeItems[T, P](ctx, x, name, versionsName, kind, rows.(*sorter[T]), toRow)
+			return []closer{latest, versions}, err
 		},
 		itemRow: func(v *store.VersionItem) (any, error) { return toRow(v) },
-	}
+	}, {name: versionsName, row: zero, history: itemHistory}}
 }
 
 // rowSort is the sort of one dataset's rows, of any row type.
@@ -176,12 +208,16 @@ type spiller interface {
 	settle() error
 }
 
-// sorts holds the heads and one sort per dataset with rows of its own, all
-// sorted by fund and document first, and keeps their joint memory budget.
+// sorts holds the heads, the versions' commits and one sort per dataset
+// with rows of its own, all sorted by fund and document first, and keeps
+// their joint memory budget; and, once they are settled, the committed
+// versions resolved from them (resolveVersions).
 type sorts struct {
 	heads    *sorter[store.CommitHead]
+	commits  *sorter[store.VersionCommit]
 	rows     []rowSort // by index in datasets; nil for a dataset without rows of its own
 	refs     *sorter[positionRef]
+	versions *sorter[committedVersion]
 	buffered int
 }
 
@@ -190,7 +226,11 @@ func newSorts(dir string) *sorts {
 		heads: newSorter(dir, "heads", func(a, b *store.CommitHead) int {
 			return byDocument(a.FundID, a.DocumentID, b.FundID, b.DocumentID)
 		}),
-		rows: make([]rowSort, len(datasets)),
+		commits: newSorter(dir, "commits", func(a, b *store.VersionCommit) int {
+			return cmp.Or(byDocument(a.FundID, a.DocumentID, b.FundID, b.DocumentID), cmp.Compare(a.Version, b.Version))
+		}),
+		rows:     make([]rowSort, len(datasets)),
+		versions: newVersionsSort(dir),
 		refs: newSorter(dir, "position_refs", func(a, b *positionRef) int {
 			return cmp.Or(cmp.Compare(a.FundID, b.FundID), cmp.Compare(a.PositionID, b.PositionID),
 				cmp.Compare(a.DocumentID, b.DocumentID))
@@ -206,7 +246,7 @@ func newSorts(dir string) *sorts {
 
 // all are the sorts the scan fills.
 func (s *sorts) all() []spiller {
-	out := []spiller{s.heads}
+	out := []spiller{s.heads, s.commits}
 	for _, r := range s.rows {
 		if r != nil {
 			out = append(out, r)
@@ -229,9 +269,12 @@ func (s *sorts) settle() error {
 // add files a scanned row; once budget rows are held, the largest buffer
 // is spilled.
 func (s *sorts) add(row sortedRow, budget int) error {
-	if row.dataset < 0 {
+	switch row.dataset {
+	case headRows:
 		s.heads.add(row.row.(store.CommitHead))
-	} else {
+	case commitRows:
+		s.commits.add(row.row.(store.VersionCommit))
+	default:
 		s.rows[row.dataset].addRow(row.row)
 	}
 	s.buffered++
@@ -270,7 +313,9 @@ func (x *exporter) addRef(r positionRef) error {
 // others file, comes last. Each sort is removed once its dataset is
 // written.
 func (x *exporter) write(ctx context.Context) ([]DatasetManifest, error) {
-	x.sorts.heads.sortBuffer() // once, before they are read at once
+	// Once, before they are read at once.
+	x.sorts.heads.sortBuffer()
+	x.sorts.versions.sortBuffer()
 	written := make([][]DatasetManifest, len(datasets))
 	writeOne := func(i int) error {
 		ws, err := datasets[i].write(ctx, x, x.sorts.rows[i])
@@ -299,6 +344,8 @@ func (x *exporter) write(ctx context.Context) ([]DatasetManifest, error) {
 		return nil, err
 	}
 	x.sorts.heads.remove()
+	x.sorts.commits.remove()
+	x.sorts.versions.remove()
 	x.sorts.refs.remove()
 	var out []DatasetManifest
 	for _, w := range written {
@@ -309,17 +356,44 @@ func (x *exporter) write(ctx context.Context) ([]DatasetManifest, error) {
 
 // writeDocuments writes documents (each document at its head's version,
 // but for a voided document, which is no current document) and
-// document_versions (every committed version up to the head's, a voided
+// document_versions (the committed versions resolveVersions found, up to
+// the head's, each with its commit instant and the next one's, a voided
 // document's last one with status voided).
 func writeDocuments(ctx context.Context, x *exporter, rows rowSort) ([]closer, error) {
 	docs := newDatasetWriter[documentRow](x, "documents")
 	versions := newDatasetWriter[documentVersionRow](x, "document_versions")
-	err := joinHeads(x.sorts.heads, rows.(*sorter[documentVersionRow]), func(r *documentVersionRow) (string, string) { return r.FundID, r.DocumentID },
-		func(r *documentVersionRow, h *store.CommitHead) error {
-			if int(r.Version) > h.Version {
-				return nil // committed after the Scan read the head
+	err := func() error {
+		rm, err := rows.(*sorter[documentVersionRow]).iterate()
+		if err != nil {
+			return err
+		}
+		defer rm.Close()
+		vm, err := x.sorts.versions.iterate()
+		if err != nil {
+			return err
+		}
+		defer vm.Close()
+		vp := &peeker[committedVersion]{src: vm}
+		for {
+			r, ok, err := rm.next()
+			if err != nil || !ok {
+				return err
 			}
-			latest := int(r.Version) == h.Version
+			var v *committedVersion
+			for {
+				if v, err = vp.peek(); err != nil {
+					return err
+				}
+				if v == nil || cmp.Or(byDocument(v.FundID, v.DocumentID, r.FundID, r.DocumentID), cmp.Compare(v.Version, int(r.Version))) >= 0 {
+					break
+				}
+				vp.take()
+			}
+			if v == nil || v.FundID != r.FundID || v.DocumentID != r.DocumentID || v.Version != int(r.Version) {
+				continue // after the head, before what the run writes again, or of no head
+			}
+			r.CommittedAt, r.SupersededAt = v.CommittedAt, v.SupersededAt
+			latest := v.SupersededAt.IsZero()
 			switch {
 			case r.Voided:
 				r.Status = versionVoided
@@ -328,14 +402,16 @@ func writeDocuments(ctx context.Context, x *exporter, rows rowSort) ([]closer, e
 			default:
 				r.Status = versionSuperseded
 			}
-			if err := versions.write(ctx, *r); err != nil {
+			if err := versions.write(ctx, r); err != nil {
 				return err
 			}
-			if !latest || r.Voided {
-				return nil
+			if latest && !r.Voided {
+				if err := docs.write(ctx, r.documentRow); err != nil {
+					return err
+				}
 			}
-			return docs.write(ctx, r.documentRow)
-		})
+		}
+	}()
 	return []closer{docs, versions}, err
 }
 
@@ -352,95 +428,156 @@ func writeActivities(ctx context.Context, x *exporter, rows rowSort) ([]closer, 
 	return []closer{activities}, err
 }
 
-// writeItems writes one position-level dataset. Its rows come from version
-// partitions, and only the head's commit counts, so a staged version that
-// never committed (or lost the race for its version number) is left out.
-// A document whose rows the Scan may have caught short (the store's
-// CommitHead.Complete says when) is read again from its version partition,
-// so every document is whole at its head's version. Each row written also
-// records, for the positions dataset, that a committed document reports
-// its position.
-func writeItems[T any, P itemRowPtr[T]](ctx context.Context, x *exporter, name string, kind fund.ItemKind, rows *sorter[T], toRow func(*store.VersionItem) (T, error)) (*datasetWriter[T], error) {
+// writeItems writes the two datasets of one position-level kind: name,
+// the items of each document's head, and versionsName, the items of each
+// of its committed versions. Rows come from version partitions, and only
+// committed ones count, so a staged version that never committed (or lost
+// the race for its version number) is left out. A document whose head's
+// rows the Scan may have caught short (the store's CommitHead.Complete
+// says when) is read again from its version partition, so every document
+// is whole at its head's version; so is an earlier version the Scan may
+// have caught short (committedVersion.Reread). Each row of the head
+// written also records, for the positions dataset, that a committed
+// document reports its position.
+func writeItems[T any, P itemRowPtr[T]](ctx context.Context, x *exporter, name, versionsName string, kind fund.ItemKind, rows *sorter[T], toRow func(*store.VersionItem) (T, error)) (*datasetWriter[T], *datasetWriter[T], error) {
 	w := newDatasetWriter[T](x, name)
-	err := eachDocument(x.sorts.heads, rows, func(r *T) itemKey { return P(r).key() }, func(h *store.CommitHead, doc []T) error {
-		if !h.Complete(kind, len(doc)) {
-			items, err := x.cfg.Store.VersionItems(ctx, h, kind)
+	vw := newDatasetWriter[T](x, versionsName)
+	reread := func(doc, commitID, dataset string, into []T) ([]T, error) {
+		items, err := x.cfg.Store.CommitItems(ctx, doc, commitID, kind)
+		if err != nil {
+			return nil, fmt.Errorf("export: %w", err)
+		}
+		into = into[:0]
+		for i := range items {
+			r, err := toRow(&items[i])
 			if err != nil {
-				return fmt.Errorf("export: %w", err)
+				return nil, err
 			}
-			doc = doc[:0]
-			for i := range items {
-				r, err := toRow(&items[i])
-				if err != nil {
+			into = append(into, r)
+		}
+		x.event(Event{Kind: EventReread, Dataset: dataset, Key: store.VersionPK(doc, commitID), Rows: int64(len(into))})
+		return into, nil
+	}
+	err := eachDocument(x, rows, func(r *T) itemKey { return P(r).key() }, func(r *T) error { return vw.write(ctx, *r) },
+		func(h *store.CommitHead, versions *documentVersions, doc []T) error {
+			var err error
+			if !h.Complete(kind, len(doc)) {
+				if doc, err = reread(h.DocumentID, h.CommitID, kind.Type(), doc); err != nil {
 					return err
 				}
-				doc = append(doc, r)
 			}
-			x.event(Event{Kind: EventReread, Dataset: kind.Type(), Key: h.VersionPartition(), Rows: int64(len(doc))})
-		}
-		for i := range doc {
-			if err := x.addRef(P(&doc[i]).ref()); err != nil {
-				return err
+			for i := range doc {
+				if err := x.addRef(P(&doc[i]).ref()); err != nil {
+					return err
+				}
+				if err := w.write(ctx, doc[i]); err != nil {
+					return err
+				}
+				if err := vw.write(ctx, doc[i]); err != nil {
+					return err
+				}
 			}
-			if err := w.write(ctx, doc[i]); err != nil {
-				return err
+			for _, v := range versions.all {
+				if !v.Reread {
+					continue
+				}
+				if doc, err = reread(v.DocumentID, v.CommitID, versionsName, doc); err != nil {
+					return err
+				}
+				for i := range doc {
+					if err := vw.write(ctx, doc[i]); err != nil {
+						return err
+					}
+				}
 			}
-		}
-		return nil
-	})
-	return w, err
+			return nil
+		})
+	return w, vw, err
 }
 
 // transactionKinds are the kinds of items that have typed lines.
 var transactionKinds = []fund.ItemKind{fund.CapitalCall, fund.Distribution}
 
-// writeTransactionLines writes transaction_lines: the typed lines of the
-// calls and distributions of each document's head, checked against the
-// head's counts of both kinds as writeItems checks each kind, and read again
-// from the version partition when the Scan may have caught them short.
+// writeTransactionLines writes transaction_lines and
+// transaction_line_versions: the typed lines of the calls and
+// distributions of each document's head, checked against the head's
+// counts of both kinds as writeItems checks each kind, and read again from
+// the version partition when the Scan may have caught them short; and
+// those of each of its committed versions, read again as writeItems reads
+// them.
 func writeTransactionLines(ctx context.Context, x *exporter, rows rowSort) ([]closer, error) {
 	w := newDatasetWriter[transactionLineRow](x, "transaction_lines")
-	err := eachDocument(x.sorts.heads, rows.(*sorter[transactionItemRow]), func(r *transactionItemRow) itemKey { return r.key() }, func(h *store.CommitHead, doc []transactionItemRow) error {
-		complete := true
+	vw := newDatasetWriter[transactionLineRow](x, "transaction_line_versions")
+	reread := func(doc, commitID, dataset string, into []transactionItemRow) ([]transactionItemRow, error) {
+		into = into[:0]
 		for _, k := range transactionKinds {
-			n := 0
-			for i := range doc {
-				if doc[i].Kind == k {
-					n++
-				}
+			items, err := x.cfg.Store.CommitItems(ctx, doc, commitID, k)
+			if err != nil {
+				return nil, fmt.Errorf("export: %w", err)
 			}
-			complete = complete && h.Complete(k, n)
-		}
-		if !complete {
-			doc = doc[:0]
-			for _, k := range transactionKinds {
-				items, err := x.cfg.Store.VersionItems(ctx, h, k)
+			for i := range items {
+				r, err := transactionItemRowOf(&items[i])
 				if err != nil {
-					return fmt.Errorf("export: %w", err)
+					return nil, err
 				}
-				for i := range items {
-					r, err := transactionItemRowOf(&items[i])
-					if err != nil {
-						return err
-					}
-					doc = append(doc, r)
-				}
+				into = append(into, r)
 			}
-			slices.SortFunc(doc, func(a, b transactionItemRow) int {
-				return cmp.Or(cmp.Compare(a.PositionID, b.PositionID), cmp.Compare(a.Kind, b.Kind))
-			})
-			x.event(Event{Kind: EventReread, Dataset: "transaction_lines", Key: h.VersionPartition(), Rows: int64(len(doc))})
 		}
-		for i := range doc {
-			for _, l := range doc[i].Lines {
+		slices.SortFunc(into, func(a, b transactionItemRow) int {
+			return cmp.Or(cmp.Compare(a.PositionID, b.PositionID), cmp.Compare(a.Kind, b.Kind))
+		})
+		x.event(Event{Kind: EventReread, Dataset: dataset, Key: store.VersionPK(doc, commitID), Rows: int64(len(into))})
+		return into, nil
+	}
+	writeLines := func(w *datasetWriter[transactionLineRow], items []transactionItemRow) error {
+		for i := range items {
+			for _, l := range items[i].Lines {
 				if err := w.write(ctx, l); err != nil {
 					return err
 				}
 			}
 		}
 		return nil
-	})
-	return []closer{w}, err
+	}
+	err := eachDocument(x, rows.(*sorter[transactionItemRow]), func(r *transactionItemRow) itemKey { return r.key() },
+		func(r *transactionItemRow) error { return writeLines(vw, []transactionItemRow{*r}) },
+		func(h *store.CommitHead, versions *documentVersions, doc []transactionItemRow) error {
+			complete := true
+			for _, k := range transactionKinds {
+				n := 0
+				for i := range doc {
+					if doc[i].Kind == k {
+						n++
+					}
+				}
+				complete = complete && h.Complete(k, n)
+			}
+			var err error
+			if !complete {
+				if doc, err = reread(h.DocumentID, h.CommitID, "transaction_lines", doc); err != nil {
+					return err
+				}
+			}
+			if err := writeLines(w, doc); err != nil {
+				return err
+			}
+			if err := writeLines(vw, doc); err != nil {
+				return err
+			}
+			for _, v := range versions.all {
+				if !v.Reread {
+					continue
+				}
+				if doc, err = reread(v.DocumentID, v.CommitID, "transaction_line_versions", doc); err != nil {
+					return err
+				}
+				if err := writeLines(vw, doc); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	return []closer{w, vw}, err
 }
 
 // writePositions writes the positions dataset (see exporter.writePositions).
@@ -450,26 +587,43 @@ func writePositions(ctx context.Context, x *exporter, rows rowSort) ([]closer, e
 	return []closer{positions}, err
 }
 
-// eachDocument walks heads and rows, both sorted by fund and document, and
-// calls fn once per head with the rows of its document at the head's commit
-// (none, when the Scan found none). Rows of other commits, and of documents
-// without a head, are dropped. It holds one document's rows at a time.
-func eachDocument[T any](heads *sorter[store.CommitHead], rows *sorter[T], key func(*T) itemKey, fn func(*store.CommitHead, []T) error) error {
-	hm, err := heads.iterate()
+// eachDocument walks the heads, the committed versions (resolveVersions)
+// and rows, all sorted by fund and document, and calls fn once per head
+// with the document's committed versions and its rows at the head's commit
+// (none, when the Scan found none). A row of an earlier committed version
+// is passed to earlier as it comes, unless that version's items are read
+// again (committedVersion.Reread) or were not read (before the head's
+// ItemsFrom: an incremental run keeps them from the previous snapshot).
+// Rows of other commits (staged versions that never committed, or lost
+// the race for their version number, or committed after the Scan read the
+// head), and of documents without a head, are dropped. It holds one
+// document's versions and its head's rows at a time.
+func eachDocument[T any](x *exporter, rows *sorter[T], key func(*T) itemKey, earlier func(*T) error, fn func(*store.CommitHead, *documentVersions, []T) error) error {
+	hm, err := x.sorts.heads.iterate()
 	if err != nil {
 		return err
 	}
 	defer hm.Close()
+	vm, err := x.sorts.versions.iterate()
+	if err != nil {
+		return err
+	}
+	defer vm.Close()
 	rm, err := rows.iterate()
 	if err != nil {
 		return err
 	}
 	defer rm.Close()
+	vp := &peeker[committedVersion]{src: vm}
 	rp := &peeker[T]{src: rm}
+	var versions documentVersions
 	var doc []T
 	for {
 		h, ok, err := hm.next()
 		if err != nil || !ok {
+			return err
+		}
+		if err := versionsOf(vp, h.FundID, h.DocumentID, &versions); err != nil {
 			return err
 		}
 		doc = doc[:0]
@@ -482,14 +636,18 @@ func eachDocument[T any](heads *sorter[store.CommitHead], rows *sorter[T], key f
 				break
 			}
 			k := key(r)
-			if c := cmp.Or(cmp.Compare(k.fund, h.FundID), cmp.Compare(k.doc, h.DocumentID)); c > 0 {
+			if c := byDocument(k.fund, k.doc, h.FundID, h.DocumentID); c > 0 {
 				break
 			} else if c == 0 && k.commit == h.CommitID {
 				doc = append(doc, *r)
+			} else if v := versions.of(k.commit); c == 0 && v != nil && v.Version < h.Version && !v.Reread && v.Version >= h.ItemsFrom {
+				if err := earlier(r); err != nil {
+					return err
+				}
 			}
 			rp.take()
 		}
-		if err := fn(&h, doc); err != nil {
+		if err := fn(&h, &versions, doc); err != nil {
 			return err
 		}
 	}

@@ -1,8 +1,10 @@
 // Package export writes a snapshot of the table as typed Parquet datasets
 // for Athena: the store's stream of committed records (a parallel Scan,
 // the only Scan in the program) feeds an external sort per dataset; each
-// dataset is then joined with the documents' commit heads, so that every
-// document appears at exactly one committed version, and written as Parquet
+// dataset is then joined with the documents' commit heads and committed
+// versions, so that every document appears at exactly one committed
+// version (and, in the datasets of every version, at each of its versions
+// up to that one, with the instants they were committed), and written as Parquet
 // files rolled near a target size; the snapshot is published only when
 // every file is complete. An incremental run (Config.SinceLast) reads,
 // instead of the Scan, the documents the store's change index names since
@@ -15,7 +17,8 @@
 //
 // Files: export.go runs an export; scan.go turns the record stream into
 // sorted rows; datasets.go declares the datasets and joins their rows with
-// the heads; rows.go holds the row types; writer.go writes Parquet files;
+// the heads; versions.go resolves every document's committed versions and
+// their instants; rows.go holds the row types; writer.go writes Parquet files;
 // incremental.go finds the previous snapshot and reads the changed
 // documents, merge.go merges their rows with its files; manifest.go lays
 // out and publishes the snapshot; lease.go keeps two runs
@@ -229,8 +232,9 @@ func run(ctx context.Context, cfg Config, start time.Time, runID string, leases 
 		// is the store's, which stamps the commits.
 		CompleteUpTo: cfg.Store.Now().UTC().Add(-cfg.Settle), SettleMargin: cfg.Settle.String(),
 	}
+	x.mark = m.CompleteUpTo
 	if base != nil {
-		x.inc = &increment{base: base, docs: map[clusterKey]bool{}, funds: map[string]bool{}}
+		x.inc = &increment{base: base, docs: map[clusterKey]bool{}, funds: map[string]bool{}, itemsFrom: map[clusterKey]int{}}
 		m.Kind, m.Base, m.Segments = "incremental", base.SnapshotDate+"/"+base.RunID, 0
 		if err := x.readChanges(ctx, m); err != nil {
 			return nil, err
@@ -241,6 +245,9 @@ func run(ctx context.Context, cfg Config, start time.Time, runID string, leases 
 		}
 		m.ItemsScanned = x.items.Load()
 		x.event(Event{Kind: EventScan, Items: m.ItemsScanned})
+	}
+	if err := x.resolveVersions(ctx); err != nil {
+		return nil, err
 	}
 
 	if m.Datasets, err = x.write(ctx); err != nil {
@@ -296,6 +303,9 @@ type exporter struct {
 	// another date's snapshot, that date's.
 	leases []*lease
 	inc    *increment // nil in a full export
+	// mark is the snapshot's high-water mark (Manifest.CompleteUpTo):
+	// every version committed before it was whole when the Scan started.
+	mark time.Time
 	// consumed is the store's consumed capacity when the run began.
 	consumed store.Consumption
 	refsMu   sync.Mutex // the positions' references (see addRef)

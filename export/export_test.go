@@ -1,6 +1,7 @@
 package export_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -126,7 +127,8 @@ var extremeDocument = map[string]any{
 // MinIO, reads every object back, and has DuckDB, whose Parquet reader is
 // not ours, total what was called, distributed and unfunded per fund and
 // per investor and count each dataset: every figure must equal, exactly,
-// what the REST API answers for the same data.
+// what the REST API answers for the same data; the datasets of every
+// version, what it answers of each version (/versions/{n}).
 func TestSnapshotMatchesAPI(t *testing.T) {
 	s := newService(t)
 	loadPortfolio(t, s, 7)
@@ -164,6 +166,40 @@ func TestSnapshotMatchesAPI(t *testing.T) {
 			id := doc["documentId"].(string)
 			versions := s.call(t, http.MethodGet, "/v1/documents/"+id+"/versions", nil, http.StatusOK)
 			count("document_versions", len(versions["versions"].([]any)))
+			// Every version's items, for the datasets of every version.
+			for _, v := range versions["versions"].([]any) {
+				n := int(v.(map[string]any)["version"].(float64))
+				whole := s.call(t, http.MethodGet, fmt.Sprintf("/v1/documents/%s/versions/%d", id, n), nil, http.StatusOK)
+				for _, p := range whole["positions"].([]any) {
+					for field, dataset := range map[string]string{"capitalCall": "capital_call_versions", "distribution": "distribution_versions",
+						"unfundedCommitment": "unfunded_commitment_versions", "capitalAccount": "capital_account_versions"} {
+						it, ok := p.(map[string]any)[field].(map[string]any)
+						if !ok {
+							continue
+						}
+						count(dataset, 1)
+						amount := it["amount"]
+						if field == "capitalAccount" {
+							amount = it["endingNav"]
+						}
+						add(dataset, f, amount)
+						if field == "capitalCall" || field == "distribution" {
+							add("transaction_line_versions", f, amount) // an item's typed lines add up to its amount
+						}
+					}
+				}
+				// The typed lines the version's calls and distributions state
+				// or map to.
+				var parsed struct {
+					Positions []fund.Position `json:"positions"`
+				}
+				if b, err := json.Marshal(whole); err != nil || json.Unmarshal(b, &parsed) != nil {
+					t.Fatalf("version %d of %s: %v", n, id, err)
+				}
+				for _, it := range (&fund.Document{Positions: parsed.Positions}).Items() {
+					count("transaction_line_versions", len(it.TypedLines()))
+				}
+			}
 			o := s.call(t, http.MethodGet, "/v1/documents/"+id+"?limit=1000", nil, http.StatusOK)
 			if ca, ok := o["capitalActivities"].(map[string]any); ok && ca["latest"] != nil {
 				count("capital_activities", 1)
@@ -214,7 +250,11 @@ func TestSnapshotMatchesAPI(t *testing.T) {
 	sql = append(sql, "SELECT 'activity', fund_id, sum(amount)::VARCHAR FROM capital_activities GROUP BY fund_id",
 		"SELECT 'ending_nav_fund', fund_id, sum(ending_nav)::VARCHAR FROM capital_accounts GROUP BY fund_id",
 		"SELECT 'ending_nav_investor', investor_id, sum(ending_nav)::VARCHAR FROM capital_accounts GROUP BY investor_id",
-		"SELECT 'typed_fund', fund_id || ' ' || transaction_type || ' ' || unfunded_effect, sum(amount)::VARCHAR FROM transaction_lines GROUP BY ALL")
+		"SELECT 'typed_fund', fund_id || ' ' || transaction_type || ' ' || unfunded_effect, sum(amount)::VARCHAR FROM transaction_lines GROUP BY ALL",
+		"SELECT 'capital_account_versions', fund_id, sum(ending_nav)::VARCHAR FROM capital_account_versions GROUP BY fund_id")
+	for _, table := range []string{"capital_call_versions", "distribution_versions", "unfunded_commitment_versions", "transaction_line_versions"} {
+		sql = append(sql, fmt.Sprintf("SELECT '%s', fund_id, sum(amount)::VARCHAR FROM %s GROUP BY fund_id", table, table))
+	}
 	got := map[string]decimal.Decimal{}
 	for _, row := range duck(t, setup, strings.Join(sql, " UNION ALL ")) {
 		got[row[0]+"|"+row[1]] = decimal.RequireFromString(row[2])
@@ -237,7 +277,8 @@ func TestSnapshotMatchesAPI(t *testing.T) {
 			t.Errorf("%s: DuckDB reads %s, the API says %s", k, got[k], want[k])
 		}
 	}
-	for _, k := range []string{"count|capital_accounts", "count|transaction_lines", "typed_fund|FUND_A management_fee_outside_commitment none", "typed_fund|FUND_B recallable_return_of_capital increases"} {
+	for _, k := range []string{"count|capital_accounts", "count|transaction_lines", "typed_fund|FUND_A management_fee_outside_commitment none", "typed_fund|FUND_B recallable_return_of_capital increases",
+		"count|capital_account_versions", "count|transaction_line_versions"} {
 		if want[k].Sign() == 0 {
 			t.Errorf("%s: the portfolio has none, so nothing of it was compared", k)
 		}

@@ -27,16 +27,32 @@ type increment struct {
 	base  *Manifest
 	docs  map[clusterKey]bool // the changed documents, by fund and document
 	funds map[string]bool     // their funds: each one's positions are computed again
+	// itemsFrom is, for each changed document, the first version whose
+	// items the run read (store.CommitHead.ItemsFrom): the versions before
+	// it were committed before the base's high-water mark, and the base
+	// holds them.
+	itemsFrom map[clusterKey]int
 }
 
-// changed reports whether the previous snapshot's row of key in dataset
-// is replaced.
-func (in *increment) changed(dataset string, k clusterKey) bool {
-	if dataset == "positions" {
+// replaces reports whether the run replaces the previous snapshot's row r
+// of dataset d: every row of a changed document (a changed fund's, in
+// positions) but, in a dataset of every version, the rows of the versions
+// the run does not write again (dataset.history).
+func (in *increment) replaces(d *dataset, r any) bool {
+	k := clusterOf(r)
+	switch {
+	case d.name == "positions":
 		return in.funds[k[0]]
+	case !in.docs[k]:
+		return false
+	case d.history != nil:
+		return int(r.(versioned).version()) >= d.history(in.itemsFrom[k])
 	}
-	return in.docs[k]
+	return true
 }
+
+// versioned is a row of a dataset of every version.
+type versioned interface{ version() int32 }
 
 // ranges are the key ranges the run replaces in dataset, in order.
 func (in *increment) ranges(dataset string) []keyRange {
@@ -178,6 +194,9 @@ func (x *exporter) readChanges(ctx context.Context, m *Manifest) error {
 	})
 	g.Go(func() error {
 		for rec := range records {
+			if h, ok := rec.(store.CommitHead); ok {
+				x.inc.itemsFrom[clusterKey{h.FundID, h.DocumentID}] = h.ItemsFrom
+			}
 			rows, err := rowsOf(rec)
 			if err != nil {
 				return err
@@ -217,10 +236,11 @@ func whyReadSince(base, m *Manifest) string {
 
 // readDocument reads one changed document at its latest committed version
 // through the store (store.Store.DocumentRecords: its history records,
-// then the version's immutable partition) and sends its records, as the
-// Scan would have yielded them.
+// the commits of its versions since the base's high-water mark, then those
+// versions' immutable partitions) and sends its records, as the Scan would
+// have yielded them.
 func (x *exporter) readDocument(ctx context.Context, doc string, out chan<- store.Record) error {
-	recs, err := x.cfg.Store.DocumentRecords(ctx, doc)
+	recs, err := x.cfg.Store.DocumentRecords(ctx, doc, x.inc.base.CompleteUpTo)
 	if err != nil {
 		return fmt.Errorf("export: changed document %s: %w", doc, err)
 	}

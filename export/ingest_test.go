@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -91,8 +92,10 @@ func ingestDocuments(t *testing.T, e *fundtest.Env, r *rand.Rand, n int) []strin
 // exactly the items of that version as store.Store.Version reads it back
 // (and the typed lines of its calls and distributions),
 // its document_versions are 1 to that version with only the last one
-// latest, and every position it reports is in positions. It returns the
-// version of each document in the snapshot.
+// latest, each committed at its event's instant and superseded at the
+// next one's, the datasets of every version hold exactly the items of
+// each of those versions, and every position it reports is in positions.
+// It returns the version of each document in the snapshot.
 func checkWhole(t *testing.T, e *fundtest.Env, dir string, ids []string) map[string]int {
 	t.Helper()
 	rows := duck(t, views(t, dir, ""), `
@@ -103,10 +106,18 @@ func checkWhole(t *testing.T, e *fundtest.Env, dir string, ids []string) map[str
 		UNION ALL SELECT 'unfunded_commitment', document_id, document_version::VARCHAR, position_id, amount::VARCHAR FROM unfunded_commitments
 		UNION ALL SELECT 'capital_account', document_id, document_version::VARCHAR, position_id, ending_nav::VARCHAR FROM capital_accounts
 		UNION ALL SELECT 'line', document_id, document_version::VARCHAR, position_id || ' ' || item_type || ' ' || line || ' ' || transaction_type, amount::VARCHAR FROM transaction_lines
-		UNION ALL SELECT 'position', fund_id, position_id, investor_id, '' FROM positions`)
+		UNION ALL SELECT 'position', fund_id, position_id, investor_id, '' FROM positions
+		UNION ALL SELECT 'instants', document_id, version::VARCHAR, epoch_ms(committed_at)::VARCHAR, coalesce(epoch_ms(superseded_at)::VARCHAR, 'NULL') FROM document_versions
+		UNION ALL SELECT 'v:capital_call', document_id, document_version::VARCHAR, position_id, amount::VARCHAR FROM capital_call_versions
+		UNION ALL SELECT 'v:distribution', document_id, document_version::VARCHAR, position_id, amount::VARCHAR FROM distribution_versions
+		UNION ALL SELECT 'v:unfunded_commitment', document_id, document_version::VARCHAR, position_id, amount::VARCHAR FROM unfunded_commitment_versions
+		UNION ALL SELECT 'v:capital_account', document_id, document_version::VARCHAR, position_id, ending_nav::VARCHAR FROM capital_account_versions
+		UNION ALL SELECT 'v:line', document_id, document_version::VARCHAR, position_id || ' ' || item_type || ' ' || line || ' ' || transaction_type, amount::VARCHAR FROM transaction_line_versions`)
 	versions := map[string]int{}          // document → version in documents
 	latest := map[string][]string{}       // document → "version latest" of document_versions
 	items := map[string]map[string]bool{} // document → "kind pos version amount"
+	every := map[string]map[string]bool{} // the same of the datasets of every version
+	instants := map[string][]string{}     // document → "version committed superseded" of document_versions, in ms
 	registered := map[string]bool{}       // position IDs in positions
 	for _, r := range rows {
 		switch r[0] {
@@ -121,15 +132,22 @@ func checkWhole(t *testing.T, e *fundtest.Env, dir string, ids []string) map[str
 			latest[r[1]] = append(latest[r[1]], r[2]+" "+r[3])
 		case "position":
 			registered[r[2]] = true
+		case "instants":
+			instants[r[1]] = append(instants[r[1]], strings.Join(r[2:], " "))
 		default:
-			if items[r[1]] == nil {
-				items[r[1]] = map[string]bool{}
+			set := items
+			kind, ok := strings.CutPrefix(r[0], "v:")
+			if ok {
+				set = every
 			}
-			key := strings.Join([]string{r[0], r[3], r[2], decimal.RequireFromString(r[4]).String()}, " ")
-			if items[r[1]][key] {
-				t.Errorf("document %s: row %s exported twice", r[1], key)
+			if set[r[1]] == nil {
+				set[r[1]] = map[string]bool{}
 			}
-			items[r[1]][key] = true
+			key := strings.Join([]string{kind, r[3], r[2], decimal.RequireFromString(r[4]).String()}, " ")
+			if set[r[1]][key] {
+				t.Errorf("document %s: row %s exported twice (%s)", r[1], key, r[0])
+			}
+			set[r[1]][key] = true
 		}
 	}
 	for _, id := range ids {
@@ -138,33 +156,69 @@ func checkWhole(t *testing.T, e *fundtest.Env, dir string, ids []string) map[str
 			t.Errorf("document %s is not in documents", id)
 			continue
 		}
-		d, err := e.Store.Version(context.Background(), id, v)
-		if err != nil {
-			t.Fatalf("read version %d of %s: %v", v, id, err)
-		}
-		want := map[string]bool{}
-		for _, it := range d.Items() {
-			want[strings.Join([]string{it.Kind.Name(), it.PositionID, fmt.Sprint(v), it.Amount.Decimal().String()}, " ")] = true
-			for i, l := range it.TypedLines() {
-				want[strings.Join([]string{"line", fmt.Sprintf("%s %s %d %s", it.PositionID, it.Kind.Name(), i+1, l.Type), fmt.Sprint(v), l.Amount.Decimal().String()}, " ")] = true
-			}
-			if !registered[it.PositionID] {
-				t.Errorf("document %s version %d reports position %s, which positions lacks", id, v, it.PositionID)
+		// The rows each version's items are: of the latest datasets for
+		// version v, of the datasets of every version for each.
+		rowsOf := func(n int, d fund.Document, into map[string]bool) {
+			for _, it := range d.Items() {
+				into[strings.Join([]string{it.Kind.Name(), it.PositionID, fmt.Sprint(n), it.Amount.Decimal().String()}, " ")] = true
+				for i, l := range it.TypedLines() {
+					into[strings.Join([]string{"line", fmt.Sprintf("%s %s %d %s", it.PositionID, it.Kind.Name(), i+1, l.Type), fmt.Sprint(n), l.Amount.Decimal().String()}, " ")] = true
+				}
 			}
 		}
-		got := items[id]
-		if len(got) != len(want) {
-			t.Errorf("document %s version %d: %d position-level rows, the version has %d items", id, v, len(got), len(want))
+		want, wantEvery := map[string]bool{}, map[string]bool{}
+		var wantInstants []string
+		for n := 1; n <= v; n++ {
+			d, err := e.Store.Version(context.Background(), id, n)
+			if err != nil {
+				t.Fatalf("read version %d of %s: %v", n, id, err)
+			}
+			rowsOf(n, d, wantEvery)
+			if n == v {
+				rowsOf(n, d, want)
+				for _, it := range d.Items() {
+					if !registered[it.PositionID] {
+						t.Errorf("document %s version %d reports position %s, which positions lacks", id, v, it.PositionID)
+					}
+				}
+			}
+			ev, err := e.Store.Event(context.Background(), id, n)
+			if err != nil {
+				t.Fatalf("the event of version %d of %s: %v", n, id, err)
+			}
+			if n > 1 {
+				wantInstants[n-2] += fmt.Sprint(ev.Timestamp.UnixMilli())
+			}
+			wantInstants = append(wantInstants, fmt.Sprintf("%d %d ", n, ev.Timestamp.UnixMilli()))
 		}
-		for k := range want {
-			if !got[k] {
-				t.Errorf("document %s version %d: no row for %s", id, v, k)
+		wantInstants[v-1] += "NULL"
+		for _, c := range []struct {
+			what      string
+			got, want map[string]bool
+		}{{"the latest datasets", items[id], want}, {"the datasets of every version", every[id], wantEvery}} {
+			if len(c.got) != len(c.want) {
+				t.Errorf("document %s version %d: %s hold %d position-level rows, the versions %d items and lines", id, v, c.what, len(c.got), len(c.want))
+			}
+			for k := range c.want {
+				if !c.got[k] {
+					t.Errorf("document %s version %d: %s have no row for %s", id, v, c.what, k)
+				}
+			}
+			for k := range c.got {
+				if !c.want[k] {
+					t.Errorf("document %s: row %s of %s is not an item of versions 1 to %d", id, k, c.what, v)
+				}
 			}
 		}
-		for k := range got {
-			if !want[k] {
-				t.Errorf("document %s: row %s is not an item of version %d", id, k, v)
-			}
+		gotInstants := instants[id]
+		sort.Slice(gotInstants, func(i, j int) bool {
+			var a, b int
+			fmt.Sscan(gotInstants[i], &a)
+			fmt.Sscan(gotInstants[j], &b)
+			return a < b
+		})
+		if !slices.Equal(gotInstants, wantInstants) {
+			t.Errorf("document %s: document_versions' instants %v, the feed's %v", id, gotInstants, wantInstants)
 		}
 		var wantVersions []string
 		for n := 1; n <= v; n++ {
@@ -187,24 +241,32 @@ func checkWhole(t *testing.T, e *fundtest.Env, dir string, ids []string) map[str
 	return versions
 }
 
-// TestExportRereadsAVersionTheScanPassedTooEarly restates documents in the
-// middle of the Scan, from the export's own page events, at the moment the
-// Scan has read most of the table but not yet the documents' partitions:
-// the new version's partition is then most likely behind the Scan (it was
-// written after the Scan passed its place) while the head that names it is
-// still ahead. Before the export checked heads, those documents were
-// exported at their new version with their position rows missing. Each
-// round checks the snapshot; rounds repeat until one has caught a
-// document's rows short, which the export must have re-read.
+// TestExportRereadsAVersionTheScanPassedTooEarly restates documents twice
+// in the middle of the Scan, from the export's own page events, at the
+// moment the Scan has read most of the table but not yet the documents'
+// partitions: the new versions' partitions are then most likely behind the
+// Scan (written after the Scan passed their place) while the head that
+// names the last is still ahead. Before the export checked heads, those
+// documents were exported at their new version with their position rows
+// missing; the version between, which the datasets of every version hold
+// too, is read again because it committed after the snapshot's high-water
+// mark (the store's clock moved past the settle margin since the
+// documents' first versions, which are not). Each round checks the
+// snapshot; rounds repeat until one has caught a document's rows short,
+// which the export must have re-read.
 func TestExportRereadsAVersionTheScanPassedTooEarly(t *testing.T) {
 	e := fundtest.New(t)
+	clock := &storeClock{t: fundtest.Clock}
+	e.Store.Now = clock.now
 	r := rand.New(rand.NewPCG(5, 6))
 	ids := ingestDocuments(t, e, r, 24)
+	clock.pass()
 	short := 0
 	for round := 1; round <= 8 && short == 0; round++ {
 		total := len(e.Dump(t))
 		pages, seen := 0, map[string]bool{}
 		restated := map[string]string{} // document → its new version's partition
+		between := map[string]string{}  // document → the partition of the version before that
 		rereads := map[string]bool{}
 		sink, dir := dirSink(t)
 		runExport(t, e, sink, func(c *export.Config) {
@@ -221,12 +283,17 @@ func TestExportRereadsAVersionTheScanPassedTooEarly(t *testing.T) {
 						if seen[store.DocPK(id)] || restated[id] != "" {
 							continue
 						}
-						d, err := e.Store.Restate(context.Background(), ingestDocument(r, id, fundOf(id)), nil)
-						if err != nil {
-							t.Errorf("restate %s during the Scan: %v", id, err)
-							continue
+						var d fund.Document
+						for range 2 {
+							var err error
+							if d, err = e.Store.Restate(context.Background(), ingestDocument(r, id, fundOf(id)), nil); err != nil {
+								t.Fatalf("restate %s during the Scan: %v", id, err)
+							}
+							if restated[id] != "" {
+								between[id] = restated[id]
+							}
+							restated[id] = store.VersionPK(id, d.CommitID)
 						}
-						restated[id] = store.VersionPK(id, d.CommitID)
 					}
 				case export.EventReread:
 					rereads[ev.Key] = true
@@ -241,6 +308,19 @@ func TestExportRereadsAVersionTheScanPassedTooEarly(t *testing.T) {
 			if rereads[pk] {
 				short++
 			}
+		}
+		for _, pk := range between {
+			if !rereads[pk] {
+				t.Errorf("round %d: %s, committed after the high-water mark and superseded during the Scan, was not read again", round, pk)
+			}
+			delete(rereads, pk)
+		}
+		for id, pk := range restated {
+			delete(rereads, pk)
+			delete(rereads, store.EventPK(id)) // the new versions' events, which the Scan may have passed too
+		}
+		for key := range rereads {
+			t.Errorf("round %d: %s was read again; none of it committed during the Scan", round, key)
 		}
 		t.Logf("round %d: %d documents restated during the Scan, %d of them re-read", round, len(restated), short)
 	}

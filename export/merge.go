@@ -71,6 +71,7 @@ type keyRange struct{ lo, hi clusterKey }
 type baseFiles[T any] struct {
 	x     *exporter
 	name  string
+	set   *dataset
 	files []FileManifest
 	dirty []bool // the file holds, or would take, rows of a changed key
 	next  int    // the next file to reuse or rewrite
@@ -79,7 +80,7 @@ type baseFiles[T any] struct {
 
 func newBaseFiles[T any](x *exporter, name string) *baseFiles[T] {
 	d, _ := x.inc.base.Dataset(name)
-	b := &baseFiles[T]{x: x, name: name, files: d.Files, dirty: make([]bool, len(d.Files))}
+	b := &baseFiles[T]{x: x, name: name, set: datasetNamed[name], files: d.Files, dirty: make([]bool, len(d.Files))}
 	for _, r := range x.inc.ranges(name) {
 		b.mark(r)
 	}
@@ -127,11 +128,13 @@ func (b *baseFiles[T]) upTo(ctx context.Context, w *datasetWriter[T], k clusterK
 				}
 				row := *r
 				b.cur.take()
-				if b.x.inc.changed(b.name, rk) {
+				if b.x.inc.replaces(b.set, &row) {
 					continue
 				}
-				if err := b.x.baseRef(&row); err != nil {
-					return err
+				if b.set.history == nil { // a row of a latest version
+					if err := b.x.baseRef(&row); err != nil {
+						return err
+					}
 				}
 				if err := w.writeRow(ctx, row); err != nil {
 					return err
@@ -173,7 +176,7 @@ func (b *baseFiles[T]) upTo(ctx context.Context, w *datasetWriter[T], k clusterK
 // meets one of those funds.
 func (b *baseFiles[T]) refsOf(ctx context.Context, f FileManifest) error {
 	var zero T
-	if _, ok := any(&zero).(referrer); !ok {
+	if _, ok := any(&zero).(referrer); !ok || b.set.history != nil {
 		return nil
 	}
 	return eachBaseRow(ctx, b.x, []FileManifest{f}, b.x.inc.funds, func(r *T) error { return b.x.baseRef(r) })

@@ -36,7 +36,7 @@ import (
 
 // SchemaVersion changes whenever a dataset's columns change; manifests and
 // DDL carry it so a reader can tell snapshots of different shapes apart.
-const SchemaVersion = 4 // 2: capital_accounts and transaction_lines; 3: one vocabulary (issue 23); 4: funds and investors
+const SchemaVersion = 5 // 2: capital_accounts and transaction_lines; 3: one vocabulary (issue 23); 4: funds and investors; 5: every version's commit and items (issue 25)
 
 // decimal19 is a DECIMAL(19,4) value: the unscaled amount × 10⁴ as a
 // big-endian two's-complement integer.
@@ -97,12 +97,24 @@ const (
 )
 
 // documentVersionRow is a documentRow that says whether it is the latest
-// version or a superseded one, as the API does.
+// version or a superseded one, as the API does, when it was committed, and
+// when the next version superseded it (null for the latest): the version
+// was the document as known at every instant from committed_at up to, not
+// including, superseded_at.
 // Parquet and the sort's JSON spill files both flatten the embedded row.
 type documentVersionRow struct {
 	documentRow
-	Status string `parquet:"status,dict" from:"-"`
+	Status       string    `parquet:"status,dict" from:"-"`
+	CommittedAt  time.Time `parquet:"committed_at,timestamp(millisecond)" from:"-"`
+	SupersededAt time.Time `parquet:"superseded_at,timestamp(millisecond),optional" from:"-"`
 }
+
+// The position-level rows below are those of a document's latest version
+// in capital_accounts, capital_calls, distributions, transaction_lines and
+// unfunded_commitments, and of every committed version in
+// capital_account_versions, capital_call_versions, distribution_versions,
+// transaction_line_versions and unfunded_commitment_versions (the same
+// columns: a version's document_version joins it to document_versions).
 
 // capitalActivityRow is the capital activity of a document's latest version.
 type capitalActivityRow struct {
@@ -295,6 +307,15 @@ func (r *capitalAccountRow) key() itemKey {
 func (r *transactionItemRow) key() itemKey {
 	return itemKey{r.FundID, r.DocumentID, r.PositionID, r.CommitID, r.AsOf}
 }
+
+// version is the document version a row of a dataset of every version is
+// of (see dataset.history).
+func (r *documentVersionRow) version() int32    { return r.Version }
+func (r *capitalCallRow) version() int32        { return r.DocumentVersion }
+func (r *distributionRow) version() int32       { return r.DocumentVersion }
+func (r *unfundedCommitmentRow) version() int32 { return r.DocumentVersion }
+func (r *capitalAccountRow) version() int32     { return r.DocumentVersion }
+func (r *transactionLineRow) version() int32    { return r.DocumentVersion }
 
 // compare orders position-level rows by fund, document, position, commit.
 func (k itemKey) compare(o itemKey) int {

@@ -51,11 +51,18 @@ func (x *exporter) scan(ctx context.Context) error {
 }
 
 // sortedRow is a row on its way to a sort: heads go to the heads sort,
-// every other row to its dataset's.
+// versions' commits to the commits sort, every other row to its
+// dataset's.
 type sortedRow struct {
-	dataset int // index in datasets, or -1 for a head
+	dataset int // index in datasets, or headRows, or commitRows
 	row     any
 }
+
+// The sortedRow.dataset of a head and of a version's commit.
+const (
+	headRows   = -1
+	commitRows = -2
+)
 
 // rowsOf turns a committed record into the rows it contributes: one, but
 // for a call or a distribution, whose typed lines are rows of
@@ -63,7 +70,9 @@ type sortedRow struct {
 func rowsOf(rec store.Record) ([]sortedRow, error) {
 	switch r := rec.(type) {
 	case store.CommitHead:
-		return []sortedRow{{-1, r}}, nil
+		return []sortedRow{{headRows, r}}, nil
+	case store.VersionCommit:
+		return []sortedRow{{commitRows, r}}, nil
 	case store.DocumentVersion:
 		return []sortedRow{{versionsDataset, documentRowOf(&r)}}, nil
 	case store.ActivityVersion:

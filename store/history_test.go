@@ -105,7 +105,7 @@ func historyAnswers(t *testing.T, s *store.Store, doc string) string {
 			out(fmt.Sprintf("POS_1 as of %s before %d", asOf, before), items, err)
 		}
 	}
-	recs, err := s.DocumentRecords(ctx, doc)
+	recs, err := s.DocumentRecords(ctx, doc, fundtest.Clock)
 	out("records", recs, err)
 	return commitIDs.ReplaceAllString(b.String(), "$1-commit")
 }

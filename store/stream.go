@@ -24,6 +24,8 @@ import (
 //   - a CommitHead per document: the one version the snapshot shows, and
 //     whether the Scan read that version whole (see CommitHead.Complete);
 //   - a DocumentVersion per history record of a document;
+//   - a VersionCommit per event of a version (its commit instant,
+//     exportat.go);
 //   - an ActivityVersion per history record of a capital activity;
 //   - a VersionItem per position item of a version partition (of any
 //     version, committed or not: only the head's commit counts);
@@ -34,7 +36,7 @@ import (
 // check the heads.
 
 // Record is one record of the stream: a CommitHead, DocumentVersion,
-// ActivityVersion, VersionItem or RegisteredPosition.
+// VersionCommit, ActivityVersion, VersionItem or RegisteredPosition.
 type Record interface{ committedRecord() }
 
 // CommitHead is a document's commit head as the Scan read it.
@@ -56,8 +58,15 @@ type CommitHead struct {
 	FundID, DocumentID string
 	Version            int
 	CommitID           string
-	Whole              bool
-	Items              [4]int // one count per kind of fund.ItemKinds
+	// CommittedAt is the instant the version committed (zero when it is
+	// not known: read by DocumentRecords, a version without an event).
+	CommittedAt time.Time
+	Whole       bool
+	Items       [4]int // one count per kind of fund.ItemKinds
+	// ItemsFrom is the first version whose position items the records
+	// hold: 0 from a Scan, which reads every version's; from
+	// DocumentRecords, the first committed at or after its since.
+	ItemsFrom int
 }
 
 // Complete reports whether found items of kind, read by the Scan from the
@@ -281,7 +290,7 @@ func (s *Store) fetchSegment(ctx context.Context, seg int, opts *ScanOptions, ou
 
 // streamedTypes are the entities the stream decodes.
 var streamedTypes = map[string]bool{
-	TypeHead: true, TypeDocument: true, TypeCapitalActivity: true, TypePosition: true,
+	TypeHead: true, TypeDocument: true, TypeCapitalActivity: true, TypePosition: true, TypeEvent: true,
 	TypeCapitalAccount: true, TypeCapitalCall: true, TypeDistribution: true, TypeUnfundedCommitment: true,
 }
 
@@ -293,13 +302,17 @@ func streamed(raw dynamo.Item) bool {
 
 // committedRecord turns a stored item into the record it is, or starts the
 // check of a head (which is yielded once its partition has been read).
-// Only immutable records are yielded: history records and the items of
-// version partitions.
+// Only immutable records are yielded: history records, events and the
+// items of version partitions.
 func committedRecord(it *Item) (Record, *headCheck, error) {
 	switch {
 	case it.Type == TypeHead && it.SK == HeadSK:
 		return nil, &headCheck{pk: it.PK, head: CommitHead{FundID: it.FundID, DocumentID: it.DocumentID,
-			Version: it.Version, CommitID: it.CommitID}, materialized: it.Materialized, positions: it.PositionCount}, nil
+			Version: it.Version, CommitID: it.CommitID, CommittedAt: it.CommittedAt.UTC()},
+			materialized: it.Materialized, positions: it.PositionCount}, nil
+
+	case isEventItem(it):
+		return versionCommit(it), nil, nil
 
 	case it.Type == TypeDocument && strings.HasPrefix(it.PK, DocPK("")) && it.SK != DocumentLatestSK:
 		return DocumentVersion{it.Header()}, nil, nil
@@ -421,44 +434,35 @@ func kindIndex(k fund.ItemKind) int {
 // version partition: immutable, and complete since before the head named
 // it. One strongly consistent Query on one partition, never a Scan.
 func (s *Store) VersionItems(ctx context.Context, h *CommitHead, kind fund.ItemKind) ([]VersionItem, error) {
-	it := s.table.Get(AttrPK, VersionPK(h.DocumentID, h.CommitID)).Range(AttrSK, dynamo.BeginsWith, VersionPositionsPrefix).
-		Filter("$ = ?", "Type", kind.Type()).Consistent(true).Iter()
-	var out []VersionItem
-	for {
-		var item Item
-		if !it.Next(ctx, &item) {
-			break
-		}
-		rec, _, err := committedRecord(&item)
-		if err != nil {
-			return nil, err
-		}
-		r, ok := rec.(VersionItem)
-		if !ok {
-			return nil, fmt.Errorf("store: re-read %s / %s: not a position item", item.PK, item.SK)
-		}
-		out = append(out, r)
-	}
-	if err := it.Err(); err != nil {
-		return nil, fmt.Errorf("store: re-read version %d of document %s: %w", h.Version, h.DocumentID, err)
-	}
-	return out, nil
+	return s.CommitItems(ctx, h.DocumentID, h.CommitID, kind)
 }
 
-// DocumentRecords reads one document at its latest committed version and
-// returns the records a Scan yields of it, as a Scan that read it whole
-// would: its head (Whole, with its items counted), every history record,
-// the version's capital activity, if any, and the version's position
-// items. Two strongly consistent Queries (more only if a partition pages),
-// never a Scan: the document's history records, the latest of which is
-// the head's version (a commit writes its history record in the
-// transaction that moves the head), then that version's partition,
-// immutable once committed. A document whose latest history record does
-// not say HistoryByVersion may hold records of the earlier layout: they
-// are read too, then the version-ordered ones again (the backfill may move
-// a record in between), one record kept per version. It returns ENOTFOUND
-// if the document has no committed version.
-func (s *Store) DocumentRecords(ctx context.Context, doc string) ([]Record, error) {
+// DocumentRecords reads one document at its latest committed version, and
+// the versions before it committed at or after since, and returns the
+// records a Scan yields of them, as a Scan that read them whole would: its
+// head (Whole, with the latest version's items counted; ItemsFrom, the
+// first version whose items are returned), every history record, the
+// commits (VersionCommit, from their events) of the latest version, of the
+// versions committed at or after since and of the one before them, the
+// latest version's capital activity, if any, and the position items of
+// every version from ItemsFrom on. An incremental export reads a changed
+// document so: the versions committed before since are in the snapshot it
+// starts from.
+//
+// Three strongly consistent Queries (more only if a partition pages), and
+// one more for each version before the latest committed at or after
+// since; never a Scan. First the document's history records, the latest
+// of which is the head's version (a commit writes its history record in
+// the transaction that moves the head); then its events newest first,
+// down to the first below the latest committed before since (a version
+// without an event, committed before the feed and not backfilled, counts
+// as committed at or after since); then the partitions of the versions
+// from ItemsFrom on, immutable once committed. A document whose latest
+// history record does not say HistoryByVersion may hold records of the
+// earlier layout: they are read too, then the version-ordered ones again
+// (the backfill may move a record in between), one record kept per
+// version. It returns ENOTFOUND if the document has no committed version.
+func (s *Store) DocumentRecords(ctx context.Context, doc string, since time.Time) ([]Record, error) {
 	history, err := s.versionRecords(ctx, doc, DocumentVersionPrefix, 1, MaxVersion)
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
@@ -481,42 +485,68 @@ func (s *Store) DocumentRecords(ctx context.Context, doc string) ([]Record, erro
 	}
 	recs := make([]Record, 0, len(history)+1)
 	latest := &history[0]
+	commitOf := make(map[int]string, len(history))
 	for i := range history {
 		rec, _, err := committedRecord(&history[i])
 		if err != nil {
 			return nil, err
 		}
 		recs = append(recs, rec)
+		commitOf[history[i].Version] = history[i].CommitID
 		if history[i].Version > latest.Version {
 			latest = &history[i]
 		}
 	}
 	head := latest.Header()
-	items, err := queryAll(ctx, s.table.Get(AttrPK, VersionPK(doc, head.CommitID)).Consistent(true))
+	h := CommitHead{FundID: head.FundID, DocumentID: doc, Version: head.Version, CommitID: head.CommitID, Whole: true, ItemsFrom: 1}
+	commits, err := s.commitsSince(ctx, doc, head.Version, since)
 	if err != nil {
-		return nil, fmt.Errorf("store: version %d of document %s: %w", head.Version, doc, err)
+		return nil, err
 	}
-	h := CommitHead{FundID: head.FundID, DocumentID: doc, Version: head.Version, CommitID: head.CommitID, Whole: true}
-	for i := range items {
-		switch it := &items[i]; it.SK {
-		case VersionDocumentSK:
-		case VersionCapitalActivitySK:
-			a, err := activityVersion(it)
-			if err != nil {
-				return nil, err
+	for _, c := range commits {
+		recs = append(recs, c)
+		if c.Version == head.Version {
+			h.CommittedAt = c.CommittedAt
+		}
+		if c.CommittedAt.Before(since) && c.Version < head.Version {
+			h.ItemsFrom = c.Version + 1
+		}
+	}
+	for v := h.ItemsFrom; v <= head.Version; v++ {
+		commitID, ok := commitOf[v]
+		if !ok {
+			return nil, fmt.Errorf("store: document %s has no history record of version %d", doc, v)
+		}
+		items, err := queryAll(ctx, s.table.Get(AttrPK, VersionPK(doc, commitID)).Consistent(true))
+		if err != nil {
+			return nil, fmt.Errorf("store: version %d of document %s: %w", v, doc, err)
+		}
+		for i := range items {
+			switch it := &items[i]; it.SK {
+			case VersionDocumentSK:
+			case VersionCapitalActivitySK:
+				if v != head.Version {
+					continue // the history records hold it
+				}
+				a, err := activityVersion(it)
+				if err != nil {
+					return nil, err
+				}
+				recs = append(recs, a)
+			default:
+				rec, _, err := committedRecord(it)
+				if err != nil {
+					return nil, err
+				}
+				item, ok := rec.(VersionItem)
+				if !ok {
+					return nil, fmt.Errorf("store: version %d of document %s: %s is not a position item", v, doc, it.SK)
+				}
+				if v == head.Version {
+					h.Items[kindIndex(item.Kind)]++
+				}
+				recs = append(recs, item)
 			}
-			recs = append(recs, a)
-		default:
-			rec, _, err := committedRecord(it)
-			if err != nil {
-				return nil, err
-			}
-			v, ok := rec.(VersionItem)
-			if !ok {
-				return nil, fmt.Errorf("store: version %d of document %s: %s is not a position item", head.Version, doc, it.SK)
-			}
-			h.Items[kindIndex(v.Kind)]++
-			recs = append(recs, v)
 		}
 	}
 	return append(recs, h), nil

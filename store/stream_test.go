@@ -19,6 +19,7 @@ import (
 type streamed struct {
 	heads      map[string]store.CommitHead
 	versions   []store.DocumentVersion
+	commits    []store.VersionCommit
 	activities []store.ActivityVersion
 	items      []store.VersionItem
 	registry   []store.RegisteredPosition
@@ -45,6 +46,8 @@ func streamAll(t *testing.T, s *store.Store, opts store.ScanOptions) streamed {
 			out.heads[r.DocumentID] = r
 		case store.DocumentVersion:
 			out.versions = append(out.versions, r)
+		case store.VersionCommit:
+			out.commits = append(out.commits, r)
 		case store.ActivityVersion:
 			out.activities = append(out.activities, r)
 		case store.VersionItem:
@@ -87,7 +90,8 @@ func wantItems(d fund.Document) []string {
 // TestCommittedStreamsEveryCommittedRecordOnce streams a table of two
 // documents, one restated with a position dropped, over three segments of
 // two-item pages: each document has one head, whole at its latest version,
-// counting that version's items; every history record and every version's
+// counting that version's items, with its commit instant; every history
+// record, every version's commit (its event's instant) and every version's
 // items come once, with their commit, and nothing of the latest view; the
 // pages cover the table exactly, in Scan requests only.
 func TestCommittedStreamsEveryCommittedRecordOnce(t *testing.T) {
@@ -180,6 +184,22 @@ func TestCommittedStreamsEveryCommittedRecordOnce(t *testing.T) {
 	if ops := e.Counter.Ops(); e.Counter.Count("Scan") != len(got.pages) || len(ops) != len(got.pages) {
 		t.Errorf("%d pages made the requests %v, want one Scan each", len(got.pages), ops)
 	}
+	// After the count of requests: each event is read by key.
+	var commits []string
+	for _, c := range got.commits {
+		commits = append(commits, fmt.Sprintf("%s %s v%d", c.FundID, c.DocumentID, c.Version))
+		ev, err := e.Store.Event(ctx, c.DocumentID, c.Version)
+		if err != nil || !ev.Timestamp.Equal(c.CommittedAt) || c.CommittedAt.IsZero() {
+			t.Errorf("commit %+v: its event says %v (%v)", c, ev.Timestamp, err)
+		}
+		if h := got.heads[c.DocumentID]; h.Version == c.Version && !h.CommittedAt.Equal(c.CommittedAt) {
+			t.Errorf("head of %s committed at %v, its version's event at %v", c.DocumentID, h.CommittedAt, c.CommittedAt)
+		}
+	}
+	sort.Strings(commits)
+	if want := []string{"F1 D1 v1", "F1 D1 v2", "F2 D2 v1"}; !slices.Equal(commits, want) {
+		t.Errorf("commits %v, want %v", commits, want)
+	}
 }
 
 // TestAHeadWhoseLatestViewIsBehindIsNotWhole commits a restatement whose
@@ -234,20 +254,28 @@ func TestAHeadWhoseLatestViewIsBehindIsNotWhole(t *testing.T) {
 	}
 }
 
-// TestDocumentRecordsAreWhatAScanYieldsOfTheLatestVersion restates a
-// document with a capital activity and a distribution, then reads it with
-// DocumentRecords: the records are exactly those a Scan yields of it at
-// its latest version (the head, whole and counting its items; every
-// history record; that version's capital activity and position items, not
-// the earlier version's), in two Queries. A document never written is
-// ENOTFOUND.
+// TestDocumentRecordsAreWhatAScanYieldsOfTheLatestVersion writes a
+// document in three versions a minute apart (the latter two with a
+// capital activity and a distribution), then reads it with
+// DocumentRecords since an instant between the first and the second
+// commits, and since one after the third: the records are exactly those a
+// Scan yields of it from the first version committed at or after that
+// instant (the head, whole, counting the latest version's items, with
+// ItemsFrom that version; every history record; the commits of those
+// versions and of the one before them; the latest version's capital
+// activity; those versions' position items, not the earlier ones'), in a
+// Query of the history, one of the events and one per version read. A
+// document never written is ENOTFOUND.
 func TestDocumentRecordsAreWhatAScanYieldsOfTheLatestVersion(t *testing.T) {
 	e := fundtest.New(t)
+	at := fundtest.Clock
+	e.Store.Now = func() time.Time { return at }
 	d := doc("D1", "F1", 100, "POS_1", "POS_2", "POS_3")
 	d.CapitalActivity = &fund.CapitalActivity{Amount: fund.MustMoney("303.00"), Status: fund.StatusPending}
 	if _, err := e.Store.Restate(ctx, d, nil); err != nil {
 		t.Fatal(err)
 	}
+	at = at.Add(time.Minute)
 	d = doc("D1", "F1", 200, "POS_2", "POS_4")
 	d.CapitalActivity = &fund.CapitalActivity{Amount: fund.MustMoney("404.00"), Status: fund.StatusCompleted}
 	d.Positions[1].Distribution = &fund.DistributionItem{Amount: fund.MustMoney("7.00")}
@@ -255,51 +283,74 @@ func TestDocumentRecordsAreWhatAScanYieldsOfTheLatestVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Store.Restate(ctx, doc("D2", "F1", 300, "POS_1"), nil); err != nil {
-		t.Fatal(err)
-	}
-
-	scanned := streamAll(t, e.Store, store.ScanOptions{Segments: 2})
-	var want []string
-	want = append(want, fmt.Sprintf("%+v", scanned.heads["D1"]))
-	for _, v := range scanned.versions {
-		if v.ID == "D1" {
-			want = append(want, fmt.Sprintf("%+v", v))
-		}
-	}
-	for _, a := range scanned.activities {
-		if a.DocumentID == "D1" && a.Version == v2.Version {
-			want = append(want, fmt.Sprintf("%+v", a))
-		}
-	}
-	for _, it := range scanned.items {
-		if it.DocumentID == "D1" && it.CommitID == v2.CommitID {
-			want = append(want, fmt.Sprintf("%+v", it))
-		}
-	}
-	sort.Strings(want)
-	if h := scanned.heads["D1"]; !h.Whole || h.Version != 2 || len(want) != 1+2+1+3 {
-		t.Fatalf("the Scan read %d records of D1 at head %+v, want 7 at a whole version 2", len(want), h)
-	}
-
-	e.Counter.Reset()
-	recs, err := e.Store.DocumentRecords(ctx, "D1")
+	at = at.Add(time.Minute)
+	d = doc("D1", "F1", 300, "POS_2")
+	d.CapitalActivity = &fund.CapitalActivity{Amount: fund.MustMoney("505.00"), Status: fund.StatusCompleted}
+	v3, err := e.Store.Restate(ctx, d, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	for _, r := range recs {
-		got = append(got, fmt.Sprintf("%+v", r))
+	if _, err := e.Store.Restate(ctx, doc("D2", "F1", 300, "POS_1"), nil); err != nil {
+		t.Fatal(err)
 	}
-	sort.Strings(got)
-	if !slices.Equal(got, want) {
-		t.Errorf("DocumentRecords:\n%s\nwant the Scan's:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
-	if ops := e.Counter.Ops(); !slices.Equal(ops, []string{"Query", "Query"}) {
-		t.Errorf("DocumentRecords made %v, want two Queries", ops)
+	scanned := streamAll(t, e.Store, store.ScanOptions{Segments: 2})
+
+	for _, c := range []struct {
+		name    string
+		since   time.Time
+		from    int // the first version whose items are read
+		queries int
+	}{
+		{"since between versions 1 and 2", fundtest.Clock.Add(30 * time.Second), 2, 4},
+		{"since after version 3", at.Add(time.Second), 3, 3},
+	} {
+		h := scanned.heads["D1"]
+		if !h.Whole || h.Version != 3 || !h.CommittedAt.Equal(at) {
+			t.Fatalf("the Scan read the head %+v, want a whole version 3 committed at %v", h, at)
+		}
+		h.ItemsFrom = c.from
+		want := []string{fmt.Sprintf("%+v", h)}
+		for _, v := range scanned.versions {
+			if v.ID == "D1" {
+				want = append(want, fmt.Sprintf("%+v", v))
+			}
+		}
+		for _, cm := range scanned.commits {
+			if cm.DocumentID == "D1" && cm.Version >= c.from-1 {
+				want = append(want, fmt.Sprintf("%+v", cm))
+			}
+		}
+		for _, a := range scanned.activities {
+			if a.DocumentID == "D1" && a.Version == v3.Version {
+				want = append(want, fmt.Sprintf("%+v", a))
+			}
+		}
+		for _, it := range scanned.items {
+			if it.DocumentID == "D1" && (it.CommitID == v3.CommitID || c.from <= 2 && it.CommitID == v2.CommitID) {
+				want = append(want, fmt.Sprintf("%+v", it))
+			}
+		}
+		sort.Strings(want)
+
+		e.Counter.Reset()
+		recs, err := e.Store.DocumentRecords(ctx, "D1", c.since)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, r := range recs {
+			got = append(got, fmt.Sprintf("%+v", r))
+		}
+		sort.Strings(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: DocumentRecords:\n%s\nwant the Scan's:\n%s", c.name, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		if ops := e.Counter.Ops(); len(ops) != c.queries || e.Counter.Count("Query") != c.queries {
+			t.Errorf("%s: DocumentRecords made %v, want %d Queries", c.name, ops, c.queries)
+		}
 	}
 
-	if _, err := e.Store.DocumentRecords(ctx, "D9"); fund.ErrorCode(err) != fund.ENOTFOUND {
+	if _, err := e.Store.DocumentRecords(ctx, "D9", fundtest.Clock); fund.ErrorCode(err) != fund.ENOTFOUND {
 		t.Errorf("a document never written: %v, want not found", err)
 	}
 }

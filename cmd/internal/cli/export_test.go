@@ -38,9 +38,17 @@ var demoRows = map[string]int64{
 	"unfunded_commitments": 12, // after calls 1, 2, 3 and distribution 1 (recallable), each position
 	"capital_accounts":     6,  // Q3 and Q4 of each position
 	"transaction_lines":    33, // per position: calls 1 and 2 three lines each, the recall one, distribution 1 one, distribution 2 three
-	"positions":            3,
-	"funds":                1, // FUND_A, with its record
-	"investors":            3, // INVESTOR_1 and INVESTOR_2 with records, INVESTOR_3 without
+	// Every version's items: the latest's, and version 1's of DOC001 (a
+	// call, three lines and an unfunded commitment to each position) and
+	// of DOC007 (a statement to each).
+	"capital_account_versions":     9,
+	"capital_call_versions":        12,
+	"distribution_versions":        6,
+	"transaction_line_versions":    42,
+	"unfunded_commitment_versions": 15,
+	"positions":                    3,
+	"funds":                        1, // FUND_A, with its record
+	"investors":                    3, // INVESTOR_1 and INVESTOR_2 with records, INVESTOR_3 without
 }
 
 // demoDocuments is how many documents the demo dataset has.

@@ -301,10 +301,12 @@ func rawScan(ctx context.Context, client *dynamodb.Client, st *store.Store, segm
 }
 
 // documentsMinimum is the least that reading docs at their latest
-// committed version can consume by DynamoDB's rules: for each, a strongly
-// consistent Query of its history records and one of its version's
-// partition, the requests of store.Store.DocumentRecords, priced from the
-// sizes of the items they return.
+// committed version, restated once since the last snapshot, can consume by
+// DynamoDB's rules: for each, a strongly consistent Query of its history
+// records, one of its two latest events (the version restated since, and
+// the one before it) and one of its version's partition, the requests of
+// store.Store.DocumentRecords, priced from the sizes of the items they
+// return.
 func documentsMinimum(ctx context.Context, client *dynamodb.Client, st *store.Store, docs []string) (float64, error) {
 	query := func(in *dynamodb.QueryInput) (float64, error) {
 		var items []map[string]types.AttributeValue
@@ -337,13 +339,20 @@ func documentsMinimum(ctx context.Context, client *dynamodb.Client, st *store.St
 		if err != nil {
 			return 0, err
 		}
+		latest, err := client.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(st.TableName()), ConsistentRead: aws.Bool(true),
+			KeyConditionExpression: aws.String("#pk = :pk"), ExpressionAttributeNames: map[string]string{"#pk": store.AttrPK},
+			ExpressionAttributeValues: key(store.EventPK(doc)), ScanIndexForward: aws.Bool(false), Limit: aws.Int32(2)})
+		if err != nil {
+			return 0, err
+		}
+		events, _ := rules.QueryMinimum(latest.Items, true)
 		version, err := query(&dynamodb.QueryInput{TableName: aws.String(st.TableName()), ConsistentRead: aws.Bool(true),
 			KeyConditionExpression: aws.String("#pk = :pk"), ExpressionAttributeNames: map[string]string{"#pk": store.AttrPK},
 			ExpressionAttributeValues: key(store.VersionPK(doc, head.CommitID))})
 		if err != nil {
 			return 0, err
 		}
-		total += history + version
+		total += history + events.Read + version
 	}
 	return total, nil
 }
