@@ -112,8 +112,12 @@ $(MINIO_STAMP):
 
 # One DynamoDB Local serves every test binary of the run (see
 # scripts/with-dynamodb-local.sh); it is stopped afterwards, pass or fail.
-# scripts/test.sh runs the tests with -race, the crash tests beside them
-# without it.
+# scripts/test.sh runs every test exactly once: with -race, but for the
+# tests its norace list names, which run beside them without it (crash
+# tests, and tests that drive the code one request or call at a time and
+# check what comes out, whose goroutines other tests run under -race; the
+# script's header says which and why). It checks first that every test falls
+# in exactly one of the two runs.
 test: tools chromium
 	$(GO) vet ./...
 	$(REDOCLY_LINT)

@@ -1,26 +1,216 @@
 #!/usr/bin/env bash
-# Runs every Go test of the module, as make test does (inside
-# scripts/with-dynamodb-local.sh): all of them with the race detector but
-# the crash tests, which run at the same time without it. A crash test
-# kills processes (DynamoDB Local, an export child) and checks what
-# survives across them; the race detector adds nothing to that check and,
-# instrumenting every child, made them a third of make test's time.
+# Runs every Go test of the module exactly once, as make test does (inside
+# scripts/with-dynamodb-local.sh), in three go test runs at the same time:
+#
+#   with -race     every test of every package, but the ones named in
+#                  crash and norace below;
+#   crash          the crash tests, without -race;
+#   norace         the tests named in norace, without -race.
+#
+# The last two run each test in every package that declares one of that
+# name. The crash tests take minutes each, so they have a run of their own:
+# after the norace tests of their package they would finish last, and past
+# go test's 14-minute timeout on a loaded machine.
+#
+# The race detector reports a data race only between goroutines that run
+# while the test does, and it costs 3 to 5 times the CPU (the export's
+# Parquet and ZSTD code the most); on this 2-core machine make test is
+# CPU-bound, so what it spends there is wall time. A test runs without it
+# only if one of these holds:
+#
+#   - it kills processes (DynamoDB Local, an export child) and checks what
+#     survives across them (crash); it instruments nothing that it checks,
+#     and with -race those two tests were a third of make test's time;
+#   - it drives the code from one goroutine, one request or call after
+#     another, nothing in it or in the server running beside them (the API
+#     starts no goroutine of its own, and syscalls order one request after
+#     the next for the race detector anyway), and it checks what comes out:
+#     content, goldens, costs, bounds, a failed write's atomicity (norace).
+#     The goroutines it passes through (the store's, the positions' and
+#     the export's fan-outs, the export's scan, sink and dataset writers)
+#     also run in tests that stay under -race.
+#
+# Everything about concurrency stays under -race: several goroutines,
+# processes or instances, leases, claims, idempotency keys, deliverers, rate
+# limits and in-flight bounds, writers racing an export. So do all tests of
+# store, positions and webhooks, whose code starts those goroutines, and any
+# test not named here: a new test runs with -race until someone names it.
+#
+# Before running anything the script checks that every name below is a
+# test of some package, and that every test of every package falls in
+# exactly one of the three runs (check_every_test_runs_once); with --check
+# it stops there.
+#
+#	scripts/test.sh [--check]
 set -uo pipefail
 
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
 GO=${GO:-go}
-crash='^(TestRestatementSurvivesDynamoDBBeingKilled|TestExportSurvivesSIGKILL)$'
 
-log=$(mktemp "${TMPDIR:-/tmp}/crash-tests.XXXXXX")
-trap 'rm -f "$log"' EXIT
+# The crash tests, by name.
+crash=(
+	TestRestatementSurvivesDynamoDBBeingKilled # api
+	TestExportSurvivesSIGKILL                  # export
+)
 
-"$GO" test -count=1 -timeout 14m -run "$crash" ./api ./export >"$log" 2>&1 &
+# The other tests that run without the race detector, by name.
+norace=(
+	# api: one request after another, checking answers and the table.
+	TestHistoryReadsStayBoundedAsVersionsGrow
+	TestBadInputChangesNothing
+	TestInterruptedRestatementNeverMixesVersions
+	TestQueryParametersAreAsStrictAsBodies
+	TestAuthzMatrix
+	TestAVoidedDocumentLeavesEveryFigureAndListing
+	TestTheEventFeedCostsWhatItsDocsSay
+	TestOpenAPINamesTheServerTheRequestReached
+	TestAuthzVerifierConfigurations
+	TestFundsAndInvestorsKnownOnlyFromDocuments
+	TestOpenAPIGolden
+	TestDemoFigures
+	TestFanoutChargesAreWhatTheDocsSay
+	TestARecordIsAnsweredAsItWasPut
+	TestPerformanceRoutesCostWhatTheirDocsSay
+	TestRecordRoutesCostWhatTheirDocsSay
+	TestGoldenWireShapes
+	TestBadRecordInputIsRefusedAndChangesNothing
+	TestEachAccessPatternIsOneOperation
+
+	# export: one export after another (the writes before it, or a failure
+	# injected before it), checking the files, the snapshot and the views.
+	TestIncrementalSnapshotEqualsAFullExport
+	TestEveryTableSwitchesAtTheManifest
+	TestSnapshotMatchesAPI
+	TestFilesAreSortedRolledAndCompressed
+	TestOnlyCommittedRowsAreExported
+	TestIncrementalWithNothingChangedReusesEveryFile
+	TestIncrementalSaysWhyItReadsTheSettleMargin
+	TestSnapshotsFromBeforeSlotsAreMovedIntoSlots
+	TestIncrementalFromAnotherSchemaVersionExportsInFull
+	TestExportRereadsAVersionWhoseLatestViewIsBehind
+	TestZstdCodecRoundTripsPagesOfEverySize
+	TestIncrementalWithoutASnapshotExportsInFull
+	TestPerformanceSQLMatchesAPI
+	TestLimitsExportExactly
+
+	# export/iceberg: one run and commit after another.
+	TestTablesMatchAPI
+	TestRunCommitsAtomically
+	TestAnEarlierDateNeverBecomesCurrent
+	TestCommitModes
+	TestSchemaBumpEvolvesTablesInTheRunsCommit
+)
+
+# The tests of each package, as go test finds them: every top-level
+# function named Test, Fuzz or Example plus a name not starting in lower
+# case, in the package's test files of this build (go list applies the
+# build constraints). One line a test: import path, then name.
+declared_tests() {
+	"$GO" list -f '{{$d := .Dir}}{{.ImportPath}}{{range .TestGoFiles}} {{$d}}/{{.}}{{end}}{{range .XTestGoFiles}} {{$d}}/{{.}}{{end}}' ./... |
+		while read -r pkg files; do
+			[[ -n $files ]] || continue
+			# shellcheck disable=SC2086 # files is a list of paths without spaces
+			sed -nE 's/^func ((Test|Fuzz|Example)([^a-z(][A-Za-z0-9_]*)?)\(.*/\1/p' $files |
+				grep -vx TestMain | LC_ALL=C sort -u | sed "s|^|$pkg |"
+		done
+}
+
+fail_check() {
+	echo "scripts/test.sh: $*" >&2
+	exit 2
+}
+
+if ! declared=$(declared_tests); then
+	fail_check "go list failed"
+fi
+[[ -n $declared ]] || fail_check "found no tests"
+
+# pattern prints a go test -run/-skip pattern matching exactly the names
+# given, as top-level test names.
+pattern() {
+	local IFS='|'
+	echo "^($*)\$"
+}
+
+# packages_declaring prints the packages that declare a test of one of the
+# names given.
+packages_declaring() {
+	local -A want=()
+	local name pkg
+	for name; do want[$name]=1; done
+	while read -r pkg name; do
+		[[ -n ${want[$name]:-} ]] && echo "$pkg"
+	done <<<"$declared" | LC_ALL=C sort -u
+}
+
+crash_re=$(pattern "${crash[@]}")
+norace_re=$(pattern "${norace[@]}")
+race_skip_re=$(pattern "${crash[@]}" "${norace[@]}")
+mapfile -t race_pkgs < <("$GO" list ./...)
+mapfile -t crash_pkgs < <(packages_declaring "${crash[@]}")
+mapfile -t norace_pkgs < <(packages_declaring "${norace[@]}")
+
+# check_every_test_runs_once fails unless every declared test runs in
+# exactly one of the three go test runs, as their packages and patterns
+# select it (the patterns match a name exactly when it is in the list they
+# are made of), and every name in crash and norace is a declared test.
+check_every_test_runs_once() {
+	local -A race_pkg=() crash_pkg=() norace_pkg=() in_crash=() in_norace=() found=()
+	local pkg name runs bad=0
+	for pkg in "${race_pkgs[@]}"; do race_pkg[$pkg]=1; done
+	for pkg in "${crash_pkgs[@]}"; do crash_pkg[$pkg]=1; done
+	for pkg in "${norace_pkgs[@]}"; do norace_pkg[$pkg]=1; done
+	for name in "${crash[@]}"; do in_crash[$name]=1; done
+	for name in "${norace[@]}"; do in_norace[$name]=1; done
+	while read -r pkg name; do
+		found[$name]=1
+		runs=0
+		if [[ -n ${race_pkg[$pkg]:-} && -z ${in_crash[$name]:-}${in_norace[$name]:-} ]]; then
+			runs=$((runs + 1))
+		fi
+		if [[ -n ${crash_pkg[$pkg]:-} && -n ${in_crash[$name]:-} ]]; then
+			runs=$((runs + 1))
+		fi
+		if [[ -n ${norace_pkg[$pkg]:-} && -n ${in_norace[$name]:-} ]]; then
+			runs=$((runs + 1))
+		fi
+		if ((runs != 1)); then
+			echo "scripts/test.sh: $pkg $name would run $runs times" >&2
+			bad=1
+		fi
+	done <<<"$declared"
+	for name in "${crash[@]}" "${norace[@]}"; do
+		if [[ -z ${found[$name]:-} ]]; then
+			echo "scripts/test.sh: $name is no test of any package (renamed or removed? update this script's lists)" >&2
+			bad=1
+		fi
+	done
+	((bad == 0)) || exit 2
+}
+check_every_test_runs_once
+echo "tests: $(wc -l <<<"$declared") in ${#race_pkgs[@]} packages; without -race: ${#crash[@]} crash tests, ${#norace[@]} more (scripts/test.sh's norace)" >&2
+if [[ ${1:-} == --check ]]; then
+	exit 0
+fi
+
+crash_log=$(mktemp "${TMPDIR:-/tmp}/crash-tests.XXXXXX")
+norace_log=$(mktemp "${TMPDIR:-/tmp}/norace-tests.XXXXXX")
+trap 'rm -f "$crash_log" "$norace_log"' EXIT
+
+"$GO" test -count=1 -timeout 14m -run "$crash_re" "${crash_pkgs[@]}" >"$crash_log" 2>&1 &
 crash_pid=$!
-"$GO" test -race -count=1 -timeout 14m -skip "$crash" ./...
+"$GO" test -count=1 -timeout 14m -run "$norace_re" "${norace_pkgs[@]}" >"$norace_log" 2>&1 &
+norace_pid=$!
+"$GO" test -race -count=1 -timeout 14m -skip "$race_skip_re" "${race_pkgs[@]}"
 race=$?
 wait "$crash_pid"
 crashed=$?
+wait "$norace_pid"
+noraced=$?
 echo "crash tests (without -race):"
-cat "$log"
-if ((race != 0 || crashed != 0)); then
+cat "$crash_log"
+echo "tests named in scripts/test.sh's norace (without -race):"
+cat "$norace_log"
+if ((race != 0 || crashed != 0 || noraced != 0)); then
 	exit 1
 fi
