@@ -75,6 +75,8 @@ norace=(
 	TestGoldenWireShapes
 	TestBadRecordInputIsRefusedAndChangesNothing
 	TestEachAccessPatternIsOneOperation
+	TestAKnownAtReadCostsLogarithmicReadUnits
+	TestARecordAsKnownAtCostsLogarithmicReadsAndIsCharged
 
 	# export: one export after another (the writes before it, or a failure
 	# injected before it), checking the files, the snapshot and the views.
@@ -92,6 +94,7 @@ norace=(
 	TestIncrementalWithoutASnapshotExportsInFull
 	TestPerformanceSQLMatchesAPI
 	TestLimitsExportExactly
+	TestKnownAtSQLMatchesTheAPIsAnswers
 
 	# export/iceberg: one run and commit after another.
 	TestTablesMatchAPI
