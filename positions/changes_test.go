@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,7 +20,7 @@ import (
 type committed struct {
 	*positionstest.Memory
 	events []fund.Event
-	listed int // DocumentVersionsBetween calls
+	listed atomic.Int64 // DocumentVersionsBetween calls, which the fan-out makes concurrently
 }
 
 func (c *committed) write(d fund.Document) {
@@ -29,7 +30,7 @@ func (c *committed) write(d fund.Document) {
 }
 
 func (c *committed) DocumentVersionsBetween(_ context.Context, doc string, from, to time.Time, limit int) ([]fund.Event, error) {
-	c.listed++
+	c.listed.Add(1)
 	var out []fund.Event
 	for _, e := range c.events {
 		if e.Data.DocumentID == doc && e.Timestamp.After(from) && !e.Timestamp.After(to) && len(out) <= limit {
@@ -155,12 +156,12 @@ func TestChangesAreBounded(t *testing.T) {
 			pos = "NOPE"
 		}
 		c.ResetReads()
-		c.listed = 0
+		c.listed.Store(0)
 		if _, err := s.SummaryChanges(ctx, pos, fund.MustDate("2025-02-28"), t0, c.Clock, allow); fund.ErrorCode(err) != fund.ENOTFOUND {
 			t.Errorf("%s: %v, want ENOTFOUND", name, err)
 		}
-		if reads := c.Reads(); !slices.Equal(reads, []string{"PositionDocuments"}) || c.listed != 0 {
-			t.Errorf("%s: read %v and listed %d documents' versions, want the ledger alone", name, reads, c.listed)
+		if reads := c.Reads(); !slices.Equal(reads, []string{"PositionDocuments"}) || c.listed.Load() != 0 {
+			t.Errorf("%s: read %v and listed %d documents' versions, want the ledger alone", name, reads, c.listed.Load())
 		}
 	}
 }
