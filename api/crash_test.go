@@ -105,21 +105,20 @@ func (e *crashEnv) demoSnapshot(t *testing.T) map[string]string {
 		if r.Status != http.StatusOK {
 			t.Fatalf("GET %s: %d %s", p, r.Status, r.Body)
 		}
-		snap[p] = withoutBasis(t, r.Body)
+		snap[p] = bodyWithoutBasis(t, r.Body)
 	}
 	return snap
 }
 
-// withoutBasis is an answer without its basis, whose knownAt names the
+// bodyWithoutBasis is an answer without its basis, whose knownAt names the
 // instant of the read: what the demo's reads must keep is everything else.
-func withoutBasis(t *testing.T, body []byte) string {
+func bodyWithoutBasis(t *testing.T, body []byte) string {
 	t.Helper()
 	var v map[string]any
 	if err := json.Unmarshal(body, &v); err != nil {
 		t.Fatalf("not a JSON object: %v\n%s", err, body)
 	}
-	delete(v, "basis")
-	b, err := json.Marshal(v)
+	b, err := json.Marshal(withoutBasis(v))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -359,7 +358,7 @@ func (e *crashEnv) checkDemo(t *testing.T, want map[string]string) {
 	t.Helper()
 	for _, p := range crashDemoPaths {
 		r := e.do(t, http.MethodGet, p, nil)
-		if r.Status != http.StatusOK || withoutBasis(t, r.Body) != want[p] {
+		if r.Status != http.StatusOK || bodyWithoutBasis(t, r.Body) != want[p] {
 			t.Fatalf("GET %s changed: %d %s\nwant %s", p, r.Status, r.Body, want[p])
 		}
 	}
