@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -126,6 +127,31 @@ func scrapeCapacity(ctx context.Context, svc *service) (store.Capacity, error) {
 	return c, nil
 }
 
+// quiet waits, polling /metrics, until the service has written nothing for
+// a while: a webhook delivery that reached the receiver is recorded a
+// moment later, and its writes must not be counted as a read's.
+func quiet(ctx context.Context, svc *service) error {
+	const still, most = 300 * time.Millisecond, 30 * time.Second
+	deadline := time.Now().Add(most)
+	last, err := scrapeCapacity(ctx, svc)
+	for err == nil && time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(still):
+		}
+		var now store.Capacity
+		if now, err = scrapeCapacity(ctx, svc); err == nil && now.Write == last.Write {
+			return nil
+		}
+		last = now
+	}
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("the service was still writing %s after the last comparison", most)
+}
+
 // apiCapacity is what the service consumed, per request, while do ran n
 // requests one after another. Nothing else runs against the service then.
 func apiCapacity(ctx context.Context, svc *service, n int, do func(k int) error) (store.Capacity, error) {
@@ -178,6 +204,9 @@ func costReads(r *raw, ds dataset) []costRead {
 // (comps: a skipped one is skipped here too), n requests per side for a
 // read, max(1, n/5) for an ingest, the same targets on both sides.
 func measureCost(ctx context.Context, o options, svc *service, r *raw, pools []*pool, comps []*comparison) ([]*costRow, error) {
+	if err := quiet(ctx, svc); err != nil {
+		return nil, err
+	}
 	skipped := map[string]string{}
 	for _, c := range comps {
 		skipped[c.name] = c.skip
