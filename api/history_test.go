@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -235,6 +238,51 @@ func TestHistoryReadsStayBoundedAsVersionsGrow(t *testing.T) {
 		read("/v1/documents/THOUSAND/versions?limit=1&cursor="+versions.Next, &versions)
 		if len(versions.Versions) != 1 || versions.Versions[0].Version != 999 || versions.Versions[0].Status != "superseded" {
 			t.Fatalf("the second page of /versions: %+v", versions)
+		}
+	})
+
+	t.Run("a read as known at an instant costs the same at 200 versions as at 1,000", func(t *testing.T) {
+		// Version 101 of each, read as known at its commit instant: the
+		// instant index names it in one Query, where a search over the
+		// versions would cost more steps at 1,000 than at 200. (/versions
+		// reads the version's record: putVersions writes no earlier
+		// version's own partition, which the other routes read.)
+		knownAt := func(doc string) string {
+			at, err := s.Store.CommitInstants(context.Background(), doc, 101, 101)
+			if err != nil || at[101].IsZero() {
+				t.Fatalf("the commit instant of %s version 101: %v %v", doc, at, err)
+			}
+			return at[101].UTC().Format(time.RFC3339Nano)
+		}
+		at200, at1000 := knownAt("HUNDRED2"), knownAt("THOUSAND")
+		for _, route := range []string{"/versions", "/versions?limit=1"} {
+			var page struct {
+				Version int
+				Latest  *header
+			}
+			sep := "?"
+			if strings.Contains(route, "?") {
+				sep = "&"
+			}
+			cost200, ops200 := read("/v1/documents/HUNDRED2"+route+sep+"knownAt="+url.QueryEscape(at200), &page)
+			v200 := page
+			cost1000, ops1000 := read("/v1/documents/THOUSAND"+route+sep+"knownAt="+url.QueryEscape(at1000), &page)
+			t.Logf("GET /v1/documents/{id}%s?knownAt=…: %.1f read units at 200 versions, %.1f at 1,000", route, cost200, cost1000)
+			if cost200 != cost1000 || len(ops200) != len(ops1000) {
+				t.Errorf("GET /v1/documents/{id}%s?knownAt=… reads %.1f units with %v at 200 versions, %.1f with %v at 1,000", route, cost200, ops200, cost1000, ops1000)
+			}
+			for _, p := range []struct {
+				Version int
+				Latest  *header
+			}{v200, page} {
+				got := p.Version
+				if p.Latest != nil {
+					got = p.Latest.Version
+				}
+				if got != 101 {
+					t.Errorf("GET /v1/documents/{id}%s?knownAt=…: version %+v, want 101", route, p)
+				}
+			}
 		}
 	})
 

@@ -43,6 +43,11 @@ type BackfillProgress struct {
 	// one per position a document reported in any version, put again on
 	// every run, which changes nothing.
 	Ledger int
+	// Instants counts the documents whose head the run marked
+	// InstantIndexed, once it had put their versions' entries in the
+	// instant index (see backfillInstants), Records the funds' and
+	// investors' records it marked so (see backfillRecordInstants).
+	Instants, Records int
 }
 
 // BackfillOptions say where a backfill starts and whom it tells.
@@ -82,14 +87,23 @@ func (s *Store) BackfillChanges(ctx context.Context, opts BackfillOptions) (Back
 		return p, err
 	}
 	for {
-		scan := s.table.Scan().Filter("$ = ?", AttrSK, HeadSK).Consistent(true).
-			Project(AttrPK, AttrSK, AttrGSI1PK, "'Type'", "DocumentID", "CommitID", "CreatedAt", "CommittedAt", "Version", "HistoryByVersion").SearchLimit(cmp.Or(max(opts.PageItems, 0), 1000))
+		scan := s.table.Scan().Filter("$ = ? OR $ = ?", AttrSK, HeadSK, AttrSK, RecordSK).Consistent(true).
+			Project(AttrPK, AttrSK, AttrGSI1PK, "'Type'", "DocumentID", "CommitID", "CreatedAt", "CommittedAt", "Version", "HistoryByVersion", "InstantIndexed").SearchLimit(cmp.Or(max(opts.PageItems, 0), 1000))
 		if from != nil {
 			scan = scan.StartFrom(from)
 		}
 		it := scan.Iter()
 		var head Item
 		for it.Next(ctx, &head) {
+			if head.Type == TypeFundRecord || head.Type == TypeInvestorRecord {
+				indexedNow, err := s.backfillRecordInstants(ctx, head)
+				if indexedNow {
+					p.Records++
+				}
+				if err != nil {
+					return p, err
+				}
+			}
 			if head.Type == TypeHead {
 				p.Heads++
 				indexed, err := s.indexHead(ctx, head)
@@ -116,6 +130,13 @@ func (s *Store) BackfillChanges(ctx context.Context, opts BackfillOptions) (Back
 				}
 				entries, err := s.backfillLedger(ctx, head)
 				p.Ledger += entries
+				if err != nil {
+					return p, err
+				}
+				indexedNow, err := s.backfillInstants(ctx, head)
+				if indexedNow {
+					p.Instants++
+				}
 				if err != nil {
 					return p, err
 				}
@@ -222,7 +243,8 @@ func (s *Store) backfillEvents(ctx context.Context, h Item) (int, error) {
 		return 0, nil
 	}
 	var have []eventItem
-	if err := s.table.Get(AttrPK, EventPK(h.DocumentID)).Project(AttrSK).Consistent(true).All(ctx, &have); err != nil {
+	if err := s.table.Get(AttrPK, EventPK(h.DocumentID)).Range(AttrSK, dynamo.Between, EventSK(1), EventSK(h.Version)).
+		Project(AttrSK).Consistent(true).All(ctx, &have); err != nil {
 		return 0, fmt.Errorf("store: read the events of document %s: %w", h.DocumentID, err)
 	}
 	if len(have) >= h.Version {
@@ -264,6 +286,102 @@ func (s *Store) backfillEvents(ctx context.Context, h Item) (int, error) {
 		prev = &d
 	}
 	return written, nil
+}
+
+// backfillInstants puts the instant index's entry (VersionInstantSK) of
+// every version of h's document, from the versions' events (which
+// backfillEvents wrote first), and marks the head InstantIndexed, on
+// condition that it still names the version read: a commit in between
+// wrote its own entry, and the run reads the head again and goes on. An
+// entry is put whole from its event, so putting it again changes nothing.
+// It reports whether it marked the head (false for one that had the mark).
+func (s *Store) backfillInstants(ctx context.Context, h Item) (bool, error) {
+	doc := h.DocumentID
+	for range maxIndexAttempts {
+		if h.InstantIndexed || h.Version < 1 {
+			return false, nil
+		}
+		var evs []eventItem
+		err := s.table.Get(AttrPK, EventPK(doc)).Range(AttrSK, dynamo.Between, EventSK(1), EventSK(h.Version)).
+			Project("Version", "CommittedAt").Consistent(true).All(ctx, &evs)
+		if err != nil {
+			return false, fmt.Errorf("store: read the events of document %s: %w", doc, err)
+		}
+		if len(evs) != h.Version {
+			return false, fmt.Errorf("store: document %s has %d events for %d versions: %w", doc, len(evs), h.Version, ErrNoCommitInstant)
+		}
+		for i := 0; i < len(evs); i += maxBatchWrite {
+			part := evs[i:min(i+maxBatchWrite, len(evs))]
+			entries := make([]any, len(part))
+			for j, e := range part {
+				entries[j] = versionInstantItem(doc, e.Version, e.CommittedAt)
+			}
+			if _, err := s.table.Batch().Write().Put(entries...).Run(ctx); err != nil {
+				return false, fmt.Errorf("store: put the instant index of document %s: %w", doc, err)
+			}
+		}
+		err = s.table.Update(AttrPK, h.PK).Range(AttrSK, HeadSK).Set("InstantIndexed", true).
+			If("$ = ?", "Version", h.Version).Run(ctx)
+		if err == nil {
+			return true, nil
+		}
+		if !dynamo.IsCondCheckFailed(err) {
+			return false, fmt.Errorf("store: mark the instant index of document %s: %w", doc, err)
+		}
+		var now Item
+		err = s.table.Get(AttrPK, h.PK).Range(AttrSK, dynamo.Equal, HeadSK).Consistent(true).One(ctx, &now)
+		if errors.Is(err, dynamo.ErrNotFound) {
+			return false, nil
+		}
+		if err != nil {
+			return false, fmt.Errorf("store: read the head of document %s again: %w", doc, err)
+		}
+		h = now
+	}
+	return false, fund.Errorf(fund.ECONFLICT, "the head of document %s kept changing while its instant index was put; run the backfill again", doc)
+}
+
+// backfillRecordInstants puts the instant index's entry (RecordInstantSK)
+// of every kept version of a fund's or an investor's record r (those with
+// an item, RecordVersionSK, and its instant) and marks the record
+// InstantIndexed, on condition that it is still at the version read, as
+// backfillInstants does for a document. A version stored before versions
+// were kept has no item, and no entry: it was not known at any instant.
+func (s *Store) backfillRecordInstants(ctx context.Context, r Item) (bool, error) {
+	for range maxIndexAttempts {
+		if r.InstantIndexed || r.Version < 1 {
+			return false, nil
+		}
+		var versions []map[string]types.AttributeValue
+		err := s.table.Get(AttrPK, r.PK).Range(AttrSK, dynamo.Between, RecordVersionSK(1), RecordVersionSK(r.Version)).
+			Project("Version", "RecordedAt", "UpdatedAt").Consistent(true).All(ctx, &versions)
+		if err != nil {
+			return false, fmt.Errorf("store: read the record versions of %s: %w", r.PK, err)
+		}
+		entries := make([]any, 0, len(versions))
+		for _, v := range versions {
+			entries = append(entries, recordInstantItem(r.PK, rowVersion(v), recordInstant(v)))
+		}
+		for i := 0; i < len(entries); i += maxBatchWrite {
+			if _, err := s.table.Batch().Write().Put(entries[i:min(i+maxBatchWrite, len(entries))]...).Run(ctx); err != nil {
+				return false, fmt.Errorf("store: put the instant index of %s: %w", r.PK, err)
+			}
+		}
+		err = s.table.Update(AttrPK, r.PK).Range(AttrSK, RecordSK).Set("InstantIndexed", true).
+			If("$ = ?", "Version", r.Version).Run(ctx)
+		if err == nil {
+			return true, nil
+		}
+		if !dynamo.IsCondCheckFailed(err) {
+			return false, fmt.Errorf("store: mark the instant index of %s: %w", r.PK, err)
+		}
+		var now Item
+		if err := s.table.Get(AttrPK, r.PK).Range(AttrSK, dynamo.Equal, RecordSK).Consistent(true).One(ctx, &now); err != nil {
+			return false, fmt.Errorf("store: read the record %s again: %w", r.PK, err)
+		}
+		r = now
+	}
+	return false, fund.Errorf(fund.ECONFLICT, "the record %s kept changing while its instant index was put; run the backfill again", r.PK)
 }
 
 func later(a, b time.Time) time.Time {

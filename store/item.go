@@ -67,6 +67,12 @@ type Item struct {
 	// follows a head that has it; the backfill, once it has moved the
 	// document's earlier records.
 	HistoryByVersion bool `dynamo:",omitempty"`
+	// On the head: every version up to this one has its entry in the
+	// document's instant index (VersionInstantSK), so the version known at
+	// an instant is one Query of it. A commit sets it when it creates the
+	// document or follows a head that has it; the backfill, once it has
+	// put the entries of the versions committed before the index.
+	InstantIndexed bool `dynamo:",omitempty"`
 	// On the head: the records of its version and of the OverviewHistory
 	// versions before it, compressed (recent.go), which the overview shows
 	// from the head it reads anyway.

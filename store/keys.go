@@ -50,6 +50,10 @@ const (
 	TypeFundInvestor       = "FundInvestor"
 	TypeEvent              = "Event"
 	TypeEventsStart        = "EventsStart"
+	// One entry per committed version in its document's instant index
+	// (VersionInstantSK). No reader of documents or the export knows them.
+	TypeVersionInstant = "VersionInstant"
+	TypeRecordInstant  = "RecordInstant" // a record version's, likewise
 	// One immutable item per version of a fund's or an investor's record
 	// (knownat_records.go). No reader of documents or the export knows them.
 	TypeFundRecordVersion     = "FundRecordVersion"
@@ -200,6 +204,18 @@ func EventPK(doc string) string { return "EVENT#" + doc }
 // EventSK is the event of one version; zero-padded so versions sort.
 func EventSK(version int) string { return fmt.Sprintf("VERSION#%010d", version) }
 
+// VersionInstantSK is a version's entry in its document's instant index,
+// in the partition of its events (EventPK), keyed by its commit instant:
+// UTC to the nanosecond, fixed width, so entries sort by instant and sort
+// below the events' keys. A document's instants rise with its versions,
+// so the entry at or before an instant is the version known then.
+func VersionInstantSK(at time.Time) string {
+	return "AT#" + at.UTC().Format("2006-01-02T15:04:05.000000000Z")
+}
+
+// VersionInstantLowSK is below every entry of the instant index.
+const VersionInstantLowSK = "AT#"
+
 // EventsGSI1PK is the feed's partition of one UTC day and shard, across
 // every fund.
 func EventsGSI1PK(day time.Time, shard int) string {
@@ -337,6 +353,17 @@ const RecordSK = "RECORD"
 // versions sort. No other sort key of a fund's or an investor's partition
 // begins with "RECORD#".
 func RecordVersionSK(version int) string { return fmt.Sprintf("RECORD#%010d", version) }
+
+// RecordInstantSK is a record version's entry in its record's instant
+// index, in the record's partition, keyed by the instant the version was
+// written (as VersionInstantSK keys a document version's); RecordInstantLowSK
+// is below every entry. The entries sort apart from the versions' items.
+func RecordInstantSK(at time.Time) string {
+	return RecordInstantLowSK + at.UTC().Format("2006-01-02T15:04:05.000000000Z")
+}
+
+// RecordInstantLowSK: see RecordInstantSK.
+const RecordInstantLowSK = "RECORD_AT#"
 
 // InvestorPK is the partition of an investor's record.
 func InvestorPK(inv string) string { return "INVESTOR#" + inv }

@@ -15,11 +15,15 @@ import (
 // its latest version committed at or before the instant, and did not exist
 // before its first. Commit instants rise with versions within a document
 // (commitRequest stamps each after its predecessor's), so the version known
-// at an instant is found by a binary search over the document's events,
-// which carry the instant of every committed version (events.go): the
-// head's one GetItem answers when the latest version is old enough, and
-// each step of the search is one GetItem of an event, so a document of n
-// versions costs at most 2 + ⌈log₂ n⌉ GetItems whatever the instant.
+// at an instant is the latest entry at or before it in the document's
+// instant index (VersionInstantSK), which every commit writes in its
+// transaction: the head's one GetItem answers when the latest version is
+// old enough, otherwise one Query of the index (Limit 1) names the version
+// and one GetItem reads its record, whatever the number of versions. A
+// document whose head is not InstantIndexed (versions committed before the
+// index, until `fundsvc changes backfill` puts their entries) is searched
+// as before: a binary search over its events, one GetItem each, at most
+// 2 + ⌈log₂ n⌉ GetItems for n versions (versionNumberAt).
 
 // VersionRef names one committed version of a document.
 type VersionRef struct {
@@ -62,21 +66,9 @@ func (s *Store) recordAtFrom(ctx context.Context, h *Item, at time.Time) (Versio
 		return VersionRef{DocumentID: h.DocumentID, FundID: h.FundID, Version: h.Version, CommitID: h.CommitID,
 			CommittedAt: headInstant(h), AsOf: h.AsOf, Voided: h.Voided, Latest: true}, nil, nil
 	}
-	// The largest version below the head's whose instant is at or before
-	// at: lo's instant is known to be at or before it (0: none), hi's after.
-	lo, hi := 0, h.Version
-	var loAt time.Time
-	for hi-lo > 1 {
-		mid := lo + (hi-lo)/2
-		t, err := s.commitInstant(ctx, h.DocumentID, mid)
-		if err != nil {
-			return VersionRef{}, nil, err
-		}
-		if t.After(at) {
-			hi = mid
-		} else {
-			lo, loAt = mid, t
-		}
+	lo, loAt, err := s.versionNumberAt(ctx, h, at, h.Version)
+	if err != nil {
+		return VersionRef{}, nil, err
 	}
 	if lo == 0 {
 		return VersionRef{}, nil, notFound(h.DocumentID)

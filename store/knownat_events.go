@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -14,30 +15,32 @@ import (
 // rise with versions within a document (commitRequest), so the versions
 // committed in (from, to] are a run of version numbers: from the one after
 // the version known at from to the version known at to. Each end is found
-// by a binary search over the versions' events, as VersionAt's is, and
-// the run's events are then read with one Query, newest version last.
+// as VersionAt finds a version (versionNumberAt: one Query of the instant
+// index), and the run's events are then read with one Query, newest
+// version last.
 
 // DocumentVersionsBetween returns the events of doc's versions committed
 // after from and at or before to, in version order (commit order), at
 // most limit+1 of them: more than limit returned means more exist. None
 // when the document is unknown or its latest version was committed at or
 // before from. Reads: the head's GetItem, then, when the latest version
-// is later than from, at most 2·⌈log₂ n⌉ GetItems of events for the two
-// searches and one Query of at most limit+1 events, whatever the number
-// n of versions.
+// is later than from, a Query of the instant index for each end and one
+// Query of at most limit+1 events, whatever the number of versions (a
+// document not InstantIndexed: 2·⌈log₂ n⌉ GetItems of events for the two
+// ends instead).
 func (s *Store) DocumentVersionsBetween(ctx context.Context, doc string, from, to time.Time, limit int) ([]fund.Event, error) {
 	h, err := s.head(ctx, doc)
 	if err != nil || h == nil || !headInstant(h).After(from) || !to.After(from) {
 		return nil, err
 	}
-	last, err := s.versionNumberAt(ctx, h, to, 0)
+	last, _, err := s.versionNumberAt(ctx, h, to, 0)
 	if err != nil || last == 0 {
 		return nil, err
 	}
 	// The first version after last was committed after to, so after from;
 	// when last is the head's, the head was checked to be.
 	after := min(last+1, h.Version)
-	first, err := s.versionNumberAt(ctx, h, from, after)
+	first, _, err := s.versionNumberAt(ctx, h, from, after)
 	if err != nil || first >= last {
 		return nil, err
 	}
@@ -63,30 +66,58 @@ func (s *Store) DocumentVersionsBetween(ctx context.Context, doc string, from, t
 }
 
 // versionNumberAt is the number of the latest version of h's document
-// committed at or before at (0: none), searched among the versions below
-// after, a version known to be committed later than at (0: the search
-// starts from the head's): one GetItem of an event per step.
-func (s *Store) versionNumberAt(ctx context.Context, h *Item, at time.Time, after int) (int, error) {
+// committed at or before at (0: none) and its commit instant, among the
+// versions below after, a version known to be committed later than at (0:
+// the search starts from the head's). A head that is InstantIndexed
+// answers with one Query of the instant index, which holds no entry of a
+// version later than after's; otherwise a binary search over the events,
+// one GetItem per step.
+func (s *Store) versionNumberAt(ctx context.Context, h *Item, at time.Time, after int) (int, time.Time, error) {
 	hi := after
 	if hi == 0 {
 		if !headInstant(h).After(at) {
-			return h.Version, nil
+			return h.Version, headInstant(h), nil
 		}
 		hi = h.Version
 	}
+	if h.InstantIndexed {
+		return s.indexedVersionAt(ctx, h.DocumentID, at)
+	}
 	// lo's instant is at or before at (0: none), hi's after it.
 	lo := 0
+	var loAt time.Time
 	for hi-lo > 1 {
 		mid := lo + (hi-lo)/2
 		t, err := s.commitInstant(ctx, h.DocumentID, mid)
 		if err != nil {
-			return 0, err
+			return 0, time.Time{}, err
 		}
 		if t.After(at) {
 			hi = mid
 		} else {
-			lo = mid
+			lo, loAt = mid, t
 		}
 	}
-	return lo, nil
+	return lo, loAt, nil
+}
+
+// indexedVersionAt reads the latest entry of doc's instant index at or
+// before at: one strongly consistent Query that reads one item. It returns
+// version 0 when there is none (the document was first committed later).
+func (s *Store) indexedVersionAt(ctx context.Context, doc string, at time.Time) (int, time.Time, error) {
+	var it Item
+	err := s.table.Get(AttrPK, EventPK(doc)).Range(AttrSK, dynamo.Between, VersionInstantLowSK, VersionInstantSK(at)).
+		Order(dynamo.Descending).Limit(1).Consistent(true).One(ctx, &it)
+	if errors.Is(err, dynamo.ErrNotFound) {
+		return 0, time.Time{}, nil
+	}
+	if err != nil {
+		return 0, time.Time{}, fmt.Errorf("the version of document %s known at %s: %w", doc, at.UTC().Format(time.RFC3339Nano), err)
+	}
+	return it.Version, it.CommittedAt, nil
+}
+
+// versionInstantItem is version's entry in its document's instant index.
+func versionInstantItem(doc string, version int, committedAt time.Time) Item {
+	return Item{PK: EventPK(doc), SK: VersionInstantSK(committedAt), Type: TypeVersionInstant, Version: version, CommittedAt: committedAt}
 }

@@ -97,12 +97,17 @@ func (r *Reads) add(n int) {
 
 // recordAt returns the version of the record at pk in force at at, given
 // current, the record as stored now (nil: none): nil when it had no record
-// then. It reads nothing when current is old enough, and otherwise one
-// GetItem per step of a binary search over the versions' items (a version
-// without one was stored before they were kept: not known).
+// then. It reads nothing when current is old enough; otherwise, for an
+// InstantIndexed record, one Query of its instant index and one GetItem
+// of the version it names, and for one that is not, one GetItem per step
+// of a binary search over the versions' items (a version without one was
+// stored before they were kept: not known).
 func (s *Store) recordAt(ctx context.Context, pk string, current rawItem, at time.Time, reads *Reads) (rawItem, error) {
 	if current == nil || !recordInstant(current).After(at) {
 		return current, nil
+	}
+	if rowBool(current, "InstantIndexed") {
+		return s.indexedRecordAt(ctx, pk, at, reads)
 	}
 	lo, hi := 0, rowVersion(current)
 	var best rawItem
@@ -126,6 +131,39 @@ func (s *Store) recordAt(ctx context.Context, pk string, current rawItem, at tim
 		}
 	}
 	return best, nil
+}
+
+// indexedRecordAt reads the entry of the record's instant index at or
+// before at (one Query of one item), then the version it names (one
+// GetItem): nil when there is none, the record being written later.
+func (s *Store) indexedRecordAt(ctx context.Context, pk string, at time.Time, reads *Reads) (rawItem, error) {
+	var entry Item
+	reads.add(1)
+	err := s.table.Get(AttrPK, pk).Range(AttrSK, dynamo.Between, RecordInstantLowSK, RecordInstantSK(at)).
+		Order(dynamo.Descending).Limit(1).Consistent(true).One(ctx, &entry)
+	if errors.Is(err, dynamo.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("the record of %s at %s: %w", pk, at.UTC().Format(time.RFC3339Nano), err)
+	}
+	var row map[string]types.AttributeValue
+	reads.add(1)
+	if err := s.table.Get(AttrPK, pk).Range(AttrSK, dynamo.Equal, RecordVersionSK(entry.Version)).Consistent(true).One(ctx, &row); err != nil {
+		return nil, fmt.Errorf("record version %d of %s: %w", entry.Version, pk, err)
+	}
+	return row, nil
+}
+
+// recordInstantItem is a record version's entry in its instant index.
+func recordInstantItem(pk string, version int, at time.Time) Item {
+	return Item{PK: pk, SK: RecordInstantSK(at), Type: TypeRecordInstant, Version: version, CommittedAt: at}
+}
+
+// rowBool reads a boolean attribute of a stored item (false when absent).
+func rowBool(row map[string]types.AttributeValue, name string) bool {
+	b, _ := row[name].(*types.AttributeValueMemberBOOL)
+	return b != nil && b.Value
 }
 
 // recordsAt reads the records of pks as stored now with consistent
@@ -176,7 +214,7 @@ func investorRecordOf(row rawItem) (*fund.InvestorRecord, error) {
 
 // RecordNamesAt is RecordNames as known at at: the names given by the
 // records' versions in force then (recordsAt: one BatchGet per 100, and a
-// binary search for each record replaced since).
+// Query and a GetItem for each record replaced since).
 func (s *Store) RecordNamesAt(ctx context.Context, funds, investors []string, at time.Time, reads *Reads) (map[string]string, map[string]string, error) {
 	fundNames, investorNames := map[string]string{}, map[string]string{}
 	pks := make([]string, 0, len(funds)+len(investors))

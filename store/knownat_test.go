@@ -2,19 +2,26 @@ package store_test
 
 import (
 	"errors"
+	"fmt"
 	"math/bits"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/internal/fundtest"
 	"github.com/fundsvc/fundsvc/store"
 )
 
-// TestVersionAtFindsTheVersionKnownAtAnInstantInLogarithmicReads commits
+// TestVersionAtFindsTheVersionKnownAtAnInstantInConstantReads commits
 // nine versions a minute apart on an injected clock and asks for the
-// version known at instants before, at, between and after them.
-func TestVersionAtFindsTheVersionKnownAtAnInstantInLogarithmicReads(t *testing.T) {
+// version known at instants before, at, between and after them: each
+// answer costs the head, one Query of the instant index and the version's
+// record, whatever the version. A table written before the index (its
+// entries deleted and the head's mark taken off) is answered the same by
+// the binary search over the events, in at most 2 + ⌈log₂ n⌉ reads, and
+// in constant reads again once the backfill has put the index back.
+func TestVersionAtFindsTheVersionKnownAtAnInstantInConstantReads(t *testing.T) {
 	e := fundtest.New(t)
 	t0 := time.Date(2026, 10, 1, 9, 0, 0, 0, time.UTC)
 	var now time.Time
@@ -31,26 +38,65 @@ func TestVersionAtFindsTheVersionKnownAtAnInstantInLogarithmicReads(t *testing.T
 	}
 	now = t0.Add(time.Hour)
 
-	if _, err := e.Store.VersionAt(ctx, "D1", t0.Add(time.Minute-time.Nanosecond)); fund.ErrorCode(err) != fund.ENOTFOUND {
-		t.Errorf("before the first commit: %v, want ENOTFOUND", err)
+	check := func(stage string, most int) {
+		t.Helper()
+		if _, err := e.Store.VersionAt(ctx, "D1", t0.Add(time.Minute-time.Nanosecond)); fund.ErrorCode(err) != fund.ENOTFOUND {
+			t.Errorf("%s: before the first commit: %v, want ENOTFOUND", stage, err)
+		}
+		if _, err := e.Store.VersionAt(ctx, "NOPE", now); fund.ErrorCode(err) != fund.ENOTFOUND {
+			t.Errorf("%s: an unknown document: %v, want ENOTFOUND", stage, err)
+		}
+		worst := 0.0
+		for v := 1; v <= versions; v++ {
+			for _, at := range []time.Time{t0.Add(time.Duration(v) * time.Minute), t0.Add(time.Duration(v)*time.Minute + 59*time.Second)} {
+				before := e.Store.Consumed()
+				got, err := e.Store.VersionAt(ctx, "D1", at)
+				if err != nil {
+					t.Fatalf("%s: at %s: %v", stage, at, err)
+				}
+				if got.Version != v || got.CommitID != committed[v].CommitID || !got.CommittedAt.Equal(t0.Add(time.Duration(v)*time.Minute)) || got.Latest != (v == versions) {
+					t.Errorf("%s: at %s: %+v, want version %d commit %s", stage, at, got, v, committed[v].CommitID)
+				}
+				reads := e.Store.Consumed().Sub(before).Total().Read
+				worst = max(worst, reads)
+				if reads > float64(most) {
+					t.Errorf("%s: at %s: %.1f read units, want at most %d", stage, at, reads, most)
+				}
+			}
+		}
+		t.Logf("%s: at most %.1f read units", stage, worst)
 	}
-	if _, err := e.Store.VersionAt(ctx, "NOPE", now); fund.ErrorCode(err) != fund.ENOTFOUND {
-		t.Errorf("an unknown document: %v, want ENOTFOUND", err)
+	check("indexed", 3) // the head, the index's entry, the record
+	unindex(t, e, "D1")
+	check("before the index", 2+bits.Len(uint(versions-1))) // the head, ⌈log₂ n⌉ events, the record
+	p, err := e.Store.BackfillChanges(ctx, store.BackfillOptions{})
+	if err != nil || p.Instants != 1 {
+		t.Fatalf("backfill: %+v %v, want one document's index put", p, err)
 	}
-	most := 2 + bits.Len(uint(versions-1)) // the head, ⌈log₂ n⌉ events, the record
-	for v := 1; v <= versions; v++ {
-		for _, at := range []time.Time{t0.Add(time.Duration(v) * time.Minute), t0.Add(time.Duration(v)*time.Minute + 59*time.Second)} {
-			before := e.Store.Consumed()
-			got, err := e.Store.VersionAt(ctx, "D1", at)
-			if err != nil {
-				t.Fatalf("at %s: %v", at, err)
+	check("after the backfill", 3)
+	if p, err := e.Store.BackfillChanges(ctx, store.BackfillOptions{}); err != nil || p.Instants != 0 {
+		t.Errorf("a second backfill: %+v %v, want nothing to index", p, err)
+	}
+}
+
+// unindex makes doc as a table written before the instant index holds
+// it: its index entries deleted, its head without the mark.
+func unindex(t *testing.T, e *fundtest.Env, doc string) {
+	t.Helper()
+	for _, av := range e.Dump(t) {
+		var it store.Item
+		if err := it.UnmarshalDynamoItem(av); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case it.PK == store.EventPK(doc) && it.Type == store.TypeVersionInstant:
+			e.Delete(t, it.PK, it.SK)
+		case it.PK == store.DocPK(doc) && it.SK == store.HeadSK:
+			if !it.InstantIndexed {
+				t.Fatalf("the head of %s is not InstantIndexed", doc)
 			}
-			if got.Version != v || got.CommitID != committed[v].CommitID || !got.CommittedAt.Equal(t0.Add(time.Duration(v)*time.Minute)) || got.Latest != (v == versions) {
-				t.Errorf("at %s: %+v, want version %d commit %s", at, got, v, committed[v].CommitID)
-			}
-			if reads := e.Store.Consumed().Sub(before).Total().Read; reads > float64(most) {
-				t.Errorf("at %s: %.1f read units, want at most %d", at, reads, most)
-			}
+			it.InstantIndexed = false
+			e.Put(t, it)
 		}
 	}
 }
@@ -69,6 +115,7 @@ func TestVersionAtNamesTheBackfillWhenAVersionHasNoEvent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	unindex(t, e, "D1")
 	e.Delete(t, store.EventPK("D1"), store.EventSK(1))
 	if _, err := e.Store.VersionAt(ctx, "D1", t0.Add(90*time.Second)); !errors.Is(err, store.ErrNoCommitInstant) {
 		t.Errorf("a version without its event: %v, want ErrNoCommitInstant", err)
@@ -96,4 +143,71 @@ func TestVersionsCommittedInTheSameMillisecondAreKnownOneAfterTheOther(t *testin
 			t.Errorf("at %s: version %d (%v), want %d", c.at.Format(time.RFC3339Nano), got.Version, err, c.want)
 		}
 	}
+}
+
+// TestARecordKnownAtIsFoundInOneQuery writes five versions of a fund's
+// record a minute apart and reads its name as known at each: the latest
+// costs the record's BatchGet alone, an earlier one a Query of the
+// record's instant index and a GetItem more. A record written before the
+// index (its entries deleted, its mark taken off) is answered the same by
+// the binary search over its versions, and in one Query again once the
+// backfill has put its index back.
+func TestARecordKnownAtIsFoundInOneQuery(t *testing.T) {
+	e := fundtest.New(t)
+	t0 := time.Date(2026, 10, 1, 9, 0, 0, 0, time.UTC)
+	var now time.Time
+	e.Store.Now = func() time.Time { return now }
+	const versions = 5
+	for v := 1; v <= versions; v++ {
+		now = t0.Add(time.Duration(v) * time.Minute)
+		if _, err := e.Store.PutFundRecord(ctx, "FUND_R", fund.FundFields{Name: fmt.Sprintf("R v%d", v), BaseCurrency: "USD"}, nil, "test", now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	now = t0.Add(time.Hour)
+	check := func(stage string, most int) {
+		t.Helper()
+		for v := 0; v <= versions; v++ {
+			var reads store.Reads
+			names, _, err := e.Store.RecordNamesAt(ctx, []string{"FUND_R"}, nil, t0.Add(time.Duration(v)*time.Minute+30*time.Second), &reads)
+			if err != nil {
+				t.Fatalf("%s: version %d: %v", stage, v, err)
+			}
+			want := fmt.Sprintf("R v%d", v)
+			if v == 0 {
+				want = ""
+			}
+			if names["FUND_R"] != want {
+				t.Errorf("%s: as known after version %d: %q, want %q", stage, v, names["FUND_R"], want)
+			}
+			switch {
+			case v == versions && reads.N != 1:
+				t.Errorf("%s: the latest version: %d requests, want the BatchGet alone", stage, reads.N)
+			case reads.N > most:
+				t.Errorf("%s: version %d: %d requests, want at most %d", stage, v, reads.N, most)
+			}
+		}
+	}
+	check("indexed", 3) // the BatchGet, the index's entry, the version
+	for _, av := range e.Dump(t) {
+		pk := av[store.AttrPK].(*types.AttributeValueMemberS).Value
+		sk := av[store.AttrSK].(*types.AttributeValueMemberS).Value
+		typ, _ := av["Type"].(*types.AttributeValueMemberS)
+		switch {
+		case pk == store.FundPK("FUND_R") && typ != nil && typ.Value == store.TypeRecordInstant:
+			e.Delete(t, pk, sk)
+		case pk == store.FundPK("FUND_R") && sk == store.RecordSK:
+			if _, ok := av["InstantIndexed"]; !ok {
+				t.Fatal("the record is not InstantIndexed")
+			}
+			delete(av, "InstantIndexed")
+			e.PutAttrs(t, av)
+		}
+	}
+	check("before the index", 1+bits.Len(uint(versions-1)))
+	p, err := e.Store.BackfillChanges(ctx, store.BackfillOptions{})
+	if err != nil || p.Records != 1 {
+		t.Fatalf("backfill: %+v %v, want one record's index put", p, err)
+	}
+	check("after the backfill", 3)
 }

@@ -210,6 +210,7 @@ func (s *Store) commitRequest(d *fund.Document, prev *Item, hash string, cl *cla
 			return nil, err
 		}
 	}
+	head.InstantIndexed = prev == nil || prev.InstantIndexed
 	latest := documentItem(d, DocPK(d.ID), DocumentLatestSK)
 	latest.GSI1PK, latest.GSI1SK = DocumentLatestGSI1PK(d.ID), DocumentLatestGSI1SK
 	latest.HistoryByVersion = head.HistoryByVersion
@@ -221,6 +222,7 @@ func (s *Store) commitRequest(d *fund.Document, prev *Item, hash string, cl *cla
 	tx := &txBuilder{table: s.name}
 	tx.put(head, headCond)
 	tx.putEvent(event)
+	tx.put(versionInstantItem(d.ID, d.Version, head.CommittedAt), nil)
 	tx.put(Item{PK: FundPK(d.FundID), SK: FundSK, Type: TypeFund, GSI1PK: FundsGSI1PK(d.FundID), GSI1SK: FundItemGSI1SK(d.FundID),
 		DocumentFields: fund.DocumentFields{FundID: d.FundID, Currency: d.Currency}}, nil)
 	tx.put(latest, nil)

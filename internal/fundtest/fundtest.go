@@ -79,6 +79,15 @@ func (e *Env) Put(t testing.TB, items ...store.Item) {
 	}
 }
 
+// PutAttrs writes one item as DynamoDB holds it, past the store's
+// protocol, as Put does.
+func (e *Env) PutAttrs(t testing.TB, av map[string]types.AttributeValue) {
+	t.Helper()
+	if _, err := e.raw.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(e.Table), Item: av}); err != nil {
+		t.Fatalf("put %v: %v", av[store.AttrSK], err)
+	}
+}
+
 // Delete removes one item by its key, past the store's protocol: what a
 // table written before some record existed lacks.
 func (e *Env) Delete(t testing.TB, pk, sk string) {

@@ -32,7 +32,7 @@ var backfillChanges = withStore(func(ctx context.Context, e invocation, s *store
 	}
 	p, err := s.BackfillChanges(ctx, store.BackfillOptions{Resume: f.resume, PageItems: f.pageItems, Progress: func(p store.BackfillProgress) {
 		if p.Resume != "" {
-			fmt.Fprintf(stdout, "heads read %d, indexed %d, kept %d, events written %d, history records moved %d, ledger entries put %d; to resume: fundsvc changes backfill --resume %s\n", p.Heads, p.Indexed, p.Kept, p.Events, p.Moved, p.Ledger, p.Resume)
+			fmt.Fprintf(stdout, "heads read %d, indexed %d, kept %d, events written %d, history records moved %d, ledger entries put %d, instant indexes put %d (and %d records'); to resume: fundsvc changes backfill --resume %s\n", p.Heads, p.Indexed, p.Kept, p.Events, p.Moved, p.Ledger, p.Instants, p.Records, p.Resume)
 		}
 	}})
 	if err != nil {
@@ -41,6 +41,6 @@ var backfillChanges = withStore(func(ctx context.Context, e invocation, s *store
 		}
 		return fmt.Errorf("changes backfill stopped after %d heads (%d indexed); run it again: %w", p.Heads, p.Indexed, err)
 	}
-	fmt.Fprintf(stdout, "changes backfill done: heads read %d, indexed %d, kept %d (indexed by their commits or an earlier run); events written %d (for versions committed before the event feed); history records moved %d, of %d documents (to the version-ordered keys); position ledger entries put %d (one per position a document ever reported, for reads as known at an instant)\n", p.Heads, p.Indexed, p.Kept, p.Events, p.Moved, p.Documents, p.Ledger)
+	fmt.Fprintf(stdout, "changes backfill done: heads read %d, indexed %d, kept %d (indexed by their commits or an earlier run); events written %d (for versions committed before the event feed); history records moved %d, of %d documents (to the version-ordered keys); position ledger entries put %d (one per position a document ever reported, for reads as known at an instant); instant indexes put for %d documents and %d funds' and investors' records (for reads as known at an instant in one Query)\n", p.Heads, p.Indexed, p.Kept, p.Events, p.Moved, p.Documents, p.Ledger, p.Instants, p.Records)
 	return nil
 })
