@@ -109,7 +109,7 @@ func (s *server) getInvestorSummary(c *gin.Context) {
 	for _, p := range sum.Positions {
 		funds = append(funds, p.FundID)
 	}
-	names, err := s.names(c, funds, []string{inv})
+	names, err := s.namesAt(c, funds, []string{inv}, b)
 	if err != nil {
 		writeError(c, err)
 		return

@@ -252,6 +252,12 @@ func (s *server) registeredNames(c *gin.Context, rs []positions.Registered, b ba
 	for _, r := range rs {
 		funds, investors = append(funds, r.FundID), append(investors, r.InvestorID)
 	}
+	return s.namesAt(c, funds, investors, b)
+}
+
+// namesAt reads the names the records of funds and investors give them on
+// basis b: with b past, the records in force at knownAt, the reads charged.
+func (s *server) namesAt(c *gin.Context, funds, investors []string, b basis) (wire.Names, error) {
 	if !b.past {
 		return s.names(c, funds, investors)
 	}
