@@ -3,6 +3,7 @@ package api_test
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"reflect"
@@ -317,4 +318,109 @@ func TestFanoutKnownAtReadsAuthorizeAsTheLiveOnes(t *testing.T) {
 			t.Errorf("%s as its fund's admin: %d, want 200", c.covered, s)
 		}
 	}
+}
+
+// TestALiveFanoutsLaterPagesAreReadAtItsFirstPagesInstant: an investor's
+// summary and performance and a document's reconciliation are read a
+// position a page, live; between the first page and the next, a notice of
+// FUND_K is restated (every call 100.00 → 999.00) from the other server.
+// The later pages are read at the first page's instant: each position's
+// figures are those of the same read with knownAt set to page 1's basis,
+// which the live read no longer answers; a position of FUND_L, whose
+// documents did not change, is read from its latest versions (one Query
+// of FUND_L's event feed says so) and answers the same.
+func TestALiveFanoutsLaterPagesAreReadAtItsFirstPagesInstant(t *testing.T) {
+	now := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+	a, b := twoServersOnOneTable(t, func() time.Time { return now })
+	put := func(s *testServer, d fund.Document, status int) {
+		t.Helper()
+		now = now.Add(time.Minute)
+		if r := s.do(t, http.MethodPut, "/v1/documents/"+d.ID, wire.RequestOf(d)); r.Status != status {
+			t.Fatalf("PUT %s: %d\n%s", d.ID, r.Status, r.Body)
+		}
+	}
+	notice := func(amount string) fund.Document {
+		return knownAtDoc("PN1", fund.KindCapitalCallNotice, "2025-03-31",
+			knownAtCall("PP1", "INV_P", amount, "2025-04-15"), knownAtCall("PP2", "INV_P", amount, "2025-04-15"), knownAtCall("PP3", "INV_P", amount, "2025-04-15"))
+	}
+	statement := func(pos string) fund.Position {
+		return fund.Position{ID: pos, InvestorID: "INV_P", CapitalAccount: &fund.CapitalAccount{PeriodStart: fund.MustDate("2025-01-01"),
+			Contributions: knownAtMoney("100.00"), EndingNAV: fund.MustMoney("100.00")}}
+	}
+	other := knownAtDoc("PL1", fund.KindCapitalCallNotice, "2025-03-31", knownAtCall("PL9", "INV_P", "50.00", "2025-04-15"))
+	other.FundID = "FUND_L"
+	put(a, notice("100.00"), http.StatusCreated)
+	put(a, other, http.StatusCreated)
+	put(a, knownAtDoc("PS1", fund.KindCapitalAccountStatement, "2025-06-30", statement("PP1"), statement("PP2"), statement("PP3")), http.StatusCreated)
+	now = now.Add(time.Minute)
+
+	pages := map[string][]map[string]any{}
+	var pinned string
+	paths := []string{"/v1/investors/INV_P/summary?asOf=2025-12-31", "/v1/investors/INV_P/performance?asOf=2025-12-31", "/v1/documents/PS1/reconciliation"}
+	for _, path := range paths {
+		first := a.do(t, http.MethodGet, path+sep(path)+"limit=1", nil).JSON(t)
+		pages[path] = append(pages[path], first)
+		pinned = first["basis"].(map[string]any)["knownAt"].(string)
+	}
+	put(b, notice("999.00"), http.StatusOK)
+	now = now.Add(time.Minute)
+	for _, path := range paths {
+		for next, _ := pages[path][0]["next"].(string); next != ""; {
+			p := b.do(t, http.MethodGet, strings.Split(path, "?")[0]+"?limit=1&cursor="+next, nil)
+			if p.Status != http.StatusOK {
+				t.Fatalf("%s, a later page: %d\n%s", path, p.Status, p.Body)
+			}
+			body := p.JSON(t)
+			if got := body["basis"].(map[string]any)["knownAt"]; got != pinned {
+				t.Errorf("%s, page %d: basis.knownAt %v, want page 1's %s", path, len(pages[path])+1, got, pinned)
+			}
+			pages[path] = append(pages[path], body)
+			next, _ = body["next"].(string)
+		}
+	}
+
+	// Each position as the page answered it, against the same read as
+	// known at page 1's instant, and the live read now.
+	entries := func(body map[string]any) map[string]any {
+		out := map[string]any{}
+		key := "positions"
+		if _, ok := body["reconciliations"]; ok {
+			key = "reconciliations"
+		}
+		list, _ := body[key].([]any)
+		for _, e := range list {
+			m := e.(map[string]any)
+			out[m["positionId"].(string)] = m
+		}
+		return out
+	}
+	for _, path := range paths {
+		paged := map[string]any{}
+		for _, p := range pages[path] {
+			maps.Copy(paged, entries(p))
+		}
+		asKnown := entries(a.do(t, http.MethodGet, path+sep(path)+"knownAt="+url.QueryEscape(pinned), nil).JSON(t))
+		live := entries(a.do(t, http.MethodGet, path, nil).JSON(t))
+		if len(paged) < 3 || len(asKnown) != len(paged) {
+			t.Fatalf("%s: the pages list %d positions, the read as known at page 1's instant %d", path, len(paged), len(asKnown))
+		}
+		differs := false
+		for pos, e := range paged {
+			if !reflect.DeepEqual(e, asKnown[pos]) {
+				t.Errorf("%s: %s on its page:\n%v\nas known at page 1's instant:\n%v", path, pos, e, asKnown[pos])
+			}
+			differs = differs || !reflect.DeepEqual(e, live[pos])
+		}
+		if !differs {
+			t.Errorf("%s: the pages answer what the live read answers now: the restatement between them changed nothing", path)
+		}
+	}
+}
+
+// sep is the separator that adds a parameter to path.
+func sep(path string) string {
+	if strings.Contains(path, "?") {
+		return "&"
+	}
+	return "?"
 }

@@ -69,10 +69,10 @@ func (s *server) listInvestorPositions(c *gin.Context) {
 // getInvestorSummary sums up an investor's positions and totals them per
 // currency. An investor sees its own; an admin the investor's positions in
 // its funds. Nothing visible is 404, as an unknown investor. With knownAt,
-// each position as known then (positions.InvestorSummaryKnownAt), and a
-// later page is read as known at the same instant (its cursor pins the
-// basis); a later page of a read without knownAt reads the latest
-// versions as its first page did (pagedBasis).
+// each position as known then (positions.InvestorSummaryKnownAt). A
+// later page is read as known at its first page's instant (its cursor pins
+// the basis), knownAt or not: after a read of the latest versions, from
+// the latest versions of the funds that did not change since (pinnedLive).
 func (s *server) getInvestorSummary(c *gin.Context) {
 	in := s.params(c)
 	inv := in.id("investorId")
@@ -95,10 +95,13 @@ func (s *server) getInvestorSummary(c *gin.Context) {
 	var sum positions.InvestorSummary
 	var next []byte
 	var err error
-	if b = s.pagedBasis(pg, b); b.past {
+	switch {
+	case pinnedLive(pg, b):
+		sum, next, err = s.pooled.InvestorSummaryPinned(ctx, inv, b.asOf, b.knownAt, keep, filtersInvestor(principal(c)), pg.limit, pg.cursor.Key)
+	case b.past:
 		sum, next, err = s.pooled.InvestorSummaryKnownAt(ctx, inv, b.asOf, b.knownAt, keep, filtersInvestor(principal(c)), pg.limit, knownAtPageKey(pg.cursor.Key))
 		next = knownAtPageNext(next)
-	} else {
+	default:
 		sum, next, err = s.pooled.InvestorSummary(ctx, inv, b.asOf, keep, filtersInvestor(principal(c)), pg.limit, pg.cursor.Key)
 	}
 	if err != nil {

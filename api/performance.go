@@ -73,10 +73,13 @@ func (s *server) getInvestorPerformance(c *gin.Context) {
 	var p positions.InvestorPerformance
 	var next []byte
 	var err error
-	if b = s.pagedBasis(pg, b); b.past {
+	switch {
+	case pinnedLive(pg, b):
+		p, next, err = s.pooled.InvestorPerformancePinned(ctx, inv, b.asOf, b.knownAt, keep, filtersInvestor(principal(c)), pg.limit, pg.cursor.Key)
+	case b.past:
 		p, next, err = s.pooled.InvestorPerformanceKnownAt(ctx, inv, b.asOf, b.knownAt, keep, filtersInvestor(principal(c)), pg.limit, knownAtPageKey(pg.cursor.Key))
 		next = knownAtPageNext(next)
-	} else {
+	default:
 		p, next, err = s.pooled.InvestorPerformance(ctx, inv, b.asOf, keep, filtersInvestor(principal(c)), pg.limit, pg.cursor.Key)
 	}
 	if err != nil {
@@ -128,8 +131,8 @@ func (s *server) getFundPerformance(c *gin.Context) {
 // with the notices; the document's head is read first, so a document the
 // admin does not cover costs what an unknown one does. With knownAt, the
 // statements of the version known then, each reconciled with the notices
-// as known then; its later pages are read as known at the same instant
-// (pagedBasis).
+// as known then. Its later pages are read as known at the first page's
+// instant, knownAt or not (pinnedLive).
 func (s *server) getDocumentReconciliation(c *gin.Context) {
 	in := s.params(c)
 	id := in.id("documentId")
@@ -138,9 +141,8 @@ func (s *server) getDocumentReconciliation(c *gin.Context) {
 	if !in.ok() {
 		return
 	}
-	b = s.pagedBasis(pg, b)
 	reads := reconciliationReads
-	if b.past {
+	if b.past && !pinnedLive(pg, b) {
 		reads = reconciliationKnownAtReads
 	}
 	ctx, done, ok := s.fanout(c, reads, pg.limit)
@@ -148,8 +150,26 @@ func (s *server) getDocumentReconciliation(c *gin.Context) {
 		return
 	}
 	defer done()
+	past := b.past
+	var head fund.DocumentHeader
+	if pinnedLive(pg, b) {
+		// Read from the latest version, as the first page was, unless the
+		// document's fund changed since the pinned instant.
+		var err error
+		if head, err = s.docs.As(viewer(c)).LatestDocument(ctx, id); err != nil {
+			writeError(c, err)
+			return
+		}
+		if past, err = (chargedReader{s.docs}).FundChangedSince(ctx, head.FundID, b.knownAt); err != nil {
+			writeChargeError(c, err)
+			return
+		}
+		if t := tabOf(ctx); t != nil && past {
+			t.anotherListing() // the search for the version known then
+		}
+	}
 	var w wire.DocumentReconciliation
-	if b.past {
+	if past {
 		known, err := s.docs.As(viewer(c)).VersionAt(ctx, id, b.knownAt)
 		if err != nil {
 			writeError(c, err)
@@ -163,10 +183,12 @@ func (s *server) getDocumentReconciliation(c *gin.Context) {
 		w = wire.DocumentReconciliationOf(r, known.Version)
 		w.Next = pg.next(knownAtPageNext(next))
 	} else {
-		head, err := s.docs.As(viewer(c)).LatestDocument(ctx, id)
-		if err != nil {
-			writeError(c, err)
-			return
+		if head.ID == "" {
+			var err error
+			if head, err = s.docs.As(viewer(c)).LatestDocument(ctx, id); err != nil {
+				writeError(c, err)
+				return
+			}
 		}
 		r, next, err := s.pooled.DocumentReconciliation(ctx, id, pg.limit, pg.cursor.Key)
 		if err != nil {
@@ -181,16 +203,14 @@ func (s *server) getDocumentReconciliation(c *gin.Context) {
 	c.JSON(http.StatusOK, w)
 }
 
-// pagedBasis is the basis a fan-out page is read on, b as pin read it: a
-// later page of a read as known at an instant is read as known at the
-// same one (its key is marked, knownAtPageNext), while a later page of a
-// read of the latest versions goes on reading them, as fast as its first
-// page, and echoes the instant it began instead of the pinned one.
-func (s *server) pagedBasis(pg page, b basis) basis {
-	if b.past && pg.cursor.Key != nil && !positions.IsKnownAtKey(pg.cursor.Key) {
-		return basis{asOf: b.asOf, knownAt: s.docs.Now().UTC()}
-	}
-	return b
+// pinnedLive says a fan-out page is a later page of a read of the latest
+// versions: its cursor pins the first page's instant (b is past) and its
+// key is the live read's, not one marked by a read as known at an instant
+// (knownAtPageNext). Such a page is read as known at the pinned instant
+// too, from the latest versions of the funds that did not change since
+// (positions.InvestorSummaryPinned).
+func pinnedLive(pg page, b basis) bool {
+	return b.past && pg.cursor.Key != nil && !positions.IsKnownAtKey(pg.cursor.Key)
 }
 
 // knownAtPageNext marks the key of a read as known at an instant, so that
@@ -231,6 +251,16 @@ func (r chargedReader) KnownVersion(ctx context.Context, doc string, at time.Tim
 		}
 	}
 	return r.Reader.KnownVersion(ctx, doc, at)
+}
+
+// FundChangedSince is charged one token whatever the bucket holds, as a
+// listing Query beyond the first is: a later page asks it once per fund
+// of its positions, which its up-front charge bounds.
+func (r chargedReader) FundChangedSince(ctx context.Context, fundID string, at time.Time) (bool, error) {
+	if t := tabOf(ctx); t != nil {
+		t.anotherListing()
+	}
+	return r.Reader.FundChangedSince(ctx, fundID, at)
 }
 
 // VersionPosition pays for the listed documents before the first is read.

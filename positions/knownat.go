@@ -178,9 +178,7 @@ func (s *Store) SummaryKnownAt(ctx context.Context, pos string, asOf fund.Date, 
 	if err != nil {
 		return Summary{}, err
 	}
-	sum := Summarize(pos, asOf, items)
-	sum.FundID, sum.InvestorID, sum.Currency = identity.FundID, identity.InvestorID, identity.Currency
-	return sum, nil
+	return summed(pos, asOf, identity, items), nil
 }
 
 // CashflowsKnownAt is CashflowsFor as known at the instant at.
@@ -198,9 +196,7 @@ func (s *Store) PerformanceKnownAt(ctx context.Context, pos string, asOf fund.Da
 	if err != nil {
 		return Performance{}, err
 	}
-	p := Evaluate(pos, asOf, items, s.Freshness)
-	p.FundID, p.InvestorID, p.Currency = identity.FundID, identity.InvestorID, identity.Currency
-	return p, nil
+	return s.evaluated(pos, asOf, identity, items), nil
 }
 
 // CapitalCallKnownAt is CapitalCallIn as known at the instant at: the

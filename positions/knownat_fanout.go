@@ -105,9 +105,7 @@ func (s *Store) InvestorSummaryKnownAt(ctx context.Context, inv string, asOf fun
 		if err != nil {
 			return Summary{}, err
 		}
-		sum := Summarize(r.PositionID, asOf, items)
-		sum.FundID, sum.InvestorID, sum.Currency = identity.FundID, identity.InvestorID, identity.Currency
-		return sum, nil
+		return summed(r.PositionID, asOf, identity, items), nil
 	})
 }
 
@@ -122,9 +120,7 @@ func (s *Store) performanceKnownAt(asOf fund.Date, versions *knownVersions) func
 		if err != nil {
 			return Performance{}, err
 		}
-		p := Evaluate(r.PositionID, asOf, items, s.Freshness)
-		p.FundID, p.InvestorID, p.Currency = identity.FundID, identity.InvestorID, identity.Currency
-		return p, nil
+		return s.evaluated(r.PositionID, asOf, identity, items), nil
 	}
 }
 

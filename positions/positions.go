@@ -43,6 +43,9 @@ type Reader interface {
 	// committed at or before at (its version, commit, asOf, voided), or
 	// ENOTFOUND if the document had no committed version then.
 	KnownVersion(ctx context.Context, doc string, at time.Time) (fund.DocumentHeader, error)
+	// FundChangedSince reports whether a version of one of the fund's
+	// documents was committed after at.
+	FundChangedSince(ctx context.Context, fundID string, at time.Time) (bool, error)
 	// VersionPosition returns a position's items in one committed version
 	// of a document; none if the version does not report it.
 	VersionPosition(ctx context.Context, doc, commitID, pos string) ([]fund.PositionItem, error)

@@ -92,9 +92,22 @@ func (s *Store) summary(ctx context.Context, pos string, asOf fund.Date, owner *
 	if err != nil {
 		return Summary{}, err
 	}
+	return summed(pos, asOf, identity, items), nil
+}
+
+// summed is Summarize of a position's items, named by its identity (fund,
+// investor, currency).
+func summed(pos string, asOf fund.Date, identity fund.PositionItem, items []fund.PositionItem) Summary {
 	sum := Summarize(pos, asOf, items)
 	sum.FundID, sum.InvestorID, sum.Currency = identity.FundID, identity.InvestorID, identity.Currency
-	return sum, nil
+	return sum
+}
+
+// evaluated is Evaluate of a position's items, named by its identity.
+func (s *Store) evaluated(pos string, asOf fund.Date, identity fund.PositionItem, items []fund.PositionItem) Performance {
+	p := Evaluate(pos, asOf, items, s.Freshness)
+	p.FundID, p.InvestorID, p.Currency = identity.FundID, identity.InvestorID, identity.Currency
+	return p
 }
 
 // Cashflows lists a position's contributions and distributions on a date
@@ -178,9 +191,7 @@ func (s *Store) performance(ctx context.Context, pos string, asOf fund.Date, own
 	if err != nil {
 		return Performance{}, err
 	}
-	p := Evaluate(pos, asOf, items, s.Freshness)
-	p.FundID, p.InvestorID, p.Currency = identity.FundID, identity.InvestorID, identity.Currency
-	return p, nil
+	return s.evaluated(pos, asOf, identity, items), nil
 }
 
 // InvestorPerformance is an investor's positions' performance on a date:

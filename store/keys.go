@@ -210,7 +210,7 @@ func EventSK(version int) string { return fmt.Sprintf("VERSION#%010d", version) 
 // below the events' keys. A document's instants rise with its versions,
 // so the entry at or before an instant is the version known then.
 func VersionInstantSK(at time.Time) string {
-	return "AT#" + at.UTC().Format("2006-01-02T15:04:05.000000000Z")
+	return VersionInstantLowSK + changeInstant(at)
 }
 
 // VersionInstantLowSK is below every entry of the instant index.
@@ -359,7 +359,7 @@ func RecordVersionSK(version int) string { return fmt.Sprintf("RECORD#%010d", ve
 // written (as VersionInstantSK keys a document version's); RecordInstantLowSK
 // is below every entry. The entries sort apart from the versions' items.
 func RecordInstantSK(at time.Time) string {
-	return RecordInstantLowSK + at.UTC().Format("2006-01-02T15:04:05.000000000Z")
+	return RecordInstantLowSK + changeInstant(at)
 }
 
 // RecordInstantLowSK: see RecordInstantSK.

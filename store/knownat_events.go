@@ -121,3 +121,36 @@ func (s *Store) indexedVersionAt(ctx context.Context, doc string, at time.Time) 
 func versionInstantItem(doc string, version int, committedAt time.Time) Item {
 	return Item{PK: EventPK(doc), SK: VersionInstantSK(committedAt), Type: TypeVersionInstant, Version: version, CommittedAt: committedAt}
 }
+
+// MaxChangedSinceMonths bounds FundChangedSince's Queries: an instant more
+// UTC months back than this counts as changed since, unread.
+const MaxChangedSinceMonths = 2
+
+// FundChangedSince reports whether a version of one of the fund's
+// documents was committed after at, from the fund's event feed (GSI2,
+// under the fund and UTC month): one Query of at most one event per UTC
+// month from at's to the read instant's. An instant more than
+// MaxChangedSinceMonths months back answers true without a read. The
+// feed is a secondary index, eventually consistent: a commit of the last
+// moment may not be seen yet, as a read of the latest view may not see
+// it either.
+func (s *Store) FundChangedSince(ctx context.Context, fundID string, at time.Time) (bool, error) {
+	month := time.Date(at.UTC().Year(), at.UTC().Month(), 1, 0, 0, 0, 0, time.UTC)
+	now := s.ReadInstant()
+	if month.AddDate(0, MaxChangedSinceMonths, 0).Before(now) {
+		return true, nil
+	}
+	for ; !month.After(now); month = month.AddDate(0, 1, 0) {
+		var evs []eventItem
+		err := s.table.Get(AttrGSI2PK, FundEventsGSI2PK(fundID, month)).Index(IndexGSI2).
+			Range(AttrGSI2SK, dynamo.GreaterOrEqual, EventsAfterSK(at)).Project(AttrPK).
+			SearchLimit(1).RequestLimit(1).All(ctx, &evs)
+		if err != nil {
+			return false, fmt.Errorf("the events of fund %s since %s: %w", fundID, at.UTC().Format(time.RFC3339Nano), err)
+		}
+		if len(evs) > 0 {
+			return true, nil
+		}
+	}
+	return false, nil
+}

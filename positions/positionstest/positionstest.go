@@ -182,6 +182,23 @@ func (m *Memory) PositionKnownAt(_ context.Context, doc, pos string, at time.Tim
 	return nil, nil
 }
 
+// FundChangedSince reports whether a version of one of the fund's
+// documents was created after at (CreatedAt stands for the commit instant,
+// as KnownVersion takes it).
+func (m *Memory) FundChangedSince(_ context.Context, fundID string, at time.Time) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.read("FundChangedSince")
+	for _, versions := range m.versions {
+		for _, d := range versions {
+			if d.FundID == fundID && d.CreatedAt.After(at) {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
+}
+
 // KnownVersion implements positions.Reader: a version is committed at the
 // Clock it was written at; its commit ID is its version number.
 func (m *Memory) KnownVersion(_ context.Context, doc string, at time.Time) (fund.DocumentHeader, error) {
