@@ -75,8 +75,8 @@ norace=(
 	TestGoldenWireShapes
 	TestBadRecordInputIsRefusedAndChangesNothing
 	TestEachAccessPatternIsOneOperation
-	TestAKnownAtReadCostsLogarithmicReadUnits
-	TestARecordAsKnownAtCostsLogarithmicReadsAndIsCharged
+	TestAKnownAtReadCostsConstantReadUnits
+	TestARecordAsKnownAtCostsConstantReadsAndIsCharged
 
 	# export: one export after another (the writes before it, or a failure
 	# injected before it), checking the files, the snapshot and the views.
