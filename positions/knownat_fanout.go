@@ -23,60 +23,88 @@ import (
 // however many positions of the read the document reports, even when
 // several ask for it at once.
 type knownVersions struct {
-	r  Reader
-	at time.Time
-
-	mu  sync.Mutex
-	doc map[string]*knownVersion
+	r   Reader
+	at  time.Time
+	doc onceEach[knownVersion]
 }
 
-// knownVersion is one document's version known at the instant: ready is
-// closed once it is found (found false: the document had no committed
-// version then).
+// knownVersion is one document's version known at the instant (found
+// false: the document had no committed version then).
 type knownVersion struct {
-	ready  chan struct{}
 	header fund.DocumentHeader
 	found  bool
-	err    error
 }
 
 func newKnownVersions(r Reader, at time.Time) *knownVersions {
-	return &knownVersions{r: r, at: at, doc: map[string]*knownVersion{}}
+	return &knownVersions{r: r, at: at}
 }
 
 // of returns the document's version known at the instant, finding it
 // the first time it is asked for.
-func (k *knownVersions) of(ctx context.Context, doc string) (*knownVersion, error) {
-	k.mu.Lock()
-	v, asked := k.doc[doc]
-	if !asked {
-		v = &knownVersion{ready: make(chan struct{})}
-		k.doc[doc] = v
-	}
-	k.mu.Unlock()
-	if !asked {
-		v.header, v.err = k.r.KnownVersion(ctx, doc, k.at)
-		v.found = v.err == nil
-		if fund.ErrorCode(v.err) == fund.ENOTFOUND {
-			v.err = nil
+func (k *knownVersions) of(ctx context.Context, doc string) (knownVersion, error) {
+	return k.doc.get(ctx, doc, func() (knownVersion, error) {
+		h, err := k.r.KnownVersion(ctx, doc, k.at)
+		if fund.ErrorCode(err) == fund.ENOTFOUND {
+			return knownVersion{}, nil
 		}
-		close(v.ready)
-	}
-	select {
-	case <-v.ready:
-		return v, v.err
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
+		return knownVersion{header: h, found: err == nil}, err
+	})
 }
 
 // known records a version already found (the reconciled document's).
 func (k *knownVersions) known(h fund.DocumentHeader) {
-	v := &knownVersion{ready: make(chan struct{}), header: h, found: true}
-	close(v.ready)
-	k.mu.Lock()
-	k.doc[h.ID] = v
-	k.mu.Unlock()
+	k.doc.set(h.ID, knownVersion{header: h, found: true})
+}
+
+// onceEach computes a value once per key for the duration of one read,
+// even when several goroutines ask for it at once: the first asks, the
+// others wait for its answer (or their context).
+type onceEach[V any] struct {
+	mu   sync.Mutex
+	keys map[string]*onceValue[V]
+}
+
+// onceValue is one key's value: ready is closed once it is computed.
+type onceValue[V any] struct {
+	ready chan struct{}
+	v     V
+	err   error
+}
+
+func (o *onceEach[V]) get(ctx context.Context, key string, compute func() (V, error)) (V, error) {
+	o.mu.Lock()
+	if o.keys == nil {
+		o.keys = map[string]*onceValue[V]{}
+	}
+	e, asked := o.keys[key]
+	if !asked {
+		e = &onceValue[V]{ready: make(chan struct{})}
+		o.keys[key] = e
+	}
+	o.mu.Unlock()
+	if !asked {
+		e.v, e.err = compute()
+		close(e.ready)
+	}
+	select {
+	case <-e.ready:
+		return e.v, e.err
+	case <-ctx.Done():
+		var zero V
+		return zero, ctx.Err()
+	}
+}
+
+// set records key's value as computed already.
+func (o *onceEach[V]) set(key string, v V) {
+	e := &onceValue[V]{ready: make(chan struct{}), v: v}
+	close(e.ready)
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.keys == nil {
+		o.keys = map[string]*onceValue[V]{}
+	}
+	o.keys[key] = e
 }
 
 // position is Reader.PositionKnownAt through the memo: the position's

@@ -2,7 +2,6 @@ package positions
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"github.com/fundsvc/fundsvc/fund"
@@ -27,45 +26,20 @@ type pinnedFunds struct {
 	r        Reader
 	at       time.Time
 	versions *knownVersions
-
-	mu      sync.Mutex
-	changed map[string]*fundChange
-}
-
-// fundChange is one fund's answer: ready is closed once it is read.
-type fundChange struct {
-	ready   chan struct{}
-	changed bool
-	err     error
+	changed  onceEach[bool]
 }
 
 func newPinnedFunds(r Reader, at time.Time) *pinnedFunds {
-	return &pinnedFunds{r: r, at: at, versions: newKnownVersions(r, at), changed: map[string]*fundChange{}}
+	return &pinnedFunds{r: r, at: at, versions: newKnownVersions(r, at)}
 }
 
 // since reports whether the fund changed since the instant, asking the
 // Reader the first time.
 func (p *pinnedFunds) since(ctx context.Context, fundID string) (bool, error) {
-	p.mu.Lock()
-	c, asked := p.changed[fundID]
-	if !asked {
-		c = &fundChange{ready: make(chan struct{})}
-		p.changed[fundID] = c
-	}
-	p.mu.Unlock()
-	if !asked {
-		c.changed, c.err = p.r.FundChangedSince(ctx, fundID, p.at)
-		close(c.ready)
-	}
-	select {
-	case <-c.ready:
-		return c.changed, c.err
-	case <-ctx.Done():
-		return false, ctx.Err()
-	}
+	return p.changed.get(ctx, fundID, func() (bool, error) { return p.r.FundChangedSince(ctx, fundID, p.at) })
 }
 
-// reported is a registered position's items on asOf as known at the
+// pinnedReported is a registered position's items on asOf as known at the
 // instant: from the latest versions when its fund has not changed since,
 // otherwise as reportedKnownAtIn reads them. A position registered after
 // the instant did not exist then.

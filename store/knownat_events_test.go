@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/fundsvc/fundsvc/internal/fundtest"
+	"github.com/fundsvc/fundsvc/store"
 )
 
 // TestDocumentVersionsBetweenListsAWindowInConstantReads: the versions
@@ -62,5 +63,54 @@ func TestDocumentVersionsBetweenListsAWindowInConstantReads(t *testing.T) {
 	}
 	if got, err := e.Store.DocumentVersionsBetween(ctx, "NOPE", at(0), at(versions), 3); err != nil || len(got) != 0 {
 		t.Errorf("an unknown document: %v %v, want none", got, err)
+	}
+}
+
+// TestFundChangedSinceReadsTheFundsFeedMonthByMonth: a fund's documents
+// changed since an instant when a version was committed after it, found
+// in the feed's partition of a later UTC month too; an instant more than
+// MaxChangedSinceMonths months back counts as changed without a read.
+func TestFundChangedSinceReadsTheFundsFeedMonthByMonth(t *testing.T) {
+	e := fundtest.New(t)
+	march := time.Date(2026, 3, 31, 23, 59, 0, 0, time.UTC)
+	now := march
+	e.Store.Now = func() time.Time { return now }
+	if _, err := e.Store.Write(ctx, doc("D1", "F1", 100, "POS_1"), nil); err != nil {
+		t.Fatal(err)
+	}
+	now = march.Add(2 * time.Minute) // 1 April
+	changed := func(fundID string, at time.Time) bool {
+		t.Helper()
+		c, err := e.Store.FundChangedSince(ctx, fundID, at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	// The feed is a secondary index: poll for the commit to show.
+	for deadline := time.Now().Add(10 * time.Second); !changed("F1", march.Add(-time.Second)); {
+		if time.Now().After(deadline) {
+			t.Fatal("the commit at 23:59 never showed as a change since 23:58:59")
+		}
+	}
+	if changed("F1", march) || changed("F2", march.Add(-time.Hour)) {
+		t.Error("a change since the commit's own instant, or in a fund without documents")
+	}
+	now = march.Add(3 * time.Minute)
+	if _, err := e.Store.Write(ctx, doc("D1", "F1", 200, "POS_1"), nil); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); !changed("F1", march); {
+		if time.Now().After(deadline) {
+			t.Fatal("the commit of 1 April never showed as a change since 31 March")
+		}
+	}
+	now = march.AddDate(0, store.MaxChangedSinceMonths+1, 0)
+	before := e.Store.Consumed()
+	if !changed("F2", march) {
+		t.Error("an instant more than MaxChangedSinceMonths back: not changed")
+	}
+	if reads := e.Store.Consumed().Sub(before).Total().Read; reads != 0 {
+		t.Errorf("an instant more than MaxChangedSinceMonths back read %.1f units, want none", reads)
 	}
 }
