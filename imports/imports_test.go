@@ -213,8 +213,9 @@ func TestTemplateReadBackIsTheDemo(t *testing.T) {
 }
 
 // sheetOf builds an XLSX whose first sheet is "Notices", from rows of
-// cells; a cell "=F" is a formula without a cached value, "#N" a number
-// cell holding N's text, anything else text.
+// cells; a cell "=F" is a formula without a cached value, "=F|V" formula F
+// with cached text V, "#N" a number cell holding N's text, anything else
+// text.
 func sheetOf(t *testing.T, rows [][]string) []byte {
 	t.Helper()
 	f := excelize.NewFile()
@@ -229,7 +230,13 @@ func sheetOf(t *testing.T, rows [][]string) []byte {
 			switch {
 			case v == "":
 			case strings.HasPrefix(v, "="):
-				err = f.SetCellFormula("Notices", cell, v[1:])
+				formula, cached, withValue := strings.Cut(v[1:], "|")
+				if withValue {
+					err = f.SetCellDefault("Notices", cell, cached) // SetCellFormula keeps it as the cached value
+				}
+				if err == nil {
+					err = f.SetCellFormula("Notices", cell, formula)
+				}
 			case strings.HasPrefix(v, "#"):
 				err = f.SetCellDefault("Notices", cell, v[1:])
 			default:
