@@ -1,0 +1,352 @@
+package imports
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/fundsvc/fundsvc/fund"
+)
+
+// Limits bound what one file may hold. A zero field takes its default
+// (DefaultLimits).
+type Limits struct {
+	MaxBytes     int64 // the file's size
+	MaxRows      int   // its data rows (blank rows do not count)
+	MaxDocuments int   // its documents (distinct documentIds)
+	MaxPositions int   // the positions of one document, as FUNDSVC_MAX_POSITIONS on PUT
+}
+
+// DefaultLimits are the limits a zero Limits field takes.
+var DefaultLimits = Limits{MaxBytes: 32 << 20, MaxRows: 20000, MaxDocuments: 500, MaxPositions: fund.DefaultMaxPositions}
+
+func (l Limits) withDefaults() Limits {
+	if l.MaxBytes <= 0 {
+		l.MaxBytes = DefaultLimits.MaxBytes
+	}
+	if l.MaxRows <= 0 {
+		l.MaxRows = DefaultLimits.MaxRows
+	}
+	if l.MaxDocuments <= 0 {
+		l.MaxDocuments = DefaultLimits.MaxDocuments
+	}
+	if l.MaxPositions <= 0 {
+		l.MaxPositions = DefaultLimits.MaxPositions
+	}
+	return l
+}
+
+// ErrTooLarge is the error of a file over one of its Limits; errors.Is
+// finds it in a *LimitError.
+var ErrTooLarge = errors.New("imports: the file is over a limit")
+
+// LimitError says which limit a file is over: "bytes", "rows" or
+// "documents". Reading stops there: nothing past the limit is read.
+type LimitError struct {
+	Limit string
+	Max   int64
+}
+
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("the file holds more %s than the limit of %d", e.Limit, e.Max)
+}
+
+// Is makes errors.Is(err, ErrTooLarge) true.
+func (e *LimitError) Is(target error) bool { return target == ErrTooLarge }
+
+// CellError is one problem of a file, where the spreadsheet shows it.
+type CellError struct {
+	Sheet        string // the sheet's name; "" in a CSV file
+	Row          int    // from 1, as the spreadsheet numbers rows
+	Column       string // the column's header
+	ColumnLetter string // A, B, …, AA; "" when the file has no such column (a required one left out)
+	Message      string // for a value, the JSON API's message for that field
+	DocumentID   string `json:",omitempty"` // the document of the row, when known
+	Field        string `json:",omitempty"` // the field as the JSON API names it: positions[3].capitalCall.amount
+}
+
+func (e CellError) Error() string {
+	at := e.ColumnLetter
+	if at == "" {
+		at = "column " + e.Column
+	} else {
+		at = fmt.Sprintf("%s%d (%s)", e.ColumnLetter, e.Row, e.Column)
+	}
+	if e.Sheet != "" {
+		at = e.Sheet + "!" + at
+	}
+	return fmt.Sprintf("row %d, %s: %s", e.Row, at, e.Message)
+}
+
+// File is what a file holds: its documents and every problem found in it.
+type File struct {
+	Sheet     string
+	Documents []Document  // in the order of their first rows
+	Errors    []CellError // every problem of the file, by row then column
+}
+
+// Document is one document of a file.
+type Document struct {
+	ID   string
+	Rows []int // its rows, in file order; position i is Rows[i]
+	// Body is the request body of PUT /v1/documents/{ID} the rows state.
+	Body json.RawMessage
+	// Document is Body decoded as PUT decodes it; set only when Errors is
+	// empty.
+	Document fund.Document
+	Errors   []CellError
+}
+
+// Read reads a CSV or XLSX file (format FormatCSV or FormatXLSX) of
+// documents: the first non-blank row of the first sheet is the header,
+// every later non-blank row a position of the document its documentId
+// names. It returns the documents and every problem found, each cell's
+// (CellError) in File.Errors; its error is a *LimitError (ErrTooLarge)
+// when the file is over a limit, or EINVALID when it cannot be read as
+// the format at all. See docs/imports.md for the cell rules.
+func Read(r io.Reader, format string, limits Limits) (*File, error) {
+	lim := limits.withDefaults()
+	b, err := io.ReadAll(io.LimitReader(r, lim.MaxBytes+1))
+	if err != nil {
+		return nil, fund.Invalid("file", "cannot be read")
+	}
+	if int64(len(b)) > lim.MaxBytes {
+		return nil, &LimitError{Limit: "bytes", Max: lim.MaxBytes}
+	}
+	var rows sheetRows
+	switch format {
+	case FormatCSV:
+		rows = openCSV(b)
+	case FormatXLSX:
+		x, err := openXLSX(b)
+		if err != nil {
+			return nil, err
+		}
+		rows = x
+	default:
+		return nil, fund.Invalid("format", "must be %s or %s, got %q", FormatCSV, FormatXLSX, format)
+	}
+	defer rows.close()
+	rd := &reader{rows: rows, lim: lim, file: &File{Sheet: rows.name()}, docIndex: map[string]int{}}
+	if err := rd.read(); err != nil {
+		return nil, err
+	}
+	for i := range rd.docs {
+		rd.document(rd.docs[i])
+	}
+	for _, d := range rd.docs {
+		rd.file.Documents = append(rd.file.Documents, d.Document)
+		rd.file.Errors = append(rd.file.Errors, d.Errors...)
+	}
+	sort.SliceStable(rd.file.Errors, func(i, j int) bool {
+		a, b := rd.file.Errors[i], rd.file.Errors[j]
+		if a.Row != b.Row {
+			return a.Row < b.Row
+		}
+		return len(a.ColumnLetter) < len(b.ColumnLetter) || (len(a.ColumnLetter) == len(b.ColumnLetter) && a.ColumnLetter < b.ColumnLetter)
+	})
+	return rd.file, nil
+}
+
+// reader is the reading of one file.
+type reader struct {
+	rows     sheetRows
+	lim      Limits
+	file     *File
+	header   int            // the header's row
+	columns  []*Column      // by column index; nil for a column without a (known) header
+	lines    []int          // by column index: a list member's line number
+	letterOf map[string]int // column index by header
+	docs     []*document
+	docIndex map[string]int
+	unknown  map[int]bool // columns whose header was refused
+	skipped  int          // data rows without a documentId
+}
+
+// row is one data row: its cells' values for the JSON body, by header.
+type row struct {
+	num      int
+	values   map[string]string // converted: "(1,234.56)" → "-1234.56", serial dates → YYYY-MM-DD
+	reported map[string]bool   // cells whose problem is already reported
+	errs     []CellError       // the problems of its cells
+}
+
+type document struct {
+	Document
+	rows []*row
+}
+
+func (rd *reader) errorAt(rowNum int, header, message string) CellError {
+	e := CellError{Sheet: rd.file.Sheet, Row: rowNum, Column: header, Message: message}
+	if i, ok := rd.letterOf[header]; ok {
+		e.ColumnLetter = columnLetter(i + 1)
+	}
+	return e
+}
+
+// read reads the header and groups the data rows into documents.
+func (rd *reader) read() error {
+	for {
+		num, cells, ok, err := rd.rows.next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		if blank(cells) && !rd.anyUncached(num, len(cells)) {
+			continue
+		}
+		if rd.columns == nil {
+			rd.readHeader(num, cells)
+			continue
+		}
+		if rd.dataRows()+1 > rd.lim.MaxRows {
+			return &LimitError{Limit: "rows", Max: int64(rd.lim.MaxRows)}
+		}
+		if err := rd.readRow(num, cells); err != nil {
+			return err
+		}
+	}
+	if rd.columns == nil {
+		rd.file.Errors = append(rd.file.Errors, CellError{Sheet: rd.file.Sheet, Row: 1, Message: "the file is empty: its first row must be the header (download the template)"})
+	}
+	return nil
+}
+
+func (rd *reader) dataRows() int {
+	n := 0
+	for _, d := range rd.docs {
+		n += len(d.rows)
+	}
+	return n + rd.skipped
+}
+
+func (rd *reader) anyUncached(num, n int) bool {
+	for i := range n {
+		if rd.rows.uncached(i+1, num) {
+			return true
+		}
+	}
+	return false
+}
+
+func blank(cells []string) bool {
+	for _, c := range cells {
+		if strings.TrimSpace(c) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+func (rd *reader) readHeader(num int, cells []string) {
+	rd.header = num
+	rd.letterOf, rd.unknown = map[string]int{}, map[int]bool{}
+	for len(cells) > 0 && strings.TrimSpace(cells[len(cells)-1]) == "" {
+		cells = cells[:len(cells)-1] // trailing empty columns
+	}
+	rd.columns = make([]*Column, len(cells))
+	rd.lines = make([]int, len(cells))
+	for i, h := range cells {
+		h = strings.TrimSpace(h)
+		if h == "" {
+			continue
+		}
+		letter := columnLetter(i + 1)
+		if first, dup := rd.letterOf[h]; dup {
+			rd.unknown[i] = true
+			rd.file.Errors = append(rd.file.Errors, CellError{Sheet: rd.file.Sheet, Row: num, Column: h, ColumnLetter: letter,
+				Message: fmt.Sprintf("the header %s is given twice (first in column %s); give each column once", h, columnLetter(first+1))})
+			continue
+		}
+		c, line, ok := columnOf(h)
+		if !ok {
+			rd.unknown[i] = true
+			msg := fmt.Sprintf("%q is not a column of an import (see the template's %s sheet or docs/imports.md)", h, ColumnsSheet)
+			if s := suggest(h); s != "" {
+				msg = fmt.Sprintf("%q is not a column of an import; did you mean %s?", h, s)
+			}
+			rd.file.Errors = append(rd.file.Errors, CellError{Sheet: rd.file.Sheet, Row: num, Column: h, ColumnLetter: letter, Message: msg})
+			continue
+		}
+		rd.letterOf[h] = i
+		rd.columns[i], rd.lines[i] = &c, line
+	}
+	if _, ok := rd.letterOf[DocumentIDHeader]; !ok {
+		rd.file.Errors = append(rd.file.Errors, CellError{Sheet: rd.file.Sheet, Row: num, Column: DocumentIDHeader,
+			Message: "the header has no documentId column: it groups the rows into documents"})
+	}
+}
+
+// readRow reads one data row into its document.
+func (rd *reader) readRow(num int, cells []string) error {
+	r := &row{num: num, values: map[string]string{}, reported: map[string]bool{}}
+	n := max(len(cells), len(rd.columns))
+	for i := range n {
+		text := ""
+		if i < len(cells) {
+			text = strings.TrimSpace(cells[i])
+		}
+		uncached := rd.rows.uncached(i+1, num)
+		if text == "" && !uncached {
+			continue
+		}
+		if i >= len(rd.columns) || rd.columns[i] == nil {
+			if i >= len(rd.columns) || !rd.headerUnknown(i) {
+				r.errs = append(r.errs, CellError{Sheet: rd.file.Sheet, Row: num, ColumnLetter: columnLetter(i + 1),
+					Message: "holds a value but its column has no header"})
+			}
+			continue
+		}
+		c := rd.columns[i]
+		if uncached {
+			r.reported[c.Header] = true
+			r.errs = append(r.errs, rd.errorAt(num, c.Header,
+				"holds a formula without a cached value: open the file in a spreadsheet application, let it calculate and save it, or enter the value itself"))
+			continue
+		}
+		v, msg := cellValue(c.value, text, rd.rows.date1904())
+		if msg != "" {
+			r.reported[c.Header] = true
+			r.errs = append(r.errs, rd.errorAt(num, c.Header, msg))
+			continue
+		}
+		r.values[c.Header] = v
+	}
+	id, ok := r.values[DocumentIDHeader]
+	if !ok {
+		if _, has := rd.letterOf[DocumentIDHeader]; has && !r.reported[DocumentIDHeader] {
+			r.errs = append(r.errs, rd.errorAt(num, DocumentIDHeader, "is required: it names the document the row belongs to"))
+		}
+		rd.file.Errors = append(rd.file.Errors, r.errs...)
+		rd.skipped++
+		return nil
+	}
+	i, ok := rd.docIndex[id]
+	if !ok {
+		if len(rd.docs)+1 > rd.lim.MaxDocuments {
+			return &LimitError{Limit: "documents", Max: int64(rd.lim.MaxDocuments)}
+		}
+		i = len(rd.docs)
+		rd.docIndex[id] = i
+		rd.docs = append(rd.docs, &document{Document: Document{ID: id}})
+	}
+	d := rd.docs[i]
+	for j := range r.errs {
+		r.errs[j].DocumentID = id
+	}
+	d.Errors = append(d.Errors, r.errs...)
+	d.rows = append(d.rows, r)
+	d.Rows = append(d.Rows, num)
+	return nil
+}
+
+// headerUnknown reports whether column i has a header that was refused
+// (reported once, on the header row, not on every cell below it).
+func (rd *reader) headerUnknown(i int) bool {
+	return rd.unknown != nil && rd.unknown[i]
+}
