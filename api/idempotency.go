@@ -102,7 +102,7 @@ func (s *server) idempotent(c *gin.Context) {
 	defer cancel()
 	status := rec.Status()
 	// A server error or a conflict may pass; the repeat should run again.
-	if status >= 500 || status == http.StatusConflict {
+	if status >= 500 || status == http.StatusConflict || c.GetBool(keyReleaseIdempotencyKey) {
 		err = s.docs.AbandonIdempotent(sctx, scope, key, owner)
 	} else {
 		header := map[string]string{}
