@@ -52,6 +52,9 @@ func (s *server) idempotent(c *gin.Context) {
 	for _, part := range []string{c.Request.Method, c.Request.URL.Path, c.GetHeader("Content-Type"), c.GetHeader("If-Match")} {
 		h.Write([]byte(part + "\n"))
 	}
+	if q := c.Request.URL.RawQuery; q != "" { // POST /v1/imports?dryRun=true is another request than without
+		h.Write([]byte("?" + q + "\n"))
+	}
 	h.Write(body)
 	hash := hex.EncodeToString(h.Sum(nil))
 
