@@ -26,9 +26,9 @@ const maxIdempotencyKey = 255
 // table per principal, for a day; a repeat of the same request gets it byte
 // for byte and writes nothing; the same key with another request is 422;
 // while the first is still running, 409. A request that failed on the
-// server's side (5xx), met a conflict (409), panicked, or (an import) had a
-// document refused so releases its key, so
-// repeating it runs it again; one whose process died keeps the key for its
+// server's side (5xx), met a conflict (409), panicked, or is an import with
+// a document refused for either reason releases its key, so repeating it
+// runs it again; one whose process died keeps the key for its
 // lease, then may be repeated. A request that outlives its lease (stalled)
 // and whose key a repeat took over stores nothing: the repeat's answer is
 // the key's.
