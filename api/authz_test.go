@@ -59,6 +59,7 @@ const (
 	// them): the entry's cases say who gets what.
 	authzRecord
 	authzWebhooks // admin tokens only, on endpoints of funds they all cover (authzWebhookCases)
+	authzImports  // admin tokens only: templates for any admin, a file only of funds the token covers (authzImportCases)
 	authzFeed     // both roles, each answered only its own events: admins their funds', investors their positions'
 )
 
@@ -263,6 +264,9 @@ func authzRouteTable() []authzRoute {
 			probes: []authzProbe{wh("/v1/webhooks/WH_AUTHZ/deliveries"), wh("/v1/webhooks/WH_AUTHZ/deliveries?limit=1")}},
 		{method: http.MethodPost, path: "/v1/webhooks/:webhookId/deliveries/:eventId/redeliver", access: authzWebhooks,
 			probes: []authzProbe{{path: "/v1/webhooks/WH_AUTHZ/deliveries/evt_DOC001_v1/redeliver", status: http.StatusNotFound, unknown: []string{"WH_AUTHZ", "WH_999"}}}},
+		{method: http.MethodGet, path: "/v1/imports/templates/:documentKind", access: authzImports,
+			probes: []authzProbe{{path: "/v1/imports/templates/capital_call_notice"}, {path: "/v1/imports/templates/capital_account_statement?format=xlsx"}}},
+		{method: http.MethodPost, path: "/v1/imports", access: authzImports, probes: []authzProbe{{path: "/v1/imports?dryRun=true"}, {path: "/v1/imports"}}},
 		{method: http.MethodGet, path: "/v1/events", access: authzFeed,
 			probes: []authzProbe{fundA("/v1/events"), fundA("/v1/events?fund=FUND_A"), fundA("/v1/events?type=document.restated&fund=FUND_A"),
 				fundA("/v1/events?limit=1&fund=FUND_A")}},
@@ -800,6 +804,8 @@ func TestAuthzMatrix(t *testing.T) {
 			}
 		case authzFeed:
 			authzFeedCases(t, s, r, run, asA, asZ, asInv)
+		case authzImports:
+			authzImportCases(t, s, r, run, asA, asZ, asInv)
 
 		case authzPortal:
 			for _, p := range r.probes {
@@ -1374,4 +1380,49 @@ func TestAuthzVerifierConfigurations(t *testing.T) {
 		}
 	})
 	t.Logf("verifier configurations: %d cases", cases)
+}
+
+// authzImportCases: an investor may use neither import route; any admin
+// downloads a template (it holds the demo, no fund's data); a file is
+// written only by an admin of every document's fund, and one of another
+// fund is 403 with nothing written, dry run or not.
+func authzImportCases(t *testing.T, s *testServer, r authzRoute, run func(string, func(*testing.T)), asA, asZ, asInv string) {
+	file := func(fundID string) []byte {
+		return []byte("documentId,fundId,kind,title,asOf,currency,positionId,investorId,capitalCall.amount,capitalCall.status,capitalCall.dueDate\n" +
+			fmt.Sprintf("AUTHZ_IMPORT_%d,%s,capital_call_notice,Imported,2025-12-01,USD,AUTHZ_POS_%s,AUTHZ_INV_%s,1.00,pending,2025-12-31\n", authzFreshID.Add(1), fundID, fundID, fundID))
+	}
+	send := func(t *testing.T, path string, body []byte, auth string) response {
+		if r.method == http.MethodGet {
+			return authzSend(t, s, r.method, path, nil, auth)
+		}
+		return authzSend(t, s, r.method, path, body, auth, "Content-Type", "text/csv")
+	}
+	for _, p := range r.probes {
+		run(fmt.Sprintf("%s %s by investor INVESTOR_1 is 403", r.method, p.path), func(t *testing.T) {
+			authzWantProblem(t, send(t, p.path, file("FUND_A"), asInv), http.StatusForbidden, "/problems/forbidden")
+		})
+		if r.method == http.MethodGet {
+			for _, who := range []struct{ name, auth string }{{"the admin of FUND_A", asA}, {"the admin of FUND_Z", asZ}} {
+				run(fmt.Sprintf("%s %s by %s is 200", r.method, p.path, who.name), func(t *testing.T) {
+					if res := send(t, p.path, nil, who.auth); res.Status != http.StatusOK {
+						t.Errorf("status %d\n%s", res.Status, res.Body)
+					}
+				})
+			}
+			continue
+		}
+		run(fmt.Sprintf("%s %s of a FUND_A document by the admin of FUND_A is 200", r.method, p.path), func(t *testing.T) {
+			if res := send(t, p.path, file("FUND_A"), asA); res.Status != http.StatusOK {
+				t.Errorf("status %d\n%s", res.Status, res.Body)
+			}
+		})
+		run(fmt.Sprintf("%s %s of a FUND_A document by the admin of FUND_Z is 403 and writes nothing", r.method, p.path), func(t *testing.T) {
+			f := file("FUND_A")
+			id := strings.SplitN(strings.Split(string(f), "\n")[1], ",", 2)[0]
+			authzWantProblem(t, send(t, p.path, f, asZ), http.StatusForbidden, "/problems/forbidden")
+			if res := s.do(t, http.MethodGet, "/v1/documents/"+id+"/versions/latest", nil); res.Status != http.StatusNotFound {
+				t.Errorf("%s after a refused import: %d, want 404", id, res.Status)
+			}
+		})
+	}
 }

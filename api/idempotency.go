@@ -26,8 +26,9 @@ const maxIdempotencyKey = 255
 // table per principal, for a day; a repeat of the same request gets it byte
 // for byte and writes nothing; the same key with another request is 422;
 // while the first is still running, 409. A request that failed on the
-// server's side (5xx), met a conflict (409) or panicked releases its key, so
-// repeating it runs it again; one whose process died keeps the key for its
+// server's side (5xx), met a conflict (409), panicked, or is an import with
+// a document refused for either reason releases its key, so repeating it
+// runs it again; one whose process died keeps the key for its
 // lease, then may be repeated. A request that outlives its lease (stalled)
 // and whose key a repeat took over stores nothing: the repeat's answer is
 // the key's.
@@ -51,6 +52,9 @@ func (s *server) idempotent(c *gin.Context) {
 	h := sha256.New()
 	for _, part := range []string{c.Request.Method, c.Request.URL.Path, c.GetHeader("Content-Type"), c.GetHeader("If-Match")} {
 		h.Write([]byte(part + "\n"))
+	}
+	if q := c.Request.URL.RawQuery; q != "" { // POST /v1/imports?dryRun=true is another request than without
+		h.Write([]byte("?" + q + "\n"))
 	}
 	h.Write(body)
 	hash := hex.EncodeToString(h.Sum(nil))
@@ -102,7 +106,7 @@ func (s *server) idempotent(c *gin.Context) {
 	defer cancel()
 	status := rec.Status()
 	// A server error or a conflict may pass; the repeat should run again.
-	if status >= 500 || status == http.StatusConflict {
+	if status >= 500 || status == http.StatusConflict || c.GetBool(keyReleaseIdempotencyKey) {
 		err = s.docs.AbandonIdempotent(sctx, scope, key, owner)
 	} else {
 		header := map[string]string{}

@@ -11,9 +11,10 @@ import (
 // notAsKnownAt are the /v1 GET routes that take no knownAt: the event feed
 // has its own time axis (its cursor and watermark), webhook endpoints are
 // configuration, not history, and the changes routes take a window of two
-// instants (from, to) instead (their answers still carry a basis).
+// instants (from, to) instead (their answers still carry a basis), and an
+// import template is derived from the declared types and the demo, not read.
 var notAsKnownAt = []string{"/v1/events", "/v1/webhooks", "/v1/webhooks/{webhookId}", "/v1/webhooks/{webhookId}/deliveries",
-	"/v1/positions/{positionId}/summary/changes", "/v1/positions/{positionId}/performance/changes"}
+	"/v1/positions/{positionId}/summary/changes", "/v1/positions/{positionId}/performance/changes", "/v1/imports/templates/{documentKind}"}
 
 // TestEveryReadRouteTakesKnownAtAndEchoesItsBasis walks the OpenAPI
 // document (generated from the route table, which TestOpenAPIGolden holds

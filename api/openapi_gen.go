@@ -276,7 +276,12 @@ func (g *generator) operation(op operation) error {
 		}
 		doc.Parameters = append(doc.Parameters, &refOnly{Ref: "#/components/parameters/" + name})
 	}
-	if b := op.Body; b != nil {
+	if b := op.Body; b != nil && b.Type == nil {
+		doc.RequestBody = &requestBodyDoc{Required: true, Description: b.Doc, Content: map[string]mediaType{}}
+		for media, ex := range b.Media {
+			doc.RequestBody.Content[media] = mediaType{Schema: &schema{Type: "string"}, Example: ex}
+		}
+	} else if b != nil {
 		mt := mediaType{Schema: g.schemaOf(reflect.TypeOf(b.Type), true)}
 		if b.Examples != nil {
 			es, err := b.Examples()
@@ -325,6 +330,9 @@ func (g *generator) operation(op operation) error {
 			mt.Examples = append(mt.Examples, e)
 		}
 		rd.Content = map[string]mediaType{media: mt}
+		for other, ex := range r.OtherMedia {
+			rd.Content[other] = mediaType{Schema: s, Example: ex}
+		}
 		doc.Responses[strconv.Itoa(r.Status)] = rd
 	}
 	for status, text := range op.errors() {

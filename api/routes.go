@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/fundsvc/fundsvc/fund"
+	"github.com/fundsvc/fundsvc/imports"
 	"github.com/fundsvc/fundsvc/positions"
 	"github.com/fundsvc/fundsvc/store"
 	"github.com/fundsvc/fundsvc/webhooks"
@@ -88,6 +89,10 @@ type Options struct {
 	// Draining, when set and true, makes /readyz answer 503: the process is
 	// shutting down and finishing the requests it has.
 	Draining func() bool
+	// ImportLimits bound a file of POST /v1/imports (imports.DefaultLimits
+	// for a zero field); its bytes never exceed MaxBodyBytes, which is
+	// their limit when zero.
+	ImportLimits imports.Limits
 }
 
 type server struct {

@@ -3,6 +3,7 @@ package api
 import (
 	"net/http"
 
+	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/wire"
 	"github.com/gin-gonic/gin"
 )
@@ -49,6 +50,9 @@ type requestBody struct {
 	Doc  string
 	// Examples are the body's named examples (examples.go).
 	Examples func() ([]example, error)
+	// Media, for a body that is not JSON (Type nil): each media type it may
+	// be sent as, with its example.
+	Media map[string]any
 }
 
 // response is a successful answer; Body is a value of its Go type, an
@@ -63,6 +67,9 @@ type response struct {
 	// Demo names the requests whose answers on the demo dataset are the
 	// response's examples (examples.go).
 	Demo []demoCall
+	// OtherMedia are more media types of the same answer, each with its
+	// example (a template as CSV or as XLSX).
+	OtherMedia map[string]any
 }
 
 // anyOf is a body that is one of several Go types.
@@ -670,6 +677,41 @@ func (s *server) operations() []operation {
 			Errors: map[int]string{
 				400: "As for the summary's changes.",
 				404: "As for the summary's changes.",
+			},
+		},
+		{
+			Method: http.MethodGet, Path: "/v1/imports/templates/:documentKind", ID: "getImportTemplate", Tag: "imports", Access: accessAdmin,
+			Handlers:    []gin.HandlerFunc{s.getImportTemplate},
+			Summary:     "An import template",
+			Description: "The template of a file of documents of this kind for `POST /v1/imports`: one row per position, a `documentId` column grouping the rows into documents, then one column per member of the document (`fundId`, `kind`, `title`, `asOf`, …), of the position and of the kind's items (line items and typed transaction lines flattened: `capitalCall.amount`, `capitalCall.transactions[1].amount`, `capitalAccount.beginningNav`), every column derived from the declared request types, never written by hand. The rows are the demo dataset's documents of that kind. As CSV (`format=csv`, the default) or XLSX (`format=xlsx`: amounts are number cells holding their exact decimal text; a second sheet, `Columns`, lists each column's header, description and example). Reads nothing from the table. Admin tokens only. See docs/imports.md.",
+			Params:      []string{"format"},
+			Responses: []response{
+				{Status: 200, Doc: "The template, as `text/csv; charset=utf-8` or the XLSX media type, with a Content-Disposition filename (`<kind>.csv` or `<kind>.xlsx`).",
+					Body: &schema{Type: "string"}, Media: mediaCSV, Headers: []string{"Content-Disposition"},
+					Example: templateExample(fund.KindCapitalCallNotice), OtherMedia: map[string]any{mediaXLSX: xlsxExample}},
+			},
+			Errors: map[int]string{
+				400: "`documentKind` is not a document kind, or `format` is neither `csv` nor `xlsx`.",
+			},
+		},
+		{
+			Method: http.MethodPost, Path: "/v1/imports", ID: "importDocuments", Tag: "imports", Access: accessAdmin,
+			Handlers:    []gin.HandlerFunc{s.idempotent, s.postImport},
+			Summary:     "Import documents from a CSV or XLSX file",
+			Description: "Reads a file of documents laid out as the import template (`GET /v1/imports/templates/{documentKind}`; the first sheet of an XLSX, rows grouped into documents by `documentId`) and checks all of it before anything is written: each cell as PUT /v1/documents/{documentId} checks its field, with the same message, each problem placed by sheet, row, column header and letter, document and field (docs/imports.md). Every document must be of a fund the token covers (403, naming the documents and funds, before anything is written, dry run or not). With `dryRun=true` nothing is written and the answer is 200 whether or not the file has problems (a dry run is a successful check): `valid`, every problem at once, and each document `ready` or `invalid`. Without it, a file with any problem is 422 (problem type `/problems/invalid_file`, with the same `problems` and `documents` as extension members) and nothing is written; a valid file's documents are written one after the other, each through the commit protocol as PUT writes it (all of a document or none of it), and the answer (200) reports each: `created`, `restated`, `unchanged` (the same content as its latest version: no version is added) or `refused`, with the problem PUT would have answered (a position registered to another investor: 409; a voided document: 409; an existing document of a fund the token does not cover: 404). So importing the same file twice adds no version, and an import cut short (a timeout, a lost connection) is completed by running it again: what was written answers `unchanged`, the rest is written. Each document's version records the token's subject as `createdBy`. Rate limit: a write charges one token per document (as many PUTs), taken before anything is written (429 if the bucket is empty); a dry run, one. With an `Idempotency-Key`, a repeat replays the first answer and writes nothing, as on PUT; an import in which a document was refused with a 409 or a server error is not stored under the key, so repeating it runs it again (its written documents answer `unchanged`).",
+			Params:      []string{"dryRun", "Idempotency-Key"},
+			Body: &requestBody{Doc: "The file: Content-Type `text/csv` (UTF-8, with or without a byte order mark) or `application/vnd.openxmlformats-officedocument.spreadsheetml.sheet` (415 otherwise). At most FUNDSVC_MAX_BODY_BYTES (16 MiB by default) and the import's limits: 20,000 data rows, 500 documents (413 beyond any, naming the limit).",
+				Media: map[string]any{mediaCSV: templateExample(fund.KindCapitalCallNotice), mediaXLSX: xlsxExample}},
+			Responses: []response{
+				{Status: 200, Doc: "The dry run's check (`dryRun` true: every document `ready` or `invalid`), or the import's outcome per document.", Body: wire.ImportReport{}, Headers: []string{"Idempotent-Replayed"}, Example: importReportExample()},
+			},
+			Errors: map[int]string{
+				400: "`dryRun` is neither `true` nor `false`, `Idempotency-Key` is not 1 to 255 visible ASCII characters, or the body is not a CSV or XLSX file that can be read.",
+				403: "An investor token (this route is for admin tokens), or a document of the file is of a fund the token does not cover (`field` `fundId`; the detail names the documents and their funds): nothing is written.",
+				409: "A request with the same Idempotency-Key is still running (retry shortly).",
+				413: "The file exceeds the byte, row or document limit; the detail names it.",
+				415: "",
+				422: "Without `dryRun`: the file has problems (problem type `/problems/invalid_file`, with `problems` and `documents` as extension members, as the dry run lists them); nothing is written. Or the Idempotency-Key was used with another request.",
 			},
 		},
 	}

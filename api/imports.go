@@ -1,0 +1,271 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/fundsvc/fundsvc/fund"
+	"github.com/fundsvc/fundsvc/imports"
+	"github.com/fundsvc/fundsvc/wire"
+	"github.com/gin-gonic/gin"
+)
+
+// Imports (issue 26): a quarter's notices and statements from a CSV or
+// XLSX file (package imports reads it), checked whole before anything is
+// written, then written one document at a time through the commit protocol,
+// as PUT /v1/documents/{documentId} writes each.
+
+// The media types of an import's file and of its templates.
+const (
+	mediaCSV  = "text/csv"
+	mediaXLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+)
+
+// codeImportInvalid is the problem code of a file with problems sent
+// without dryRun: 422, nothing written, the problems in the body.
+const codeImportInvalid = "invalid_file"
+
+func init() { statusOf[codeImportInvalid] = http.StatusUnprocessableEntity }
+
+// keyReleaseIdempotencyKey, set on the gin context, tells idempotent not to
+// store the answer but to release its key, as it does for a 409 or a 5xx:
+// an import whose documents were refused for a conflict or on the server's
+// side is answered 200 with the report, and repeating it must run again.
+const keyReleaseIdempotencyKey = "fundsvc.releaseIdempotencyKey"
+
+// importLimits are the limits of an imported file: Options.ImportLimits,
+// with the byte limit never above the server's body limit (the bound of
+// the bodies in flight and of what an Idempotency-Key holds).
+func (s *server) importLimits() imports.Limits {
+	l := s.opts.ImportLimits
+	if l.MaxBytes <= 0 || (s.maxBody > 0 && l.MaxBytes > s.maxBody) {
+		l.MaxBytes = s.maxBody
+	}
+	if l.MaxBytes <= 0 {
+		l.MaxBytes = imports.DefaultLimits.MaxBytes
+	}
+	if l.MaxPositions <= 0 {
+		l.MaxPositions = s.maxPositions
+	}
+	return l
+}
+
+// getImportTemplate answers a document kind's import template.
+func (s *server) getImportTemplate(c *gin.Context) {
+	kind := fund.Kind(c.Param("documentKind"))
+	if !kind.Valid() {
+		writeError(c, fund.Invalid("documentKind", "must be one of %v, got %q", fund.Kinds, kind))
+		return
+	}
+	format := c.DefaultQuery("format", imports.FormatCSV)
+	media := map[string]string{imports.FormatCSV: mediaCSV + "; charset=utf-8", imports.FormatXLSX: mediaXLSX}[format]
+	if media == "" {
+		writeError(c, fund.Invalid("format", "must be %s or %s, got %q", imports.FormatCSV, imports.FormatXLSX, format))
+		return
+	}
+	var b bytes.Buffer
+	if err := imports.WriteTemplate(&b, kind, format); err != nil {
+		writeError(c, err)
+		return
+	}
+	c.Header("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": string(kind) + "." + format}))
+	c.Data(http.StatusOK, media, b.Bytes())
+}
+
+// importFormat is the format of the file the request's Content-Type names.
+func importFormat(c *gin.Context) (string, error) {
+	mt, _, err := mime.ParseMediaType(c.GetHeader("Content-Type"))
+	switch {
+	case err == nil && mt == mediaCSV:
+		return imports.FormatCSV, nil
+	case err == nil && mt == mediaXLSX:
+		return imports.FormatXLSX, nil
+	}
+	return "", &fund.Error{Code: codeUnsupported, Field: "Content-Type", Message: "send the file as " + mediaCSV + " or " + mediaXLSX}
+}
+
+// postImport checks a file of documents and, unless dryRun, writes each.
+func (s *server) postImport(c *gin.Context) {
+	dryRun := false
+	switch v := c.Query("dryRun"); v {
+	case "", "false":
+	case "true":
+		dryRun = true
+	default:
+		writeError(c, fund.Invalid("dryRun", "must be true or false, got %q", v))
+		return
+	}
+	format, err := importFormat(c)
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+	lim := s.importLimits()
+	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, lim.MaxBytes))
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		writeError(c, &fund.Error{Code: codeTooLarge, Field: "body", Message: fmt.Sprintf("the file exceeds the import limit of %d bytes", lim.MaxBytes)})
+		return
+	}
+	if err != nil {
+		writeError(c, fund.Invalid("body", "the file cannot be read"))
+		return
+	}
+	file, err := imports.Read(bytes.NewReader(body), format, lim)
+	var le *imports.LimitError
+	if errors.As(err, &le) {
+		writeError(c, &fund.Error{Code: codeTooLarge, Field: "body", Message: fmt.Sprintf("the file holds more %s than the import limit of %d", le.Limit, le.Max)})
+		return
+	}
+	if err != nil {
+		writeError(c, err)
+		return
+	}
+
+	// Authorization before anything is written: every document's fund.
+	p := principal(c)
+	var foreign []string
+	for _, d := range file.Documents {
+		if len(d.Errors) == 0 && !p.MayAdminister(d.Document.FundID) {
+			foreign = append(foreign, fmt.Sprintf("%s (fund %s)", d.ID, d.Document.FundID))
+		}
+	}
+	if len(foreign) > 0 {
+		writeError(c, &fund.Error{Code: fund.EFORBIDDEN, Field: "fundId",
+			Message: "your token does not cover the fund of documents " + strings.Join(foreign, ", ") + "; nothing was written"})
+		return
+	}
+
+	report := reportOf(file, format, dryRun)
+	if dryRun {
+		c.JSON(http.StatusOK, report)
+		return
+	}
+	if !report.Valid {
+		c.Header("Content-Type", "application/problem+json")
+		c.Header("Cache-Control", "no-store")
+		c.AbortWithStatusJSON(http.StatusUnprocessableEntity, importRefusal{
+			Problem: Problem{Type: "/problems/" + codeImportInvalid, Title: http.StatusText(http.StatusUnprocessableEntity),
+				Status: http.StatusUnprocessableEntity, Detail: fmt.Sprintf("the file has %d problems; nothing was written (see problems)", len(report.Problems)),
+				Instance: c.Request.URL.Path, Field: "body", RequestID: requestID(c)},
+			Problems: report.Problems, Documents: report.Documents})
+		return
+	}
+	// Charged as a PUT per document, before anything is written: the
+	// request paid for the first when its token was verified.
+	if s.limiter != nil && len(file.Documents) > 1 {
+		if wait := s.limiter.take(p.scope(), len(file.Documents)-1); wait > 0 {
+			writeChargeError(c, &rateLimitedError{wait: wait})
+			return
+		}
+	}
+	s.commitImport(c, file, &report)
+	c.JSON(http.StatusOK, report)
+}
+
+// reportOf is the report of file before anything is written: its problems,
+// and each document ready or invalid.
+func reportOf(file *imports.File, format string, dryRun bool) wire.ImportReport {
+	report := wire.ImportReport{DryRun: dryRun, Format: format, Sheet: file.Sheet, Valid: len(file.Errors) == 0,
+		Problems: make([]wire.ImportProblem, 0, len(file.Errors)), Documents: make([]wire.ImportedDocument, 0, len(file.Documents))}
+	for _, e := range file.Errors {
+		report.Problems = append(report.Problems, wire.ImportProblem(e))
+	}
+	for _, d := range file.Documents {
+		out := wire.ImportedDocument{DocumentID: d.ID, Rows: d.Rows, Positions: len(d.Rows), Outcome: wire.ImportReady}
+		if len(d.Errors) > 0 {
+			out.Outcome = wire.ImportInvalid
+		} else {
+			out.FundID, out.Kind = d.Document.FundID, string(d.Document.Kind)
+		}
+		report.Documents = append(report.Documents, out)
+	}
+	return report
+}
+
+// importRefusal is the 422 answer of a file with problems: a problem with
+// the report's problems and documents as extension members (RFC 9457).
+type importRefusal struct {
+	Problem
+	Problems  []wire.ImportProblem    `json:"problems"`
+	Documents []wire.ImportedDocument `json:"documents"`
+}
+
+// commitImport writes the file's documents one after the other, each all or
+// nothing through the commit protocol, and sets each one's outcome.
+func (s *server) commitImport(c *gin.Context, file *imports.File, report *wire.ImportReport) {
+	ctx := c.Request.Context()
+	p := principal(c)
+	docs := s.docs.As(viewer(c))
+	requestID, _ := ctx.Value(keyRequestIdentity).(string)
+	requestOwner, _ := ctx.Value(keyRequestOwner).(string)
+	release := false
+	for i, d := range file.Documents {
+		doc := d.Document
+		doc.CreatedBy, doc.RequestID, doc.RequestOwner = p.Subject, requestID, requestOwner
+		out := &report.Documents[i]
+		saved, unchanged, err := docs.WriteUnlessUnchanged(ctx, doc)
+		switch {
+		case err != nil:
+			out.Outcome, out.Error = wire.ImportRefused, s.importError(c, err)
+			release = release || out.Error.Status >= 500 || out.Error.Status == http.StatusConflict
+		case unchanged:
+			out.Outcome, out.Version = wire.ImportUnchanged, saved.Document.Version
+		case saved.Document.Version == 1:
+			out.Outcome, out.Version = wire.ImportCreated, 1
+		default:
+			out.Outcome, out.Version = wire.ImportRestated, saved.Document.Version
+		}
+	}
+	if release {
+		c.Set(keyReleaseIdempotencyKey, true)
+	}
+}
+
+// importError is err as PUT would answer it; an error without a code is
+// logged, and answered as internal.
+func (s *server) importError(c *gin.Context, err error) *wire.ImportError {
+	var e *fund.Error
+	if !errors.As(err, &e) {
+		logger(c).Error("import: a document's write failed", "error", err.Error())
+		e = &fund.Error{Code: fund.EINTERNAL, Message: "an internal error occurred; it has been logged"}
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			e = &fund.Error{Code: fund.EUNAVAILABLE, Message: "the request timed out; run the import again to write the rest"}
+		}
+	}
+	status, ok := statusOf[e.Code]
+	if !ok {
+		status = http.StatusInternalServerError
+	}
+	return &wire.ImportError{Status: status, Type: "/problems/" + e.Code, Detail: e.Message, Field: e.Field}
+}
+
+// templateExample is kind's CSV template, the example of the routes' CSV
+// bodies.
+func templateExample(kind fund.Kind) string {
+	var b bytes.Buffer
+	if err := imports.WriteTemplate(&b, kind, imports.FormatCSV); err != nil {
+		panic(fmt.Sprintf("api: the %s template: %v", kind, err))
+	}
+	return b.String()
+}
+
+// xlsxExample stands for a workbook in the OpenAPI document, which cannot
+// hold its bytes.
+const xlsxExample = "(binary: an XLSX workbook whose first sheet holds the same header and rows as the CSV example)"
+
+// importReportExample is the dry run's answer for the capital call
+// notices' template, as the route builds it.
+func importReportExample() wire.ImportReport {
+	file, err := imports.Read(strings.NewReader(templateExample(fund.KindCapitalCallNotice)), imports.FormatCSV, imports.Limits{})
+	if err != nil {
+		panic(fmt.Sprintf("api: the import example: %v", err))
+	}
+	return reportOf(file, imports.FormatCSV, true)
+}
