@@ -206,23 +206,21 @@ func (s *server) commitImport(c *gin.Context, file *imports.File, report *wire.I
 	requestID, _ := ctx.Value(keyRequestIdentity).(string)
 	requestOwner, _ := ctx.Value(keyRequestOwner).(string)
 	release := false
-	for i, d := range file.Documents {
-		doc := d.Document
+	write := func(ctx context.Context, doc fund.Document) (int, bool, error) {
 		doc.CreatedBy, doc.RequestID, doc.RequestOwner = p.Subject, requestID, requestOwner
-		out := &report.Documents[i]
 		saved, unchanged, err := docs.WriteUnlessUnchanged(ctx, doc)
-		switch {
-		case err != nil:
-			out.Outcome, out.Error = wire.ImportRefused, s.importError(c, err)
-			release = release || out.Error.Status >= 500 || out.Error.Status == http.StatusConflict
-		case unchanged:
-			out.Outcome, out.Version = wire.ImportUnchanged, saved.Document.Version
-		case saved.Document.Version == 1:
-			out.Outcome, out.Version = wire.ImportCreated, 1
-		default:
-			out.Outcome, out.Version = wire.ImportRestated, saved.Document.Version
-		}
+		return saved.Document.Version, unchanged, err
 	}
+	// The file was checked whole before (reportOf), so Commit has no
+	// problems to refuse it for.
+	_, _ = imports.Commit(ctx, file, write, func(i int, o imports.Outcome) {
+		out := &report.Documents[i]
+		out.Outcome, out.Version = o.Result, o.Version
+		if o.Err != nil {
+			out.Error = s.importError(c, o.Err)
+			release = release || out.Error.Status >= 500 || out.Error.Status == http.StatusConflict
+		}
+	})
 	if release {
 		c.Set(keyReleaseIdempotencyKey, true)
 	}

@@ -72,6 +72,7 @@ type flags struct {
 	changes changesFlags
 	token   tokenFlags
 	seed    seedFlags
+	imports importFlags
 }
 
 // command is one subcommand: its name ("serve", "table create"), what it
@@ -80,6 +81,7 @@ type command struct {
 	name    string
 	summary string // one line, for fundsvc help
 	doc     string // more, for fundsvc help COMMAND
+	args    string // its arguments after the flags, for help ("FILE"); none when empty
 	// own registers the command's own flags; the settings' flags come
 	// from config (config.RegisterFlags).
 	own func(fs *flag.FlagSet, f *flags)
@@ -107,6 +109,7 @@ type invocation struct {
 	getenv func(string) string
 	stdout io.Writer
 	log    *slog.Logger
+	args   []string // the arguments after the flags, for a command that takes some
 }
 
 // commands is every subcommand, in the order help lists them.
@@ -130,6 +133,10 @@ func commands() []command {
 			own: registerDDL, run: printDDL},
 		{name: "changes backfill", summary: "give the change index's keys to documents committed before it existed, write the events of versions committed before the event feed, and move history records to the version-ordered keys (idempotent; prints a resume point after every page)",
 			own: registerChanges, run: backfillChanges},
+		{name: "import", summary: "check a CSV or XLSX file of documents and commit each (docs/imports.md); --dry-run writes nothing",
+			doc: importDoc, args: "FILE", own: registerImport, run: runImport},
+		{name: "import template", summary: "write a document kind's import template (capital_call_notice, distribution_notice, capital_account_statement) to standard output",
+			args: "KIND", own: registerImportTemplate, run: writeImportTemplate},
 		{name: "token", summary: "mint a development token with the configured HS256 secret",
 			doc: "fundsvc token --role admin --funds FUND_A,FUND_B (or --funds '*'); fundsvc token --role investor --investor INVESTOR_1.",
 			own: registerToken, run: mintToken},
@@ -172,6 +179,12 @@ func (p Program) Run(ctx context.Context, args []string, getenv func(string) str
 	}
 
 	name, rest := args[0], args[1:]
+	if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
+		// import takes a file but also names a subcommand (import template).
+		if sub := find(name + " " + rest[0]); len(sub) == 1 && sub[0].name == name+" "+rest[0] {
+			name, rest = sub[0].name, rest[1:]
+		}
+	}
 	if group := find(name); len(group) > 1 || len(group) == 1 && group[0].name != name {
 		// table and changes take a subcommand.
 		if len(rest) == 0 || strings.HasPrefix(rest[0], "-") {
@@ -199,7 +212,7 @@ func (p Program) Run(ctx context.Context, args []string, getenv func(string) str
 	if err != nil {
 		return err
 	}
-	if len(extra) > 0 {
+	if len(extra) > 0 && c.args == "" {
 		return fmt.Errorf("%s: unexpected arguments %q", name, extra)
 	}
 	if (name == "export" || name == "ddl") && cfg.ExportFormat == config.FormatIceberg && p.Iceberg == nil {
@@ -208,7 +221,7 @@ func (p Program) Run(ctx context.Context, args []string, getenv func(string) str
 	if n := cfg.StackNotice(); n != "" {
 		fmt.Fprintln(p.stderr(), n)
 	}
-	e := invocation{p: p, cfg: cfg, f: f, getenv: getenv, stdout: stdout,
+	e := invocation{p: p, cfg: cfg, f: f, getenv: getenv, stdout: stdout, args: extra,
 		log: slog.New(slog.NewJSONHandler(stdout, &slog.HandlerOptions{Level: cfg.LogLevel}))}
 	return c.run(ctx, e)
 }

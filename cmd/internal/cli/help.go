@@ -55,7 +55,7 @@ func writeHelp(w io.Writer, cmds []command) error {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		fmt.Fprintf(w, "usage: fundsvc %s [flags]\n\n", c.name)
+		fmt.Fprintf(w, "usage: fundsvc %s [flags]%s\n\n", c.name, strings.TrimRight(" "+c.args, " "))
 		writeWrapped(w, "", strings.ToUpper(c.summary[:1])+c.summary[1:]+".")
 		if c.doc != "" {
 			writeWrapped(w, "", c.doc)
@@ -68,7 +68,7 @@ func writeHelp(w io.Writer, cmds []command) error {
 		}
 		fs.VisitAll(func(f *flag.Flag) {
 			arg, doc, def := "", f.Usage, f.DefValue
-			if s, ok := config.SettingOfFlag(f.Name); ok {
+			if s, ok := config.SettingOfFlag(f.Name); ok && s.For(c.settings()) {
 				arg, def = s.Arg, s.DefaultText()
 				doc += " (" + defaultPart(def) + "; " + envNames(s) + ")"
 			} else {

@@ -70,7 +70,7 @@ func TestHelpShowsEveryFlagAndVariable(t *testing.T) {
 				if !strings.Contains(overview, "--"+f.Name) {
 					t.Errorf("fundsvc help does not list --%s under %s", f.Name, c.name)
 				}
-				if s, ok := config.SettingOfFlag(f.Name); ok {
+				if s, ok := config.SettingOfFlag(f.Name); ok && s.For(c.settings()) {
 					if !strings.Contains(entry, s.Env) || !strings.Contains(entry, s.DefaultText()) {
 						t.Errorf("--%s: its entry lacks its variable %s or its default %q:\n%s", f.Name, s.Env, s.DefaultText(), entry)
 					}
