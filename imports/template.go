@@ -26,11 +26,37 @@ const ColumnsSheet = "Columns"
 // example. CSV is UTF-8 (without a byte order mark), RFC 4180. It returns
 // EINVALID for an unknown kind or format.
 func WriteTemplate(w io.Writer, kind fund.Kind, format string) error {
+	return writeRows(w, kind, format, demoRows(kind))
+}
+
+// WriteDocuments writes docs, all of one kind, as a file of format the
+// reader reads back as the same documents: the template's header and one
+// row per position. It returns EINVALID for documents of several kinds,
+// none, or an unknown format.
+func WriteDocuments(w io.Writer, docs []fund.Document, format string) error {
+	if len(docs) == 0 {
+		return fund.Invalid("documents", "none to write")
+	}
+	var rows []map[string]string
+	for _, d := range docs {
+		if d.Kind != docs[0].Kind {
+			return fund.Invalid("documents", "are of kinds %s and %s: a file holds one kind", docs[0].Kind, d.Kind)
+		}
+		r, err := rowsOf(d)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, r...)
+	}
+	return writeRows(w, docs[0].Kind, format, rows)
+}
+
+// writeRows writes rows under kind's header in format.
+func writeRows(w io.Writer, kind fund.Kind, format string, rows []map[string]string) error {
 	cols := Columns(kind)
 	if cols == nil {
 		return fund.Invalid("kind", "must be one of %v, got %q", fund.Kinds, kind)
 	}
-	rows := demoRows(kind)
 	switch format {
 	case FormatCSV:
 		cw := csv.NewWriter(w)
