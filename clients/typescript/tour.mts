@@ -10,9 +10,10 @@
 // internal/tsclienttest (make test) generates the types, compiles this file
 // with tsc and runs it with node against the API on a freshly seeded demo.
 // TOUR_URL is the API's base URL, ADMIN an admin token of FUND_A and
-// INVESTOR a token of INVESTOR_1 (the names make run exports). The tour
-// writes (it restates DOC006 and creates DOC008), so it runs once per fresh
-// demo.
+// INVESTOR a token of INVESTOR_1 (the names make run exports);
+// TOUR_IMPORT_CSV holds docs/examples/demo-2026q1-statements.csv, the file
+// the README imports. The tour writes (it restates DOC006, creates DOC008
+// and imports DOC009), so it runs once per fresh demo.
 //
 // Each step gathers the fields it checks in one object, beside the README's
 // figures in the same shape: a renamed field is one line to change.
@@ -29,7 +30,7 @@ type DocumentRequest = S["DocumentRequest"];
 function setting(name: string): string {
   const v = process.env[name];
   if (!v) {
-    throw new Error(`${name} is not set: the tour needs TOUR_URL, ADMIN and INVESTOR`);
+    throw new Error(`${name} is not set: the tour needs TOUR_URL, ADMIN, INVESTOR and TOUR_IMPORT_CSV`);
   }
   return v;
 }
@@ -348,6 +349,31 @@ const steps: [string, () => Promise<void>][] = [
     });
     const { body } = await answered(admin.GET("/v1/documents/{documentId}/versions", doc("DOC008")), 200);
     same("DOC008's versions", { latest: body.latest?.version, versions: body.versions.map((v) => v.version) }, { latest: 1, versions: [1] });
+  }],
+
+  ["a quarter's statements from a spreadsheet: a dry run, the import, its repeat, the figures", async () => {
+    const post = (dryRun: boolean) => admin.POST("/v1/imports", {
+      params: { query: { dryRun: dryRun ? "true" : "false" } },
+      body: setting("TOUR_IMPORT_CSV"),
+      bodySerializer: (csv: string) => csv,
+      headers: { "Content-Type": "text/csv" },
+    });
+    const checked = await answered(post(true), 200);
+    same("the dry run", { valid: checked.body.valid, problems: checked.body.problems, documents: checked.body.documents.map((d) => [d.documentId, d.outcome, d.positions]) }, {
+      valid: true, problems: [], documents: [["DOC009", "ready", 3]],
+    });
+    const outcomes = [];
+    for (let run = 1; run <= 2; run++) {
+      const { body } = await answered(post(false), 200);
+      outcomes.push(body.documents.map((d) => [d.documentId, d.outcome, d.version]));
+    }
+    same("the import, then its repeat", outcomes, [[["DOC009", "created", 1]], [["DOC009", "unchanged", 1]]]);
+    const { body } = await answered(admin.GET("/v1/positions/{positionId}/performance", {
+      params: { path: { positionId: "POSITION_1" }, query: { asOf: "2026-03-31" } },
+    }), 200);
+    same("POSITION_1 at 2026-03-31", { nav: body.nav.value, statement: body.nav.statement?.documentId, tvpi: body.tvpi }, {
+      nav: "920000.00", statement: "DOC009", tvpi: "1.074583",
+    });
   }],
 ];
 

@@ -144,7 +144,11 @@ func TestTypeScriptTour(t *testing.T) {
 	}
 	t.Logf("the demo seeded in %s, the tour compiled in %s", seeded.Round(time.Millisecond), time.Since(began).Round(time.Millisecond))
 
-	out, err := runNode(ctx, node, dir, []string{"TOUR_URL=" + url, "ADMIN=" + admin, "INVESTOR=" + investor}, filepath.Join("out", "tour.mjs"))
+	quarter, err := os.ReadFile(filepath.Join(root, "docs", "examples", "demo-2026q1-statements.csv")) // the README's import
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := runNode(ctx, node, dir, []string{"TOUR_URL=" + url, "ADMIN=" + admin, "INVESTOR=" + investor, "TOUR_IMPORT_CSV=" + string(quarter)}, filepath.Join("out", "tour.mjs"))
 	if err != nil {
 		t.Fatalf("the tour (%s/tour.mts) failed: %v\n%s\nthe API's log:\n%s", tourDir, err, out, logs.String())
 	}
