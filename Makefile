@@ -92,9 +92,15 @@ $(TOOLS_STAMP): tools/package.json tools/package-lock.json
 
 # A whole install (TOOLS_STAMP) holds the run's dependencies, so make run
 # after make test installs nothing; when a goal needs the whole install, it
-# comes first (order-only), never beside this one.
+# comes first (order-only), never beside this one. A checkout that had the
+# whole install keeps it when the lock changes: make run installs the whole
+# lock again rather than removing the test tools.
 $(RUN_STAMP): tools/package.json tools/package-lock.json | $(if $(filter tools test fuzz lint bench bench-export,$(MAKECMDGOALS)),$(TOOLS_STAMP))
-	@if [ $(TOOLS_STAMP) -nt tools/package.json ] && [ $(TOOLS_STAMP) -nt tools/package-lock.json ]; then :; else \
+	@if [ $(TOOLS_STAMP) -nt tools/package.json ] && [ $(TOOLS_STAMP) -nt tools/package-lock.json ]; then :; \
+	elif [ -e $(TOOLS_STAMP) ]; then \
+		echo "installing DynamoDB Local, Swagger UI and the test tools this checkout had from npm again (the lock changed)..."; \
+		(cd tools && npm ci --no-audit --no-fund) && touch $(TOOLS_STAMP); \
+	else \
 		echo "installing DynamoDB Local and Swagger UI from npm..."; \
 		cd tools && npm ci --omit=dev --no-audit --no-fund; \
 	fi
