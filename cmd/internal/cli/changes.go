@@ -23,8 +23,9 @@ func registerChanges(fs *flag.FlagSet, f *flags) {
 // lacks them (heads committed before the index existed) and writes the
 // event of every version that has none (committed before the feed), and
 // moves history records of the earlier layout, and puts the position
-// ledger's entries of every version, printing after
-// every page where a run interrupted then would resume.
+// ledger's entries of every version and the instant index of documents and
+// records written before it, printing after every page where a run
+// interrupted then would resume.
 var backfillChanges = withStore(func(ctx context.Context, e invocation, s *store.Store) error {
 	f, stdout := e.f.changes, e.stdout
 	if f.pageItems < 1 {

@@ -131,7 +131,7 @@ func commands() []command {
 			own: registerExport, run: runExport},
 		{name: "ddl", summary: "print Athena's DDL of the snapshots, a table and a view per dataset (--format iceberg: the Glue registration of the Iceberg tables)",
 			own: registerDDL, run: printDDL},
-		{name: "changes backfill", summary: "give the change index's keys to documents committed before it existed, write the events of versions committed before the event feed, and move history records to the version-ordered keys (idempotent; prints a resume point after every page)",
+		{name: "changes backfill", summary: "give the change index's keys to documents committed before it existed, write the events of versions committed before the event feed, move history records to the version-ordered keys, and put the position ledger and the instant index of what was written before them (idempotent; prints a resume point after every page)",
 			own: registerChanges, run: backfillChanges},
 		{name: "import", summary: "check a CSV or XLSX file of documents and commit each (docs/imports.md); --dry-run writes nothing",
 			doc: importDoc, args: "FILE", own: registerImport, run: runImport},
