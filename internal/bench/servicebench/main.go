@@ -89,7 +89,10 @@ type options struct {
 	// history is how many versions the history measurement's long
 	// document has (history.go); 0 skips it.
 	history int
-	only    *regexp.Regexp // measure only the comparisons it matches; nil for all
+	// importRows and importDocs are the rows and documents of the import
+	// measurement's files (import.go); 0 rows skips it.
+	importRows, importDocs int
+	only                   *regexp.Regexp // measure only the comparisons it matches; nil for all
 	// webhook subscribes an endpoint at a receiver of the bench's for the
 	// comparisons; webhookWait bounds each wait for its deliveries.
 	webhook     bool
@@ -128,6 +131,8 @@ func parseFlags(args []string) (options, error) {
 	fs.BoolVar(&o.webhook, "webhook", true, "subscribe a webhook endpoint (every event type, every fund) at a local receiver during the comparisons, and measure commit-to-delivery latency")
 	fs.DurationVar(&o.webhookWait, "webhook-wait", 5*time.Minute, "at most this long to wait for the receiver to get the events of earlier writes (before each side of an ingest, and after the last)")
 	fs.IntVar(&o.history, "history", 1000, "versions of the document whose overview's read units are measured against a one-version document's, written through the API before (0 to skip; needs -cost-requests)")
+	fs.IntVar(&o.importRows, "import-rows", 5000, "rows of the capital account statement files POSTed to /v1/imports, dry run and commit, as CSV and XLSX (0 to skip)")
+	fs.IntVar(&o.importDocs, "import-documents", 10, "documents the import's rows are grouped into")
 	only := fs.String("only", "", "measure only the comparisons whose name matches this regular expression (e.g. 'overview|position'); empty for all")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -155,6 +160,8 @@ func parseFlags(args []string) (options, error) {
 		return o, errors.New("-restated and -sustain-writes are fractions from 0 to 1")
 	case o.conc < 1 || o.sustainConc < 1 || o.bounds.requests < 1 || o.warmup < 0 || o.slices < 1 || o.costRequests < 0:
 		return o, errors.New("-concurrency, -sustain-concurrency, -requests and -slices must be at least 1")
+	case o.importRows < 0 || o.importDocs < 1 || o.importRows > 0 && (o.importRows+o.importDocs-1)/o.importDocs > fund.DefaultMaxPositions:
+		return o, fmt.Errorf("-import-rows must be at least 0, -import-documents at least 1, with at most %d rows a document", fund.DefaultMaxPositions)
 	case o.webhook && o.webhookWait <= 0:
 		return o, errors.New("-webhook-wait must be positive")
 	case o.sustain.limit > 0 && len(o.ingest) == 0:
@@ -273,6 +280,15 @@ func bench(ctx context.Context, o options, db *dynamotest.Server, out io.Writer)
 			return err
 		}
 	}
+	var imported string
+	if o.importRows > 0 && (o.only == nil || o.only.MatchString(importName)) {
+		fmt.Fprintln(out, importName)
+		runs, err := measureImport(ctx, svc, o.importRows, o.importDocs)
+		if err != nil {
+			return err
+		}
+		imported = formatImport(o, runs)
+	}
 	var sr *sustainResult
 	if o.sustain.limit > 0 {
 		fmt.Fprintf(out, "sustained mixed load for %s\n", o.sustain.limit)
@@ -284,6 +300,9 @@ func bench(ctx context.Context, o options, db *dynamotest.Server, out io.Writer)
 	}
 
 	report := format(o, comps, wr, sr)
+	if imported != "" {
+		report += "\n" + imported
+	}
 	fmt.Fprint(out, "\n"+report)
 	var cost string
 	if costs != nil {

@@ -36,7 +36,7 @@ func TestATinyRunReportsEveryComparison(t *testing.T) {
 	o, err := parseFlags([]string{"-fundsvc", bin, "-out", doc,
 		"-docs=3", "-positions=4", "-restated=0.34", "-ingest=5",
 		"-requests=20", "-duration=3s", "-warmup=2", "-slices=2", "-concurrency=2",
-		"-sustain=2s", "-sustain-concurrency=2", "-history=8"})
+		"-sustain=2s", "-sustain-concurrency=2", "-history=8", "-import-rows=12", "-import-documents=3"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,6 +63,13 @@ func TestATinyRunReportsEveryComparison(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "| measurement | concurrency |") {
 		t.Errorf("the report was not written to out:\n%s", out.String())
+	}
+
+	// The import's files, CSV and XLSX, each dry run and committed.
+	for _, format := range []string{"csv", "xlsx"} {
+		if !regexp.MustCompile(`(?m)^\| ` + format + ` \| [0-9]+ \| [0-9]+ ms \| [0-9]+ ms \| 3 created \| [0-9.]+ MiB \| [0-9.]+ MiB \| [0-9.]+ MiB \|$`).MatchString(report) {
+			t.Errorf("no import row for %s in:\n%s", format, report)
+		}
 	}
 
 	// Each comparison at concurrency 1 and 2, with a figure on both sides.
