@@ -49,20 +49,7 @@ func reportOf(t *testing.T, r response) wire.ImportReport {
 // latestDemo are the demo's documents of kind (every kind when ""), each at
 // its latest version.
 func latestDemo(kind fund.Kind) []fund.Document {
-	var out []fund.Document
-	index := map[string]int{}
-	for _, d := range fund.DemoVersions() {
-		if kind != "" && d.Kind != kind {
-			continue
-		}
-		if i, ok := index[d.ID]; ok {
-			out[i] = d
-			continue
-		}
-		index[d.ID] = len(out)
-		out = append(out, d)
-	}
-	return out
+	return slices.DeleteFunc(fund.DemoLatest(), func(d fund.Document) bool { return kind != "" && d.Kind != kind })
 }
 
 // editCSV rewrites a CSV file: edit gets the header and each data row.

@@ -195,6 +195,22 @@ type DemoInvestor struct {
 	InvestorFields
 }
 
+// DemoLatest is each demo document at its latest version, in the order of
+// their first versions.
+func DemoLatest() []Document {
+	var out []Document
+	index := map[string]int{}
+	for _, d := range DemoVersions() {
+		if i, ok := index[d.ID]; ok {
+			out[i] = d
+			continue
+		}
+		index[d.ID] = len(out)
+		out = append(out, d)
+	}
+	return out
+}
+
 // DemoRecords returns the demo's records: FUND_A (its first close in
 // 2025, five months before its first call, with a target of 250 million
 // dollars), and INVESTOR_1 and INVESTOR_2. INVESTOR_3 has no record: it is

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -256,20 +257,7 @@ func suggest(header string) string {
 // demoDocuments are the demo's documents of kind, each at its latest
 // version, in the demo's order.
 func demoDocuments(kind fund.Kind) []fund.Document {
-	var out []fund.Document
-	index := map[string]int{}
-	for _, d := range fund.DemoVersions() {
-		if d.Kind != kind {
-			continue
-		}
-		if i, ok := index[d.ID]; ok {
-			out[i] = d
-			continue
-		}
-		index[d.ID] = len(out)
-		out = append(out, d)
-	}
-	return out
+	return slices.DeleteFunc(fund.DemoLatest(), func(d fund.Document) bool { return d.Kind != kind })
 }
 
 // rowsOf flattens d into rows of cells by header: its request body as the
