@@ -663,7 +663,11 @@ func authzPositive(t *testing.T, s *testServer, r authzRoute, auth string) {
 	if r.access == authzWebhooks {
 		path, want = authzWebhookPositive(t, s, r, auth)
 	}
-	res := authzSend(t, s, r.method, path, r.bodyFor("FUND_A"), auth, headers...)
+	body := r.bodyFor("FUND_A")
+	if r.access == authzImports && r.method == http.MethodPost {
+		body, headers = authzImportFile("FUND_A"), []string{"Content-Type", "text/csv"}
+	}
+	res := authzSend(t, s, r.method, path, body, auth, headers...)
 	if res.Status != want {
 		t.Fatalf("%s %s: status %d, want %d\n%s", r.method, path, res.Status, want, res.Body)
 	}
@@ -1386,11 +1390,14 @@ func TestAuthzVerifierConfigurations(t *testing.T) {
 // downloads a template (it holds the demo, no fund's data); a file is
 // written only by an admin of every document's fund, and one of another
 // fund is 403 with nothing written, dry run or not.
+// authzImportFile is a CSV file of one new capital call notice of fundID.
+func authzImportFile(fundID string) []byte {
+	return []byte("documentId,fundId,kind,title,asOf,currency,positionId,investorId,capitalCall.amount,capitalCall.status,capitalCall.dueDate\n" +
+		fmt.Sprintf("AUTHZ_IMPORT_%d,%s,capital_call_notice,Imported,2025-12-01,USD,AUTHZ_POS_%s,AUTHZ_INV_%s,1.00,pending,2025-12-31\n", authzFreshID.Add(1), fundID, fundID, fundID))
+}
+
 func authzImportCases(t *testing.T, s *testServer, r authzRoute, run func(string, func(*testing.T)), asA, asZ, asInv string) {
-	file := func(fundID string) []byte {
-		return []byte("documentId,fundId,kind,title,asOf,currency,positionId,investorId,capitalCall.amount,capitalCall.status,capitalCall.dueDate\n" +
-			fmt.Sprintf("AUTHZ_IMPORT_%d,%s,capital_call_notice,Imported,2025-12-01,USD,AUTHZ_POS_%s,AUTHZ_INV_%s,1.00,pending,2025-12-31\n", authzFreshID.Add(1), fundID, fundID, fundID))
-	}
+	file := authzImportFile
 	send := func(t *testing.T, path string, body []byte, auth string) response {
 		if r.method == http.MethodGet {
 			return authzSend(t, s, r.method, path, nil, auth)

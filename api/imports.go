@@ -228,7 +228,7 @@ func (s *server) commitImport(c *gin.Context, file *imports.File, report *wire.I
 
 // importError is err as PUT would answer it; an error without a code is
 // logged, and answered as internal.
-func (s *server) importError(c *gin.Context, err error) *wire.ImportError {
+func (s *server) importError(c *gin.Context, err error) *wire.Problem {
 	var e *fund.Error
 	if !errors.As(err, &e) {
 		logger(c).Error("import: a document's write failed", "error", err.Error())
@@ -241,7 +241,7 @@ func (s *server) importError(c *gin.Context, err error) *wire.ImportError {
 	if !ok {
 		status = http.StatusInternalServerError
 	}
-	return &wire.ImportError{Status: status, Type: "/problems/" + e.Code, Detail: e.Message, Field: e.Field}
+	return &wire.Problem{Type: "/problems/" + e.Code, Title: http.StatusText(status), Status: status, Detail: e.Message, Field: e.Field}
 }
 
 // templateExample is kind's CSV template, the example of the routes' CSV

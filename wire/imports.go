@@ -34,21 +34,12 @@ type ImportProblem struct {
 
 // ImportedDocument is one document of an imported file.
 type ImportedDocument struct {
-	DocumentID string       `json:"documentId" doc:"The document's ID, from the documentId column."`
-	FundID     string       `json:"fundId,omitempty" doc:"The document's fund, when its fields could be read."`
-	Kind       string       `json:"kind,omitempty" doc:"The document's kind, when its fields could be read."`
-	Rows       []int        `json:"rows" doc:"The document's rows in the file, in file order."`
-	Positions  int          `json:"positions" doc:"How many positions (rows) the document holds."`
-	Outcome    string       `json:"outcome" doc:"ready (dry run: it would be written), invalid (it has problems, listed in problems: nothing written), created (written as version 1), restated (written as the next version), unchanged (the same content as its latest version: no new version), or refused (the write was refused, error says why: nothing of it written)."`
-	Version    int          `json:"version,omitempty" doc:"The document's version after the import: the one written, or, when unchanged, its latest."`
-	Error      *ImportError `json:"error,omitempty" doc:"Why the write was refused, when outcome is refused."`
-}
-
-// ImportError is why one document's write was refused: the problem PUT
-// /v1/documents/{documentId} would have answered for it.
-type ImportError struct {
-	Status int    `json:"status" doc:"The HTTP status PUT of the document would have answered, e.g. 409."`
-	Type   string `json:"type" doc:"The problem type PUT would have answered, e.g. /problems/conflict."`
-	Detail string `json:"detail" doc:"What went wrong, safe to show."`
-	Field  string `json:"field,omitempty" doc:"The input to blame, when one is, e.g. positions."`
+	DocumentID string   `json:"documentId" doc:"The document's ID, from the documentId column."`
+	FundID     string   `json:"fundId,omitempty" doc:"The document's fund, when its fields could be read."`
+	Kind       string   `json:"kind,omitempty" doc:"The document's kind, when its fields could be read."`
+	Rows       []int    `json:"rows" doc:"The document's rows in the file, in file order."`
+	Positions  int      `json:"positions" doc:"How many positions (rows) the document holds."`
+	Outcome    string   `json:"outcome" doc:"ready (dry run: it would be written), invalid (it has problems, listed in problems: nothing written), created (written as version 1), restated (written as the next version), unchanged (the same content as its latest version: no new version), or refused (the write was refused, error says why: nothing of it written)."`
+	Version    int      `json:"version,omitempty" doc:"The document's version after the import: the one written, or, when unchanged, its latest."`
+	Error      *Problem `json:"error,omitempty" doc:"Why the write was refused, when outcome is refused: the problem PUT /v1/documents/{documentId} would have answered for the document."`
 }
