@@ -77,6 +77,25 @@ norace=(
 	TestEachAccessPatternIsOneOperation
 	TestAKnownAtReadCostsConstantReadUnits
 	TestARecordAsKnownAtCostsConstantReadsAndIsCharged
+	TestImportTemplatesReadBackAsTheDemo
+	TestImportDryRunAnswersEveryProblemAndWritesNothing
+	TestImportCommitEqualsTheSameDocumentsPutAsJSON
+	TestImportedFiguresEqualTheSameDocumentsPutAsJSONThroughTheExport
+	TestImportOfAForeignFundsDocumentWritesNothing
+	TestImportBounds
+
+	# cmd/internal/cli: one import after another; the second kills its
+	# import process (a build with -race would run the child with it too).
+	TestImportCommand
+	TestImportKilledAndRunAgainWritesEachDocumentOnce
+
+	# imports: files read one after another (the package starts no
+	# goroutine), some written first by exceljs in a node process.
+	TestTemplateReadBackIsTheDemo
+	TestEveryPlantedErrorIsAnswered
+	TestSpreadsheetRealities
+	TestAQuarterWrittenByExcelJSReadsBackExactly
+	TestADryRunOfAnExcelJSFileFindsEveryPlantedError
 
 	# export: one export after another (the writes before it, or a failure
 	# injected before it), checking the files, the snapshot and the views.

@@ -214,29 +214,30 @@ func startImport(t *testing.T, table, path string) (*exec.Cmd, <-chan importLine
 }
 
 // TestImportKilledAndRunAgainWritesEachDocumentOnce: a real fundsvc import
-// process is SIGKILLed after its 10th document's log line; the same import
+// process is SIGKILLed after its 6th document's log line (of 16); the same import
 // run again completes: every document exists at version 1, those the first
 // run reported are unchanged, the rest created (but for the one it may
 // have written in the instant before it was killed, which is unchanged).
 func TestImportKilledAndRunAgainWritesEachDocumentOnce(t *testing.T) {
 	fe := fundtest.New(t)
-	path, ids := callsFile(t, 30, 40)
+	const documents, killAfter = 16, 6
+	path, ids := callsFile(t, documents, 10)
 	deadline := time.After(60 * time.Second)
 
 	cmd, lines, _ := startImport(t, fe.Table, path)
 	first := map[string]bool{}
-	for len(first) < 10 {
+	for len(first) < killAfter {
 		select {
 		case l, ok := <-lines:
 			if !ok {
 				t.Fatalf("the first import ended after %d documents", len(first))
 			}
-			if l.Outcome != imports.Created || l.Version != 1 || l.Total != 30 || l.DocumentID != ids[l.N-1] {
-				t.Fatalf("first import: %+v, want document %d of 30 created at version 1", l, l.N)
+			if l.Outcome != imports.Created || l.Version != 1 || l.Total != documents || l.DocumentID != ids[l.N-1] {
+				t.Fatalf("first import: %+v, want document %d of %d created at version 1", l, l.N, documents)
 			}
 			first[l.DocumentID] = true
 		case <-deadline:
-			t.Fatal("timed out waiting for the first import's 10th document")
+			t.Fatalf("timed out waiting for the first import's document %d", killAfter)
 		}
 	}
 	if err := cmd.Process.Kill(); err != nil {
