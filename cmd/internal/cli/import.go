@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -14,7 +13,6 @@ import (
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/imports"
 	"github.com/fundsvc/fundsvc/store"
-	"github.com/mattn/go-isatty"
 	"github.com/schollz/progressbar/v3"
 )
 
@@ -137,7 +135,7 @@ func commitFile(ctx context.Context, e invocation, s *store.Store, file *imports
 	total := len(file.Documents)
 	var done func(i int, o imports.Outcome)
 	var bar *progressbar.ProgressBar
-	if f.progress == "bar" || f.progress == "auto" && terminal(stderr) {
+	if f.progress == "bar" || f.progress == "auto" && isTerminal(stderr) {
 		bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(stderr), progressbar.OptionSetDescription("import"),
 			progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true), progressbar.OptionOnCompletion(func() { fmt.Fprintln(stderr) }))
 		done = func(int, imports.Outcome) { _ = bar.Add(1) }
@@ -211,10 +209,4 @@ func rowList(rows []int) string {
 		parts[i] = fmt.Sprint(r)
 	}
 	return strings.Join(parts, ", ")
-}
-
-// terminal reports whether w is a terminal, where a bar can redraw itself.
-func terminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
 }
