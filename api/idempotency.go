@@ -7,9 +7,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"runtime/debug"
 	"time"
 
@@ -42,13 +44,6 @@ func (s *server) idempotent(c *gin.Context) {
 		writeError(c, fund.Invalid("Idempotency-Key", "must be 1 to %d printable ASCII characters, such as a UUID", maxIdempotencyKey))
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, s.maxBody))
-	if err != nil {
-		writeError(c, wire.JSONError(err))
-		return
-	}
-	c.Request.Body = io.NopCloser(bytes.NewReader(body))
-
 	h := sha256.New()
 	for _, part := range []string{c.Request.Method, c.Request.URL.Path, c.GetHeader("Content-Type"), c.GetHeader("If-Match")} {
 		h.Write([]byte(part + "\n"))
@@ -56,7 +51,13 @@ func (s *server) idempotent(c *gin.Context) {
 	if q := c.Request.URL.RawQuery; q != "" { // POST /v1/imports?dryRun=true is another request than without
 		h.Write([]byte("?" + q + "\n"))
 	}
-	h.Write(body)
+	body, err := spoolBody(io.TeeReader(http.MaxBytesReader(c.Writer, c.Request.Body, s.maxBody), h))
+	if err != nil {
+		writeError(c, wire.JSONError(err))
+		return
+	}
+	defer body.Close()
+	c.Request.Body = body
 	hash := hex.EncodeToString(h.Sum(nil))
 
 	ctx := c.Request.Context()
@@ -125,6 +126,47 @@ func (s *server) idempotent(c *gin.Context) {
 	case err != nil:
 		logger(c).Error("idempotency record not settled; the key stays locked until its lease ends", slog.String("error", err.Error()))
 	}
+}
+
+// spoolInMemory is the largest body spoolBody holds in memory.
+const spoolInMemory = 1 << 20
+
+// spoolBody reads r to its end, so that the request can be hashed before
+// it runs, and returns its bytes to read again: from memory up to
+// spoolInMemory, from a temporary file beyond (an import's file), which
+// Close removes. Its own rather than a library's: it is a dozen lines over
+// os.CreateTemp.
+func spoolBody(r io.Reader) (io.ReadCloser, error) {
+	head, err := io.ReadAll(io.LimitReader(r, spoolInMemory+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(head) <= spoolInMemory {
+		return io.NopCloser(bytes.NewReader(head)), nil
+	}
+	f, err := os.CreateTemp("", "fundsvc-body-*")
+	if err != nil {
+		return nil, err
+	}
+	spooled := &spooledBody{f}
+	if _, err = f.Write(head); err == nil {
+		if _, err = io.Copy(f, r); err == nil {
+			_, err = f.Seek(0, io.SeekStart)
+		}
+	}
+	if err != nil {
+		spooled.Close()
+		return nil, err
+	}
+	return spooled, nil
+}
+
+// spooledBody is a body spooled to a temporary file.
+type spooledBody struct{ *os.File }
+
+// Close closes and removes the file.
+func (b *spooledBody) Close() error {
+	return errors.Join(b.File.Close(), os.Remove(b.Name()))
 }
 
 func validIdempotencyKey(k string) bool {

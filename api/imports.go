@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"mime"
 	"net/http"
 	"strings"
@@ -107,17 +106,7 @@ func (s *server) postImport(c *gin.Context) {
 		return
 	}
 	lim := s.importLimits()
-	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, lim.MaxBytes))
-	var tooLarge *http.MaxBytesError
-	if errors.As(err, &tooLarge) {
-		writeError(c, &fund.Error{Code: codeTooLarge, Field: "body", Message: fmt.Sprintf("the file exceeds the import limit of %d bytes", lim.MaxBytes)})
-		return
-	}
-	if err != nil {
-		writeError(c, fund.Invalid("body", "the file cannot be read"))
-		return
-	}
-	file, err := imports.Read(bytes.NewReader(body), format, lim)
+	file, err := imports.Read(c.Request.Body, format, lim)
 	var le *imports.LimitError
 	if errors.As(err, &le) {
 		writeError(c, &fund.Error{Code: codeTooLarge, Field: "body", Message: fmt.Sprintf("the file holds more %s than the import limit of %d", le.Limit, le.Max)})

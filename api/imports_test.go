@@ -5,8 +5,10 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"io"
 	"mime"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -114,6 +116,42 @@ func TestImportTemplatesReadBackAsTheDemo(t *testing.T) {
 			res := s.do(t, http.MethodGet, path, nil)
 			if res.Status != http.StatusBadRequest || !strings.HasPrefix(res.Header.Get("Content-Type"), "application/problem+json") {
 				t.Errorf("status %d, Content-Type %q\n%s", res.Status, res.Header.Get("Content-Type"), res.Body)
+			}
+		})
+	}
+}
+
+// TestAnImportIsReadAsItArrives sends a 32 MiB file, the demo's notices
+// then blank rows, and takes the live heap as its last bytes are sent
+// (the process's: the client's and the server's, a few MiB of noise):
+// the route reads the file as it arrives (through a temporary file when
+// an Idempotency-Key needs it whole first), so little of it is held then.
+func TestAnImportIsReadAsItArrives(t *testing.T) {
+	const size = 32 << 20
+	env := fundtest.New(t)
+	s := startAPI(t, env, func(o *api.Options) {
+		o.MaxBodyBytes, o.MaxBodyBytesInFlight = 2*size, 2*size
+		o.ImportLimits = imports.Limits{MaxBytes: 2 * size}
+	})
+	t.Setenv("TMPDIR", t.TempDir()) // the spooled body, removed when the request ends
+	file := importTemplate(t, s, fund.KindCapitalCallNotice, "csv")
+	blank := []byte(strings.Repeat(" ", 2000) + strings.Repeat(",", 39) + "\r\n")
+	for _, key := range []string{"", "streamed-import"} {
+		t.Run("Idempotency-Key "+key, func(t *testing.T) {
+			probe := &fundtest.HeapProbe{R: io.MultiReader(bytes.NewReader(file), &fundtest.Repeated{Line: blank, N: size / len(blank)})}
+			before := fundtest.LiveHeap()
+			res := s.do(t, http.MethodPost, "/v1/imports?dryRun=true", probe, "Content-Type", "text/csv", "Idempotency-Key", key)
+			if rep := reportOf(t, res); res.Status != http.StatusOK || !rep.Valid || len(rep.Documents) != len(latestDemo(fund.KindCapitalCallNotice)) {
+				t.Fatalf("dry run: %d, want 200 with the demo's notices\n%s", res.Status, res.Body)
+			}
+			if probe.Bytes < size || probe.AtEnd == 0 {
+				t.Fatalf("sent %d bytes to the end (%v), want over %d: the test proves nothing", probe.Bytes, probe.AtEnd != 0, size)
+			}
+			if held := probe.AtEnd - before; held > size/4 {
+				t.Errorf("the server held %d KiB of a %d KiB file when its last bytes were sent; want under %d KiB", held>>10, size>>10, size/4>>10)
+			}
+			if left, err := os.ReadDir(os.Getenv("TMPDIR")); err != nil || len(left) > 0 {
+				t.Errorf("temporary files left behind: %v %v", left, err)
 			}
 		})
 	}
@@ -345,15 +383,16 @@ func TestImportOfAForeignFundsDocumentWritesNothing(t *testing.T) {
 func TestImportBounds(t *testing.T) {
 	env := fundtest.New(t)
 	s := startAPI(t, env, func(o *api.Options) { o.ImportLimits = imports.Limits{MaxBytes: 4096, MaxDocuments: 2} })
-	calls := importTemplate(t, s, fund.KindCapitalCallNotice, "csv") // three documents
-	big := append(append([]byte{}, calls...), bytes.Repeat([]byte(" "), 4096)...)
+	calls := importTemplate(t, s, fund.KindCapitalCallNotice, "csv")            // three documents
+	big := append(append(bytes.Repeat([]byte(" "), 4096), "\r\n"...), calls...) // the file is read as it comes: the byte limit first
 	for _, c := range []struct {
 		name, media string
 		file        []byte
 		status      int
 		detail      string
 	}{
-		{"a file over the byte limit is 413", "text/csv", big, http.StatusRequestEntityTooLarge, "4096 bytes"},
+		{"a file over the byte limit is 413", "text/csv", big, http.StatusRequestEntityTooLarge, "more bytes than the import limit of 4096"},
+		{"a workbook over the byte limit is 413", xlsxMedia, importTemplate(t, s, fund.KindCapitalCallNotice, "xlsx"), http.StatusRequestEntityTooLarge, "more bytes than the import limit of 4096"},
 		{"a file over the document limit is 413", "text/csv", calls, http.StatusRequestEntityTooLarge, "more documents than the import limit of 2"},
 		{"a JSON body is 415", "application/json", calls, http.StatusUnsupportedMediaType, "text/csv"},
 		{"an XLSX that is not a workbook is 400", xlsxMedia, calls, http.StatusBadRequest, ""},

@@ -103,6 +103,8 @@ func (s *testServer) do(t *testing.T, method, path string, body any, headers ...
 		rd = bytes.NewBufferString(b)
 	case []byte:
 		rd = bytes.NewReader(b)
+	case io.Reader: // sent as it is read, without a Content-Length
+		rd = b
 	default:
 		enc, err := json.Marshal(b)
 		if err != nil {

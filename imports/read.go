@@ -101,7 +101,9 @@ type Document struct {
 }
 
 // Read reads a CSV or XLSX file (format FormatCSV or FormatXLSX) of
-// documents: the first non-blank row of the first sheet is the header,
+// documents from r as it arrives, never holding the file whole: CSV one
+// record at a time, XLSX through a temporary file (a ZIP archive is read
+// from its end) whose sheet excelize streams. The first non-blank row of the first sheet is the header,
 // every later non-blank row a position of the document its documentId
 // names. It returns the documents and every problem found, each cell's
 // (CellError) in File.Errors; its error is a *LimitError (ErrTooLarge)
@@ -109,19 +111,13 @@ type Document struct {
 // the format at all. See docs/imports.md for the cell rules.
 func Read(r io.Reader, format string, limits Limits) (*File, error) {
 	lim := limits.withDefaults()
-	b, err := io.ReadAll(io.LimitReader(r, lim.MaxBytes+1))
-	if err != nil {
-		return nil, fund.Invalid("file", "cannot be read")
-	}
-	if int64(len(b)) > lim.MaxBytes {
-		return nil, &LimitError{Limit: "bytes", Max: lim.MaxBytes}
-	}
+	in := &limitReader{r: r, max: lim.MaxBytes}
 	var rows sheetRows
 	switch format {
 	case FormatCSV:
-		rows = openCSV(b)
+		rows = openCSV(in)
 	case FormatXLSX:
-		x, err := openXLSX(b)
+		x, err := openXLSX(in, lim)
 		if err != nil {
 			return nil, err
 		}
@@ -149,6 +145,27 @@ func Read(r io.Reader, format string, limits Limits) (*File, error) {
 		return len(a.ColumnLetter) < len(b.ColumnLetter) || (len(a.ColumnLetter) == len(b.ColumnLetter) && a.ColumnLetter < b.ColumnLetter)
 	})
 	return rd.file, nil
+}
+
+// limitReader reads r until more than max bytes have come, then fails
+// with a *LimitError.
+type limitReader struct {
+	r        io.Reader
+	max, got int64
+}
+
+func (l *limitReader) Read(p []byte) (int, error) {
+	if l.got > l.max {
+		return 0, &LimitError{Limit: "bytes", Max: l.max}
+	}
+	if room := l.max - l.got + 1; int64(len(p)) > room {
+		p = p[:room] // one byte past the limit is enough to know
+	}
+	n, err := l.r.Read(p)
+	if l.got += int64(n); l.got > l.max {
+		return 0, &LimitError{Limit: "bytes", Max: l.max}
+	}
+	return n, err
 }
 
 // reader is the reading of one file.

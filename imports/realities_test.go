@@ -143,7 +143,7 @@ func TestSpreadsheetRealities(t *testing.T) {
 		amount := table[1][col]
 		table[1][col] = "=SUM(" + amount + ")|" + amount // a formula and its cached value
 		b := sheetOf(t, table)
-		x, err := openXLSX(b)
+		x, err := openXLSX(bytes.NewReader(b), DefaultLimits)
 		if err != nil {
 			t.Fatal(err)
 		}

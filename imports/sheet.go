@@ -2,12 +2,14 @@ package imports
 
 import (
 	"archive/zip"
+	"bufio"
 	"bytes"
 	"encoding/csv"
 	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path"
 	"strings"
 
@@ -37,11 +39,16 @@ type csvRows struct {
 
 var utf8BOM = []byte("\xef\xbb\xbf")
 
-func openCSV(b []byte) *csvRows {
-	r := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(b, utf8BOM)))
-	r.FieldsPerRecord = -1
-	r.ReuseRecord = false
-	return &csvRows{r: r}
+// openCSV reads CSV from r as it arrives, one record at a time.
+func openCSV(r io.Reader) *csvRows {
+	br := bufio.NewReader(r)
+	if b, _ := br.Peek(len(utf8BOM)); bytes.Equal(b, utf8BOM) {
+		_, _ = br.Discard(len(utf8BOM))
+	}
+	cr := csv.NewReader(br)
+	cr.FieldsPerRecord = -1
+	cr.ReuseRecord = false
+	return &csvRows{r: cr}
 }
 
 func (c *csvRows) next() (int, []string, bool, error) {
@@ -51,6 +58,10 @@ func (c *csvRows) next() (int, []string, bool, error) {
 	}
 	if err != nil {
 		var pe *csv.ParseError
+		var le *LimitError
+		if errors.As(err, &le) {
+			return 0, nil, false, le
+		}
 		if errors.As(err, &pe) {
 			return 0, nil, false, fund.Invalid("file", "is not valid CSV at line %d, column %d: %v", pe.Line, pe.Column, pe.Err)
 		}
@@ -69,6 +80,7 @@ func (c *csvRows) close() error           { return nil }
 // stream, each cell's raw stored text (RawCellValue): a number's digits as
 // the file stores them, a formula's cached value.
 type xlsxRows struct {
+	spool   string // the temporary file of the workbook
 	f       *excelize.File
 	rows    *excelize.Rows
 	sheet   string
@@ -77,27 +89,58 @@ type xlsxRows struct {
 	noValue map[string]bool // formula cells without a cached value, by A1 name
 }
 
-func openXLSX(b []byte) (*xlsxRows, error) {
-	f, err := excelize.OpenReader(bytes.NewReader(b), excelize.Options{RawCellValue: true})
+// xlsxInMemory is the largest part of a workbook excelize holds in
+// memory; a larger one (a big sheet) it extracts to a temporary file, and
+// the row stream reads the sheet from there.
+const xlsxInMemory = 1 << 20
+
+// xlsxUnzipped bounds what a workbook may unzip to, as a multiple of the
+// file's byte limit: a sheet's XML compresses some tenfold, a zip bomb far
+// more.
+const xlsxUnzipped = 64
+
+// openXLSX reads a workbook from r. A ZIP archive is read from its end (its
+// directory), so r is first copied to a temporary file, never held in
+// memory whole; excelize then reads the parts from that file.
+func openXLSX(r io.Reader, lim Limits) (*xlsxRows, error) {
+	spool, err := os.CreateTemp("", "fundsvc-import-*.xlsx")
 	if err != nil {
+		return nil, fmt.Errorf("imports: spool the workbook: %w", err)
+	}
+	x := &xlsxRows{spool: spool.Name()}
+	_, err = io.Copy(spool, r)
+	if cerr := spool.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("imports: spool the workbook: %w", cerr)
+	}
+	if err != nil {
+		x.close()
+		var le *LimitError
+		if errors.As(err, &le) {
+			return nil, le
+		}
+		return nil, fund.Invalid("file", "cannot be read")
+	}
+	x.f, err = excelize.OpenFile(x.spool, excelize.Options{RawCellValue: true,
+		UnzipXMLSizeLimit: min(xlsxInMemory, xlsxUnzipped*lim.MaxBytes), UnzipSizeLimit: xlsxUnzipped * lim.MaxBytes})
+	if err != nil {
+		x.close()
 		return nil, fund.Invalid("file", "cannot be read as XLSX: %v", err)
 	}
-	x := &xlsxRows{f: f}
-	sheets := f.GetSheetList()
+	sheets := x.f.GetSheetList()
 	if len(sheets) == 0 {
-		f.Close()
+		x.close()
 		return nil, fund.Invalid("file", "holds no sheet")
 	}
 	x.sheet = sheets[0]
-	if props, err := f.GetWorkbookProps(); err == nil && props.Date1904 != nil {
+	if props, err := x.f.GetWorkbookProps(); err == nil && props.Date1904 != nil {
 		x.is1904 = *props.Date1904
 	}
-	if x.noValue, err = formulasWithoutValue(b, x.sheet); err != nil {
-		f.Close()
+	if x.noValue, err = formulasWithoutValue(x.spool, x.sheet); err != nil {
+		x.close()
 		return nil, fund.Invalid("file", "cannot be read as XLSX: %v", err)
 	}
-	if x.rows, err = f.Rows(x.sheet); err != nil {
-		f.Close()
+	if x.rows, err = x.f.Rows(x.sheet); err != nil {
+		x.close()
 		return nil, fund.Invalid("file", "cannot be read as XLSX: %v", err)
 	}
 	return x, nil
@@ -124,12 +167,16 @@ func (x *xlsxRows) uncached(col, row int) bool {
 	return len(x.noValue) > 0 && x.noValue[cellName(col, row)]
 }
 
+// close closes what openXLSX opened and removes the spooled workbook.
 func (x *xlsxRows) close() error {
-	err := x.rows.Close()
-	if cerr := x.f.Close(); err == nil {
-		err = cerr
+	var errs []error
+	if x.rows != nil {
+		errs = append(errs, x.rows.Close())
 	}
-	return err
+	if x.f != nil {
+		errs = append(errs, x.f.Close())
+	}
+	return errors.Join(append(errs, os.Remove(x.spool))...)
 }
 
 // formulasWithoutValue lists the cells of sheet that hold a formula but no
@@ -137,11 +184,13 @@ func (x *xlsxRows) close() error {
 // stream gives such a cell as "", as it gives an empty cell, and its
 // GetCellFormula would load the whole sheet into memory; this pass holds
 // one cell at a time.
-func formulasWithoutValue(b []byte, sheet string) (map[string]bool, error) {
-	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
+func formulasWithoutValue(workbook, sheet string) (map[string]bool, error) {
+	zc, err := zip.OpenReader(workbook)
 	if err != nil {
 		return nil, err
 	}
+	defer zc.Close()
+	zr := &zc.Reader
 	part, err := sheetPart(zr, sheet)
 	if err != nil {
 		return nil, err

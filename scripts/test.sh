@@ -83,6 +83,7 @@ norace=(
 	TestImportedFiguresEqualTheSameDocumentsPutAsJSONThroughTheExport
 	TestImportOfAForeignFundsDocumentWritesNothing
 	TestImportBounds
+	TestAnImportIsReadAsItArrives
 
 	# cmd/internal/cli: one import after another; the second kills its
 	# import process (a build with -race would run the child with it too).
@@ -96,6 +97,7 @@ norace=(
 	TestSpreadsheetRealities
 	TestAQuarterWrittenByExcelJSReadsBackExactly
 	TestADryRunOfAnExcelJSFileFindsEveryPlantedError
+	TestReadHoldsNotTheFileWhole
 
 	# export: one export after another (the writes before it, or a failure
 	# injected before it), checking the files, the snapshot and the views.
