@@ -13,11 +13,12 @@ type bigPosition struct {
 	Investor, Call, Dist, Unfunded string // amounts as the API prints them; "" if absent
 }
 
-// bigSize is the positions of a big document: some 700 items, seven times
-// DynamoDB's 100-item transaction limit, so staging takes many batches.
-const bigSize = 300
+// bigSize is the positions of a big document: some 350 items, over three
+// times DynamoDB's 100-item transaction limit, so staging takes many
+// batches and the latest view several transactions.
+const bigSize = 150
 
-// bigVersion returns the request body of version n of a 300-position
+// bigVersion returns the request body of version n of a 150-position
 // document and what it reports per position. Each version drops the first
 // 100 positions of the previous one, adds 100 new ones and changes every
 // amount, so any mix of two versions is visible in every figure.
@@ -42,7 +43,7 @@ func bigVersion(n int) (map[string]any, map[string]bigPosition) {
 		"asOf": fmt.Sprintf("2025-%02d-28", n), "capitalActivity": map[string]any{"amount": fmt.Sprintf("%d.00", 1000000*n)}, "positions": ps}, want
 }
 
-// TestInterruptedRestatementNeverMixesVersions restates a 300-position
+// TestInterruptedRestatementNeverMixesVersions restates a 150-position
 // document (far over DynamoDB's 100-item transaction limit) and kills the
 // write part-way at points before, at and after the commit flip. Each time,
 // every endpoint shows one complete version — the previous one until the
@@ -50,7 +51,7 @@ func bigVersion(n int) (map[string]any, map[string]bigPosition) {
 // version.
 func TestInterruptedRestatementNeverMixesVersions(t *testing.T) {
 	if testing.Short() {
-		t.Skip("ingests several 300-position documents")
+		t.Skip("ingests several 150-position documents")
 	}
 	s := newServer(t, false)
 	const doc = "BIG"

@@ -8,6 +8,8 @@
 
 ddb_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ddb_pid=
+# JVM options ddb_start passes before the jar's; none by default.
+ddb_jvm_opts=()
 
 # ddb_jar prints the path of the newest DynamoDB Local. Its directories are
 # named after the release date, and globs sort, so the last is the newest.
@@ -37,7 +39,7 @@ ddb_start() {
 	# -sharedDb: one database whatever credentials and region a client uses.
 	# -disableTelemetry: no calls to AWS from a development machine or CI.
 	set -m # a background job in its own process group
-	java "-Djava.library.path=$(dirname "$jar")/DynamoDBLocal_lib" -jar "$jar" \
+	java "${ddb_jvm_opts[@]}" "-Djava.library.path=$(dirname "$jar")/DynamoDBLocal_lib" -jar "$jar" \
 		-port "$port" -sharedDb -disableTelemetry "$@" &
 	ddb_pid=$!
 	set +m
