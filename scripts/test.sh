@@ -55,7 +55,8 @@ crash=(
 
 # The other tests that run without the race detector, by name.
 norace=(
-	# api: one request after another, checking answers and the table.
+	# api: one request after another (to one server, or to two on one
+	# table), checking answers, costs and the table.
 	TestHistoryReadsStayBoundedAsVersionsGrow
 	TestBadInputChangesNothing
 	TestInterruptedRestatementNeverMixesVersions
@@ -84,6 +85,18 @@ norace=(
 	TestImportOfAForeignFundsDocumentWritesNothing
 	TestImportBounds
 	TestAnImportIsReadAsItArrives
+	TestDocumentRoutesReplayWhatTheyAnsweredAsKnownAt
+	TestFanoutReadsReplayAsKnownAt
+	TestFundAndInvestorRoutesReplayAsKnownAt
+	TestPositionReadsReplayAsKnownAt
+	TestFundPerformanceKnownAtSearchesEachDocumentOnce
+	TestPositionChangesListTheVersionsThatMovedEachFigure
+	TestPositionChangesDecideAccessOnTheLedger
+	TestARefusalNeverReadsTheDocument
+	TestAuthzCursorsAreBoundToThePrincipal
+	TestAuthzAnInvestorInTwoFunds
+	TestListsPaginate
+	TestMetricsCountConsumedCapacity
 
 	# cmd/internal/cli: one import after another; the second kills its
 	# import process (a build with -race would run the child with it too).
@@ -116,6 +129,7 @@ norace=(
 	TestPerformanceSQLMatchesAPI
 	TestLimitsExportExactly
 	TestKnownAtSQLMatchesTheAPIsAnswers
+	TestAVoidedDocumentLeavesTheCurrentDatasets
 
 	# export/iceberg: one run and commit after another.
 	TestTablesMatchAPI
@@ -221,11 +235,22 @@ crash_log=$(mktemp "${TMPDIR:-/tmp}/crash-tests.XXXXXX")
 norace_log=$(mktemp "${TMPDIR:-/tmp}/norace-tests.XXXXXX")
 trap 'rm -f "$crash_log" "$norace_log"' EXIT
 
-"$GO" test -count=1 -timeout 14m -run "$crash_re" "${crash_pkgs[@]}" >"$crash_log" 2>&1 &
+# timed runs go test with its arguments and then says how long it took:
+# the three runs share 2 cores, and the last to end is what to shorten.
+began=$(date +%s)
+timed() {
+	local name=$1 rc
+	shift
+	"$GO" test "$@"
+	rc=$?
+	echo "$name run: $(($(date +%s) - began)) s after the start" >&2
+	return "$rc"
+}
+timed crash -count=1 -timeout 14m -run "$crash_re" "${crash_pkgs[@]}" >"$crash_log" 2>&1 &
 crash_pid=$!
-"$GO" test -count=1 -timeout 14m -run "$norace_re" "${norace_pkgs[@]}" >"$norace_log" 2>&1 &
+timed norace -count=1 -timeout 14m -run "$norace_re" "${norace_pkgs[@]}" >"$norace_log" 2>&1 &
 norace_pid=$!
-"$GO" test -race -count=1 -timeout 14m -skip "$race_skip_re" "${race_pkgs[@]}"
+timed race -race -count=1 -timeout 14m -skip "$race_skip_re" "${race_pkgs[@]}"
 race=$?
 wait "$crash_pid"
 crashed=$?
