@@ -86,11 +86,19 @@ type command struct {
 	// from config (config.RegisterFlags).
 	own func(fs *flag.FlagSet, f *flags)
 	run func(ctx context.Context, e invocation) error
+	// noSettings says the command reads no settings (environment, stack
+	// file or their flags): its own flags only.
+	noSettings bool
 }
 
 // settings is the name config's settings table knows the command by: its
-// first word.
-func (c command) settings() string { return strings.Fields(c.name)[0] }
+// first word; "" for a command of noSettings, which config knows none of.
+func (c command) settings() string {
+	if c.noSettings {
+		return ""
+	}
+	return strings.Fields(c.name)[0]
+}
 
 // register is what config.Load adds to the settings' flags.
 func (c command) register(f *flags) func(*flag.FlagSet, *config.Config) {
@@ -136,7 +144,7 @@ func commands() []command {
 		{name: "import", summary: "check a CSV or XLSX file of documents and commit each (docs/imports.md); --dry-run writes nothing",
 			doc: importDoc, args: "FILE", own: registerImport, run: runImport},
 		{name: "import template", summary: "write a document kind's import template (capital_call_notice, distribution_notice, capital_account_statement) to standard output",
-			args: "KIND", own: registerImportTemplate, run: writeImportTemplate},
+			args: "KIND", own: registerImportTemplate, run: writeImportTemplate, noSettings: true},
 		{name: "token", summary: "mint a development token with the configured HS256 secret",
 			doc: "fundsvc token --role admin --funds FUND_A,FUND_B (or --funds '*'); fundsvc token --role investor --investor INVESTOR_1.",
 			own: registerToken, run: mintToken},
