@@ -38,7 +38,7 @@ func newCrashServer(t *testing.T) *crashEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ddb, err := dynamotest.StartPersistent(t.Context(), dir, port)
+	ddb, err := dynamotest.StartPersistent(t.Context(), dir, port, dynamotest.ShortLivedJVM...)
 	if err != nil {
 		t.Fatal(err)
 	}

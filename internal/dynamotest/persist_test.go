@@ -25,7 +25,7 @@ func TestStartPersistentKillRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := StartPersistent(t.Context(), dir, port)
+	s, err := StartPersistent(t.Context(), dir, port, ShortLivedJVM...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +228,7 @@ func TestWriteHook(t *testing.T) {
 // precedes meets a dead server, the writes before it were stored.
 func TestWriteHookKillsTheServer(t *testing.T) {
 	t.Parallel()
-	s, err := StartPersistent(t.Context(), DataDir(t), 0)
+	s, err := StartPersistent(t.Context(), DataDir(t), 0, ShortLivedJVM...)
 	if err != nil {
 		t.Fatal(err)
 	}
