@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/fundsvc/fundsvc/fund"
+	"github.com/fundsvc/fundsvc/wire"
 )
 
 // Limits bound what one file may hold. A zero field takes its default
@@ -57,16 +58,10 @@ func (e *LimitError) Error() string {
 // Is makes errors.Is(err, ErrTooLarge) true.
 func (e *LimitError) Is(target error) bool { return target == ErrTooLarge }
 
-// CellError is one problem of a file, where the spreadsheet shows it.
-type CellError struct {
-	Sheet        string // the sheet's name; "" in a CSV file
-	Row          int    // from 1, as the spreadsheet numbers rows
-	Column       string // the column's header
-	ColumnLetter string // A, B, …, AA; "" when the file has no such column (a required one left out)
-	Message      string // for a value, the JSON API's message for that field
-	DocumentID   string `json:",omitempty"` // the document of the row, when known
-	Field        string `json:",omitempty"` // the field as the JSON API names it: positions[3].capitalCall.amount
-}
+// CellError is one problem of a file, where the spreadsheet shows it: the
+// import report's problem (wire.ImportProblem, whose fields say what each
+// holds), as an error.
+type CellError wire.ImportProblem
 
 func (e CellError) Error() string {
 	at := e.ColumnLetter
