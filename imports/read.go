@@ -98,9 +98,9 @@ type Document struct {
 // Read reads a CSV or XLSX file (format FormatCSV or FormatXLSX) of
 // documents from r as it arrives, never holding the file whole: CSV one
 // record at a time, XLSX through a temporary file (a ZIP archive is read
-// from its end) whose sheet excelize streams. The first non-blank row of the first sheet is the header,
-// every later non-blank row a position of the document its documentId
-// names. It returns the documents and every problem found, each cell's
+// from its end) whose sheet excelize streams. The first non-blank row of
+// the first sheet is the header, every later non-blank row a position of
+// the document its documentId names. It returns the documents and every problem found, each cell's
 // (CellError) in File.Errors; its error is a *LimitError (ErrTooLarge)
 // when the file is over a limit, or EINVALID when it cannot be read as
 // the format at all. See docs/imports.md for the cell rules.
