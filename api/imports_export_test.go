@@ -15,7 +15,6 @@ import (
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/internal/duckdbtest"
 	"github.com/fundsvc/fundsvc/internal/fundtest"
-	"github.com/fundsvc/fundsvc/wire"
 )
 
 // settledFigures reads each path on s until it answers 200 twice with the
@@ -100,24 +99,7 @@ func exportedRows(t *testing.T, env *fundtest.Env) map[string][]string {
 // registered_at, updated_at) and created_by are equal too, and no dataset
 // holds a commit or request ID.
 func TestImportedFiguresEqualTheSameDocumentsPutAsJSONThroughTheExport(t *testing.T) {
-	imported := newServer(t, false)
-	putJSON := newServer(t, false)
-	for _, d := range latestDemo("") {
-		if r := putJSON.do(t, http.MethodPut, "/v1/documents/"+d.ID, wire.RequestOf(d)); r.Status != http.StatusCreated {
-			t.Fatalf("PUT %s: %d\n%s", d.ID, r.Status, r.Body)
-		}
-	}
-	for _, kind := range fund.Kinds {
-		res := postImport(t, imported, "", xlsxMedia, importTemplate(t, imported, kind, "xlsx"))
-		if res.Status != http.StatusOK {
-			t.Fatalf("import of the %s template: %d\n%s", kind, res.Status, res.Body)
-		}
-		for _, d := range reportOf(t, res).Documents {
-			if d.Outcome != wire.ImportCreated {
-				t.Fatalf("%s: %s, want created", d.DocumentID, d.Outcome)
-			}
-		}
-	}
+	imported, putJSON, _ := importedAndPutAsJSON(t)
 
 	t.Run("every position's performance and the fund's are the same", func(t *testing.T) {
 		var paths []string

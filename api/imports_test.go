@@ -247,15 +247,19 @@ func summaries(t *testing.T, s *testServer) map[string]string {
 	return out
 }
 
-func TestImportCommitEqualsTheSameDocumentsPutAsJSON(t *testing.T) {
-	imported := newServer(t, false)
-	putJSON := newServer(t, false)
+// importedAndPutAsJSON imports the three templates (the demo's documents at
+// their latest versions, as XLSX) into one fresh table and PUTs the same
+// documents as JSON into another; every document must be created as
+// version 1 in each. It returns both servers and the files imported.
+func importedAndPutAsJSON(t *testing.T) (imported, putJSON *testServer, files map[fund.Kind][]byte) {
+	t.Helper()
+	imported, putJSON = newServer(t, false), newServer(t, false)
 	for _, d := range latestDemo("") {
 		if r := putJSON.do(t, http.MethodPut, "/v1/documents/"+d.ID, wire.RequestOf(d)); r.Status != http.StatusCreated {
 			t.Fatalf("PUT %s: %d\n%s", d.ID, r.Status, r.Body)
 		}
 	}
-	files := map[fund.Kind][]byte{}
+	files = map[fund.Kind][]byte{}
 	for _, kind := range fund.Kinds {
 		files[kind] = importTemplate(t, imported, kind, "xlsx")
 		res := postImport(t, imported, "", xlsxMedia, files[kind])
@@ -264,10 +268,15 @@ func TestImportCommitEqualsTheSameDocumentsPutAsJSON(t *testing.T) {
 		}
 		for _, d := range reportOf(t, res).Documents {
 			if d.Outcome != wire.ImportCreated || d.Version != 1 {
-				t.Errorf("%s: %s version %d, want created as version 1", d.DocumentID, d.Outcome, d.Version)
+				t.Fatalf("%s: %s version %d, want created as version 1", d.DocumentID, d.Outcome, d.Version)
 			}
 		}
 	}
+	return imported, putJSON, files
+}
+
+func TestImportCommitEqualsTheSameDocumentsPutAsJSON(t *testing.T) {
+	imported, putJSON, files := importedAndPutAsJSON(t)
 	a, b := summaries(t, imported), summaries(t, putJSON)
 	for _, p := range everyPosition {
 		if a[p] != b[p] {
