@@ -457,28 +457,6 @@ func TestDrawBarShowsTheCounts(t *testing.T) {
 	}
 }
 
-// exportChildArgs holds, as JSON, the arguments of TestExportProcessChild.
-const exportChildArgs = "FUNDSVC_EXPORT_CHILD_ARGS"
-
-// TestExportProcessChild is a `fundsvc export` process for the tests that
-// need several: it runs the command with the arguments and environment it
-// is given, and exits as main would.
-func TestExportProcessChild(t *testing.T) {
-	raw := os.Getenv(exportChildArgs)
-	if raw == "" {
-		t.Skip("a child process of TestTwoExportProcessesOfOneDate")
-	}
-	var args []string
-	if err := json.Unmarshal([]byte(raw), &args); err != nil {
-		t.Fatal(err)
-	}
-	if err := run(context.Background(), args, os.Getenv, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "fundsvc:", err)
-		os.Exit(1)
-	}
-	os.Exit(0)
-}
-
 // exportProcess is one finished `fundsvc export` process.
 type exportProcess struct {
 	code           int
@@ -490,13 +468,8 @@ type exportProcess struct {
 // what it did.
 func startExport(t *testing.T, table, dest string, args ...string) (wait func() exportProcess) {
 	t.Helper()
-	all, _ := json.Marshal(append([]string{"export", "--date", snapshotDate, "--progress", "log", "--dest", dest, "--segments", "1"}, args...))
-	cmd := exec.Command(os.Args[0], "-test.run=^TestExportProcessChild$", "-test.count=1")
-	get := env(t, table)
-	cmd.Env = append(os.Environ(), exportChildArgs+"="+string(all))
-	for _, k := range []string{"FUNDSVC_TABLE", "FUNDSVC_DYNAMODB_ENDPOINT", "FUNDSVC_JWT_HS256_SECRET"} {
-		cmd.Env = append(cmd.Env, k+"="+get(k))
-	}
+	cmd := childProcess(t, table, []string{"FUNDSVC_TABLE", "FUNDSVC_DYNAMODB_ENDPOINT", "FUNDSVC_JWT_HS256_SECRET"},
+		append([]string{"export", "--date", snapshotDate, "--progress", "log", "--dest", dest, "--segments", "1"}, args...)...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {

@@ -3,7 +3,6 @@ package cli
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -147,28 +146,6 @@ func TestImportCommand(t *testing.T) {
 	})
 }
 
-// importChildArgs names the variable holding a child import's arguments
-// (JSON), for TestImportProcessChild.
-const importChildArgs = "FUNDSVC_TEST_IMPORT_CHILD_ARGS"
-
-// TestImportProcessChild is `fundsvc import` in a process of its own: the
-// kill-and-resume test runs this test binary with importChildArgs set.
-func TestImportProcessChild(t *testing.T) {
-	raw := os.Getenv(importChildArgs)
-	if raw == "" {
-		t.Skip("run by TestImportKilledAndRunAgainWritesEachDocumentOnce")
-	}
-	var args []string
-	if err := json.Unmarshal([]byte(raw), &args); err != nil {
-		t.Fatal(err)
-	}
-	if err := (Program{Stderr: os.Stderr}).Run(context.Background(), args, os.Getenv, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "fundsvc:", err)
-		os.Exit(1)
-	}
-	os.Exit(0)
-}
-
 // importLine is one per-document log line of a child import.
 type importLine struct {
 	Msg        string `json:"msg"`
@@ -183,13 +160,7 @@ type importLine struct {
 // process of its own and returns it with its stderr's lines as they come.
 func startImport(t *testing.T, table, path string) (*exec.Cmd, <-chan importLine, *bytes.Buffer) {
 	t.Helper()
-	args, _ := json.Marshal([]string{"import", "--progress", "log", path})
-	cmd := exec.Command(os.Args[0], "-test.run=^TestImportProcessChild$", "-test.count=1")
-	get := env(t, table)
-	cmd.Env = append(os.Environ(), importChildArgs+"="+string(args))
-	for _, k := range []string{"FUNDSVC_TABLE", "FUNDSVC_DYNAMODB_ENDPOINT"} {
-		cmd.Env = append(cmd.Env, k+"="+get(k))
-	}
+	cmd := childProcess(t, table, []string{"FUNDSVC_TABLE", "FUNDSVC_DYNAMODB_ENDPOINT"}, "import", "--progress", "log", path)
 	var stdout bytes.Buffer
 	cmd.Stdout = &stdout
 	stderr, err := cmd.StderrPipe()
