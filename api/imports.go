@@ -215,22 +215,15 @@ func (s *server) commitImport(c *gin.Context, file *imports.File, report *wire.I
 	}
 }
 
-// importError is err as PUT would answer it; an error without a code is
-// logged, and answered as internal.
+// importError is err as PUT would answer it (problemOf), without the
+// instance and request ID, which are the import's own.
 func (s *server) importError(c *gin.Context, err error) *wire.Problem {
-	var e *fund.Error
-	if !errors.As(err, &e) {
-		logger(c).Error("import: a document's write failed", "error", err.Error())
-		e = &fund.Error{Code: fund.EINTERNAL, Message: "an internal error occurred; it has been logged"}
-		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			e = &fund.Error{Code: fund.EUNAVAILABLE, Message: "the request timed out; run the import again to write the rest"}
-		}
+	p := problemOf(c, err)
+	if p.Status == http.StatusServiceUnavailable && !errors.As(err, new(*fund.Error)) {
+		p.Detail += "; run the import again to write the rest" // the request's context ended
 	}
-	status, ok := statusOf[e.Code]
-	if !ok {
-		status = http.StatusInternalServerError
-	}
-	return &wire.Problem{Type: "/problems/" + e.Code, Title: http.StatusText(status), Status: status, Detail: e.Message, Field: e.Field}
+	p.Instance, p.RequestID = "", ""
+	return &p
 }
 
 // templateExample is kind's CSV template, the example of the routes' CSV

@@ -41,11 +41,23 @@ const (
 // writes it everywhere.
 type Problem = wire.Problem
 
-// writeError answers err as application/problem+json. Errors without a code
-// are internal: logged with their detail, answered with a plain message. An
-// unavailable store (the store translates DynamoDB's throttling) is logged
-// with what lies underneath too.
+// writeError answers err as application/problem+json (problemOf).
 func writeError(c *gin.Context, err error) {
+	p := problemOf(c, err)
+	if p.Status == http.StatusServiceUnavailable {
+		c.Header("Retry-After", "1")
+	}
+	c.Header("Content-Type", "application/problem+json")
+	c.Header("Cache-Control", "no-store")
+	c.AbortWithStatusJSON(p.Status, p) // keeps the Content-Type set above
+}
+
+// problemOf is err as the problem answering it. Errors without a code are
+// internal: logged with their detail, answered with a plain message (or
+// as unavailable when the request's context ended). An unavailable store
+// (the store translates DynamoDB's throttling) is logged with what lies
+// underneath too.
+func problemOf(c *gin.Context, err error) Problem {
 	var e *fund.Error
 	if !errors.As(err, &e) {
 		switch {
@@ -62,14 +74,8 @@ func writeError(c *gin.Context, err error) {
 	if !ok {
 		status = http.StatusInternalServerError
 	}
-	p := Problem{
+	return Problem{
 		Type: "/problems/" + e.Code, Title: http.StatusText(status), Status: status,
 		Detail: e.Message, Instance: c.Request.URL.Path, Field: e.Field, RequestID: requestID(c),
 	}
-	if status == http.StatusServiceUnavailable {
-		c.Header("Retry-After", "1")
-	}
-	c.Header("Content-Type", "application/problem+json")
-	c.Header("Cache-Control", "no-store")
-	c.AbortWithStatusJSON(status, p) // keeps the Content-Type set above
 }
