@@ -175,7 +175,7 @@ type reader struct {
 	docs     []*document
 	docIndex map[string]int
 	unknown  map[int]bool // columns whose header was refused
-	skipped  int          // data rows without a documentId
+	dataRows int          // the data rows read so far (blank rows do not count)
 }
 
 // row is one data row: its cells' values for the JSON body, by header.
@@ -216,7 +216,7 @@ func (rd *reader) read() error {
 			rd.readHeader(num, cells)
 			continue
 		}
-		if rd.dataRows()+1 > rd.lim.MaxRows {
+		if rd.dataRows++; rd.dataRows > rd.lim.MaxRows {
 			return &LimitError{Limit: "rows", Max: int64(rd.lim.MaxRows)}
 		}
 		if err := rd.readRow(num, cells); err != nil {
@@ -227,14 +227,6 @@ func (rd *reader) read() error {
 		rd.file.Errors = append(rd.file.Errors, CellError{Sheet: rd.file.Sheet, Row: 1, Message: "the file is empty: its first row must be the header (download the template)"})
 	}
 	return nil
-}
-
-func (rd *reader) dataRows() int {
-	n := 0
-	for _, d := range rd.docs {
-		n += len(d.rows)
-	}
-	return n + rd.skipped
 }
 
 func (rd *reader) anyUncached(num, n int) bool {
@@ -335,7 +327,6 @@ func (rd *reader) readRow(num int, cells []string) error {
 			r.errs = append(r.errs, rd.errorAt(num, DocumentIDHeader, "is required: it names the document the row belongs to"))
 		}
 		rd.file.Errors = append(rd.file.Errors, r.errs...)
-		rd.skipped++
 		return nil
 	}
 	i, ok := rd.docIndex[id]
