@@ -98,6 +98,7 @@ func (s *server) getOverview(c *gin.Context) {
 	in := s.params(c)
 	id := in.id("documentId")
 	pg := in.page("overview:" + id)
+	lines := in.typedLines()
 	b := in.pin(&pg, in.documentBasis())
 	if !in.ok() {
 		return
@@ -150,7 +151,7 @@ func (s *server) getOverview(c *gin.Context) {
 		resp.Next = pg.codec.encode(cursor{Query: pg.query, Commit: doc.CommitID, Version: doc.Version, After: lastPosition(items), Basis: pg.basis})
 	}
 	setETag(c, doc.Version)
-	resp.Positions = wire.GroupsOf(items)
+	resp.Positions = wire.GroupsOf(items, lines)
 	c.JSON(http.StatusOK, resp)
 }
 
@@ -304,6 +305,7 @@ func (s *server) getDocumentPosition(c *gin.Context) {
 	id := in.id("documentId")
 	pos := in.id("positionId")
 	kind := in.itemKind()
+	lines := in.typedLines()
 	b := in.documentBasis()
 	if !in.ok() {
 		return
@@ -318,7 +320,7 @@ func (s *server) getDocumentPosition(c *gin.Context) {
 		if kind == "" {
 			setETag(c, version) // as the latest version's: not with itemType
 		}
-		c.JSON(http.StatusOK, wire.DocumentPosition{DocumentID: id, PositionID: pos, Version: version, Items: wire.ItemsOf(items), Basis: s.wireBasis(b)})
+		c.JSON(http.StatusOK, wire.DocumentPosition{DocumentID: id, PositionID: pos, Version: version, Items: wire.ItemsOf(items, lines), Basis: s.wireBasis(b)})
 		return
 	}
 	if kind != "" {
@@ -327,7 +329,7 @@ func (s *server) getDocumentPosition(c *gin.Context) {
 			writeError(c, err)
 			return
 		}
-		c.JSON(http.StatusOK, wire.DocumentPosition{DocumentID: id, PositionID: pos, Version: it.DocumentVersion, Items: []wire.PositionItem{wire.ItemOf(it)}, Basis: s.wireBasis(b)})
+		c.JSON(http.StatusOK, wire.DocumentPosition{DocumentID: id, PositionID: pos, Version: it.DocumentVersion, Items: []wire.PositionItem{wire.ItemOf(it, lines)}, Basis: s.wireBasis(b)})
 		return
 	}
 	version, items, err := docs.DocumentPosition(ctx, id, pos)
@@ -336,7 +338,7 @@ func (s *server) getDocumentPosition(c *gin.Context) {
 		return
 	}
 	setETag(c, version)
-	c.JSON(http.StatusOK, wire.DocumentPosition{DocumentID: id, PositionID: pos, Version: version, Items: wire.ItemsOf(items), Basis: s.wireBasis(b)})
+	c.JSON(http.StatusOK, wire.DocumentPosition{DocumentID: id, PositionID: pos, Version: version, Items: wire.ItemsOf(items, lines), Basis: s.wireBasis(b)})
 }
 
 // getCapital returns the capital activities and capital calls of a
@@ -348,6 +350,7 @@ func (s *server) getCapital(c *gin.Context) {
 	in := s.params(c)
 	id := in.id("documentId")
 	pg := in.page("capital:" + id)
+	lines := in.typedLines()
 	b := in.pin(&pg, in.documentBasis())
 	if !in.ok() {
 		return
@@ -366,7 +369,7 @@ func (s *server) getCapital(c *gin.Context) {
 		return
 	}
 	resp := wire.Capital{DocumentID: id, Version: capital.Version, CapitalActivities: wire.CapitalActivities{Earlier: []wire.CapitalActivity{}},
-		CapitalCalls: wire.ItemsOf(capital.Calls), Next: pg.next(next), Basis: s.wireBasis(b)}
+		CapitalCalls: wire.ItemsOf(capital.Calls, lines), Next: pg.next(next), Basis: s.wireBasis(b)}
 	if capital.Latest != nil {
 		resp.CapitalActivities.Latest = wire.ActivityOf(capital.Latest.CapitalActivity, capital.Latest.Version)
 	}

@@ -26,6 +26,7 @@ var goldenReads = []struct{ name, path string }{
 	{"document_DOC002_overview", "/v1/documents/DOC002"},
 	{"document_DOC001_position_POSITION_1", "/v1/documents/DOC001/positions/POSITION_1"},
 	{"position_POSITION_1", "/v1/positions/POSITION_1"},
+	{"position_POSITION_1_transactions_all", "/v1/positions/POSITION_1?transactions=all"},
 	{"document_DOC001_analysis", "/v1/documents/DOC001/analysis"},
 	{"document_DOC001_capital", "/v1/documents/DOC001/capital"},
 	{"document_DOC001_versions", "/v1/documents/DOC001/versions"},

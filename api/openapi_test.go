@@ -971,6 +971,7 @@ func TestOpenAPIGoldenAnswersMatchSchemas(t *testing.T) {
 		"document_DOC002_overview":                   "/v1/documents/{documentId}",
 		"document_DOC001_position_POSITION_1":        "/v1/documents/{documentId}/positions/{positionId}",
 		"position_POSITION_1":                        "/v1/positions/{positionId}",
+		"position_POSITION_1_transactions_all":       "/v1/positions/{positionId}",
 		"document_DOC001_analysis":                   "/v1/documents/{documentId}/analysis",
 		"document_DOC001_capital":                    "/v1/documents/{documentId}/capital",
 		"document_DOC001_versions":                   "/v1/documents/{documentId}/versions",

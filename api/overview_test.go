@@ -24,7 +24,7 @@ func TestOverviewPageGroupsItemsByPosition(t *testing.T) {
 				DocumentID: fmt.Sprint(i), Amount: fund.MustMoney(fmt.Sprint(i))}
 			items[i].InvestorID = "I_" + items[i].PositionID
 		}
-		groups := wire.GroupsOf(items)
+		groups := wire.GroupsOf(items, wire.AllLines)
 		want := ""
 		for _, it := range items {
 			want = max(want, it.PositionID)

@@ -106,6 +106,20 @@ func (p *params) itemKind() fund.ItemKind {
 	return k
 }
 
+// typedLines reads transactions, the typed lines the items answered carry:
+// those their documents state (stated, the default) or all.
+func (p *params) typedLines() wire.TypedLines {
+	v := wire.TypedLines(p.c.Query("transactions"))
+	if p.err != nil || v == "" {
+		return wire.StatedLines
+	}
+	if v != wire.StatedLines && v != wire.AllLines {
+		p.fail(fund.Invalid("transactions", "must be one of %s, got %q", strings.Join(wire.TypedLinesValues(), ", "), v))
+		return wire.StatedLines
+	}
+	return v
+}
+
 // documentKind reads kind, the kind of a document, when present.
 func (p *params) documentKind() fund.Kind {
 	k := fund.Kind(p.c.Query("kind"))

@@ -30,6 +30,7 @@ func (s *server) listPositionItems(c *gin.Context) {
 
 func (s *server) positionItems(c *gin.Context, in *params, pos string, kind fund.ItemKind, query string) {
 	pg := in.page(query)
+	lines := in.typedLines()
 	b := in.basis()
 	b.asOf = fund.Date{} // the items routes take every document whatever its date
 	b = in.pin(&pg, b)
@@ -56,7 +57,7 @@ func (s *server) positionItems(c *gin.Context, in *params, pos string, kind fund
 		writeChargeError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, wire.PositionItemsPage{Page: wire.Page[wire.PositionItem]{Items: wire.ItemsOf(items), Next: pg.next(next)}, Basis: s.wireBasis(b)})
+	c.JSON(http.StatusOK, wire.PositionItemsPage{Page: wire.Page[wire.PositionItem]{Items: wire.ItemsOf(items, lines), Next: pg.next(next)}, Basis: s.wireBasis(b)})
 }
 
 // listPositionCapitalCalls lists a position's capital calls across documents,
@@ -72,6 +73,7 @@ func (s *server) listPositionCapitalCalls(c *gin.Context) {
 		s.positionItems(c, in, pos, fund.CapitalCall, "position-calls:"+pos)
 		return
 	}
+	lines := in.typedLines()
 	b := in.basis()
 	b.asOf = fund.Date{}
 	if !in.ok() {
@@ -88,7 +90,7 @@ func (s *server) listPositionCapitalCalls(c *gin.Context) {
 		writeChargeError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, wire.PositionItemsPage{Page: wire.Page[wire.PositionItem]{Items: []wire.PositionItem{wire.ItemOf(it)}}, Basis: s.wireBasis(b)})
+	c.JSON(http.StatusOK, wire.PositionItemsPage{Page: wire.Page[wire.PositionItem]{Items: []wire.PositionItem{wire.ItemOf(it, lines)}}, Basis: s.wireBasis(b)})
 }
 
 // getPositionSummary sums up a position on the date asOf (every document

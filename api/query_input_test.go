@@ -52,6 +52,9 @@ func TestQueryParametersAreAsStrictAsBodies(t *testing.T) {
 		{name: "a parameter on a write is refused before the Idempotency-Key is claimed", method: http.MethodPut, path: "/v1/documents/DOC_QUERY?dryRun=true",
 			body: inputDocument(), headers: []string{"Idempotency-Key", "query-strict-1"}, status: 400, typ: invalid, field: "dryRun", detail: "which takes no query parameter"},
 
+		{name: "transactions of a value it does not take is refused", path: "/v1/positions/POSITION_1?transactions=mapped",
+			status: 400, typ: invalid, field: "transactions", detail: `must be one of stated, all, got "mapped"`},
+
 		// Repeated, empty and malformed.
 		{name: "asOf given twice is refused", path: "/v1/positions/POSITION_1/summary?asOf=2025-09-30&asOf=2025-12-31",
 			status: 400, typ: invalid, field: "asOf", detail: "is given 2 times; give it once"},

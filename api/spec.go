@@ -191,12 +191,12 @@ func (s *server) operations() []operation {
 			Handlers:    []gin.HandlerFunc{s.getOverview},
 			Summary:     "Document overview",
 			Description: "The document grouped as documents (the latest version and the earlier ones), capital activities (the latest version's and the earlier ones') and positions (`{positionId: capitalCalls, distributions, unfundedCommitments}`), paginated by position. The first page comes from one Query of the document's latest view (for an admin whose token names some funds, after one GetItem of the document's commit head, which decides authorization before the read) and lists the 20 latest earlier versions in `documents.earlier` and `capitalActivities.earlier` (`/versions` pages through all of them), which the commit head carries: the Query reads no history record, so the first page costs the same however many versions the document has (one read unit for a small document at one version or at 1,000). If that read catches the latest view while a restatement rewrites it, the committed version is read from its own immutable records instead. Later pages read the same committed version, pinned in the cursor, so a client paging through a large document sees one version throughout, even if the document is restated meanwhile. With `knownAt`: the version known then (the latest committed at or before it), read from its own immutable records after one GetItem of the commit head, then, when a later version is the latest, one Query of the document's instant index and one GetItem of the version's record, whatever the number of versions, with the 20 versions below it as `documents.earlier` and `capitalActivities.earlier` (from the head when it carries them, otherwise two Queries of at most 20 history records), none committed later; the ETag is the version shown. Every page echoes its `basis` (`asOf` null: this route takes none), and the cursor pins it. Admin tokens only; a document of a fund the token does not cover is answered 404 like an unknown one, decided from the commit head before any other read.",
-			Params:      []string{"limit", "cursor", "knownAt"},
+			Params:      []string{"limit", "cursor", "knownAt", "transactions"},
 			Responses: []response{
 				{Status: 200, Doc: "The overview page.", Body: wire.Overview{}, Headers: []string{"ETag"}, Demo: []demoCall{{Path: "/v1/documents/DOC001"}}},
 			},
 			Errors: map[int]string{
-				400: "`documentId` is not a valid ID. Or `limit` is not a whole number from 1 to 1000, or `cursor` was not issued by this query to this principal. Or `knownAt` is not an RFC 3339 instant, or is later than the server's clock, or differs from the one the `cursor` pins.",
+				400: "`documentId` is not a valid ID. Or `limit` is not a whole number from 1 to 1000, or `cursor` was not issued by this query to this principal. Or `knownAt` is not an RFC 3339 instant, or is later than the server's clock, or differs from the one the `cursor` pins. Or `transactions` is neither `stated` nor `all`.",
 				404: "No document with this ID, or the document belongs to a fund the token does not cover (the same answer), or, with `knownAt`, its first version was committed after `knownAt` (the same answer again).",
 			},
 		},
@@ -233,12 +233,12 @@ func (s *server) operations() []operation {
 			Handlers:    []gin.HandlerFunc{s.getDocumentPosition},
 			Summary:     "One position in a document",
 			Description: "The position's items in the document's current committed version, read by their exact keys together with the commit head (falling back to the version's own records mid-restatement), with that version as ETag. With `itemType`: the one item of that type, read by its exact key from the latest view; the response then carries the item's version but no ETag. With `knownAt`: the items of the version known then (the latest committed at or before it), read from that version's own records after one GetItem of the commit head, then, when a later version is the latest, one Query of the document's instant index and one GetItem of the version's record, whatever the number of versions. The answer echoes its `basis` (`asOf` null: this route takes none). Admin tokens only; a document of a fund the token does not cover is answered 404 like an unknown one.",
-			Params:      []string{"itemType", "knownAt"},
+			Params:      []string{"itemType", "knownAt", "transactions"},
 			Responses: []response{
 				{Status: 200, Doc: "The position's items. ETag is set only without `itemType`.", Body: wire.DocumentPosition{}, Headers: []string{"ETag"}, Demo: []demoCall{{Path: "/v1/documents/DOC006/positions/POSITION_3"}}},
 			},
 			Errors: map[int]string{
-				400: "`documentId` or `positionId` is not a valid ID, or `itemType` is not an item type. Or `knownAt` is not an RFC 3339 instant, or is later than the server's clock.",
+				400: "`documentId` or `positionId` is not a valid ID, or `itemType` is not an item type. Or `knownAt` is not an RFC 3339 instant, or is later than the server's clock. Or `transactions` is neither `stated` nor `all`.",
 				404: "No document with this ID (with `knownAt`, none committed by then), the document reports nothing (or nothing of `itemType`) for this position, or the document belongs to a fund the token does not cover (the same answer).",
 			},
 		},
@@ -247,12 +247,12 @@ func (s *server) operations() []operation {
 			Handlers:    []gin.HandlerFunc{s.getCapital},
 			Summary:     "Capital activity and capital calls of a document",
 			Description: "The capital activity and the capital calls of the current committed version, and the earlier versions' capital activities, newest first, a page at a time (`limit`, `cursor`, `next`). The first page holds the version's capital activity and capital calls, read with one Query over the `CAPITAL_` sort keys (falling back to the version's own records mid-restatement), and the first `limit` earlier capital activities, read with one Query of at most `limit`+1 history records; later pages continue with the earlier capital activities of the same version, pinned in the cursor, one such Query each. So the cost of a page does not grow with the number of versions. With `knownAt`: the version known then (the latest committed at or before it), found with one GetItem of the commit head, then, when a later version is the latest, one Query of the document's instant index and one GetItem of the version's record, whatever the number of versions; its capital activity and capital calls are read from its own records, and the earlier capital activities are those of the versions below it. Every page echoes its `basis` (`asOf` null: this route takes none), and the cursor pins it. Admin tokens only; a document of a fund the token does not cover is answered 404 like an unknown one.",
-			Params:      []string{"limit", "cursor", "knownAt"},
+			Params:      []string{"limit", "cursor", "knownAt", "transactions"},
 			Responses: []response{
 				{Status: 200, Doc: "The capital entities.", Body: wire.Capital{}, Headers: []string{"ETag"}, Demo: []demoCall{{Path: "/v1/documents/DOC004/capital"}}},
 			},
 			Errors: map[int]string{
-				400: "`documentId` is not a valid ID. Or `limit` is not a whole number from 1 to 1000, or `cursor` was not issued by this query to this principal. Or `knownAt` is not an RFC 3339 instant, or is later than the server's clock, or differs from the one the `cursor` pins.",
+				400: "`documentId` is not a valid ID. Or `limit` is not a whole number from 1 to 1000, or `cursor` was not issued by this query to this principal. Or `knownAt` is not an RFC 3339 instant, or is later than the server's clock, or differs from the one the `cursor` pins. Or `transactions` is neither `stated` nor `all`.",
 				404: "No document with this ID, or the document belongs to a fund the token does not cover (the same answer), or, with `knownAt`, its first version was committed after `knownAt` (the same answer again).",
 			},
 		},
@@ -586,12 +586,12 @@ func (s *server) operations() []operation {
 			Handlers:    []gin.HandlerFunc{s.listPositionItems},
 			Summary:     "A position's items across documents",
 			Description: "Every item the documents' latest versions report for the position, by item type then document ID; `itemType` keeps one type. An investor token reads the positions of its own investor, an admin token those of the funds it covers. Each item carries the document version it comes from; a position's items in one document are written together in one transaction. Read from a secondary index, so it is eventually consistent: a write may take a moment to show. With `knownAt` (an instant), read as known then: the position's documents are those its ledger lists (every document that has ever reported it, in any version), each at its latest version committed at or before `knownAt` (a document first committed later does not exist; one whose version then is a void or does not report the position does not count), the items of each document's version then, in the same order; a position no document's version then reports is 404, as an unknown one. Reads: one strongly consistent Query of the position's ledger, on which access is decided (a position the token may not read costs that Query, as an unknown one), then per document at most 2 GetItems and 2 Queries (its commit head, its instant index, the version's record and its items; two more when a restatement moved its date after `asOf`), 8 documents at a time. Rate limit: one token per document of the ledger, charged once access is decided and before any document is read. A position reported by more than 200 documents is 400 with `knownAt`. The answer's `basis` echoes what it was read on.",
-			Params:      []string{"itemType", "knownAt", "limit", "cursor"},
+			Params:      []string{"itemType", "knownAt", "limit", "cursor", "transactions"},
 			Responses: []response{
-				{Status: 200, Doc: "One page of items. With `itemType`, a position that has nothing of that type, or that does not exist, answers an empty page.", Body: wire.PositionItemsPage{}, Demo: []demoCall{{Path: "/v1/positions/POSITION_1?itemType=distribution"}}},
+				{Status: 200, Doc: "One page of items. With `itemType`, a position that has nothing of that type, or that does not exist, answers an empty page.", Body: wire.PositionItemsPage{}, Demo: []demoCall{{Path: "/v1/positions/POSITION_1?itemType=distribution&transactions=all"}}},
 			},
 			Errors: map[int]string{
-				400: "`positionId` is not a valid ID, `itemType` is not an item type, or `limit` is not a whole number from 1 to 1000, or `cursor` was not issued by this query to this principal.",
+				400: "`positionId` is not a valid ID, `itemType` is not an item type, or `limit` is not a whole number from 1 to 1000, or `cursor` was not issued by this query to this principal. Or `transactions` is neither `stated` nor `all`.",
 				404: "Without `itemType`, the first page is empty: no document reports anything for the position. Or the page holds an item the token may not read (another investor's, or, for an admin token, one of a fund the token does not cover): the whole page is then answered 404.",
 			},
 		},
@@ -600,12 +600,12 @@ func (s *server) operations() []operation {
 			Handlers:    []gin.HandlerFunc{s.listPositionCapitalCalls},
 			Summary:     "A position's capital calls",
 			Description: "The position's capital calls across the documents' latest versions, by document ID, paginated. An investor token reads the positions of its own investor, an admin token those of the funds it covers. Read from a secondary index, so it is eventually consistent: a write may take a moment to show. With `document`: the position's capital call in that document only, read through the entity-document index; the page then holds exactly one item and no `next`, and `limit` and `cursor` are ignored. With `knownAt` (an instant), read as known then: the position's documents are those its ledger lists (every document that has ever reported it, in any version), each at its latest version committed at or before `knownAt` (a document first committed later does not exist; one whose version then is a void or does not report the position does not count), the capital calls of each document's version then (with `document`, that document's); a position no document's version then reports is 404, as an unknown one. Reads: one strongly consistent Query of the position's ledger, on which access is decided (a position the token may not read costs that Query, as an unknown one), then per document at most 2 GetItems and 2 Queries (its commit head, its instant index, the version's record and its items; two more when a restatement moved its date after `asOf`), 8 documents at a time. Rate limit: one token per document of the ledger, charged once access is decided and before any document is read. A position reported by more than 200 documents is 400 with `knownAt`. The answer's `basis` echoes what it was read on.",
-			Params:      []string{"document", "knownAt", "limit", "cursor"},
+			Params:      []string{"document", "knownAt", "limit", "cursor", "transactions"},
 			Responses: []response{
 				{Status: 200, Doc: "One page of capital calls. Without `document`, a position that has no capital call, or that does not exist, answers an empty page.", Body: wire.PositionItemsPage{}, Demo: []demoCall{{Path: "/v1/positions/POSITION_1/capital-calls"}}},
 			},
 			Errors: map[int]string{
-				400: "`positionId` or `document` is not a valid ID, or (without `document`) `limit` is not a whole number from 1 to 1000, or `cursor` was not issued by this query to this principal.",
+				400: "`positionId` or `document` is not a valid ID, or (without `document`) `limit` is not a whole number from 1 to 1000, or `cursor` was not issued by this query to this principal. Or `transactions` is neither `stated` nor `all`.",
 				404: "With `document`: the position has no capital call in that document, or the token may not read it (another investor's, or, for an admin token, of a fund the token does not cover). Without `document`: the page holds a capital call the token may not read; the whole page is then answered 404.",
 			},
 		},

@@ -303,6 +303,8 @@ var apiParameters = map[string]parameterSpec{
 		Doc: "Keep only documents of this kind. Any other value is 400."},
 	"itemType": {In: "query", Schema: &schema{Type: "string", Enum: fund.ItemKindNames()},
 		Doc: "Keep only items of this type, the `itemType` of the items answered. Any other value is 400."},
+	"transactions": {In: "query", Schema: &schema{Type: "string", Enum: wire.TypedLinesValues(), Default: string(wire.StatedLines)},
+		Doc: "Which typed lines (`transactions`) each capital call and distribution answered carries: `stated` (the default), those its document states, none when it states none; `all`, those stated or else mapped from its line items (docs/analytics.md, \"Transaction types\"), as summaries, performance and the export count them. Any other value is 400."},
 	"fundIdQuery": {Name: "fundId", In: "query", Schema: ref("Id"),
 		Doc: "A fund the token covers: list only the investors holding positions of it. Required for an admin token that does not cover every fund. An invalid ID is 400."},
 	"document": {In: "query", Schema: ref("Id"),

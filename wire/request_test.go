@@ -129,7 +129,7 @@ func TestEveryDeclaredLineIsAcceptedAndAnswered(t *testing.T) {
 				if want := `"` + l.Name + `":"1.00"`; !strings.Contains(string(answer), want) {
 					t.Fatalf("the answer %s holds no %s", answer, want)
 				}
-				items, err := json.Marshal(ItemsOf(d.Items()))
+				items, err := json.Marshal(ItemsOf(d.Items(), AllLines))
 				if err != nil {
 					t.Fatal(err)
 				}

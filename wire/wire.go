@@ -237,11 +237,29 @@ func VersionOf(d fund.Document) DocumentVersion {
 // PositionItem is one position item, flat, as the position routes and the
 // overview return it: fund's read form whole, whose details of other kinds
 // are empty and left out, with the typed lines of a call or a distribution
-// stated or mapped from its line items.
+// its document stated, or, with AllLines, those mapped from its line items
+// when it states none.
 type PositionItem struct {
 	fund.PositionItem
-	Transactions []TransactionLine `json:"transactions,omitempty" doc:"A capital call's or distribution's typed lines: those the document stated, or those its line items map onto (docs/analytics.md, \"Transaction types\"). Absent on other items."`
+	Transactions []TransactionLine `json:"transactions,omitempty" doc:"A capital call's or distribution's typed lines as its document stated them. With 'transactions=all', a call or distribution that states none carries those its line items map onto (docs/analytics.md, \"Transaction types\"), each marked 'stated' false. Absent otherwise, and on other items."`
 }
+
+// TypedLines chooses which typed lines the calls and distributions of an
+// answer carry: the value of the routes' query parameter transactions.
+type TypedLines string
+
+const (
+	// StatedLines, the default, answers the lines a document states and
+	// nothing for an item that states none: the mapped lines only repeat
+	// its line items with constant labels, as much again as the item.
+	StatedLines TypedLines = "stated"
+	// AllLines answers every call's and distribution's typed lines, stated
+	// or mapped from its line items.
+	AllLines TypedLines = "all"
+)
+
+// TypedLinesValues are the values of TypedLines, the default first.
+func TypedLinesValues() []string { return []string{string(StatedLines), string(AllLines)} }
 
 // TransactionLine is one typed line of a call or a distribution as answers
 // show it, with its place, ILPA's label and its net treatment.
@@ -250,31 +268,38 @@ type TransactionLine struct {
 	fund.Transaction
 	ILPALabel    string `json:"ilpaLabel" doc:"ILPA's label of the transaction type."`
 	NetTreatment string `json:"netTreatment" doc:"How net IRR and TVPI count the line: paid_in, paid_in_returned, distributed or excluded."`
-	Stated       bool   `json:"stated" doc:"Whether the item states its typed lines (true) or they are mapped from its line items (false)."`
+	Stated       bool   `json:"stated" doc:"Whether the item states its typed lines (true) or they are mapped from its line items (false, with 'transactions=all' only)."`
 }
 
-// TransactionLinesOf renders an item's typed lines.
-func TransactionLinesOf(it *fund.PositionItem) []TransactionLine {
-	lines := it.TypedLines()
-	if lines == nil {
+// TransactionLinesOf renders an item's typed lines: those it states, or,
+// with AllLines, those mapped from its line items when it states none.
+func TransactionLinesOf(it *fund.PositionItem, lines TypedLines) []TransactionLine {
+	stated := len(it.Transactions) > 0
+	if !stated && lines != AllLines {
 		return nil
 	}
-	out := make([]TransactionLine, 0, len(lines))
-	for i, l := range lines {
+	typed := it.TypedLines()
+	if typed == nil {
+		return nil
+	}
+	out := make([]TransactionLine, 0, len(typed))
+	for i, l := range typed {
 		info := l.Info()
-		out = append(out, TransactionLine{Line: i + 1, Transaction: l, ILPALabel: info.Label, NetTreatment: string(info.Net), Stated: len(it.Transactions) > 0})
+		out = append(out, TransactionLine{Line: i + 1, Transaction: l, ILPALabel: info.Label, NetTreatment: string(info.Net), Stated: stated})
 	}
 	return out
 }
 
-func ItemOf(it fund.PositionItem) PositionItem {
-	return PositionItem{PositionItem: it, Transactions: TransactionLinesOf(&it)}
+// ItemOf renders an item with the typed lines chosen.
+func ItemOf(it fund.PositionItem, lines TypedLines) PositionItem {
+	return PositionItem{PositionItem: it, Transactions: TransactionLinesOf(&it, lines)}
 }
 
-func ItemsOf(items []fund.PositionItem) []PositionItem {
+// ItemsOf renders items with the typed lines chosen.
+func ItemsOf(items []fund.PositionItem, lines TypedLines) []PositionItem {
 	out := make([]PositionItem, 0, len(items))
 	for _, it := range items {
-		out = append(out, ItemOf(it))
+		out = append(out, ItemOf(it, lines))
 	}
 	return out
 }
@@ -552,8 +577,8 @@ type PositionGroup struct {
 }
 
 // GroupsOf groups position items by position, each group's items by kind
-// in the order given.
-func GroupsOf(items []fund.PositionItem) map[string]PositionGroup {
+// in the order given, with the typed lines chosen.
+func GroupsOf(items []fund.PositionItem, lines TypedLines) map[string]PositionGroup {
 	out := make(map[string]PositionGroup, len(items)/len(fund.ItemKinds)+1)
 	for _, it := range items {
 		g, ok := out[it.PositionID]
@@ -563,13 +588,13 @@ func GroupsOf(items []fund.PositionItem) map[string]PositionGroup {
 		}
 		switch it.Kind {
 		case fund.Statement:
-			g.CapitalAccounts = append(g.CapitalAccounts, ItemOf(it))
+			g.CapitalAccounts = append(g.CapitalAccounts, ItemOf(it, lines))
 		case fund.CapitalCall:
-			g.CapitalCalls = append(g.CapitalCalls, ItemOf(it))
+			g.CapitalCalls = append(g.CapitalCalls, ItemOf(it, lines))
 		case fund.Distribution:
-			g.Distributions = append(g.Distributions, ItemOf(it))
+			g.Distributions = append(g.Distributions, ItemOf(it, lines))
 		default:
-			g.UnfundedCommitments = append(g.UnfundedCommitments, ItemOf(it))
+			g.UnfundedCommitments = append(g.UnfundedCommitments, ItemOf(it, lines))
 		}
 		out[it.PositionID] = g
 	}
