@@ -57,17 +57,13 @@ func (s *server) importLimits() imports.Limits {
 
 // getImportTemplate answers a document kind's import template.
 func (s *server) getImportTemplate(c *gin.Context) {
-	kind := fund.Kind(c.Param("documentKind"))
-	if !kind.Valid() {
-		writeError(c, fund.Invalid("documentKind", "must be one of %v, got %q", fund.Kinds, kind))
+	in := s.params(c)
+	kind := in.kindAt("documentKind")
+	format := in.oneOf("format", imports.FormatCSV, imports.FormatXLSX)
+	if !in.ok() {
 		return
 	}
-	format := c.DefaultQuery("format", imports.FormatCSV)
 	media := map[string]string{imports.FormatCSV: mediaCSV + "; charset=utf-8", imports.FormatXLSX: mediaXLSX}[format]
-	if media == "" {
-		writeError(c, fund.Invalid("format", "must be %s or %s, got %q", imports.FormatCSV, imports.FormatXLSX, format))
-		return
-	}
 	var b bytes.Buffer
 	if err := imports.WriteTemplate(&b, kind, format); err != nil {
 		writeError(c, err)
@@ -91,13 +87,9 @@ func importFormat(c *gin.Context) (string, error) {
 
 // postImport checks a file of documents and, unless dryRun, writes each.
 func (s *server) postImport(c *gin.Context) {
-	dryRun := false
-	switch v := c.Query("dryRun"); v {
-	case "", "false":
-	case "true":
-		dryRun = true
-	default:
-		writeError(c, fund.Invalid("dryRun", "must be true or false, got %q", v))
+	in := s.params(c)
+	dryRun := in.oneOf("dryRun", "false", "true") == "true"
+	if !in.ok() {
 		return
 	}
 	format, err := importFormat(c)

@@ -2,6 +2,7 @@ package api
 
 import (
 	"mime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -106,18 +107,34 @@ func (p *params) itemKind() fund.ItemKind {
 	return k
 }
 
+// oneOf reads the query parameter name, one of values; the first when
+// absent.
+func (p *params) oneOf(name string, values ...string) string {
+	v := p.c.Query(name)
+	if p.err != nil || v == "" {
+		return values[0]
+	}
+	if !slices.Contains(values, v) {
+		p.fail(fund.Invalid(name, "must be one of %s, got %q", strings.Join(values, ", "), v))
+		return values[0]
+	}
+	return v
+}
+
 // typedLines reads transactions, the typed lines the items answered carry:
 // those their documents state (stated, the default) or all.
 func (p *params) typedLines() wire.TypedLines {
-	v := wire.TypedLines(p.c.Query("transactions"))
-	if p.err != nil || v == "" {
-		return wire.StatedLines
+	return wire.TypedLines(p.oneOf("transactions", wire.TypedLinesValues()...))
+}
+
+// kindAt reads the path parameter name, a document kind.
+func (p *params) kindAt(name string) fund.Kind {
+	k := fund.Kind(p.c.Param(name))
+	if p.err == nil && !k.Valid() {
+		p.fail(fund.Invalid(name, "must be one of %v, got %q", fund.Kinds, k))
+		return ""
 	}
-	if v != wire.StatedLines && v != wire.AllLines {
-		p.fail(fund.Invalid("transactions", "must be one of %s, got %q", strings.Join(wire.TypedLinesValues(), ", "), v))
-		return wire.StatedLines
-	}
-	return v
+	return k
 }
 
 // documentKind reads kind, the kind of a document, when present.

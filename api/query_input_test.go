@@ -55,6 +55,13 @@ func TestQueryParametersAreAsStrictAsBodies(t *testing.T) {
 		{name: "transactions of a value it does not take is refused", path: "/v1/positions/POSITION_1?transactions=mapped",
 			status: 400, typ: invalid, field: "transactions", detail: `must be one of stated, all, got "mapped"`},
 
+		{name: "a template format it does not take is refused", path: "/v1/imports/templates/capital_call_notice?format=ods",
+			status: 400, typ: invalid, field: "format", detail: `must be one of csv, xlsx, got "ods"`},
+		{name: "a template of no document kind is refused", path: "/v1/imports/templates/capital_call?format=csv",
+			status: 400, typ: invalid, field: "documentKind", detail: `got "capital_call"`},
+		{name: "dryRun of neither true nor false is refused before the file is read", method: http.MethodPost, path: "/v1/imports?dryRun=yes",
+			body: "fundId\n", headers: []string{"Content-Type", "text/csv"}, status: 400, typ: invalid, field: "dryRun", detail: `must be one of false, true, got "yes"`},
+
 		// Repeated, empty and malformed.
 		{name: "asOf given twice is refused", path: "/v1/positions/POSITION_1/summary?asOf=2025-09-30&asOf=2025-12-31",
 			status: 400, typ: invalid, field: "asOf", detail: "is given 2 times; give it once"},
