@@ -195,6 +195,32 @@ const steps: [string, () => Promise<void>][] = [
     ]);
   }],
 
+  ["a call's typed lines: those its notice states, and with transactions=all those mapped from its line items", async () => {
+    const calls = async (transactions: "stated" | "all") => (await answered(admin.GET("/v1/positions/{positionId}", {
+      params: { path: { positionId: "POSITION_1" }, query: { itemType: "capital_call", transactions } },
+    }), 200)).body.items.map((c) => ({
+      documentId: c.documentId,
+      transactions: c.transactions?.map((t) => ({ transactionType: t.transactionType, amount: t.amount, stated: t.stated })),
+    }));
+    type Line = Pick<S["TransactionLine"], "transactionType" | "amount" | "stated">;
+    const mapped = (investment: string): Line[] => [
+      { transactionType: "investment", amount: investment, stated: false },
+      { transactionType: "management_fee_inside_commitment", amount: "7500.00", stated: false },
+      { transactionType: "partnership_expenses", amount: "2000.00", stated: false },
+    ];
+    const stated: Line[] = [{ transactionType: "investment", amount: "100000.00", stated: true }];
+    same("stated lines", await calls("stated"), [
+      { documentId: "DOC001", transactions: undefined },
+      { documentId: "DOC004", transactions: undefined },
+      { documentId: "DOC005", transactions: stated },
+    ]);
+    same("every line", await calls("all"), [
+      { documentId: "DOC001", transactions: mapped("400000.00") },
+      { documentId: "DOC004", transactions: mapped("500000.00") },
+      { documentId: "DOC005", transactions: stated },
+    ]);
+  }],
+
   ["a position's summary at the year end and at the Q3 quarter end", async () => {
     const { body: s } = await answered(admin.GET("/v1/positions/{positionId}/summary", positionAsOf("POSITION_1", "2025-12-31")), 200);
     same("summary at 2025-12-31", {
