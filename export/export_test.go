@@ -200,7 +200,7 @@ func TestSnapshotMatchesAPI(t *testing.T) {
 					count("transaction_line_versions", len(it.TypedLines()))
 				}
 			}
-			o := s.call(t, http.MethodGet, "/v1/documents/"+id+"?limit=1000", nil, http.StatusOK)
+			o := s.call(t, http.MethodGet, "/v1/documents/"+id+"?limit=1000&transactions=all", nil, http.StatusOK)
 			if ca, ok := o["capitalActivities"].(map[string]any); ok && ca["latest"] != nil {
 				count("capital_activities", 1)
 				add("activity", f, ca["latest"].(map[string]any)["amount"])

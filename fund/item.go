@@ -27,7 +27,7 @@ type PositionItem struct {
 	DistributionDetails
 	UnfundedDetails
 	// Transactions are a call's or a distribution's stated typed lines.
-	Transactions []Transaction `json:"transactions,omitempty" doc:"A capital call's or distribution's typed lines: those the document stated, or those its line items map onto (docs/analytics.md, \"Transaction types\"). Absent on other items."`
+	Transactions []Transaction `json:"transactions,omitempty" doc:"A capital call's or distribution's typed lines as its document stated them (TypedLines adds those its line items map onto when it states none). Absent on other items."`
 	// CapitalAccount is a statement's (kind Statement), whose Amount is its
 	// ending NAV.
 	CapitalAccount *CapitalAccount `json:"capitalAccount,omitempty" doc:"A capital account statement's lines; present on 'capital_account' items only, whose 'amount' is the ending NAV."`
