@@ -97,6 +97,7 @@ norace=(
 	TestAuthzAnInvestorInTwoFunds
 	TestListsPaginate
 	TestMetricsCountConsumedCapacity
+	TestItemsCarryTheirStatedLinesAndTheMappedOnesOnRequest
 
 	# cmd/internal/cli: one import after another; the second kills its
 	# import process (a build with -race would run the child with it too).
