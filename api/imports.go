@@ -59,7 +59,7 @@ func (s *server) importLimits() imports.Limits {
 func (s *server) getImportTemplate(c *gin.Context) {
 	in := s.params(c)
 	kind := in.kindAt("documentKind")
-	format := in.oneOf("format", imports.FormatCSV, imports.FormatXLSX)
+	format := in.oneOf("format")
 	if !in.ok() {
 		return
 	}
@@ -88,7 +88,7 @@ func importFormat(c *gin.Context) (string, error) {
 // postImport checks a file of documents and, unless dryRun, writes each.
 func (s *server) postImport(c *gin.Context) {
 	in := s.params(c)
-	dryRun := in.oneOf("dryRun", "false", "true") == "true"
+	dryRun := in.oneOf("dryRun") == "true"
 	if !in.ok() {
 		return
 	}

@@ -107,25 +107,26 @@ func (p *params) itemKind() fund.ItemKind {
 	return k
 }
 
-// oneOf reads the query parameter name, one of values; the first when
-// absent.
-func (p *params) oneOf(name string, values ...string) string {
-	v := p.c.Query(name)
+// oneOf reads the query parameter name, one of the values its
+// declaration (apiParameters) enumerates; its declared default when absent.
+// The values a handler compares it with are the declaration's.
+func (p *params) oneOf(name string) string {
+	decl := apiParameters[name]
+	def, _ := decl.Schema.Default.(string)
+	v := p.c.Query(decl.name(name))
 	if p.err != nil || v == "" {
-		return values[0]
+		return def
 	}
-	if !slices.Contains(values, v) {
-		p.fail(fund.Invalid(name, "must be one of %s, got %q", strings.Join(values, ", "), v))
-		return values[0]
+	if !slices.Contains(decl.Schema.Enum, v) {
+		p.fail(fund.Invalid(decl.name(name), "must be one of %s, got %q", strings.Join(decl.Schema.Enum, ", "), v))
+		return def
 	}
 	return v
 }
 
 // typedLines reads transactions, the typed lines the items answered carry:
 // those their documents state (stated, the default) or all.
-func (p *params) typedLines() wire.TypedLines {
-	return wire.TypedLines(p.oneOf("transactions", wire.TypedLinesValues()...))
-}
+func (p *params) typedLines() wire.TypedLines { return wire.TypedLines(p.oneOf("transactions")) }
 
 // kindAt reads the path parameter name, a document kind.
 func (p *params) kindAt(name string) fund.Kind {

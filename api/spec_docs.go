@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/fundsvc/fundsvc/fund"
+	"github.com/fundsvc/fundsvc/imports"
 	"github.com/fundsvc/fundsvc/positions"
 	"github.com/fundsvc/fundsvc/wire"
 )
@@ -313,9 +314,9 @@ var apiParameters = map[string]parameterSpec{
 		Doc: "The version the caller last saw, as its ETag (`\"3\"`; `3` is accepted too); `\"0\"` means the document must not exist yet. The write happens only if it is the document's current version, 412 otherwise (also when another writer commits first). If-Match compares strongly (RFC 9110): a weak tag (`W/\"3\"`) never matches and is 412. Without it, concurrent writers of a PUT are serialized and each gets its own version; a DELETE requires it (428 without). `*` asks only that the document exist, whatever its version when the write commits (writers are serialized as without If-Match); a document that does not exist, or belongs to a fund the token does not cover, is 412. Any other value that is not a version number is 400."},
 	"documentKind": {In: "path", Schema: ref("DocumentKind"),
 		Doc: "The document kind whose import template to answer. Any other value is 400."},
-	"format": {In: "query", Schema: &schema{Type: "string", Enum: []string{"csv", "xlsx"}, Default: "csv"},
+	"format": {In: "query", Schema: &schema{Type: "string", Enum: []string{imports.FormatCSV, imports.FormatXLSX}, Default: imports.FormatCSV},
 		Doc: "The template's format: `csv` (UTF-8, RFC 4180) or `xlsx` (a workbook with a second sheet, `Columns`, describing each column); `csv` when absent. Any other value is 400."},
-	"dryRun": {In: "query", Schema: &schema{Type: "string", Enum: []string{"true", "false"}, Default: "false"},
+	"dryRun": {In: "query", Schema: &schema{Type: "string", Enum: []string{"false", "true"}, Default: "false"},
 		Doc: "`true` checks the file and writes nothing: the answer (200) lists every problem and each document that would be written. `false` (the default) writes. Any other value is 400."},
 	"Idempotency-Key": {In: "header", Schema: &schema{Type: "string", MinLength: ptr(1), MaxLength: ptr(maxIdempotencyKey), Pattern: fmt.Sprintf("^[!-~]{1,%d}$", maxIdempotencyKey), Examples: []any{"7d1f0c2e-5b8a-4e4f-9c1d-2a3b4c5d6e7f"}},
 		Doc: "Makes the request safe to repeat. 1 to 255 visible ASCII characters (`!` to `~`, no spaces), such as a UUID; any other value is 400 (`field` `Idempotency-Key`), and an empty header counts as absent. The first answer with a status below 500 (2xx and 4xx alike) is stored per principal (the token's subject, role and funds; the same key of another principal is another key) for 24 hours (FUNDSVC_IDEMPOTENCY_TTL). A repeat with the same key and the same request (method, path, `Content-Type`, `If-Match` and body, byte for byte) runs nothing and gets the stored answer byte for byte: its status, body, `Content-Type`, `ETag` and `Location`, plus `Idempotent-Replayed: true` and its own `X-Request-ID` (and, like every answer, `Cache-Control: no-store`). The same key with a different request is 422 (`/problems/idempotency_key_reused`, `field` `Idempotency-Key`): use a new key. While the first request with the key still runs, a repeat is 409 (retry shortly). An answer of 500 or more is not stored and releases the key, so repeating the request runs it again. If the server stops mid-request, or cannot store the answer, the key stays locked for a lease (the request timeout, at least 1 minute, plus 10 s; FUNDSVC_IDEMPOTENCY_LEASE), after which the same request runs again. Answers given before the key is claimed are not stored: 401, 429, 403 for an investor token, 400 for the key itself, and 413."},
