@@ -5,8 +5,11 @@ import (
 	"errors"
 	"net"
 	"net/url"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -303,3 +306,17 @@ func hostOf(t *testing.T, s *Server) string {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// TestTheScriptsServerRunsTheShortLivedJVM holds make test's shared server
+// (scripts/with-dynamodb-local.sh's ddb_jvm_opts, which bash cannot take
+// from Go) to ShortLivedJVM's options.
+func TestTheScriptsServerRunsTheShortLivedJVM(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "scripts", "with-dynamodb-local.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "\nddb_jvm_opts=(" + strings.Join(ShortLivedJVM, " ") + ")\n"
+	if !strings.Contains(string(b), want) {
+		t.Fatalf("scripts/with-dynamodb-local.sh does not set %q", strings.TrimSpace(want))
+	}
+}
