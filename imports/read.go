@@ -97,8 +97,9 @@ type Document struct {
 
 // Read reads a CSV or XLSX file (format FormatCSV or FormatXLSX) of
 // documents from r as it arrives, never holding the file whole: CSV one
-// record at a time, XLSX through a temporary file (a ZIP archive is read
-// from its end) whose sheet excelize streams. The first non-blank row of
+// record at a time, XLSX from a file whose sheet excelize streams (a ZIP
+// archive is read from its end): r itself when it is a regular file read
+// from its start, else a temporary copy. The first non-blank row of
 // the first sheet is the header, every later non-blank row a position of
 // the document its documentId names. It returns the documents and every problem found, each cell's
 // (CellError) in File.Errors; its error is a *LimitError (ErrTooLarge)
@@ -106,13 +107,12 @@ type Document struct {
 // the format at all. See docs/imports.md for the cell rules.
 func Read(r io.Reader, format string, limits Limits) (*File, error) {
 	lim := limits.withDefaults()
-	in := &limitReader{r: r, max: lim.MaxBytes}
 	var rows sheetRows
 	switch format {
 	case FormatCSV:
-		rows = openCSV(in)
+		rows = openCSV(&limitReader{r: r, max: lim.MaxBytes})
 	case FormatXLSX:
-		x, err := openXLSX(in, lim)
+		x, err := openXLSX(r, lim)
 		if err != nil {
 			return nil, err
 		}

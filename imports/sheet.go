@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"strings"
@@ -80,7 +81,8 @@ func (c *csvRows) close() error           { return nil }
 // stream, each cell's raw stored text (RawCellValue): a number's digits as
 // the file stores them, a formula's cached value.
 type xlsxRows struct {
-	spool   string // the temporary file of the workbook
+	path    string // the file of the workbook
+	spooled bool   // path is openXLSX's temporary copy, which close removes
 	f       *excelize.File
 	rows    *excelize.Rows
 	sheet   string
@@ -99,16 +101,36 @@ const xlsxInMemory = 1 << 20
 // more.
 const xlsxUnzipped = 64
 
+// onDisk is a reader that is a file: an *os.File, or the API's body
+// spooled to one.
+type onDisk interface {
+	Name() string
+	Stat() (fs.FileInfo, error)
+	io.Seeker
+}
+
 // openXLSX reads a workbook from r. A ZIP archive is read from its end (its
-// directory), so r is first copied to a temporary file, never held in
-// memory whole; excelize then reads the parts from that file.
+// directory), so excelize reads the parts from a file: r's own when r is a
+// regular file read from its start (an import's body spooled by its
+// Idempotency-Key, a file the import command opened), whose size is then
+// checked against the byte limit; otherwise a temporary copy, read under
+// the byte limit, never held in memory whole.
 func openXLSX(r io.Reader, lim Limits) (*xlsxRows, error) {
+	if f, ok := r.(onDisk); ok {
+		st, err := f.Stat()
+		if at, serr := f.Seek(0, io.SeekCurrent); err == nil && serr == nil && at == 0 && st.Mode().IsRegular() {
+			if st.Size() > lim.MaxBytes {
+				return nil, &LimitError{Limit: "bytes", Max: lim.MaxBytes}
+			}
+			return (&xlsxRows{path: f.Name()}).open(lim)
+		}
+	}
 	spool, err := os.CreateTemp("", "fundsvc-import-*.xlsx")
 	if err != nil {
 		return nil, fmt.Errorf("imports: spool the workbook: %w", err)
 	}
-	x := &xlsxRows{spool: spool.Name()}
-	_, err = io.Copy(spool, r)
+	x := &xlsxRows{path: spool.Name(), spooled: true}
+	_, err = io.Copy(spool, &limitReader{r: r, max: lim.MaxBytes})
 	if cerr := spool.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("imports: spool the workbook: %w", cerr)
 	}
@@ -120,7 +142,14 @@ func openXLSX(r io.Reader, lim Limits) (*xlsxRows, error) {
 		}
 		return nil, fund.Invalid("file", "cannot be read")
 	}
-	x.f, err = excelize.OpenFile(x.spool, excelize.Options{RawCellValue: true,
+	return x.open(lim)
+}
+
+// open opens the workbook at x.path and its first sheet's row stream; on
+// an error it closes x.
+func (x *xlsxRows) open(lim Limits) (*xlsxRows, error) {
+	var err error
+	x.f, err = excelize.OpenFile(x.path, excelize.Options{RawCellValue: true,
 		UnzipXMLSizeLimit: min(xlsxInMemory, xlsxUnzipped*lim.MaxBytes), UnzipSizeLimit: xlsxUnzipped * lim.MaxBytes})
 	if err != nil {
 		x.close()
@@ -135,7 +164,7 @@ func openXLSX(r io.Reader, lim Limits) (*xlsxRows, error) {
 	if props, err := x.f.GetWorkbookProps(); err == nil && props.Date1904 != nil {
 		x.is1904 = *props.Date1904
 	}
-	if x.noValue, err = formulasWithoutValue(x.spool, x.sheet); err != nil {
+	if x.noValue, err = formulasWithoutValue(x.path, x.sheet); err != nil {
 		x.close()
 		return nil, fund.Invalid("file", "cannot be read as XLSX: %v", err)
 	}
@@ -167,7 +196,8 @@ func (x *xlsxRows) uncached(col, row int) bool {
 	return len(x.noValue) > 0 && x.noValue[cellName(col, row)]
 }
 
-// close closes what openXLSX opened and removes the spooled workbook.
+// close closes what openXLSX opened and removes its temporary copy of the
+// workbook, if it made one.
 func (x *xlsxRows) close() error {
 	var errs []error
 	if x.rows != nil {
@@ -176,7 +206,10 @@ func (x *xlsxRows) close() error {
 	if x.f != nil {
 		errs = append(errs, x.f.Close())
 	}
-	return errors.Join(append(errs, os.Remove(x.spool))...)
+	if x.spooled {
+		errs = append(errs, os.Remove(x.path))
+	}
+	return errors.Join(errs...)
 }
 
 // formulasWithoutValue lists the cells of sheet that hold a formula but no

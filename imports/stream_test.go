@@ -1,8 +1,8 @@
 package imports
 
 import (
-	"archive/zip"
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -13,35 +13,12 @@ import (
 	"github.com/fundsvc/fundsvc/internal/fundtest"
 )
 
-// paddedWorkbook writes the workbook xlsx to a file with one more part of
-// size bytes, stored uncompressed: a workbook of that size whose sheet is
-// xlsx's.
+// paddedWorkbook writes the workbook xlsx, padded to size bytes
+// (fundtest.PaddedWorkbook), to a file in dir.
 func paddedWorkbook(t *testing.T, dir string, xlsx []byte, size int) string {
 	t.Helper()
-	zr, err := zip.NewReader(bytes.NewReader(xlsx), int64(len(xlsx)))
-	if err != nil {
-		t.Fatal(err)
-	}
 	path := filepath.Join(dir, "padded.xlsx")
-	out, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer out.Close()
-	zw := zip.NewWriter(out)
-	for _, f := range zr.File {
-		if err := zw.Copy(f); err != nil {
-			t.Fatal(err)
-		}
-	}
-	w, err := zw.CreateHeader(&zip.FileHeader{Name: "customXml/padding.bin", Method: zip.Store})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(w, &fundtest.Repeated{Line: make([]byte, 64<<10), N: size / (64 << 10)}); err != nil {
-		t.Fatal(err)
-	}
-	if err := zw.Close(); err != nil {
+	if err := os.WriteFile(path, fundtest.PaddedWorkbook(t, xlsx, size), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return path
@@ -93,5 +70,54 @@ func TestReadHoldsNotTheFileWhole(t *testing.T) {
 				t.Errorf("temporary files left behind: %v %v", left, err)
 			}
 		})
+	}
+}
+
+// TestAWorkbookInAFileIsReadWhereItLies reads a workbook given as a
+// regular file (as the API's body spooled by an Idempotency-Key is, or the
+// import command's file) with no temporary folder to copy it to: it is
+// read in place, checked against the byte limit by its size, and left
+// where it was. Read from its middle, it is read as a stream (and copied).
+func TestAWorkbookInAFileIsReadWhereItLies(t *testing.T) {
+	dir := t.TempDir()
+	var tmpl bytes.Buffer
+	kind := fund.KindCapitalCallNotice
+	if err := WriteTemplate(&tmpl, kind, FormatXLSX); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "quarter.xlsx")
+	if err := os.WriteFile(path, tmpl.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	open := func() *os.File {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		return f
+	}
+
+	t.Setenv("TMPDIR", filepath.Join(dir, "absent")) // no copy can be made
+	f, err := Read(open(), FormatXLSX, Limits{})
+	if err != nil {
+		t.Fatalf("a workbook in a file: %v", err)
+	}
+	checkDemo(t, kind, f)
+	if _, err := os.Stat(path); err != nil {
+		t.Errorf("the file was not left where it was: %v", err)
+	}
+	_, err = Read(open(), FormatXLSX, Limits{MaxBytes: int64(tmpl.Len()) - 1})
+	if le, ok := errors.AsType[*LimitError](err); !ok || le.Limit != "bytes" || le.Max != int64(tmpl.Len())-1 {
+		t.Errorf("a file a byte over the limit: %v, want a LimitError of bytes", err)
+	}
+	// Read from its middle, the file is what is left of it: copied (no
+	// folder to copy to here), never read whole by its name.
+	middle := open()
+	if _, err := middle.Seek(1, io.SeekStart); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Read(middle, FormatXLSX, Limits{}); err == nil || !strings.Contains(err.Error(), "spool the workbook") {
+		t.Errorf("a file read from its middle: %v, want it copied (and the copy to fail)", err)
 	}
 }

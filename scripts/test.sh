@@ -98,6 +98,7 @@ norace=(
 	TestListsPaginate
 	TestMetricsCountConsumedCapacity
 	TestItemsCarryTheirStatedLinesAndTheMappedOnesOnRequest
+	TestALargeWorkbookIsWrittenToDiskOnce
 
 	# cmd/internal/cli: one import after another; the second kills its
 	# import process (a build with -race would run the child with it too).

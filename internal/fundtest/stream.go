@@ -1,8 +1,11 @@
 package fundtest
 
 import (
+	"archive/zip"
+	"bytes"
 	"io"
 	"runtime"
+	"testing"
 )
 
 // HeapProbe passes R through and, when R ends, takes the live heap (after
@@ -52,4 +55,33 @@ func (r *Repeated) Read(b []byte) (int, error) {
 		return 0, io.EOF
 	}
 	return done, nil
+}
+
+// PaddedWorkbook returns the workbook xlsx with one more part of size
+// bytes, stored uncompressed: a workbook of that size whose sheet is
+// xlsx's.
+func PaddedWorkbook(t testing.TB, xlsx []byte, size int) []byte {
+	t.Helper()
+	zr, err := zip.NewReader(bytes.NewReader(xlsx), int64(len(xlsx)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	zw := zip.NewWriter(&out)
+	for _, f := range zr.File {
+		if err := zw.Copy(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w, err := zw.CreateHeader(&zip.FileHeader{Name: "customXml/padding.bin", Method: zip.Store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(w, &Repeated{Line: make([]byte, 64<<10), N: size / (64 << 10)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
 }
