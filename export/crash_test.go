@@ -32,6 +32,9 @@ const (
 	childDest   = "EXPORT_CHILD_DEST"
 	childKillAt = "EXPORT_CHILD_KILL_AT" // kind:n, e.g. staged:3
 	childS3     = "EXPORT_CHILD_S3"      // endpoint,access key,secret key
+	// The child's temporary folder: one of the parent's, which the parent
+	// removes. The child's own t.TempDir would outlive its SIGKILL.
+	childTemp = "EXPORT_CHILD_TEMP"
 )
 
 func TestExportChild(t *testing.T) {
@@ -53,7 +56,7 @@ func TestExportChild(t *testing.T) {
 	store := store.NewStore(store.NewDB(dynamotest.Shared().Config()), table)
 	seen := 0
 	_, err = export.Run(context.Background(), export.Config{
-		Store: store, Sink: sink, Date: snapshotDate, Segments: 2, TempDir: t.TempDir(),
+		Store: store, Sink: sink, Date: snapshotDate, Segments: 2, TempDir: os.Getenv(childTemp),
 		TargetFileBytes: 1 << 10, MemoryRows: 50,
 		// Each child is killed holding the date's lease: a short lease lets
 		// the next child (and the parent's runs) take it over soon after.
@@ -93,7 +96,7 @@ func TestExportSurvivesSIGKILL(t *testing.T) {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestExportChild$", "-test.count=1")
 		cmd.Env = append(os.Environ(),
 			dynamotest.EndpointEnv+"="+dynamotest.Shared().Endpoint(),
-			childTable+"="+s.Table, childDest+"="+dest, childKillAt+"="+at,
+			childTable+"="+s.Table, childDest+"="+dest, childKillAt+"="+at, childTemp+"="+t.TempDir(),
 			childS3+"="+strings.Join([]string{minio.Endpoint, minio.AccessKey, minio.SecretKey}, ","))
 		out, err := cmd.CombinedOutput()
 		var exit *exec.ExitError
