@@ -1,23 +1,28 @@
 // Package duckdbtest runs SQL in DuckDB, a Parquet reader independent of
 // the code under test, for tests to check the files that code writes.
 //
-// Each Query starts `node tools/duckdb-query.mjs` with a fresh in-memory
-// database, so it needs Node.js and `make tools` (which installs
-// @duckdb/node-api into tools/node_modules). Read files with DuckDB's
-// table functions:
+// Each Query runs in a fresh in-memory database of `node
+// tools/duckdb-query.mjs`, so it needs Node.js and `make tools` (which
+// installs @duckdb/node-api into tools/node_modules). A test process keeps
+// its runners for its next queries (starting Node.js and loading DuckDB
+// costs some 0.5 CPU-seconds, more than most queries); they end with it.
+// Read files with DuckDB's table functions:
 //
 //	res, err := duckdbtest.Query(ctx, "SELECT sum(amount) AS total FROM read_parquet('"+path+"')")
 package duckdbtest
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/fundsvc/fundsvc/internal/harness"
 )
@@ -114,12 +119,79 @@ type response struct {
 	Columns []string    `json:"columns"`
 	Types   []string    `json:"types"`
 	Rows    [][]*string `json:"rows"`
+	Error   string      `json:"error"`
 }
 
 // Query runs the setup statements and then sql, a single statement, in a
 // new in-memory DuckDB, and returns the result of sql. Nothing persists
 // between calls except files the statements write.
 func Query(ctx context.Context, sql string, setup ...string) (*Result, error) {
+	in, err := json.Marshal(request{SQL: sql, Setup: setup})
+	if err != nil {
+		return nil, err
+	}
+	r, err := idle.take()
+	if err != nil {
+		return nil, err
+	}
+	resp, err := r.ask(ctx, in)
+	if err != nil {
+		r.kill()
+		return nil, fmt.Errorf("duckdbtest: query %q: %w", sql, err)
+	}
+	idle.put(r)
+	if resp.Error != "" {
+		return nil, fmt.Errorf("duckdbtest: query %q: %s", sql, resp.Error)
+	}
+	if len(resp.Types) != len(resp.Columns) {
+		return nil, fmt.Errorf("duckdbtest: query %q: %d column names but %d types", sql, len(resp.Columns), len(resp.Types))
+	}
+	for i, row := range resp.Rows {
+		if len(row) != len(resp.Columns) {
+			return nil, fmt.Errorf("duckdbtest: query %q: row %d has %d values for %d columns", sql, i, len(row), len(resp.Columns))
+		}
+	}
+	return &Result{Columns: resp.Columns, Types: resp.Types, Rows: resp.Rows}, nil
+}
+
+// idle are the runners no query uses now: one per query a test process
+// ran at the same time, at most.
+var idle runners
+
+type runners struct {
+	mu   sync.Mutex
+	free []*runner
+}
+
+func (rs *runners) take() (*runner, error) {
+	rs.mu.Lock()
+	if n := len(rs.free); n > 0 {
+		r := rs.free[n-1]
+		rs.free = rs.free[:n-1]
+		rs.mu.Unlock()
+		return r, nil
+	}
+	rs.mu.Unlock()
+	return startRunner()
+}
+
+func (rs *runners) put(r *runner) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	rs.free = append(rs.free, r)
+}
+
+// runner is one `node tools/duckdb-query.mjs`, answering a request line
+// with a response line. It reads its stdin to the end, so it ends with the
+// test process that holds the pipe's other end, however that ends.
+type runner struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stdout *bufio.Reader
+	stderr *bytes.Buffer // read only once the process has exited
+}
+
+func startRunner() (*runner, error) {
 	root, err := harness.RepoRoot()
 	if err != nil {
 		return nil, fmt.Errorf("duckdbtest: %w", err)
@@ -131,41 +203,70 @@ func Query(ctx context.Context, sql string, setup ...string) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("duckdbtest: Node.js is needed to run DuckDB: %w", err)
 	}
-
-	in, err := json.Marshal(request{SQL: sql, Setup: setup})
+	r := &runner{cmd: exec.Command(node, filepath.Join(root, script)), stderr: &bytes.Buffer{}}
+	r.cmd.Dir = root
+	r.cmd.Stderr = r.stderr
+	if r.stdin, err = r.cmd.StdinPipe(); err != nil {
+		return nil, err
+	}
+	out, err := r.cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
 	}
-	var stdout, stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, node, filepath.Join(root, script))
-	cmd.Dir = root
-	cmd.Stdin = bytes.NewReader(in)
-	cmd.Stdout = &stdout
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			err = ctxErr
-		}
-		msg := strings.TrimSpace(stderr.String())
-		if msg == "" {
-			msg = "(no output on stderr)"
-		}
-		return nil, fmt.Errorf("duckdbtest: query %q: %w: %s", sql, err, msg)
+	r.stdout = bufio.NewReaderSize(out, 1<<20)
+	if err := r.cmd.Start(); err != nil {
+		return nil, fmt.Errorf("duckdbtest: start %s: %w", script, err)
 	}
+	return r, nil
+}
 
-	var resp response
-	dec := json.NewDecoder(&stdout)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&resp); err != nil {
-		return nil, fmt.Errorf("duckdbtest: query %q: decode output of %s: %w", sql, script, err)
+// ask sends one request line and reads its response line, or gives up
+// when ctx ends (the caller then kills the runner).
+func (r *runner) ask(ctx context.Context, line []byte) (*response, error) {
+	type answer struct {
+		resp *response
+		err  error
 	}
-	if len(resp.Types) != len(resp.Columns) {
-		return nil, fmt.Errorf("duckdbtest: query %q: %d column names but %d types", sql, len(resp.Columns), len(resp.Types))
-	}
-	for i, row := range resp.Rows {
-		if len(row) != len(resp.Columns) {
-			return nil, fmt.Errorf("duckdbtest: query %q: row %d has %d values for %d columns", sql, i, len(row), len(resp.Columns))
+	done := make(chan answer, 1)
+	go func() {
+		if _, err := r.stdin.Write(append(line, '\n')); err != nil {
+			done <- answer{err: r.exited(err)}
+			return
 		}
+		text, err := r.stdout.ReadBytes('\n')
+		if err != nil {
+			done <- answer{err: r.exited(err)}
+			return
+		}
+		var resp response
+		dec := json.NewDecoder(bytes.NewReader(text))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&resp); err != nil {
+			done <- answer{err: fmt.Errorf("decode the answer of %s: %w", script, err)}
+			return
+		}
+		done <- answer{resp: &resp}
+	}()
+	select {
+	case a := <-done:
+		return a.resp, a.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
-	return &Result{Columns: resp.Columns, Types: resp.Types, Rows: resp.Rows}, nil
+}
+
+// exited waits for a runner whose pipe failed and says why it ended.
+func (r *runner) exited(err error) error {
+	werr := r.cmd.Wait()
+	msg := strings.TrimSpace(r.stderr.String())
+	if msg == "" {
+		msg = "(no output on stderr)"
+	}
+	return fmt.Errorf("%s ended (%v, %v): %s", script, err, werr, msg)
+}
+
+// kill ends a runner that is not to be asked again.
+func (r *runner) kill() {
+	_ = r.cmd.Process.Kill()
+	_ = r.stdin.Close()
 }

@@ -1,10 +1,14 @@
 package duckdbtest
 
 import (
+	"context"
+	"errors"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func str(s string) *string { return &s }
@@ -141,4 +145,38 @@ func dump(r *Result) string {
 	}
 	b.WriteString("]}")
 	return b.String()
+}
+
+// TestQueriesShareARunnerNotADatabase runs queries one after another: the
+// second runs in the runner the first left, and sees nothing the first
+// created. A query whose context ends kills its runner; the next starts
+// another.
+func TestQueriesShareARunnerNotADatabase(t *testing.T) {
+	if _, err := Query(t.Context(), "SELECT count(*) AS n FROM t", "CREATE TABLE t AS SELECT 1 AS x"); err != nil {
+		t.Fatal(err)
+	}
+	first := idle.free[len(idle.free)-1]
+	if _, err := Query(t.Context(), "SELECT count(*) AS n FROM t"); err == nil || !strings.Contains(err.Error(), "Table with name t does not exist") {
+		t.Errorf("the second query saw the first's table: %v", err)
+	}
+	if again := idle.free[len(idle.free)-1]; again != first {
+		t.Errorf("the second query started a runner of its own (pid %d, the first's %d)", again.cmd.Process.Pid, first.cmd.Process.Pid)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+	defer cancel()
+	if _, err := Query(ctx, "SELECT count(*) FROM range(1000000000000)"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("a query whose context ended: %v", err)
+	}
+	if slices.Contains(idle.free, first) {
+		t.Error("the runner of a query whose context ended is still used")
+	}
+	if v, err := (func() (string, error) {
+		r, err := Query(t.Context(), "SELECT 41 + 1 AS v")
+		if err != nil {
+			return "", err
+		}
+		return r.Value()
+	})(); err != nil || v != "42" {
+		t.Errorf("a query after a killed runner: %q, %v", v, err)
+	}
 }
