@@ -16,10 +16,9 @@ fi
 source "$(dirname "${BASH_SOURCE[0]}")/dynamodb-local.sh"
 
 # A server for one test run: the JVM options of internal/dynamotest's
-# ShortLivedJVM (the client compiler only, the serial collector), which
-# spend less CPU on a run of minutes than the optimizing compiler does;
-# make test is CPU-bound on 2 cores.
-ddb_jvm_opts=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC)
+# TestRunJVM (the serial collector; the optimizing compiler pays back over
+# a run of minutes, where it answers the tests sooner and for less CPU).
+ddb_jvm_opts=(-XX:+UseSerialGC)
 
 log=$(mktemp "${TMPDIR:-/tmp}/dynamodb-local.XXXXXX")
 trap 'ddb_stop; rm -f "$log"' EXIT

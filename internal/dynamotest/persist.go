@@ -176,15 +176,22 @@ func (s *Server) launchLocked(ctx context.Context) error {
 }
 
 // ShortLivedJVM are the JVM options of a DynamoDB Local that serves tests
-// for minutes, not hours, as a crash test's persistent server does between
-// its kills (and scripts/with-dynamodb-local.sh gives the server of a make
-// test run): the client compiler only, and the serial collector. The
+// for a minute or two, as a crash test's persistent server does between
+// its kills: the client compiler only, and the serial collector. The
 // optimizing compiler's work never pays back in a JVM that short-lived;
 // without it the crash test of the api package took 93 CPU seconds
 // instead of 206, and its wall time fell from 116 to 80 s. Benchmarks keep
 // the JVM's defaults: the client compiler's DynamoDB Local answers a Query
 // slower, which lowers an API ÷ raw ratio without the API being faster.
 var ShortLivedJVM = []string{"-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"}
+
+// TestRunJVM are the JVM options of the DynamoDB Local that serves a whole
+// test run (Start's, and scripts/with-dynamodb-local.sh's for make test):
+// the serial collector, and the optimizing compiler, which pays back over
+// a run of several minutes. The tests of api and export (without -race)
+// against one server took 143 and 147 s, its JVM 99 and 103 CPU seconds,
+// and 168 and 168 s, 109 and 108 CPU seconds with ShortLivedJVM.
+var TestRunJVM = []string{"-XX:+UseSerialGC"}
 
 func (s *Server) launchOnceLocked(ctx context.Context) error {
 	p := s.persist

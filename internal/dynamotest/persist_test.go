@@ -307,15 +307,15 @@ func hostOf(t *testing.T, s *Server) string {
 
 func itoa(i int) string { return strconv.Itoa(i) }
 
-// TestTheScriptsServerRunsTheShortLivedJVM holds make test's shared server
+// TestTheScriptsServerRunsTheTestRunJVM holds make test's shared server
 // (scripts/with-dynamodb-local.sh's ddb_jvm_opts, which bash cannot take
-// from Go) to ShortLivedJVM's options.
-func TestTheScriptsServerRunsTheShortLivedJVM(t *testing.T) {
+// from Go) to TestRunJVM's options, Start's.
+func TestTheScriptsServerRunsTheTestRunJVM(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join("..", "..", "scripts", "with-dynamodb-local.sh"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "\nddb_jvm_opts=(" + strings.Join(ShortLivedJVM, " ") + ")\n"
+	want := "\nddb_jvm_opts=(" + strings.Join(TestRunJVM, " ") + ")\n"
 	if !strings.Contains(string(b), want) {
 		t.Fatalf("scripts/with-dynamodb-local.sh does not set %q", strings.TrimSpace(want))
 	}

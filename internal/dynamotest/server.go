@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -106,7 +107,7 @@ func startOnce(ctx context.Context, java, jar string) (*Server, error) {
 		return nil, err
 	}
 	libDir := filepath.Join(filepath.Dir(jar), "DynamoDBLocal_lib")
-	cmd := exec.Command(java,
+	cmd := exec.Command(java, append(slices.Clone(TestRunJVM),
 		"-Djava.library.path="+libDir,
 		"-jar", jar,
 		"-inMemory",
@@ -116,7 +117,7 @@ func startOnce(ctx context.Context, java, jar string) (*Server, error) {
 		"-sharedDb",
 		// Telemetry would try to reach AWS from tests.
 		"-disableTelemetry",
-	)
+	)...)
 	cmd.Dir = filepath.Dir(jar)
 	// Its own process group, so that Stop can signal the JVM and anything it
 	// spawned at once, and a Ctrl-C at the terminal reaches only the test
