@@ -127,8 +127,7 @@ $(MINIO_STAMP):
 test: tools chromium
 	$(GO) vet ./...
 	$(REDOCLY_LINT)
-	GO=$(GO) scripts/with-dynamodb-local.sh scripts/test.sh
-	GO=$(GO) FUZZMINIMIZETIME=$(TEST_FUZZMINIMIZETIME) scripts/with-dynamodb-local.sh scripts/fuzz.sh $(TEST_FUZZTIME)
+	GO=$(GO) FUZZMINIMIZETIME=$(TEST_FUZZMINIMIZETIME) scripts/with-dynamodb-local.sh scripts/test.sh --fuzz $(TEST_FUZZTIME)
 
 # New crashers land in <package>/testdata/fuzz/<target>/; commit them with
 # the fix, and go test runs them from then on.
