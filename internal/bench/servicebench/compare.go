@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -32,6 +33,9 @@ type comparison struct {
 	// measurements, for the commit-to-delivery latency; nil for none.
 	commits *commitLog
 	skip    string // why it was not measured
+	// note, if set, says in the report's list of targets what the
+	// measured comparison shows (the floor's has no target).
+	note func(*comparison) string
 
 	results []pair // one per concurrency, in the order measured
 }
@@ -41,6 +45,10 @@ type pair struct {
 	conc     int
 	api, raw stats
 }
+
+// positionName names the position read across documents, which the floor
+// follows (floor.go).
+const positionName = "position across documents"
 
 // summaryName names the position summary, whose route a build of the
 // service may not have yet.
@@ -56,19 +64,27 @@ func measured(comps []*comparison, name string) bool {
 	return false
 }
 
-// readComparisons are the read routes and the Query behind each.
-func readComparisons(svc *service, r *raw, ds dataset) []*comparison {
+// readComparisons are the read routes and the Query behind each, and the
+// floor (floor.go) after the position read whose answers' size it takes.
+func readComparisons(svc, floor *service, r *raw, ds dataset) []*comparison {
 	doc := func(rng *rand.Rand) string { return ds.doc(rng.IntN(ds.docs)).id }
 	pos := func(rng *rand.Rand) string { return ds.positionID(rng.IntN(ds.funds()), rng.IntN(ds.positions)) }
 	fnd := func(rng *rand.Rand) string { return fundID(rng.IntN(ds.funds())) }
-	get := func(target func(*rand.Rand) string, path string) workload {
+	get := func(target func(*rand.Rand) string, path string, sizes *answerSizes) workload {
 		return func(_, _ int, rng *rand.Rand) call {
 			p := strings.Replace(path, "{}", target(rng), 1)
 			return func(ctx context.Context) error {
-				_, _, err := svc.expect(ctx, http.StatusOK, http.MethodGet, p, nil)
+				_, b, err := svc.expect(ctx, http.StatusOK, http.MethodGet, p, nil)
+				if sizes != nil {
+					sizes.add(len(b))
+				}
 				return err
 			}
 		}
+	}
+	var positionAnswers answerSizes
+	positionPage := func(ctx context.Context, p string) ([]map[string]types.AttributeValue, error) {
+		return r.positionItems(ctx, p, apiPageLimit, false)
 	}
 	query := func(target func(*rand.Rand) string, q func(context.Context, string) ([]map[string]types.AttributeValue, error)) workload {
 		return func(_, _ int, rng *rand.Rand) call {
@@ -79,21 +95,39 @@ func readComparisons(svc *service, r *raw, ds dataset) []*comparison {
 			}
 		}
 	}
+	floorComparison := &comparison{name: floorName, raw: query(pos, positionPage),
+		api: func(_, _ int, rng *rand.Rand) call {
+			p := "/v1/positions/" + pos(rng) + "?bytes=" + strconv.Itoa(positionAnswers.median())
+			return func(ctx context.Context) error {
+				_, _, err := floor.expect(ctx, http.StatusOK, http.MethodGet, p, nil)
+				return err
+			}
+		}}
+	floorComparison.note = func(c *comparison) string {
+		var parts []string
+		for _, p := range c.results {
+			parts = append(parts, fmt.Sprintf("%.2f at concurrency %d", c.ratio(p), p.conc))
+		}
+		return fmt.Sprintf("the floor of the position read: a bare server that makes its Query and answers %d bytes (the position read's median answer), "+
+			"doing nothing else, p50 ÷ raw %s. The position read's ratio above the floor is fundsvc's own work; the floor is the hop between processes and the answer's bytes over loopback, which any service in a process of its own pays",
+			positionAnswers.median(), strings.Join(parts, ", "))
+	}
+	if floor == nil {
+		floorComparison.skip = "not measured: no floor server"
+	}
 	return []*comparison{
 		{name: "document overview", target: 1.25,
-			api: get(doc, "/v1/documents/{}"), raw: query(doc, r.overview)},
-		{name: "position across documents", target: 1.25,
-			api: get(pos, "/v1/positions/{}"),
-			raw: query(pos, func(ctx context.Context, p string) ([]map[string]types.AttributeValue, error) {
-				return r.positionItems(ctx, p, apiPageLimit, false)
-			})},
+			api: get(doc, "/v1/documents/{}", nil), raw: query(doc, r.overview)},
+		{name: positionName, target: 1.25,
+			api: get(pos, "/v1/positions/{}", &positionAnswers), raw: query(pos, positionPage)},
+		floorComparison,
 		{name: summaryName, target: 1.25,
-			api: get(pos, "/v1/positions/{}/summary"),
+			api: get(pos, "/v1/positions/{}/summary", nil),
 			raw: query(pos, func(ctx context.Context, p string) ([]map[string]types.AttributeValue, error) {
 				return r.positionItems(ctx, p, 0, true)
 			})},
 		{name: "fund documents",
-			api: get(fnd, "/v1/funds/{}/documents"),
+			api: get(fnd, "/v1/funds/{}/documents", nil),
 			raw: query(fnd, func(ctx context.Context, f string) ([]map[string]types.AttributeValue, error) {
 				return r.fundDocuments(ctx, f, apiPageLimit)
 			})},

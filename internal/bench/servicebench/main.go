@@ -55,6 +55,7 @@ import (
 )
 
 func main() {
+	serveFloorIfAsked()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Stdout)
 	stop()
@@ -250,7 +251,12 @@ func bench(ctx context.Context, o options, db *dynamotest.Server, out io.Writer)
 		fmt.Fprintf(out, "webhook endpoint %s subscribed: every event type of every fund, to %s\n", id, recv.url)
 	}
 	o.loadBefore = loadAverage()
-	comps, err := compareAll(ctx, o, svc, r, pools, wh)
+	floor, err := startFloor(ctx, db.Endpoint(), o.ds.table())
+	if err != nil {
+		return err
+	}
+	defer floor.stop()
+	comps, err := compareAll(ctx, o, svc, floor, r, pools, wh)
 	if err != nil {
 		return err
 	}
@@ -355,14 +361,17 @@ func newPools(ctx context.Context, store *store.Store, o options) ([]*pool, erro
 func ingestName(n int) string { return fmt.Sprintf("ingest, %d positions", n) }
 
 // compareAll measures every route against its baseline, the reads first,
-// at concurrency 1 and o.conc. The position summary is skipped if this
-// build of the service has no such route.
-func compareAll(ctx context.Context, o options, svc *service, r *raw, pools []*pool, wh *webhookRun) ([]*comparison, error) {
-	comps := readComparisons(svc, r, o.ds)
+// at concurrency 1 and o.conc; the position read's floor (floor.go) is
+// served by floor. The position summary is skipped if this build of the
+// service has no such route.
+func compareAll(ctx context.Context, o options, svc, floor *service, r *raw, pools []*pool, wh *webhookRun) ([]*comparison, error) {
+	comps := readComparisons(svc, floor, r, o.ds)
 	for _, c := range comps {
 		switch {
 		case o.only != nil && !o.only.MatchString(c.name):
 			c.skip = "not measured: -only " + o.only.String()
+		case c.name == floorName && c.skip == "" && !measured(comps, positionName):
+			c.skip = "not measured: it answers as many bytes as the position read, which was not measured"
 		case c.name == summaryName:
 			c.skip = probe(ctx, svc, "/v1/positions/"+o.ds.positionID(0, 0)+"/summary")
 		}

@@ -19,8 +19,12 @@ import (
 )
 
 // TestMain runs the tests on the shared DynamoDB Local, with a fundsvc
-// binary built once (multitest.Binary).
-func TestMain(m *testing.M) { os.Exit(multitest.Main(m)) }
+// binary built once (multitest.Binary); run by startFloor, it serves the
+// floor instead, as the bench's own binary does.
+func TestMain(m *testing.M) {
+	serveFloorIfAsked()
+	os.Exit(multitest.Main(m))
+}
 
 // TestATinyRunReportsEveryComparison is the bench's smoke test: a run on a
 // tiny dataset, against the test DynamoDB Local and a freshly built
@@ -74,7 +78,7 @@ func TestATinyRunReportsEveryComparison(t *testing.T) {
 
 	// Each comparison at concurrency 1 and 2, with a figure on both sides.
 	figure := `[0-9.]+ ms`
-	for _, name := range []string{"document overview", "position across documents", "position summary", "fund documents", "ingest, 5 positions"} {
+	for _, name := range []string{"document overview", "position across documents", floorName, "position summary", "fund documents", "ingest, 5 positions"} {
 		for _, conc := range []int{1, 2} {
 			row := regexp.MustCompile(fmt.Sprintf(`(?m)^\| %s \| %d \| %s \| %s \| %s \| %s \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \((p50|req/s)\) \|$`,
 				regexp.QuoteMeta(name), conc, figure, figure, figure, figure))
@@ -92,6 +96,7 @@ func TestATinyRunReportsEveryComparison(t *testing.T) {
 		"- ingest, 5 positions, with a webhook endpoint subscribed: req/s API ÷ raw",
 		"- commit to delivery p50 under 1 s: p50 ",
 		"- ingest, 5 positions: req/s API ÷ raw",
+		"- the floor of the position read: a bare server that makes its Query and answers ",
 		"Sustained mixed load: ",
 		"- 5xx answers: 0.",
 		"lost: 0;",

@@ -57,6 +57,9 @@ func format(o options, comps []*comparison, wr *webhookResult, sr *sustainResult
 		if c.target > 0 && c.skip == "" {
 			b.WriteString("- " + c.verdict() + "\n")
 		}
+		if c.note != nil && c.skip == "" {
+			b.WriteString("- " + c.note(c) + ".\n")
+		}
 	}
 	if wr != nil {
 		for _, c := range comps {
