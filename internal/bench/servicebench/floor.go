@@ -120,7 +120,7 @@ func startFloor(ctx context.Context, endpoint, table string) (*service, error) {
 	}
 	s := &service{
 		base:   "http://127.0.0.1:" + strconv.Itoa(port),
-		client: &http.Client{Timeout: clientTimeout, Transport: &http.Transport{MaxIdleConns: 128, MaxIdleConnsPerHost: 128}},
+		client: benchClient(),
 		cmd:    cmd, exited: exited, out: out,
 	}
 	wctx, cancel := context.WithTimeout(ctx, readyTimeout)

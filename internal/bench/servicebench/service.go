@@ -107,9 +107,7 @@ func startService(ctx context.Context, sc serviceConfig) (*service, error) {
 	}
 	s := &service{
 		base: "http://127.0.0.1:" + strconv.Itoa(port), token: token,
-		// Enough idle connections for every worker, so that no request
-		// pays for a new connection.
-		client: &http.Client{Timeout: clientTimeout, Transport: &http.Transport{MaxIdleConns: 128, MaxIdleConnsPerHost: 128}},
+		client: benchClient(),
 		cmd:    cmd, exited: exited, out: out,
 	}
 	wctx, cancel := context.WithTimeout(ctx, readyTimeout)
@@ -137,6 +135,13 @@ func startService(ctx context.Context, sc serviceConfig) (*service, error) {
 		return nil, harness.WithOutput(fmt.Errorf("start %s serve: %w", sc.bin, err), "fundsvc", out)
 	}
 	return s, nil
+}
+
+// benchClient is the bench's HTTP client of a server: enough idle
+// connections for every worker, so that no request pays for a new
+// connection.
+func benchClient() *http.Client {
+	return &http.Client{Timeout: clientTimeout, Transport: &http.Transport{MaxIdleConns: 128, MaxIdleConnsPerHost: 128}}
 }
 
 // live reports whether the service still runs and answers /livez.
