@@ -66,6 +66,11 @@ func startService(ctx context.Context, sc serviceConfig) (*service, error) {
 		return nil, err
 	}
 	env := append(os.Environ(),
+		// Nothing from make run's stack file (.data/stack.env in the
+		// checkout the bench runs from): its FUNDSVC_FEED_SETTLE of 5s is
+		// for one writer, and the raw baseline writes from this process,
+		// so webhook events went undelivered.
+		"FUNDSVC_STACK_FILE=/dev/null",
 		"FUNDSVC_LISTEN=127.0.0.1:"+strconv.Itoa(port),
 		"FUNDSVC_DYNAMODB_ENDPOINT="+sc.endpoint,
 		"FUNDSVC_TABLE="+sc.table,
