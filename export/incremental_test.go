@@ -23,14 +23,17 @@ import (
 // storeClock is the store's clock in a test that moves it: commits are
 // stamped with it, and snapshots' high-water marks are taken from it.
 type storeClock struct {
-	mu sync.Mutex
-	t  time.Time
+	mu   sync.Mutex
+	t    time.Time
+	tick time.Duration // added after each reading; zero: the clock stands still
 }
 
 func (c *storeClock) now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.t
+	t := c.t
+	c.t = c.t.Add(c.tick)
+	return t
 }
 
 // pass moves the clock past the change index's settle margin.
