@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -155,10 +154,5 @@ func (a *answerSizes) add(n int) {
 func (a *answerSizes) median() int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if len(a.sizes) == 0 {
-		return 0
-	}
-	s := slices.Clone(a.sizes)
-	slices.Sort(s)
-	return s[(len(s)-1)/2]
+	return percentile(a.sizes, 0.5)
 }

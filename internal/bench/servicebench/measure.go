@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"math/rand/v2"
@@ -116,11 +117,13 @@ func runWorkers(ctx context.Context, conc int, b bounds, seed uint64, one func(w
 	wg.Wait()
 }
 
-// percentile is the nearest-rank percentile: the smallest duration that at
-// least a fraction q of the samples do not exceed.
-func percentile(ds []time.Duration, q float64) time.Duration {
+// percentile is the nearest-rank percentile: the smallest sample (a
+// duration, or an answer's bytes) that at least a fraction q of the
+// samples do not exceed; zero when there are none.
+func percentile[T cmp.Ordered](ds []T, q float64) T {
 	if len(ds) == 0 {
-		return 0
+		var zero T
+		return zero
 	}
 	s := slices.Clone(ds)
 	slices.Sort(s)
