@@ -92,6 +92,17 @@ func Binary(t testing.TB) string {
 	return buildBin
 }
 
+// PoisonStackFile points FUNDSVC_STACK_FILE at a file no fundsvc command
+// accepts, for the rest of t: a fundsvc started meanwhile that reads a
+// stack file rather than ignoring it fails.
+func PoisonStackFile(t *testing.T) {
+	stack := filepath.Join(t.TempDir(), "stack.env")
+	if err := os.WriteFile(stack, []byte("not a setting\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("FUNDSVC_STACK_FILE", stack)
+}
+
 func build() (string, error) {
 	root, err := harness.RepoRoot()
 	if err != nil {

@@ -30,7 +30,7 @@ func TestATinyRunReportsEverySize(t *testing.T) {
 	bin := multitest.Binary(t)
 	// The fundsvc the bench runs reads no stack file: a run from a checkout
 	// where make run wrote .data/stack.env measured make run's settings.
-	poisonStackFile(t)
+	multitest.PoisonStackFile(t)
 	doc := filepath.Join(t.TempDir(), "benchmarks.md")
 	if err := os.WriteFile(doc, []byte("# Benchmarks\n\n<!-- exportbench:begin -->\nlast run\n<!-- exportbench:end -->\n\nAfter.\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -115,14 +115,4 @@ func TestATinyRunReportsEverySize(t *testing.T) {
 	if n := len(regexp.MustCompile(`(?m)^Incremental ÷ full at \d+ items, by round: [0-9.]+ \(target: at most 0\.10\)\.$`).FindAllString(report, -1)); n != 2 {
 		t.Errorf("%d lines of the incremental ratio by round, want one per size:\n%s", n, report)
 	}
-}
-
-// poisonStackFile points FUNDSVC_STACK_FILE at a file no fundsvc command
-// accepts, so a fundsvc that reads it fails.
-func poisonStackFile(t *testing.T) {
-	stack := filepath.Join(t.TempDir(), "stack.env")
-	if err := os.WriteFile(stack, []byte("not a setting\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("FUNDSVC_STACK_FILE", stack)
 }

@@ -35,7 +35,7 @@ func TestATinyRunReportsEveryComparison(t *testing.T) {
 	bin := multitest.Binary(t)
 	// The fundsvc the bench runs reads no stack file: a run from a checkout
 	// where make run wrote .data/stack.env measured make run's settings.
-	poisonStackFile(t)
+	multitest.PoisonStackFile(t)
 	doc := filepath.Join(t.TempDir(), "benchmarks.md")
 	if err := os.WriteFile(doc, []byte("# Benchmarks\n\n<!-- servicebench:begin -->\nlast run\n<!-- servicebench:end -->\n\nAfter.\n\n<!-- servicebench-cost:begin -->\nlast cost\n<!-- servicebench-cost:end -->\n\nEnd.\n\n<!-- servicebench-history:begin -->\nlast history\n<!-- servicebench-history:end -->\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -157,14 +157,4 @@ func TestATinyRunReportsEveryComparison(t *testing.T) {
 	if strings.Contains(report, "Failed requests") {
 		t.Errorf("requests failed:\n%s", report)
 	}
-}
-
-// poisonStackFile points FUNDSVC_STACK_FILE at a file no fundsvc command
-// accepts, so a fundsvc that reads it fails.
-func poisonStackFile(t *testing.T) {
-	stack := filepath.Join(t.TempDir(), "stack.env")
-	if err := os.WriteFile(stack, []byte("not a setting\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("FUNDSVC_STACK_FILE", stack)
 }
