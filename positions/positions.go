@@ -98,17 +98,40 @@ type Registered = fund.Registered
 // the kind asked for is an empty page. Telling those apart costs one more
 // Query, which a refused position pays too.
 func (s *Store) Items(ctx context.Context, pos string, kind fund.ItemKind, limit int, start []byte, allow Allow) ([]fund.PositionItem, []byte, error) {
+	return VisibleItems(ctx, s.r.PositionItems, pos, kind, limit, start, allow)
+}
+
+// Owned is a position item whose fund and investor decide who may read it:
+// a fund.PositionItem, or a stored item not yet decoded.
+type Owned interface {
+	Owner() (fundID, investorID string)
+}
+
+// ItemsReader reads one page of a position's latest items across
+// documents, as Reader.PositionItems does, in the form T.
+type ItemsReader[T Owned] func(ctx context.Context, pos string, kind fund.ItemKind, limit int, start []byte) ([]T, []byte, error)
+
+// VisibleItems is Store.Items over read, whose items are of any form that
+// names its owner; Store.Items reads decoded items, the API's position read
+// stored ones whose answers it memoizes.
+func VisibleItems[T Owned](ctx context.Context, read ItemsReader[T], pos string, kind fund.ItemKind, limit int, start []byte, allow Allow) ([]T, []byte, error) {
 	notFound := fund.Errorf(fund.ENOTFOUND, "position %s not found", pos)
-	items, next, err := s.r.PositionItems(ctx, pos, kind, limit, start)
+	mayRead := func(it T) bool {
+		if allow == nil {
+			return true
+		}
+		return allow(it.Owner())
+	}
+	items, next, err := read(ctx, pos, kind, limit, start)
 	if err != nil {
 		return nil, nil, err
 	}
 	for _, it := range items {
-		if allow != nil && !allow(it.FundID, it.InvestorID) {
+		if !mayRead(it) {
 			if kind != "" && start == nil {
 				// An unknown position costs the second Query below; so does
 				// another's, or its cost would tell that it exists.
-				_, _, _ = s.r.PositionItems(ctx, pos, "", 1, nil)
+				_, _, _ = read(ctx, pos, "", 1, nil)
 			}
 			return nil, nil, notFound
 		}
@@ -117,11 +140,11 @@ func (s *Store) Items(ctx context.Context, pos string, kind fund.ItemKind, limit
 		if kind == "" {
 			return nil, nil, notFound
 		}
-		some, _, err := s.r.PositionItems(ctx, pos, "", 1, nil)
+		some, _, err := read(ctx, pos, "", 1, nil)
 		if err != nil {
 			return nil, nil, err
 		}
-		if len(some) == 0 || (allow != nil && !allow(some[0].FundID, some[0].InvestorID)) {
+		if len(some) == 0 || !mayRead(some[0]) {
 			return nil, nil, notFound
 		}
 	}

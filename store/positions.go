@@ -20,15 +20,21 @@ import (
 // carries the document version it came from; the items of one position in
 // one document are always written together, so they show one version.
 func (s *Store) PositionItems(ctx context.Context, pos string, kind fund.ItemKind, limit int, start PageKey) ([]fund.PositionItem, PageKey, error) {
-	q := s.table.Get(AttrGSI2PK, PositionGSI2PK(pos)).Index(IndexGSI2)
-	if kind != "" {
-		q = q.Range(AttrGSI2SK, dynamo.BeginsWith, PositionKindPrefix(kind))
-	}
-	items, next, err := queryPage(ctx, q, IndexGSI2, limit, start)
+	items, next, err := queryPage(ctx, s.positionItemsQuery(pos, kind), IndexGSI2, limit, start)
 	if err != nil {
 		return nil, nil, fmt.Errorf("items of position %s: %w", pos, err)
 	}
 	return positionItemsOf(items), next, nil
+}
+
+// positionItemsQuery is the Query of GSI2 that PositionItems and
+// StoredPositionItems read pages of.
+func (s *Store) positionItemsQuery(pos string, kind fund.ItemKind) *dynamo.Query {
+	q := s.table.Get(AttrGSI2PK, PositionGSI2PK(pos)).Index(IndexGSI2)
+	if kind != "" {
+		q = q.Range(AttrGSI2SK, dynamo.BeginsWith, PositionKindPrefix(kind))
+	}
+	return q
 }
 
 // AllPositionItems returns every latest item of a position across

@@ -37,11 +37,25 @@ const pageRequests = 3
 // that, up to pageRequests requests fill the page; after them the key may
 // lead to a page that the filter leaves empty.
 func queryPage(ctx context.Context, q *dynamo.Query, index string, limit int, start PageKey) ([]Item, PageKey, error) {
+	return queryPageOf[Item](ctx, q, index, limit, start)
+}
+
+// paged is what queryPageOf reads a page of: an item that decodes itself
+// and gives the key a page ending on it resumes after.
+type paged[T any] interface {
+	*T
+	dynamo.ItemUnmarshaler
+	pageKey(index string) PageKey
+}
+
+// queryPageOf is queryPage of items of type T: decoded Items, or the
+// StoredItems whose answers a reader memoizes (stored.go).
+func queryPageOf[T any, P paged[T]](ctx context.Context, q *dynamo.Query, index string, limit int, start PageKey) ([]T, PageKey, error) {
 	from, err := paging(start)
 	if err != nil {
 		return nil, nil, err
 	}
-	var items []Item
+	var items []T
 	for range pageRequests {
 		if from != nil {
 			q = q.StartFrom(from)
@@ -49,13 +63,13 @@ func queryPage(ctx context.Context, q *dynamo.Query, index string, limit int, st
 		// One request, consumed whole, so the LastEvaluatedKey is DynamoDB's
 		// own and never needs a DescribeTable to infer.
 		iter := q.SearchLimit(limit + 1 - len(items)).RequestLimit(1).Iter()
-		got, err := collect(ctx, iter)
+		got, err := collectOf[T, P](ctx, iter)
 		if err != nil {
 			return nil, nil, err
 		}
 		items = append(items, got...)
 		if len(items) > limit {
-			return items[:limit], indexPageKey(&items[limit-1], index), nil
+			return items[:limit], P(&items[limit-1]).pageKey(index), nil
 		}
 		from, err = iter.LastEvaluatedKey(ctx)
 		if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
@@ -69,9 +83,13 @@ func queryPage(ctx context.Context, q *dynamo.Query, index string, limit int, st
 }
 
 func collect(ctx context.Context, iter dynamo.PagingIter) ([]Item, error) {
-	var items []Item
-	var it Item // UnmarshalDynamoItem clears it first
-	for iter.Next(ctx, &it) {
+	return collectOf[Item](ctx, iter)
+}
+
+func collectOf[T any, P paged[T]](ctx context.Context, iter dynamo.PagingIter) ([]T, error) {
+	var items []T
+	var it T // an Item's UnmarshalDynamoItem clears it first
+	for iter.Next(ctx, P(&it)) {
 		items = append(items, it)
 	}
 	return items, iter.Err()
@@ -599,6 +617,9 @@ func indexPageKey(it *Item, index string) PageKey {
 	}
 	return pageKeyOf(key)
 }
+
+// pageKey is indexPageKey of the item (paged).
+func (it *Item) pageKey(index string) PageKey { return indexPageKey(it, index) }
 
 // Version returns version n of a document whole, positions included: one
 // GetItem finds the version's record, one Query reads its partition. A
