@@ -37,27 +37,31 @@ func (s *server) positionItems(c *gin.Context, in *params, pos string, kind fund
 	if !in.ok() {
 		return
 	}
-	var items []fund.PositionItem
-	var next []byte
-	var err error
 	// The first page of a read of the latest versions reads the pivot; the
 	// pages after it are read as known at its instant (its cursor pins it),
 	// from the ledger, so a restatement between two pages never mixes two
 	// versions of a document into one listing. (A cursor holding a pivot's
 	// key, issued before, goes on reading the pivot.)
 	if b.past && (pg.cursor.Key == nil || positions.IsKnownAtKey(pg.cursor.Key)) {
-		items, next, err = s.pooled.ItemsKnownAt(s.knownAtContext(c), pos, kind, b.knownAt, pg.limit, pg.cursor.Key, allowFor(c))
-	} else {
-		items, next, err = s.positions.Items(c.Request.Context(), pos, kind, pg.limit, pg.cursor.Key, allowFor(c))
-		if next != nil && pg.cursor.Key == nil {
-			next = positions.KnownAtKeyAfter(len(items))
+		items, next, err := s.pooled.ItemsKnownAt(s.knownAtContext(c), pos, kind, b.knownAt, pg.limit, pg.cursor.Key, allowFor(c))
+		if err != nil {
+			writeChargeError(c, err)
+			return
 		}
+		c.JSON(http.StatusOK, wire.PositionItemsPage{Page: wire.Page[wire.PositionItem]{Items: wire.ItemsOf(items, lines), Next: pg.next(next)}, Basis: s.wireBasis(b)})
+		return
 	}
+	// The pivot's items are answered undecoded, from the memo of their
+	// answers when it holds them (itemanswers.go).
+	items, next, err := positions.VisibleItems(c.Request.Context(), s.docs.StoredPositionItems, pos, kind, pg.limit, pg.cursor.Key, allowFor(c))
 	if err != nil {
 		writeChargeError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, wire.PositionItemsPage{Page: wire.Page[wire.PositionItem]{Items: wire.ItemsOf(items, lines), Next: pg.next(next)}, Basis: s.wireBasis(b)})
+	if next != nil && pg.cursor.Key == nil {
+		next = positions.KnownAtKeyAfter(len(items))
+	}
+	s.writeItemsPage(c, items, lines, pg.next(next), s.wireBasis(b))
 }
 
 // listPositionCapitalCalls lists a position's capital calls across documents,

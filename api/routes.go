@@ -74,6 +74,10 @@ type Options struct {
 	// performance, investor summaries, reconciliation pages) the process
 	// computes at once; beyond, 503. Zero: twice GOMAXPROCS, at least 4.
 	FanoutConcurrency int
+	// ItemMemoBytes bounds the position read's memo of its answers to
+	// items (itemanswers.go): DefaultItemMemoBytes when zero, none when
+	// negative.
+	ItemMemoBytes int64
 	// MaxBodyBytesInFlight bounds the bytes of write bodies the process
 	// reads or holds at once (holdBody); zero means no bound.
 	MaxBodyBytesInFlight int64
@@ -116,6 +120,7 @@ type server struct {
 	maxPositions int               // of a document, counted while its body is decoded; 0: no limit
 	maxPooled    int               // positions one fund performance pools
 	bodies       *bodyBudget       // of the writes in flight
+	itemAnswers  *itemAnswers      // the position read's answers to items (itemanswers.go)
 }
 
 // NewServer returns the HTTP handler of the whole API.
@@ -133,9 +138,10 @@ func NewServer(o Options) http.Handler {
 		writeTimeout: o.WriteTimeout,
 		metrics:      o.Metrics, verifier: o.Verifier, opts: o,
 		idemLease: o.IdempotencyLease, idemTTL: o.IdempotencyTTL,
-		limiter: newPrincipalLimiter(o.RateLimit, o.RateBurst, o.Clock),
-		fanouts: make(fanoutSlots, cmp.Or(max(o.FanoutConcurrency, 0), defaultFanoutConcurrency())),
-		bodies:  &bodyBudget{max: o.MaxBodyBytesInFlight},
+		limiter:     newPrincipalLimiter(o.RateLimit, o.RateBurst, o.Clock),
+		fanouts:     make(fanoutSlots, cmp.Or(max(o.FanoutConcurrency, 0), defaultFanoutConcurrency())),
+		bodies:      &bodyBudget{max: o.MaxBodyBytesInFlight},
+		itemAnswers: newItemAnswers(cmp.Or(o.ItemMemoBytes, DefaultItemMemoBytes)),
 	}
 	if s.metrics == nil {
 		s.metrics = NewMetrics()

@@ -63,6 +63,7 @@ type Config struct {
 	RateLimit         float64 // FUNDSVC_RATE_LIMIT: tokens a second per principal; 0 disables
 	RateBurst         int     // FUNDSVC_RATE_BURST: tokens a principal's bucket holds
 	FanoutConcurrency int     // FUNDSVC_FANOUT_CONCURRENCY: 0 is api's default (twice GOMAXPROCS, at least 4)
+	ItemMemoBytes     int64   // FUNDSVC_ITEM_MEMO_BYTES: 0 is no memo
 
 	IdempotencyLease time.Duration // FUNDSVC_IDEMPOTENCY_LEASE: default max(request timeout, 1m) + 10s
 	ClaimLease       time.Duration // FUNDSVC_CLAIM_LEASE: how long a write's pending position claims are safe; default write timeout + 10s
@@ -232,6 +233,10 @@ var Settings = []Setting{
 	{Env: "FUNDSVC_FANOUT_CONCURRENCY", Arg: "N", Default: "0", Commands: []string{CmdServe},
 		Doc: "the most fan-out reads (investor summaries and performance, fund performance, reconciliation pages) one process computes at once, whoever asks; beyond, 503 with Retry-After; 0: twice GOMAXPROCS, at least 4",
 		set: integer(func(c *Config) *int { return &c.FanoutConcurrency })},
+	{Env: "FUNDSVC_ITEM_MEMO_BYTES", Arg: "N", Default: "67108864", Commands: []string{CmdServe},
+		Doc: "the most bytes one process holds of the position read's memo of its answers to items, keyed by each item's whole stored content (docs/architecture.md); " +
+			"0: no memo, every item is decoded and encoded on every read",
+		set: integer(func(c *Config) *int64 { return &c.ItemMemoBytes })},
 	{Env: "FUNDSVC_IDEMPOTENCY_LEASE", Arg: "DURATION", DefaultDoc: "the longer of the request and write timeouts (at least 1m) + 10s", Commands: []string{CmdServe},
 		Doc: "how long a claimed Idempotency-Key stays locked if its request never finishes",
 		set: duration(func(c *Config) *time.Duration { return &c.IdempotencyLease })},
@@ -630,6 +635,9 @@ func (c Config) Validate() error {
 	}
 	if c.FanoutConcurrency < 0 || c.FanoutConcurrency > 10000 {
 		errs = append(errs, fmt.Errorf("fan-out concurrency %d: want 0 (twice GOMAXPROCS) to 10000 (FUNDSVC_FANOUT_CONCURRENCY)", c.FanoutConcurrency))
+	}
+	if c.ItemMemoBytes < 0 || c.ItemMemoBytes > 1<<40 {
+		errs = append(errs, fmt.Errorf("item memo %d bytes: want 0 (no memo) to 1099511627776 (FUNDSVC_ITEM_MEMO_BYTES)", c.ItemMemoBytes))
 	}
 	if c.CursorKey != "" && len(c.CursorKey) < 16 {
 		errs = append(errs, errors.New("cursor key: at least 16 characters"))

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -256,7 +257,8 @@ func serve(ctx context.Context, cfg config.Config, store *store.Store, log *slog
 		CursorKey: []byte(cfg.CursorKey), MaxBodyBytes: cfg.MaxBodyBytes, MaxBodyBytesInFlight: cfg.BodiesInFlight,
 		DefaultLimit: cfg.DefaultPageLimit, MaxLimit: cfg.MaxPageLimit, RequestTimeout: cfg.RequestTimeout,
 		WriteTimeout: cfg.WriteTimeout, RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst, FanoutConcurrency: cfg.FanoutConcurrency,
-		Draining: draining.Load,
+		ItemMemoBytes: cmp.Or(cfg.ItemMemoBytes, -1), // the setting's 0 is no memo
+		Draining:      draining.Load,
 	})
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
