@@ -127,6 +127,29 @@ func scrapeCapacity(ctx context.Context, svc *service) (store.Capacity, error) {
 	return c, nil
 }
 
+var itemAnswersLine = regexp.MustCompile(`(?m)^fundsvc_position_item_answers_total\{source="(memo|encoded)"\} (\S+)$`)
+
+// scrapeItemAnswers reads off /metrics the items the service's position
+// reads answered from its memo and those they decoded and encoded.
+func scrapeItemAnswers(ctx context.Context, svc *service) (memo, encoded int, err error) {
+	_, body, err := svc.expect(ctx, http.StatusOK, http.MethodGet, "/metrics", nil)
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, m := range itemAnswersLine.FindAllStringSubmatch(string(body), -1) {
+		v, err := strconv.ParseFloat(m[2], 64)
+		if err != nil {
+			return 0, 0, fmt.Errorf("/metrics: %s: %w", m[0], err)
+		}
+		if m[1] == "memo" {
+			memo = int(v)
+		} else {
+			encoded = int(v)
+		}
+	}
+	return memo, encoded, nil
+}
+
 // quiet waits, polling /metrics, until the service has written nothing for
 // a while: a webhook delivery that reached the receiver is recorded a
 // moment later, and its writes must not be counted as a read's.

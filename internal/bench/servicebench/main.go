@@ -387,6 +387,17 @@ func compareAll(ctx context.Context, o options, svc, floor *service, r *raw, poo
 		if err := c.run(ctx, []int{1, o.conc}, o.bounds, o.slices, o.warmup, o.seed); err != nil {
 			return nil, err
 		}
+		if c.name == positionName {
+			memo, encoded, err := scrapeItemAnswers(ctx, svc)
+			if err != nil {
+				return nil, err
+			}
+			c.note = func(*comparison) string {
+				return fmt.Sprintf("the position read answered %d of its %d items (%.1f%%) from its memo of answers, decoding and encoding the rest (each position's first read, of the dataset's %d): "+
+					"its figures are those of reads that find most of their items answered before, as a portal's repeated reads do (FUNDSVC_ITEM_MEMO_BYTES)",
+					memo, memo+encoded, 100*float64(memo)/float64(max(memo+encoded, 1)), o.ds.funds()*o.ds.positions)
+			}
+		}
 	}
 	return comps, nil
 }

@@ -95,6 +95,11 @@ func TestATinyRunReportsEveryComparison(t *testing.T) {
 	if m := regexp.MustCompile(`(?m)^\| all \| – \| ([0-9]+) \| ([0-9]+) \| 0 \| -?[0-9.]+ ms \| -?[0-9.]+ ms \|$`).FindStringSubmatch(report); m == nil || m[1] != m[2] || m[1] == "0" {
 		t.Errorf("no commit-to-delivery row with every write delivered (%v) in:\n%s", m, report)
 	}
+	// The position read's items were answered from its memo after each
+	// position's first read.
+	if m := regexp.MustCompile(`- the position read answered ([0-9]+) of its ([0-9]+) items `).FindStringSubmatch(report); m == nil || m[1] == "0" || m[1] == m[2] {
+		t.Errorf("no memo line with some items, not all, answered from the memo (%v) in:\n%s", m, report)
+	}
 	for _, want := range []string{
 		"- ingest, 5 positions, with a webhook endpoint subscribed: req/s API ÷ raw",
 		"- commit to delivery p50 under 1 s: p50 ",
