@@ -15,12 +15,15 @@ import (
 // on Owner and decoding only the items it has not answered before (api's
 // item answers, for the position read across documents).
 //
-// Content is the key of such a memo. An item's answer is a function of
-// its attributes alone (the decoding reads nothing else), so two items of
-// equal Content answer alike, and a memo keyed by it is never stale: a
-// restatement, a backfill or an update in place that changes any
-// attribute changes the Content. Nothing rests on an item being immutable.
-type StoredItem struct{ av map[string]types.AttributeValue }
+// Its content (AppendContent) is the key of such a memo. An item's answer
+// is a function of its attributes alone (the decoding reads nothing else),
+// so two items of equal content answer alike, and a memo keyed by it is
+// never stale: a restatement, a backfill or an update in place that
+// changes any attribute changes the content. Nothing rests on an item
+// being immutable.
+type StoredItem struct {
+	av map[string]types.AttributeValue
+}
 
 // UnmarshalDynamoItem keeps the item's attributes (guregu's
 // ItemUnmarshaler).
