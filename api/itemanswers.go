@@ -22,9 +22,10 @@ import (
 // compared whole, not a hash of it: an answer is a function of the
 // content alone, so a hit is the answer decoding and encoding would give,
 // whatever wrote the item and however, and no write needs to invalidate
-// anything. The memo holds two generations of at most maxBytes each (keys
-// and answers; FUNDSVC_ITEM_MEMO_BYTES is both together): when the newer fills, the older is dropped and the newer
-// takes its place, and an answer found in the older moves to the newer.
+// anything. The memo holds two generations of at most maxBytes each, keys
+// and answers counted (FUNDSVC_ITEM_MEMO_BYTES is both together): when the
+// newer fills, the older is dropped and the newer takes its place, and an
+// answer found in the older moves to the newer.
 type itemAnswers struct {
 	mu       sync.Mutex
 	cur, old map[string][]byte
