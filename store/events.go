@@ -90,6 +90,12 @@ func (c EventCursor) after() string {
 	return EventOrderSK(c.At, c.DocumentID, c.Version) + " "
 }
 
+// Passed reports whether e is at or before c: a read of the feed after c
+// does not return it.
+func (c EventCursor) Passed(e *fund.Event) bool {
+	return EventOrderSK(e.Timestamp, e.Data.DocumentID, e.Data.Version) < c.after()
+}
+
 // cursorOf is the cursor right after e.
 func cursorOf(e *fund.Event) EventCursor {
 	return EventCursor{At: e.Timestamp, DocumentID: e.Data.DocumentID, Version: e.Data.Version}

@@ -86,6 +86,7 @@ type Metrics struct {
 	Attempts *prometheus.CounterVec
 	Lag      prometheus.Histogram
 	Disabled prometheus.Counter
+	Late     prometheus.Counter
 }
 
 // NewMetrics returns delivery's collectors, unregistered.
@@ -104,12 +105,16 @@ func NewMetrics() *Metrics {
 			Name: "fundsvc_webhook_endpoints_disabled_total",
 			Help: "Endpoints this instance disabled (410 Gone, or failing for longer than FUNDSVC_WEBHOOK_DISABLE_AFTER).",
 		}),
+		Late: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "fundsvc_webhook_events_late_total",
+			Help: "Events this instance queued when their document's next version came, because they showed in the feed after an endpoint had read past their commit instant (a commit slower than FUNDSVC_FEED_SETTLE, or a writer's clock behind).",
+		}),
 	}
 }
 
 // Collectors lists the metrics to register.
 func (m *Metrics) Collectors() []prometheus.Collector {
-	return []prometheus.Collector{m.Attempts, m.Lag, m.Disabled}
+	return []prometheus.Collector{m.Attempts, m.Lag, m.Disabled, m.Late}
 }
 
 // Metrics returns the Deliverer's collectors.
@@ -311,24 +316,16 @@ func (d *Deliverer) fill(ctx context.Context, e store.WebhookEndpoint) error {
 				continue
 			}
 			if !d.enqueued.Contains(e.ID + "\x00" + ev.ID) {
-				ready, err := d.predecessorQueued(ctx, e, ev)
+				ready, err := d.predecessorQueued(ctx, e, ev, from)
 				if err != nil {
 					return err
 				}
 				if !ready {
 					return d.advance(ctx, e.ID, stored, from, settled)
 				}
-				body, err := json.Marshal(ev)
-				if err != nil {
+				if err := d.enqueue(ctx, e, ev); err != nil {
 					return err
 				}
-				if _, err := d.Store.EnqueueWebhookDelivery(ctx, store.WebhookDelivery{
-					EndpointID: e.ID, EventID: ev.ID, EventType: string(ev.Type), DocumentID: ev.Data.DocumentID,
-					Version: ev.Data.Version, Payload: body, CommittedAt: ev.Timestamp,
-				}, d.Now()); err != nil {
-					return err
-				}
-				d.enqueued.Add(e.ID+"\x00"+ev.ID, struct{}{})
 			}
 			if !ev.Timestamp.After(page.Watermark) {
 				settled = store.EventCursor{At: ev.Timestamp, DocumentID: ev.Data.DocumentID, Version: ev.Data.Version}
@@ -356,11 +353,37 @@ func (d *Deliverer) advance(ctx context.Context, id, stored string, from, settle
 	return err // not moved: another instance moved it first, and fills from there
 }
 
+// enqueue queues ev for endpoint e.
+func (d *Deliverer) enqueue(ctx context.Context, e store.WebhookEndpoint, ev fund.Event) error {
+	body, err := json.Marshal(ev)
+	if err != nil {
+		return err
+	}
+	if _, err := d.Store.EnqueueWebhookDelivery(ctx, store.WebhookDelivery{
+		EndpointID: e.ID, EventID: ev.ID, EventType: string(ev.Type), DocumentID: ev.Data.DocumentID,
+		Version: ev.Data.Version, Payload: body, CommittedAt: ev.Timestamp,
+	}, d.Now()); err != nil {
+		return err
+	}
+	d.enqueued.Add(e.ID+"\x00"+ev.ID, struct{}{})
+	return nil
+}
+
 // predecessorQueued reports whether the endpoint may queue ev: its
 // document's previous version is queued for it already, or it is not one
 // the endpoint gets (committed before the endpoint, or of a type it does
 // not subscribe to).
-func (d *Deliverer) predecessorQueued(ctx context.Context, e store.WebhookEndpoint, ev fund.Event) (bool, error) {
+//
+// A previous version the endpoint gets but has not queued is waited for
+// while it may still come in the feed after from, the cursor the round
+// read from (an index that lags). At or before from, no read of the feed
+// will return it again: it showed in the feed later than the settle
+// margin allows (FUNDSVC_FEED_SETTLE; a writer whose clock is behind, a
+// commit slower than the margin). It is queued now, after its own
+// predecessor, so the document's versions still go in order and nothing
+// behind it waits forever; the log says so, and
+// fundsvc_webhook_events_late_total counts it.
+func (d *Deliverer) predecessorQueued(ctx context.Context, e store.WebhookEndpoint, ev fund.Event, from store.EventCursor) (bool, error) {
 	v := ev.Data.Version
 	if v <= 1 {
 		return true, nil
@@ -380,7 +403,22 @@ func (d *Deliverer) predecessorQueued(ctx context.Context, e store.WebhookEndpoi
 	if err != nil {
 		return false, err
 	}
-	return !Matches(e, prev), nil
+	if !Matches(e, prev) {
+		return true, nil
+	}
+	if !from.Passed(&prev) {
+		return false, nil // still to come in the feed
+	}
+	if ready, err := d.predecessorQueued(ctx, e, prev, from); !ready || err != nil {
+		return false, err
+	}
+	if err := d.enqueue(ctx, e, prev); err != nil {
+		return false, err
+	}
+	d.metrics.Late.Inc()
+	d.Log.Warn("webhook event queued late: it showed in the feed after the endpoint had read past its commit instant (see FUNDSVC_FEED_SETTLE)",
+		"endpoint", e.ID, "event", prev.ID, "committed_at", prev.Timestamp, "cursor", from.String())
+	return true, nil
 }
 
 func later(a, b time.Time) time.Time {

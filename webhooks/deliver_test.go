@@ -17,6 +17,7 @@ import (
 	"github.com/fundsvc/fundsvc/internal/webhooktest"
 	"github.com/fundsvc/fundsvc/store"
 	"github.com/fundsvc/fundsvc/webhooks"
+	dto "github.com/prometheus/client_model/go"
 )
 
 // Delivery on DynamoDB Local to a receiver that verifies every request with
@@ -465,5 +466,49 @@ func TestAWakeDeliversAtOnceAndADocumentsLaterVersionsFollow(t *testing.T) {
 	verified(t, log, 0)
 	if got, want := ids(log), []string{"evt_DOC_A_v1(ok)", "evt_DOC_A_v2(ok)", "evt_DOC_A_v3(ok)"}; !slices.Equal(got, want) {
 		t.Fatalf("after one wake the receiver got %v, want %v", got, want)
+	}
+}
+
+// TestAnEventThatShowsBehindTheCursorIsQueuedBeforeItsNextVersion: a
+// version whose event shows in the feed only after the endpoint's cursor
+// passed its commit instant (here its writer's clock is behind; a commit
+// slower than the settle margin does the same) is in no later read of the
+// feed. When its document's next version comes, it is queued and
+// delivered before it, and the events after them are delivered too:
+// before, the endpoint's queue stopped at the next version for good,
+// waiting for its predecessor.
+func TestAnEventThatShowsBehindTheCursorIsQueuedBeforeItsNextVersion(t *testing.T) {
+	r := newRig(t, nil)
+	start := r.clock.Now()
+	r.write(t, call("DOC_A", "FUND_A", "100.00"))
+	r.until(t, "DOC_A's first version", count(1))
+	r.clock.Add(10 * time.Minute) // the watermark passes start + 5 min
+	r.round(t, r.d)
+	stored, err := r.env.Store.WebhookCursor(ctx, r.endpoint.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cur, err := store.ParseEventCursor(stored); err != nil || !cur.At.After(start.Add(time.Minute)) {
+		t.Fatalf("the cursor is %q (%v): not past start + 1 min", stored, err)
+	}
+
+	r.clock.Add(-9 * time.Minute) // a writer whose clock is behind the cursor
+	r.write(t, call("DOC_C", "FUND_A", "100.00"))
+	r.clock.Add(9*time.Minute + time.Second)
+	r.round(t, r.d)
+	if got := ids(r.recv.Log(t)); len(got) != 1 {
+		t.Fatalf("DOC_C's first version, behind the cursor, was delivered from the feed (%v): the test shows nothing", got)
+	}
+	r.write(t, call("DOC_C", "FUND_A", "200.00"))
+	r.write(t, call("DOC_D", "FUND_A", "100.00"))
+	log := r.until(t, "DOC_C's two versions and DOC_D's", count(4))
+	got := ids(log)
+	if !slices.Contains(got, "evt_DOC_D_v1(ok)") || slices.Index(got, "evt_DOC_C_v1(ok)") < 0 ||
+		slices.Index(got, "evt_DOC_C_v1(ok)") > slices.Index(got, "evt_DOC_C_v2(ok)") {
+		t.Fatalf("the receiver got %v: want DOC_C's first version before its second, and DOC_D's", got)
+	}
+	var late dto.Metric
+	if err := r.d.Metrics().Late.Write(&late); err != nil || late.GetCounter().GetValue() != 1 {
+		t.Errorf("fundsvc_webhook_events_late_total is %v (%v), want 1", late.GetCounter().GetValue(), err)
 	}
 }
