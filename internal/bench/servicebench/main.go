@@ -393,8 +393,9 @@ func compareAll(ctx context.Context, o options, svc, floor *service, r *raw, poo
 				return nil, err
 			}
 			c.note = func(*comparison) string {
-				return fmt.Sprintf("the position read answered %d of its %d items (%.1f%%) from its memo of answers, decoding and encoding the rest (each position's first read, of the dataset's %d): "+
-					"its figures are those of reads that find most of their items answered before, as a portal's repeated reads do (FUNDSVC_ITEM_MEMO_BYTES)",
+				return fmt.Sprintf("the position read answered %d of its %d items (%.1f%%) from its memo of answers (FUNDSVC_ITEM_MEMO_BYTES at its default), "+
+					"decoding and encoding the rest: each item's first read, and the reads of items the memo had dropped. The reads draw uniformly from the dataset's %d positions, "+
+					"so its figures mix the two kinds of read",
 					memo, memo+encoded, 100*float64(memo)/float64(max(memo+encoded, 1)), o.ds.funds()*o.ds.positions)
 			}
 		}
