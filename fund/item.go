@@ -50,11 +50,11 @@ func (it *PositionItem) FlowDate() Date {
 	return d
 }
 
-// Paid reports whether the item's money has moved: a completed call is paid
-// in, a completed distribution distributed.
 // Owner is the item's fund and investor, which decide who may read it.
 func (it PositionItem) Owner() (fundID, investorID string) { return it.FundID, it.InvestorID }
 
+// Paid reports whether the item's money has moved: a completed call is paid
+// in, a completed distribution distributed.
 func (it *PositionItem) Paid() bool { return it.Status == StatusCompleted }
 
 // TypedLines returns a call's or a distribution's typed lines: stated, or
