@@ -156,16 +156,16 @@ func (s *server) writeItemsPage(c *gin.Context, items []store.StoredItem, lines 
 		writeError(c, err)
 		return
 	}
-	s.metrics.items.WithLabelValues("memo").Add(float64(memoized))
-	s.metrics.items.WithLabelValues("encoded").Add(float64(len(items) - memoized))
+	s.metrics.itemsMemo.Add(float64(memoized))
+	s.metrics.itemsEncoded.Add(float64(len(items) - memoized))
 	const head = `{"items":[`
 	rest, err := json.Marshal(wire.PositionItemsPage{Page: wire.Page[wire.PositionItem]{Items: []wire.PositionItem{}, Next: next}, Basis: basis})
-	if err == nil && !bytes.HasPrefix(rest, []byte(head+"]")) {
-		panic("api: a PositionItemsPage no longer encodes its items first: " + string(rest))
-	}
 	if err != nil {
 		writeError(c, err)
 		return
+	}
+	if !bytes.HasPrefix(rest, []byte(head+"]")) {
+		panic("api: a PositionItemsPage no longer encodes its items first: " + string(rest))
 	}
 	size := len(rest) + len(answers)
 	for _, a := range answers {

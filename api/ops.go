@@ -142,9 +142,11 @@ type Metrics struct {
 	registry *prometheus.Registry
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
-	// items counts the position read's answers to items by source: the
-	// memo (itemanswers.go), or decoded and encoded.
-	items *prometheus.CounterVec
+	// itemsMemo and itemsEncoded count the position read's answers to
+	// items by source (fundsvc_position_item_answers_total{source}): the
+	// memo (itemanswers.go), or decoded and encoded. Resolved once, as every
+	// position read adds to both.
+	itemsMemo, itemsEncoded prometheus.Counter
 }
 
 // capacityUnits is the DynamoDB capacity the store has consumed since the
@@ -188,17 +190,18 @@ func NewMetrics() *Metrics {
 			Name: "fundsvc_http_request_duration_seconds", Help: "HTTP request latency by method and route template.",
 			Buckets: prometheus.ExponentialBuckets(0.001, 2, 14),
 		}, []string{"method", "route"}),
-		items: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "fundsvc_position_item_answers_total", Help: "Items the position read across documents answered, by source: memo (an answer memoized by the item's stored content) or encoded (decoded and encoded, then memoized).",
-		}, []string{"source"}),
 	}
+	items := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "fundsvc_position_item_answers_total", Help: "Items the position read across documents answered, by source: memo (an answer memoized by the item's stored content) or encoded (decoded and encoded, then memoized).",
+	}, []string{"source"})
+	m.itemsMemo, m.itemsEncoded = items.WithLabelValues("memo"), items.WithLabelValues("encoded")
 	b := runningBuild()
 	info := prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "fundsvc_build_info", Help: "The build of the running binary (always 1): module version, VCS revision, Go version.",
 		ConstLabels: prometheus.Labels{"version": b.Version, "revision": b.Revision, "goversion": b.GoVersion},
 	})
 	info.Set(1)
-	m.registry.MustRegister(m.requests, m.duration, m.items, info, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.registry.MustRegister(m.requests, m.duration, items, info, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
 
