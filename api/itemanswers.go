@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"sync"
+	"unsafe"
 
 	"github.com/fundsvc/fundsvc/store"
 	"github.com/fundsvc/fundsvc/wire"
@@ -16,26 +17,40 @@ import (
 // lines asked for. That read is a portal's most frequent, and most of its
 // time was the service decoding the same items into the domain and
 // encoding them again (docs/benchmarks.md, issue 23); an item answered
-// before now costs the key of its content and one lookup.
+// before now costs the hash of its content and one lookup.
 //
-// The key is the item's whole content (store.StoredItem.AppendContent),
-// compared whole, not a hash of it: an answer is a function of the
-// content alone, so a hit is the answer decoding and encoding would give,
-// whatever wrote the item and however, and no write needs to invalidate
-// anything. The memo holds two generations of at most maxBytes each, keys
-// and answers counted (FUNDSVC_ITEM_MEMO_BYTES is both together): when the
-// newer fills, the older is dropped and the newer takes its place, and an
-// answer found in the older moves to the newer.
+// The key is a 128-bit keyed hash of the item's whole content
+// (store.StoredItem.HashContent, seeds drawn by the process): an answer is
+// a function of the content alone, so a hit is the answer decoding and
+// encoding would give, whatever wrote the item and however, and no write
+// needs to invalidate anything. Two contents share a key with a chance of
+// about 2^-128 a pair. The memo holds two generations of at most maxBytes
+// each, entries and answers counted (FUNDSVC_ITEM_MEMO_BYTES is both
+// together): when the newer fills, the older is dropped and the newer
+// takes its place, and an answer found in the older moves to the newer.
 type itemAnswers struct {
+	seeds    store.ContentSeeds
 	mu       sync.Mutex
-	cur, old map[string][]byte
-	size     int // of cur's keys and answers, in bytes
+	cur, old map[itemKey][]byte
+	size     int // of cur's entries and answers, in bytes
 	maxBytes int // of one generation
 }
 
-// DefaultItemMemoBytes is Options.ItemMemoBytes when zero: some 80,000
-// items (the demo's have keys of 400 to 750 bytes and answers of 280 to
-// 720; the maps' own overhead, some 10% more, is not counted).
+// itemKey is an item's key in the memo: the typed lines asked for and the
+// hash of its content.
+type itemKey struct {
+	lines   wire.TypedLines
+	content store.ContentHash
+}
+
+// entryBytes is what the memo counts for an entry besides its answer's
+// bytes: the key and the answer's slice header (the lines' string is one
+// of two constants, not copied).
+const entryBytes = int(unsafe.Sizeof(itemKey{}) + unsafe.Sizeof([]byte(nil)))
+
+// DefaultItemMemoBytes is Options.ItemMemoBytes when zero: some 100,000
+// items (the demo's answers are of 280 to 720 bytes; the maps' own
+// buckets, some 10% more, are not counted).
 const DefaultItemMemoBytes = 64 << 20
 
 // newItemAnswers returns a memo of at most total bytes, two generations of
@@ -44,7 +59,7 @@ func newItemAnswers(total int64) *itemAnswers {
 	if total <= 0 {
 		return nil
 	}
-	return &itemAnswers{cur: map[string][]byte{}, old: map[string][]byte{}, maxBytes: int(total / 2)}
+	return &itemAnswers{seeds: store.NewContentSeeds(), cur: map[itemKey][]byte{}, old: map[itemKey][]byte{}, maxBytes: int(total / 2)}
 }
 
 // answers returns the JSON answer of each item, as json.Marshal encodes
@@ -60,28 +75,18 @@ func (m *itemAnswers) answers(items []store.StoredItem, lines wire.TypedLines) (
 		}
 		return out, 0, nil
 	}
-	// Every item's key, one after another in one buffer: the typed lines,
-	// a NUL (no TypedLines value holds one), the content.
-	keys := make([]byte, 0, 512*len(items))
-	spans := make([][2]int, len(items)) // of each item's key in keys; end -1: not memoized
+	keys := make([]itemKey, len(items))
+	keyed := make([]bool, len(items)) // false: an attribute of a type unknown here, not memoized
 	for i, it := range items {
-		n := len(keys)
-		keys = append(append(keys, lines...), 0)
-		var ok bool
-		if keys, ok = it.AppendContent(keys); !ok {
-			keys, spans[i] = keys[:n], [2]int{n, -1}
-			continue
-		}
-		spans[i] = [2]int{n, len(keys)}
+		keys[i].lines = lines
+		keys[i].content, keyed[i] = it.HashContent(m.seeds)
 	}
-	keyed := func(i int) bool { return spans[i][1] >= 0 }
-	key := func(i int) []byte { return keys[spans[i][0]:spans[i][1]] }
 
 	out = make([][]byte, len(items))
 	m.mu.Lock()
 	for i := range items {
-		if keyed(i) {
-			if out[i] = m.lookup(key(i)); out[i] != nil {
+		if keyed[i] {
+			if out[i] = m.lookup(keys[i]); out[i] != nil {
 				memoized++
 			}
 		}
@@ -96,14 +101,14 @@ func (m *itemAnswers) answers(items []store.StoredItem, lines wire.TypedLines) (
 		if out[i], err = encodeItem(it, lines); err != nil {
 			return nil, 0, err
 		}
-		if keyed(i) {
+		if keyed[i] {
 			encoded = append(encoded, i)
 		}
 	}
 	if len(encoded) > 0 {
 		m.mu.Lock()
 		for _, i := range encoded {
-			m.put(string(key(i)), out[i])
+			m.put(keys[i], out[i])
 		}
 		m.mu.Unlock()
 	}
@@ -120,13 +125,13 @@ func encodeItem(it store.StoredItem, lines wire.TypedLines) ([]byte, error) {
 }
 
 // lookup returns the answer memoized under k, nil if none; m.mu is held.
-func (m *itemAnswers) lookup(k []byte) []byte {
-	if a, ok := m.cur[string(k)]; ok {
+func (m *itemAnswers) lookup(k itemKey) []byte {
+	if a, ok := m.cur[k]; ok {
 		return a
 	}
-	if a, ok := m.old[string(k)]; ok {
-		delete(m.old, string(k))
-		m.put(string(k), a)
+	if a, ok := m.old[k]; ok {
+		delete(m.old, k)
+		m.put(k, a)
 		return a
 	}
 	return nil
@@ -134,13 +139,13 @@ func (m *itemAnswers) lookup(k []byte) []byte {
 
 // put memoizes a under k, starting a generation when cur is full; m.mu is
 // held.
-func (m *itemAnswers) put(k string, a []byte) {
+func (m *itemAnswers) put(k itemKey, a []byte) {
 	if _, ok := m.cur[k]; ok {
 		return // another request encoded it meanwhile
 	}
-	size := len(k) + len(a)
+	size := entryBytes + len(a)
 	if m.size+size > m.maxBytes {
-		m.old, m.cur, m.size = m.cur, make(map[string][]byte, len(m.cur)), 0
+		m.old, m.cur, m.size = m.cur, make(map[itemKey][]byte, len(m.cur)), 0
 	}
 	m.cur[k] = a
 	m.size += size

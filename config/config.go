@@ -234,7 +234,7 @@ var Settings = []Setting{
 		Doc: "the most fan-out reads (investor summaries and performance, fund performance, reconciliation pages) one process computes at once, whoever asks; beyond, 503 with Retry-After; 0: twice GOMAXPROCS, at least 4",
 		set: integer(func(c *Config) *int { return &c.FanoutConcurrency })},
 	{Env: "FUNDSVC_ITEM_MEMO_BYTES", Arg: "N", Default: "67108864", Commands: []string{CmdServe},
-		Doc: "the bytes of keys and answers one process holds at most in the position read's memo of its answers to items, keyed by each item's whole stored content (docs/architecture.md); " +
+		Doc: "the bytes of entries and answers one process holds at most in the position read's memo of its answers to items, keyed by a hash of each item's whole stored content (docs/architecture.md); " +
 			"0: no memo, every item is decoded and encoded on every read",
 		set: integer(func(c *Config) *int64 { return &c.ItemMemoBytes })},
 	{Env: "FUNDSVC_IDEMPOTENCY_LEASE", Arg: "DURATION", DefaultDoc: "the longer of the request and write timeouts (at least 1m) + 10s", Commands: []string{CmdServe},

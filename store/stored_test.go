@@ -9,13 +9,16 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-func contentOf(t *testing.T, av map[string]types.AttributeValue) []byte {
+// seeds are the tests' seeds of HashContent.
+var seeds = NewContentSeeds()
+
+func contentOf(t *testing.T, av map[string]types.AttributeValue) ContentHash {
 	t.Helper()
-	b, ok := StoredItem{av}.AppendContent([]byte("prefix"))
-	if !ok || !bytes.HasPrefix(b, []byte("prefix")) {
-		t.Fatalf("content of %v: ok %v, %q", av, ok, b)
+	h, ok := StoredItem{av}.HashContent(seeds)
+	if !ok {
+		t.Fatalf("content of %v: ok %v, %x", av, ok, h)
 	}
-	return b
+	return h
 }
 
 // changed is av's value with one difference a decoder would see.
@@ -41,28 +44,32 @@ func changed(t *testing.T, av types.AttributeValue) types.AttributeValue {
 	return nil
 }
 
-// TestStoredItemContentIsEqualExactlyWhenTheAttributesAre: the content of
-// an item whose every field is set is the same for a copy of its
-// attributes (a map of another order), and differs when any one attribute
-// differs, a member of a typed line included, or is missing; the parts are
-// delimited, so moving bytes between a name and its value, or between
-// two elements, is a difference too. An attribute of an unknown type is
-// not keyed. The item decodes as the Item decoder decodes it, and its
+// TestStoredItemContentIsEqualExactlyWhenTheAttributesAre: the hash of the
+// content of an item whose every field is set is the same for a copy of
+// its attributes (a map of another order), and for the same content under
+// other seeds is another; it differs when any one attribute differs, a
+// member of a typed line included, or is missing; the parts are delimited,
+// so moving bytes between a name and its value, or between two elements,
+// or a member between two maps, is a difference too. An attribute of an
+// unknown type is not keyed. The item decodes as the Item decoder decodes it, and its
 // owner is the decoded fund and investor.
 func TestStoredItemContentIsEqualExactlyWhenTheAttributesAre(t *testing.T) {
 	_, av := filledItem(t)
 	base := contentOf(t, av)
-	if !bytes.Equal(contentOf(t, maps.Clone(av)), base) {
+	if contentOf(t, maps.Clone(av)) != base {
 		t.Fatal("a copy of the attributes has another content")
+	}
+	if h, _ := (StoredItem{av}).HashContent(NewContentSeeds()); h == base {
+		t.Fatal("other seeds hash the content alike")
 	}
 	for name, v := range av {
 		other := maps.Clone(av)
 		other[name] = changed(t, v)
-		if bytes.Equal(contentOf(t, other), base) {
+		if contentOf(t, other) == base {
 			t.Errorf("changing %s leaves the content as it was", name)
 		}
 		delete(other, name)
-		if bytes.Equal(contentOf(t, other), base) {
+		if contentOf(t, other) == base {
 			t.Errorf("leaving %s out leaves the content as it was", name)
 		}
 	}
@@ -74,15 +81,17 @@ func TestStoredItemContentIsEqualExactlyWhenTheAttributesAre(t *testing.T) {
 		{{"a": s("1")}, {"a": &types.AttributeValueMemberN{Value: "1"}}},
 		{{"a": s("")}, {}},
 		{{"a": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"b": s("c")}}}, {"a": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"bc": s("")}}}},
+		{{"a": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"x": s("1")}}, "b": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{}}},
+			{"a": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{}}, "b": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"x": s("1")}}}},
 	} {
-		if bytes.Equal(contentOf(t, pair[0]), contentOf(t, pair[1])) {
+		if contentOf(t, pair[0]) == contentOf(t, pair[1]) {
 			t.Errorf("%v and %v have one content", pair[0], pair[1])
 		}
 	}
 	unknown := maps.Clone(av)
 	unknown["Other"] = &types.UnknownUnionMember{Tag: "X"}
-	if b, ok := (StoredItem{unknown}).AppendContent([]byte("prefix")); ok || string(b) != "prefix" {
-		t.Errorf("an attribute of an unknown type: ok %v, appended %q", ok, b[len("prefix"):])
+	if h, ok := (StoredItem{unknown}).HashContent(seeds); ok {
+		t.Errorf("an attribute of an unknown type: ok, hash %x", h)
 	}
 
 	var it Item
