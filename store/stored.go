@@ -56,7 +56,9 @@ func (s StoredItem) PositionItem() (fund.PositionItem, error) {
 }
 
 // ContentSeeds are the keys of HashContent. A process draws its own
-// (NewContentSeeds), so no one can choose contents that collide.
+// (NewContentSeeds) and never shows or stores them, so no one outside it
+// can prepare contents that collide: maphash is not a cryptographic hash,
+// and its secret seeds are its defence.
 type ContentSeeds struct{ a, b maphash.Seed }
 
 // NewContentSeeds draws a pair of seeds.
