@@ -66,32 +66,24 @@ func newItemAnswers(total int64) *itemAnswers {
 // wire.ItemOf of it decoded, from the memo when it holds it, and how many
 // were. A nil memo holds none and keeps none.
 func (m *itemAnswers) answers(items []store.StoredItem, lines wire.TypedLines) (out [][]byte, memoized int, err error) {
-	if m == nil {
-		out = make([][]byte, len(items))
-		for i, it := range items {
-			if out[i], err = encodeItem(it, lines); err != nil {
-				return nil, 0, err
-			}
-		}
-		return out, 0, nil
-	}
-	keys := make([]itemKey, len(items))
-	keyed := make([]bool, len(items)) // false: an attribute of a type unknown here, not memoized
-	for i, it := range items {
-		keys[i].lines = lines
-		keys[i].content, keyed[i] = it.HashContent(m.seeds)
-	}
-
 	out = make([][]byte, len(items))
-	m.mu.Lock()
-	for i := range items {
-		if keyed[i] {
-			if out[i] = m.lookup(keys[i]); out[i] != nil {
-				memoized++
+	keys := make([]itemKey, len(items))
+	keyed := make([]bool, len(items)) // false: not memoized (no memo, or an attribute of a type unknown here)
+	if m != nil {
+		for i, it := range items {
+			keys[i].lines = lines
+			keys[i].content, keyed[i] = it.HashContent(m.seeds)
+		}
+		m.mu.Lock()
+		for i := range items {
+			if keyed[i] {
+				if out[i] = m.lookup(keys[i]); out[i] != nil {
+					memoized++
+				}
 			}
 		}
+		m.mu.Unlock()
 	}
-	m.mu.Unlock()
 
 	var encoded []int
 	for i, it := range items {
