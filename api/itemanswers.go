@@ -44,8 +44,8 @@ type itemKey struct {
 }
 
 // entryBytes is what the memo counts for an entry besides its answer's
-// bytes: the key and the answer's slice header (the lines' string is one
-// of two constants, not copied).
+// bytes: the key and the answer's slice header (the lines' string is the
+// parameter's declared value, params.oneOf, shared, not the request's).
 const entryBytes = int(unsafe.Sizeof(itemKey{}) + unsafe.Sizeof([]byte(nil)))
 
 // DefaultItemMemoBytes is Options.ItemMemoBytes when zero: some 100,000

@@ -109,7 +109,9 @@ func (p *params) itemKind() fund.ItemKind {
 
 // oneOf reads the query parameter name, one of the values its
 // declaration (apiParameters) enumerates; its declared default when absent.
-// The values a handler compares it with are the declaration's.
+// The values a handler compares it with are the declaration's, and it
+// answers the declaration's own string rather than the request's copy: a
+// value may outlive the request (itemAnswers keeps it in its keys).
 func (p *params) oneOf(name string) string {
 	decl := apiParameters[name]
 	def, _ := decl.Schema.Default.(string)
@@ -117,11 +119,12 @@ func (p *params) oneOf(name string) string {
 	if p.err != nil || v == "" {
 		return def
 	}
-	if !slices.Contains(decl.Schema.Enum, v) {
+	i := slices.Index(decl.Schema.Enum, v)
+	if i < 0 {
 		p.fail(fund.Invalid(decl.name(name), "must be one of %s, got %q", strings.Join(decl.Schema.Enum, ", "), v))
 		return def
 	}
-	return v
+	return decl.Schema.Enum[i]
 }
 
 // typedLines reads transactions, the typed lines the items answered carry:
