@@ -7,8 +7,11 @@ import (
 	"time"
 )
 
+// MaxIDLength is the longest ID, in bytes.
+const MaxIDLength = 64
+
 // idPattern admits no '#', so no ID can forge another entity's key.
-var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$`)
+var idPattern = regexp.MustCompile(fmt.Sprintf(`^[A-Za-z0-9][A-Za-z0-9_.:-]{0,%d}$`, MaxIDLength-1))
 
 // ValidID reports whether id may name a document, fund, investor or position.
 func ValidID(id string) bool { return idPattern.MatchString(id) }

@@ -268,10 +268,20 @@ func (s *Store) backfillEvents(ctx context.Context, h Item) (int, error) {
 		}
 		if !has[EventSK(n)] {
 			c := changesOf(prev, &d)
-			ev, err := s.newEventItem(&d, at, prev, &c)
+			t, err := touchedOf(&d, prev, &c, s.partBytes())
 			if err != nil {
 				return written, err
 			}
+			if parts := t.partItems(&d); len(parts) > 0 {
+				puts := make([]any, len(parts))
+				for i, p := range parts {
+					puts[i] = p
+				}
+				if err := s.batchPut(ctx, puts); err != nil {
+					return written, fmt.Errorf("store: write the event of document %s version %d: %w", h.DocumentID, n, err)
+				}
+			}
+			ev := s.newEventItem(&d, at, t)
 			if err := s.lowerEventsStart(ctx, at); err != nil {
 				return written, err
 			}

@@ -173,7 +173,7 @@ func (s *Store) Event(ctx context.Context, doc string, version int) (fund.Event,
 	if err != nil {
 		return fund.Event{}, fmt.Errorf("read the event of document %s version %d: %w", doc, version, err)
 	}
-	return it.event()
+	return s.eventOf(ctx, &it)
 }
 
 // eventSource is where a read of the feed finds events: the index, the
@@ -322,7 +322,7 @@ func (s *Store) queryEvents(ctx context.Context, src eventSource, pk, lo, hi str
 		var it eventItem
 		for iter.Next(ctx, &it) {
 			if it.Type == TypeEvent {
-				e, err := it.event()
+				e, err := s.eventOf(ctx, &it)
 				if err != nil {
 					return nil, err
 				}
@@ -375,30 +375,97 @@ type eventItem struct {
 	CommittedAt    time.Time
 	// Touched is the positions the version touched: gzip of one line per
 	// position, "<change>\t<item kinds, comma-separated>\t<position ID>\t<investor ID>".
-	// Compressed, because a fund-wide notice touches 5,000 positions whose
-	// IDs would otherwise take up to 330 KB of the item's 400 KB.
-	Touched []byte `dynamo:",omitempty"`
+	// When that is longer than maxTouchedInline, Touched is empty and the
+	// bytes are split over TouchedParts items of the commit's event part
+	// partition (EventPartPK of DocumentID and CommitID), staged with the
+	// version before its commit.
+	Touched      []byte `dynamo:",omitempty"`
+	TouchedParts int    `dynamo:",omitempty"`
+	CommitID     string `dynamo:",omitempty"`
+}
+
+// maxTouchedInline is the most bytes of touched positions an event item or
+// one of its parts holds, well under DynamoDB's 400 KB an item. IDs of
+// random characters barely compress: 5,000 positions with 64-character
+// position and investor IDs take about 480 KB, and a restatement that
+// replaces them all touches twice as many.
+const maxTouchedInline = 350_000
+
+// touched is the encoded positions a version touched, held in its event
+// item (inline) or split into parts.
+type touched struct {
+	inline []byte
+	parts  [][]byte
+}
+
+// touchedOf encodes the positions version d touched against replaced (nil:
+// none), c, split into parts of at most partBytes when longer.
+func touchedOf(d, replaced *fund.Document, c *fund.Changes, partBytes int) (touched, error) {
+	b, err := encodeTouched(fund.EventPositions(c, replaced, d))
+	if err != nil || len(b) <= partBytes {
+		return touched{inline: b}, err
+	}
+	var t touched
+	for len(b) > 0 {
+		n := min(partBytes, len(b))
+		t.parts, b = append(t.parts, b[:n]), b[n:]
+	}
+	return t, nil
+}
+
+// eventPart is one part of an event's touched positions.
+type eventPart struct {
+	PK, SK  string
+	Type    string
+	Touched []byte
+}
+
+// partItems are the items of t's parts, for version d: written before the
+// commit that puts the event naming them.
+func (t touched) partItems(d *fund.Document) []eventPart {
+	out := make([]eventPart, len(t.parts))
+	for i, b := range t.parts {
+		out[i] = eventPart{PK: EventPartPK(d.ID, d.CommitID), SK: EventPartSK(i), Type: TypeEventPart, Touched: b}
+	}
+	return out
 }
 
 // newEventItem is the event of version d committed at the given instant,
-// which changed c against the version it replaced (nil: none).
-func (s *Store) newEventItem(d *fund.Document, committedAt time.Time, replaced *fund.Document, c *fund.Changes) (eventItem, error) {
-	touched, err := encodeTouched(fund.EventPositions(c, replaced, d))
-	if err != nil {
-		return eventItem{}, err
-	}
+// which touched t.
+func (s *Store) newEventItem(d *fund.Document, committedAt time.Time, t touched) eventItem {
 	order := EventOrderSK(committedAt, d.ID, d.Version)
-	return eventItem{
+	it := eventItem{
 		PK: EventPK(d.ID), SK: EventSK(d.Version), Type: TypeEvent,
 		GSI1PK: EventsGSI1PK(committedAt, ChangeShard(d.ID, s.changeShards())), GSI1SK: order,
 		GSI2PK: FundEventsGSI2PK(d.FundID, committedAt), GSI2SK: order,
 		EventType: string(fund.EventTypeOf(d)), DocumentID: d.ID, FundID: d.FundID, Kind: string(d.Kind),
-		Version: d.Version, CommittedAt: committedAt, Touched: touched,
-	}, nil
+		Version: d.Version, CommittedAt: committedAt, Touched: t.inline,
+	}
+	if len(t.parts) > 0 {
+		it.TouchedParts, it.CommitID = len(t.parts), d.CommitID
+	}
+	return it
 }
 
-func (it *eventItem) event() (fund.Event, error) {
-	ps, err := decodeTouched(it.Touched)
+// eventOf is the event it stores. An event whose touched positions are in
+// parts costs one more strongly consistent Query (a read unit per 4 KB).
+func (s *Store) eventOf(ctx context.Context, it *eventItem) (fund.Event, error) {
+	b := it.Touched
+	if it.TouchedParts > 0 {
+		var parts []eventPart
+		err := s.table.Get(AttrPK, EventPartPK(it.DocumentID, it.CommitID)).Consistent(true).All(ctx, &parts)
+		if err != nil {
+			return fund.Event{}, fmt.Errorf("store: read the event of document %s version %d: %w", it.DocumentID, it.Version, err)
+		}
+		if len(parts) != it.TouchedParts {
+			return fund.Event{}, fmt.Errorf("store: the event of document %s version %d has %d of its %d parts", it.DocumentID, it.Version, len(parts), it.TouchedParts)
+		}
+		b = nil
+		for _, p := range parts {
+			b = append(b, p.Touched...)
+		}
+	}
+	ps, err := decodeTouched(b)
 	if err != nil {
 		return fund.Event{}, fmt.Errorf("store: the event of document %s version %d: %w", it.DocumentID, it.Version, err)
 	}

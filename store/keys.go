@@ -49,6 +49,7 @@ const (
 	TypeInvestorRecord     = "InvestorRecord"
 	TypeFundInvestor       = "FundInvestor"
 	TypeEvent              = "Event"
+	TypeEventPart          = "EventPart"
 	TypeEventsStart        = "EventsStart"
 	// One entry per committed version in its document's instant index
 	// (VersionInstantSK). No reader of documents or the export knows them.
@@ -203,6 +204,15 @@ func EventPK(doc string) string { return "EVENT#" + doc }
 
 // EventSK is the event of one version; zero-padded so versions sort.
 func EventSK(version int) string { return fmt.Sprintf("VERSION#%010d", version) }
+
+// EventPartPK is the partition of the parts of one commit's event whose
+// touched positions are too large for its item (events.go). It is keyed by
+// the commit ID, so an attempt that lost its flip leaves no part that a
+// later commit of the same version number could read.
+func EventPartPK(doc, commitID string) string { return "EVENTPART#" + doc + "#" + commitID }
+
+// EventPartSK is one part of an event; zero-padded so parts sort in order.
+func EventPartSK(n int) string { return fmt.Sprintf("PART#%04d", n) }
 
 // VersionInstantSK is a version's entry in its document's instant index,
 // in the partition of its events (EventPK), keyed by its commit instant:

@@ -56,7 +56,7 @@ func (s *Store) DocumentVersionsBetween(ctx context.Context, doc string, from, t
 	}
 	out := make([]fund.Event, 0, len(items))
 	for i := range items {
-		e, err := items[i].event()
+		e, err := s.eventOf(ctx, &items[i])
 		if err != nil {
 			return nil, err
 		}

@@ -76,12 +76,16 @@ func (s *Store) WritePlanAfter(d fund.Document, head *Item) (Plan, error) {
 	}
 	s.nextVersion(&d, head)
 	p := Plan{Document: d}
-	if p.Stage, err = s.stageRequests(&d); err != nil {
-		return Plan{}, err
-	}
 	// The event names every position added: the plan does not read prev's.
 	added := changesOf(nil, &d)
-	if p.Commit, err = s.commitRequest(&d, head, hash, nil, nil, &added); err != nil {
+	t, err := touchedOf(&d, nil, &added, s.partBytes())
+	if err != nil {
+		return Plan{}, err
+	}
+	if p.Stage, err = s.stageRequests(&d, t); err != nil {
+		return Plan{}, err
+	}
+	if p.Commit, err = s.commitRequest(&d, head, hash, nil, t); err != nil {
 		return Plan{}, err
 	}
 	if p.Materialize, err = s.materializeRequests(&d, nil); err != nil {
@@ -119,9 +123,9 @@ func (s *Store) nextVersion(d *fund.Document, head *Item) {
 }
 
 // stageRequests puts the version partition: the document, its capital
-// activity and its position items, and the ledger entries of its
-// positions, 25 to a request.
-func (s *Store) stageRequests(d *fund.Document) ([]*dynamodb.BatchWriteItemInput, error) {
+// activity and its position items, the ledger entries of its positions,
+// and the parts of its event that t holds, 25 to a request.
+func (s *Store) stageRequests(d *fund.Document, t touched) ([]*dynamodb.BatchWriteItemInput, error) {
 	pk := VersionPK(d.ID, d.CommitID)
 	items := []Item{documentItem(d, pk, VersionDocumentSK)}
 	if d.CapitalActivity != nil {
@@ -135,6 +139,9 @@ func (s *Store) stageRequests(d *fund.Document) ([]*dynamodb.BatchWriteItemInput
 	}
 	for _, e := range ledgerItems(d) {
 		puts = append(puts, e)
+	}
+	for _, p := range t.partItems(d) {
+		puts = append(puts, p)
 	}
 	var out []*dynamodb.BatchWriteItemInput
 	for i := 0; i < len(puts); i += maxBatchWrite {
@@ -159,12 +166,12 @@ const maxBatchWrite = 25
 // yet) to d, with every document-level item of the latest view, the
 // version's history records and the fund's index entry. The head carries
 // the change index's keys of this commit, and the transaction puts the
-// version's event (events.go), which names what the version changed
-// against replaced (nil: every position added), c. It fails its
+// version's event (events.go), which names the positions the version
+// touched, t (its parts, if any, are staged). It fails its
 // condition check if another writer moved the head since it was read, if
 // the request's Idempotency-Key was taken over, or if the claims it relies
 // on (cl, may be nil) were revoked.
-func (s *Store) commitRequest(d *fund.Document, prev *Item, hash string, cl *claims, replaced *fund.Document, c *fund.Changes) (*dynamodb.TransactWriteItemsInput, error) {
+func (s *Store) commitRequest(d *fund.Document, prev *Item, hash string, cl *claims, t touched) (*dynamodb.TransactWriteItemsInput, error) {
 	head := Item{
 		PK: DocPK(d.ID), SK: HeadSK, Type: TypeHead, DocumentID: d.ID,
 		Version: d.Version, CommitID: d.CommitID, ContentHash: hash,
@@ -190,10 +197,7 @@ func (s *Store) commitRequest(d *fund.Document, prev *Item, hash string, cl *cla
 		}
 	}
 	head.GSI1PK, head.GSI1SK = s.changeKeys(d.ID, head.CommittedAt)
-	event, err := s.newEventItem(d, head.CommittedAt, replaced, c)
-	if err != nil {
-		return nil, err
-	}
+	event := s.newEventItem(d, head.CommittedAt, t)
 	headCond := ifExpr("attribute_not_exists(#pk)", exprNames{"#pk": AttrPK}, nil)
 	if prev != nil {
 		headCond = ifExpr("#v = :v", exprNames{"#v": "Version"}, exprValues{":v": attrN(prev.Version)})
@@ -206,6 +210,7 @@ func (s *Store) commitRequest(d *fund.Document, prev *Item, hash string, cl *cla
 	// moves its records.
 	head.HistoryByVersion = prev == nil || prev.HistoryByVersion
 	if head.HistoryByVersion {
+		var err error
 		if head.Recent, err = nextRecent(d, prev); err != nil {
 			return nil, err
 		}

@@ -57,6 +57,10 @@ type Store struct {
 	// EUNAVAILABLE (DefaultMaxWaitingWriters from NewStore; 0: none waits).
 	MaxWaitingWriters int
 
+	// touchedPartBytes splits an event's touched positions (events.go):
+	// maxTouchedInline when zero; tests set less.
+	touchedPartBytes int
+
 	writers turns // one writer of a document at a time in this process
 	shards  shardRecord
 	start   startRecord
@@ -309,6 +313,11 @@ func (s *Store) write(ctx context.Context, d fund.Document, ifMatch *int, mode w
 		}
 
 		s.nextVersion(&d, head)
+		changes := changesOf(replaced, &d)
+		t, err := touchedOf(&d, replaced, &changes, s.partBytes())
+		if err != nil {
+			return Written{}, err
+		}
 		cl, err := s.claim(ctx, &d, requestIndex)
 		if errors.Is(err, errClaimRace) {
 			if attempt < maxCommitAttempts {
@@ -319,8 +328,8 @@ func (s *Store) write(ctx context.Context, d fund.Document, ifMatch *int, mode w
 		if err != nil {
 			return Written{}, err
 		}
-		if err := s.stage(ctx, &d); err != nil {
-			s.discardStaged(ctx, &d)
+		if err := s.stage(ctx, &d, t); err != nil {
+			s.discardStaged(ctx, &d, t)
 			s.release(ctx, cl)
 			return Written{}, err
 		}
@@ -330,15 +339,14 @@ func (s *Store) write(ctx context.Context, d fund.Document, ifMatch *int, mode w
 		if err = s.recordChangeShards(ctx); err == nil {
 			err = s.recordEventsStart(ctx)
 		}
-		changes := changesOf(replaced, &d)
 		if err == nil {
-			err = s.commit(ctx, &d, head, hash, cl, replaced, &changes)
+			err = s.commit(ctx, &d, head, hash, cl, t)
 		}
 		if dynamo.IsCondCheckFailed(err) {
 			// Another writer committed first, this one's claims were
 			// revoked or its Idempotency-Key was taken over (it outlived a
 			// lease): nothing of it was committed.
-			s.discardStaged(ctx, &d)
+			s.discardStaged(ctx, &d, t)
 			s.release(ctx, cl)
 			if lost, err := s.lostIdempotencyKey(ctx, &d); err != nil {
 				return Written{}, err
@@ -364,7 +372,7 @@ func (s *Store) write(ctx context.Context, d fund.Document, ifMatch *int, mode w
 			// The commit may have happened; release revokes the fence first
 			// and gives the claims up only if that proves it did not.
 			if s.release(ctx, cl) {
-				s.discardStaged(ctx, &d)
+				s.discardStaged(ctx, &d, t)
 			}
 			return Written{}, fmt.Errorf("commit document %s version %d: %w", d.ID, d.Version, err)
 		}
@@ -420,8 +428,8 @@ func (s *Store) head(ctx context.Context, doc string) (*Item, error) {
 
 // stage writes the version's immutable items in their own partition,
 // invisible to readers until a head points at it (Plan.Stage).
-func (s *Store) stage(ctx context.Context, d *fund.Document) error {
-	reqs, err := s.stageRequests(d)
+func (s *Store) stage(ctx context.Context, d *fund.Document, t touched) error {
+	reqs, err := s.stageRequests(d, t)
 	if err == nil {
 		err = s.batchWrite(ctx, reqs)
 	}
@@ -433,8 +441,8 @@ func (s *Store) stage(ctx context.Context, d *fund.Document) error {
 
 // commit flips the head to d in one transaction (Plan.Commit). It fails the
 // condition check if another writer moved the head since it was read.
-func (s *Store) commit(ctx context.Context, d *fund.Document, prev *Item, hash string, cl *claims, replaced *fund.Document, c *fund.Changes) error {
-	in, err := s.commitRequest(d, prev, hash, cl, replaced, c)
+func (s *Store) commit(ctx context.Context, d *fund.Document, prev *Item, hash string, cl *claims, t touched) error {
+	in, err := s.commitRequest(d, prev, hash, cl, t)
 	if err != nil {
 		return err
 	}
@@ -485,7 +493,7 @@ func (s *Store) materialize(ctx context.Context, d *fund.Document, cl *claims) e
 
 // discardStaged deletes the items of a version that lost the race to commit.
 // It is best effort: an unreferenced version partition is invisible anyway.
-func (s *Store) discardStaged(ctx context.Context, d *fund.Document) {
+func (s *Store) discardStaged(ctx context.Context, d *fund.Document, t touched) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
 	pk := VersionPK(d.ID, d.CommitID)
@@ -493,6 +501,9 @@ func (s *Store) discardStaged(ctx context.Context, d *fund.Document) {
 	keys = append(keys, dynamo.Keys{pk, VersionDocumentSK}, dynamo.Keys{pk, VersionCapitalActivitySK})
 	for _, it := range positionItems(d, false) {
 		keys = append(keys, dynamo.Keys{it.PK, it.SK})
+	}
+	for _, p := range t.partItems(d) {
+		keys = append(keys, dynamo.Keys{p.PK, p.SK})
 	}
 	_, _ = s.table.Batch(AttrPK, AttrSK).Write().Delete(keys...).Run(ctx)
 }
@@ -510,6 +521,13 @@ func (s *Store) batchPut(ctx context.Context, items []any) error {
 		})
 	}
 	return g.Wait()
+}
+
+func (s *Store) partBytes() int {
+	if s.touchedPartBytes > 0 {
+		return s.touchedPartBytes
+	}
+	return maxTouchedInline
 }
 
 func (s *Store) parallelism() int {
