@@ -66,13 +66,15 @@ const (
 )
 
 // WebhookDelivery is the delivery of one event to one endpoint: its log.
+// It holds no body: each attempt builds it from the event, which is
+// immutable (store/events.go), so every attempt sends the same bytes and
+// no event's size bears on this item's.
 type WebhookDelivery struct {
 	EndpointID    string
 	EventID       string
 	EventType     string
 	DocumentID    string
 	Version       int
-	Payload       []byte    // the exact body, the same on every attempt
 	CommittedAt   time.Time // the event's commit instant, for the delivery lag
 	Status        string
 	Attempts      []WebhookAttempt // the latest MaxLoggedAttempts
@@ -324,6 +326,18 @@ func (s *Store) ClaimWebhookDelivery(ctx context.Context, p WebhookPending, owne
 		return false, fmt.Errorf("store: claim delivery of %s to webhook %s: %w", p.EventID, p.EndpointID, err)
 	}
 	return true, nil
+}
+
+// ReleaseWebhookDelivery ends owner's lease of p without recording an
+// attempt, so that the next round may claim it at once (one conditional
+// UpdateItem). A lease owner no longer holds is left alone.
+func (s *Store) ReleaseWebhookDelivery(ctx context.Context, p WebhookPending, owner string) error {
+	err := s.table.Update(AttrPK, WebhookPK(p.EndpointID)).Range(AttrSK, p.SK).Remove("LeaseOwner", "LeaseUntil").
+		If("$ = ?", "LeaseOwner", owner).Run(ctx)
+	if err != nil && !dynamo.IsCondCheckFailed(err) {
+		return fmt.Errorf("store: release delivery of %s to webhook %s: %w", p.EventID, p.EndpointID, err)
+	}
+	return nil
 }
 
 // WebhookDeliveryOf reads the delivery of one event (one consistent GetItem).

@@ -12,8 +12,8 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/fundsvc/fundsvc/fund"
@@ -39,6 +39,7 @@ type Store interface {
 	PendingWebhookDeliveries(ctx context.Context, endpointID string, limit int) ([]store.WebhookPending, error)
 	ClaimWebhookDelivery(ctx context.Context, p store.WebhookPending, owner string, now, until time.Time) (bool, error)
 	WebhookDeliveryOf(ctx context.Context, endpointID, eventID string) (store.WebhookDelivery, error)
+	ReleaseWebhookDelivery(ctx context.Context, p store.WebhookPending, owner string) error
 	FinishWebhookAttempt(ctx context.Context, p store.WebhookPending, owner string, a store.WebhookAttempt, status string, next time.Time) error
 }
 
@@ -64,8 +65,12 @@ type Deliverer struct {
 	Timeout      time.Duration
 	Lease        time.Duration
 	DisableAfter time.Duration
-	// Parallel bounds the attempts in flight on this instance (8).
-	Parallel int
+	// Parallel bounds the attempts in flight on this instance (8): its
+	// attempt slots. TenantParallel bounds those of one tenant, the
+	// endpoints of one set of funds (Tenant): a quarter of Parallel, at
+	// least 1 (2 of 8).
+	Parallel       int
+	TenantParallel int
 	// Client sends the requests (Policy.Client(Timeout) when nil).
 	Client *http.Client
 
@@ -73,6 +78,12 @@ type Deliverer struct {
 	metrics  *Metrics
 	enqueued *lru.Cache[string, struct{}] // endpoint and event IDs this process queued: not read again
 	wake     chan struct{}                // Wake's signal to Run: a round is due now
+	attempts sync.WaitGroup               // the attempts in flight
+
+	mu       sync.Mutex     // guards what follows
+	inflight map[string]int // attempts in flight by tenant; their sum is at most Parallel
+	starved  bool           // a round left a due delivery for want of a slot: a freed slot wakes Run
+	turn     int            // rotates which tenant a round serves first
 }
 
 // DefaultTimeout bounds one delivery attempt.
@@ -135,7 +146,9 @@ func (d *Deliverer) init() {
 		d.Timeout = cmp.Or(d.Timeout, DefaultTimeout)
 		d.Lease = cmp.Or(d.Lease, d.Timeout+15*time.Second)
 		d.DisableAfter = cmp.Or(d.DisableAfter, DefaultDisableAfter)
-		d.Parallel = cmp.Or(d.Parallel, 8)
+		d.Parallel = max(cmp.Or(d.Parallel, 8), 1)
+		d.TenantParallel = min(cmp.Or(d.TenantParallel, max(d.Parallel/4, 1)), d.Parallel)
+		d.inflight = map[string]int{}
 		if d.Client == nil {
 			d.Client = d.Policy.Client(d.Timeout)
 		}
@@ -170,19 +183,18 @@ func randomToken() string {
 }
 
 // Run delivers until ctx ends: a round every poll, at once when woken
-// (Wake), and again straight after a round that delivered an event whose
-// document had a later version waiting behind it.
+// (Wake), when an attempt delivered an event whose document has a later
+// version waiting, and when a slot frees after a round left a due
+// delivery for want of one. A round does not wait for the attempts it
+// starts; Run waits for them before it returns.
 func (d *Deliverer) Run(ctx context.Context, poll time.Duration) {
 	d.init()
+	defer d.attempts.Wait()
 	t := time.NewTicker(poll)
 	defer t.Stop()
 	for {
-		again, err := d.round(ctx)
-		if err != nil && ctx.Err() == nil {
+		if err := d.round(ctx); err != nil && ctx.Err() == nil {
 			d.Log.Warn("webhook delivery round failed", "error", err.Error())
-		}
-		if again && ctx.Err() == nil {
-			continue
 		}
 		select {
 		case <-ctx.Done():
@@ -196,85 +208,187 @@ func (d *Deliverer) Run(ctx context.Context, poll time.Duration) {
 // pendingPage is how much of an endpoint's queue one round reads.
 const pendingPage = 200
 
-// RunOnce is one round: for every enabled endpoint, queue the feed's new
-// events it subscribes to, then try every delivery that is due and first
-// in its document's line, each claimed with a lease first.
+// RunOnce is one round (for every enabled endpoint, queue the feed's new
+// events it subscribes to, then start an attempt of every delivery that is
+// due and first in its document's line, as slots allow), and waits for
+// every attempt in flight.
 func (d *Deliverer) RunOnce(ctx context.Context) error {
-	_, err := d.round(ctx)
+	d.init()
+	err := d.round(ctx)
+	d.attempts.Wait()
 	return err
 }
 
-// round is RunOnce; again says whether a later version waits behind an
-// event the round delivered, so the next round is due at once.
-func (d *Deliverer) round(ctx context.Context) (again bool, err error) {
-	d.init()
+// due is a delivery a round found due: the first of its document's line.
+type due struct {
+	e       store.WebhookEndpoint
+	p       store.WebhookPending
+	tenant  string
+	waiting bool // a later version of the document waits behind it
+}
+
+// round queues what the feed holds for each enabled endpoint and starts
+// the attempts that are due, as slots allow (dispatch).
+func (d *Deliverer) round(ctx context.Context) error {
 	endpoints, err := d.Store.WebhookEndpoints(ctx)
 	if err != nil {
-		return false, err
+		return err
 	}
-	var waiting, delivered atomic.Bool // a version waited behind its document's earlier one; an attempt delivered
-	sem := make(chan struct{}, d.Parallel)
-	var wg sync.WaitGroup
-	var (
-		mu   sync.Mutex // guards errs, which the attempts' goroutines add to
-		errs []error
-	)
-	fail := func(err error) {
-		mu.Lock()
-		errs = append(errs, err)
-		mu.Unlock()
-	}
+	var errs []error
+	var found []due
 	for _, e := range endpoints {
 		if !e.Enabled {
 			continue
 		}
 		if err := d.fill(ctx, e); err != nil {
-			fail(err)
+			errs = append(errs, err)
 			continue
 		}
 		pending, err := d.Store.PendingWebhookDeliveries(ctx, e.ID, pendingPage)
 		if err != nil {
-			fail(err)
+			errs = append(errs, err)
 			continue
 		}
-		now := d.Now()
-		seen := map[string]bool{}
-		for _, p := range pending {
-			if seen[p.OrderKey] {
-				waiting.Store(true)
-				continue // a later version waits for the document's earlier one
+		found = append(found, heads(e, pending, d.Now())...)
+	}
+	d.dispatch(ctx, found)
+	return errors.Join(errs...)
+}
+
+// heads are the deliveries of pending (one endpoint's queue, by document
+// then version) that are due at now, unleased, and first in their
+// document's line.
+func heads(e store.WebhookEndpoint, pending []store.WebhookPending, now time.Time) []due {
+	var out []due
+	for i, p := range pending {
+		if i > 0 && pending[i-1].OrderKey == p.OrderKey {
+			if len(out) > 0 && out[len(out)-1].p.OrderKey == p.OrderKey {
+				out[len(out)-1].waiting = true
 			}
-			seen[p.OrderKey] = true
-			if p.NextAttemptAt > now.UnixMilli() || p.LeaseUntil >= now.UnixMilli() {
+			continue // a later version waits for the document's earlier one
+		}
+		if p.NextAttemptAt > now.UnixMilli() || p.LeaseUntil >= now.UnixMilli() {
+			continue
+		}
+		out = append(out, due{e: e, p: p, tenant: Tenant(e)})
+	}
+	return out
+}
+
+// Tenant is whose attempt slots an endpoint's deliveries take: its set of
+// funds ("*" for every fund). One tenant's attempts hold at most
+// TenantParallel of an instance's Parallel slots.
+func Tenant(e store.WebhookEndpoint) string {
+	if len(e.Funds) == 0 {
+		return "*"
+	}
+	return strings.Join(slices.Compact(slices.Sorted(slices.Values(e.Funds))), ",")
+}
+
+// dispatch starts an attempt of each due delivery that gets a slot:
+// tenants are served in turn, those with the fewest attempts in flight
+// first, each up to TenantParallel. A delivery is claimed only once it
+// has its slot, with a lease timed from then; one left without a slot
+// stays unclaimed for a later round (a freed slot wakes Run for it).
+func (d *Deliverer) dispatch(ctx context.Context, found []due) {
+	byTenant := map[string][]due{}
+	var tenants []string
+	for _, f := range found {
+		if byTenant[f.tenant] == nil {
+			tenants = append(tenants, f.tenant)
+		}
+		byTenant[f.tenant] = append(byTenant[f.tenant], f)
+	}
+	d.mu.Lock()
+	d.turn++
+	if len(tenants) > 0 {
+		k := d.turn % len(tenants)
+		tenants = append(tenants[k:], tenants[:k]...)
+	}
+	slices.SortStableFunc(tenants, func(a, b string) int { return d.inflight[a] - d.inflight[b] })
+	d.mu.Unlock()
+	for len(tenants) > 0 {
+		var next []string
+		for _, t := range tenants {
+			f := byTenant[t][0]
+			byTenant[t] = byTenant[t][1:]
+			switch d.start(ctx, f) {
+			case startedAll:
+				return
+			case startedTenantFull:
 				continue
 			}
-			owner := d.Instance + "/" + randomToken()
-			ok, err := d.Store.ClaimWebhookDelivery(ctx, p, owner, now, now.Add(d.Lease))
-			if err != nil {
-				fail(err)
-				continue
+			if len(byTenant[t]) > 0 {
+				next = append(next, t)
 			}
-			if !ok {
-				continue // another instance holds it
-			}
-			sem <- struct{}{}
-			wg.Add(1)
-			go func() {
-				defer func() { <-sem; wg.Done() }()
-				ok, err := d.attempt(ctx, e, p, owner)
-				if err != nil {
-					fail(err)
-				}
-				if ok {
-					delivered.Store(true)
-				}
-			}()
+		}
+		tenants = next
+	}
+}
+
+// What start did.
+const (
+	started           = iota // the attempt runs, or another instance holds the delivery
+	startedTenantFull        // the tenant has no slot left: the rest of its deliveries wait
+	startedAll               // the instance has no slot left: every delivery left waits
+)
+
+// start takes a slot for f and claims it, timing the lease from now, and
+// runs the attempt in its own goroutine.
+func (d *Deliverer) start(ctx context.Context, f due) int {
+	d.mu.Lock()
+	total := 0
+	for _, n := range d.inflight {
+		total += n
+	}
+	switch {
+	case total >= d.Parallel:
+		d.starved = true
+		d.mu.Unlock()
+		return startedAll
+	case d.inflight[f.tenant] >= d.TenantParallel:
+		d.starved = true
+		d.mu.Unlock()
+		return startedTenantFull
+	}
+	d.inflight[f.tenant]++
+	d.mu.Unlock()
+	d.attempts.Add(1)
+	release := func() {
+		d.mu.Lock()
+		if d.inflight[f.tenant]--; d.inflight[f.tenant] == 0 {
+			delete(d.inflight, f.tenant)
+		}
+		wake := d.starved
+		d.starved = false
+		d.mu.Unlock()
+		d.attempts.Done()
+		if wake {
+			d.Wake()
 		}
 	}
-	wg.Wait()
-	mu.Lock()
-	defer mu.Unlock()
-	return waiting.Load() && delivered.Load(), errors.Join(errs...)
+	owner := d.Instance + "/" + randomToken()
+	now := d.Now()
+	until := now.Add(d.Lease)
+	ok, err := d.Store.ClaimWebhookDelivery(ctx, f.p, owner, now, until)
+	if err != nil || !ok {
+		if err != nil && ctx.Err() == nil {
+			d.Log.Warn("webhook delivery claim failed", "webhook", f.e.ID, "event", f.p.EventID, "error", err.Error())
+		}
+		release()
+		return started // not claimed: another instance holds or delivered it
+	}
+	go func() {
+		defer release()
+		delivered, err := d.attempt(ctx, f.e, f.p, owner, until)
+		if err != nil && ctx.Err() == nil {
+			d.Log.Warn("webhook delivery attempt failed", "webhook", f.e.ID, "event", f.p.EventID, "error", err.Error())
+		}
+		if delivered && f.waiting {
+			d.Wake() // the document's next version is due now
+		}
+	}()
+	return started
 }
 
 // feedPage is how many events one read of the feed asks for.
@@ -355,13 +469,9 @@ func (d *Deliverer) advance(ctx context.Context, id, stored string, from, settle
 
 // enqueue queues ev for endpoint e.
 func (d *Deliverer) enqueue(ctx context.Context, e store.WebhookEndpoint, ev fund.Event) error {
-	body, err := json.Marshal(ev)
-	if err != nil {
-		return err
-	}
 	if _, err := d.Store.EnqueueWebhookDelivery(ctx, store.WebhookDelivery{
 		EndpointID: e.ID, EventID: ev.ID, EventType: string(ev.Type), DocumentID: ev.Data.DocumentID,
-		Version: ev.Data.Version, Payload: body, CommittedAt: ev.Timestamp,
+		Version: ev.Data.Version, CommittedAt: ev.Timestamp,
 	}, d.Now()); err != nil {
 		return err
 	}
@@ -469,8 +579,19 @@ func (d *Deliverer) Secrets(e store.WebhookEndpoint, now time.Time) ([]string, e
 
 // attempt tries one claimed delivery and records the outcome; delivered
 // says the endpoint took it (2xx) and this instance recorded so.
-func (d *Deliverer) attempt(ctx context.Context, e store.WebhookEndpoint, p store.WebhookPending, owner string) (delivered bool, err error) {
+//
+// It sends nothing unless the lease (until) still covers the attempt's
+// whole timeout and half the lease's slack beyond it: reading the
+// delivery and its event may have taken long (a stalled process, a slow
+// table), and another instance may take the delivery over once the lease
+// ends. Then it gives the delivery up (ReleaseWebhookDelivery) for a later
+// round, counting no attempt.
+func (d *Deliverer) attempt(ctx context.Context, e store.WebhookEndpoint, p store.WebhookPending, owner string, until time.Time) (delivered bool, err error) {
 	del, err := d.Store.WebhookDeliveryOf(ctx, e.ID, p.EventID)
+	if err != nil {
+		return false, err
+	}
+	body, err := d.body(ctx, del)
 	if err != nil {
 		return false, err
 	}
@@ -481,14 +602,18 @@ func (d *Deliverer) attempt(ctx context.Context, e store.WebhookEndpoint, p stor
 	// The header's timestamp is the wall clock's, which receivers check
 	// against theirs; the schedule runs on d.Now, which tests move.
 	start, sent := d.Now(), time.Now()
-	sig, err := Signature(secrets, p.EventID, sent, del.Payload)
+	if left := until.Sub(start); left < d.Timeout+(d.Lease-d.Timeout)/2 {
+		d.Log.Warn("webhook attempt not sent: its lease would end too soon; a later round tries it", "webhook", e.ID, "event", p.EventID, "lease_left", left)
+		return false, d.Store.ReleaseWebhookDelivery(ctx, p, owner)
+	}
+	sig, err := Signature(secrets, p.EventID, sent, body)
 	if err != nil {
 		return false, err
 	}
 	a := store.WebhookAttempt{At: start.UTC(), Instance: d.Instance}
 	rctx, cancel := context.WithTimeout(ctx, d.Timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(rctx, http.MethodPost, e.URL, bytes.NewReader(del.Payload))
+	req, err := http.NewRequestWithContext(rctx, http.MethodPost, e.URL, bytes.NewReader(body))
 	if err != nil {
 		return false, err
 	}
@@ -556,6 +681,19 @@ func (d *Deliverer) attempt(ctx context.Context, e store.WebhookEndpoint, p stor
 		return false, d.Store.MarkWebhookEndpoint(ctx, e.ID, since, reason, now)
 	}
 	return false, nil
+}
+
+// body is the request body of delivery del: its event as the feed holds
+// it (one GetItem of the event item). The event is immutable, so every
+// attempt sends the same bytes; the body is built here rather than stored
+// with the delivery, so no size of event (5,000 positions with 64-character
+// IDs make about 1 MB of JSON) bears on the queue's items.
+func (d *Deliverer) body(ctx context.Context, del store.WebhookDelivery) ([]byte, error) {
+	ev, err := d.Feed.Event(ctx, del.DocumentID, del.Version)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(ev)
 }
 
 // leaseLost logs a delivery another instance took over: it may deliver the

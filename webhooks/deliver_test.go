@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/internal/dynamotest"
 	"github.com/fundsvc/fundsvc/internal/fundtest"
@@ -338,8 +339,9 @@ func TestAClaimedDeliveryIsTriedByOneInstanceAndTakenOverAfterItsLease(t *testin
 	r := newRig(t, nil)
 	// A delivery claimed by an instance that died: nobody tries it until
 	// its lease ends, then another does, and the dead one cannot record.
+	r.write(t, call("DOC_L", "FUND_A", "100.00"))
 	queued, err := r.env.Store.EnqueueWebhookDelivery(ctx, store.WebhookDelivery{EndpointID: r.endpoint.ID, EventID: "evt_DOC_L_v1",
-		EventType: "document.created", DocumentID: "DOC_L", Version: 1, Payload: []byte(`{"id":"evt_DOC_L_v1"}`)}, r.clock.Now())
+		EventType: "document.created", DocumentID: "DOC_L", Version: 1}, r.clock.Now())
 	if err != nil || !queued {
 		t.Fatalf("enqueue: %v %v", queued, err)
 	}
@@ -510,5 +512,53 @@ func TestAnEventThatShowsBehindTheCursorIsQueuedBeforeItsNextVersion(t *testing.
 	var late dto.Metric
 	if err := r.d.Metrics().Late.Write(&late); err != nil || late.GetCounter().GetValue() != 1 {
 		t.Errorf("fundsvc_webhook_events_late_total is %v (%v), want 1", late.GetCounter().GetValue(), err)
+	}
+}
+
+// TestANoticeOfEveryPositionTheLimitsAllowIsDeliveredAndSoIsTheNext: a
+// capital call notice of 5,000 positions (FUNDSVC_MAX_POSITIONS) whose
+// position and investor IDs have 64 characters, the longest an ID may
+// have, makes a body of about 1 MB, beyond what one DynamoDB item holds.
+// It is delivered, verified by the reference library, and so is the next
+// document of its fund: the queue holds no body, so nothing of the
+// event's size stops the endpoint's line. The notice is written by its
+// plan's commit transaction alone (store.Store.WritePlan), which puts its
+// event: one request rather than a write of 5,000 positions.
+func TestANoticeOfEveryPositionTheLimitsAllowIsDeliveredAndSoIsTheNext(t *testing.T) {
+	r := newRig(t, nil)
+	big := call("DOC_BIG", "FUND_A", "1.00")
+	big.Positions = make([]fund.Position, fund.DefaultMaxPositions)
+	for i := range big.Positions {
+		big.Positions[i] = fund.Position{ID: fmt.Sprintf("P%063d", i), InvestorID: fmt.Sprintf("I%063d", i),
+			CapitalCall: &fund.CapitalCallItem{Amount: fund.MustMoney("1.00")}}
+	}
+	plan, err := r.env.Store.WritePlan(big, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dynamodb.NewFromConfig(dynamotest.Shared().Config()).TransactWriteItems(ctx, plan.Commit); err != nil {
+		t.Fatalf("commit the notice: %v", err)
+	}
+	r.write(t, call("DOC_NEXT", "FUND_A", "100.00"))
+	log := r.until(t, "the big notice and the next document", count(2))
+	verified(t, log, 0)
+	got := ids(log)
+	slices.Sort(got) // two documents: delivered independently
+	if want := []string{"evt_DOC_BIG_v1(ok)", "evt_DOC_NEXT_v1(ok)"}; !slices.Equal(got, want) {
+		t.Fatalf("the receiver got %v, want %v", got, want)
+	}
+	if log[0].ID != "evt_DOC_BIG_v1" {
+		log[0], log[1] = log[1], log[0]
+	}
+	var body struct {
+		Data struct {
+			Positions []fund.EventPosition `json:"positions"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal([]byte(log[0].Body), &body); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(body.Data.Positions); n != fund.DefaultMaxPositions || len(log[0].Body) < 400<<10 {
+		t.Fatalf("the notice's body is %d bytes with %d positions, want %d positions and more than one item's 400 KB", len(log[0].Body), n, fund.DefaultMaxPositions)
 	}
 }
