@@ -94,10 +94,11 @@ const DefaultDisableAfter = 5 * 24 * time.Hour
 
 // Metrics are delivery's Prometheus collectors.
 type Metrics struct {
-	Attempts *prometheus.CounterVec
-	Lag      prometheus.Histogram
-	Disabled prometheus.Counter
-	Late     prometheus.Counter
+	Attempts  *prometheus.CounterVec
+	Lag       prometheus.Histogram
+	Disabled  prometheus.Counter
+	Late      prometheus.Counter
+	SlotWaits prometheus.Counter
 }
 
 // NewMetrics returns delivery's collectors, unregistered.
@@ -120,12 +121,16 @@ func NewMetrics() *Metrics {
 			Name: "fundsvc_webhook_events_late_total",
 			Help: "Events this instance queued when their document's next version came, because they showed in the feed after an endpoint had read past their commit instant (a commit slower than FUNDSVC_FEED_SETTLE, or a writer's clock behind).",
 		}),
+		SlotWaits: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "fundsvc_webhook_slot_waits_total",
+			Help: "Due deliveries a round of this instance left unclaimed because its attempt slots, or their tenant's, were all taken; a later round claims them.",
+		}),
 	}
 }
 
 // Collectors lists the metrics to register.
 func (m *Metrics) Collectors() []prometheus.Collector {
-	return []prometheus.Collector{m.Attempts, m.Lag, m.Disabled, m.Late}
+	return []prometheus.Collector{m.Attempts, m.Lag, m.Disabled, m.Late, m.SlotWaits}
 }
 
 // Metrics returns the Deliverer's collectors.
@@ -307,6 +312,8 @@ func (d *Deliverer) dispatch(ctx context.Context, found []due) {
 	}
 	slices.SortStableFunc(tenants, func(a, b string) int { return d.inflight[a] - d.inflight[b] })
 	d.mu.Unlock()
+	tried := 0
+	defer func() { d.metrics.SlotWaits.Add(float64(len(found) - tried)) }()
 	for len(tenants) > 0 {
 		var next []string
 		for _, t := range tenants {
@@ -318,6 +325,7 @@ func (d *Deliverer) dispatch(ctx context.Context, found []due) {
 			case startedTenantFull:
 				continue
 			}
+			tried++
 			if len(byTenant[t]) > 0 {
 				next = append(next, t)
 			}

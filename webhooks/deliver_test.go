@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,6 +21,7 @@ import (
 	"github.com/fundsvc/fundsvc/internal/webhooktest"
 	"github.com/fundsvc/fundsvc/store"
 	"github.com/fundsvc/fundsvc/webhooks"
+	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 )
 
@@ -560,5 +564,197 @@ func TestANoticeOfEveryPositionTheLimitsAllowIsDeliveredAndSoIsTheNext(t *testin
 	}
 	if n := len(body.Data.Positions); n != fund.DefaultMaxPositions || len(log[0].Body) < 400<<10 {
 		t.Fatalf("the notice's body is %d bytes with %d positions, want %d positions and more than one item's 400 KB", len(log[0].Body), n, fund.DefaultMaxPositions)
+	}
+}
+
+// blocker is a receiver whose first request gets no answer until the
+// test releases it (or ends); every later one is answered 204 at once.
+type blocker struct {
+	URL     string
+	arrived chan struct{} // closed when the first request arrives
+	release chan struct{}
+	once    sync.Once
+}
+
+func startBlocker(t *testing.T) *blocker {
+	t.Helper()
+	b := &blocker{arrived: make(chan struct{}), release: make(chan struct{})}
+	var once sync.Once
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		first := false
+		once.Do(func() { first = true; close(b.arrived) })
+		if first {
+			select {
+			case <-b.release:
+			case <-req.Context().Done():
+			}
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	b.URL = srv.URL + "/hook"
+	t.Cleanup(func() { b.Release(); srv.Close() })
+	return b
+}
+
+func (b *blocker) Release() { b.once.Do(func() { close(b.release) }) }
+
+func waitFor(t *testing.T, what string, c <-chan struct{}) {
+	t.Helper()
+	select {
+	case <-c:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("%s: not within 20s", what)
+	}
+}
+
+// TestADeliveryIsClaimedOnlyOnceASlotIsFree is the review's scenario: an
+// instance with one attempt slot has it taken by an endpoint that does
+// not answer, while a document's first version waits for another
+// endpoint. The lease time passes; another instance delivers versions 1
+// and 2. When the slot frees, the first instance must not send version 1
+// again: it claims a delivery only once it has a slot (and here it finds
+// it delivered), so the receiver never sees v1, v2, v1.
+func TestADeliveryIsClaimedOnlyOnceASlotIsFree(t *testing.T) {
+	r := newRig(t, nil)
+	slow := startBlocker(t)
+	x := r.endpoint
+	x.ID, x.URL = "wh_a_slow", slow.URL // before wh_test: its deliveries are found first
+	x.SealedSecret = r.sealer.Seal(x.ID, r.secret)
+	if err := r.env.Store.PutWebhookEndpoint(ctx, x); err != nil {
+		t.Fatal(err)
+	}
+	r.write(t, call("DOC_X", "FUND_A", "100.00"))
+	r.write(t, call("DOC_X", "FUND_A", "200.00"))
+	r.d.Parallel = 1
+	w := &claimWatch{Store: r.env.Store, event: "evt_DOC_X_v1", endpoint: r.endpoint.ID}
+	r.d.Store = w
+	first := make(chan error, 1)
+	go func() { first <- r.d.RunOnce(ctx) }()
+	waitFor(t, "the first instance's attempt at the endpoint that does not answer", slow.arrived)
+	// The first instance has dealt with v1 for wh_test: claimed it (to
+	// wait for a slot), or left it for want of one.
+	deadline := time.Now().Add(20 * time.Second)
+	for !w.Claimed() && counter(t, r.d.Metrics().SlotWaits) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the first instance neither claimed v1 nor left it waiting for a slot within 20s")
+		}
+		<-time.After(5 * time.Millisecond)
+	}
+
+	r.clock.Add(31 * time.Second) // past any lease the first instance took (30s)
+	d2 := r.deliverer("instance-2")
+	deadline = time.Now().Add(20 * time.Second)
+	for len(r.recv.Log(t)) < 2 {
+		r.round(t, d2)
+		if time.Now().After(deadline) {
+			t.Fatalf("the second instance did not deliver both versions within 20s: the receiver got %v", ids(r.recv.Log(t)))
+		}
+	}
+	slow.Release()
+	select {
+	case err := <-first:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the first instance's round did not end within 20s of the release")
+	}
+	log := r.recv.Log(t)
+	verified(t, log, 0)
+	if got, want := ids(log), []string{"evt_DOC_X_v1(ok)", "evt_DOC_X_v2(ok)"}; !slices.Equal(got, want) {
+		t.Fatalf("the receiver got %v, want %v: an instance sent a version after another delivered the next", got, want)
+	}
+}
+
+// claimWatch is the deliverer's Store, telling when it has claimed one
+// event for one endpoint.
+type claimWatch struct {
+	webhooks.Store
+	event, endpoint string
+	claimed         atomic.Bool
+}
+
+func (w *claimWatch) ClaimWebhookDelivery(ctx context.Context, p store.WebhookPending, owner string, now, until time.Time) (bool, error) {
+	ok, err := w.Store.ClaimWebhookDelivery(ctx, p, owner, now, until)
+	if ok && p.EventID == w.event && p.EndpointID == w.endpoint {
+		w.claimed.Store(true)
+	}
+	return ok, err
+}
+
+func (w *claimWatch) Claimed() bool { return w.claimed.Load() }
+
+func counter(t *testing.T, c prometheus.Counter) float64 {
+	t.Helper()
+	var m dto.Metric
+	if err := c.Write(&m); err != nil {
+		t.Fatal(err)
+	}
+	return m.GetCounter().GetValue()
+}
+
+// stall is the deliverer's Store, holding the first attempt at one event
+// between its claim and its request: stalled runs then (the process is
+// paused, the table slow), once.
+type stall struct {
+	webhooks.Store
+	event   string
+	stalled func()
+	mu      sync.Mutex
+	claimed bool
+}
+
+func (s *stall) ClaimWebhookDelivery(ctx context.Context, p store.WebhookPending, owner string, now, until time.Time) (bool, error) {
+	ok, err := s.Store.ClaimWebhookDelivery(ctx, p, owner, now, until)
+	if ok && p.EventID == s.event {
+		s.mu.Lock()
+		s.claimed = true
+		s.mu.Unlock()
+	}
+	return ok, err
+}
+
+func (s *stall) WebhookDeliveryOf(ctx context.Context, endpointID, eventID string) (store.WebhookDelivery, error) {
+	s.mu.Lock()
+	run := s.claimed && eventID == s.event && s.stalled != nil
+	f := s.stalled
+	if run {
+		s.stalled = nil
+	}
+	s.mu.Unlock()
+	if run {
+		f()
+	}
+	return s.Store.WebhookDeliveryOf(ctx, endpointID, eventID)
+}
+
+// TestAnAttemptIsNotSentWhenItsLeaseWouldEndFirst: an instance claims
+// version 1 and then stalls before sending it, past its lease; another
+// instance delivers versions 1 and 2 meanwhile. The first instance checks
+// its lease right before sending and sends nothing: the receiver never
+// sees v1 after v2.
+func TestAnAttemptIsNotSentWhenItsLeaseWouldEndFirst(t *testing.T) {
+	r := newRig(t, nil)
+	r.write(t, call("DOC_S", "FUND_A", "100.00"))
+	r.write(t, call("DOC_S", "FUND_A", "200.00"))
+	d2 := r.deliverer("instance-2")
+	r.d.Store = &stall{Store: r.env.Store, event: "evt_DOC_S_v1", stalled: func() {
+		r.clock.Add(31 * time.Second) // the lease (30s) ended
+		deadline := time.Now().Add(20 * time.Second)
+		for len(r.recv.Log(t)) < 2 && time.Now().Before(deadline) {
+			if err := d2.RunOnce(ctx); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}}
+	r.round(t, r.d)
+	log := r.recv.Log(t)
+	verified(t, log, 0)
+	if got, want := ids(log), []string{"evt_DOC_S_v1(ok)", "evt_DOC_S_v2(ok)"}; !slices.Equal(got, want) {
+		t.Fatalf("the receiver got %v, want %v: an attempt was sent after its lease ended", got, want)
+	}
+	if d := delivery(t, r, "evt_DOC_S_v1"); d.AttemptCount != 1 || d.Attempts[0].Instance != "instance-2" {
+		t.Errorf("v1's log: %+v, want one attempt, the second instance's", d)
 	}
 }
