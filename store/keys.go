@@ -512,15 +512,17 @@ func ExportLeasePK(date fund.Date) string { return "EXPORT#" + date.String() }
 const ExportLeaseSK = "LEASE"
 
 // Webhooks (store/webhooks.go): the endpoints in one partition, small by
-// nature (an administrator's subscriptions), so listing them is one Query;
-// each endpoint's feed cursor, delivery log and pending queue in its own
-// partition. None carries index keys, and their Types are no entity any
+// nature (an administrator's subscriptions), so listing them is one Query,
+// beside the feed cursor every endpoint's queue is filled up to and one
+// work marker per endpoint; each endpoint's delivery log and pending
+// queue in its own partition. None carries index keys, and their Types are no entity any
 // reader or the export knows.
 const (
 	TypeWebhookEndpoint = "WebhookEndpoint"
 	TypeWebhookCursor   = "WebhookCursor"
 	TypeWebhookDelivery = "WebhookDelivery"
 	TypeWebhookPending  = "WebhookPending"
+	TypeWebhookWork     = "WebhookWork"
 )
 
 // WebhooksPK is the partition of every webhook endpoint.
@@ -531,6 +533,17 @@ func WebhookEndpointSK(id string) string { return "ENDPOINT#" + id }
 
 // WebhookEndpointPrefix begins every WebhookEndpointSK.
 const WebhookEndpointPrefix = "ENDPOINT#"
+
+// WebhookFillSK is the sort key, in WebhooksPK, of the feed cursor up to
+// which every endpoint's queue is filled.
+const WebhookFillSK = "FILL"
+
+// WebhookWorkSK is the sort key, in WebhooksPK, of an endpoint's work
+// marker: when a delivery of its queue is next due.
+func WebhookWorkSK(id string) string { return "WORK#" + id }
+
+// WebhookWorkPrefix begins every WebhookWorkSK.
+const WebhookWorkPrefix = "WORK#"
 
 // WebhookPK is the partition of one endpoint's cursor, deliveries and
 // pending queue.

@@ -31,10 +31,11 @@ type Feed interface {
 
 // Store is what delivery keeps in the table; *store.Store satisfies it.
 type Store interface {
-	WebhookEndpoints(ctx context.Context) ([]store.WebhookEndpoint, error)
+	WebhookRound(ctx context.Context) (store.WebhookState, error)
 	MarkWebhookEndpoint(ctx context.Context, id string, failingSince time.Time, disableReason string, now time.Time) error
-	WebhookCursor(ctx context.Context, id string) (string, error)
-	AdvanceWebhookCursor(ctx context.Context, id, from, to string) (bool, error)
+	AdvanceWebhookFill(ctx context.Context, from, to string) (bool, error)
+	SettleWebhookWork(ctx context.Context, id string, seq int, dueAt int64) error
+	DropWebhookWork(ctx context.Context, id string, seq int) error
 	EnqueueWebhookDelivery(ctx context.Context, d store.WebhookDelivery, now time.Time) (bool, error)
 	PendingWebhookDeliveries(ctx context.Context, endpointID string, limit int) ([]store.WebhookPending, error)
 	ClaimWebhookDelivery(ctx context.Context, p store.WebhookPending, owner string, now, until time.Time) (bool, error)
@@ -66,9 +67,11 @@ type Deliverer struct {
 	Lease        time.Duration
 	DisableAfter time.Duration
 	// Parallel bounds the attempts in flight on this instance (8): its
-	// attempt slots. TenantParallel bounds those of one tenant, the
-	// endpoints of one set of funds (Tenant): a quarter of Parallel, at
-	// least 1 (2 of 8).
+	// attempt slots. TenantParallel is one tenant's share, the endpoints of
+	// one set of funds (Tenant): a quarter of Parallel, at least 1 (2 of
+	// 8). Beyond its share a tenant takes a slot only while more than
+	// TenantParallel others stay free, so one tenant holds at most
+	// Parallel - TenantParallel slots (6 of 8) and another always finds one.
 	Parallel       int
 	TenantParallel int
 	// Client sends the requests (Policy.Client(Timeout) when nil).
@@ -232,21 +235,27 @@ type due struct {
 	waiting bool // a later version of the document waits behind it
 }
 
-// round queues what the feed holds for each enabled endpoint and starts
-// the attempts that are due, as slots allow (dispatch).
+// round fills the endpoints' queues from the feed, then reads the queue
+// of each enabled endpoint whose work marker is due (or that the fill
+// queued for) and starts the attempts that are due, as slots allow
+// (dispatch). Its reads: one Query of the endpoints and their markers,
+// the feed's (once for every endpoint), and one Query per endpoint with
+// work due; an idle endpoint costs nothing.
 func (d *Deliverer) round(ctx context.Context) error {
-	endpoints, err := d.Store.WebhookEndpoints(ctx)
+	st, err := d.Store.WebhookRound(ctx)
 	if err != nil {
 		return err
 	}
 	var errs []error
+	filled, err := d.fill(ctx, st)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	now := d.Now()
 	var found []due
-	for _, e := range endpoints {
-		if !e.Enabled {
-			continue
-		}
-		if err := d.fill(ctx, e); err != nil {
-			errs = append(errs, err)
+	for _, e := range st.Endpoints {
+		w, marked := st.Work[e.ID]
+		if !e.Enabled || !filled[e.ID] && (!marked || w.DueAt > now.UnixMilli()) {
 			continue
 		}
 		pending, err := d.Store.PendingWebhookDeliveries(ctx, e.ID, pendingPage)
@@ -254,10 +263,44 @@ func (d *Deliverer) round(ctx context.Context) error {
 			errs = append(errs, err)
 			continue
 		}
-		found = append(found, heads(e, pending, d.Now())...)
+		found = append(found, heads(e, pending, now)...)
+		if at := dueAt(pending, now); marked && at != w.DueAt {
+			if err := d.Store.SettleWebhookWork(ctx, e.ID, w.Seq, at); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	for id, w := range st.Work {
+		if !slices.ContainsFunc(st.Endpoints, func(e store.WebhookEndpoint) bool { return e.ID == id }) {
+			if err := d.Store.DropWebhookWork(ctx, id, w.Seq); err != nil {
+				errs = append(errs, err)
+			}
+		}
 	}
 	d.dispatch(ctx, found)
 	return errors.Join(errs...)
+}
+
+// dueAt is when a round must read an endpoint's queue again, pending as
+// read at now: the earliest next attempt of a line's first delivery, or
+// the end of its lease (its holder may die), WebhookNeverDue for an empty
+// queue; at once when the page was full (more lies beyond it).
+func dueAt(pending []store.WebhookPending, now time.Time) int64 {
+	if len(pending) >= pendingPage {
+		return 0
+	}
+	at := int64(store.WebhookNeverDue)
+	for i, p := range pending {
+		if i > 0 && pending[i-1].OrderKey == p.OrderKey {
+			continue
+		}
+		t := p.NextAttemptAt
+		if p.LeaseUntil >= now.UnixMilli() {
+			t = max(t, p.LeaseUntil+1)
+		}
+		at = min(at, t)
+	}
+	return at
 }
 
 // heads are the deliveries of pending (one endpoint's queue, by document
@@ -291,8 +334,9 @@ func Tenant(e store.WebhookEndpoint) string {
 }
 
 // dispatch starts an attempt of each due delivery that gets a slot:
-// tenants are served in turn, those with the fewest attempts in flight
-// first, each up to TenantParallel. A delivery is claimed only once it
+// tenants are served in turn, one delivery each, those with the fewest
+// attempts in flight first; a tenant beyond its share (TenantParallel)
+// only while more than TenantParallel slots stay free. A delivery is claimed only once it
 // has its slot, with a lease timed from then; one left without a slot
 // stays unclaimed for a later round (a freed slot wakes Run for it).
 func (d *Deliverer) dispatch(ctx context.Context, found []due) {
@@ -354,7 +398,7 @@ func (d *Deliverer) start(ctx context.Context, f due) int {
 		d.starved = true
 		d.mu.Unlock()
 		return startedAll
-	case d.inflight[f.tenant] >= d.TenantParallel:
+	case d.inflight[f.tenant] >= d.TenantParallel && d.Parallel-total <= d.TenantParallel:
 		d.starved = true
 		d.mu.Unlock()
 		return startedTenantFull
@@ -402,77 +446,98 @@ func (d *Deliverer) start(ctx context.Context, f due) int {
 // feedPage is how many events one read of the feed asks for.
 const feedPage = 200
 
-// fill queues the events after the endpoint's cursor that it subscribes
-// to, up to now, then moves the cursor, but never past the feed's
-// watermark: an event committed later may still appear before it, so the
-// unsettled tail is read again each round (queueing an event twice changes
-// nothing: the delivery's log entry is put only if absent). Two instances
-// may fill at once; only one moves the cursor. A version whose earlier
-// version the endpoint should get but has not queued yet (an index that
-// lags) stops the round, so a document's versions are queued, and so
-// delivered, in order.
-func (d *Deliverer) fill(ctx context.Context, e store.WebhookEndpoint) error {
-	stored, err := d.Store.WebhookCursor(ctx, e.ID)
-	if err != nil {
-		return err
+// fundReads is the most funds whose feeds (one Query each per month) a
+// fill reads rather than the feed of every fund (one Query per change
+// shard, 8, and day).
+const fundReads = 8
+
+// fill queues, for every endpoint (enabled or not: a disabled one's queue
+// waits for it), the events after the fill cursor that it subscribes to,
+// reading the feed once for all of them up to now, then moves the cursor,
+// but never past the feed's watermark: an event committed later may still
+// appear before it, so the unsettled tail is read again each round
+// (queueing an event twice changes nothing: the delivery's log entry is
+// put only if absent, and this process remembers what it queued). Two
+// instances may fill at once; only one moves the cursor. A version whose
+// earlier version an endpoint should get but has not queued yet (an index
+// that lags) stops that endpoint's fill for the round and holds the cursor
+// before it, so a document's versions are queued, and so delivered, in
+// order. It returns the endpoints it queued events for.
+func (d *Deliverer) fill(ctx context.Context, st store.WebhookState) (map[string]bool, error) {
+	queued := map[string]bool{}
+	if len(st.Endpoints) == 0 {
+		return queued, nil
 	}
-	from, err := store.ParseEventCursor(stored)
+	from, err := store.ParseEventCursor(st.Fill)
 	if err != nil {
-		return err
+		return queued, err
 	}
-	if from.IsZero() {
-		// A new endpoint gets what is committed from its creation on.
-		from = store.EventCursor{At: e.CreatedAt.Add(-time.Millisecond)}
+	// No endpoint gets what was committed before it was created.
+	first := slices.MinFunc(st.Endpoints, func(a, b store.WebhookEndpoint) int { return a.CreatedAt.Compare(b.CreatedAt) }).CreatedAt
+	if start := first.Add(-time.Millisecond); from.At.Before(start) {
+		from = store.EventCursor{At: start}
 	}
 	// Up to the present by the wall clock, which stamps commits (d.Now may
 	// be a test's clock).
-	filter := store.EventFilter{Types: eventTypes(e.EventTypes), Funds: e.Funds, Until: later(d.Now(), time.Now())}
+	filter := store.EventFilter{Until: later(d.Now(), time.Now())}
+	var funds, types []string
+	everyFund, everyType := false, false
+	for _, e := range st.Endpoints {
+		funds, types = append(funds, e.Funds...), append(types, e.EventTypes...)
+		everyFund, everyType = everyFund || len(e.Funds) == 0, everyType || len(e.EventTypes) == 0
+	}
+	if funds = slices.Compact(slices.Sorted(slices.Values(funds))); !everyFund && len(funds) <= fundReads {
+		filter.Funds = funds
+	}
+	if !everyType {
+		filter.Types = eventTypes(slices.Compact(slices.Sorted(slices.Values(types))))
+	}
+	blocked := map[string]bool{} // endpoints whose fill stopped for the round
 	after, settled := from, from
 	for {
 		page, err := d.Feed.EventsAfter(ctx, after, feedPage, filter)
 		if err != nil {
-			return err
+			return queued, err
 		}
 		for _, ev := range page.Events {
-			if ev.Timestamp.Before(e.CreatedAt) {
-				continue
-			}
-			if !d.enqueued.Contains(e.ID + "\x00" + ev.ID) {
+			for _, e := range st.Endpoints {
+				if blocked[e.ID] || !Matches(e, ev) || d.enqueued.Contains(e.ID+"\x00"+ev.ID) {
+					continue
+				}
 				ready, err := d.predecessorQueued(ctx, e, ev, from)
 				if err != nil {
-					return err
+					return queued, err
 				}
 				if !ready {
-					return d.advance(ctx, e.ID, stored, from, settled)
+					blocked[e.ID] = true
+					continue
 				}
 				if err := d.enqueue(ctx, e, ev); err != nil {
-					return err
+					return queued, err
 				}
+				queued[e.ID] = true
 			}
-			if !ev.Timestamp.After(page.Watermark) {
+			if len(blocked) == 0 && !ev.Timestamp.After(page.Watermark) {
 				settled = store.EventCursor{At: ev.Timestamp, DocumentID: ev.Data.DocumentID, Version: ev.Data.Version}
 			}
 		}
-		if !page.Next.At.After(page.Watermark) {
-			settled = page.Next
-		} else if page.Watermark.After(settled.At) && !page.More {
-			settled = store.EventCursor{At: page.Watermark}
+		if len(blocked) == 0 {
+			if !page.Next.At.After(page.Watermark) {
+				settled = page.Next
+			} else if page.Watermark.After(settled.At) && !page.More {
+				settled = store.EventCursor{At: page.Watermark}
+			}
 		}
 		if !page.More {
 			break
 		}
 		after = page.Next
 	}
-	return d.advance(ctx, e.ID, stored, from, settled)
-}
-
-// advance persists the endpoint's settled cursor when it moved.
-func (d *Deliverer) advance(ctx context.Context, id, stored string, from, settled store.EventCursor) error {
-	if settled == from || !settled.At.After(from.At) && settled.String() == stored {
-		return nil
+	if settled == from || !settled.At.After(from.At) && settled.String() == st.Fill {
+		return queued, nil
 	}
-	_, err := d.Store.AdvanceWebhookCursor(ctx, id, stored, settled.String())
-	return err // not moved: another instance moved it first, and fills from there
+	_, err = d.Store.AdvanceWebhookFill(ctx, st.Fill, settled.String())
+	return queued, err // not moved: another instance moved it first, and fills from there
 }
 
 // enqueue queues ev for endpoint e.

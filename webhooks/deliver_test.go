@@ -424,18 +424,17 @@ func TestAnAttemptThatOutlastsTheTimeoutIsRetried(t *testing.T) {
 	}
 }
 
-// roundWatch is the deliverer's Store, telling when a round has listed
-// its endpoint's pending deliveries (the last read of a round with
-// nothing to try).
-type roundWatch struct {
-	webhooks.Store
-	listed chan struct{}
+// feedWatch is the deliverer's Feed, telling when a round has read it
+// (a round with nothing to deliver reads nothing after it).
+type feedWatch struct {
+	webhooks.Feed
+	read chan struct{}
 }
 
-func (w roundWatch) PendingWebhookDeliveries(ctx context.Context, endpointID string, limit int) ([]store.WebhookPending, error) {
-	p, err := w.Store.PendingWebhookDeliveries(ctx, endpointID, limit)
+func (w feedWatch) EventsAfter(ctx context.Context, after store.EventCursor, limit int, f store.EventFilter) (store.EventPage, error) {
+	p, err := w.Feed.EventsAfter(ctx, after, limit, f)
 	select {
-	case w.listed <- struct{}{}:
+	case w.read <- struct{}{}:
 	default:
 	}
 	return p, err
@@ -449,16 +448,16 @@ func (w roundWatch) PendingWebhookDeliveries(ctx context.Context, endpointID str
 // waiting behind it is followed by another at once.
 func TestAWakeDeliversAtOnceAndADocumentsLaterVersionsFollow(t *testing.T) {
 	r := newRig(t, nil)
-	w := roundWatch{Store: r.env.Store, listed: make(chan struct{}, 1)}
-	r.d.Store = w
+	w := feedWatch{Feed: r.env.Store, read: make(chan struct{}, 1)}
+	r.d.Feed = w
 	rctx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() { defer close(done); r.d.Run(rctx, time.Hour) }()
 	t.Cleanup(func() { stop(); <-done })
 	select {
-	case <-w.listed: // the first round found nothing
+	case <-w.read: // the first round found nothing
 	case <-time.After(20 * time.Second):
-		t.Fatal("the deliverer's first round did not list its pending deliveries within 20s")
+		t.Fatal("the deliverer's first round did not read the feed within 20s")
 	}
 	r.write(t, call("DOC_A", "FUND_A", "100.00"))
 	r.write(t, call("DOC_A", "FUND_A", "200.00"))
@@ -490,10 +489,11 @@ func TestAnEventThatShowsBehindTheCursorIsQueuedBeforeItsNextVersion(t *testing.
 	r.until(t, "DOC_A's first version", count(1))
 	r.clock.Add(10 * time.Minute) // the watermark passes start + 5 min
 	r.round(t, r.d)
-	stored, err := r.env.Store.WebhookCursor(ctx, r.endpoint.ID)
+	st, err := r.env.Store.WebhookRound(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
+	stored := st.Fill
 	if cur, err := store.ParseEventCursor(stored); err != nil || !cur.At.After(start.Add(time.Minute)) {
 		t.Fatalf("the cursor is %q (%v): not past start + 1 min", stored, err)
 	}
@@ -757,4 +757,122 @@ func TestAnAttemptIsNotSentWhenItsLeaseWouldEndFirst(t *testing.T) {
 	if d := delivery(t, r, "evt_DOC_S_v1"); d.AttemptCount != 1 || d.Attempts[0].Instance != "instance-2" {
 		t.Errorf("v1's log: %+v, want one attempt, the second instance's", d)
 	}
+}
+
+// endpointsOf stores n more endpoints of fund at url, named prefix_00 on.
+func (r *rig) endpointsOf(t *testing.T, n int, prefix, fundID, url string) {
+	t.Helper()
+	for i := range n {
+		e := r.endpoint
+		e.ID, e.URL, e.Funds, e.CreatedAt = fmt.Sprintf("%s_%02d", prefix, i), url, []string{fundID}, r.clock.Now()
+		e.SealedSecret = r.sealer.Seal(e.ID, r.secret)
+		if err := r.env.Store.PutWebhookEndpoint(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestAnIdleRoundCostsTheSameWhateverTheEndpoints counts the DynamoDB
+// requests of a round with nothing to deliver, at 1 endpoint and at 100
+// (10 of them with a delivery done, so with a work marker; 90 that never
+// had one): the same, and what docs/webhooks.md says (a Query of the
+// endpoints and their work markers, a Query of the feed of their fund).
+func TestAnIdleRoundCostsTheSameWhateverTheEndpoints(t *testing.T) {
+	r := newRig(t, nil)
+	idle := func(what string) []string {
+		t.Helper()
+		for range 2 { // the first settles the markers of the deliveries just made
+			r.round(t, r.d)
+		}
+		r.env.Counter.Reset()
+		r.round(t, r.d)
+		ops := r.env.Counter.Ops()
+		t.Logf("an idle round at %s: %v", what, ops)
+		return ops
+	}
+	r.write(t, call("DOC_I", "FUND_A", "100.00"))
+	r.until(t, "the first endpoint's delivery", count(1))
+	one := idle("1 endpoint")
+	if want := []string{"Query", "Query"}; !slices.Equal(one, want) {
+		t.Errorf("an idle round at 1 endpoint made %v, want %v", one, want)
+	}
+
+	r.clock.Add(time.Second) // the endpoints to come get what is committed after this
+	r.endpointsOf(t, 9, "wh_done", "FUND_A", r.recv.URL)
+	r.clock.Add(time.Second)
+	r.write(t, call("DOC_J", "FUND_A", "100.00"))
+	r.until(t, "DOC_J at 10 endpoints", count(11))
+	r.clock.Add(time.Second)
+	r.endpointsOf(t, 90, "wh_new", "FUND_A", r.recv.URL)
+	if hundred := idle("100 endpoints"); !slices.Equal(hundred, one) {
+		t.Errorf("an idle round at 100 endpoints made %d requests %v, at 1 endpoint %d", len(hundred), hundred, len(one))
+	}
+}
+
+// blackhole is a receiver that answers no request until the test ends.
+type blackhole struct {
+	URL     string
+	arrived atomic.Int64
+}
+
+func startBlackhole(t *testing.T) *blackhole {
+	t.Helper()
+	b := &blackhole{}
+	end := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		b.arrived.Add(1)
+		select {
+		case <-end:
+		case <-req.Context().Done():
+		}
+	}))
+	b.URL = srv.URL + "/hook"
+	t.Cleanup(func() { close(end); srv.Close() })
+	return b
+}
+
+// TestOneTenantsDeadEndpointsDoNotDelayAnothers: fund A has ten endpoints
+// that never answer (their attempts time out after 10s); fund B has one
+// that answers at once. Once A's attempts hold every slot A may take
+// (Parallel - TenantParallel: 6 of 8), B commits a document: its delivery
+// starts in the next round, while A's attempts still hang, not after
+// they time out.
+func TestOneTenantsDeadEndpointsDoNotDelayAnothers(t *testing.T) {
+	r := newRig(t, func(_ *rig, e *store.WebhookEndpoint) { e.Funds = []string{"FUND_B"} })
+	dead := startBlackhole(t)
+	r.endpointsOf(t, 10, "wh_a", "FUND_A", dead.URL)
+	r.d.Timeout, r.d.Lease = 10*time.Second, 20*time.Second
+	rctx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); r.d.Run(rctx, 100*time.Millisecond) }()
+	t.Cleanup(func() { stop(); <-done })
+
+	r.write(t, call("DOC_A", "FUND_A", "100.00"))
+	r.d.Wake()
+	deadline := time.Now().Add(r.d.Timeout)
+	for dead.arrived.Load() < 6 {
+		if time.Now().After(deadline) {
+			t.Fatalf("fund A's dead endpoints got %d attempts within %s, want 6", dead.arrived.Load(), r.d.Timeout)
+		}
+		<-time.After(20 * time.Millisecond)
+	}
+	begin := time.Now()
+	r.write(t, call("DOC_B", "FUND_B", "100.00"))
+	r.d.Wake()
+	for len(r.recv.Log(t)) < 1 {
+		if time.Since(begin) > r.d.Timeout {
+			t.Fatalf("fund B's delivery did not arrive within %s, the attempt timeout of fund A's dead endpoints", r.d.Timeout)
+		}
+		<-time.After(20 * time.Millisecond)
+	}
+	took := time.Since(begin)
+	log := r.recv.Log(t)
+	verified(t, log, 0)
+	if got := ids(log); !slices.Equal(got, []string{"evt_DOC_B_v1(ok)"}) {
+		t.Errorf("fund B's endpoint got %v", got)
+	}
+	if n := dead.arrived.Load(); n != 6 {
+		t.Errorf("fund A's dead endpoints got %d attempts, want 6: Parallel (8) - TenantParallel (2)", n)
+	}
+	t.Logf("fund B's delivery arrived %s after its commit, fund A's endpoints holding 6 of 8 slots", took)
 }
