@@ -68,7 +68,7 @@ type Deliverer struct {
 	DisableAfter time.Duration
 	// Parallel bounds the attempts in flight on this instance (8): its
 	// attempt slots. TenantParallel is one tenant's share, the endpoints of
-	// one set of funds (Tenant): a quarter of Parallel, at least 1 (2 of
+	// one set of funds (tenantOf): a quarter of Parallel, at least 1 (2 of
 	// 8). Beyond its share a tenant takes a slot only while more than
 	// TenantParallel others stay free, so one tenant holds at most
 	// Parallel - TenantParallel slots (6 of 8) and another always finds one.
@@ -253,7 +253,9 @@ func (d *Deliverer) round(ctx context.Context) error {
 	}
 	now := d.Now()
 	var found []due
+	known := make(map[string]bool, len(st.Endpoints))
 	for _, e := range st.Endpoints {
+		known[e.ID] = true
 		w, marked := st.Work[e.ID]
 		if !e.Enabled || !filled[e.ID] && (!marked || w.DueAt > now.UnixMilli()) {
 			continue
@@ -271,7 +273,7 @@ func (d *Deliverer) round(ctx context.Context) error {
 		}
 	}
 	for id, w := range st.Work {
-		if !slices.ContainsFunc(st.Endpoints, func(e store.WebhookEndpoint) bool { return e.ID == id }) {
+		if !known[id] { // a deleted endpoint's
 			if err := d.Store.DropWebhookWork(ctx, id, w.Seq); err != nil {
 				errs = append(errs, err)
 			}
@@ -318,15 +320,14 @@ func heads(e store.WebhookEndpoint, pending []store.WebhookPending, now time.Tim
 		if p.NextAttemptAt > now.UnixMilli() || p.LeaseUntil >= now.UnixMilli() {
 			continue
 		}
-		out = append(out, due{e: e, p: p, tenant: Tenant(e)})
+		out = append(out, due{e: e, p: p, tenant: tenantOf(e)})
 	}
 	return out
 }
 
-// Tenant is whose attempt slots an endpoint's deliveries take: its set of
-// funds ("*" for every fund). One tenant's attempts hold at most
-// TenantParallel of an instance's Parallel slots.
-func Tenant(e store.WebhookEndpoint) string {
+// tenantOf is whose share of the attempt slots an endpoint's deliveries
+// take (Deliverer.TenantParallel): its set of funds ("*" for every fund).
+func tenantOf(e store.WebhookEndpoint) string {
 	if len(e.Funds) == 0 {
 		return "*"
 	}
