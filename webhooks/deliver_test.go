@@ -793,8 +793,10 @@ func TestAnIdleRoundCostsTheSameWhateverTheEndpoints(t *testing.T) {
 	r.write(t, call("DOC_I", "FUND_A", "100.00"))
 	r.until(t, "the first endpoint's delivery", count(1))
 	one := idle("1 endpoint")
-	if want := []string{"Query", "Query"}; !slices.Equal(one, want) {
-		t.Errorf("an idle round at 1 endpoint made %v, want %v", one, want)
+	// The feed of one fund is one Query per UTC month its last minutes
+	// cover: two in the minutes after a month's turn.
+	if n := len(one); n < 2 || n > 3 || slices.ContainsFunc(one, func(op string) bool { return op != "Query" }) {
+		t.Errorf("an idle round at 1 endpoint made %v, want a Query of the endpoints and one of the feed", one)
 	}
 
 	r.clock.Add(time.Second) // the endpoints to come get what is committed after this
@@ -832,7 +834,7 @@ func startBlackhole(t *testing.T) *blackhole {
 }
 
 // TestOneTenantsDeadEndpointsDoNotDelayAnothers: fund A has ten endpoints
-// that never answer (their attempts time out after 10s); fund B has one
+// that never answer (their attempts time out after 30s); fund B has one
 // that answers at once. Once A's attempts hold every slot A may take
 // (Parallel - TenantParallel: 6 of 8), B commits a document: its delivery
 // starts in the next round, while A's attempts still hang, not after
@@ -841,7 +843,9 @@ func TestOneTenantsDeadEndpointsDoNotDelayAnothers(t *testing.T) {
 	r := newRig(t, func(_ *rig, e *store.WebhookEndpoint) { e.Funds = []string{"FUND_B"} })
 	dead := startBlackhole(t)
 	r.endpointsOf(t, 10, "wh_a", "FUND_A", dead.URL)
-	r.d.Timeout, r.d.Lease = 10*time.Second, 20*time.Second
+	// Long enough that none of A's attempts times out while the test runs,
+	// even on a loaded machine; the test ends long before when it passes.
+	r.d.Timeout, r.d.Lease = 30*time.Second, 45*time.Second
 	rctx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() { defer close(done); r.d.Run(rctx, 100*time.Millisecond) }()
