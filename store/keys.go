@@ -515,8 +515,8 @@ const ExportLeaseSK = "LEASE"
 // nature (an administrator's subscriptions), so listing them is one Query,
 // beside the feed cursor every endpoint's queue is filled up to and one
 // work marker per endpoint; each endpoint's delivery log and pending
-// queue in its own partition. None carries index keys, and their Types are no entity any
-// reader or the export knows.
+// queue in its own partition. None carries index keys, and their Types
+// are no entity any reader or the export knows.
 const (
 	TypeWebhookEndpoint = "WebhookEndpoint"
 	TypeWebhookCursor   = "WebhookCursor"
@@ -545,12 +545,10 @@ func WebhookWorkSK(id string) string { return "WORK#" + id }
 // WebhookWorkPrefix begins every WebhookWorkSK.
 const WebhookWorkPrefix = "WORK#"
 
-// WebhookPK is the partition of one endpoint's cursor, deliveries and
-// pending queue.
+// WebhookPK is the partition of one endpoint's deliveries and pending
+// queue. A table written by an earlier release also holds there the
+// endpoint's own feed cursor (SK "CURSOR"), which nothing reads.
 func WebhookPK(id string) string { return "WEBHOOK#" + id }
-
-// WebhookCursorSK is the sort key of an endpoint's feed cursor.
-const WebhookCursorSK = "CURSOR"
 
 // WebhookDeliverySK is the sort key of the delivery of one event.
 func WebhookDeliverySK(eventID string) string { return "DELIVERY#" + eventID }
