@@ -337,9 +337,10 @@ func tenantOf(e store.WebhookEndpoint) string {
 // dispatch starts an attempt of each due delivery that gets a slot:
 // tenants are served in turn, one delivery each, those with the fewest
 // attempts in flight first; a tenant beyond its share (TenantParallel)
-// only while more than TenantParallel slots stay free. A delivery is claimed only once it
-// has its slot, with a lease timed from then; one left without a slot
-// stays unclaimed for a later round (a freed slot wakes Run for it).
+// only while more than TenantParallel slots stay free. A delivery is
+// claimed only once it has its slot, with a lease timed from then; one
+// left without a slot stays unclaimed for a later round (a freed slot
+// wakes Run for it).
 func (d *Deliverer) dispatch(ctx context.Context, found []due) {
 	byTenant := map[string][]due{}
 	var tenants []string
