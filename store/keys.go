@@ -522,15 +522,17 @@ func ExportLeasePK(date fund.Date) string { return "EXPORT#" + date.String() }
 const ExportLeaseSK = "LEASE"
 
 // Webhooks (store/webhooks.go): the endpoints in one partition, small by
-// nature (an administrator's subscriptions), so listing them is one Query;
-// each endpoint's feed cursor, delivery log and pending queue in its own
-// partition. None carries index keys, and their Types are no entity any
-// reader or the export knows.
+// nature (an administrator's subscriptions), so listing them is one Query,
+// beside the feed cursor every endpoint's queue is filled up to and one
+// work marker per endpoint; each endpoint's delivery log and pending
+// queue in its own partition. None carries index keys, and their Types
+// are no entity any reader or the export knows.
 const (
 	TypeWebhookEndpoint = "WebhookEndpoint"
 	TypeWebhookCursor   = "WebhookCursor"
 	TypeWebhookDelivery = "WebhookDelivery"
 	TypeWebhookPending  = "WebhookPending"
+	TypeWebhookWork     = "WebhookWork"
 )
 
 // WebhooksPK is the partition of every webhook endpoint.
@@ -542,12 +544,21 @@ func WebhookEndpointSK(id string) string { return "ENDPOINT#" + id }
 // WebhookEndpointPrefix begins every WebhookEndpointSK.
 const WebhookEndpointPrefix = "ENDPOINT#"
 
-// WebhookPK is the partition of one endpoint's cursor, deliveries and
-// pending queue.
-func WebhookPK(id string) string { return "WEBHOOK#" + id }
+// WebhookFillSK is the sort key, in WebhooksPK, of the feed cursor up to
+// which every endpoint's queue is filled.
+const WebhookFillSK = "FILL"
 
-// WebhookCursorSK is the sort key of an endpoint's feed cursor.
-const WebhookCursorSK = "CURSOR"
+// WebhookWorkSK is the sort key, in WebhooksPK, of an endpoint's work
+// marker: when a delivery of its queue is next due.
+func WebhookWorkSK(id string) string { return "WORK#" + id }
+
+// WebhookWorkPrefix begins every WebhookWorkSK.
+const WebhookWorkPrefix = "WORK#"
+
+// WebhookPK is the partition of one endpoint's deliveries and pending
+// queue. A table written by an earlier release also holds there the
+// endpoint's own feed cursor (SK "CURSOR"), which nothing reads.
+func WebhookPK(id string) string { return "WEBHOOK#" + id }
 
 // WebhookDeliverySK is the sort key of the delivery of one event.
 func WebhookDeliverySK(eventID string) string { return "DELIVERY#" + eventID }

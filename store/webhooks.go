@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"strings"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/guregu/dynamo/v2"
 )
@@ -66,13 +69,15 @@ const (
 )
 
 // WebhookDelivery is the delivery of one event to one endpoint: its log.
+// It holds no body: each attempt builds it from the event, which is
+// immutable (store/events.go), so every attempt sends the same bytes and
+// no event's size bears on this item's.
 type WebhookDelivery struct {
 	EndpointID    string
 	EventID       string
 	EventType     string
 	DocumentID    string
 	Version       int
-	Payload       []byte    // the exact body, the same on every attempt
 	CommittedAt   time.Time // the event's commit instant, for the delivery lag
 	Status        string
 	Attempts      []WebhookAttempt // the latest MaxLoggedAttempts
@@ -219,25 +224,74 @@ func (s *Store) MarkWebhookEndpoint(ctx context.Context, id string, failingSince
 	return nil
 }
 
-// WebhookCursor returns how far in the event feed the endpoint's queue was
-// filled ("" before the first event).
-func (s *Store) WebhookCursor(ctx context.Context, id string) (string, error) {
-	var it webhookCursorItem
-	err := s.table.Get(AttrPK, WebhookPK(id)).Range(AttrSK, dynamo.Equal, WebhookCursorSK).Consistent(true).One(ctx, &it)
-	if errors.Is(err, dynamo.ErrNotFound) {
-		return "", nil
-	}
-	if err != nil {
-		return "", fmt.Errorf("store: read the webhook cursor of %s: %w", id, err)
-	}
-	return it.Cursor, nil
+// WebhookWork is an endpoint's work marker, in WebhooksPK beside the
+// endpoints: no delivery of its queue is due before DueAt. Every change to
+// the queue that may make one due sooner (an enqueue, a finished attempt,
+// a redelivery, a released lease) sets DueAt to 0 and raises Seq in the
+// same write; a round that read the queue sets DueAt to what it found,
+// conditional on Seq, so it never hides a change it did not see.
+type WebhookWork struct {
+	EndpointID string
+	DueAt      int64 // Unix milliseconds; WebhookNeverDue for an empty queue
+	Seq        int
 }
 
-// AdvanceWebhookCursor moves the endpoint's cursor from from to to, if it is
-// still at from; it reports whether it moved (another instance may have
-// moved it first, which is no error).
-func (s *Store) AdvanceWebhookCursor(ctx context.Context, id, from, to string) (bool, error) {
-	it := webhookCursorItem{PK: WebhookPK(id), SK: WebhookCursorSK, Type: TypeWebhookCursor, Cursor: to}
+// WebhookNeverDue is the DueAt of an endpoint whose queue is empty.
+const WebhookNeverDue = math.MaxInt64
+
+type webhookWorkItem struct {
+	PK, SK, Type string
+	WebhookWork
+}
+
+// WebhookState is what a delivery round reads first.
+type WebhookState struct {
+	Endpoints []WebhookEndpoint
+	Work      map[string]WebhookWork // by endpoint ID; none: nothing was ever queued for it
+	Fill      string                 // the feed cursor every queue is filled up to ("" before the first round)
+}
+
+// WebhookRound reads the endpoints, their work markers and the fill cursor:
+// one consistent Query of WebhooksPK (more pages only past 1 MB, some
+// 10,000 endpoints), whatever the number of endpoints.
+func (s *Store) WebhookRound(ctx context.Context) (WebhookState, error) {
+	var items []dynamo.Item
+	if err := s.table.Get(AttrPK, WebhooksPK).Consistent(true).All(ctx, &items); err != nil {
+		return WebhookState{}, fmt.Errorf("store: read the webhook endpoints and their work: %w", err)
+	}
+	st := WebhookState{Work: map[string]WebhookWork{}}
+	for _, av := range items {
+		sk, _ := av[AttrSK].(*types.AttributeValueMemberS)
+		if sk == nil {
+			continue
+		}
+		var err error
+		switch {
+		case strings.HasPrefix(sk.Value, WebhookEndpointPrefix):
+			var it webhookEndpointItem
+			err = dynamo.UnmarshalItem(av, &it)
+			st.Endpoints = append(st.Endpoints, it.WebhookEndpoint)
+		case strings.HasPrefix(sk.Value, WebhookWorkPrefix):
+			var it webhookWorkItem
+			err = dynamo.UnmarshalItem(av, &it)
+			st.Work[it.EndpointID] = it.WebhookWork
+		case sk.Value == WebhookFillSK:
+			var it webhookCursorItem
+			err = dynamo.UnmarshalItem(av, &it)
+			st.Fill = it.Cursor
+		}
+		if err != nil {
+			return WebhookState{}, fmt.Errorf("store: read %s: %w", sk.Value, err)
+		}
+	}
+	return st, nil
+}
+
+// AdvanceWebhookFill moves the fill cursor from from to to, if it is still
+// at from; it reports whether it moved (another instance may have moved it
+// first, which is no error).
+func (s *Store) AdvanceWebhookFill(ctx context.Context, from, to string) (bool, error) {
+	it := webhookCursorItem{PK: WebhooksPK, SK: WebhookFillSK, Type: TypeWebhookCursor, Cursor: to}
 	q := s.table.Put(it)
 	if from == "" {
 		q = q.If("attribute_not_exists($) OR $ = ?", AttrPK, "Cursor", "")
@@ -249,14 +303,44 @@ func (s *Store) AdvanceWebhookCursor(ctx context.Context, id, from, to string) (
 		return false, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("store: advance the webhook cursor of %s: %w", id, err)
+		return false, fmt.Errorf("store: advance the webhook fill cursor: %w", err)
 	}
 	return true, nil
 }
 
+// workDue is the update that marks endpoint id's queue as due now.
+func (s *Store) workDue(id string) *dynamo.Update {
+	return s.table.Update(AttrPK, WebhooksPK).Range(AttrSK, WebhookWorkSK(id)).
+		Set("Type", TypeWebhookWork).Set("EndpointID", id).Set("DueAt", 0).Add("Seq", 1)
+}
+
+// SettleWebhookWork records that endpoint id's queue has nothing due
+// before dueAt (WebhookNeverDue: it is empty), as read while its marker
+// was at seq; a change since (the marker's Seq moved) is left as it is.
+// One conditional UpdateItem.
+func (s *Store) SettleWebhookWork(ctx context.Context, id string, seq int, dueAt int64) error {
+	err := s.table.Update(AttrPK, WebhooksPK).Range(AttrSK, WebhookWorkSK(id)).Set("DueAt", dueAt).
+		If("$ = ?", "Seq", seq).Run(ctx)
+	if err != nil && !dynamo.IsCondCheckFailed(err) {
+		return fmt.Errorf("store: settle the work of webhook %s: %w", id, err)
+	}
+	return nil
+}
+
+// DropWebhookWork deletes the work marker of a deleted endpoint (nothing
+// can be queued for it again), unless it changed since it was read at seq.
+func (s *Store) DropWebhookWork(ctx context.Context, id string, seq int) error {
+	err := s.table.Delete(AttrPK, WebhooksPK).Range(AttrSK, WebhookWorkSK(id)).If("$ = ?", "Seq", seq).Run(ctx)
+	if err != nil && !dynamo.IsCondCheckFailed(err) {
+		return fmt.Errorf("store: drop the work of webhook %s: %w", id, err)
+	}
+	return nil
+}
+
 // EnqueueWebhookDelivery writes the delivery's log entry and its place in
-// the pending queue in one transaction, unless the event was enqueued for
-// the endpoint before (then nothing changes and it reports false).
+// the pending queue, and marks the endpoint's work due, in one
+// transaction, unless the event was enqueued for the endpoint before or
+// the endpoint is deleted (then nothing changes and it reports false).
 func (s *Store) EnqueueWebhookDelivery(ctx context.Context, d WebhookDelivery, now time.Time) (bool, error) {
 	orderKey := orderKeyOf(d)
 	d.Status, d.NextAttemptAt, d.CreatedAt = DeliveryPending, now.UTC(), now.UTC()
@@ -268,6 +352,8 @@ func (s *Store) EnqueueWebhookDelivery(ctx context.Context, d WebhookDelivery, n
 		Put(s.table.Put(webhookDeliveryItem{PK: WebhookPK(d.EndpointID), SK: WebhookDeliverySK(d.EventID), Type: TypeWebhookDelivery, WebhookDelivery: d}).
 			If("attribute_not_exists($)", AttrPK)).
 		Put(s.table.Put(p)).
+		Update(s.workDue(d.EndpointID)).
+		Check(s.table.Check(AttrPK, WebhooksPK).Range(AttrSK, WebhookEndpointSK(d.EndpointID)).If("attribute_exists($)", AttrPK)).
 		Run(ctx)
 	if isTxCondFailed(err) {
 		return false, nil
@@ -326,6 +412,22 @@ func (s *Store) ClaimWebhookDelivery(ctx context.Context, p WebhookPending, owne
 	return true, nil
 }
 
+// ReleaseWebhookDelivery ends owner's lease of p without recording an
+// attempt, and marks the endpoint's work due, so that the next round may
+// claim it at once (one transaction). A lease owner no longer holds is
+// left alone.
+func (s *Store) ReleaseWebhookDelivery(ctx context.Context, p WebhookPending, owner string) error {
+	err := s.db.WriteTx().
+		Update(s.table.Update(AttrPK, WebhookPK(p.EndpointID)).Range(AttrSK, p.SK).Remove("LeaseOwner", "LeaseUntil").
+			If("$ = ?", "LeaseOwner", owner)).
+		Update(s.workDue(p.EndpointID)).
+		Run(ctx)
+	if err != nil && !isTxCondFailed(err) {
+		return fmt.Errorf("store: release delivery of %s to webhook %s: %w", p.EventID, p.EndpointID, err)
+	}
+	return nil
+}
+
 // WebhookDeliveryOf reads the delivery of one event (one consistent GetItem).
 func (s *Store) WebhookDeliveryOf(ctx context.Context, endpointID, eventID string) (WebhookDelivery, error) {
 	var it webhookDeliveryItem
@@ -342,7 +444,8 @@ func (s *Store) WebhookDeliveryOf(ctx context.Context, endpointID, eventID strin
 // FinishWebhookAttempt records an attempt in one transaction, conditional on
 // owner still holding the lease: the log gets the attempt and the status;
 // the pending entry goes (status delivered or failed) or waits until next
-// (status pending). It returns ErrWebhookLeaseLost if another instance
+// (status pending); the endpoint's work is marked due, for the next round
+// to read its queue again. It returns ErrWebhookLeaseLost if another instance
 // took the delivery over.
 func (s *Store) FinishWebhookAttempt(ctx context.Context, p WebhookPending, owner string, a WebhookAttempt, status string, next time.Time) error {
 	pk := WebhookPK(p.EndpointID)
@@ -372,7 +475,7 @@ func (s *Store) FinishWebhookAttempt(ctx context.Context, p WebhookPending, owne
 	} else {
 		tx = tx.Delete(s.table.Delete(AttrPK, pk).Range(AttrSK, p.SK).If("$ = ?", "LeaseOwner", owner))
 	}
-	err = tx.Run(ctx)
+	err = tx.Update(s.workDue(p.EndpointID)).Run(ctx)
 	if isTxCondFailed(err) {
 		return ErrWebhookLeaseLost
 	}
@@ -430,6 +533,7 @@ func (s *Store) RedeliverWebhook(ctx context.Context, endpointID, eventID string
 			Set("Status", DeliveryPending).Set("NextAttemptAt", now.UTC()).
 			If("$ = ?", "Status", d.Status)).
 		Put(s.table.Put(p).If("attribute_not_exists($)", AttrPK)).
+		Update(s.workDue(endpointID)).
 		Run(ctx)
 	if isTxCondFailed(err) {
 		return WebhookDelivery{}, fund.Errorf(fund.ECONFLICT, "event %s is still being delivered to webhook %s", eventID, endpointID)

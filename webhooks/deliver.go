@@ -12,8 +12,8 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/fundsvc/fundsvc/fund"
@@ -31,14 +31,16 @@ type Feed interface {
 
 // Store is what delivery keeps in the table; *store.Store satisfies it.
 type Store interface {
-	WebhookEndpoints(ctx context.Context) ([]store.WebhookEndpoint, error)
+	WebhookRound(ctx context.Context) (store.WebhookState, error)
 	MarkWebhookEndpoint(ctx context.Context, id string, failingSince time.Time, disableReason string, now time.Time) error
-	WebhookCursor(ctx context.Context, id string) (string, error)
-	AdvanceWebhookCursor(ctx context.Context, id, from, to string) (bool, error)
+	AdvanceWebhookFill(ctx context.Context, from, to string) (bool, error)
+	SettleWebhookWork(ctx context.Context, id string, seq int, dueAt int64) error
+	DropWebhookWork(ctx context.Context, id string, seq int) error
 	EnqueueWebhookDelivery(ctx context.Context, d store.WebhookDelivery, now time.Time) (bool, error)
 	PendingWebhookDeliveries(ctx context.Context, endpointID string, limit int) ([]store.WebhookPending, error)
 	ClaimWebhookDelivery(ctx context.Context, p store.WebhookPending, owner string, now, until time.Time) (bool, error)
 	WebhookDeliveryOf(ctx context.Context, endpointID, eventID string) (store.WebhookDelivery, error)
+	ReleaseWebhookDelivery(ctx context.Context, p store.WebhookPending, owner string) error
 	FinishWebhookAttempt(ctx context.Context, p store.WebhookPending, owner string, a store.WebhookAttempt, status string, next time.Time) error
 }
 
@@ -64,8 +66,14 @@ type Deliverer struct {
 	Timeout      time.Duration
 	Lease        time.Duration
 	DisableAfter time.Duration
-	// Parallel bounds the attempts in flight on this instance (8).
-	Parallel int
+	// Parallel bounds the attempts in flight on this instance (8): its
+	// attempt slots. TenantParallel is one tenant's share, the endpoints of
+	// one set of funds (tenantOf): a quarter of Parallel, at least 1 (2 of
+	// 8). Beyond its share a tenant takes a slot only while more than
+	// TenantParallel others stay free, so one tenant holds at most
+	// Parallel - TenantParallel slots (6 of 8) and another always finds one.
+	Parallel       int
+	TenantParallel int
 	// Client sends the requests (Policy.Client(Timeout) when nil).
 	Client *http.Client
 
@@ -73,6 +81,12 @@ type Deliverer struct {
 	metrics  *Metrics
 	enqueued *lru.Cache[string, struct{}] // endpoint and event IDs this process queued: not read again
 	wake     chan struct{}                // Wake's signal to Run: a round is due now
+	attempts sync.WaitGroup               // the attempts in flight
+
+	mu       sync.Mutex     // guards what follows
+	inflight map[string]int // attempts in flight by tenant; their sum is at most Parallel
+	starved  bool           // a round left a due delivery for want of a slot: a freed slot wakes Run
+	turn     int            // rotates which tenant a round serves first
 }
 
 // DefaultTimeout bounds one delivery attempt.
@@ -83,10 +97,11 @@ const DefaultDisableAfter = 5 * 24 * time.Hour
 
 // Metrics are delivery's Prometheus collectors.
 type Metrics struct {
-	Attempts *prometheus.CounterVec
-	Lag      prometheus.Histogram
-	Disabled prometheus.Counter
-	Late     prometheus.Counter
+	Attempts  *prometheus.CounterVec
+	Lag       prometheus.Histogram
+	Disabled  prometheus.Counter
+	Late      prometheus.Counter
+	SlotWaits prometheus.Counter
 }
 
 // NewMetrics returns delivery's collectors, unregistered.
@@ -109,12 +124,16 @@ func NewMetrics() *Metrics {
 			Name: "fundsvc_webhook_events_late_total",
 			Help: "Events this instance queued when their document's next version came, because they showed in the feed after an endpoint had read past their commit instant (a commit slower than FUNDSVC_FEED_SETTLE, or a writer's clock behind).",
 		}),
+		SlotWaits: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "fundsvc_webhook_slot_waits_total",
+			Help: "Due deliveries a round of this instance left unclaimed because its attempt slots, or their tenant's, were all taken; a later round claims them.",
+		}),
 	}
 }
 
 // Collectors lists the metrics to register.
 func (m *Metrics) Collectors() []prometheus.Collector {
-	return []prometheus.Collector{m.Attempts, m.Lag, m.Disabled, m.Late}
+	return []prometheus.Collector{m.Attempts, m.Lag, m.Disabled, m.Late, m.SlotWaits}
 }
 
 // Metrics returns the Deliverer's collectors.
@@ -135,7 +154,9 @@ func (d *Deliverer) init() {
 		d.Timeout = cmp.Or(d.Timeout, DefaultTimeout)
 		d.Lease = cmp.Or(d.Lease, d.Timeout+15*time.Second)
 		d.DisableAfter = cmp.Or(d.DisableAfter, DefaultDisableAfter)
-		d.Parallel = cmp.Or(d.Parallel, 8)
+		d.Parallel = max(cmp.Or(d.Parallel, 8), 1)
+		d.TenantParallel = min(cmp.Or(d.TenantParallel, max(d.Parallel/4, 1)), d.Parallel)
+		d.inflight = map[string]int{}
 		if d.Client == nil {
 			d.Client = d.Policy.Client(d.Timeout)
 		}
@@ -170,19 +191,18 @@ func randomToken() string {
 }
 
 // Run delivers until ctx ends: a round every poll, at once when woken
-// (Wake), and again straight after a round that delivered an event whose
-// document had a later version waiting behind it.
+// (Wake), when an attempt delivered an event whose document has a later
+// version waiting, and when a slot frees after a round left a due
+// delivery for want of one. A round does not wait for the attempts it
+// starts; Run waits for them before it returns.
 func (d *Deliverer) Run(ctx context.Context, poll time.Duration) {
 	d.init()
+	defer d.attempts.Wait()
 	t := time.NewTicker(poll)
 	defer t.Stop()
 	for {
-		again, err := d.round(ctx)
-		if err != nil && ctx.Err() == nil {
+		if err := d.round(ctx); err != nil && ctx.Err() == nil {
 			d.Log.Warn("webhook delivery round failed", "error", err.Error())
-		}
-		if again && ctx.Err() == nil {
-			continue
 		}
 		select {
 		case <-ctx.Done():
@@ -196,172 +216,337 @@ func (d *Deliverer) Run(ctx context.Context, poll time.Duration) {
 // pendingPage is how much of an endpoint's queue one round reads.
 const pendingPage = 200
 
-// RunOnce is one round: for every enabled endpoint, queue the feed's new
-// events it subscribes to, then try every delivery that is due and first
-// in its document's line, each claimed with a lease first.
+// RunOnce is one round (for every enabled endpoint, queue the feed's new
+// events it subscribes to, then start an attempt of every delivery that is
+// due and first in its document's line, as slots allow), and waits for
+// every attempt in flight.
 func (d *Deliverer) RunOnce(ctx context.Context) error {
-	_, err := d.round(ctx)
+	d.init()
+	err := d.round(ctx)
+	d.attempts.Wait()
 	return err
 }
 
-// round is RunOnce; again says whether a later version waits behind an
-// event the round delivered, so the next round is due at once.
-func (d *Deliverer) round(ctx context.Context) (again bool, err error) {
-	d.init()
-	endpoints, err := d.Store.WebhookEndpoints(ctx)
+// due is a delivery a round found due: the first of its document's line.
+type due struct {
+	e       store.WebhookEndpoint
+	p       store.WebhookPending
+	tenant  string
+	waiting bool // a later version of the document waits behind it
+}
+
+// round fills the endpoints' queues from the feed, then reads the queue
+// of each enabled endpoint whose work marker is due (or that the fill
+// queued for) and starts the attempts that are due, as slots allow
+// (dispatch). Its reads: one Query of the endpoints and their markers,
+// the feed's (once for every endpoint), and one Query per endpoint with
+// work due; an idle endpoint costs nothing.
+func (d *Deliverer) round(ctx context.Context) error {
+	st, err := d.Store.WebhookRound(ctx)
 	if err != nil {
-		return false, err
+		return err
 	}
-	var waiting, delivered atomic.Bool // a version waited behind its document's earlier one; an attempt delivered
-	sem := make(chan struct{}, d.Parallel)
-	var wg sync.WaitGroup
-	var (
-		mu   sync.Mutex // guards errs, which the attempts' goroutines add to
-		errs []error
-	)
-	fail := func(err error) {
-		mu.Lock()
+	var errs []error
+	filled, err := d.fill(ctx, st)
+	if err != nil {
 		errs = append(errs, err)
-		mu.Unlock()
 	}
-	for _, e := range endpoints {
-		if !e.Enabled {
-			continue
-		}
-		if err := d.fill(ctx, e); err != nil {
-			fail(err)
+	now := d.Now()
+	var found []due
+	known := make(map[string]bool, len(st.Endpoints))
+	for _, e := range st.Endpoints {
+		known[e.ID] = true
+		w, marked := st.Work[e.ID]
+		if !e.Enabled || !filled[e.ID] && (!marked || w.DueAt > now.UnixMilli()) {
 			continue
 		}
 		pending, err := d.Store.PendingWebhookDeliveries(ctx, e.ID, pendingPage)
 		if err != nil {
-			fail(err)
+			errs = append(errs, err)
 			continue
 		}
-		now := d.Now()
-		seen := map[string]bool{}
-		for _, p := range pending {
-			if seen[p.OrderKey] {
-				waiting.Store(true)
-				continue // a later version waits for the document's earlier one
+		found = append(found, heads(e, pending, now)...)
+		if at := dueAt(pending, now); marked && at != w.DueAt {
+			if err := d.Store.SettleWebhookWork(ctx, e.ID, w.Seq, at); err != nil {
+				errs = append(errs, err)
 			}
-			seen[p.OrderKey] = true
-			if p.NextAttemptAt > now.UnixMilli() || p.LeaseUntil >= now.UnixMilli() {
-				continue
-			}
-			owner := d.Instance + "/" + randomToken()
-			ok, err := d.Store.ClaimWebhookDelivery(ctx, p, owner, now, now.Add(d.Lease))
-			if err != nil {
-				fail(err)
-				continue
-			}
-			if !ok {
-				continue // another instance holds it
-			}
-			sem <- struct{}{}
-			wg.Add(1)
-			go func() {
-				defer func() { <-sem; wg.Done() }()
-				ok, err := d.attempt(ctx, e, p, owner)
-				if err != nil {
-					fail(err)
-				}
-				if ok {
-					delivered.Store(true)
-				}
-			}()
 		}
 	}
-	wg.Wait()
-	mu.Lock()
-	defer mu.Unlock()
-	return waiting.Load() && delivered.Load(), errors.Join(errs...)
+	for id, w := range st.Work {
+		if !known[id] { // a deleted endpoint's
+			if err := d.Store.DropWebhookWork(ctx, id, w.Seq); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	d.dispatch(ctx, found)
+	return errors.Join(errs...)
+}
+
+// dueAt is when a round must read an endpoint's queue again, pending as
+// read at now: the earliest next attempt of a line's first delivery, or
+// the end of its lease (its holder may die), WebhookNeverDue for an empty
+// queue; at once when the page was full (more lies beyond it).
+func dueAt(pending []store.WebhookPending, now time.Time) int64 {
+	if len(pending) >= pendingPage {
+		return 0
+	}
+	at := int64(store.WebhookNeverDue)
+	for i, p := range pending {
+		if i > 0 && pending[i-1].OrderKey == p.OrderKey {
+			continue
+		}
+		t := p.NextAttemptAt
+		if p.LeaseUntil >= now.UnixMilli() {
+			t = max(t, p.LeaseUntil+1)
+		}
+		at = min(at, t)
+	}
+	return at
+}
+
+// heads are the deliveries of pending (one endpoint's queue, by document
+// then version) that are due at now, unleased, and first in their
+// document's line.
+func heads(e store.WebhookEndpoint, pending []store.WebhookPending, now time.Time) []due {
+	var out []due
+	for i, p := range pending {
+		if i > 0 && pending[i-1].OrderKey == p.OrderKey {
+			if len(out) > 0 && out[len(out)-1].p.OrderKey == p.OrderKey {
+				out[len(out)-1].waiting = true
+			}
+			continue // a later version waits for the document's earlier one
+		}
+		if p.NextAttemptAt > now.UnixMilli() || p.LeaseUntil >= now.UnixMilli() {
+			continue
+		}
+		out = append(out, due{e: e, p: p, tenant: tenantOf(e)})
+	}
+	return out
+}
+
+// tenantOf is whose share of the attempt slots an endpoint's deliveries
+// take (Deliverer.TenantParallel): its set of funds ("*" for every fund).
+func tenantOf(e store.WebhookEndpoint) string {
+	if len(e.Funds) == 0 {
+		return "*"
+	}
+	return strings.Join(slices.Compact(slices.Sorted(slices.Values(e.Funds))), ",")
+}
+
+// dispatch starts an attempt of each due delivery that gets a slot:
+// tenants are served in turn, one delivery each, those with the fewest
+// attempts in flight first; a tenant beyond its share (TenantParallel)
+// only while more than TenantParallel slots stay free. A delivery is
+// claimed only once it has its slot, with a lease timed from then; one
+// left without a slot stays unclaimed for a later round (a freed slot
+// wakes Run for it).
+func (d *Deliverer) dispatch(ctx context.Context, found []due) {
+	byTenant := map[string][]due{}
+	var tenants []string
+	for _, f := range found {
+		if byTenant[f.tenant] == nil {
+			tenants = append(tenants, f.tenant)
+		}
+		byTenant[f.tenant] = append(byTenant[f.tenant], f)
+	}
+	d.mu.Lock()
+	d.turn++
+	if len(tenants) > 0 {
+		k := d.turn % len(tenants)
+		tenants = append(tenants[k:], tenants[:k]...)
+	}
+	slices.SortStableFunc(tenants, func(a, b string) int { return d.inflight[a] - d.inflight[b] })
+	d.mu.Unlock()
+	tried := 0
+	defer func() { d.metrics.SlotWaits.Add(float64(len(found) - tried)) }()
+	for len(tenants) > 0 {
+		var next []string
+		for _, t := range tenants {
+			f := byTenant[t][0]
+			byTenant[t] = byTenant[t][1:]
+			switch d.start(ctx, f) {
+			case startedAll:
+				return
+			case startedTenantFull:
+				continue
+			}
+			tried++
+			if len(byTenant[t]) > 0 {
+				next = append(next, t)
+			}
+		}
+		tenants = next
+	}
+}
+
+// What start did.
+const (
+	started           = iota // the attempt runs, or another instance holds the delivery
+	startedTenantFull        // the tenant has no slot left: the rest of its deliveries wait
+	startedAll               // the instance has no slot left: every delivery left waits
+)
+
+// start takes a slot for f and claims it, timing the lease from now, and
+// runs the attempt in its own goroutine.
+func (d *Deliverer) start(ctx context.Context, f due) int {
+	d.mu.Lock()
+	total := 0
+	for _, n := range d.inflight {
+		total += n
+	}
+	switch {
+	case total >= d.Parallel:
+		d.starved = true
+		d.mu.Unlock()
+		return startedAll
+	case d.inflight[f.tenant] >= d.TenantParallel && d.Parallel-total <= d.TenantParallel:
+		d.starved = true
+		d.mu.Unlock()
+		return startedTenantFull
+	}
+	d.inflight[f.tenant]++
+	d.mu.Unlock()
+	d.attempts.Add(1)
+	release := func() {
+		d.mu.Lock()
+		if d.inflight[f.tenant]--; d.inflight[f.tenant] == 0 {
+			delete(d.inflight, f.tenant)
+		}
+		wake := d.starved
+		d.starved = false
+		d.mu.Unlock()
+		d.attempts.Done()
+		if wake {
+			d.Wake()
+		}
+	}
+	owner := d.Instance + "/" + randomToken()
+	now := d.Now()
+	until := now.Add(d.Lease)
+	ok, err := d.Store.ClaimWebhookDelivery(ctx, f.p, owner, now, until)
+	if err != nil || !ok {
+		if err != nil && ctx.Err() == nil {
+			d.Log.Warn("webhook delivery claim failed", "webhook", f.e.ID, "event", f.p.EventID, "error", err.Error())
+		}
+		release()
+		return started // not claimed: another instance holds or delivered it
+	}
+	go func() {
+		defer release()
+		delivered, err := d.attempt(ctx, f.e, f.p, owner, until)
+		if err != nil && ctx.Err() == nil {
+			d.Log.Warn("webhook delivery attempt failed", "webhook", f.e.ID, "event", f.p.EventID, "error", err.Error())
+		}
+		if delivered && f.waiting {
+			d.Wake() // the document's next version is due now
+		}
+	}()
+	return started
 }
 
 // feedPage is how many events one read of the feed asks for.
 const feedPage = 200
 
-// fill queues the events after the endpoint's cursor that it subscribes
-// to, up to now, then moves the cursor, but never past the feed's
-// watermark: an event committed later may still appear before it, so the
-// unsettled tail is read again each round (queueing an event twice changes
-// nothing: the delivery's log entry is put only if absent). Two instances
-// may fill at once; only one moves the cursor. A version whose earlier
-// version the endpoint should get but has not queued yet (an index that
-// lags) stops the round, so a document's versions are queued, and so
-// delivered, in order.
-func (d *Deliverer) fill(ctx context.Context, e store.WebhookEndpoint) error {
-	stored, err := d.Store.WebhookCursor(ctx, e.ID)
-	if err != nil {
-		return err
+// fundReads is the most funds whose feeds (one Query each per month) a
+// fill reads rather than the feed of every fund (one Query per change
+// shard, 8, and day).
+const fundReads = 8
+
+// fill queues, for every endpoint (enabled or not: a disabled one's queue
+// waits for it), the events after the fill cursor that it subscribes to,
+// reading the feed once for all of them up to now, then moves the cursor,
+// but never past the feed's watermark: an event committed later may still
+// appear before it, so the unsettled tail is read again each round
+// (queueing an event twice changes nothing: the delivery's log entry is
+// put only if absent, and this process remembers what it queued). Two
+// instances may fill at once; only one moves the cursor. A version whose
+// earlier version an endpoint should get but has not queued yet (an index
+// that lags) stops that endpoint's fill for the round and holds the cursor
+// before it, so a document's versions are queued, and so delivered, in
+// order. It returns the endpoints it queued events for.
+func (d *Deliverer) fill(ctx context.Context, st store.WebhookState) (map[string]bool, error) {
+	queued := map[string]bool{}
+	if len(st.Endpoints) == 0 {
+		return queued, nil
 	}
-	from, err := store.ParseEventCursor(stored)
+	from, err := store.ParseEventCursor(st.Fill)
 	if err != nil {
-		return err
+		return queued, err
 	}
-	if from.IsZero() {
-		// A new endpoint gets what is committed from its creation on.
-		from = store.EventCursor{At: e.CreatedAt.Add(-time.Millisecond)}
+	// No endpoint gets what was committed before it was created.
+	first := slices.MinFunc(st.Endpoints, func(a, b store.WebhookEndpoint) int { return a.CreatedAt.Compare(b.CreatedAt) }).CreatedAt
+	if start := first.Add(-time.Millisecond); from.At.Before(start) {
+		from = store.EventCursor{At: start}
 	}
 	// Up to the present by the wall clock, which stamps commits (d.Now may
 	// be a test's clock).
-	filter := store.EventFilter{Types: eventTypes(e.EventTypes), Funds: e.Funds, Until: later(d.Now(), time.Now())}
+	filter := store.EventFilter{Until: later(d.Now(), time.Now())}
+	var funds, types []string
+	everyFund, everyType := false, false
+	for _, e := range st.Endpoints {
+		funds, types = append(funds, e.Funds...), append(types, e.EventTypes...)
+		everyFund, everyType = everyFund || len(e.Funds) == 0, everyType || len(e.EventTypes) == 0
+	}
+	if funds = slices.Compact(slices.Sorted(slices.Values(funds))); !everyFund && len(funds) <= fundReads {
+		filter.Funds = funds
+	}
+	if !everyType {
+		filter.Types = eventTypes(slices.Compact(slices.Sorted(slices.Values(types))))
+	}
+	blocked := map[string]bool{} // endpoints whose fill stopped for the round
 	after, settled := from, from
 	for {
 		page, err := d.Feed.EventsAfter(ctx, after, feedPage, filter)
 		if err != nil {
-			return err
+			return queued, err
 		}
 		for _, ev := range page.Events {
-			if ev.Timestamp.Before(e.CreatedAt) {
-				continue
-			}
-			if !d.enqueued.Contains(e.ID + "\x00" + ev.ID) {
+			for _, e := range st.Endpoints {
+				if blocked[e.ID] || !Matches(e, ev) || d.enqueued.Contains(e.ID+"\x00"+ev.ID) {
+					continue
+				}
 				ready, err := d.predecessorQueued(ctx, e, ev, from)
 				if err != nil {
-					return err
+					return queued, err
 				}
 				if !ready {
-					return d.advance(ctx, e.ID, stored, from, settled)
+					blocked[e.ID] = true
+					continue
 				}
 				if err := d.enqueue(ctx, e, ev); err != nil {
-					return err
+					return queued, err
 				}
+				queued[e.ID] = true
 			}
-			if !ev.Timestamp.After(page.Watermark) {
+			if len(blocked) == 0 && !ev.Timestamp.After(page.Watermark) {
 				settled = store.EventCursor{At: ev.Timestamp, DocumentID: ev.Data.DocumentID, Version: ev.Data.Version}
 			}
 		}
-		if !page.Next.At.After(page.Watermark) {
-			settled = page.Next
-		} else if page.Watermark.After(settled.At) && !page.More {
-			settled = store.EventCursor{At: page.Watermark}
+		if len(blocked) == 0 {
+			if !page.Next.At.After(page.Watermark) {
+				settled = page.Next
+			} else if page.Watermark.After(settled.At) && !page.More {
+				settled = store.EventCursor{At: page.Watermark}
+			}
 		}
 		if !page.More {
 			break
 		}
 		after = page.Next
 	}
-	return d.advance(ctx, e.ID, stored, from, settled)
-}
-
-// advance persists the endpoint's settled cursor when it moved.
-func (d *Deliverer) advance(ctx context.Context, id, stored string, from, settled store.EventCursor) error {
-	if settled == from || !settled.At.After(from.At) && settled.String() == stored {
-		return nil
+	if settled == from || !settled.At.After(from.At) && settled.String() == st.Fill {
+		return queued, nil
 	}
-	_, err := d.Store.AdvanceWebhookCursor(ctx, id, stored, settled.String())
-	return err // not moved: another instance moved it first, and fills from there
+	_, err = d.Store.AdvanceWebhookFill(ctx, st.Fill, settled.String())
+	return queued, err // not moved: another instance moved it first, and fills from there
 }
 
 // enqueue queues ev for endpoint e.
 func (d *Deliverer) enqueue(ctx context.Context, e store.WebhookEndpoint, ev fund.Event) error {
-	body, err := json.Marshal(ev)
-	if err != nil {
-		return err
-	}
 	if _, err := d.Store.EnqueueWebhookDelivery(ctx, store.WebhookDelivery{
 		EndpointID: e.ID, EventID: ev.ID, EventType: string(ev.Type), DocumentID: ev.Data.DocumentID,
-		Version: ev.Data.Version, Payload: body, CommittedAt: ev.Timestamp,
+		Version: ev.Data.Version, CommittedAt: ev.Timestamp,
 	}, d.Now()); err != nil {
 		return err
 	}
@@ -469,8 +654,19 @@ func (d *Deliverer) Secrets(e store.WebhookEndpoint, now time.Time) ([]string, e
 
 // attempt tries one claimed delivery and records the outcome; delivered
 // says the endpoint took it (2xx) and this instance recorded so.
-func (d *Deliverer) attempt(ctx context.Context, e store.WebhookEndpoint, p store.WebhookPending, owner string) (delivered bool, err error) {
+//
+// It sends nothing unless the lease (until) still covers the attempt's
+// whole timeout and half the lease's slack beyond it: reading the
+// delivery and its event may have taken long (a stalled process, a slow
+// table), and another instance may take the delivery over once the lease
+// ends. Then it gives the delivery up (ReleaseWebhookDelivery) for a later
+// round, counting no attempt.
+func (d *Deliverer) attempt(ctx context.Context, e store.WebhookEndpoint, p store.WebhookPending, owner string, until time.Time) (delivered bool, err error) {
 	del, err := d.Store.WebhookDeliveryOf(ctx, e.ID, p.EventID)
+	if err != nil {
+		return false, err
+	}
+	body, err := d.body(ctx, del)
 	if err != nil {
 		return false, err
 	}
@@ -481,14 +677,18 @@ func (d *Deliverer) attempt(ctx context.Context, e store.WebhookEndpoint, p stor
 	// The header's timestamp is the wall clock's, which receivers check
 	// against theirs; the schedule runs on d.Now, which tests move.
 	start, sent := d.Now(), time.Now()
-	sig, err := Signature(secrets, p.EventID, sent, del.Payload)
+	if left := until.Sub(start); left < d.Timeout+(d.Lease-d.Timeout)/2 {
+		d.Log.Warn("webhook attempt not sent: its lease would end too soon; a later round tries it", "webhook", e.ID, "event", p.EventID, "lease_left", left)
+		return false, d.Store.ReleaseWebhookDelivery(ctx, p, owner)
+	}
+	sig, err := Signature(secrets, p.EventID, sent, body)
 	if err != nil {
 		return false, err
 	}
 	a := store.WebhookAttempt{At: start.UTC(), Instance: d.Instance}
 	rctx, cancel := context.WithTimeout(ctx, d.Timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(rctx, http.MethodPost, e.URL, bytes.NewReader(del.Payload))
+	req, err := http.NewRequestWithContext(rctx, http.MethodPost, e.URL, bytes.NewReader(body))
 	if err != nil {
 		return false, err
 	}
@@ -556,6 +756,19 @@ func (d *Deliverer) attempt(ctx context.Context, e store.WebhookEndpoint, p stor
 		return false, d.Store.MarkWebhookEndpoint(ctx, e.ID, since, reason, now)
 	}
 	return false, nil
+}
+
+// body is the request body of delivery del: its event as the feed holds
+// it (one GetItem of the event item). The event is immutable, so every
+// attempt sends the same bytes; the body is built here rather than stored
+// with the delivery, so no size of event (5,000 positions with 64-character
+// IDs make about 1 MB of JSON) bears on the queue's items.
+func (d *Deliverer) body(ctx context.Context, del store.WebhookDelivery) ([]byte, error) {
+	ev, err := d.Feed.Event(ctx, del.DocumentID, del.Version)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(ev)
 }
 
 // leaseLost logs a delivery another instance took over: it may deliver the

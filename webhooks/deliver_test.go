@@ -4,19 +4,24 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/internal/dynamotest"
 	"github.com/fundsvc/fundsvc/internal/fundtest"
 	"github.com/fundsvc/fundsvc/internal/webhooktest"
 	"github.com/fundsvc/fundsvc/store"
 	"github.com/fundsvc/fundsvc/webhooks"
+	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 )
 
@@ -338,8 +343,9 @@ func TestAClaimedDeliveryIsTriedByOneInstanceAndTakenOverAfterItsLease(t *testin
 	r := newRig(t, nil)
 	// A delivery claimed by an instance that died: nobody tries it until
 	// its lease ends, then another does, and the dead one cannot record.
+	r.write(t, call("DOC_L", "FUND_A", "100.00"))
 	queued, err := r.env.Store.EnqueueWebhookDelivery(ctx, store.WebhookDelivery{EndpointID: r.endpoint.ID, EventID: "evt_DOC_L_v1",
-		EventType: "document.created", DocumentID: "DOC_L", Version: 1, Payload: []byte(`{"id":"evt_DOC_L_v1"}`)}, r.clock.Now())
+		EventType: "document.created", DocumentID: "DOC_L", Version: 1}, r.clock.Now())
 	if err != nil || !queued {
 		t.Fatalf("enqueue: %v %v", queued, err)
 	}
@@ -418,18 +424,17 @@ func TestAnAttemptThatOutlastsTheTimeoutIsRetried(t *testing.T) {
 	}
 }
 
-// roundWatch is the deliverer's Store, telling when a round has listed
-// its endpoint's pending deliveries (the last read of a round with
-// nothing to try).
-type roundWatch struct {
-	webhooks.Store
-	listed chan struct{}
+// feedWatch is the deliverer's Feed, telling when a round has read it
+// (a round with nothing to deliver reads nothing after it).
+type feedWatch struct {
+	webhooks.Feed
+	read chan struct{}
 }
 
-func (w roundWatch) PendingWebhookDeliveries(ctx context.Context, endpointID string, limit int) ([]store.WebhookPending, error) {
-	p, err := w.Store.PendingWebhookDeliveries(ctx, endpointID, limit)
+func (w feedWatch) EventsAfter(ctx context.Context, after store.EventCursor, limit int, f store.EventFilter) (store.EventPage, error) {
+	p, err := w.Feed.EventsAfter(ctx, after, limit, f)
 	select {
-	case w.listed <- struct{}{}:
+	case w.read <- struct{}{}:
 	default:
 	}
 	return p, err
@@ -443,16 +448,16 @@ func (w roundWatch) PendingWebhookDeliveries(ctx context.Context, endpointID str
 // waiting behind it is followed by another at once.
 func TestAWakeDeliversAtOnceAndADocumentsLaterVersionsFollow(t *testing.T) {
 	r := newRig(t, nil)
-	w := roundWatch{Store: r.env.Store, listed: make(chan struct{}, 1)}
-	r.d.Store = w
+	w := feedWatch{Feed: r.env.Store, read: make(chan struct{}, 1)}
+	r.d.Feed = w
 	rctx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() { defer close(done); r.d.Run(rctx, time.Hour) }()
 	t.Cleanup(func() { stop(); <-done })
 	select {
-	case <-w.listed: // the first round found nothing
+	case <-w.read: // the first round found nothing
 	case <-time.After(20 * time.Second):
-		t.Fatal("the deliverer's first round did not list its pending deliveries within 20s")
+		t.Fatal("the deliverer's first round did not read the feed within 20s")
 	}
 	r.write(t, call("DOC_A", "FUND_A", "100.00"))
 	r.write(t, call("DOC_A", "FUND_A", "200.00"))
@@ -484,10 +489,11 @@ func TestAnEventThatShowsBehindTheCursorIsQueuedBeforeItsNextVersion(t *testing.
 	r.until(t, "DOC_A's first version", count(1))
 	r.clock.Add(10 * time.Minute) // the watermark passes start + 5 min
 	r.round(t, r.d)
-	stored, err := r.env.Store.WebhookCursor(ctx, r.endpoint.ID)
+	st, err := r.env.Store.WebhookRound(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
+	stored := st.Fill
 	if cur, err := store.ParseEventCursor(stored); err != nil || !cur.At.After(start.Add(time.Minute)) {
 		t.Fatalf("the cursor is %q (%v): not past start + 1 min", stored, err)
 	}
@@ -511,4 +517,366 @@ func TestAnEventThatShowsBehindTheCursorIsQueuedBeforeItsNextVersion(t *testing.
 	if err := r.d.Metrics().Late.Write(&late); err != nil || late.GetCounter().GetValue() != 1 {
 		t.Errorf("fundsvc_webhook_events_late_total is %v (%v), want 1", late.GetCounter().GetValue(), err)
 	}
+}
+
+// TestANoticeOfEveryPositionTheLimitsAllowIsDeliveredAndSoIsTheNext: a
+// capital call notice of 5,000 positions (FUNDSVC_MAX_POSITIONS) whose
+// position and investor IDs have 64 characters, the longest an ID may
+// have, makes a body of about 1 MB, beyond what one DynamoDB item holds.
+// It is delivered, verified by the reference library, and so is the next
+// document of its fund: the queue holds no body, so nothing of the
+// event's size stops the endpoint's line. The notice is written by its
+// plan's commit transaction alone (store.Store.WritePlan), which puts its
+// event: one request rather than a write of 5,000 positions.
+func TestANoticeOfEveryPositionTheLimitsAllowIsDeliveredAndSoIsTheNext(t *testing.T) {
+	r := newRig(t, nil)
+	big := call("DOC_BIG", "FUND_A", "1.00")
+	big.Positions = make([]fund.Position, fund.DefaultMaxPositions)
+	for i := range big.Positions {
+		big.Positions[i] = fund.Position{ID: fmt.Sprintf("P%063d", i), InvestorID: fmt.Sprintf("I%063d", i),
+			CapitalCall: &fund.CapitalCallItem{Amount: fund.MustMoney("1.00")}}
+	}
+	plan, err := r.env.Store.WritePlan(big, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dynamodb.NewFromConfig(dynamotest.Shared().Config()).TransactWriteItems(ctx, plan.Commit); err != nil {
+		t.Fatalf("commit the notice: %v", err)
+	}
+	r.write(t, call("DOC_NEXT", "FUND_A", "100.00"))
+	log := r.until(t, "the big notice and the next document", count(2))
+	verified(t, log, 0)
+	got := ids(log)
+	slices.Sort(got) // two documents: delivered independently
+	if want := []string{"evt_DOC_BIG_v1(ok)", "evt_DOC_NEXT_v1(ok)"}; !slices.Equal(got, want) {
+		t.Fatalf("the receiver got %v, want %v", got, want)
+	}
+	if log[0].ID != "evt_DOC_BIG_v1" {
+		log[0], log[1] = log[1], log[0]
+	}
+	var body struct {
+		Data struct {
+			Positions []fund.EventPosition `json:"positions"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal([]byte(log[0].Body), &body); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(body.Data.Positions); n != fund.DefaultMaxPositions || len(log[0].Body) < 400<<10 {
+		t.Fatalf("the notice's body is %d bytes with %d positions, want %d positions and more than one item's 400 KB", len(log[0].Body), n, fund.DefaultMaxPositions)
+	}
+}
+
+// blocker is a receiver whose first request gets no answer until the
+// test releases it (or ends); every later one is answered 204 at once.
+type blocker struct {
+	URL     string
+	arrived chan struct{} // closed when the first request arrives
+	release chan struct{}
+	once    sync.Once
+}
+
+func startBlocker(t *testing.T) *blocker {
+	t.Helper()
+	b := &blocker{arrived: make(chan struct{}), release: make(chan struct{})}
+	var once sync.Once
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		first := false
+		once.Do(func() { first = true; close(b.arrived) })
+		if first {
+			select {
+			case <-b.release:
+			case <-req.Context().Done():
+			}
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	b.URL = srv.URL + "/hook"
+	t.Cleanup(func() { b.Release(); srv.Close() })
+	return b
+}
+
+func (b *blocker) Release() { b.once.Do(func() { close(b.release) }) }
+
+func waitFor(t *testing.T, what string, c <-chan struct{}) {
+	t.Helper()
+	select {
+	case <-c:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("%s: not within 20s", what)
+	}
+}
+
+// TestADeliveryIsClaimedOnlyOnceASlotIsFree is the review's scenario: an
+// instance with one attempt slot has it taken by an endpoint that does
+// not answer, while a document's first version waits for another
+// endpoint. The lease time passes; another instance delivers versions 1
+// and 2. When the slot frees, the first instance must not send version 1
+// again: it claims a delivery only once it has a slot (and here it finds
+// it delivered), so the receiver never sees v1, v2, v1.
+func TestADeliveryIsClaimedOnlyOnceASlotIsFree(t *testing.T) {
+	r := newRig(t, nil)
+	slow := startBlocker(t)
+	x := r.endpoint
+	x.ID, x.URL = "wh_a_slow", slow.URL // before wh_test: its deliveries are found first
+	x.SealedSecret = r.sealer.Seal(x.ID, r.secret)
+	if err := r.env.Store.PutWebhookEndpoint(ctx, x); err != nil {
+		t.Fatal(err)
+	}
+	r.write(t, call("DOC_X", "FUND_A", "100.00"))
+	r.write(t, call("DOC_X", "FUND_A", "200.00"))
+	r.d.Parallel = 1
+	w := &claimWatch{Store: r.env.Store, event: "evt_DOC_X_v1", endpoint: r.endpoint.ID}
+	r.d.Store = w
+	first := make(chan error, 1)
+	go func() { first <- r.d.RunOnce(ctx) }()
+	waitFor(t, "the first instance's attempt at the endpoint that does not answer", slow.arrived)
+	// The first instance has dealt with v1 for wh_test: claimed it (to
+	// wait for a slot), or left it for want of one.
+	deadline := time.Now().Add(20 * time.Second)
+	for !w.Claimed() && counter(t, r.d.Metrics().SlotWaits) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the first instance neither claimed v1 nor left it waiting for a slot within 20s")
+		}
+		<-time.After(5 * time.Millisecond)
+	}
+
+	r.clock.Add(31 * time.Second) // past any lease the first instance took (30s)
+	d2 := r.deliverer("instance-2")
+	deadline = time.Now().Add(20 * time.Second)
+	for len(r.recv.Log(t)) < 2 {
+		r.round(t, d2)
+		if time.Now().After(deadline) {
+			t.Fatalf("the second instance did not deliver both versions within 20s: the receiver got %v", ids(r.recv.Log(t)))
+		}
+	}
+	slow.Release()
+	select {
+	case err := <-first:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the first instance's round did not end within 20s of the release")
+	}
+	log := r.recv.Log(t)
+	verified(t, log, 0)
+	if got, want := ids(log), []string{"evt_DOC_X_v1(ok)", "evt_DOC_X_v2(ok)"}; !slices.Equal(got, want) {
+		t.Fatalf("the receiver got %v, want %v: an instance sent a version after another delivered the next", got, want)
+	}
+}
+
+// claimWatch is the deliverer's Store, telling when it has claimed one
+// event for one endpoint.
+type claimWatch struct {
+	webhooks.Store
+	event, endpoint string
+	claimed         atomic.Bool
+}
+
+func (w *claimWatch) ClaimWebhookDelivery(ctx context.Context, p store.WebhookPending, owner string, now, until time.Time) (bool, error) {
+	ok, err := w.Store.ClaimWebhookDelivery(ctx, p, owner, now, until)
+	if ok && p.EventID == w.event && p.EndpointID == w.endpoint {
+		w.claimed.Store(true)
+	}
+	return ok, err
+}
+
+func (w *claimWatch) Claimed() bool { return w.claimed.Load() }
+
+func counter(t *testing.T, c prometheus.Counter) float64 {
+	t.Helper()
+	var m dto.Metric
+	if err := c.Write(&m); err != nil {
+		t.Fatal(err)
+	}
+	return m.GetCounter().GetValue()
+}
+
+// stall is the deliverer's Store, holding the first attempt at one event
+// between its claim and its request: stalled runs then (the process is
+// paused, the table slow), once.
+type stall struct {
+	webhooks.Store
+	event   string
+	stalled func()
+	mu      sync.Mutex
+	claimed bool
+}
+
+func (s *stall) ClaimWebhookDelivery(ctx context.Context, p store.WebhookPending, owner string, now, until time.Time) (bool, error) {
+	ok, err := s.Store.ClaimWebhookDelivery(ctx, p, owner, now, until)
+	if ok && p.EventID == s.event {
+		s.mu.Lock()
+		s.claimed = true
+		s.mu.Unlock()
+	}
+	return ok, err
+}
+
+func (s *stall) WebhookDeliveryOf(ctx context.Context, endpointID, eventID string) (store.WebhookDelivery, error) {
+	s.mu.Lock()
+	run := s.claimed && eventID == s.event && s.stalled != nil
+	f := s.stalled
+	if run {
+		s.stalled = nil
+	}
+	s.mu.Unlock()
+	if run {
+		f()
+	}
+	return s.Store.WebhookDeliveryOf(ctx, endpointID, eventID)
+}
+
+// TestAnAttemptIsNotSentWhenItsLeaseWouldEndFirst: an instance claims
+// version 1 and then stalls before sending it, past its lease; another
+// instance delivers versions 1 and 2 meanwhile. The first instance checks
+// its lease right before sending and sends nothing: the receiver never
+// sees v1 after v2.
+func TestAnAttemptIsNotSentWhenItsLeaseWouldEndFirst(t *testing.T) {
+	r := newRig(t, nil)
+	r.write(t, call("DOC_S", "FUND_A", "100.00"))
+	r.write(t, call("DOC_S", "FUND_A", "200.00"))
+	d2 := r.deliverer("instance-2")
+	r.d.Store = &stall{Store: r.env.Store, event: "evt_DOC_S_v1", stalled: func() {
+		r.clock.Add(31 * time.Second) // the lease (30s) ended
+		deadline := time.Now().Add(20 * time.Second)
+		for len(r.recv.Log(t)) < 2 && time.Now().Before(deadline) {
+			if err := d2.RunOnce(ctx); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}}
+	r.round(t, r.d)
+	log := r.recv.Log(t)
+	verified(t, log, 0)
+	if got, want := ids(log), []string{"evt_DOC_S_v1(ok)", "evt_DOC_S_v2(ok)"}; !slices.Equal(got, want) {
+		t.Fatalf("the receiver got %v, want %v: an attempt was sent after its lease ended", got, want)
+	}
+	if d := delivery(t, r, "evt_DOC_S_v1"); d.AttemptCount != 1 || d.Attempts[0].Instance != "instance-2" {
+		t.Errorf("v1's log: %+v, want one attempt, the second instance's", d)
+	}
+}
+
+// endpointsOf stores n more endpoints of fund at url, named prefix_00 on.
+func (r *rig) endpointsOf(t *testing.T, n int, prefix, fundID, url string) {
+	t.Helper()
+	for i := range n {
+		e := r.endpoint
+		e.ID, e.URL, e.Funds, e.CreatedAt = fmt.Sprintf("%s_%02d", prefix, i), url, []string{fundID}, r.clock.Now()
+		e.SealedSecret = r.sealer.Seal(e.ID, r.secret)
+		if err := r.env.Store.PutWebhookEndpoint(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestAnIdleRoundCostsTheSameWhateverTheEndpoints counts the DynamoDB
+// requests of a round with nothing to deliver, at 1 endpoint and at 100
+// (10 of them with a delivery done, so with a work marker; 90 that never
+// had one): the same, and what docs/webhooks.md says (a Query of the
+// endpoints and their work markers, a Query of the feed of their fund).
+func TestAnIdleRoundCostsTheSameWhateverTheEndpoints(t *testing.T) {
+	r := newRig(t, nil)
+	idle := func(what string) []string {
+		t.Helper()
+		for range 2 { // the first settles the markers of the deliveries just made
+			r.round(t, r.d)
+		}
+		r.env.Counter.Reset()
+		r.round(t, r.d)
+		ops := r.env.Counter.Ops()
+		t.Logf("an idle round at %s: %v", what, ops)
+		return ops
+	}
+	r.write(t, call("DOC_I", "FUND_A", "100.00"))
+	r.until(t, "the first endpoint's delivery", count(1))
+	one := idle("1 endpoint")
+	// The feed of one fund is one Query per UTC month its last minutes
+	// cover: two in the minutes after a month's turn.
+	if n := len(one); n < 2 || n > 3 || slices.ContainsFunc(one, func(op string) bool { return op != "Query" }) {
+		t.Errorf("an idle round at 1 endpoint made %v, want a Query of the endpoints and one of the feed", one)
+	}
+
+	r.clock.Add(time.Second) // the endpoints to come get what is committed after this
+	r.endpointsOf(t, 9, "wh_done", "FUND_A", r.recv.URL)
+	r.clock.Add(time.Second)
+	r.write(t, call("DOC_J", "FUND_A", "100.00"))
+	r.until(t, "DOC_J at 10 endpoints", count(11))
+	r.clock.Add(time.Second)
+	r.endpointsOf(t, 90, "wh_new", "FUND_A", r.recv.URL)
+	if hundred := idle("100 endpoints"); !slices.Equal(hundred, one) {
+		t.Errorf("an idle round at 100 endpoints made %d requests %v, at 1 endpoint %d", len(hundred), hundred, len(one))
+	}
+}
+
+// blackhole is a receiver that answers no request until the test ends.
+type blackhole struct {
+	URL     string
+	arrived atomic.Int64
+}
+
+func startBlackhole(t *testing.T) *blackhole {
+	t.Helper()
+	b := &blackhole{}
+	end := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		b.arrived.Add(1)
+		select {
+		case <-end:
+		case <-req.Context().Done():
+		}
+	}))
+	b.URL = srv.URL + "/hook"
+	t.Cleanup(func() { close(end); srv.Close() })
+	return b
+}
+
+// TestOneTenantsDeadEndpointsDoNotDelayAnothers: fund A has ten endpoints
+// that never answer (their attempts time out after 30s); fund B has one
+// that answers at once. Once A's attempts hold every slot A may take
+// (Parallel - TenantParallel: 6 of 8), B commits a document: its delivery
+// starts in the next round, while A's attempts still hang, not after
+// they time out.
+func TestOneTenantsDeadEndpointsDoNotDelayAnothers(t *testing.T) {
+	r := newRig(t, func(_ *rig, e *store.WebhookEndpoint) { e.Funds = []string{"FUND_B"} })
+	dead := startBlackhole(t)
+	r.endpointsOf(t, 10, "wh_a", "FUND_A", dead.URL)
+	// Long enough that none of A's attempts times out while the test runs,
+	// even on a loaded machine; the test ends long before when it passes.
+	r.d.Timeout, r.d.Lease = 30*time.Second, 45*time.Second
+	rctx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); r.d.Run(rctx, 100*time.Millisecond) }()
+	t.Cleanup(func() { stop(); <-done })
+
+	r.write(t, call("DOC_A", "FUND_A", "100.00"))
+	r.d.Wake()
+	deadline := time.Now().Add(r.d.Timeout)
+	for dead.arrived.Load() < 6 {
+		if time.Now().After(deadline) {
+			t.Fatalf("fund A's dead endpoints got %d attempts within %s, want 6", dead.arrived.Load(), r.d.Timeout)
+		}
+		<-time.After(20 * time.Millisecond)
+	}
+	begin := time.Now()
+	r.write(t, call("DOC_B", "FUND_B", "100.00"))
+	r.d.Wake()
+	for len(r.recv.Log(t)) < 1 {
+		if time.Since(begin) > r.d.Timeout {
+			t.Fatalf("fund B's delivery did not arrive within %s, the attempt timeout of fund A's dead endpoints", r.d.Timeout)
+		}
+		<-time.After(20 * time.Millisecond)
+	}
+	took := time.Since(begin)
+	log := r.recv.Log(t)
+	verified(t, log, 0)
+	if got := ids(log); !slices.Equal(got, []string{"evt_DOC_B_v1(ok)"}) {
+		t.Errorf("fund B's endpoint got %v", got)
+	}
+	if n := dead.arrived.Load(); n != 6 {
+		t.Errorf("fund A's dead endpoints got %d attempts, want 6: Parallel (8) - TenantParallel (2)", n)
+	}
+	t.Logf("fund B's delivery arrived %s after its commit, fund A's endpoints holding 6 of 8 slots", took)
 }
