@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -74,9 +75,15 @@ func (s *server) checkSubscription(p Principal, url string, types, funds []strin
 			return fund.Invalid("eventTypes", "member %d must be one of %v, got %q", i, fund.EventTypes, t)
 		}
 	}
-	for _, f := range funds {
+	if len(funds) > store.MaxWebhookEndpointFunds {
+		return fund.Invalid("funds", "an endpoint names at most %d funds, got %d", store.MaxWebhookEndpointFunds, len(funds))
+	}
+	for i, f := range funds {
 		if err := fund.CheckID("funds", f); err != nil {
 			return err
+		}
+		if slices.Contains(funds[:i], f) {
+			return fund.Invalid("funds", "names %s twice", f)
 		}
 		if !p.MayAdminister(f) {
 			return &fund.Error{Code: fund.EFORBIDDEN, Field: "funds", Message: "the token does not cover fund " + f}
@@ -240,7 +247,7 @@ func (s *server) deleteWebhook(c *gin.Context) {
 	if !ok {
 		return
 	}
-	if err := s.docs.DeleteWebhookEndpoint(c.Request.Context(), e.ID); err != nil {
+	if err := s.docs.DeleteWebhookEndpoint(c.Request.Context(), e); err != nil {
 		writeError(c, err)
 		return
 	}
@@ -317,7 +324,7 @@ var (
 		Status: "pending", AttemptCount: 2, NextAttemptAt: exampleWebhookAt.Add(5*time.Minute + 7*time.Second),
 		Attempts: []wire.WebhookAttempt{
 			{At: exampleWebhookAt.Add(6 * time.Second), StatusCode: 500, LatencyMS: 84},
-			{At: exampleWebhookAt.Add(11 * time.Second), Error: "timed out", LatencyMS: 15000},
+			{At: exampleWebhookAt.Add(11 * time.Second), Error: webhooks.NoAnswer},
 		},
 	}
 )

@@ -521,6 +521,8 @@ const (
 	TypeWebhookCursor   = "WebhookCursor"
 	TypeWebhookDelivery = "WebhookDelivery"
 	TypeWebhookPending  = "WebhookPending"
+	TypeWebhookCount    = "WebhookEndpointCount"
+	TypeWebhookPurge    = "WebhookPurge"
 )
 
 // WebhooksPK is the partition of every webhook endpoint.
@@ -531,6 +533,22 @@ func WebhookEndpointSK(id string) string { return "ENDPOINT#" + id }
 
 // WebhookEndpointPrefix begins every WebhookEndpointSK.
 const WebhookEndpointPrefix = "ENDPOINT#"
+
+// WebhookCountSK is the sort key, in WebhooksPK, of the number of
+// endpoints naming fundID; "" counts the endpoints of every fund.
+func WebhookCountSK(fundID string) string {
+	if fundID == "" {
+		return "COUNT#*" // no fund ID holds '*'
+	}
+	return "COUNT#" + fundID
+}
+
+// WebhookPurgeSK is the sort key, in WebhooksPK, of a deleted endpoint
+// whose partition (WebhookPK) is still to be emptied.
+func WebhookPurgeSK(id string) string { return "PURGE#" + id }
+
+// WebhookPurgePrefix begins every WebhookPurgeSK.
+const WebhookPurgePrefix = "PURGE#"
 
 // WebhookPK is the partition of one endpoint's cursor, deliveries and
 // pending queue.
