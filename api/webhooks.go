@@ -102,6 +102,9 @@ func newWebhookID() string {
 }
 
 // createWebhook creates an endpoint and answers its secret, this once.
+// Authorization (the funds it names) is decided before anything is read or
+// written; the store refuses it with ELIMIT when a fund it names is at
+// FUNDSVC_WEBHOOK_MAX_ENDPOINTS, in the transaction that would create it.
 func (s *server) createWebhook(c *gin.Context) {
 	in := s.params(c)
 	in.jsonBody()
@@ -242,6 +245,8 @@ func (s *server) patchWebhook(c *gin.Context) {
 	c.JSON(http.StatusOK, w)
 }
 
+// deleteWebhook deletes an endpoint and answers what it was; its
+// partition is purged after the answer (webhooks.Purger).
 func (s *server) deleteWebhook(c *gin.Context) {
 	e, ok := s.visibleWebhook(c, s.params(c))
 	if !ok {
