@@ -13,7 +13,11 @@ import (
 // each webhook route: no Scan anywhere; a list is one Query of the
 // endpoints' partition; an endpoint's routes begin with one GetItem of the
 // endpoint, which decides authorization before anything else is read or
-// written, so another fund's endpoint costs what an unknown one does.
+// written, so another fund's endpoint costs what an unknown one does. A
+// creation is one transaction (the endpoint and its funds' counts); a
+// PATCH reads the endpoint again where it is stored (one PutItem, or one
+// transaction when its funds change); a deletion is one transaction (the
+// endpoint, its counts, its purge's record).
 func TestWebhookRoutesCostWhatTheirDocsSay(t *testing.T) {
 	s := newServer(t, false)
 	admin := "Bearer " + token(t, api.Principal{Subject: "admin-a", Role: api.RoleAdmin, Funds: []string{"FUND_A"}})
@@ -24,7 +28,7 @@ func TestWebhookRoutesCostWhatTheirDocsSay(t *testing.T) {
 	}
 	wh := created.Header.Get("Location")
 	costsAre(t, s, []costCase{
-		{http.MethodPost, "/v1/webhooks", admin, authzWebhookBody("FUND_A"), 201, "PutItem"},
+		{http.MethodPost, "/v1/webhooks", admin, authzWebhookBody("FUND_A"), 201, "TransactWriteItems"},
 		{http.MethodPost, "/v1/webhooks", other, authzWebhookBody("FUND_A"), 403, ""},
 		{http.MethodGet, "/v1/webhooks", admin, nil, 200, "Query"},
 		{http.MethodGet, wh, admin, nil, 200, "GetItem"},
@@ -34,10 +38,11 @@ func TestWebhookRoutesCostWhatTheirDocsSay(t *testing.T) {
 		{http.MethodGet, wh + "/deliveries", other, nil, 404, "GetItem"},
 		{http.MethodPost, wh + "/deliveries/evt_DOC001_v1/redeliver", admin, nil, 404, "GetItem GetItem"},
 		{http.MethodPost, wh + "/deliveries/evt_DOC001_v1/redeliver", other, nil, 404, "GetItem"},
-		{http.MethodPatch, wh, admin, map[string]any{"enabled": false}, 200, "GetItem PutItem"},
+		{http.MethodPatch, wh, admin, map[string]any{"enabled": false}, 200, "GetItem GetItem PutItem"},
+		{http.MethodPatch, wh, admin, map[string]any{"funds": []string{"FUND_A", "FUND_A2"}}, 403, "GetItem"},
 		{http.MethodPatch, wh, other, map[string]any{"enabled": false}, 404, "GetItem"},
 		{http.MethodDelete, wh, other, nil, 404, "GetItem"},
-		{http.MethodDelete, wh, admin, nil, 200, "DeleteItem GetItem"},
+		{http.MethodDelete, wh, admin, nil, 200, "GetItem TransactWriteItems"},
 	})
 }
 

@@ -21,6 +21,7 @@ var statusOf = map[string]int{
 	fund.EUNAUTHORIZED:         http.StatusUnauthorized,
 	fund.EFORBIDDEN:            http.StatusForbidden,
 	fund.EIDEMPOTENCY:          http.StatusUnprocessableEntity,
+	fund.ELIMIT:                http.StatusConflict,
 	fund.EUNAVAILABLE:          http.StatusServiceUnavailable,
 	fund.EINTERNAL:             http.StatusInternalServerError,
 	codeTooLarge:               http.StatusRequestEntityTooLarge,

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -74,9 +75,15 @@ func (s *server) checkSubscription(p Principal, url string, types, funds []strin
 			return fund.Invalid("eventTypes", "member %d must be one of %v, got %q", i, fund.EventTypes, t)
 		}
 	}
-	for _, f := range funds {
+	if len(funds) > store.MaxWebhookEndpointFunds {
+		return fund.Invalid("funds", "an endpoint names at most %d funds, got %d", store.MaxWebhookEndpointFunds, len(funds))
+	}
+	for i, f := range funds {
 		if err := fund.CheckID("funds", f); err != nil {
 			return err
+		}
+		if slices.Contains(funds[:i], f) {
+			return fund.Invalid("funds", "names %s twice", f)
 		}
 		if !p.MayAdminister(f) {
 			return &fund.Error{Code: fund.EFORBIDDEN, Field: "funds", Message: "the token does not cover fund " + f}
@@ -95,6 +102,9 @@ func newWebhookID() string {
 }
 
 // createWebhook creates an endpoint and answers its secret, this once.
+// Authorization (the funds it names) is decided before anything is read or
+// written; the store refuses it with ELIMIT when a fund it names is at
+// FUNDSVC_WEBHOOK_MAX_ENDPOINTS, in the transaction that would create it.
 func (s *server) createWebhook(c *gin.Context) {
 	in := s.params(c)
 	in.jsonBody()
@@ -235,12 +245,14 @@ func (s *server) patchWebhook(c *gin.Context) {
 	c.JSON(http.StatusOK, w)
 }
 
+// deleteWebhook deletes an endpoint and answers what it was; its
+// partition is purged after the answer (webhooks.Purger).
 func (s *server) deleteWebhook(c *gin.Context) {
 	e, ok := s.visibleWebhook(c, s.params(c))
 	if !ok {
 		return
 	}
-	if err := s.docs.DeleteWebhookEndpoint(c.Request.Context(), e.ID); err != nil {
+	if err := s.docs.DeleteWebhookEndpoint(c.Request.Context(), e); err != nil {
 		writeError(c, err)
 		return
 	}
@@ -317,7 +329,7 @@ var (
 		Status: "pending", AttemptCount: 2, NextAttemptAt: exampleWebhookAt.Add(5*time.Minute + 7*time.Second),
 		Attempts: []wire.WebhookAttempt{
 			{At: exampleWebhookAt.Add(6 * time.Second), StatusCode: 500, LatencyMS: 84},
-			{At: exampleWebhookAt.Add(11 * time.Second), Error: "timed out", LatencyMS: 15000},
+			{At: exampleWebhookAt.Add(11 * time.Second), Error: webhooks.NoAnswer},
 		},
 	}
 )

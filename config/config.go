@@ -79,6 +79,7 @@ type Config struct {
 	WebhookLease         time.Duration   // FUNDSVC_WEBHOOK_LEASE: how long a claimed delivery is an instance's; default timeout + 15s
 	WebhookPoll          time.Duration   // FUNDSVC_WEBHOOK_POLL: how often an instance looks for work
 	WebhookDisableAfter  time.Duration   // FUNDSVC_WEBHOOK_DISABLE_AFTER: how long an endpoint may fail before it is disabled
+	WebhookMaxEndpoints  int             // FUNDSVC_WEBHOOK_MAX_ENDPOINTS: the most endpoints naming one fund (and of every fund)
 
 	// The nightly export (fundsvc export, fundsvc ddl).
 	ExportDest        string // FUNDSVC_EXPORT_DEST, --dest: s3://bucket/prefix or a directory
@@ -273,6 +274,9 @@ var Settings = []Setting{
 		Doc: "how often each instance looks for events to deliver", set: duration(func(c *Config) *time.Duration { return &c.WebhookPoll })},
 	{Env: "FUNDSVC_WEBHOOK_DISABLE_AFTER", Arg: "DURATION", Default: "120h", Commands: []string{CmdServe},
 		Doc: "how long an endpoint may fail every attempt before it is disabled (it says why; PATCH enabled re-enables it)", set: duration(func(c *Config) *time.Duration { return &c.WebhookDisableAfter })},
+	{Env: "FUNDSVC_WEBHOOK_MAX_ENDPOINTS", Arg: "N", Default: "10", Commands: []string{CmdServe},
+		Doc: "the most webhook endpoints naming one fund (1 to 1000): an endpoint of several funds counts once for each, and the endpoints of every fund (no funds named) have a count of their own; beyond, POST and PATCH answer 409 /problems/limit_exceeded",
+		set: integer(func(c *Config) *int { return &c.WebhookMaxEndpoints })},
 	{Env: "FUNDSVC_JWT_HS256_SECRET", Arg: "SECRET", DefaultDoc: "none; serve needs it or FUNDSVC_JWT_JWKS_FILE (make run makes one)", Commands: []string{CmdServe, CmdToken}, Secret: true,
 		Doc: "the HS256 token secret, at least 32 bytes", set: str(func(c *Config) *string { return &c.JWTSecret })},
 	{Env: "FUNDSVC_JWT_JWKS_FILE", Arg: "FILE", DefaultDoc: "none", Commands: []string{CmdServe},
@@ -611,6 +615,9 @@ func (c Config) Validate() error {
 	}
 	if c.WebhookTimeout <= 0 || c.WebhookPoll <= 0 || c.WebhookDisableAfter <= 0 || len(c.WebhookSchedule) == 0 {
 		errs = append(errs, errors.New("webhooks: FUNDSVC_WEBHOOK_TIMEOUT, FUNDSVC_WEBHOOK_POLL and FUNDSVC_WEBHOOK_DISABLE_AFTER must be positive and FUNDSVC_WEBHOOK_RETRY_SCHEDULE not empty"))
+	}
+	if c.WebhookMaxEndpoints < 1 || c.WebhookMaxEndpoints > 1000 {
+		errs = append(errs, fmt.Errorf("webhook max endpoints %d: want 1 to 1000 (FUNDSVC_WEBHOOK_MAX_ENDPOINTS)", c.WebhookMaxEndpoints))
 	}
 	if c.WebhookLease != 0 && c.WebhookLease <= c.WebhookTimeout {
 		errs = append(errs, fmt.Errorf("webhook lease %s: must be longer than the webhook timeout %s, so no attempt outlives its claim", c.WebhookLease, c.WebhookTimeout))

@@ -16,6 +16,7 @@ const (
 	EUNAUTHORIZED         = "unauthorized"           // no valid bearer token
 	EFORBIDDEN            = "forbidden"              // the token's role may not use this route
 	EIDEMPOTENCY          = "idempotency_key_reused" // an Idempotency-Key was sent again with another request
+	ELIMIT                = "limit_exceeded"         // a count the server bounds (named in the message) is at its limit
 	EUNAVAILABLE          = "unavailable"            // the store is throttling or unreachable; retry later
 	EINTERNAL             = "internal"
 )

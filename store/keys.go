@@ -533,6 +533,8 @@ const (
 	TypeWebhookDelivery = "WebhookDelivery"
 	TypeWebhookPending  = "WebhookPending"
 	TypeWebhookWork     = "WebhookWork"
+	TypeWebhookCount    = "WebhookEndpointCount"
+	TypeWebhookPurge    = "WebhookPurge"
 )
 
 // WebhooksPK is the partition of every webhook endpoint.
@@ -548,6 +550,22 @@ const WebhookEndpointPrefix = "ENDPOINT#"
 // which every endpoint's queue is filled.
 const WebhookFillSK = "FILL"
 
+// WebhookCountSK is the sort key, in WebhooksPK, of the number of
+// endpoints naming fundID; "" counts the endpoints of every fund.
+func WebhookCountSK(fundID string) string {
+	if fundID == "" {
+		return "COUNT#*" // no fund ID holds '*'
+	}
+	return "COUNT#" + fundID
+}
+
+// WebhookPurgeSK is the sort key, in WebhooksPK, of a deleted endpoint
+// whose partition (WebhookPK) is still to be emptied.
+func WebhookPurgeSK(id string) string { return "PURGE#" + id }
+
+// WebhookPurgePrefix begins every WebhookPurgeSK.
+const WebhookPurgePrefix = "PURGE#"
+
 // WebhookWorkSK is the sort key, in WebhooksPK, of an endpoint's work
 // marker: when a delivery of its queue is next due.
 func WebhookWorkSK(id string) string { return "WORK#" + id }
@@ -556,8 +574,7 @@ func WebhookWorkSK(id string) string { return "WORK#" + id }
 const WebhookWorkPrefix = "WORK#"
 
 // WebhookPK is the partition of one endpoint's deliveries and pending
-// queue. A table written by an earlier release also holds there the
-// endpoint's own feed cursor (SK "CURSOR"), which nothing reads.
+// queue.
 func WebhookPK(id string) string { return "WEBHOOK#" + id }
 
 // WebhookDeliverySK is the sort key of the delivery of one event.

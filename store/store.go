@@ -56,6 +56,10 @@ type Store struct {
 	// in this process, behind the one writing it; the next is refused with
 	// EUNAVAILABLE (DefaultMaxWaitingWriters from NewStore; 0: none waits).
 	MaxWaitingWriters int
+	// MaxWebhookEndpoints bounds the webhook endpoints naming one fund,
+	// and the endpoints of every fund (DefaultMaxWebhookEndpoints from
+	// NewStore; see PutWebhookEndpoint).
+	MaxWebhookEndpoints int
 
 	// touchedPartBytes splits an event's touched positions (events.go):
 	// maxTouchedInline when zero; tests set less.
@@ -72,6 +76,7 @@ func NewStore(db *dynamo.DB, table string) *Store {
 	s := &Store{
 		db: db, table: db.Table(table), name: table,
 		MaxPositions: fund.DefaultMaxPositions, Parallelism: 4, ChangeShards: DefaultChangeShards, MaxWaitingWriters: DefaultMaxWaitingWriters,
+		MaxWebhookEndpoints: DefaultMaxWebhookEndpoints,
 	}
 	s.Now = s.TableClock(time.Now)
 	return s

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -56,8 +57,8 @@ type webhookEndpointItem struct {
 type WebhookAttempt struct {
 	At         time.Time
 	StatusCode int    // 0 when no answer came
-	Error      string // why it failed without an answer (safe to show: no secret)
-	LatencyMS  int64
+	Error      string // when no answer came, the one word the deliverer records for any cause (webhooks.NoAnswer)
+	LatencyMS  int64  // to the answer; 0 when none came
 	Instance   string
 }
 
@@ -127,11 +128,93 @@ func webhookNotFound(id string) error {
 	return fund.Errorf(fund.ENOTFOUND, "no webhook endpoint %s", id)
 }
 
-// PutWebhookEndpoint creates e. It returns ECONFLICT if its ID is taken.
+// DefaultMaxWebhookEndpoints is Store.MaxWebhookEndpoints from NewStore.
+const DefaultMaxWebhookEndpoints = 10
+
+// MaxWebhookEndpointFunds is the most funds one endpoint names: a change
+// of every one of them (a PATCH replacing them all) adjusts 2 ×
+// MaxWebhookEndpointFunds counts and the endpoint in one transaction of at
+// most 100 items.
+const MaxWebhookEndpointFunds = 49
+
+// An endpoint's funds are counted, per fund, by a count item in
+// WebhooksPK (WebhookCountSK), changed in the transaction that creates,
+// changes or deletes the endpoint: it is raised only while below
+// Store.MaxWebhookEndpoints, so two instances creating an endpoint of the
+// same fund at once cannot both pass the limit. An endpoint of every fund
+// (no funds named) is counted under WebhookCountSK("").
+
+type webhookCountItem struct {
+	PK, SK, Type string
+	Count        int
+}
+
+// countedFunds are the count items an endpoint of funds is counted
+// under, each once.
+func countedFunds(funds []string) []string {
+	if len(funds) == 0 {
+		return []string{""}
+	}
+	out := slices.Clone(funds)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// raiseCount is the update raising the count of fundID ("" for every
+// fund) by one, refused at max.
+func (s *Store) raiseCount(fundID string, max int) *dynamo.Update {
+	return s.table.Update(AttrPK, WebhooksPK).Range(AttrSK, WebhookCountSK(fundID)).
+		Set("Type", TypeWebhookCount).Add("Count", 1).
+		If("attribute_not_exists($) OR $ < ?", "Count", "Count", max)
+}
+
+// lowerCount is the update lowering the count of fundID by one.
+func (s *Store) lowerCount(fundID string) *dynamo.Update {
+	return s.table.Update(AttrPK, WebhooksPK).Range(AttrSK, WebhookCountSK(fundID)).
+		Set("Type", TypeWebhookCount).Add("Count", -1)
+}
+
+// limitError is the ELIMIT error of a transaction whose raises (the
+// transaction's items from first on, one per fund of raised) were refused:
+// it names the first fund at the limit.
+func (s *Store) limitError(err error, first int, raised []string) error {
+	var txe *types.TransactionCanceledException
+	if errors.As(err, &txe) {
+		for i, f := range raised {
+			if j := first + i; j < len(txe.CancellationReasons) {
+				if c := txe.CancellationReasons[j].Code; c != nil && *c == "ConditionalCheckFailed" {
+					return endpointLimit(f, s.MaxWebhookEndpoints)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func endpointLimit(fundID string, max int) error {
+	what := "fund " + fundID + " has"
+	if fundID == "" {
+		what = "every fund (an endpoint naming no funds) has"
+	}
+	return &fund.Error{Code: fund.ELIMIT, Field: "funds", Message: fmt.Sprintf(
+		"%s %d webhook endpoints, the limit per fund (FUNDSVC_WEBHOOK_MAX_ENDPOINTS); delete one first", what, max)}
+}
+
+// PutWebhookEndpoint creates e and counts it under each of its funds, in
+// one transaction. It returns ELIMIT if a fund it names already has
+// MaxWebhookEndpoints endpoints, ECONFLICT if its ID is taken.
 func (s *Store) PutWebhookEndpoint(ctx context.Context, e WebhookEndpoint) error {
 	it := webhookEndpointItem{PK: WebhooksPK, SK: WebhookEndpointSK(e.ID), Type: TypeWebhookEndpoint, WebhookEndpoint: e}
-	err := s.table.Put(it).If("attribute_not_exists($)", AttrPK).Run(ctx)
-	if dynamo.IsCondCheckFailed(err) {
+	tx := s.db.WriteTx().Put(s.table.Put(it).If("attribute_not_exists($)", AttrPK))
+	raised := countedFunds(e.Funds)
+	for _, f := range raised {
+		tx = tx.Update(s.raiseCount(f, s.MaxWebhookEndpoints))
+	}
+	err := tx.Run(ctx)
+	if isTxCondFailed(err) {
+		if lerr := s.limitError(err, 1, raised); lerr != nil {
+			return lerr
+		}
 		return fund.Errorf(fund.ECONFLICT, "a webhook endpoint %s exists", e.ID)
 	}
 	if err != nil {
@@ -141,18 +224,54 @@ func (s *Store) PutWebhookEndpoint(ctx context.Context, e WebhookEndpoint) error
 }
 
 // ReplaceWebhookEndpoint stores e over the revision it was read at
-// (e.Revision), as revision e.Revision+1. It returns ENOTFOUND if the
-// endpoint is gone, ECONFLICT if it changed since.
+// (e.Revision), as revision e.Revision+1, and moves its counts from the
+// funds it named to the ones it names, in one transaction. It reads the
+// stored endpoint first (one consistent GetItem). It returns ENOTFOUND if
+// the endpoint is gone, ECONFLICT if it changed since, ELIMIT if a fund
+// it now names has MaxWebhookEndpoints endpoints.
 func (s *Store) ReplaceWebhookEndpoint(ctx context.Context, e WebhookEndpoint) (WebhookEndpoint, error) {
 	read := e.Revision
+	stored, err := s.WebhookEndpoint(ctx, e.ID)
+	if err != nil {
+		return WebhookEndpoint{}, err
+	}
+	changed := func() (WebhookEndpoint, error) {
+		return WebhookEndpoint{}, fund.Errorf(fund.ECONFLICT, "the webhook endpoint %s changed meanwhile; read it and try again", e.ID)
+	}
+	if stored.Revision != read {
+		return changed()
+	}
 	e.Revision++
 	it := webhookEndpointItem{PK: WebhooksPK, SK: WebhookEndpointSK(e.ID), Type: TypeWebhookEndpoint, WebhookEndpoint: e}
-	err := s.table.Put(it).If("attribute_exists($) AND $ = ?", AttrPK, "Revision", read).Run(ctx)
-	if dynamo.IsCondCheckFailed(err) {
+	put := s.table.Put(it).If("attribute_exists($) AND $ = ?", AttrPK, "Revision", read)
+	tx := s.db.WriteTx().Put(put)
+	was, now := countedFunds(stored.Funds), countedFunds(e.Funds)
+	var raised, lowered []string
+	for _, f := range now {
+		if !slices.Contains(was, f) {
+			raised = append(raised, f)
+			tx = tx.Update(s.raiseCount(f, s.MaxWebhookEndpoints))
+		}
+	}
+	for _, f := range was {
+		if !slices.Contains(now, f) {
+			lowered = append(lowered, f)
+			tx = tx.Update(s.lowerCount(f))
+		}
+	}
+	if len(raised)+len(lowered) == 0 {
+		err = put.Run(ctx) // no count changes: one PutItem
+	} else {
+		err = tx.Run(ctx)
+	}
+	if isTxCondFailed(err) {
+		if lerr := s.limitError(err, 1, raised); lerr != nil {
+			return WebhookEndpoint{}, lerr
+		}
 		if _, gerr := s.WebhookEndpoint(ctx, e.ID); gerr != nil {
 			return WebhookEndpoint{}, gerr
 		}
-		return WebhookEndpoint{}, fund.Errorf(fund.ECONFLICT, "the webhook endpoint %s changed meanwhile; read it and try again", e.ID)
+		return changed()
 	}
 	if err != nil {
 		return WebhookEndpoint{}, fmt.Errorf("store: update webhook endpoint %s: %w", e.ID, err)
@@ -189,16 +308,99 @@ func (s *Store) WebhookEndpoints(ctx context.Context) ([]WebhookEndpoint, error)
 	return out, nil
 }
 
-// DeleteWebhookEndpoint removes an endpoint; its log and queue stay
-// unreachable (no instance delivers for an endpoint it cannot read). It
-// returns ENOTFOUND if there is none.
-func (s *Store) DeleteWebhookEndpoint(ctx context.Context, id string) error {
-	err := s.table.Delete(AttrPK, WebhooksPK).Range(AttrSK, WebhookEndpointSK(id)).If("attribute_exists($)", AttrPK).Run(ctx)
-	if dynamo.IsCondCheckFailed(err) {
-		return webhookNotFound(id)
+// WebhookPurge is a deleted endpoint whose partition (WebhookPK: its
+// cursor, delivery log and pending queue) is still to be emptied.
+type WebhookPurge struct {
+	EndpointID string
+	DeletedAt  time.Time
+}
+
+type webhookPurgeItem struct {
+	PK, SK, Type string
+	WebhookPurge
+}
+
+// DeleteWebhookEndpoint removes endpoint e, lowers the counts of its funds
+// and records its partition as to be purged (WebhookPurges), in one
+// transaction conditional on the revision e was read at. When the
+// endpoint changed meanwhile (the deliverer marks it), it is read again
+// (one consistent GetItem) and the deletion tried again, up to three
+// times. It returns ENOTFOUND if there is none. No instance delivers for an
+// endpoint it cannot read.
+func (s *Store) DeleteWebhookEndpoint(ctx context.Context, e WebhookEndpoint) error {
+	for try := 0; ; try++ {
+		tx := s.db.WriteTx().
+			Delete(s.table.Delete(AttrPK, WebhooksPK).Range(AttrSK, WebhookEndpointSK(e.ID)).If("$ = ?", "Revision", e.Revision)).
+			Delete(s.table.Delete(AttrPK, WebhooksPK).Range(AttrSK, WebhookWorkSK(e.ID))).
+			Put(s.table.Put(webhookPurgeItem{PK: WebhooksPK, SK: WebhookPurgeSK(e.ID), Type: TypeWebhookPurge,
+				WebhookPurge: WebhookPurge{EndpointID: e.ID, DeletedAt: s.Now().UTC()}}))
+		for _, f := range countedFunds(e.Funds) {
+			tx = tx.Update(s.lowerCount(f))
+		}
+		err := tx.Run(ctx)
+		if err == nil {
+			return nil
+		}
+		if !isTxCondFailed(err) {
+			return fmt.Errorf("store: delete webhook endpoint %s: %w", e.ID, err)
+		}
+		if try == 2 {
+			return fund.Errorf(fund.ECONFLICT, "the webhook endpoint %s kept changing while it was deleted; try again", e.ID)
+		}
+		if e, err = s.WebhookEndpoint(ctx, e.ID); err != nil {
+			return err
+		}
 	}
+}
+
+// WebhookPurges lists the deleted endpoints whose partitions are still to
+// be emptied (one Query of WebhooksPK).
+func (s *Store) WebhookPurges(ctx context.Context) ([]WebhookPurge, error) {
+	var items []webhookPurgeItem
+	err := s.table.Get(AttrPK, WebhooksPK).Range(AttrSK, dynamo.BeginsWith, WebhookPurgePrefix).Consistent(true).All(ctx, &items)
 	if err != nil {
-		return fmt.Errorf("store: delete webhook endpoint %s: %w", id, err)
+		return nil, fmt.Errorf("store: list webhook purges: %w", err)
+	}
+	out := make([]WebhookPurge, 0, len(items))
+	for _, it := range items {
+		out = append(out, it.WebhookPurge)
+	}
+	return out, nil
+}
+
+// purgePage is how many items one step of PurgeWebhookItems deletes: one
+// Query page of keys, then BatchWriteItem requests of 25.
+const purgePage = 100
+
+// PurgeWebhookItems deletes up to purgePage items of the endpoint's
+// partition (WebhookPK: deliveries, pending queue) and reports
+// whether the partition was empty before or is after it. Its cost is one
+// Query and at most four BatchWriteItem requests.
+func (s *Store) PurgeWebhookItems(ctx context.Context, id string) (empty bool, err error) {
+	var keys []struct{ PK, SK string }
+	last, err := s.table.Get(AttrPK, WebhookPK(id)).Project(AttrPK, AttrSK).Consistent(true).Limit(purgePage).
+		AllWithLastEvaluatedKey(ctx, &keys)
+	if err != nil {
+		return false, fmt.Errorf("store: read the items of deleted webhook %s: %w", id, err)
+	}
+	if len(keys) == 0 {
+		return true, nil
+	}
+	del := make([]dynamo.Keyed, 0, len(keys))
+	for _, k := range keys {
+		del = append(del, dynamo.Keys{k.PK, k.SK})
+	}
+	if _, err := s.table.Batch(AttrPK, AttrSK).Write().Delete(del...).Run(ctx); err != nil {
+		return false, fmt.Errorf("store: delete the items of deleted webhook %s: %w", id, err)
+	}
+	return len(keys) < purgePage && last == nil, nil
+}
+
+// FinishWebhookPurge forgets a purge: the endpoint's partition is empty
+// for good.
+func (s *Store) FinishWebhookPurge(ctx context.Context, id string) error {
+	if err := s.table.Delete(AttrPK, WebhooksPK).Range(AttrSK, WebhookPurgeSK(id)).Run(ctx); err != nil {
+		return fmt.Errorf("store: finish the purge of webhook %s: %w", id, err)
 	}
 	return nil
 }

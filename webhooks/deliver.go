@@ -701,7 +701,7 @@ func (d *Deliverer) attempt(ctx context.Context, e store.WebhookEndpoint, p stor
 	a.LatencyMS = time.Since(sent).Milliseconds()
 	var wait time.Duration
 	if err != nil {
-		a.Error = attemptError(err)
+		d.noAnswer(&a, e.ID, p.EventID, err)
 	} else {
 		drain(resp.Body)
 		resp.Body.Close()
@@ -779,18 +779,4 @@ func (d *Deliverer) leaseLost(err error, e store.WebhookEndpoint, p store.Webhoo
 		return nil
 	}
 	return err
-}
-
-// attemptError says why an attempt got no answer, without the URL (which
-// may carry a token of the receiver's).
-func attemptError(err error) string {
-	var ne interface{ Timeout() bool }
-	switch {
-	case errors.Is(err, ErrRefusedAddress):
-		return "refused: the endpoint's address is not a public one"
-	case errors.As(err, &ne) && ne.Timeout():
-		return "timed out"
-	default:
-		return "no answer: the connection failed"
-	}
 }

@@ -409,7 +409,7 @@ func TestAnAttemptThatOutlastsTheTimeoutIsRetried(t *testing.T) {
 		t.Errorf("the round waited %s for an answer due after 2s: the timeout (300ms) did not cut it", took)
 	}
 	d := delivery(t, r, "evt_DOC_T_v1")
-	if d.Status != store.DeliveryPending || len(d.Attempts) != 1 || d.Attempts[0].Error != "timed out" || d.Attempts[0].StatusCode != 0 {
+	if d.Status != store.DeliveryPending || len(d.Attempts) != 1 || d.Attempts[0].Error != webhooks.NoAnswer || d.Attempts[0].StatusCode != 0 {
 		t.Fatalf("after a timeout: %+v", d)
 	}
 	r.recv.Set(t, nil, "ok", 0)

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/fundsvc/fundsvc/store"
 )
 
 // Policy is where deliveries may go. By default only https URLs, and only
@@ -134,3 +136,23 @@ func (p Policy) Client(timeout time.Duration) *http.Client {
 const maxResponseBytes = 4 << 10
 
 func drain(r io.Reader) { _, _ = io.Copy(io.Discard, io.LimitReader(r, maxResponseBytes)) }
+
+// NoAnswer is what the delivery log says of an attempt that got no HTTP
+// answer, whatever stopped it: a refused address, a failed DNS lookup, a
+// refused, reset or closed connection, a TLS failure, a timeout.
+const NoAnswer = "no answer"
+
+// noAnswer records in a that the endpoint did not answer: the log says
+// NoAnswer and no latency, however the attempt failed, so an endpoint's
+// log (which its administrator reads) cannot tell how a connection to an
+// address went, as a port scan of the server's network would. The cause
+// goes to the server's log at debug level, naming the endpoint by ID and
+// never by URL, which may carry the receiver's token.
+func (d *Deliverer) noAnswer(a *store.WebhookAttempt, endpointID, eventID string, err error) {
+	a.Error, a.LatencyMS = NoAnswer, 0
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err // without the method and URL
+	}
+	d.Log.Debug("webhook attempt got no answer", "webhook", endpointID, "event", eventID, "cause", err.Error())
+}

@@ -2,7 +2,7 @@ package wire
 
 // Problem is an RFC 9457 problem details object.
 type Problem struct {
-	Type      string `json:"type" doc:"'/problems/<code>', one per error code: 'invalid' (400), 'unauthorized' (401), 'forbidden' (403), 'not_found' (404), 'no_route' (404), 'method_not_allowed' (405), 'conflict' (409), 'precondition_failed' (412), 'too_large' (413), 'unsupported_media_type' (415), 'idempotency_key_reused' (422), 'invalid_file' (422: an import's file has problems, listed in 'problems'), 'rate_limited' (429), 'internal' (500), 'unavailable' (503)."`
+	Type      string `json:"type" doc:"'/problems/<code>', one per error code: 'invalid' (400), 'unauthorized' (401), 'forbidden' (403), 'not_found' (404), 'no_route' (404), 'method_not_allowed' (405), 'conflict' (409), 'limit_exceeded' (409: a count the server bounds is at its limit, named in 'detail'), 'precondition_failed' (412), 'too_large' (413), 'unsupported_media_type' (415), 'idempotency_key_reused' (422), 'invalid_file' (422: an import's file has problems, listed in 'problems'), 'rate_limited' (429), 'internal' (500), 'unavailable' (503)."`
 	Title     string `json:"title" doc:"The HTTP reason phrase of 'status'."`
 	Status    int    `json:"status" doc:"The HTTP status code."`
 	Detail    string `json:"detail,omitempty" doc:"What went wrong, safe to show; internal errors say only that they were logged."`

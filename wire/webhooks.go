@@ -60,6 +60,6 @@ type WebhookDelivery struct {
 type WebhookAttempt struct {
 	At         time.Time `json:"at" doc:"When the attempt was sent (UTC); also its webhook-timestamp."`
 	StatusCode int       `json:"statusCode,omitempty" doc:"The endpoint's HTTP status; absent when no answer came."`
-	Error      string    `json:"error,omitempty" doc:"Why no answer came: timed out, the connection failed, or the address was refused (not a public one)."`
-	LatencyMS  int64     `json:"latencyMs" doc:"Milliseconds from sending to the answer (or the failure)."`
+	Error      string    `json:"error,omitempty" doc:"'no answer' when no HTTP answer came, whatever the cause (the address refused, DNS, the connection refused, reset or closed, TLS, a timeout): the log does not tell how a connection failed. Absent when the endpoint answered."`
+	LatencyMS  int64     `json:"latencyMs,omitempty" doc:"Milliseconds from sending to the answer; absent when no answer came."`
 }

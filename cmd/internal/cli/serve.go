@@ -50,6 +50,7 @@ func open(ctx context.Context, cfg config.Config, getenv func(string) string) (*
 	store.ChangeShards = cfg.ChangeShards
 	store.FeedSettle = cfg.FeedSettle
 	store.MaxWaitingWriters = cfg.WaitingWriters
+	store.MaxWebhookEndpoints = cfg.WebhookMaxEndpoints
 	// A live writer must never lose its pending claims: the lease outlasts
 	// the longest a write may run.
 	store.ClaimLease = cfg.ClaimLease
@@ -291,6 +292,12 @@ func serve(ctx context.Context, cfg config.Config, store *store.Store, log *slog
 	delivered := make(chan struct{})
 	if deliverer != nil {
 		go func() { defer close(delivered); deliverer.Run(dctx, cfg.WebhookPoll) }()
+		purged := make(chan struct{}) // deleted endpoints' partitions emptied (docs/webhooks.md)
+		go func() {
+			defer close(purged)
+			(&webhooks.Purger{Store: store, Log: log}).Run(dctx, webhookPurgeInterval)
+		}()
+		defer func() { <-purged }() // after stopDelivery below
 	} else {
 		close(delivered)
 	}
@@ -359,6 +366,10 @@ func serveMetrics(cfg config.Config, m *api.Metrics, log *slog.Logger, errc chan
 	}()
 	return srv, nil
 }
+
+// webhookPurgeInterval is how often an instance that delivers webhooks
+// empties the partitions of deleted endpoints.
+const webhookPurgeInterval = time.Minute
 
 // webhookDelivery is the instance's webhook deliverer and the sealer of
 // signing secrets, both nil without FUNDSVC_WEBHOOK_SECRET_KEY (the webhook
