@@ -126,7 +126,7 @@ var apiTypes = map[string]typeSpec{
 	"FigureMove":              {Doc: "One version committed in the window and the figures it moved."},
 	"FigureChange":            {Doc: "One figure before and after, and, for money, the change."},
 	"ChangesBasis":            {Doc: "The window and the date a changes answer was read on."},
-	"IRR":                     {Doc: "The net IRR (XIRR, actual/365) or why there is none: `rate` only with status `ok`."},
+	"IRR":                     {Doc: "The net IRR (XIRR, actual/365) or why there is none: `rate` only with status `ok` or `stale_nav`."},
 	"DatedAmount":             {Doc: "One flow the IRR solves: the flows of one date netted, the terminal NAV among them (dated `asOf`)."},
 	"PerformanceFlow":         {Doc: "One typed line counted (or, for `excluded` ones, listed), signed from the LP's side: money paid in negative, money back positive."},
 	"Reconciliation":          {Doc: "One capital account statement against the notices of its period (both days included): each figure as the statement gives it, as the notices' typed lines add up, and their difference (statement − notices)."},
@@ -198,7 +198,7 @@ var apiFields = map[string]field{
 	"NAV.distributionsAfter": {Ref: "Total"},
 	"IRR.rate":               {Schema: &schema{Type: "string", Pattern: "^-?[0-9]+\\.[0-9]{6}$", Examples: []any{"0.258577"}}},
 	"IRR.status": {Derive: func() *schema {
-		return enumSchema("", []positions.IRRStatus{positions.IRROK, positions.IRRNoFlows, positions.IRRNoSignChange, positions.IRRMultipleRoots, positions.IRRNotConverged, positions.IRRUndatedFlow, positions.IRRNoNAV})
+		return enumSchema("", positions.IRRStatuses())
 	}},
 	"DatedAmount.amount":              {Ref: "Total"},
 	"PerformanceFlow.transactionType": {Schema: &schema{Type: "string", Enum: transactionTypes()}},
