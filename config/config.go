@@ -31,7 +31,7 @@ type Config struct {
 	Listen           string        // FUNDSVC_LISTEN, --listen
 	LogLevel         slog.Level    // FUNDSVC_LOG_LEVEL, --log-level
 	WaitForTable     time.Duration // FUNDSVC_WAIT_FOR_TABLE, --wait-for-table: how long serve waits for its table at start
-	CursorKey        string        // FUNDSVC_CURSOR_KEY: signs pagination cursors; random per process if empty
+	CursorKey        string        // FUNDSVC_CURSOR_KEY: seals pagination cursors; the key kept in the table if empty
 	MaxBodyBytes     int64         // FUNDSVC_MAX_BODY_BYTES
 	BodiesInFlight   int64         // FUNDSVC_MAX_BODY_BYTES_IN_FLIGHT: write bodies read or held at once, per process
 	WaitingWriters   int           // FUNDSVC_MAX_WAITING_WRITERS: writers of one document waiting behind its writer, per process
@@ -184,7 +184,7 @@ var Settings = []Setting{
 	{Env: "FUNDSVC_WAIT_FOR_TABLE", Flag: "wait-for-table", Arg: "DURATION", Default: "0s", Commands: []string{CmdServe},
 		Doc: "how long serve waits at start for DynamoDB to answer and the table to exist, polling; 0: check once and exit if not",
 		set: duration(func(c *Config) *time.Duration { return &c.WaitForTable })},
-	{Env: "FUNDSVC_CURSOR_KEY", Arg: "KEY", DefaultDoc: "random per process (give every instance the same one)", Commands: []string{CmdServe}, Secret: true,
+	{Env: "FUNDSVC_CURSOR_KEY", Arg: "KEY", DefaultDoc: "a random key kept in the table, made by the first instance, so every instance on the table shares it", Commands: []string{CmdServe}, Secret: true,
 		Doc: "the key sealing pagination cursors, at least 16 characters", set: str(func(c *Config) *string { return &c.CursorKey })},
 	{Env: "FUNDSVC_MAX_BODY_BYTES", Arg: "N", Default: "16777216", Commands: []string{CmdServe},
 		Doc: "the largest request body", set: integer(func(c *Config) *int64 { return &c.MaxBodyBytes })},
