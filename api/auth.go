@@ -93,7 +93,7 @@ type AuthConfig struct {
 	JWKSFile    string        // a JWKS file, re-read every JWKSRefresh and on an unknown kid, if any
 	JWKSRefresh time.Duration // how often JWKSFile is re-read; DefaultJWKSRefresh when zero
 	Issuer      string        // required iss, when set
-	Audience    string        // required aud, when set
+	Audience    string        // required aud, when set; a JWKS needs one
 	Leeway      time.Duration // clock skew allowed on exp, nbf, iat
 	MaxLifetime time.Duration // longest exp - iat accepted; DefaultMaxTokenLifetime when zero
 	Logger      *slog.Logger  // where JWKS re-reads and their failures are told; slog.Default() when nil
@@ -129,11 +129,16 @@ type Verifier struct {
 	known       knownTokens
 }
 
+// ErrJWKSNeedsAudience is NewVerifier's answer to a JWKS configured
+// without an audience.
+var ErrJWKSNeedsAudience = errors.New("a JWKS needs an audience: tokens must carry in aud the audience this service is known by")
+
 // MinSecretBytes is the shortest HS256 secret accepted.
 const MinSecretBytes = 32
 
 // NewVerifier builds a Verifier; it fails if no key is configured, a key is
-// unusable, or a JWKS is refused (see parseJWKS).
+// unusable, a JWKS comes without an audience (ErrJWKSNeedsAudience), or a
+// JWKS is refused (see parseJWKS).
 func NewVerifier(c AuthConfig) (*Verifier, error) {
 	v := &Verifier{now: time.Now, maxLifetime: c.MaxLifetime}
 	if v.maxLifetime == 0 {
@@ -153,6 +158,12 @@ func NewVerifier(c AuthConfig) (*Verifier, error) {
 		return nil, errors.New("configure a JWKS document or a JWKS file, not both")
 	}
 	if len(c.JWKS) > 0 || c.JWKSFile != "" {
+		// An identity provider's keys sign tokens for other services too:
+		// without an audience, a token it issued to any of them would be
+		// accepted here.
+		if c.Audience == "" {
+			return nil, ErrJWKSNeedsAudience
+		}
 		j, err := newJWKSKeys(c)
 		if err != nil {
 			return nil, err

@@ -9,6 +9,7 @@ import (
 	"crypto/rsa"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math/big"
@@ -86,10 +87,14 @@ func newRSAKey(t *testing.T, bits int) *rsa.PrivateKey {
 
 // signed is a token for an admin of FUND_A issued at iat for ttl, signed
 // with key under kid.
+// jwksAudience is the audience the tests' JWKS verifiers require, and
+// signed's tokens carry.
+const jwksAudience = "fundsvc-test"
+
 func signed(t *testing.T, m jwt.SigningMethod, key any, kid string, iat time.Time, ttl time.Duration) string {
 	t.Helper()
 	tok := jwt.NewWithClaims(m, jwt.MapClaims{"sub": "idp-admin", "role": RoleAdmin, "funds": []string{"FUND_A"},
-		"iat": iat.Unix(), "exp": iat.Add(ttl).Unix()})
+		"aud": jwksAudience, "iat": iat.Unix(), "exp": iat.Add(ttl).Unix()})
 	if kid != "" {
 		tok.Header["kid"] = kid
 	}
@@ -139,7 +144,7 @@ func TestJWKSRefusesAmbiguousOrUnsafeKeys(t *testing.T) {
 		{"a document that is not JSON is refused", []byte(`{"keys":[`), "JWKS:"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			v, err := NewVerifier(AuthConfig{JWKS: c.doc})
+			v, err := NewVerifier(AuthConfig{JWKS: c.doc, Audience: jwksAudience})
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("NewVerifier: %v (verifier %v), want an error containing %q", err, v != nil, c.want)
 			}
@@ -169,7 +174,7 @@ func TestJWKSSkipsKeysNotForSigningTokens(t *testing.T) {
 		map[string]any{"kty": "OKP", "kid": "ed", "crv": "Ed25519", "x": b64(edPub), "use": "sig"},
 	)
 	var logs bytes.Buffer
-	v, err := NewVerifier(AuthConfig{JWKS: doc, Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	v, err := NewVerifier(AuthConfig{JWKS: doc, Audience: jwksAudience, Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
 	if err != nil {
 		t.Fatalf("NewVerifier: %v", err)
 	}
@@ -219,7 +224,7 @@ func newJWKSFileVerifier(t *testing.T, refresh time.Duration, doc []byte) *jwksF
 	t.Helper()
 	f := &jwksFileVerifier{path: filepath.Join(t.TempDir(), "jwks.json"), logs: &bytes.Buffer{}}
 	f.write(t, doc)
-	v, err := NewVerifier(AuthConfig{JWKSFile: f.path, JWKSRefresh: refresh, Logger: slog.New(slog.NewJSONHandler(f.logs, nil))})
+	v, err := NewVerifier(AuthConfig{JWKSFile: f.path, JWKSRefresh: refresh, Audience: jwksAudience, Logger: slog.New(slog.NewJSONHandler(f.logs, nil))})
 	if err != nil {
 		t.Fatalf("NewVerifier: %v", err)
 	}
@@ -514,4 +519,57 @@ func FuzzJWKS(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestJWKSNeedsAnAudience: a verifier of a JWKS, given as a document or a
+// file, is refused without an audience; with one, a token of its key is
+// accepted only when its aud holds that audience.
+func TestJWKSNeedsAnAudience(t *testing.T) {
+	key := newECKey(t, elliptic.P256())
+	doc := jwksDoc(t, ecJWK(t, "k", key))
+	path := filepath.Join(t.TempDir(), "jwks.json")
+	if err := os.WriteFile(path, doc, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]AuthConfig{"a JWKS document": {JWKS: doc}, "a JWKS file": {JWKSFile: path},
+		"a JWKS beside an HS256 secret": {JWKS: doc, HS256Secret: []byte("0123456789abcdef0123456789abcdef")}} {
+		if v, err := NewVerifier(c); !errors.Is(err, ErrJWKSNeedsAudience) {
+			t.Errorf("%s without an audience: verifier %v, error %v; want ErrJWKSNeedsAudience", name, v != nil, err)
+		}
+	}
+	v, err := NewVerifier(AuthConfig{JWKS: doc, Audience: jwksAudience})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	sign := func(aud any) string {
+		c := jwt.MapClaims{"sub": "idp-admin", "role": RoleAdmin, "funds": []string{"FUND_A"}, "iat": now.Unix(), "exp": now.Add(time.Hour).Unix()}
+		if aud != nil {
+			c["aud"] = aud
+		}
+		tok := jwt.NewWithClaims(jwt.SigningMethodES256, c)
+		tok.Header["kid"] = "k"
+		s, err := tok.SignedString(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	for _, c := range []struct {
+		name string
+		aud  any
+		ok   bool
+	}{
+		{"no aud", nil, false},
+		{"an empty aud", "", false},
+		{"another audience", "another-api", false},
+		{"other audiences only", []string{"another-api", "fundsvc"}, false},
+		{"the audience", jwksAudience, true},
+		{"audiences that include it", []string{"another-api", jwksAudience}, true},
+	} {
+		_, err := v.Verify(sign(c.aud))
+		if c.ok && err != nil || !c.ok && fund.ErrorCode(err) != fund.EUNAUTHORIZED {
+			t.Errorf("a token with %s: %v, want accepted %v", c.name, err, c.ok)
+		}
+	}
 }

@@ -1253,8 +1253,9 @@ func authzNewKeys(t *testing.T) authzKeys {
 }
 
 // TestAuthzVerifierConfigurations runs every protected route on servers
-// configured with only a JWKS (RS256 and ES256), and with an issuer and an
-// audience.
+// configured with only a JWKS (RS256 and ES256) and the audience it
+// requires (tokens without it, or for other audiences only, are 401), and
+// with an issuer and an audience.
 func TestAuthzVerifierConfigurations(t *testing.T) {
 	env := fundtest.New(t)
 	env.Seed(t)
@@ -1266,7 +1267,8 @@ func TestAuthzVerifierConfigurations(t *testing.T) {
 
 	t.Run("a server with only a JWKS", func(t *testing.T) {
 		keys := authzNewKeys(t)
-		v, err := api.NewVerifier(api.AuthConfig{JWKS: keys.jwks, Leeway: 5 * time.Second})
+		const aud = "fundsvc-api"
+		v, err := api.NewVerifier(api.AuthConfig{JWKS: keys.jwks, Audience: aud, Leeway: 5 * time.Second})
 		if err != nil {
 			t.Fatalf("NewVerifier with the JWKS: %v", err)
 		}
@@ -1286,7 +1288,15 @@ func TestAuthzVerifierConfigurations(t *testing.T) {
 			t.Fatal(err)
 		}
 		pkixPEM := pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pkix})
-		claims := authzClaims(authzAdminA, now)
+		// claimsFor are an admin of FUND_A's claims, with aud when given.
+		claimsFor := func(audience any) jwt.MapClaims {
+			c := authzClaims(authzAdminA, now)
+			if audience != nil {
+				c["aud"] = audience
+			}
+			return c
+		}
+		claims := claimsFor(aud)
 		hs := func(secret []byte) string {
 			return authzBearer(authzSign(t, jwt.SigningMethodHS256, secret, "rsa-1", claims))
 		}
@@ -1307,13 +1317,17 @@ func TestAuthzVerifierConfigurations(t *testing.T) {
 			{name: "a PS256 token signed by the JWKS's RSA key", auth: authzBearer(authzSign(t, jwt.SigningMethodPS256, keys.rsa, "rsa-1", claims))},
 			{name: "an RS512 token signed by the JWKS's RSA key", auth: authzBearer(authzSign(t, jwt.SigningMethodRS512, keys.rsa, "rsa-1", claims))},
 			{name: "an alg none token with the RSA key's kid", auth: authzBearer(authzUnsigned(t, map[string]any{"alg": "none", "typ": "JWT", "kid": "rsa-1"}, claims))},
+			{name: "an RS256 token without an audience", auth: authzBearer(authzSign(t, jwt.SigningMethodRS256, keys.rsa, "rsa-1", claimsFor(nil)))},
+			{name: "an ES256 token without an audience", auth: authzBearer(authzSign(t, jwt.SigningMethodES256, keys.ec, "ec-1", claimsFor(nil)))},
+			{name: "an RS256 token for another audience", auth: authzBearer(authzSign(t, jwt.SigningMethodRS256, keys.rsa, "rsa-1", claimsFor("another-api")))},
+			{name: "an ES256 token whose audiences are all others", auth: authzBearer(authzSign(t, jwt.SigningMethodES256, keys.ec, "ec-1", claimsFor([]string{"another-api", "fundsvc"})))},
 			{name: "an expired RS256 token", auth: authzBearer(authzSign(t, jwt.SigningMethodRS256, keys.rsa, "rsa-1", func() jwt.MapClaims {
-				c := authzClaims(authzAdminA, now)
+				c := claimsFor(aud)
 				c["iat"], c["exp"] = now.Add(-2*time.Hour).Unix(), now.Add(-time.Hour).Unix()
 				return c
 			}()))},
 			{name: "an RS256 token with role root", auth: authzBearer(authzSign(t, jwt.SigningMethodRS256, keys.rsa, "rsa-1", func() jwt.MapClaims {
-				c := authzClaims(authzAdminA, now)
+				c := claimsFor(aud)
 				c["role"] = "root"
 				return c
 			}()))},
@@ -1325,6 +1339,7 @@ func TestAuthzVerifierConfigurations(t *testing.T) {
 		good := []struct{ name, auth string }{
 			{"a correct RS256 token with the RSA key's kid", authzBearer(authzSign(t, jwt.SigningMethodRS256, keys.rsa, "rsa-1", claims))},
 			{"a correct ES256 token with the EC key's kid", authzBearer(authzSign(t, jwt.SigningMethodES256, keys.ec, "ec-1", claims))},
+			{"a correct ES256 token whose audiences include the server's", authzBearer(authzSign(t, jwt.SigningMethodES256, keys.ec, "ec-1", claimsFor([]string{"another-api", aud})))},
 		}
 		for _, r := range table {
 			if r.access == authzOpen {

@@ -19,6 +19,20 @@ type basis struct {
 	// version committed then. Otherwise the read is of the latest versions,
 	// and knownAt only names when it began.
 	past bool
+	// asked says the request gave asOf (a later page: its first page did).
+	// An answer states its asOf only then (statedAsOf), so that a read with
+	// knownAt, whose asOf defaults to knownAt's date, answers the same keys
+	// as the live read it replays; basis.asOf states the date applied.
+	asked bool
+}
+
+// statedAsOf is the asOf an answer states: the date asked for, zero when
+// none was.
+func (b basis) statedAsOf() fund.Date {
+	if b.asked {
+		return b.asOf
+	}
+	return fund.Date{}
 }
 
 // basis reads asOf and knownAt. With knownAt alone, asOf is knownAt's date
@@ -29,6 +43,7 @@ func (p *params) basis() basis {
 	if p.err != nil {
 		return b
 	}
+	b.asked = !b.asOf.IsZero()
 	at, given := p.instant("knownAt")
 	if p.err != nil {
 		return b
@@ -101,8 +116,8 @@ func (p *params) pin(pg *page, b basis) basis {
 			p.fail(fund.Invalid("asOf", "differs from the asOf the cursor was issued with: send the cursor alone"))
 			return b
 		}
-		b = basis{asOf: c.AsOf, knownAt: c.KnownAt, past: true}
+		b = basis{asOf: c.AsOf, knownAt: c.KnownAt, past: true, asked: c.Asked}
 	}
-	pg.basis = &pinnedBasis{AsOf: b.asOf, KnownAt: b.knownAt}
+	pg.basis = &pinnedBasis{AsOf: b.asOf, KnownAt: b.knownAt, Asked: b.asked}
 	return b
 }

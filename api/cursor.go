@@ -34,6 +34,7 @@ type cursor struct {
 type pinnedBasis struct {
 	AsOf    fund.Date `json:"d,omitzero"`
 	KnownAt time.Time `json:"t"`
+	Asked   bool      `json:"a,omitempty"` // basis.asked
 }
 
 type cursorCodec struct{ key []byte }

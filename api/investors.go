@@ -117,6 +117,10 @@ func (s *server) getInvestorSummary(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
+	sum.AsOf = b.statedAsOf()
+	for i := range sum.Positions {
+		sum.Positions[i].AsOf = sum.AsOf
+	}
 	resp := wire.InvestorSummaryOf(sum, names)
 	resp.Next = pg.next(next)
 	resp.Basis = s.wireBasis(b)

@@ -29,7 +29,7 @@ func TestJWKSRotationWithoutRestart(t *testing.T) {
 	oldKey, newKey := jwksTestKey(t), jwksTestKey(t)
 	path := filepath.Join(t.TempDir(), "jwks.json")
 	jwksTestWrite(t, path, map[string]*ecdsa.PrivateKey{"2026-01": oldKey})
-	v, err := api.NewVerifier(api.AuthConfig{JWKSFile: path, JWKSRefresh: 50 * time.Millisecond, Leeway: 5 * time.Second,
+	v, err := api.NewVerifier(api.AuthConfig{JWKSFile: path, JWKSRefresh: 50 * time.Millisecond, Audience: "fundsvc-api", Leeway: 5 * time.Second,
 		Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
@@ -37,6 +37,7 @@ func TestJWKSRotationWithoutRestart(t *testing.T) {
 	s := authzServer(t, env, v)
 	now := time.Now()
 	claims := authzClaims(authzAdminA, now)
+	claims["aud"] = "fundsvc-api"
 	oldTok := authzBearer(authzSign(t, jwt.SigningMethodES256, oldKey, "2026-01", claims))
 	newTok := authzBearer(authzSign(t, jwt.SigningMethodES256, newKey, "2026-02", claims))
 	get := func(auth string) int {

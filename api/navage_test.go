@@ -30,6 +30,11 @@ func (a navAge) String() string {
 	return a.Status + " " + days + " days, " + stale + " after " + a.StaleAfter + " " + strings.Join(a.StalePositions, ",")
 }
 
+// irrStatusOnly is an answer's IRR, its status alone.
+type irrStatusOnly struct {
+	Status string `json:"status"`
+}
+
 type conventionsOnly struct {
 	NAVAge string `json:"navAge"`
 }
@@ -46,19 +51,24 @@ func checkNAVAge(t *testing.T, s *testServer) {
 
 	// DOC003 (Q3, 2025-09-30) is fresh through 2025-12-31 + 45 days;
 	// DOC007 (Q4, 2025-12-31) through 2026-03-31 + 45 days.
-	for _, c := range []struct{ asOf, want string }{
-		{"2025-12-31", "statement 0 days, fresh after 2026-05-15 "},
-		{"2025-11-15", "rolled_forward 46 days, fresh after 2026-02-14 "},
-		{"2026-05-15", "rolled_forward 135 days, fresh after 2026-05-15 "},
-		{"2026-05-16", "rolled_forward 136 days, stale after 2026-05-15 "},
-		{"2026-12-31", "rolled_forward 365 days, stale after 2026-05-15 "},
+	// The IRR solved on a stale NAV says so.
+	for _, c := range []struct{ asOf, want, irr string }{
+		{"2025-12-31", "statement 0 days, fresh after 2026-05-15 ", "ok"},
+		{"2025-11-15", "rolled_forward 46 days, fresh after 2026-02-14 ", "ok"},
+		{"2026-05-15", "rolled_forward 135 days, fresh after 2026-05-15 ", "ok"},
+		{"2026-05-16", "rolled_forward 136 days, stale after 2026-05-15 ", "stale_nav"},
+		{"2026-12-31", "rolled_forward 365 days, stale after 2026-05-15 ", "stale_nav"},
 	} {
 		p := goldenGet[struct {
 			NAV         navAge           `json:"nav"`
+			IRR         irrStatusOnly    `json:"irr"`
 			Conventions *conventionsOnly `json:"conventions"`
 		}](t, s, "/v1/positions/POSITION_1/performance?asOf="+c.asOf)
 		if got := p.NAV.String(); got != c.want {
 			t.Errorf("POSITION_1 on %s: %s\nwant %s", c.asOf, got, c.want)
+		}
+		if p.IRR.Status != c.irr {
+			t.Errorf("POSITION_1 on %s: IRR status %q, want %q", c.asOf, p.IRR.Status, c.irr)
 		}
 		if p.Conventions == nil || !strings.Contains(p.Conventions.NAVAge, "3 calendar months, then 45 days (P3M45D)") {
 			t.Errorf("POSITION_1 on %s: conventions %+v do not state the bound", c.asOf, p.Conventions)
@@ -72,12 +82,16 @@ func checkNAVAge(t *testing.T, s *testServer) {
 		} {
 			f := goldenGet[struct {
 				Currencies []struct {
-					NAV navAge `json:"nav"`
+					NAV navAge        `json:"nav"`
+					IRR irrStatusOnly `json:"irr"`
 				} `json:"currencies"`
 				Conventions conventionsOnly `json:"conventions"`
 			}](t, s, "/v1/funds/FUND_A/performance?asOf="+asOf)
 			if len(f.Currencies) != 1 || f.Currencies[0].NAV.String() != want || !strings.Contains(f.Conventions.NAVAge, "P3M45D") {
 				t.Errorf("FUND_A on %s: %+v\nwant %s", asOf, f, want)
+			}
+			if wantIRR := map[bool]string{true: "stale_nav", false: "ok"}[strings.Contains(want, "stale")]; len(f.Currencies) == 1 && f.Currencies[0].IRR.Status != wantIRR {
+				t.Errorf("FUND_A on %s: pooled IRR status %q, want %q", asOf, f.Currencies[0].IRR.Status, wantIRR)
 			}
 		}
 		inv := goldenGet[struct {

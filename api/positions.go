@@ -118,6 +118,7 @@ func (s *server) getPositionSummary(c *gin.Context) {
 		writeChargeError(c, err)
 		return
 	}
+	sum.AsOf = b.statedAsOf()
 	w := wire.SummaryOf(sum)
 	wb := s.wireBasis(b)
 	w.Basis = &wb
@@ -146,7 +147,7 @@ func (s *server) getPositionCashflows(c *gin.Context) {
 		writeChargeError(c, err)
 		return
 	}
-	w := wire.CashflowsOf(identity, b.asOf, flows)
+	w := wire.CashflowsOf(identity, b.statedAsOf(), flows)
 	w.Basis = s.wireBasis(b)
 	c.JSON(http.StatusOK, w)
 }

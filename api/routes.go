@@ -33,7 +33,7 @@ type Options struct {
 	// read is charged to the caller's rate limit (charge.go).
 	Positions    *positions.Store
 	Logger       *slog.Logger
-	CursorKey    []byte // signs cursors; random when empty (cursors then die with the process)
+	CursorKey    []byte // seals cursors; random when empty (cursors then die with the process); serve passes the table's (store.CursorKey)
 	MaxBodyBytes int64
 	DefaultLimit int
 	MaxLimit     int

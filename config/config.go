@@ -31,7 +31,7 @@ type Config struct {
 	Listen           string        // FUNDSVC_LISTEN, --listen
 	LogLevel         slog.Level    // FUNDSVC_LOG_LEVEL, --log-level
 	WaitForTable     time.Duration // FUNDSVC_WAIT_FOR_TABLE, --wait-for-table: how long serve waits for its table at start
-	CursorKey        string        // FUNDSVC_CURSOR_KEY: signs pagination cursors; random per process if empty
+	CursorKey        string        // FUNDSVC_CURSOR_KEY: seals pagination cursors; the key kept in the table if empty
 	MaxBodyBytes     int64         // FUNDSVC_MAX_BODY_BYTES
 	BodiesInFlight   int64         // FUNDSVC_MAX_BODY_BYTES_IN_FLIGHT: write bodies read or held at once, per process
 	WaitingWriters   int           // FUNDSVC_MAX_WAITING_WRITERS: writers of one document waiting behind its writer, per process
@@ -51,7 +51,7 @@ type Config struct {
 	JWKSRefresh    time.Duration // FUNDSVC_JWT_JWKS_REFRESH: how often the JWKS file is re-read
 	JWTMaxLifetime time.Duration // FUNDSVC_JWT_MAX_LIFETIME: longest exp - iat accepted
 	JWTIssuer      string        // FUNDSVC_JWT_ISSUER: required iss, when set
-	JWTAudience    string        // FUNDSVC_JWT_AUDIENCE: required aud, when set
+	JWTAudience    string        // FUNDSVC_JWT_AUDIENCE: required aud, when set; required with JWKSFile
 	JWTLeeway      time.Duration // FUNDSVC_JWT_LEEWAY: clock skew allowed
 	PublicMetrics  bool          // FUNDSVC_PUBLIC_METRICS: /metrics without a token
 	MetricsListen  string        // FUNDSVC_METRICS_LISTEN: a listener serving /metrics alone, without a token; empty: none
@@ -185,7 +185,7 @@ var Settings = []Setting{
 	{Env: "FUNDSVC_WAIT_FOR_TABLE", Flag: "wait-for-table", Arg: "DURATION", Default: "0s", Commands: []string{CmdServe},
 		Doc: "how long serve waits at start for DynamoDB to answer and the table to exist, polling; 0: check once and exit if not",
 		set: duration(func(c *Config) *time.Duration { return &c.WaitForTable })},
-	{Env: "FUNDSVC_CURSOR_KEY", Arg: "KEY", DefaultDoc: "random per process (give every instance the same one)", Commands: []string{CmdServe}, Secret: true,
+	{Env: "FUNDSVC_CURSOR_KEY", Arg: "KEY", DefaultDoc: "a random key kept in the table, made by the first instance, so every instance on the table shares it", Commands: []string{CmdServe}, Secret: true,
 		Doc: "the key sealing pagination cursors, at least 16 characters", set: str(func(c *Config) *string { return &c.CursorKey })},
 	{Env: "FUNDSVC_MAX_BODY_BYTES", Arg: "N", Default: "16777216", Commands: []string{CmdServe},
 		Doc: "the largest request body", set: integer(func(c *Config) *int64 { return &c.MaxBodyBytes })},
@@ -280,7 +280,7 @@ var Settings = []Setting{
 	{Env: "FUNDSVC_JWT_HS256_SECRET", Arg: "SECRET", DefaultDoc: "none; serve needs it or FUNDSVC_JWT_JWKS_FILE (make run makes one)", Commands: []string{CmdServe, CmdToken}, Secret: true,
 		Doc: "the HS256 token secret, at least 32 bytes", set: str(func(c *Config) *string { return &c.JWTSecret })},
 	{Env: "FUNDSVC_JWT_JWKS_FILE", Arg: "FILE", DefaultDoc: "none", Commands: []string{CmdServe},
-		Doc: "a JWKS file of RS256/ES256 public keys", set: str(func(c *Config) *string { return &c.JWKSFile })},
+		Doc: "a JWKS file of RS256/ES256 public keys (needs FUNDSVC_JWT_AUDIENCE)", set: str(func(c *Config) *string { return &c.JWKSFile })},
 	{Env: "FUNDSVC_JWT_JWKS_REFRESH", Arg: "DURATION", Default: "5m", Commands: []string{CmdServe},
 		Doc: "how often the JWKS file is re-read (also on an unknown kid, at most every 10s; 1s to 24h)",
 		set: duration(func(c *Config) *time.Duration { return &c.JWKSRefresh })},
@@ -288,7 +288,7 @@ var Settings = []Setting{
 		Doc: "the longest token lifetime, exp - iat (1m to 720h)", set: duration(func(c *Config) *time.Duration { return &c.JWTMaxLifetime })},
 	{Env: "FUNDSVC_JWT_ISSUER", Arg: "ISS", DefaultDoc: "unchecked", Commands: []string{CmdServe, CmdToken},
 		Doc: "the iss tokens must carry", set: str(func(c *Config) *string { return &c.JWTIssuer })},
-	{Env: "FUNDSVC_JWT_AUDIENCE", Arg: "AUD", DefaultDoc: "unchecked", Commands: []string{CmdServe, CmdToken},
+	{Env: "FUNDSVC_JWT_AUDIENCE", Arg: "AUD", DefaultDoc: "unchecked; required with FUNDSVC_JWT_JWKS_FILE", Commands: []string{CmdServe, CmdToken},
 		Doc: "the aud tokens must carry", set: str(func(c *Config) *string { return &c.JWTAudience })},
 	{Env: "FUNDSVC_JWT_LEEWAY", Arg: "DURATION", Default: "30s", Commands: []string{CmdServe},
 		Doc: "the clock skew allowed on exp, iat and nbf (0 to 5m)", set: duration(func(c *Config) *time.Duration { return &c.JWTLeeway })},
@@ -651,6 +651,10 @@ func (c Config) Validate() error {
 	}
 	if c.JWTSecret != "" && len(c.JWTSecret) < 32 {
 		errs = append(errs, errors.New("JWT secret: at least 32 bytes (FUNDSVC_JWT_HS256_SECRET)"))
+	}
+	if c.JWKSFile != "" && c.JWTAudience == "" {
+		errs = append(errs, errors.New("FUNDSVC_JWT_JWKS_FILE is set but FUNDSVC_JWT_AUDIENCE is not: with a JWKS, tokens must carry in aud "+
+			"the audience this service is known by at the identity provider, or a token it issued to another service would be accepted; set FUNDSVC_JWT_AUDIENCE"))
 	}
 	if c.JWTLeeway < 0 || c.JWTLeeway > 5*time.Minute {
 		errs = append(errs, errors.New("JWT leeway: between 0 and 5m"))

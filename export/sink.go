@@ -75,20 +75,21 @@ func OpenSink(dest string, client *s3.Client) (Sink, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(abs, dirMode); err != nil {
+	if err := os.MkdirAll(abs, DirMode); err != nil {
 		return nil, fmt.Errorf("destination %s: %w", dest, err)
 	}
 	return &dirSink{root: abs}, nil
 }
 
 // A snapshot holds every investor's money, so a local export is readable by
-// its owner only: the directories the sink creates are 0700 and its files
-// 0600, whatever the umask. Sharing it (a group, an ACL) is the operator's
-// explicit choice, made on the destination directory, never a default.
-// (An existing destination directory keeps its own mode.)
+// its owner only: the directories the sink creates are DirMode and its files
+// FileMode, whatever the umask; export/iceberg writes its metadata and
+// manifests with the same modes. Sharing it (a group, an ACL) is the
+// operator's explicit choice, made on the destination directory, never a
+// default. (An existing destination directory keeps its own mode.)
 const (
-	dirMode  os.FileMode = 0o700
-	fileMode os.FileMode = 0o600
+	DirMode  os.FileMode = 0o700
+	FileMode os.FileMode = 0o600
 )
 
 // dirSink writes into a local directory. Objects are written to a hidden
@@ -102,7 +103,7 @@ func (d *dirSink) URI(key string) string { return d.path(key) }
 
 func (d *dirSink) Create(_ context.Context, key string) (Object, error) {
 	final := d.path(key)
-	if err := os.MkdirAll(filepath.Dir(final), dirMode); err != nil {
+	if err := os.MkdirAll(filepath.Dir(final), DirMode); err != nil {
 		return nil, err
 	}
 	f, err := os.CreateTemp(filepath.Dir(final), "."+filepath.Base(final)+".tmp-*")
@@ -111,7 +112,7 @@ func (d *dirSink) Create(_ context.Context, key string) (Object, error) {
 	}
 	// CreateTemp makes 0600 today; the mode is set anyway, so that the
 	// promise does not rest on another package's default.
-	if err := f.Chmod(fileMode); err != nil {
+	if err := f.Chmod(FileMode); err != nil {
 		f.Close()
 		os.Remove(f.Name())
 		return nil, err

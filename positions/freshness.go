@@ -90,7 +90,7 @@ func (f Freshness) Convention() string {
 		"The NAV is stale when asOf is after staleAfter, the period end plus %s (%s): a calendar month is the same day of the month a month later, "+
 		"or that month's last day when the period end is the last day of its month (as every quarter end is) or the day does not exist there, "+
 		"and a quarter is 3 such months (a period end of %s is fresh through %s, stale from the day after). "+
-		"A stale NAV is still answered and counted in the multiples and the IRR; pooled answers give the oldest NAV's ageDays, the earliest staleAfter, and the positions whose NAV is stale.",
+		"A stale NAV is still answered and counted in the multiples and the IRR, whose status is then stale_nav; pooled answers give the oldest NAV's ageDays, the earliest staleAfter, and the positions whose NAV is stale.",
 		f.words(), f, example, f.LastFresh(example))
 }
 

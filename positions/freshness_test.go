@@ -121,3 +121,48 @@ func TestNAVAgeAndStaleness(t *testing.T) {
 		}
 	})
 }
+
+// TestAnIRRSolvedOnAStaleNAVSaysSo: the IRR solved with a fresh NAV as its
+// terminal value is ok; with a stale one (a day after the last fresh day,
+// a year on) it is stale_nav, with the same rate and cumulative return an
+// ok status would give. Pooled, one stale NAV makes the pool's IRR
+// stale_nav; a pool of fresh NAVs is ok.
+func TestAnIRRSolvedOnAStaleNAVSaysSo(t *testing.T) {
+	items := func(pos string) []fund.PositionItem {
+		return []fund.PositionItem{paidCall("C", pos, "2025-08-01", "100"), statementOn("S", pos, "2025-07-01", "2025-09-30", "104"),
+			paidCall("C2", pos, "2025-10-20", "50")}
+	}
+	for _, c := range []struct {
+		asOf       string
+		want       IRRStatus
+		annualised bool
+	}{
+		{"2025-11-15", IRROK, false},
+		{"2026-02-14", IRROK, false},
+		{"2026-02-15", IRRStaleNAV, false},
+		{"2026-09-30", IRRStaleNAV, true},
+	} {
+		p := Evaluate("P", fund.MustDate(c.asOf), items("P"), DefaultFreshness)
+		irr := p.IRR
+		if irr.Status != c.want || !irr.Status.Solved() || irr.CumulativeReturn == nil || irr.Annualised != c.annualised || (irr.Rate != nil) != c.annualised {
+			t.Errorf("on %s (NAV age %+v): IRR %+v, want %s with a cumulative return, annualised %v", c.asOf, p.NAV.Age, irr, c.want, c.annualised)
+		}
+		same := XIRR(irr.Flows).GIPS()
+		if same.Status != IRROK || !same.CumulativeReturn.Equal(*irr.CumulativeReturn) {
+			t.Errorf("on %s: the flows solve to %+v, want ok with cumulative return %s", c.asOf, same, irr.CumulativeReturn)
+		}
+	}
+
+	asOf := fund.MustDate("2026-03-31")
+	old := Evaluate("OLD", asOf, items("OLD"), DefaultFreshness)
+	recent := Evaluate("NEW", asOf, append(items("NEW"), statementOn("S4", "NEW", "2025-10-01", "2025-12-31", "160")), DefaultFreshness)
+	if old.IRR.Status != IRRStaleNAV || recent.IRR.Status != IRROK {
+		t.Fatalf("positions: OLD %s, NEW %s; want stale_nav and ok", old.IRR.Status, recent.IRR.Status)
+	}
+	if got := Pool("USD", asOf, []Performance{old, recent}).IRR.Status; got != IRRStaleNAV {
+		t.Errorf("a pool with one stale NAV: IRR %s, want stale_nav", got)
+	}
+	if got := Pool("USD", asOf, []Performance{recent}).IRR.Status; got != IRROK {
+		t.Errorf("a pool of fresh NAVs: IRR %s, want ok", got)
+	}
+}

@@ -60,7 +60,7 @@ const (
 
 // IRR is an annual internal rate of return, or why there is none.
 type IRR struct {
-	// Rate is set only when Status is IRROK, rounded to IRRScale places;
+	// Rate is set only when Status is Solved, rounded to IRRScale places;
 	// a performance answer keeps it only when Annualised (see GIPS).
 	Rate   *decimal.Decimal
 	Status IRRStatus
@@ -68,7 +68,7 @@ type IRR struct {
 	Days int
 	// CumulativeReturn is the return over the whole span at the rate
 	// found, (1 + rate)^(Days/365) − 1, rounded to IRRScale places: set
-	// whenever Status is IRROK.
+	// whenever Status is Solved.
 	CumulativeReturn *decimal.Decimal
 	// Annualised says that Rate is an annual rate fit to show: set by GIPS.
 	Annualised bool
@@ -88,7 +88,7 @@ const MinAnnualisedDays = 365
 // MinAnnualisedDays keeps its annual Rate; a shorter one gives only its
 // CumulativeReturn, the return of the span, and no Rate.
 func (r IRR) GIPS() IRR {
-	r.Annualised = r.Status == IRROK && r.Days >= MinAnnualisedDays
+	r.Annualised = r.Status.Solved() && r.Days >= MinAnnualisedDays
 	if !r.Annualised {
 		r.Rate = nil
 	}

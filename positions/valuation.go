@@ -142,10 +142,25 @@ type PooledPerformance struct {
 	IRR                                                      IRR
 }
 
-// IRRNoNAV: no NAV is known on the date (no statement dated on or before
-// it, or a pool with a position that has none), so the IRR, which needs a
-// terminal value, is not computed.
-const IRRNoNAV IRRStatus = "no_nav"
+const (
+	// IRRNoNAV: no NAV is known on the date (no statement dated on or before
+	// it, or a pool with a position that has none), so the IRR, which needs a
+	// terminal value, is not computed.
+	IRRNoNAV IRRStatus = "no_nav"
+	// IRRStaleNAV: one rate was found, as with IRROK, but its terminal value
+	// is a stale NAV (NAVAge.Stale; pooled, some NAV pooled is stale), so
+	// the rate rests on a NAV a newer statement was due to replace.
+	IRRStaleNAV IRRStatus = "stale_nav"
+)
+
+// IRRStatuses are every IRRStatus, in the order the API lists them.
+func IRRStatuses() []IRRStatus {
+	return []IRRStatus{IRROK, IRRStaleNAV, IRRNoFlows, IRRNoSignChange, IRRMultipleRoots, IRRNotConverged, IRRUndatedFlow, IRRNoNAV}
+}
+
+// Solved says whether the status comes with a rate found: IRROK or
+// IRRStaleNAV.
+func (s IRRStatus) Solved() bool { return s == IRROK || s == IRRStaleNAV }
 
 // typedLine is one typed line of a call or a distribution among a
 // position's items, dated when cash moves.
@@ -223,7 +238,8 @@ func statementOf(it *fund.PositionItem) *fund.CapitalAccount {
 //     end; its age is the days from that period end to asOf, and it is
 //     stale when asOf is after fresh.LastFresh of the period end;
 //   - the IRR solves the counted flows and the NAV dated asOf; with no NAV
-//     it is not computed (IRRNoNAV);
+//     it is not computed (IRRNoNAV), and a rate found on a stale NAV is
+//     IRRStaleNAV;
 //   - every statement counted is reconciled to the notices of its period.
 func Evaluate(pos string, asOf fund.Date, items []fund.PositionItem, fresh Freshness) Performance {
 	p := Performance{PositionID: pos, AsOf: asOf, Freshness: fresh}
@@ -272,7 +288,7 @@ func Evaluate(pos string, asOf fund.Date, items []fund.PositionItem, fresh Fresh
 
 	p.NAV = navOf(latest, lines, asOf, fresh)
 	p.Multiples = Multiples(NetPaidIn(p.PaidIn, p.PaidInReturned), p.Distributed, p.NAV.Value)
-	p.IRR = irrOf(flows, p.NAV.Value, asOf)
+	p.IRR = irrOf(flows, p.NAV, asOf)
 
 	sort.Slice(statements, func(i, j int) bool {
 		a, b := statements[i], statements[j]
@@ -339,13 +355,17 @@ func navOf(st *fund.PositionItem, lines []typedLine, asOf fund.Date, fresh Fresh
 	return nav
 }
 
-// irrOf solves flows with the terminal value nav dated asOf; none without a
-// NAV.
-func irrOf(flows []Flow, nav *fund.Money, asOf fund.Date) IRR {
-	if nav == nil {
+// irrOf solves flows with the terminal value nav dated asOf: none without a
+// NAV's value (IRRNoNAV), and a rate found on a stale NAV is IRRStaleNAV.
+func irrOf(flows []Flow, nav NAV, asOf fund.Date) IRR {
+	if nav.Value == nil {
 		return IRR{Status: IRRNoNAV}
 	}
-	return XIRR(append(flows, Flow{Date: asOf, Amount: *nav})).GIPS()
+	r := XIRR(append(flows, Flow{Date: asOf, Amount: *nav.Value})).GIPS()
+	if r.Status == IRROK && nav.Age != nil && nav.Age.Stale {
+		r.Status = IRRStaleNAV
+	}
+	return r
 }
 
 // reconcile compares the statement st with the lines dated in its period
@@ -423,6 +443,7 @@ func sortedSources(docs map[string]Source) []Source {
 // their NAVs as the terminal value when every position has one (rolled
 // forward if any is). When a position has none the NAV is incomplete: no
 // value, DPI alone, and no IRR (IRRNoNAV). No positions pool to no NAV.
+// A rate found while some NAV pooled is stale is IRRStaleNAV.
 // The pooled NAV's age is its oldest NAV's, its StaleAfter the earliest,
 // and it names the positions whose NAV is stale, in their order, also when
 // it is incomplete.
@@ -474,6 +495,6 @@ func Pool(currency string, asOf fund.Date, perfs []Performance) PooledPerformanc
 	}
 	out.NAV.Age = age
 	out.Multiples = Multiples(NetPaidIn(out.PaidIn, out.PaidInReturned), out.Distributed, out.NAV.Value)
-	out.IRR = irrOf(flows, out.NAV.Value, asOf)
+	out.IRR = irrOf(flows, out.NAV, asOf)
 	return out
 }

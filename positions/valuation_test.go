@@ -89,8 +89,8 @@ func checkIRR(t *testing.T, name string, irr positions.IRR) {
 			t.Errorf("IRR flow %d = %s %s, want %s %s", i, irr.Flows[i].Date, irr.Flows[i].Amount, want[i].Date, want[i].Amount)
 		}
 	}
-	if irr.Status != positions.IRROK {
-		t.Fatalf("IRR status %s, want ok (LibreOffice: %v)", irr.Status, calc)
+	if !irr.Status.Solved() {
+		t.Fatalf("IRR status %s, want a rate found (LibreOffice: %v)", irr.Status, calc)
 	}
 	days := daysBetween(want[0].Date, want[len(want)-1].Date)
 	if irr.Days != days {
@@ -123,8 +123,8 @@ func daysBetween(a, b fund.Date) int {
 // changes sign between c − 1e-6 and c + 1e-6.
 func checkRoot(t *testing.T, irr positions.IRR) {
 	t.Helper()
-	if irr.Status != positions.IRROK || len(irr.Flows) < 2 || irr.CumulativeReturn == nil {
-		t.Fatalf("IRR %s over %v with cumulative return %v, want ok", irr.Status, irr.Flows, irr.CumulativeReturn)
+	if !irr.Status.Solved() || len(irr.Flows) < 2 || irr.CumulativeReturn == nil {
+		t.Fatalf("IRR %s over %v with cumulative return %v, want a rate found", irr.Status, irr.Flows, irr.CumulativeReturn)
 	}
 	span := daysBetween(irr.Flows[0].Date, irr.Flows[len(irr.Flows)-1].Date)
 	if irr.Days != span {
@@ -165,17 +165,17 @@ func multiple(d *decimal.Decimal) string {
 	return d.StringFixed(positions.MultipleScale)
 }
 
-// irrOf renders an IRR's status, and when it is ok its span and whether
-// it is annualised.
+// irrOf renders an IRR's status, and when a rate was found its span and
+// whether it is annualised.
 func irrOf(irr positions.IRR) string {
-	if irr.Status != positions.IRROK {
+	if !irr.Status.Solved() {
 		return string(irr.Status)
 	}
 	a := "not annualised"
 	if irr.Annualised {
 		a = "annualised"
 	}
-	return fmt.Sprintf("ok over %d days, %s", irr.Days, a)
+	return fmt.Sprintf("%s over %d days, %s", irr.Status, irr.Days, a)
 }
 
 func navOf(n positions.NAV) string {
@@ -367,7 +367,7 @@ func TestPerformanceWorkedOutByHand(t *testing.T) {
 				called: "1000.00", paidIn: "1000.00", outstanding: "0.00", returned: "0.00", distributed: "0.00",
 				dpi: "0.000000", rvpi: "1.100000", tvpi: "1.100000", mult: "ok",
 				// 365 + 272 days.
-				irr:             "ok over 637 days, annualised",
+				irr:             "stale_nav over 637 days, annualised",
 				irrFlows:        []string{"2022-01-01 -1000.00", "2023-09-30 1100.00"},
 				flows:           []string{"2022-01-01 investment paid_in -1000.00 G1@1 Q4 completed"},
 				reconciliations: []string{q4G2}, documents: []string{"G1@1", "G2@1"}},
@@ -420,7 +420,7 @@ func pooledOf(p positions.PooledPerformance) string {
 // Pooled figures of the fixtures on 2023-09-30.
 const (
 	// Q4 alone: its NAV rolled forward, TVPI 1,100 ÷ 1,000, over 637 days.
-	pooledEUR = "EUR 1 positions, 0 without NAV; NAV rolled_forward 1100.00; called 1000.00, paid in 1000.00, outstanding 0.00, returned 0.00, distributed 0.00; DPI 0.000000 RVPI 1.100000 TVPI 1.100000 (ok); IRR ok over 637 days, annualised"
+	pooledEUR = "EUR 1 positions, 0 without NAV; NAV rolled_forward 1100.00; called 1000.00, paid in 1000.00, outstanding 0.00, returned 0.00, distributed 0.00; DPI 0.000000 RVPI 1.100000 TVPI 1.100000 (ok); IRR stale_nav over 637 days, annualised"
 	// Q1 + Q2 + Q3: Q3 has no NAV. Called 350,000 + 130,000 + 50,000, paid
 	// in 250,000 + 130,000 + 50,000 (N2's 100,000 is pending), distributed
 	// 100,000 + 40,000 + 20,000; DPI 160,000 ÷ 430,000 = 0.3720930…

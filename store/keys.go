@@ -45,6 +45,7 @@ const (
 	TypeClaimFence         = "ClaimFence"
 	TypePositionLedger     = "PositionLedger"
 	TypeChangeShards       = "ChangeShards"
+	TypeCursorKey          = "CursorKey"
 	TypeFundRecord         = "FundRecord"
 	TypeInvestorRecord     = "InvestorRecord"
 	TypeFundInvestor       = "FundInvestor"
@@ -499,6 +500,14 @@ func IdempotencyBodyPrefix(owner string) string { return "BODY#" + owner + "#" }
 // before chunks were owned (BODY#0000); such records are still replayed
 // until their TTL ends.
 func IdempotencyLegacyBodySK(i int) string { return fmt.Sprintf("BODY#%04d", i) }
+
+// CursorKeyPK and CursorKeySK key the key that seals the pagination
+// cursors of every instance serving the table (cursorkey.go). It carries no
+// index keys, and its Type is no entity any reader or the export knows.
+const (
+	CursorKeyPK = "CURSORKEY"
+	CursorKeySK = "KEY"
+)
 
 // PingPK is the partition and sort key that readiness checks read: no item
 // is ever written there.

@@ -37,7 +37,7 @@ var performanceConventions = Conventions{
 	PaidIn:    "Called is every call counted, pending or completed. Paid-in is what the completed calls dated on or before asOf have paid in (ILPA's contributions); outstanding is called less paid-in. Only completed items dated on or before asOf are cash: they alone are paid in, distributed, rolled into the NAV and counted by DPI, RVPI, TVPI and the IRR. The multiples divide by paid-in less paidInReturned (returns of excess capital called).",
 	Netting:   "Paid-in and distributed are gross (no netting of calls against distributions). The IRR sums the flows of one date into one, as a spreadsheet's XIRR does.",
 	NAV:       "The ending NAV of the latest capital account statement whose period ends on or before asOf, plus the paid-in and less the distributed lines dated after its period end up to asOf (status rolled_forward); absent with status no_statement when there is none.",
-	IRR:       "Net IRR: XIRR over the typed lines counted by ILPA's net methodology (contributions negative, distributions and returns of excess capital positive) and the NAV as a terminal value dated asOf, actual/365 from the first date, solved by bracketing and bisection to 1e-10; when there is no single root the status says why and no rate is given. A span of less than a year (365 days) from the first flow to asOf is not annualised (the GIPS standards): the answer gives its cumulativeReturn and no rate.",
+	IRR:       "Net IRR: XIRR over the typed lines counted by ILPA's net methodology (contributions negative, distributions and returns of excess capital positive) and the NAV as a terminal value dated asOf, actual/365 from the first date, solved by bracketing and bisection to 1e-10; when there is no single root the status says why and no rate is given; a rate found on a stale NAV has status stale_nav. A span of less than a year (365 days) from the first flow to asOf is not annualised (the GIPS standards): the answer gives its cumulativeReturn and no rate.",
 	Rounding:  "Money is exact. DPI, RVPI and TVPI are exact quotients rounded once, half away from zero, to 6 places, with RVPI = TVPI − DPI; the IRR and the cumulative return are rounded half away from zero to 6 places (0.123457 is 12.3457%).",
 }
 
@@ -74,11 +74,11 @@ type DatedAmount struct {
 }
 
 type IRR struct {
-	Rate             string        `json:"rate,omitempty" doc:"The annual rate, rounded half away from zero to 6 places ('0.123457' is 12.3457%); only with status 'ok' and a span of a year or more ('annualised'): a shorter span's return is not annualised (GIPS)."`
+	Rate             string        `json:"rate,omitempty" doc:"The annual rate, rounded half away from zero to 6 places ('0.123457' is 12.3457%); only with status 'ok' or 'stale_nav' and a span of a year or more ('annualised'): a shorter span's return is not annualised (GIPS)."`
 	CumulativeReturn string        `json:"cumulativeReturn,omitempty" doc:"The return over the whole span at the rate found: (1 + rate)^(days/365) − 1."`
 	Annualised       bool          `json:"annualised" doc:"Whether the span is a year or more, so that the rate is given."`
 	Days             int           `json:"days" doc:"The span, in days, from the first flow to the last (the terminal NAV's date)."`
-	Status           string        `json:"status" doc:"'ok': one root; 'no_flows'; 'no_sign_change': no root; 'multiple_roots'; 'not_converged': a root outside −99.999999% to 1,000,000% a year; 'undated_flow'; 'no_nav': no terminal value."`
+	Status           string        `json:"status" doc:"'ok': one root; 'stale_nav': one root, but the terminal NAV is stale (nav.stale; pooled, some NAV pooled is), so the rate rests on a NAV a newer statement was due to replace; 'no_flows'; 'no_sign_change': no root; 'multiple_roots'; 'not_converged': a root outside −99.999999% to 1,000,000% a year; 'undated_flow'; 'no_nav': no terminal value."`
 	Flows            []DatedAmount `json:"flows" doc:"The flows solved, netted per date, in date order; with a NAV, the last is the terminal value dated 'asOf'."`
 }
 

@@ -445,7 +445,7 @@ type PositionSummary struct {
 	FundID     string `json:"fundId" doc:"The position's fund."`
 	FundName   string `json:"fundName,omitempty" doc:"In an investor summary: the fund's 'name', from its record; absent while the fund has no record, and on /v1/positions/{positionId}/summary."`
 	InvestorID string `json:"investorId" doc:"The position's investor."`
-	AsOf       string `json:"asOf,omitempty" doc:"The date asked for; absent when none was."`
+	AsOf       string `json:"asOf,omitempty" doc:"The date asked for (on a later page, the first page's); absent when none was, also with knownAt, whose date basis.asOf then states: a read with knownAt answers the same keys as the live read."`
 	Figures
 	Sources SummarySources `json:"sources" doc:"The documents the reported commitment and unfunded commitment came from."`
 	// The documents counted, their number and the first and last asOf among
@@ -481,7 +481,7 @@ type CurrencyTotals struct {
 type InvestorSummary struct {
 	InvestorID          string            `json:"investorId" doc:"The investor."`
 	InvestorDisplayName string            `json:"investorDisplayName,omitempty" doc:"The investor's 'displayName', from its record; absent while the investor has no record."`
-	AsOf                string            `json:"asOf,omitempty" doc:"The date asked for; absent when none was."`
+	AsOf                string            `json:"asOf,omitempty" doc:"The date asked for (on a later page, the first page's); absent when none was, also with knownAt, whose date basis.asOf then states: a read with knownAt answers the same keys as the live read."`
 	Positions           []PositionSummary `json:"positions" doc:"By position ID."`
 	Totals              []CurrencyTotals  `json:"totals" doc:"One entry per currency, by currency."` // of this page's positions
 	Next                string            `json:"next,omitempty" doc:"Opaque cursor of the next page of positions; absent on the last page. Totals cover this page's positions."`
@@ -530,7 +530,7 @@ type Cashflows struct {
 	FundID     string     `json:"fundId" doc:"The position's fund."`
 	InvestorID string     `json:"investorId" doc:"The position's investor."`
 	Currency   string     `json:"currency" doc:"The position's currency."`
-	AsOf       string     `json:"asOf,omitempty" doc:"The date asked for; absent when none was."`
+	AsOf       string     `json:"asOf,omitempty" doc:"The date asked for (on a later page, the first page's); absent when none was, also with knownAt, whose date basis.asOf then states: a read with knownAt answers the same keys as the live read."`
 	Cashflows  []Cashflow `json:"cashflows" doc:"The position's calls and distributions, oldest first."`
 	Basis      Basis      `json:"basis" doc:"What the cash flows were read on."`
 }

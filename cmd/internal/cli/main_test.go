@@ -101,6 +101,8 @@ func TestBadConfigurationIsRefusedClearly(t *testing.T) {
 		{"a rate limit without a burst", []string{"serve"}, map[string]string{"FUNDSVC_RATE_BURST": "0"}, "FUNDSVC_RATE_BURST"},
 		{"a negative fan-out concurrency", []string{"serve"}, map[string]string{"FUNDSVC_FANOUT_CONCURRENCY": "-1"}, "FUNDSVC_FANOUT_CONCURRENCY"},
 		{"a negative drain delay", []string{"serve"}, map[string]string{"FUNDSVC_DRAIN_DELAY": "-1s"}, "FUNDSVC_DRAIN_DELAY"},
+		{"a JWKS file without an audience", []string{"serve"}, map[string]string{"FUNDSVC_JWT_JWKS_FILE": "/nonexistent/jwks.json"},
+			"FUNDSVC_JWT_JWKS_FILE is set but FUNDSVC_JWT_AUDIENCE is not"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -165,6 +165,20 @@ func verifier(cfg config.Config, log *slog.Logger) (*api.Verifier, error) {
 	return v, nil
 }
 
+// cursorKey is the key that seals pagination cursors: FUNDSVC_CURSOR_KEY
+// when set, else the key kept in the table, made by the first instance that
+// asks, so that every instance on the table shares it without a setting.
+func cursorKey(ctx context.Context, cfg config.Config, s *store.Store) ([]byte, error) {
+	if cfg.CursorKey != "" {
+		return []byte(cfg.CursorKey), nil
+	}
+	key, err := s.CursorKey(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("the cursor key kept in table %s: %w (FUNDSVC_CURSOR_KEY sets one instead)", cfg.Table, err)
+	}
+	return key, nil
+}
+
 // serveGCPercent is the garbage collector's target while serving, unless
 // GOGC says otherwise. The service's live heap is a few megabytes, so at Go's
 // default of 100 it collected every few requests: a fifth of its CPU on
@@ -236,6 +250,10 @@ func serve(ctx context.Context, cfg config.Config, store *store.Store, log *slog
 	if err := awaitTable(ctx, cfg, store, log); err != nil {
 		return err
 	}
+	cursorKey, err := cursorKey(ctx, cfg, store)
+	if err != nil {
+		return err
+	}
 	var draining atomic.Bool // /readyz answers 503 once set
 	deliverer, sealer, err := webhookDelivery(cfg, store, log)
 	if err != nil {
@@ -255,7 +273,7 @@ func serve(ctx context.Context, cfg config.Config, store *store.Store, log *slog
 		Verifier: v, PublicMetrics: cfg.PublicMetrics, PublicOpenAPI: cfg.PublicOpenAPI, TrustedProxies: cfg.TrustedProxies,
 		IdempotencyLease: cfg.IdempotencyLease, IdempotencyTTL: cfg.IdempotencyTTL,
 		Documents: store, Positions: analytics, Logger: log,
-		CursorKey: []byte(cfg.CursorKey), MaxBodyBytes: cfg.MaxBodyBytes, MaxBodyBytesInFlight: cfg.BodiesInFlight,
+		CursorKey: cursorKey, MaxBodyBytes: cfg.MaxBodyBytes, MaxBodyBytesInFlight: cfg.BodiesInFlight,
 		DefaultLimit: cfg.DefaultPageLimit, MaxLimit: cfg.MaxPageLimit, RequestTimeout: cfg.RequestTimeout,
 		WriteTimeout: cfg.WriteTimeout, RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst, FanoutConcurrency: cfg.FanoutConcurrency,
 		ItemMemoBytes: cmp.Or(cfg.ItemMemoBytes, -1), // the setting's 0 is no memo
