@@ -652,6 +652,10 @@ func (s *Store) recordEventsStart(ctx context.Context, created time.Time) error 
 		return err
 	}
 	s.start.done = true
+	// The table's start is at or before at from now on.
+	if s.start.read.IsZero() || at.Before(s.start.read) {
+		s.start.read = at
+	}
 	return nil
 }
 
