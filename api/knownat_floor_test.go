@@ -102,7 +102,9 @@ func TestConcurrentKnownAtReadsMakeNoMoreRequestsThanTheirTokens(t *testing.T) {
 	}
 
 	const burst, n = 10, 10
-	tight := startAPI(t, env, func(o *api.Options) { o.RateLimit, o.RateBurst, o.Clock = 0.001, burst, func() time.Time { return now } })
+	tight := startAPI(t, env, func(o *api.Options) {
+		o.RateLimit, o.RateBurst, o.Clock = 0.001, burst, func() time.Time { return now }
+	})
 	env.Counter.Reset()
 	var wg sync.WaitGroup
 	statuses := make([]int, n)
