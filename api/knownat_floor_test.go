@@ -127,3 +127,34 @@ func TestConcurrentKnownAtReadsMakeNoMoreRequestsThanTheirTokens(t *testing.T) {
 		}
 	}
 }
+
+// TestAKnownAtReadGivesBackWhatItPaidForAndDidNotRead reads a fund that
+// has no record and a document committed four years after the table's
+// first: the read pays for the fund's feed month by month back to the
+// feed's start (49 months) before its first Query, finds the document in
+// the first month read, and gives back the other 48, so ten such reads in
+// a row fit in a bucket of 60 that does not refill.
+func TestAKnownAtReadGivesBackWhatItPaidForAndDidNotRead(t *testing.T) {
+	env := fundtest.New(t)
+	env.Seed(t)
+	now := fundtest.Clock.AddDate(4, 0, 0)
+	env.Store.Now = func() time.Time { return now.Add(-2 * time.Minute) }
+	if r := startAPI(t, env, nil).do(t, http.MethodPut, "/v1/documents/NOREC1", map[string]any{
+		"fundId": "FUND_N", "kind": "capital_call_notice", "title": "N", "asOf": "2029-12-31", "currency": "USD",
+		"positions": []any{map[string]any{"positionId": "POS_N1", "investorId": "INV_N1",
+			"capitalCall": map[string]any{"amount": "10.00", "status": "pending", "dueDate": "2030-01-31"}}},
+	}); r.Status != http.StatusCreated {
+		t.Fatalf("PUT: %d\n%s", r.Status, r.Body)
+	}
+	env.Store.Now = func() time.Time { return now }
+	s := startAPI(t, env, func(o *api.Options) {
+		o.RateLimit, o.RateBurst, o.Clock = 0.001, 60, func() time.Time { return now }
+	})
+	path := "/v1/funds/FUND_N?knownAt=" + now.Add(-time.Minute).Format(time.RFC3339Nano)
+	for i := range 10 {
+		env.Counter.Reset()
+		if r := s.do(t, http.MethodGet, path, nil); r.Status != http.StatusOK {
+			t.Fatalf("read %d of 10 (%d requests each): %d\n%s", i+1, len(env.Counter.Ops()), r.Status, r.Body)
+		}
+	}
+}
