@@ -34,14 +34,14 @@ func (s *server) listFundDocuments(c *gin.Context) {
 	var next store.PageKey
 	var err error
 	if b.past {
-		var reads store.Reads
-		docs, next, err = funds.FundDocumentsAt(c.Request.Context(), fundID, from, to, kind, pg.limit, pg.cursor.Key, b.knownAt, &reads)
-		s.chargeReads(c, &reads)
+		reads := s.knownAtReads(c)
+		docs, next, err = funds.FundDocumentsAt(c.Request.Context(), fundID, from, to, kind, pg.limit, pg.cursor.Key, b.knownAt, reads)
+		s.settleReads(c, reads)
 	} else {
 		docs, next, err = funds.FundDocuments(c.Request.Context(), fundID, from, to, kind, pg.limit, pg.cursor.Key)
 	}
 	if err != nil {
-		writeError(c, err)
+		writeChargeError(c, err)
 		return
 	}
 	headers := make([]wire.DocumentHeader, 0, len(docs))
@@ -71,22 +71,35 @@ func (s *server) listFundPositions(c *gin.Context) {
 	if !in.ok() {
 		return
 	}
+	if b.past {
+		// Before the feed's start nothing existed: the fund is unknown.
+		reads := s.knownAtReads(c)
+		before, err := s.docs.BeforeFeed(ctx, b.knownAt, reads)
+		s.settleReads(c, reads)
+		if err == nil && before {
+			err = fund.Errorf(fund.ENOTFOUND, "fund %s not found", fundID)
+		}
+		if err != nil {
+			writeChargeError(c, err)
+			return
+		}
+	}
 	rs, next, err := s.positions.OfFund(ctx, fundID, pg.limit, pg.cursor.Key)
 	rs = registeredAt(rs, b)
 	if err == nil && len(rs) == 0 && pg.cursor.Key == nil {
 		err = funds.FundMustExist(ctx, fundID)
 		if err == nil && b.past {
-			var reads store.Reads
+			reads := s.knownAtReads(c)
 			var had bool
-			had, err = s.docs.FundHadDocumentAt(ctx, fundID, b.knownAt, &reads)
-			s.chargeReads(c, &reads)
+			had, err = s.docs.FundHadDocumentAt(ctx, fundID, b.knownAt, reads)
+			s.settleReads(c, reads)
 			if err == nil && !had {
 				err = fund.Errorf(fund.ENOTFOUND, "fund %s not found", fundID)
 			}
 		}
 	}
 	if err != nil {
-		writeError(c, err)
+		writeChargeError(c, err)
 		return
 	}
 	names, err := s.registeredNames(c, rs, b)

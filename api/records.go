@@ -76,14 +76,14 @@ func (s *server) getFund(c *gin.Context) {
 	var f fund.Fund
 	var err error
 	if b.past {
-		var reads store.Reads
-		f, err = view.FundAt(c.Request.Context(), id, b.knownAt, &reads)
-		s.chargeReads(c, &reads)
+		reads := s.knownAtReads(c)
+		f, err = view.FundAt(c.Request.Context(), id, b.knownAt, reads)
+		s.settleReads(c, reads)
 	} else {
 		f, err = view.Fund(c.Request.Context(), id)
 	}
 	if err != nil {
-		writeError(c, err)
+		writeChargeError(c, err)
 		return
 	}
 	if f.Record != nil && !b.past {
@@ -108,14 +108,14 @@ func (s *server) listFunds(c *gin.Context) {
 	var next store.PageKey
 	var err error
 	if b.past {
-		var reads store.Reads
-		fs, next, err = view.FundsPageAt(c.Request.Context(), pg.limit, pg.cursor.Key, b.knownAt, &reads)
-		s.chargeReads(c, &reads)
+		reads := s.knownAtReads(c)
+		fs, next, err = view.FundsPageAt(c.Request.Context(), pg.limit, pg.cursor.Key, b.knownAt, reads)
+		s.settleReads(c, reads)
 	} else {
 		fs, next, err = view.FundsPage(c.Request.Context(), pg.limit, pg.cursor.Key)
 	}
 	if err != nil {
-		writeError(c, err)
+		writeChargeError(c, err)
 		return
 	}
 	c.JSON(http.StatusOK, wire.Page[wire.Fund]{Items: wire.FundsOf(fs), Next: pg.next(next), Basis: s.basisOf(b)})
@@ -155,14 +155,14 @@ func (s *server) getInvestor(c *gin.Context) {
 	var i fund.Investor
 	var err error
 	if b.past {
-		var reads store.Reads
-		i, err = view.InvestorAt(c.Request.Context(), id, b.knownAt, &reads)
-		s.chargeReads(c, &reads)
+		reads := s.knownAtReads(c)
+		i, err = view.InvestorAt(c.Request.Context(), id, b.knownAt, reads)
+		s.settleReads(c, reads)
 	} else {
 		i, err = view.Investor(c.Request.Context(), id)
 	}
 	if err != nil {
-		writeError(c, err)
+		writeChargeError(c, err)
 		return
 	}
 	if i.Record != nil && !b.past {
@@ -201,14 +201,14 @@ func (s *server) listInvestors(c *gin.Context) {
 	var next store.PageKey
 	var err error
 	if b.past {
-		var reads store.Reads
-		is, next, err = view.InvestorsPageAt(c.Request.Context(), fundID, pg.limit, pg.cursor.Key, b.knownAt, &reads)
-		s.chargeReads(c, &reads)
+		reads := s.knownAtReads(c)
+		is, next, err = view.InvestorsPageAt(c.Request.Context(), fundID, pg.limit, pg.cursor.Key, b.knownAt, reads)
+		s.settleReads(c, reads)
 	} else {
 		is, next, err = view.InvestorsPage(c.Request.Context(), fundID, pg.limit, pg.cursor.Key)
 	}
 	if err != nil {
-		writeError(c, err)
+		writeChargeError(c, err)
 		return
 	}
 	c.JSON(http.StatusOK, wire.Page[wire.Investor]{Items: wire.InvestorsOf(is), Next: pg.next(next), Basis: s.basisOf(b)})
@@ -228,14 +228,32 @@ func (s *server) basisOf(b basis) *wire.Basis {
 	return &w
 }
 
-// chargeReads charges the caller for the requests a read as known at an
-// instant made beyond the one its token's verification paid for, after
-// them, whatever the bucket holds (as a fan-out's further listings are):
-// each such read is bounded (store.Reads, the routes' descriptions), and
-// its cost depends on what it finds.
-func (s *server) chargeReads(c *gin.Context, r *store.Reads) {
-	if s.limiter != nil && r.N > 1 {
-		s.limiter.charge(principal(c).scope(), r.N-1)
+// knownAtReads is the account of a read as known at an instant with the
+// caller's bucket: the request's token (taken when it was verified) pays
+// for its first DynamoDB request; each further group of requests is paid
+// for before it is made, up to the most it can make (a fund's months of
+// events, a batch of heads, the searches of documents restated since), and
+// refused with 429 when the bucket is empty (rateLimitedError), having made
+// none of them. settleReads gives back what was paid for and not made.
+func (s *server) knownAtReads(c *gin.Context) *store.Reads {
+	r := &store.Reads{Paid: 1}
+	if s.limiter != nil {
+		key := principal(c).scope()
+		r.Charge = func(n int) error {
+			if wait := s.limiter.take(key, n); wait > 0 {
+				return &rateLimitedError{wait: wait}
+			}
+			return nil
+		}
+	}
+	return r
+}
+
+// settleReads gives back the requests r paid for and did not make, but
+// the request's own token.
+func (s *server) settleReads(c *gin.Context, r *store.Reads) {
+	if s.limiter != nil {
+		s.limiter.refund(principal(c).scope(), min(r.Unused(), r.Paid-1))
 	}
 }
 
@@ -261,9 +279,9 @@ func (s *server) namesAt(c *gin.Context, funds, investors []string, b basis) (wi
 	if !b.past {
 		return s.names(c, funds, investors)
 	}
-	var reads store.Reads
-	f, i, err := s.docs.RecordNamesAt(c.Request.Context(), funds, investors, b.knownAt, &reads)
-	s.chargeReads(c, &reads)
+	reads := s.knownAtReads(c)
+	f, i, err := s.docs.RecordNamesAt(c.Request.Context(), funds, investors, b.knownAt, reads)
+	s.settleReads(c, reads)
 	return wire.Names{Funds: f, Investors: i}, err
 }
 

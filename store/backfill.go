@@ -371,6 +371,10 @@ func (s *Store) backfillRecordInstants(ctx context.Context, r Item) (bool, error
 		entries := make([]any, 0, len(versions))
 		for _, v := range versions {
 			entries = append(entries, recordInstantItem(r.PK, rowVersion(v), recordInstant(v)))
+			// The floor of reads as known at an instant (BeforeFeed).
+			if err := s.lowerEventsStart(ctx, recordInstant(v)); err != nil {
+				return false, err
+			}
 		}
 		for i := 0; i < len(entries); i += maxBatchWrite {
 			if _, err := s.table.Batch().Write().Put(entries[i:min(i+maxBatchWrite, len(entries))]...).Run(ctx); err != nil {

@@ -149,7 +149,7 @@ func TestAnEventSplitIntoPartsReadsWhole(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.discardStaged(ctx, &v3, tt)
-	var left []eventPart
+	var left []eventPartItem
 	if err := s.table.Get(AttrPK, EventPartPK("D2", "1-discarded")).Consistent(true).All(ctx, &left); err != nil || len(left) != 0 {
 		t.Fatalf("a discarded version left %d parts (%v)", len(left), err)
 	}

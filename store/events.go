@@ -139,27 +139,64 @@ type EventPage struct {
 // MaxEventPage bounds the events of one page.
 const MaxEventPage = 1000
 
-// maxEventQueries is how many index partitions a page reads before it
-// stops at the end of a period (a day across every fund, a month of
-// funds), so that a replay over empty periods answers in bounded time; the
-// page then has More and no event of the remaining periods.
+// MaxEventPageBytes bounds a page in bytes: once the events it lists
+// reach about this many bytes of JSON (eventBytes), the page ends with
+// More. A page lists at least one event, however large.
+const MaxEventPageBytes = 1 << 20
+
+// maxEventQueries is how many Queries a page makes (or the partitions of
+// one period, when a period has more): it then ends, with More and Next
+// at the last place up to which it read every partition, so a replay over
+// empty periods, or over events a filter passes over, answers in bounded
+// time and goes on from there.
 const maxEventQueries = 64
+
+// maxEventScan is the most items one Query of a filtered read evaluates
+// (DynamoDB also stops at 1 MB), so that a filter keeping few events
+// costs a Query per 1,000 events passed over, not per event kept.
+const maxEventScan = 1000
+
+// maxFundFeeds is the most funds whose feeds (GSI2, one partition per fund
+// and UTC month) a read Queries one by one; a read of more funds reads the
+// feed of every fund (GSI1, the day's shards) and keeps theirs.
+const maxFundFeeds = 16
 
 // EventsAfter reads the feed across every fund (as an administrator of
 // every fund sees it): up to limit events committed after the cursor and at
 // or before f.Until, of f's types and funds, in commit order. Without
-// f.Funds it Queries GSI1, one partition per UTC day and shard of the
-// change index; with them GSI2, one partition per fund and UTC month. It
-// returns EINVALID for a limit outside 1..MaxEventPage or an unknown type.
+// f.Funds, or with more than maxFundFeeds of them, it Queries GSI1, one
+// partition per UTC day and shard of the change index (keeping f.Funds');
+// otherwise GSI2, one partition per fund and UTC month. A page makes at
+// most maxEventQueries Queries (or a period's partitions, when more) and
+// holds about MaxEventPageBytes at most. It returns EINVALID for a limit
+// outside 1..MaxEventPage or an unknown type.
 func (s *Store) EventsAfter(ctx context.Context, after EventCursor, limit int, f EventFilter) (EventPage, error) {
-	if len(f.Funds) > 0 {
-		return s.readEvents(ctx, after, limit, f, fundEvents(f.Funds), nil)
-	}
-	shards, err := s.changeShardsInUse(ctx)
+	src, err := s.feedOf(ctx, f.Funds, len(f.Funds) > 0)
 	if err != nil {
 		return EventPage{}, err
 	}
-	return s.readEvents(ctx, after, limit, f, allEvents(shards), nil)
+	return s.readEvents(ctx, after, limit, f, src, nil)
+}
+
+// feedOf is the source of the events of funds (every fund when !some):
+// each fund's feed, or, beyond maxFundFeeds funds, the feed of every fund,
+// keeping theirs.
+func (s *Store) feedOf(ctx context.Context, funds []string, some bool) (eventSource, error) {
+	if some && len(funds) <= maxFundFeeds {
+		return fundEvents(funds), nil
+	}
+	shards, err := s.changeShardsInUse(ctx)
+	if err != nil {
+		return eventSource{}, err
+	}
+	src := allEvents(shards)
+	if some {
+		src.funds = map[string]bool{}
+		for _, id := range funds {
+			src.funds[id] = true
+		}
+	}
+	return src, nil
 }
 
 // Event reads the event of one version of a document with one GetItem. It
@@ -177,7 +214,8 @@ func (s *Store) Event(ctx context.Context, doc string, version int) (fund.Event,
 }
 
 // eventSource is where a read of the feed finds events: the index, the
-// periods it is partitioned by and the partitions of one period.
+// periods it is partitioned by and the partitions of one period, and, for
+// the feed of every fund read for some, the funds kept.
 type eventSource struct {
 	index string
 	attrs [2]string // partition and sort key attributes of the index
@@ -185,6 +223,7 @@ type eventSource struct {
 	period func(t time.Time) time.Time
 	next   func(p time.Time) time.Time
 	keys   func(p time.Time) []string
+	funds  map[string]bool // nil: every fund the partitions hold
 }
 
 // allEvents is the feed of every fund: GSI1, by UTC day and shard.
@@ -224,9 +263,14 @@ func utcMonth(t time.Time) time.Time {
 }
 
 // readEvents reads a page of src: period after period from the cursor's,
-// every partition of a period in parallel, each up to the events the page
-// still needs (keep, when not nil, may refuse an event or trim it, as an
-// investor's view does), merged in commit order.
+// each round Querying the period's partitions not read to their end yet in
+// parallel, merging in commit order the events read up to the lowest place
+// every such partition was read to (keep, when not nil, may refuse an
+// event or trim it, as an investor's view does). Each Query reads up to
+// the events the page still needs or, when a filter may pass over events,
+// maxEventScan. The page ends when it holds limit events or about
+// MaxEventPageBytes, when its Queries are spent (maxEventQueries, or a
+// period's partitions), or at until.
 func (s *Store) readEvents(ctx context.Context, after EventCursor, limit int, f EventFilter, src eventSource, keep func(*fund.Event) bool) (EventPage, error) {
 	if limit < 1 || limit > MaxEventPage {
 		return EventPage{}, fund.Invalid("limit", "must be between 1 and %d", MaxEventPage)
@@ -259,47 +303,72 @@ func (s *Store) readEvents(ctx context.Context, after EventCursor, limit int, f 
 	if until.Before(start.At) || (start.DocumentID == "" && until.Equal(start.At)) {
 		return page, nil // nothing between the cursor and until
 	}
-	lo, hi := start.after(), EventsAfterSK(until)
-	wanted := func(e *fund.Event) bool {
-		if len(f.Types) > 0 && !slices.Contains(f.Types, e.Type) {
+	filtered := len(f.Types) > 0 || keep != nil || src.funds != nil
+	wanted := func(it *eventItem) bool {
+		if len(f.Types) > 0 && !slices.Contains(f.Types, fund.EventType(it.EventType)) {
 			return false
 		}
-		if len(f.Funds) > 0 && !slices.Contains(f.Funds, e.Data.FundID) {
+		if len(f.Funds) > 0 && !slices.Contains(f.Funds, it.FundID) {
 			return false
 		}
-		return keep == nil || keep(e)
+		return src.funds == nil || src.funds[it.FundID]
 	}
-	queries := 0
+	r := eventRead{s: s, src: src, lo: start.after(), hi: EventsAfterSK(until), wanted: wanted, keep: keep, page: &page, limit: limit}
 	for p := src.period(start.At); !p.After(until); p = src.next(p) {
-		need := limit - len(page.Events)
 		keys := src.keys(p)
-		found := make([][]fund.Event, len(keys))
-		g, gctx := errgroup.WithContext(ctx)
-		g.SetLimit(s.parallelism())
+		budget := max(maxEventQueries, len(keys))
+		parts := make([]*eventPart, len(keys))
 		for i, pk := range keys {
-			g.Go(func() error {
-				var err error
-				found[i], err = s.queryEvents(gctx, src, pk, lo, hi, need, wanted)
-				return err
-			})
+			parts[i] = &eventPart{pk: pk}
 		}
-		if err := g.Wait(); err != nil {
-			return EventPage{}, err
+		var held []eventItem // read, kept, not listed yet
+		for {
+			var open []*eventPart
+			for _, pt := range parts {
+				if !pt.done {
+					open = append(open, pt)
+				}
+			}
+			if len(open) == 0 {
+				break
+			}
+			if r.queries+len(open) > budget {
+				// Spent: every partition is read up to bound, and the
+				// events up to it are listed.
+				page.Next, page.More = r.bound(parts, p), true
+				return page, nil
+			}
+			scan := limit - len(page.Events)
+			if filtered {
+				scan = maxEventScan
+			}
+			g, gctx := errgroup.WithContext(ctx)
+			g.SetLimit(s.parallelism())
+			for _, pt := range open {
+				g.Go(func() error { return r.query(gctx, pt, scan) })
+			}
+			if err := g.Wait(); err != nil {
+				return EventPage{}, err
+			}
+			r.queries += len(open)
+			for _, pt := range open {
+				held = append(held, pt.read...)
+				pt.read = nil
+			}
+			upTo := r.boundSK(parts)
+			slices.SortFunc(held, compareEventItems)
+			n := 0
+			for n < len(held) && (upTo == "" || held[n].order() <= upTo) {
+				n++
+			}
+			full, err := r.list(ctx, held[:n])
+			if err != nil || full {
+				return page, err
+			}
+			held = slices.Delete(held, 0, n)
 		}
-		queries += len(keys)
-		var merged []fund.Event
-		for _, part := range found {
-			merged = append(merged, part...)
-		}
-		slices.SortFunc(merged, compareEvents)
-		if len(merged) >= need {
-			page.Events = append(page.Events, merged[:need]...)
-			page.Next, page.More = cursorOf(&page.Events[len(page.Events)-1]), true
-			return page, nil
-		}
-		page.Events = append(page.Events, merged...)
 		end := src.next(p).Add(-time.Nanosecond)
-		if queries >= maxEventQueries && end.Before(until) {
+		if r.queries >= maxEventQueries && end.Before(until) {
 			page.Next, page.More = EventCursor{At: end}, true
 			return page, nil
 		}
@@ -308,58 +377,148 @@ func (s *Store) readEvents(ctx context.Context, after EventCursor, limit int, f 
 	return page, nil
 }
 
-// queryEvents reads up to need events that wanted accepts from one
-// partition of src, with sort keys in [lo, hi), page by page.
-func (s *Store) queryEvents(ctx context.Context, src eventSource, pk, lo, hi string, need int, wanted func(*fund.Event) bool) ([]fund.Event, error) {
-	q := s.table.Get(src.attrs[0], pk).Index(src.index).Range(src.attrs[1], dynamo.Between, lo, hi)
-	var out []fund.Event
-	var from dynamo.PagingKey
-	for {
-		if from != nil {
-			q = q.StartFrom(from)
-		}
-		iter := q.SearchLimit(max(need-len(out), 10)).RequestLimit(1).Iter()
-		var it eventItem
-		for iter.Next(ctx, &it) {
-			if it.Type == TypeEvent {
-				e, err := s.eventOf(ctx, &it)
-				if err != nil {
-					return nil, err
-				}
-				if wanted(&e) {
-					out = append(out, e)
-				}
-			}
-			it = eventItem{}
-		}
-		if err := iter.Err(); err != nil {
-			return nil, fmt.Errorf("store: read the events of %s: %w", pk, err)
-		}
-		if len(out) >= need {
-			return out, nil
-		}
-		var err error
-		from, err = iter.LastEvaluatedKey(ctx)
-		if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
-			return nil, fmt.Errorf("store: read the events of %s: %w", pk, err)
-		}
-		if from == nil {
-			return out, nil
-		}
-	}
+// eventRead is the state of one page's read.
+type eventRead struct {
+	s       *Store
+	src     eventSource
+	lo, hi  string
+	wanted  func(*eventItem) bool
+	keep    func(*fund.Event) bool
+	page    *EventPage
+	limit   int
+	queries int
+	bytes   int
 }
 
-// compareEvents orders events as the feed does: by commit instant, then
-// document, then version.
-func compareEvents(a, b fund.Event) int {
-	if c := a.Timestamp.Compare(b.Timestamp); c != 0 {
-		return c
-	}
-	if c := strings.Compare(a.Data.DocumentID, b.Data.DocumentID); c != 0 {
-		return c
-	}
-	return a.Data.Version - b.Data.Version
+// eventPart is one partition of a period: where its next Query starts,
+// the place up to which it was read, and the items kept from its last
+// Query.
+type eventPart struct {
+	pk   string
+	from dynamo.PagingKey
+	done bool
+	last *eventItem // the last item read
+	read []eventItem
 }
+
+// query reads the next items of pt, up to scan, keeping those wanted.
+func (r *eventRead) query(ctx context.Context, pt *eventPart, scan int) error {
+	q := r.s.table.Get(r.src.attrs[0], pt.pk).Index(r.src.index).Range(r.src.attrs[1], dynamo.Between, r.lo, r.hi)
+	if pt.from != nil {
+		q = q.StartFrom(pt.from)
+	}
+	iter := q.SearchLimit(scan).RequestLimit(1).Iter()
+	var it eventItem
+	for iter.Next(ctx, &it) {
+		if it.Type == TypeEvent {
+			last := it
+			pt.last = &last
+			if r.wanted(&it) {
+				pt.read = append(pt.read, it)
+			}
+		}
+		it = eventItem{}
+	}
+	if err := iter.Err(); err != nil {
+		return fmt.Errorf("store: read the events of %s: %w", pt.pk, err)
+	}
+	from, err := iter.LastEvaluatedKey(ctx)
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+		return fmt.Errorf("store: read the events of %s: %w", pt.pk, err)
+	}
+	pt.from, pt.done = from, from == nil
+	return nil
+}
+
+// boundSK is the order key up to which every partition of a period was
+// read: the lowest last item of those not read to their end ("" when all
+// were).
+func (r *eventRead) boundSK(parts []*eventPart) string {
+	bound := ""
+	for _, pt := range parts {
+		if pt.done {
+			continue
+		}
+		k := r.lo // not read yet: up to the cursor
+		if pt.last != nil {
+			k = pt.last.order()
+		}
+		if bound == "" || k < bound {
+			bound = k
+		}
+	}
+	return bound
+}
+
+// bound is the cursor up to which every partition of period p was read,
+// and every event up to it listed: its lowest last item, or, when one of
+// them has read none of p, the page's cursor or the end of the period
+// before p, whichever is later.
+func (r *eventRead) bound(parts []*eventPart, p time.Time) EventCursor {
+	var low *eventItem
+	for _, pt := range parts {
+		if pt.done {
+			continue
+		}
+		if pt.last == nil {
+			low = nil
+			break
+		}
+		if low == nil || pt.last.order() < low.order() {
+			low = pt.last
+		}
+	}
+	if low != nil {
+		return EventCursor{At: low.CommittedAt.UTC(), DocumentID: low.DocumentID, Version: low.Version}
+	}
+	before := EventCursor{At: p.Add(-time.Nanosecond)}
+	if before.after() < r.page.Next.after() {
+		return r.page.Next
+	}
+	return before
+}
+
+// list adds items, in commit order, to the page until it holds limit
+// events or about MaxEventPageBytes; full says it does. Next is right
+// after the last item listed (or passed over by keep).
+func (r *eventRead) list(ctx context.Context, items []eventItem) (full bool, err error) {
+	for i := range items {
+		e, err := r.s.eventOf(ctx, &items[i])
+		if err != nil {
+			return false, err
+		}
+		if r.keep != nil && !r.keep(&e) {
+			continue
+		}
+		size := eventBytes(&e)
+		if len(r.page.Events) > 0 && r.bytes+size > MaxEventPageBytes {
+			r.page.More = true
+			return true, nil
+		}
+		r.page.Events = append(r.page.Events, e)
+		r.page.Next, r.bytes = cursorOf(&e), r.bytes+size
+		if len(r.page.Events) == r.limit || r.bytes >= MaxEventPageBytes {
+			r.page.More = true
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// eventBytes is about the size of e's JSON: its fixed members, and each
+// position's IDs, change and item types.
+func eventBytes(e *fund.Event) int {
+	n := 300 + 2*len(e.Data.DocumentID) + len(e.Data.FundID)
+	for _, p := range e.Data.Positions {
+		n += 70 + len(p.PositionID) + len(p.InvestorID) + 24*len(p.ItemTypes)
+	}
+	return n
+}
+
+// order is the item's place in commit order: its index sort key.
+func (it *eventItem) order() string { return EventOrderSK(it.CommittedAt, it.DocumentID, it.Version) }
+
+func compareEventItems(a, b eventItem) int { return strings.Compare(a.order(), b.order()) }
 
 // eventItem is the stored event of one committed version.
 type eventItem struct {
@@ -413,8 +572,8 @@ func touchedOf(d, replaced *fund.Document, c *fund.Changes, partBytes int) (touc
 	return t, nil
 }
 
-// eventPart is one part of an event's touched positions.
-type eventPart struct {
+// eventPartItem is one part of an event's touched positions.
+type eventPartItem struct {
 	PK, SK  string
 	Type    string
 	Touched []byte
@@ -422,10 +581,10 @@ type eventPart struct {
 
 // partItems are the items of t's parts, for version d: written before the
 // commit that puts the event naming them.
-func (t touched) partItems(d *fund.Document) []eventPart {
-	out := make([]eventPart, len(t.parts))
+func (t touched) partItems(d *fund.Document) []eventPartItem {
+	out := make([]eventPartItem, len(t.parts))
 	for i, b := range t.parts {
-		out[i] = eventPart{PK: EventPartPK(d.ID, d.CommitID), SK: EventPartSK(i), Type: TypeEventPart, Touched: b}
+		out[i] = eventPartItem{PK: EventPartPK(d.ID, d.CommitID), SK: EventPartSK(i), Type: TypeEventPart, Touched: b}
 	}
 	return out
 }
@@ -452,7 +611,7 @@ func (s *Store) newEventItem(d *fund.Document, committedAt time.Time, t touched)
 func (s *Store) eventOf(ctx context.Context, it *eventItem) (fund.Event, error) {
 	b := it.Touched
 	if it.TouchedParts > 0 {
-		var parts []eventPart
+		var parts []eventPartItem
 		err := s.table.Get(AttrPK, EventPartPK(it.DocumentID, it.CommitID)).Consistent(true).All(ctx, &parts)
 		if err != nil {
 			return fund.Event{}, fmt.Errorf("store: read the event of document %s version %d: %w", it.DocumentID, it.Version, err)
@@ -534,24 +693,36 @@ func decodeTouched(b []byte) ([]fund.EventPosition, error) {
 // is taken later, and never before its document's previous one), and a
 // replay from the beginning starts there instead of at some fixed date.
 
-// startRecord remembers that this process has recorded its start.
+// startRecord remembers that this process has recorded its start, and the
+// latest start it read (an upper bound of the table's start, which is only
+// ever lowered).
 type startRecord struct {
 	mu   sync.Mutex
 	done bool
+	read time.Time
 }
 
 // recordEventsStart lowers the table's record of the feed's start to the
-// store's present, unless this process has done so already.
-func (s *Store) recordEventsStart(ctx context.Context) error {
+// instant the version being committed was created at (its positions count
+// as registered from then), unless this process has done so already.
+func (s *Store) recordEventsStart(ctx context.Context, created time.Time) error {
 	s.start.mu.Lock()
 	defer s.start.mu.Unlock()
 	if s.start.done {
 		return nil
 	}
-	if err := s.lowerEventsStart(ctx, s.Now()); err != nil {
+	at := s.Now()
+	if !created.IsZero() && created.Before(at) {
+		at = created
+	}
+	if err := s.lowerEventsStart(ctx, at); err != nil {
 		return err
 	}
 	s.start.done = true
+	// The table's start is at or before at from now on.
+	if s.start.read.IsZero() || at.Before(s.start.read) {
+		s.start.read = at
+	}
 	return nil
 }
 
@@ -588,6 +759,9 @@ func (s *Store) eventsStart(ctx context.Context) (first time.Time, ok bool, err 
 	if err != nil {
 		return time.Time{}, false, fmt.Errorf("store: the start of the event feed %q: %w", rec.First, err)
 	}
+	s.start.mu.Lock()
+	s.start.read = first
+	s.start.mu.Unlock()
 	return first, true, nil
 }
 
@@ -630,7 +804,11 @@ func (r View) EventsAfter(ctx context.Context, after EventCursor, limit int, f E
 			e.Data.Positions = slices.DeleteFunc(e.Data.Positions, func(p fund.EventPosition) bool { return !mine[p.PositionID] })
 			return len(e.Data.Positions) > 0
 		}
-		return r.s.readEvents(ctx, after, limit, f, fundEvents(funds), own)
+		src, err := r.s.feedOf(ctx, uniq(funds), true)
+		if err != nil {
+			return EventPage{}, err
+		}
+		return r.s.readEvents(ctx, after, limit, f, src, own)
 	case r.v.AllFunds:
 		return r.s.EventsAfter(ctx, after, limit, f)
 	default:
@@ -643,6 +821,10 @@ func (r View) EventsAfter(ctx context.Context, after EventCursor, limit int, f E
 		if len(funds) == 0 {
 			funds = r.v.Funds
 		}
-		return r.s.readEvents(ctx, after, limit, f, fundEvents(funds), nil)
+		src, err := r.s.feedOf(ctx, funds, true)
+		if err != nil {
+			return EventPage{}, err
+		}
+		return r.s.readEvents(ctx, after, limit, f, src, nil)
 	}
 }

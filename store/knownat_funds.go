@@ -20,19 +20,28 @@ import (
 // a version by then or a position of it was registered by then.
 
 // FundHadDocumentAt reports whether a document of fundID was committed at
-// or before at: the fund's event feed (GSI2, by UTC month), read from at's
-// month back, one Query of one event per month, down to the feed's start
-// (one GetItem). A fund of a document committed before the feed existed
-// has its events once `fundsvc changes backfill` has run.
+// or before at: the feed's start (one GetItem; an instant before it is
+// before any commit), then the fund's event feed (GSI2, by UTC month),
+// read from at's month back to the start's, one Query of one event per
+// month, those months paid for before the first is read. A fund of a
+// document committed before the feed existed has its events once
+// `fundsvc changes backfill` has run.
 func (s *Store) FundHadDocumentAt(ctx context.Context, fundID string, at time.Time, reads *Reads) (bool, error) {
-	reads.add(1)
+	if err := reads.spend(1); err != nil {
+		return false, err
+	}
 	start, ok, err := s.eventsStart(ctx)
 	if err != nil || !ok || start.After(at) {
 		return false, err
 	}
+	if err := reads.reserve(monthsFrom(start, at)); err != nil {
+		return false, err
+	}
 	for m := utcMonth(at); !m.Before(utcMonth(start)); m = m.AddDate(0, -1, 0) {
 		var rows []Item
-		reads.add(1)
+		if err := reads.spend(1); err != nil {
+			return false, err
+		}
 		err := s.table.Get(AttrGSI2PK, FundEventsGSI2PK(fundID, m)).Index(IndexGSI2).
 			Range(AttrGSI2SK, dynamo.Less, EventsAfterSK(at)).Project(AttrPK).SearchLimit(1).RequestLimit(1).All(ctx, &rows)
 		if err != nil {
@@ -43,6 +52,14 @@ func (s *Store) FundHadDocumentAt(ctx context.Context, fundID string, at time.Ti
 		}
 	}
 	return false, nil
+}
+
+// monthsFrom is the number of UTC months from a's to b's, both counted (0
+// when b is before a).
+func monthsFrom(a, b time.Time) int {
+	ya, ma, _ := a.UTC().Date()
+	yb, mb, _ := b.UTC().Date()
+	return max(0, (yb-ya)*12+int(mb-ma)+1)
 }
 
 // fundsAt returns the funds of ids that existed at at, with their records
@@ -83,7 +100,9 @@ func (s *Store) fundsAt(ctx context.Context, ids []string, at time.Time, reads *
 // read now (decided as Fund decides, before any read of the past).
 func (r View) FundAt(ctx context.Context, fundID string, at time.Time, reads *Reads) (fund.Fund, error) {
 	if r.v.Investor != "" {
-		reads.add(1)
+		if err := reads.spend(1); err != nil {
+			return fund.Fund{}, err
+		}
 		held, err := r.s.HoldsPositionIn(ctx, r.v.Investor, []string{fundID})
 		if err != nil {
 			return fund.Fund{}, err
@@ -93,6 +112,9 @@ func (r View) FundAt(ctx context.Context, fundID string, at time.Time, reads *Re
 		}
 	} else if err := r.FundVisible(fundID); err != nil {
 		return fund.Fund{}, err
+	}
+	if before, err := r.s.BeforeFeed(ctx, at, reads); err != nil || before {
+		return fund.Fund{}, cmp.Or(err, fundNotFound(fundID))
 	}
 	fs, err := r.s.fundsAt(ctx, []string{fundID}, at, reads)
 	if err != nil {
@@ -109,10 +131,15 @@ func (r View) FundAt(ctx context.Context, fundID string, at time.Time, reads *Re
 // out (an investor's, also those it held no position of then), and the
 // others carry their records then.
 func (r View) FundsPageAt(ctx context.Context, limit int, start PageKey, at time.Time, reads *Reads) ([]fund.Fund, PageKey, error) {
+	if before, err := r.s.BeforeFeed(ctx, at, reads); err != nil || before {
+		return []fund.Fund{}, nil, err // no fund existed then
+	}
 	var ids []string
 	var next PageKey
+	if err := reads.spend(1); err != nil {
+		return nil, nil, err
+	}
 	var err error
-	reads.add(1)
 	switch {
 	case r.v.Investor != "":
 		ids, next, err = r.s.InvestorFunds(ctx, r.v.Investor, limit, start)
@@ -181,10 +208,15 @@ func (s *Store) investorsAt(ctx context.Context, ids []string, at time.Time, reg
 // viewer may not read now (decided as Investor decides, first).
 func (r View) InvestorAt(ctx context.Context, inv string, at time.Time, reads *Reads) (fund.Investor, error) {
 	if !r.v.AllFunds && r.v.Investor == "" {
-		reads.add(1)
+		if err := reads.spend(1); err != nil {
+			return fund.Investor{}, err
+		}
 	}
 	if err := r.mayReadInvestor(ctx, inv); err != nil {
 		return fund.Investor{}, err
+	}
+	if before, err := r.s.BeforeFeed(ctx, at, reads); err != nil || before {
+		return fund.Investor{}, cmp.Or(err, investorNotFound(inv))
 	}
 	is, err := r.s.investorsAt(ctx, []string{inv}, at, nil, reads)
 	if err != nil {
@@ -205,11 +237,20 @@ func (r View) InvestorsPageAt(ctx context.Context, fundID string, limit int, sta
 	var next PageKey
 	var err error
 	var registered map[string]bool
-	reads.add(1)
+	if err := reads.spend(1); err != nil {
+		return nil, nil, err
+	}
 	switch {
 	case fundID != "":
 		if err := r.FundVisible(fundID); err != nil {
 			return nil, nil, err
+		}
+		if before, err := r.s.BeforeFeed(ctx, at, reads); err != nil || before {
+			// Nothing existed then: the fund is unknown, as below.
+			if err == nil && start == nil {
+				err = fundNotFound(fundID)
+			}
+			return []fund.Investor{}, nil, err
 		}
 		ids, next, err = r.s.FundInvestors(ctx, fundID, limit, start)
 		if err == nil {
@@ -227,6 +268,9 @@ func (r View) InvestorsPageAt(ctx context.Context, fundID string, limit int, sta
 			}
 		}
 	case r.v.AllFunds && r.v.Investor == "":
+		if before, err := r.s.BeforeFeed(ctx, at, reads); err != nil || before {
+			return []fund.Investor{}, nil, err // no investor existed then
+		}
 		ids, next, err = r.s.AllInvestors(ctx, limit, start)
 	default:
 		err = fund.Invalid("fundId", "is required: your token does not cover every fund, so name one of its funds")
@@ -265,6 +309,13 @@ const MaxKnownAtFundDocuments = 1000
 func (r View) FundDocumentsAt(ctx context.Context, fundID string, from, to fund.Date, kind fund.Kind, limit int, start PageKey, at time.Time, reads *Reads) ([]fund.DocumentHeader, PageKey, error) {
 	if err := r.FundVisible(fundID); err != nil {
 		return nil, nil, err
+	}
+	if before, err := r.s.BeforeFeed(ctx, at, reads); err != nil || before {
+		// Nothing was committed then: an unknown fund, as below.
+		if err == nil && start == nil {
+			err = fundNotFound(fundID)
+		}
+		return []fund.DocumentHeader{}, nil, err
 	}
 	var after string
 	if len(start) > 0 {
@@ -320,7 +371,11 @@ func (s *Store) fundDocumentsAt(ctx context.Context, fundID string, at time.Time
 		ids = append(ids, index[i].DocumentID)
 	}
 	// A document voided after at left the index, but was known at at.
-	for m, now := utcMonth(at), s.Now(); !m.After(now); m = m.AddDate(0, 1, 0) {
+	now := s.Now()
+	if err := reads.reserve(monthsFrom(at, now)); err != nil {
+		return nil, err
+	}
+	for m := utcMonth(at); !m.After(now); m = m.AddDate(0, 1, 0) {
 		q := s.table.Get(AttrGSI2PK, FundEventsGSI2PK(fundID, m)).Index(IndexGSI2).
 			Range(AttrGSI2SK, dynamo.GreaterOrEqual, EventsAfterSK(at)).
 			Filter("$ = ?", "EventType", string(fund.EventDocumentVoided)).Project(AttrPK, AttrSK, AttrGSI2PK, AttrGSI2SK, "DocumentID")
@@ -342,10 +397,23 @@ func (s *Store) fundDocumentsAt(ctx context.Context, fundID string, at time.Time
 	}
 	var heads []Item
 	if len(keys) > 0 {
-		reads.add((len(keys) + 99) / 100)
+		if err := reads.spend((len(keys) + 99) / 100); err != nil {
+			return nil, err
+		}
 		if err := s.table.Batch(AttrPK, AttrSK).Get(keys...).Consistent(true).All(ctx, &heads); err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 			return nil, fmt.Errorf("heads of fund %s's documents: %w", fundID, err)
 		}
+	}
+	// The documents restated or voided after at are searched, their
+	// searches paid for before the first.
+	searches := 0
+	for i := range heads {
+		if headInstant(&heads[i]).After(at) {
+			searches += 2 + ceilLog2(heads[i].Version)
+		}
+	}
+	if err := reads.reserve(searches); err != nil {
+		return nil, err
 	}
 	out := []fund.DocumentHeader{}
 	for i := range heads {
@@ -356,7 +424,9 @@ func (s *Store) fundDocumentsAt(ctx context.Context, fundID string, at time.Time
 			}
 			continue
 		}
-		reads.add(2 + ceilLog2(h.Version))
+		if err := reads.spend(2 + ceilLog2(h.Version)); err != nil {
+			return nil, err
+		}
 		ref, err := s.versionAtFrom(ctx, h, at)
 		if fund.ErrorCode(err) == fund.ENOTFOUND {
 			continue // first committed after at

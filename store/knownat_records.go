@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -85,14 +86,58 @@ func rowVersion(row rawItem) int {
 	return v
 }
 
-// Reads counts the DynamoDB requests a read as known at an instant made,
-// by which the api charges its caller.
-type Reads struct{ N int }
+// Reads counts the DynamoDB requests a read as known at an instant makes
+// and, when Charge is set, pays for them before they are made: each group
+// of requests reserves the most it can make first (a fund's months of
+// events, a batch of heads, the searches of the documents restated since),
+// so a refused charge makes none of them. The caller gives back Unused
+// once the read is over. Safe for concurrent use.
+type Reads struct {
+	// N is the requests made.
+	N int
+	// Paid is the requests paid for: the caller starts it at what it paid
+	// before the read (the api: the request's token, one).
+	Paid int
+	// Charge, when not nil, pays for n more requests, or refuses them with
+	// an error, which the read returns having made none of them.
+	Charge func(n int) error
 
-func (r *Reads) add(n int) {
-	if r != nil {
-		r.N += n
+	mu sync.Mutex
+}
+
+// reserve pays for up to n requests about to be made, those of them not
+// paid for yet; it returns Charge's refusal.
+func (r *Reads) reserve(n int) error {
+	if r == nil {
+		return nil
 	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if short := r.N + n - r.Paid; short > 0 && r.Charge != nil {
+		if err := r.Charge(short); err != nil {
+			return err
+		}
+		r.Paid += short
+	}
+	return nil
+}
+
+// spend pays for n requests (reserve) and counts them as made.
+func (r *Reads) spend(n int) error {
+	if err := r.reserve(n); err != nil || r == nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.N += n
+	return nil
+}
+
+// Unused is how many requests were paid for and not made.
+func (r *Reads) Unused() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return max(r.Paid-r.N, 0)
 }
 
 // recordAt returns the version of the record at pk in force at at, given
@@ -114,7 +159,9 @@ func (s *Store) recordAt(ctx context.Context, pk string, current rawItem, at tim
 	for hi-lo > 1 {
 		mid := lo + (hi-lo)/2
 		var row map[string]types.AttributeValue
-		reads.add(1)
+		if err := reads.spend(1); err != nil {
+			return nil, err
+		}
 		err := s.table.Get(AttrPK, pk).Range(AttrSK, dynamo.Equal, RecordVersionSK(mid)).Consistent(true).One(ctx, &row)
 		switch {
 		case errors.Is(err, dynamo.ErrNotFound):
@@ -138,7 +185,9 @@ func (s *Store) recordAt(ctx context.Context, pk string, current rawItem, at tim
 // GetItem): nil when there is none, the record being written later.
 func (s *Store) indexedRecordAt(ctx context.Context, pk string, at time.Time, reads *Reads) (rawItem, error) {
 	var entry Item
-	reads.add(1)
+	if err := reads.spend(1); err != nil {
+		return nil, err
+	}
 	err := s.table.Get(AttrPK, pk).Range(AttrSK, dynamo.Between, RecordInstantLowSK, RecordInstantSK(at)).
 		Order(dynamo.Descending).Limit(1).Consistent(true).One(ctx, &entry)
 	if errors.Is(err, dynamo.ErrNotFound) {
@@ -148,7 +197,9 @@ func (s *Store) indexedRecordAt(ctx context.Context, pk string, at time.Time, re
 		return nil, fmt.Errorf("the record of %s at %s: %w", pk, at.UTC().Format(time.RFC3339Nano), err)
 	}
 	var row map[string]types.AttributeValue
-	reads.add(1)
+	if err := reads.spend(1); err != nil {
+		return nil, err
+	}
 	if err := s.table.Get(AttrPK, pk).Range(AttrSK, dynamo.Equal, RecordVersionSK(entry.Version)).Consistent(true).One(ctx, &row); err != nil {
 		return nil, fmt.Errorf("record version %d of %s: %w", entry.Version, pk, err)
 	}
@@ -178,7 +229,9 @@ func (s *Store) recordsAt(ctx context.Context, pks []string, at time.Time, reads
 	for _, pk := range pks {
 		keys = append(keys, dynamo.Keys{pk, RecordSK})
 	}
-	reads.add((len(keys) + 99) / 100)
+	if err := reads.spend((len(keys) + 99) / 100); err != nil {
+		return nil, err
+	}
 	rows, err := s.batchRows(ctx, keys)
 	if err != nil {
 		return nil, err

@@ -59,9 +59,11 @@ func (s *Store) queryCounted(ctx context.Context, q *dynamo.Query, reads *Reads)
 		if from != nil {
 			q = q.StartFrom(from)
 		}
+		if err := reads.spend(1); err != nil {
+			return nil, err
+		}
 		iter := q.RequestLimit(1).Iter()
 		got, err := collect(ctx, iter)
-		reads.add(1)
 		if err != nil {
 			return nil, err
 		}

@@ -130,6 +130,11 @@ func (s *Store) putRecord(ctx context.Context, what, id, pk string, ifMatch *int
 		// The record's instant index is whole while every version wrote
 		// its entry: from its first, or since the backfill put them.
 		indexed := prev == 0 || rowBool(stored, "InstantIndexed")
+		// A record's instant is at or after the feed's start too, the
+		// floor of reads as known at an instant (BeforeFeed).
+		if err := s.recordEventsStart(ctx, at); err != nil {
+			return 0, err
+		}
 		rec := item(prev+1, at, indexed)
 		put := s.table.Put(rec.record)
 		if prev == 0 {

@@ -342,7 +342,7 @@ func (s *Store) write(ctx context.Context, d fund.Document, ifMatch *int, mode w
 		// commit, so that no reader can miss a shard it wrote.
 		// So is the feed's start, so that no replay starts after an event.
 		if err = s.recordChangeShards(ctx); err == nil {
-			err = s.recordEventsStart(ctx)
+			err = s.recordEventsStart(ctx, d.CreatedAt)
 		}
 		if err == nil {
 			err = s.commit(ctx, &d, head, hash, cl, t)
