@@ -66,10 +66,14 @@ case ${1:-} in
 	;;
 esac
 
-# The crash tests, by name.
+# The crash tests, by name, and the tests of the largest input the limits
+# admit (docs/limits.md), which write thousands of positions: minutes
+# each, one request after another, so in this run of their own too.
 crash=(
-	TestRestatementSurvivesDynamoDBBeingKilled # api
-	TestExportSurvivesSIGKILL                  # export
+	TestRestatementSurvivesDynamoDBBeingKilled   # api
+	TestExportSurvivesSIGKILL                    # export
+	TestTheLargestAdmittedDocumentTakesEveryPath # export
+	TestAnEventOfTheMostEntropicIDsFitsItsItem   # export
 )
 
 # The other tests that run without the race detector, by name.
@@ -118,6 +122,8 @@ norace=(
 	TestMetricsCountConsumedCapacity
 	TestItemsCarryTheirStatedLinesAndTheMappedOnesOnRequest
 	TestALargeWorkbookIsWrittenToDiskOnce
+	TestEachLimitAdmitsItsValueAndRefusesOneMore
+	TestEveryRequestStringIsBounded
 
 	# cmd/internal/cli: one import after another; the second kills its
 	# import process (a build with -race would run the child with it too).
