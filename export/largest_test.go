@@ -176,20 +176,6 @@ func randomIDs(seed uint64, n int) ids {
 	return out
 }
 
-// paddedIDs are n positions' IDs of 64 characters, each a tag and a number
-// padded with a pattern.
-func paddedIDs(n int) ids {
-	pad := func(tag string, i int) string {
-		s := fmt.Sprintf("%s%06d", tag, i)
-		return s + strings.Repeat("-x.y:z_0", 8)[:64-len(s)]
-	}
-	out := ids{Doc: pad("LARGEST_DOC", 0), Fund: pad("LARGEST_FUND", 0)}
-	for i := range n {
-		out.Positions, out.Investor = append(out.Positions, pad("POS", i)), append(out.Investor, pad("INV", i))
-	}
-	return out
-}
-
 // largestDocument builds the largest document of the positions of id
 // whose body is at most maxBody bytes.
 func largestDocument(t testing.TB, id ids, maxBody int64) largest {
@@ -337,18 +323,16 @@ func (s *largestServer) send(t *testing.T, method, path string, body []byte, wan
 // request within the request or write timeout, on a server with every
 // setting as fundsvc serve reads it (newLargestServer), checking counts
 // and exact amounts.
-// Its IDs carry a pattern, which the event's gzip compresses:
-// TestAnEventOfTheMostEntropicIDsFitsItsItem has IDs that do not.
-//
-// Delivery to a webhook endpoint is the one path of a document this does
-// not take: the lead adds it here (an endpoint on loopback, the delivery
-// of both versions' events, each payload's positions counted).
+// Its IDs are random, so its events do not fit their items (store's
+// event parts). Delivery to a webhook endpoint, the one path of a document
+// this does not take, is webhooks'
+// TestANoticeOfEveryPositionTheLimitsAllowIsDeliveredAndSoIsTheNext.
 func TestTheLargestAdmittedDocumentTakesEveryPath(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes two versions of 20,000 items")
 	}
 	s := newLargestServer(t)
-	id := paddedIDs(s.cfg.MaxPositions)
+	id := randomIDs(38, s.cfg.MaxPositions)
 	doc := largestDocument(t, id, s.cfg.MaxBodyBytes)
 	t.Logf("%d positions, %d typed lines per call and distribution, %d bytes of body (limit %d)", len(doc.Doc.Positions), doc.Lines, len(doc.Body), s.cfg.MaxBodyBytes)
 	if len(doc.Doc.Positions) != s.cfg.MaxPositions || int64(len(doc.Body)) > s.cfg.MaxBodyBytes || int64(len(doc.Body)) < s.cfg.MaxBodyBytes*9/10 {
@@ -525,36 +509,4 @@ func TestTheLargestAdmittedDocumentTakesEveryPath(t *testing.T) {
 			t.Errorf("the export holds\n%v\nwant\n%v", got, want)
 		}
 	})
-}
-
-// TestAnEventOfTheMostEntropicIDsFitsItsItem writes a document of
-// FUNDSVC_MAX_POSITIONS positions whose IDs are 64 random characters of
-// the ID alphabet: the event of its version lists every position, and
-// must fit in one DynamoDB item (400 KB) however little its IDs compress.
-// Each position has one item, so that the write is as cheap as a document
-// of that many positions can be.
-func TestAnEventOfTheMostEntropicIDsFitsItsItem(t *testing.T) {
-	if testing.Short() {
-		t.Skip("writes 5,000 positions")
-	}
-	s := newLargestServer(t)
-	id := randomIDs(38, s.cfg.MaxPositions)
-	var ps []fund.Position
-	for i := range id.Positions {
-		ps = append(ps, fund.Position{ID: id.Positions[i], InvestorID: id.Investor[i],
-			UnfundedCommitment: &fund.UnfundedCommitmentItem{Amount: amountOf(fmt.Sprintf("%d.00", i+1))}})
-	}
-	body, err := json.Marshal(wire.DocumentRequest{DocumentFields: fund.DocumentFields{FundID: id.Fund, Kind: fund.KindCapitalCallNotice,
-		Title: "Entropic", AsOf: fund.MustDate("2025-12-31")}, Positions: wire.PositionsOf(ps...)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var header wire.DocumentHeader
-	s.send(t, http.MethodPut, "/v1/documents/"+url.PathEscape(id.Doc), body, http.StatusCreated, &header)
-	s.env.Store.Now = func() time.Time { return fundtest.Clock.Add(store.ChangeSettleMargin + time.Minute) }
-	var feed wire.EventFeed
-	s.send(t, http.MethodGet, "/v1/events?fund="+url.QueryEscape(id.Fund), nil, http.StatusOK, &feed)
-	if len(feed.Items) != 1 || len(feed.Items[0].Data.Positions) != len(ps) {
-		t.Errorf("the feed holds %d events, want one of %d positions", len(feed.Items), len(ps))
-	}
 }

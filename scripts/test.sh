@@ -73,7 +73,6 @@ crash=(
 	TestRestatementSurvivesDynamoDBBeingKilled   # api
 	TestExportSurvivesSIGKILL                    # export
 	TestTheLargestAdmittedDocumentTakesEveryPath # export
-	TestAnEventOfTheMostEntropicIDsFitsItsItem   # export
 )
 
 # The other tests that run without the race detector, by name.
