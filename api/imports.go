@@ -52,6 +52,9 @@ func (s *server) importLimits() imports.Limits {
 	if l.MaxPositions <= 0 {
 		l.MaxPositions = s.maxPositions
 	}
+	if l.MaxRows <= 0 {
+		l.MaxRows = imports.DefaultLimits.MaxRows // the check's charge is taken for it
+	}
 	return l
 }
 
@@ -142,8 +145,12 @@ func (s *server) postImport(c *gin.Context) {
 		writeError(c, &fund.Error{Code: codeTooLarge, Field: "body", Message: fmt.Sprintf("the file holds more %s than the import limit of %d", le.Limit, le.Max)})
 		return
 	case err != nil && ctx.Err() != nil && !errors.As(err, new(*fund.Error)):
+		within := "the request's deadline"
+		if s.timeout > 0 {
+			within = fmt.Sprintf("the request timeout (FUNDSVC_REQUEST_TIMEOUT, %s)", s.timeout)
+		}
 		writeError(c, &fund.Error{Code: fund.EUNAVAILABLE, Field: "body", Message: fmt.Sprintf(
-			"the file's check did not end within the request timeout (FUNDSVC_REQUEST_TIMEOUT, %s): it had read %d data rows; nothing was written", s.timeout, file.Rows)})
+			"the file's check did not end within %s: it had read %d data rows; nothing was written", within, file.Rows)})
 		return
 	case err != nil:
 		writeError(c, err)

@@ -198,6 +198,12 @@ func (p *problems) add(e CellError) {
 	}
 }
 
+// passes reports whether a problem on row, after every row before it,
+// would be left out: counting it is enough.
+func (p *problems) passes(row int) bool {
+	return len(p.kept) == p.max && p.kept[0].e.Row < row
+}
+
 // sorted returns the problems kept, by row then column, and how many were
 // left out.
 func (p *problems) sorted() ([]CellError, int) {
@@ -285,6 +291,7 @@ type row struct {
 	values   map[string]string // converted: "(1,234.56)" → "-1234.56", serial dates → YYYY-MM-DD
 	reported map[string]bool   // cells whose problem is already reported
 	errs     []CellError       // the problems of its cells, until its document is known
+	passed   int               // problems of its cells left out of the answer (problems.passes)
 }
 
 type document struct {
@@ -415,7 +422,11 @@ func (rd *reader) readRow(num int, cells []string, formulas map[int]bool) error 
 			continue
 		}
 		if i >= len(rd.columns) || rd.columns[i] == nil {
-			if i >= len(rd.columns) || !rd.headerUnknown(i) {
+			switch {
+			case i < len(rd.columns) && rd.headerUnknown(i):
+			case rd.problems.passes(num):
+				r.passed++ // left out of the answer: counted, not built
+			default:
 				r.errs = append(r.errs, CellError{Sheet: rd.file.Sheet, Row: num, ColumnLetter: columnLetter(i + 1),
 					Message: "holds a value but its column has no header"})
 			}
@@ -444,6 +455,7 @@ func (rd *reader) readRow(num int, cells []string, formulas map[int]bool) error 
 		for _, e := range r.errs {
 			rd.problem(nil, e)
 		}
+		rd.problems.total += r.passed
 		return nil
 	}
 	i, ok := rd.docIndex[id]
@@ -460,6 +472,8 @@ func (rd *reader) readRow(num int, cells []string, formulas map[int]bool) error 
 		e.DocumentID = id
 		rd.problem(d, e)
 	}
+	rd.problems.total += r.passed
+	d.Problems += r.passed
 	r.errs = nil
 	d.rows = append(d.rows, r)
 	d.Rows = append(d.Rows, num)

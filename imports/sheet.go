@@ -293,8 +293,10 @@ func (f *formulaCells) next() error {
 					continue
 				}
 				col, formula, value = col+1, false, false
-				if c, _, err := excelize.CellNameToCoordinates(attr(t, "r")); err == nil {
-					col = c
+				if ref := attr(t, "r"); ref != "" {
+					if c, _, err := excelize.CellNameToCoordinates(ref); err == nil {
+						col = c
+					}
 				}
 				if cells++; cells > MaxColumns || col > MaxColumns {
 					return tooWide(f.at)
