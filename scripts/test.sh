@@ -104,6 +104,7 @@ norace=(
 	TestImportOfAForeignFundsDocumentWritesNothing
 	TestImportBounds
 	TestAnImportIsReadAsItArrives
+	TestImportReviewFilesAreAnsweredWithinBounds
 	TestDocumentRoutesReplayWhatTheyAnsweredAsKnownAt
 	TestFanoutReadsReplayAsKnownAt
 	TestFundAndInvestorRoutesReplayAsKnownAt
@@ -128,6 +129,11 @@ norace=(
 	# goroutine), some written first by exceljs in a node process.
 	TestTemplateReadBackIsTheDemo
 	TestEveryPlantedErrorIsAnswered
+	TestTheCheckIsLinearInTheFile
+	TestAnAmountsExponentIsBoundedBeforeItIsWrittenOut
+	TestFormulaCellsAreCountedWithinTheLimits
+	TestProblemsAreCapped
+	TestARowWiderThanASpreadsheetIsRefused
 	TestSpreadsheetRealities
 	TestAQuarterWrittenByExcelJSReadsBackExactly
 	TestADryRunOfAnExcelJSFileFindsEveryPlantedError
