@@ -267,3 +267,38 @@ func TestAnImportsCheckStopsAtTheRequestTimeout(t *testing.T) {
 	}
 	t.Logf("answered in %v: %s", took, r.Body)
 }
+
+// largestImport is a valid file of the most rows the default limits admit
+// (20,000), in the most documents (500) of 40 positions each, of fund A.
+func largestImport() []byte {
+	const docs = 500
+	rows := imports.DefaultLimits.MaxRows
+	var b bytes.Buffer
+	b.WriteString("documentId,fundId,kind,title,asOf,currency,positionId,investorId,capitalCall.amount\n")
+	for i := range rows {
+		d := i % docs
+		fmt.Fprintf(&b, "DOC_L%03d,FUND_A,capital_call_notice,Q1 call %d,2025-03-31,USD,POS_L%05d,INV_L%05d,1000.25\n", d, d, i, i)
+	}
+	return b.Bytes()
+}
+
+// The largest file the default limits admit is checked within the request
+// timeout's default (60 s). Its commit (20,000 positions in 500 documents)
+// is not run here: on DynamoDB Local on a loaded 2-core machine it took
+// longer than the write timeout's default (5 minutes: 207 documents written
+// by then, docs/imports.md).
+func TestTheLargestImportIsCheckedWithinTheRequestTimeout(t *testing.T) {
+	const timeout = time.Minute // FUNDSVC_REQUEST_TIMEOUT's default
+	s := startAPI(t, fundtest.New(t), func(o *api.Options) {
+		o.MaxBodyBytes, o.RequestTimeout, o.WriteTimeout = 16<<20, timeout, 5*time.Minute
+	})
+	file := largestImport()
+	r, took, alloc, peak := measured(func() response { return postImport(t, s, "?dryRun=true", "text/csv", file) })
+	t.Logf("dry run of %d bytes: %d in %v, %.0f MB allocated, %.0f MB of heap at most", len(file), r.Status, took, float64(alloc)/(1<<20), float64(peak)/(1<<20))
+	if rep := reportOf(t, r); r.Status != http.StatusOK || !rep.Valid || len(rep.Documents) != 500 {
+		t.Fatalf("dry run: %d, valid %v, %d documents\n%.500s", r.Status, rep.Valid, len(rep.Documents), r.Body)
+	}
+	if took > timeout/2 {
+		t.Errorf("the largest file's check took %v, more than half the request timeout (%v)", took, timeout)
+	}
+}

@@ -105,6 +105,7 @@ norace=(
 	TestImportBounds
 	TestAnImportIsReadAsItArrives
 	TestImportReviewFilesAreAnsweredWithinBounds
+	TestTheLargestImportIsCheckedWithinTheRequestTimeout
 	TestDocumentRoutesReplayWhatTheyAnsweredAsKnownAt
 	TestFanoutReadsReplayAsKnownAt
 	TestFundAndInvestorRoutesReplayAsKnownAt
