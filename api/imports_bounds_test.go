@@ -256,8 +256,7 @@ func TestADryRunIsChargedByItsRows(t *testing.T) {
 func TestAnImportsCheckStopsAtTheRequestTimeout(t *testing.T) {
 	env := fundtest.New(t)
 	s := startAPI(t, env, func(o *api.Options) {
-		o.RequestTimeout, o.WriteTimeout = time.Millisecond, time.Minute
-		o.ImportLimits = imports.Limits{MaxRows: 1 << 20}
+		o.RequestTimeout, o.WriteTimeout, o.MaxBodyBytes = time.Millisecond, time.Minute, 16<<20
 	})
 	file := rowsCSV(20_000) // far more than a millisecond's check
 	r, took, _, _ := measured(func() response { return postImport(t, s, "?dryRun=true", "text/csv", file) })
