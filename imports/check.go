@@ -270,6 +270,9 @@ func (rd *reader) document(d *document) {
 	}
 	fields, docOK := rd.checkFields(d, first, docCells)
 	for i, r := range d.rows {
+		if rd.ctx.Err() != nil {
+			return // Read answers the context's error
+		}
 		rd.checkPosition(d, i, r, fields, docOK)
 	}
 	obj, _ := tree(docCells)

@@ -153,6 +153,11 @@ func Read(ctx context.Context, r io.Reader, format string, limits Limits) (*File
 		}
 		rd.document(rd.docs[i])
 	}
+	if len(rd.docs) > 0 {
+		if err := rd.stopped(rd.docs[len(rd.docs)-1].rows[0].num); err != nil {
+			return rd.file, err
+		}
+	}
 	for _, d := range rd.docs {
 		rd.file.Documents = append(rd.file.Documents, d.Document)
 	}
