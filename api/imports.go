@@ -15,7 +15,7 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
-// Imports (issue 26): a quarter's notices and statements from a CSV or
+// Imports: a quarter's notices and statements from a CSV or
 // XLSX file (package imports reads it), checked whole before anything is
 // written, then written one document at a time through the commit protocol,
 // as PUT /v1/documents/{documentId} writes each.
@@ -52,6 +52,9 @@ func (s *server) importLimits() imports.Limits {
 	if l.MaxPositions <= 0 {
 		l.MaxPositions = s.maxPositions
 	}
+	if l.MaxRows <= 0 {
+		l.MaxRows = imports.DefaultLimits.MaxRows // the check's charge is taken for it
+	}
 	return l
 }
 
@@ -85,6 +88,17 @@ func importFormat(c *gin.Context) (string, error) {
 	return "", &fund.Error{Code: codeUnsupported, Field: "Content-Type", Message: "send the file as " + mediaCSV + " or " + mediaXLSX}
 }
 
+// importRowsPerToken is how many rows of a file its check costs one
+// rate-limit token: a document's PUT costs one, and checking 100 rows
+// costs about what it does.
+const importRowsPerToken = 100
+
+// importRowTokens is the charge of checking rows rows: one token per
+// importRowsPerToken, at least one.
+func importRowTokens(rows int) int {
+	return max(1, (rows+importRowsPerToken-1)/importRowsPerToken)
+}
+
 // postImport checks a file of documents and, unless dryRun, writes each.
 func (s *server) postImport(c *gin.Context) {
 	in := s.params(c)
@@ -98,22 +112,55 @@ func (s *server) postImport(c *gin.Context) {
 		return
 	}
 	lim := s.importLimits()
-	file, err := imports.Read(c.Request.Body, format, lim)
+	p := principal(c)
+
+	// The check, dry run or not, is charged by its rows before it reads:
+	// the rows the limit admits (the request's own token paid for the
+	// first importRowsPerToken), and once the file is read, those it did
+	// not hold are given back.
+	held := 0
+	if s.limiter != nil {
+		if held = importRowTokens(lim.MaxRows) - 1; held > 0 {
+			if wait := s.limiter.take(p.scope(), held); wait > 0 {
+				writeChargeError(c, &rateLimitedError{wait: wait})
+				return
+			}
+		}
+	}
+	// The check reads and writes nothing, so the request timeout bounds
+	// it, as it bounds a read; the writes after it have the write timeout.
+	ctx := c.Request.Context()
+	if s.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.timeout)
+		defer cancel()
+	}
+	file, err := imports.Read(ctx, c.Request.Body, format, lim)
+	if s.limiter != nil {
+		s.limiter.refund(p.scope(), held-(importRowTokens(file.Rows)-1))
+	}
 	var le *imports.LimitError
-	if errors.As(err, &le) {
+	switch {
+	case errors.As(err, &le):
 		writeError(c, &fund.Error{Code: codeTooLarge, Field: "body", Message: fmt.Sprintf("the file holds more %s than the import limit of %d", le.Limit, le.Max)})
 		return
-	}
-	if err != nil {
+	case err != nil && ctx.Err() != nil && !errors.As(err, new(*fund.Error)):
+		within := "the request's deadline"
+		if s.timeout > 0 {
+			within = fmt.Sprintf("the request timeout (FUNDSVC_REQUEST_TIMEOUT, %s)", s.timeout)
+		}
+		writeError(c, &fund.Error{Code: fund.EUNAVAILABLE, Field: "body", Message: fmt.Sprintf(
+			"the file's check did not end within %s: it had read %d data rows; nothing was written", within, file.Rows)})
+		return
+	case err != nil:
 		writeError(c, err)
 		return
 	}
 
 	// Authorization before anything is written: every document's fund.
-	p := principal(c)
 	var foreign []string
 	for _, d := range file.Documents {
-		if len(d.Errors) == 0 && !p.MayAdminister(d.Document.FundID) {
+		if d.Problems == 0 && !p.MayAdminister(d.Document.FundID) {
 			foreign = append(foreign, fmt.Sprintf("%s (fund %s)", d.ID, d.Document.FundID))
 		}
 	}
@@ -133,9 +180,9 @@ func (s *server) postImport(c *gin.Context) {
 		c.Header("Cache-Control", "no-store")
 		c.AbortWithStatusJSON(http.StatusUnprocessableEntity, importRefusal{
 			Problem: Problem{Type: "/problems/" + codeImportInvalid, Title: http.StatusText(http.StatusUnprocessableEntity),
-				Status: http.StatusUnprocessableEntity, Detail: fmt.Sprintf("the file has %d problems; nothing was written (see problems)", len(report.Problems)),
+				Status: http.StatusUnprocessableEntity, Detail: fmt.Sprintf("the file has %d problems; nothing was written (see problems)", len(report.Problems)+report.MoreProblems),
 				Instance: c.Request.URL.Path, Field: "body", RequestID: requestID(c)},
-			Problems: report.Problems, Documents: report.Documents})
+			ImportProblems: report.ImportProblems, Documents: report.Documents})
 		return
 	}
 	// Charged as a PUT per document, before anything is written: the
@@ -154,13 +201,14 @@ func (s *server) postImport(c *gin.Context) {
 // and each document ready or invalid.
 func reportOf(file *imports.File, format string, dryRun bool) wire.ImportReport {
 	report := wire.ImportReport{DryRun: dryRun, Format: format, Sheet: file.Sheet, Valid: len(file.Errors) == 0,
-		Problems: make([]wire.ImportProblem, 0, len(file.Errors)), Documents: make([]wire.ImportedDocument, 0, len(file.Documents))}
+		ImportProblems: wire.ImportProblems{Problems: make([]wire.ImportProblem, 0, len(file.Errors)), MoreProblems: file.MoreProblems},
+		Documents:      make([]wire.ImportedDocument, 0, len(file.Documents))}
 	for _, e := range file.Errors {
 		report.Problems = append(report.Problems, wire.ImportProblem(e))
 	}
 	for _, d := range file.Documents {
 		out := wire.ImportedDocument{DocumentID: d.ID, Rows: d.Rows, Positions: len(d.Rows), Outcome: wire.ImportReady}
-		if len(d.Errors) > 0 {
+		if d.Problems > 0 {
 			out.Outcome = wire.ImportInvalid
 		} else {
 			out.FundID, out.Kind = d.Document.FundID, string(d.Document.Kind)
@@ -171,10 +219,11 @@ func reportOf(file *imports.File, format string, dryRun bool) wire.ImportReport 
 }
 
 // importRefusal is the 422 answer of a file with problems: a problem with
-// the report's problems and documents as extension members (RFC 9457).
+// the report's problems (and how many more) and documents as extension
+// members (RFC 9457).
 type importRefusal struct {
 	Problem
-	Problems  []wire.ImportProblem    `json:"problems"`
+	wire.ImportProblems
 	Documents []wire.ImportedDocument `json:"documents"`
 }
 
@@ -235,7 +284,7 @@ const xlsxExample = "(binary: an XLSX workbook whose first sheet holds the same 
 // importReportExample is the dry run's answer for the capital call
 // notices' template, as the route builds it.
 func importReportExample() wire.ImportReport {
-	file, err := imports.Read(strings.NewReader(templateExample(fund.KindCapitalCallNotice)), imports.FormatCSV, imports.Limits{})
+	file, err := imports.Read(context.Background(), strings.NewReader(templateExample(fund.KindCapitalCallNotice)), imports.FormatCSV, imports.Limits{})
 	if err != nil {
 		panic(fmt.Sprintf("api: the import example: %v", err))
 	}

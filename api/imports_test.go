@@ -93,7 +93,7 @@ func TestImportTemplatesReadBackAsTheDemo(t *testing.T) {
 				if err != nil || params["filename"] != string(kind)+"."+format {
 					t.Errorf("Content-Disposition %q, want the filename %s.%s", res.Header.Get("Content-Disposition"), kind, format)
 				}
-				f, err := imports.Read(bytes.NewReader(res.Body), format, imports.Limits{})
+				f, err := imports.Read(t.Context(), bytes.NewReader(res.Body), format, imports.Limits{})
 				if err != nil || len(f.Errors) > 0 {
 					t.Fatalf("read back: %v %v", err, f)
 				}

@@ -19,14 +19,23 @@ import (
 var (
 	accounting = regexp.MustCompile(`^\((.+)\)$`)
 	thousands  = regexp.MustCompile(`^-?[0-9]{1,3}(,[0-9]{3})+(\.[0-9]*)?$`)
-	exponent   = regexp.MustCompile(`^-?[0-9]+(\.[0-9]+)?[eE][-+]?[0-9]+$`)
+	exponent   = regexp.MustCompile(`^-?[0-9]+(?:\.[0-9]+)?[eE]([-+]?[0-9]+)$`)
 	fraction   = regexp.MustCompile(`^-?([0-9]+)\.([0-9]+)$`)
 	serialDate = regexp.MustCompile(`^[0-9]+(\.0+)?$`)
 )
 
+// maxAmountExponent bounds the exponent of an amount written with one
+// (1.23456E+3, a float's 1.0000000000000001E-4): an amount has at most
+// fund.MoneyMaxIntegerDigits digits before the point, and a float's noise
+// lies within 17 significant digits of its first, so no amount needs more;
+// a larger exponent (1e9999) is refused before the amount is written out,
+// which would take as many digits as the exponent says.
+const maxAmountExponent = 30
+
 // cellValue turns a cell's text into the text its JSON value holds, or says
 // why it cannot. Amounts: thousands separators dropped, an accounting
-// negative "(1,234.56)" made "-1234.56", an exponent written out exactly; a
+// negative "(1,234.56)" made "-1234.56", an exponent (within
+// ±maxAmountExponent, else refused) written out exactly; a
 // binary approximation Excel stored (more decimals than an amount has, with
 // the 15 or more significant digits of a float's) is refused, never
 // rounded. Dates: a whole number is an Excel serial date. Anything else is
@@ -41,7 +50,11 @@ func cellValue(kind valueKind, text string, date1904 bool) (string, string) {
 		if thousands.MatchString(s) {
 			s = strings.ReplaceAll(s, ",", "")
 		}
-		if exponent.MatchString(s) {
+		if m := exponent.FindStringSubmatch(s); m != nil {
+			if e, err := strconv.Atoi(m[1]); err != nil || e > maxAmountExponent || e < -maxAmountExponent {
+				return "", fmt.Sprintf("%s is not a valid amount: its exponent is beyond ±%d; an amount is a decimal with at most %d digits before the point and %d after it: enter it written out",
+					quoted(text), maxAmountExponent, fund.MoneyMaxIntegerDigits, fund.MoneyMaxScale)
+			}
 			d, err := decimal.NewFromString(s)
 			if err != nil {
 				return text, ""
@@ -72,6 +85,15 @@ func cellValue(kind valueKind, text string, date1904 bool) (string, string) {
 		return t.Format("2006-01-02"), ""
 	}
 	return text, ""
+}
+
+// quoted is s quoted, cut to its first 40 bytes as fund's amount errors
+// cut it.
+func quoted(s string) string {
+	if len(s) > 40 {
+		return strconv.Quote(s[:40]) + "…"
+	}
+	return strconv.Quote(s)
 }
 
 // rounded reports whether s, a plain decimal, is a float's approximation:
@@ -196,7 +218,7 @@ func (rd *reader) cellOf(header string) (column string, leaf bool) {
 func (rd *reader) report(d *document, r *row, i int, err error, lines map[string][]int) string {
 	var fe *fund.Error
 	if !errors.As(err, &fe) {
-		d.Errors = append(d.Errors, CellError{Sheet: rd.file.Sheet, Row: r.num, Message: "cannot be checked", DocumentID: d.ID})
+		rd.problem(d, CellError{Sheet: rd.file.Sheet, Row: r.num, Message: "cannot be checked", DocumentID: d.ID})
 		return ""
 	}
 	rel, field := fe.Field, fe.Field
@@ -211,7 +233,7 @@ func (rd *reader) report(d *document, r *row, i int, err error, lines map[string
 	if !leaf || !r.reported[column] {
 		e := rd.errorAt(r.num, column, fe.Message)
 		e.DocumentID, e.Field = d.ID, field
-		d.Errors = append(d.Errors, e)
+		rd.problem(d, e)
 	}
 	if leaf {
 		return column
@@ -237,18 +259,20 @@ func (rd *reader) document(d *document) {
 	first := d.rows[0]
 	docCells := rd.scoped(first, scopeDocument)
 	for _, r := range d.rows[1:] {
-		for h, i := range rd.letterOf {
-			c := rd.columns[i]
-			if c.scope != scopeDocument || h == DocumentIDHeader || r.reported[h] || first.reported[h] || r.values[h] == first.values[h] {
+		for _, h := range rd.docHeaders {
+			if r.reported[h] || first.reported[h] || r.values[h] == first.values[h] {
 				continue
 			}
 			e := rd.errorAt(r.num, h, fmt.Sprintf("is %q but %q on row %d, the document's first row: every row of a document repeats its document fields", r.values[h], first.values[h], first.num))
 			e.DocumentID, e.Field = d.ID, h
-			d.Errors = append(d.Errors, e)
+			rd.problem(d, e)
 		}
 	}
 	fields, docOK := rd.checkFields(d, first, docCells)
 	for i, r := range d.rows {
+		if rd.ctx.Err() != nil {
+			return // Read answers the context's error
+		}
 		rd.checkPosition(d, i, r, fields, docOK)
 	}
 	obj, _ := tree(docCells)
@@ -260,7 +284,7 @@ func (rd *reader) document(d *document) {
 	}
 	obj["positions"] = positions
 	d.Body, _ = json.Marshal(obj)
-	if len(d.Errors) > 0 {
+	if d.Problems > 0 {
 		return
 	}
 	doc, err := rd.decodeDocument(d.ID, d.Body)
@@ -297,13 +321,17 @@ func (rd *reader) decodeDocument(id string, body []byte) (fund.Document, error) 
 // checkFields checks the document's fields, from its first row, and
 // returns them when they pass.
 func (rd *reader) checkFields(d *document, first *row, cells map[string]string) (fund.DocumentFields, bool) {
-	cells = clone(cells)
-	replaced := map[string]bool{}
-	for {
-		obj, lines := tree(cells)
+	decode := func(obj map[string]any) (fund.Document, error) {
 		obj["positions"] = []any{}
 		body, _ := json.Marshal(obj)
-		doc, err := rd.decodeDocument(d.ID, body)
+		return rd.decodeDocument(d.ID, body)
+	}
+	cells = clone(cells)
+	replaced := map[string]bool{}
+	swept := false
+	for {
+		obj, lines := tree(cells)
+		doc, err := decode(obj)
 		if err == nil {
 			if len(replaced) > 0 {
 				return fund.DocumentFields{}, false
@@ -315,6 +343,12 @@ func (rd *reader) checkFields(d *document, first *row, cells map[string]string) 
 			}
 			rd.report(d, first, -1, err, lines)
 			return fund.DocumentFields{}, false
+		}
+		if !swept {
+			swept = true
+			if rd.sweep(d, first, -1, cells, lines, replaced, func(obj map[string]any) error { _, err := decode(obj); return err }) {
+				continue
+			}
 		}
 		h := rd.report(d, first, -1, err, lines)
 		if h == "" || replaced[h] {
@@ -329,13 +363,18 @@ func (rd *reader) checkFields(d *document, first *row, cells map[string]string) 
 // through the decoder, then, when they all pass and so did the document's
 // fields, the position's rules (the first broken one).
 func (rd *reader) checkPosition(d *document, i int, r *row, fields fund.DocumentFields, docOK bool) {
-	cells := clone(rd.scoped(r, scopePosition))
-	replaced := map[string]bool{}
-	for {
-		obj, lines := tree(cells)
+	decode := func(obj map[string]any) (fund.Position, error) {
 		body, _ := json.Marshal(obj)
 		var p fund.Position
 		err := wire.DecodeStrict(bytes.NewReader(body), &p)
+		return p, err
+	}
+	cells := clone(rd.scoped(r, scopePosition))
+	replaced := map[string]bool{}
+	swept := false
+	for {
+		obj, lines := tree(cells)
+		p, err := decode(obj)
 		if err == nil {
 			if len(replaced) > 0 || !docOK || len(r.reported) > 0 {
 				return
@@ -352,6 +391,12 @@ func (rd *reader) checkPosition(d *document, i int, r *row, fields fund.Document
 			}
 			return
 		}
+		if !swept {
+			swept = true
+			if rd.sweep(d, r, i, cells, lines, replaced, func(obj map[string]any) error { _, err := decode(obj); return err }) {
+				continue
+			}
+		}
 		h := rd.report(d, r, i, err, lines)
 		if h == "" || replaced[h] {
 			return
@@ -359,6 +404,81 @@ func (rd *reader) checkPosition(d *document, i int, r *row, fields fund.Document
 		c, _, _ := columnOf(h)
 		cells[h], replaced[h] = placeholders[c.value], true
 	}
+}
+
+// sweep finds every value of cells the decoder refuses, and every member
+// a list's line is required to have but lacks, decoding each cell on its
+// own, and each list's line (its few cells) on its own, each once or once
+// per problem of the line (decode decodes a body of those cells): it
+// reports each (row r, position i or -1 as report takes them; lines are
+// the whole row's list lines, which name the field) and puts a placeholder
+// in its place. It reports whether it replaced any. The decoder stops at
+// its first error, so a row is swept once rather than decoded again after
+// each of its problems: the check is linear in the row's cells.
+func (rd *reader) sweep(d *document, r *row, i int, cells map[string]string, lines map[string][]int, replaced map[string]bool, decode func(map[string]any) error) bool {
+	groups := map[string][]string{} // a list's line ("capitalCall.transactions[2]") or a cell, by its headers
+	for h := range cells {
+		key := h
+		if m := listHeader.FindStringSubmatch(h); m != nil {
+			key = m[1] + "[" + m[2] + "]"
+		}
+		groups[key] = append(groups[key], h)
+	}
+	keys := make([]string, 0, len(groups))
+	for k := range groups {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	found := false
+	for _, key := range keys {
+		group := map[string]string{}
+		for _, h := range groups[key] {
+			group[h] = cells[h]
+		}
+		for range len(group) + maxRequiredOfALine {
+			one, oneLines := tree(group)
+			var fe *fund.Error
+			if err := decode(one); err == nil || !errors.As(err, &fe) {
+				break
+			}
+			h := headerOf(fe.Field, oneLines)
+			if (h != key && !strings.HasPrefix(h, key+".")) || replaced[h] {
+				break // refused for a member outside the group
+			}
+			c, _, ok := columnOf(h)
+			if !ok {
+				break
+			}
+			rd.report(d, r, i, &fund.Error{Code: fe.Code, Field: pathOf(h, lines), Message: fe.Message}, lines)
+			group[h], cells[h], replaced[h], found = placeholders[c.value], placeholders[c.value], true, true
+		}
+	}
+	return found
+}
+
+// maxRequiredOfALine bounds the required members a list's line may lack,
+// beyond its cells: the decodes of one line in sweep.
+const maxRequiredOfALine = 8
+
+// pathOf is the JSON path of header h in a body whose lists hold lines:
+// capitalCall.transactions[3].amount is capitalCall.transactions[1].amount
+// when line 3 is its list's second.
+func pathOf(h string, lines map[string][]int) string {
+	m := listHeader.FindStringSubmatch(h)
+	if m == nil {
+		return h
+	}
+	n, _ := strconv.Atoi(m[2])
+	return fmt.Sprintf("%s[%d].%s", m[1], sort.SearchInts(lines[m[1]], n), m[3])
+}
+
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 func clone(m map[string]string) map[string]string {

@@ -45,7 +45,7 @@ type Summary struct {
 func Commit(ctx context.Context, file *File, write Write, done func(i int, o Outcome)) (Summary, error) {
 	var sum Summary
 	if len(file.Errors) > 0 {
-		return sum, fund.Invalid("file", "the file has %d problems; nothing was written", len(file.Errors))
+		return sum, fund.Invalid("file", "the file has %d problems; nothing was written", len(file.Errors)+file.MoreProblems)
 	}
 	for i, d := range file.Documents {
 		var o Outcome

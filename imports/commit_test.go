@@ -21,7 +21,7 @@ CALL_C,FUND_C,capital_call_notice,Call C,2026-01-15,P1,I1,300.00
 // created, a later version restated, unchanged as such, an error refused
 // without stopping the documents after it.
 func TestCommitReportsEachDocumentInFileOrder(t *testing.T) {
-	file, err := Read(strings.NewReader(threeCalls), FormatCSV, Limits{})
+	file, err := Read(t.Context(), strings.NewReader(threeCalls), FormatCSV, Limits{})
 	if err != nil || len(file.Errors) > 0 {
 		t.Fatalf("read: %v %v", err, file.Errors)
 	}
@@ -77,7 +77,7 @@ func TestCommitReportsEachDocumentInFileOrder(t *testing.T) {
 // refused whole, before the first write.
 func TestCommitOfAFileWithProblemsWritesNothing(t *testing.T) {
 	bad := strings.Replace(threeCalls, "300.00", "three hundred", 1)
-	file, err := Read(strings.NewReader(bad), FormatCSV, Limits{})
+	file, err := Read(t.Context(), strings.NewReader(bad), FormatCSV, Limits{})
 	if err != nil || len(file.Errors) == 0 {
 		t.Fatalf("read: %v, %d problems; want a problem", err, len(file.Errors))
 	}

@@ -74,7 +74,7 @@ func TestTheNextQuarterExampleIsTheDemoRolledForward(t *testing.T) {
 	if !bytes.Equal(committed, b.Bytes()) {
 		t.Fatalf("%s is not the demo's next quarter as WriteDocuments writes it (go test ./imports -run NextQuarter -update)", nextQuarterExample)
 	}
-	f, err := Read(bytes.NewReader(committed), FormatCSV, Limits{})
+	f, err := Read(t.Context(), bytes.NewReader(committed), FormatCSV, Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -172,7 +172,7 @@ func TestAQuarterWrittenByExcelJSReadsBackExactly(t *testing.T) {
 		format string
 		body   []byte
 	}{{FormatXLSX, xlsx}, {FormatCSV, csv}} {
-		got, err := Read(bytes.NewReader(f.body), f.format, Limits{})
+		got, err := Read(t.Context(), bytes.NewReader(f.body), f.format, Limits{})
 		if err != nil {
 			t.Fatalf("%s: %v", f.format, err)
 		}
@@ -235,7 +235,7 @@ func TestADryRunOfAnExcelJSFileFindsEveryPlantedError(t *testing.T) {
 		format string
 		body   []byte
 	}{{FormatXLSX, xlsx}, {FormatCSV, csv}} {
-		got, err := Read(bytes.NewReader(f.body), f.format, Limits{})
+		got, err := Read(t.Context(), bytes.NewReader(f.body), f.format, Limits{})
 		if err != nil {
 			t.Fatalf("%s: %v", f.format, err)
 		}

@@ -171,7 +171,7 @@ func TestTemplateReadBackIsTheDemo(t *testing.T) {
 				if err := WriteTemplate(&buf, kind, format); err != nil {
 					t.Fatal(err)
 				}
-				f, err := Read(bytes.NewReader(buf.Bytes()), format, Limits{})
+				f, err := Read(t.Context(), bytes.NewReader(buf.Bytes()), format, Limits{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -268,7 +268,7 @@ func TestEveryPlantedErrorIsAnswered(t *testing.T) {
 		{},
 		{"POSITION_1", "DOC101", "#100.00", "#45870", "INVESTOR_1", "FUND_A", "capital_call_notice", "Call 101", "2025-07-15", "", "#-5.00"},
 	}
-	f, err := Read(bytes.NewReader(sheetOf(t, rows)), FormatXLSX, Limits{})
+	f, err := Read(t.Context(), bytes.NewReader(sheetOf(t, rows)), FormatXLSX, Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}

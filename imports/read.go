@@ -1,6 +1,8 @@
 package imports
 
 import (
+	"container/heap"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,10 +21,18 @@ type Limits struct {
 	MaxRows      int   // its data rows (blank rows do not count)
 	MaxDocuments int   // its documents (distinct documentIds)
 	MaxPositions int   // the positions of one document, as FUNDSVC_MAX_POSITIONS on PUT
+	// MaxProblems bounds the problems File.Errors holds: the first ones by
+	// row then column; File.MoreProblems counts the rest.
+	MaxProblems int
 }
 
 // DefaultLimits are the limits a zero Limits field takes.
-var DefaultLimits = Limits{MaxBytes: 32 << 20, MaxRows: 20000, MaxDocuments: 500, MaxPositions: fund.DefaultMaxPositions}
+var DefaultLimits = Limits{MaxBytes: 32 << 20, MaxRows: 20000, MaxDocuments: 500, MaxPositions: fund.DefaultMaxPositions, MaxProblems: 1000}
+
+// MaxColumns is the most cells a row may hold: XLSX's last column, XFD.
+// A wider row (a CSV record) makes the file unreadable (EINVALID), before
+// any of its cells is checked.
+const MaxColumns = 16384
 
 func (l Limits) withDefaults() Limits {
 	if l.MaxBytes <= 0 {
@@ -36,6 +46,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxPositions <= 0 {
 		l.MaxPositions = DefaultLimits.MaxPositions
+	}
+	if l.MaxProblems <= 0 {
+		l.MaxProblems = DefaultLimits.MaxProblems
 	}
 	return l
 }
@@ -76,11 +89,15 @@ func (e CellError) Error() string {
 	return fmt.Sprintf("row %d, %s: %s", e.Row, at, e.Message)
 }
 
-// File is what a file holds: its documents and every problem found in it.
+// File is what a file holds: its documents and the problems found in it.
 type File struct {
 	Sheet     string
-	Documents []Document  // in the order of their first rows
-	Errors    []CellError // every problem of the file, by row then column
+	Rows      int        // the data rows read (blank rows do not count)
+	Documents []Document // in the order of their first rows
+	// Errors are the file's first problems by row then column, at most
+	// Limits.MaxProblems; MoreProblems counts those left out.
+	Errors       []CellError
+	MoreProblems int
 }
 
 // Document is one document of a file.
@@ -89,10 +106,10 @@ type Document struct {
 	Rows []int // its rows, in file order; position i is Rows[i]
 	// Body is the request body of PUT /v1/documents/{ID} the rows state.
 	Body json.RawMessage
-	// Document is Body decoded as PUT decodes it; set only when Errors is
-	// empty.
+	// Document is Body decoded as PUT decodes it; set only when Problems
+	// is 0.
 	Document fund.Document
-	Errors   []CellError
+	Problems int // how many problems of the file are the document's rows'
 }
 
 // Read reads a CSV or XLSX file (format FormatCSV or FormatXLSX) of
@@ -101,11 +118,15 @@ type Document struct {
 // archive is read from its end): r itself when it is a regular file read
 // from its start, else a temporary copy. The first non-blank row of
 // the first sheet is the header, every later non-blank row a position of
-// the document its documentId names. It returns the documents and every problem found, each cell's
-// (CellError) in File.Errors; its error is a *LimitError (ErrTooLarge)
-// when the file is over a limit, or EINVALID when it cannot be read as
-// the format at all. See docs/imports.md for the cell rules.
-func Read(r io.Reader, format string, limits Limits) (*File, error) {
+// the document its documentId names. It returns the documents and the
+// problems found, each cell's (CellError) in File.Errors. Its error is a
+// *LimitError (ErrTooLarge) when the file is over a limit, EINVALID when
+// it cannot be read as the format at all or a row is wider than
+// MaxColumns, or ctx's error (wrapped) when ctx ends first; the File is
+// then what was read so far (its Rows). Each cell is decoded a bounded
+// number of times, so the work is linear in the file. See
+// docs/imports.md for the cell rules.
+func Read(ctx context.Context, r io.Reader, format string, limits Limits) (*File, error) {
 	lim := limits.withDefaults()
 	var rows sheetRows
 	switch format {
@@ -114,32 +135,119 @@ func Read(r io.Reader, format string, limits Limits) (*File, error) {
 	case FormatXLSX:
 		x, err := openXLSX(r, lim)
 		if err != nil {
-			return nil, err
+			return &File{}, err
 		}
 		rows = x
 	default:
-		return nil, fund.Invalid("format", "must be %s or %s, got %q", FormatCSV, FormatXLSX, format)
+		return &File{}, fund.Invalid("format", "must be %s or %s, got %q", FormatCSV, FormatXLSX, format)
 	}
 	defer rows.close()
-	rd := &reader{rows: rows, lim: lim, file: &File{Sheet: rows.name()}, docIndex: map[string]int{}}
+	rd := &reader{ctx: ctx, rows: rows, lim: lim, file: &File{Sheet: rows.name()}, docIndex: map[string]int{},
+		problems: &problems{max: lim.MaxProblems}}
 	if err := rd.read(); err != nil {
-		return nil, err
+		return rd.file, err
 	}
 	for i := range rd.docs {
+		if err := rd.stopped(rd.docs[i].rows[0].num); err != nil {
+			return rd.file, err
+		}
 		rd.document(rd.docs[i])
+	}
+	if len(rd.docs) > 0 {
+		if err := rd.stopped(rd.docs[len(rd.docs)-1].rows[0].num); err != nil {
+			return rd.file, err
+		}
 	}
 	for _, d := range rd.docs {
 		rd.file.Documents = append(rd.file.Documents, d.Document)
-		rd.file.Errors = append(rd.file.Errors, d.Errors...)
 	}
-	sort.SliceStable(rd.file.Errors, func(i, j int) bool {
-		a, b := rd.file.Errors[i], rd.file.Errors[j]
-		if a.Row != b.Row {
-			return a.Row < b.Row
-		}
-		return len(a.ColumnLetter) < len(b.ColumnLetter) || (len(a.ColumnLetter) == len(b.ColumnLetter) && a.ColumnLetter < b.ColumnLetter)
-	})
+	rd.file.Errors, rd.file.MoreProblems = rd.problems.sorted()
 	return rd.file, nil
+}
+
+// stopped returns ctx's error, naming the row the check had come to, once
+// ctx has ended.
+func (rd *reader) stopped(row int) error {
+	if err := rd.ctx.Err(); err != nil {
+		return fmt.Errorf("imports: the check stopped at row %d: %w", row, err)
+	}
+	return nil
+}
+
+// problems keeps a file's first problems by row then column, at most max
+// (a max-heap while the file is read), and counts the rest: its memory is
+// bounded by max whatever the file holds.
+type problems struct {
+	max   int
+	kept  []keptProblem
+	total int
+}
+
+// keptProblem is a problem and the order it was found in, which orders
+// problems of the same cell.
+type keptProblem struct {
+	e   CellError
+	seq int
+}
+
+func (p *problems) add(e CellError) {
+	k := keptProblem{e: e, seq: p.total}
+	p.total++
+	if len(p.kept) < p.max {
+		heap.Push(p, k)
+		return
+	}
+	if before(k, p.kept[0]) {
+		p.kept[0] = k
+		heap.Fix(p, 0)
+	}
+}
+
+// passes reports whether a problem on row, after every row before it,
+// would be left out: counting it is enough.
+func (p *problems) passes(row int) bool {
+	return len(p.kept) == p.max && p.kept[0].e.Row < row
+}
+
+// sorted returns the problems kept, by row then column, and how many were
+// left out.
+func (p *problems) sorted() ([]CellError, int) {
+	sort.Slice(p.kept, func(i, j int) bool { return before(p.kept[i], p.kept[j]) })
+	out := make([]CellError, len(p.kept))
+	for i, k := range p.kept {
+		out[i] = k.e
+	}
+	return out, p.total - len(p.kept)
+}
+
+func before(a, b keptProblem) bool {
+	if a.e.Row != b.e.Row {
+		return a.e.Row < b.e.Row
+	}
+	if la, lb := a.e.ColumnLetter, b.e.ColumnLetter; la != lb {
+		return len(la) < len(lb) || (len(la) == len(lb) && la < lb)
+	}
+	return a.seq < b.seq
+}
+
+// heap.Interface, the latest problem on top.
+func (p *problems) Len() int           { return len(p.kept) }
+func (p *problems) Less(i, j int) bool { return before(p.kept[j], p.kept[i]) }
+func (p *problems) Swap(i, j int)      { p.kept[i], p.kept[j] = p.kept[j], p.kept[i] }
+func (p *problems) Push(x any)         { p.kept = append(p.kept, x.(keptProblem)) }
+func (p *problems) Pop() any {
+	k := p.kept[len(p.kept)-1]
+	p.kept = p.kept[:len(p.kept)-1]
+	return k
+}
+
+// problem records a problem of the file; d is the document of its row,
+// nil when the row has none.
+func (rd *reader) problem(d *document, e CellError) {
+	if d != nil {
+		d.Problems++
+	}
+	rd.problems.add(e)
 }
 
 // limitReader reads r until more than max bytes have come, then fails
@@ -165,6 +273,7 @@ func (l *limitReader) Read(p []byte) (int, error) {
 
 // reader is the reading of one file.
 type reader struct {
+	ctx      context.Context
 	rows     sheetRows
 	lim      Limits
 	file     *File
@@ -172,10 +281,13 @@ type reader struct {
 	columns  []*Column      // by column index; nil for a column without a (known) header
 	lines    []int          // by column index: a list member's line number
 	letterOf map[string]int // column index by header
-	docs     []*document
-	docIndex map[string]int
-	unknown  map[int]bool // columns whose header was refused
-	dataRows int          // the data rows read so far (blank rows do not count)
+	// docHeaders are the headers of the document's fields but documentId,
+	// in column order: every row of a document repeats them.
+	docHeaders []string
+	docs       []*document
+	docIndex   map[string]int
+	unknown    map[int]bool // columns whose header was refused
+	problems   *problems
 }
 
 // row is one data row: its cells' values for the JSON body, by header.
@@ -183,7 +295,8 @@ type row struct {
 	num      int
 	values   map[string]string // converted: "(1,234.56)" → "-1234.56", serial dates → YYYY-MM-DD
 	reported map[string]bool   // cells whose problem is already reported
-	errs     []CellError       // the problems of its cells
+	errs     []CellError       // the problems of its cells, until its document is known
+	passed   int               // problems of its cells left out of the answer (problems.passes)
 }
 
 type document struct {
@@ -209,33 +322,40 @@ func (rd *reader) read() error {
 		if !ok {
 			break
 		}
-		if blank(cells) && !rd.anyUncached(num, len(cells)) {
+		if err := rd.stopped(num); err != nil {
+			return err
+		}
+		if len(cells) > MaxColumns {
+			return tooWide(num)
+		}
+		formulas, err := rd.rows.uncached(num)
+		if err != nil {
+			return err
+		}
+		if blank(cells) && len(formulas) == 0 {
 			continue
 		}
 		if rd.columns == nil {
 			rd.readHeader(num, cells)
 			continue
 		}
-		if rd.dataRows++; rd.dataRows > rd.lim.MaxRows {
+		if rd.file.Rows++; rd.file.Rows > rd.lim.MaxRows {
 			return &LimitError{Limit: "rows", Max: int64(rd.lim.MaxRows)}
 		}
-		if err := rd.readRow(num, cells); err != nil {
+		if err := rd.readRow(num, cells, formulas); err != nil {
 			return err
 		}
 	}
 	if rd.columns == nil {
-		rd.file.Errors = append(rd.file.Errors, CellError{Sheet: rd.file.Sheet, Row: 1, Message: "the file is empty: its first row must be the header (download the template)"})
+		rd.problem(nil, CellError{Sheet: rd.file.Sheet, Row: 1, Message: "the file is empty: its first row must be the header (download the template)"})
 	}
 	return nil
 }
 
-func (rd *reader) anyUncached(num, n int) bool {
-	for i := range n {
-		if rd.rows.uncached(i+1, num) {
-			return true
-		}
-	}
-	return false
+// tooWide is the error of a row of more than MaxColumns cells.
+func tooWide(row int) error {
+	return fund.Invalid("body", "row %d holds more than %d cells, the most a row may hold (column %s, a spreadsheet's last)",
+		row, MaxColumns, columnLetter(MaxColumns))
 }
 
 func blank(cells []string) bool {
@@ -263,7 +383,7 @@ func (rd *reader) readHeader(num int, cells []string) {
 		letter := columnLetter(i + 1)
 		if first, dup := rd.letterOf[h]; dup {
 			rd.unknown[i] = true
-			rd.file.Errors = append(rd.file.Errors, CellError{Sheet: rd.file.Sheet, Row: num, Column: h, ColumnLetter: letter,
+			rd.problem(nil, CellError{Sheet: rd.file.Sheet, Row: num, Column: h, ColumnLetter: letter,
 				Message: fmt.Sprintf("the header %s is given twice (first in column %s); give each column once", h, columnLetter(first+1))})
 			continue
 		}
@@ -274,33 +394,44 @@ func (rd *reader) readHeader(num int, cells []string) {
 			if s := suggest(h); s != "" {
 				msg = fmt.Sprintf("%q is not a column of an import; did you mean %s?", h, s)
 			}
-			rd.file.Errors = append(rd.file.Errors, CellError{Sheet: rd.file.Sheet, Row: num, Column: h, ColumnLetter: letter, Message: msg})
+			rd.problem(nil, CellError{Sheet: rd.file.Sheet, Row: num, Column: h, ColumnLetter: letter, Message: msg})
 			continue
 		}
 		rd.letterOf[h] = i
 		rd.columns[i], rd.lines[i] = &c, line
+		if c.scope == scopeDocument && h != DocumentIDHeader {
+			rd.docHeaders = append(rd.docHeaders, h)
+		}
 	}
 	if _, ok := rd.letterOf[DocumentIDHeader]; !ok {
-		rd.file.Errors = append(rd.file.Errors, CellError{Sheet: rd.file.Sheet, Row: num, Column: DocumentIDHeader,
+		rd.problem(nil, CellError{Sheet: rd.file.Sheet, Row: num, Column: DocumentIDHeader,
 			Message: "the header has no documentId column: it groups the rows into documents"})
 	}
 }
 
-// readRow reads one data row into its document.
-func (rd *reader) readRow(num int, cells []string) error {
+// readRow reads one data row into its document; formulas are its
+// columns (from 1) holding a formula without a cached value.
+func (rd *reader) readRow(num int, cells []string, formulas map[int]bool) error {
 	r := &row{num: num, values: map[string]string{}, reported: map[string]bool{}}
 	n := max(len(cells), len(rd.columns))
+	for col := range formulas {
+		n = max(n, col)
+	}
 	for i := range n {
 		text := ""
 		if i < len(cells) {
 			text = strings.TrimSpace(cells[i])
 		}
-		uncached := rd.rows.uncached(i+1, num)
+		uncached := formulas[i+1]
 		if text == "" && !uncached {
 			continue
 		}
 		if i >= len(rd.columns) || rd.columns[i] == nil {
-			if i >= len(rd.columns) || !rd.headerUnknown(i) {
+			switch {
+			case i < len(rd.columns) && rd.headerUnknown(i):
+			case rd.problems.passes(num):
+				r.passed++ // left out of the answer: counted, not built
+			default:
 				r.errs = append(r.errs, CellError{Sheet: rd.file.Sheet, Row: num, ColumnLetter: columnLetter(i + 1),
 					Message: "holds a value but its column has no header"})
 			}
@@ -326,7 +457,10 @@ func (rd *reader) readRow(num int, cells []string) error {
 		if _, has := rd.letterOf[DocumentIDHeader]; has && !r.reported[DocumentIDHeader] {
 			r.errs = append(r.errs, rd.errorAt(num, DocumentIDHeader, "is required: it names the document the row belongs to"))
 		}
-		rd.file.Errors = append(rd.file.Errors, r.errs...)
+		for _, e := range r.errs {
+			rd.problem(nil, e)
+		}
+		rd.problems.total += r.passed
 		return nil
 	}
 	i, ok := rd.docIndex[id]
@@ -339,10 +473,13 @@ func (rd *reader) readRow(num int, cells []string) error {
 		rd.docs = append(rd.docs, &document{Document: Document{ID: id}})
 	}
 	d := rd.docs[i]
-	for j := range r.errs {
-		r.errs[j].DocumentID = id
+	for _, e := range r.errs {
+		e.DocumentID = id
+		rd.problem(d, e)
 	}
-	d.Errors = append(d.Errors, r.errs...)
+	rd.problems.total += r.passed
+	d.Problems += r.passed
+	r.errs = nil
 	d.rows = append(d.rows, r)
 	d.Rows = append(d.Rows, num)
 	return nil

@@ -104,7 +104,7 @@ func TestSpreadsheetRealities(t *testing.T) {
 		if negatives == 0 || !strings.Contains(buf.String(), "(1") || !strings.Contains(buf.String(), ",000.00") {
 			t.Fatalf("the file shows no accounting negative or separator: %s", buf.String())
 		}
-		f, err := Read(&buf, FormatCSV, Limits{})
+		f, err := Read(t.Context(), &buf, FormatCSV, Limits{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -126,7 +126,7 @@ func TestSpreadsheetRealities(t *testing.T) {
 			return v
 		})
 		b := sheetOf(t, table)
-		f, err := Read(bytes.NewReader(b), FormatXLSX, Limits{})
+		f, err := Read(t.Context(), bytes.NewReader(b), FormatXLSX, Limits{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -152,7 +152,7 @@ func TestSpreadsheetRealities(t *testing.T) {
 		if formula == "" {
 			t.Fatal("the cell holds no formula: the test proves nothing")
 		}
-		f, err := Read(bytes.NewReader(b), FormatXLSX, Limits{})
+		f, err := Read(t.Context(), bytes.NewReader(b), FormatXLSX, Limits{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -178,7 +178,7 @@ func TestLimits(t *testing.T) {
 		{"the file's own size, rows and documents are within the limits", Limits{MaxBytes: int64(tmpl.Len()), MaxRows: rows, MaxDocuments: docs}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			f, err := Read(bytes.NewReader(tmpl.Bytes()), FormatCSV, c.limits)
+			f, err := Read(t.Context(), bytes.NewReader(tmpl.Bytes()), FormatCSV, c.limits)
 			var le *LimitError
 			if c.over == "" {
 				if err != nil || len(f.Errors) > 0 {

@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"strconv"
 	"strings"
 
 	"github.com/fundsvc/fundsvc/fund"
@@ -23,9 +24,10 @@ import (
 type sheetRows interface {
 	next() (row int, cells []string, ok bool, err error)
 	name() string
-	// uncached reports whether the cell (col and row from 1) holds a
-	// formula without a cached value.
-	uncached(col, row int) bool
+	// uncached returns the columns (from 1) of row, the row next
+	// returned, holding a formula without a cached value; it returns
+	// EINVALID for a row of more than MaxColumns cells.
+	uncached(row int) (map[int]bool, error)
 	// date1904 reports whether serial dates count from 1904.
 	date1904() bool
 	close() error
@@ -72,23 +74,23 @@ func (c *csvRows) next() (int, []string, bool, error) {
 	return c.row, rec, true, nil
 }
 
-func (c *csvRows) name() string           { return "" }
-func (c *csvRows) uncached(int, int) bool { return false }
-func (c *csvRows) date1904() bool         { return false }
-func (c *csvRows) close() error           { return nil }
+func (c *csvRows) name() string                       { return "" }
+func (c *csvRows) uncached(int) (map[int]bool, error) { return nil, nil }
+func (c *csvRows) date1904() bool                     { return false }
+func (c *csvRows) close() error                       { return nil }
 
 // xlsxRows reads the first sheet of an XLSX workbook through excelize's row
 // stream, each cell's raw stored text (RawCellValue): a number's digits as
 // the file stores them, a formula's cached value.
 type xlsxRows struct {
-	path    string // the file of the workbook
-	spooled bool   // path is openXLSX's temporary copy, which close removes
-	f       *excelize.File
-	rows    *excelize.Rows
-	sheet   string
-	row     int
-	is1904  bool
-	noValue map[string]bool // formula cells without a cached value, by A1 name
+	path     string // the file of the workbook
+	spooled  bool   // path is openXLSX's temporary copy, which close removes
+	f        *excelize.File
+	rows     *excelize.Rows
+	sheet    string
+	row      int
+	is1904   bool
+	formulas *formulaCells
 }
 
 // xlsxInMemory is the largest part of a workbook excelize holds in
@@ -164,7 +166,7 @@ func (x *xlsxRows) open(lim Limits) (*xlsxRows, error) {
 	if props, err := x.f.GetWorkbookProps(); err == nil && props.Date1904 != nil {
 		x.is1904 = *props.Date1904
 	}
-	if x.noValue, err = formulasWithoutValue(x.path, x.sheet); err != nil {
+	if x.formulas, err = openFormulaCells(x.path, x.sheet); err != nil {
 		x.close()
 		return nil, fund.Invalid("file", "cannot be read as XLSX: %v", err)
 	}
@@ -190,11 +192,9 @@ func (x *xlsxRows) next() (int, []string, bool, error) {
 	return x.row, cells, true, nil
 }
 
-func (x *xlsxRows) name() string   { return x.sheet }
-func (x *xlsxRows) date1904() bool { return x.is1904 }
-func (x *xlsxRows) uncached(col, row int) bool {
-	return len(x.noValue) > 0 && x.noValue[cellName(col, row)]
-}
+func (x *xlsxRows) name() string                           { return x.sheet }
+func (x *xlsxRows) date1904() bool                         { return x.is1904 }
+func (x *xlsxRows) uncached(row int) (map[int]bool, error) { return x.formulas.row(row) }
 
 // close closes what openXLSX opened and removes its temporary copy of the
 // workbook, if it made one.
@@ -202,6 +202,9 @@ func (x *xlsxRows) close() error {
 	var errs []error
 	if x.rows != nil {
 		errs = append(errs, x.rows.Close())
+	}
+	if x.formulas != nil {
+		errs = append(errs, x.formulas.close())
 	}
 	if x.f != nil {
 		errs = append(errs, x.f.Close())
@@ -212,55 +215,115 @@ func (x *xlsxRows) close() error {
 	return errors.Join(errs...)
 }
 
-// formulasWithoutValue lists the cells of sheet that hold a formula but no
-// cached value. Our own pass over the sheet's XML, because excelize's row
-// stream gives such a cell as "", as it gives an empty cell, and its
-// GetCellFormula would load the whole sheet into memory; this pass holds
-// one cell at a time.
-func formulasWithoutValue(workbook, sheet string) (map[string]bool, error) {
+// formulaCells finds the cells of a sheet that hold a formula but no
+// cached value, a row at a time, in step with the row stream: our own pass
+// over the sheet's XML, because excelize's row stream gives such a cell as
+// "", as it gives an empty cell, and its GetCellFormula would load the
+// whole sheet into memory. It holds one row's cells at a time and reads no
+// further than the row stream has come, so the reader's row limit bounds
+// it, and MaxColumns the cells of a row.
+type formulaCells struct {
+	zc  *zip.ReadCloser
+	rc  io.ReadCloser
+	dec *xml.Decoder
+	at  int          // the row last read; 0 before the first
+	set map[int]bool // its columns holding a formula without a value
+	eof bool
+}
+
+// openFormulaCells opens the pass over sheet's part of workbook.
+func openFormulaCells(workbook, sheet string) (*formulaCells, error) {
 	zc, err := zip.OpenReader(workbook)
 	if err != nil {
 		return nil, err
 	}
-	defer zc.Close()
-	zr := &zc.Reader
-	part, err := sheetPart(zr, sheet)
+	part, err := sheetPart(&zc.Reader, sheet)
 	if err != nil {
+		zc.Close()
 		return nil, err
 	}
-	rc, err := zr.Open(part)
+	rc, err := zc.Open(part)
 	if err != nil {
+		zc.Close()
 		return nil, err
 	}
-	defer rc.Close()
-	out := map[string]bool{}
-	dec := xml.NewDecoder(rc)
-	var ref string
+	return &formulaCells{zc: zc, rc: rc, dec: xml.NewDecoder(rc)}, nil
+}
+
+// row returns the columns of row num holding a formula without a cached
+// value; rows are asked for in increasing order.
+func (f *formulaCells) row(num int) (map[int]bool, error) {
+	for f.at < num && !f.eof {
+		if err := f.next(); err != nil {
+			return nil, err
+		}
+	}
+	if f.at == num {
+		return f.set, nil
+	}
+	return nil, nil
+}
+
+// next reads the sheet's next row element: its number (its r, else the
+// one after the last) and its formula cells without a value.
+func (f *formulaCells) next() error {
+	f.set = nil
+	inRow, col, cells := false, 0, 0
 	var formula, value bool
 	for {
-		tok, err := dec.Token()
+		tok, err := f.dec.Token()
 		if err == io.EOF {
-			return out, nil
+			f.eof = true
+			return nil
 		}
 		if err != nil {
-			return nil, err
+			return fund.Invalid("file", "cannot be read as XLSX: %v", err)
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
 			switch t.Name.Local {
+			case "row":
+				inRow, col, cells = true, 0, 0
+				f.at++
+				if n, err := strconv.Atoi(attr(t, "r")); err == nil && n > 0 {
+					f.at = n
+				}
 			case "c":
-				ref, formula, value = attr(t, "r"), false, false
+				if !inRow {
+					continue
+				}
+				col, formula, value = col+1, false, false
+				if ref := attr(t, "r"); ref != "" {
+					if c, _, err := excelize.CellNameToCoordinates(ref); err == nil {
+						col = c
+					}
+				}
+				if cells++; cells > MaxColumns || col > MaxColumns {
+					return tooWide(f.at)
+				}
 			case "f":
 				formula = true
 			case "v", "is": // a cached value, even an empty string a formula returned
 				value = true
 			}
 		case xml.EndElement:
-			if t.Name.Local == "c" && formula && !value && ref != "" {
-				out[ref] = true
+			switch t.Name.Local {
+			case "c":
+				if inRow && formula && !value {
+					if f.set == nil {
+						f.set = map[int]bool{}
+					}
+					f.set[col] = true
+				}
+			case "row":
+				return nil
 			}
 		}
 	}
+}
+
+func (f *formulaCells) close() error {
+	return errors.Join(f.rc.Close(), f.zc.Close())
 }
 
 // sheetPart finds the part (xl/worksheets/sheet1.xml) of the sheet named

@@ -54,7 +54,7 @@ func TestReadHoldsNotTheFileWhole(t *testing.T) {
 			}
 			probe := &fundtest.HeapProbe{R: src}
 			before := fundtest.LiveHeap()
-			f, err := Read(probe, format, Limits{})
+			f, err := Read(t.Context(), probe, format, Limits{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -99,7 +99,7 @@ func TestAWorkbookInAFileIsReadWhereItLies(t *testing.T) {
 	}
 
 	t.Setenv("TMPDIR", filepath.Join(dir, "absent")) // no copy can be made
-	f, err := Read(open(), FormatXLSX, Limits{})
+	f, err := Read(t.Context(), open(), FormatXLSX, Limits{})
 	if err != nil {
 		t.Fatalf("a workbook in a file: %v", err)
 	}
@@ -107,7 +107,7 @@ func TestAWorkbookInAFileIsReadWhereItLies(t *testing.T) {
 	if _, err := os.Stat(path); err != nil {
 		t.Errorf("the file was not left where it was: %v", err)
 	}
-	_, err = Read(open(), FormatXLSX, Limits{MaxBytes: int64(tmpl.Len()) - 1})
+	_, err = Read(t.Context(), open(), FormatXLSX, Limits{MaxBytes: int64(tmpl.Len()) - 1})
 	if le, ok := errors.AsType[*LimitError](err); !ok || le.Limit != "bytes" || le.Max != int64(tmpl.Len())-1 {
 		t.Errorf("a file a byte over the limit: %v, want a LimitError of bytes", err)
 	}
@@ -117,7 +117,7 @@ func TestAWorkbookInAFileIsReadWhereItLies(t *testing.T) {
 	if _, err := middle.Seek(1, io.SeekStart); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Read(middle, FormatXLSX, Limits{}); err == nil || !strings.Contains(err.Error(), "spool the workbook") {
+	if _, err := Read(t.Context(), middle, FormatXLSX, Limits{}); err == nil || !strings.Contains(err.Error(), "spool the workbook") {
 		t.Errorf("a file read from its middle: %v, want it copied (and the copy to fail)", err)
 	}
 }

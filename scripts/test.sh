@@ -107,6 +107,8 @@ norace=(
 	TestImportOfAForeignFundsDocumentWritesNothing
 	TestImportBounds
 	TestAnImportIsReadAsItArrives
+	TestImportReviewFilesAreAnsweredWithinBounds
+	TestTheLargestImportIsCheckedWithinTheRequestTimeout
 	TestDocumentRoutesReplayWhatTheyAnsweredAsKnownAt
 	TestFanoutReadsReplayAsKnownAt
 	TestFundAndInvestorRoutesReplayAsKnownAt
@@ -133,6 +135,11 @@ norace=(
 	# goroutine), some written first by exceljs in a node process.
 	TestTemplateReadBackIsTheDemo
 	TestEveryPlantedErrorIsAnswered
+	TestTheCheckIsLinearInTheFile
+	TestAnAmountsExponentIsBoundedBeforeItIsWrittenOut
+	TestFormulaCellsAreCountedWithinTheLimits
+	TestProblemsAreCapped
+	TestARowWiderThanASpreadsheetIsRefused
 	TestSpreadsheetRealities
 	TestAQuarterWrittenByExcelJSReadsBackExactly
 	TestADryRunOfAnExcelJSFileFindsEveryPlantedError

@@ -13,12 +13,19 @@ const (
 // ImportReport is the answer of POST /v1/imports: every problem of the file
 // and what became of each of its documents.
 type ImportReport struct {
-	DryRun    bool               `json:"dryRun" doc:"Whether this was a dry run (dryRun=true): nothing was written."`
-	Format    string             `json:"format" doc:"The file's format, from its Content-Type: csv or xlsx."`
-	Sheet     string             `json:"sheet,omitempty" doc:"The sheet read (an XLSX file's first sheet); absent for CSV."`
-	Valid     bool               `json:"valid" doc:"Whether the file has no problem: true when problems is empty."`
-	Problems  []ImportProblem    `json:"problems" doc:"Every problem of the file at once, by row then column; empty when the file is valid."`
+	DryRun bool   `json:"dryRun" doc:"Whether this was a dry run (dryRun=true): nothing was written."`
+	Format string `json:"format" doc:"The file's format, from its Content-Type: csv or xlsx."`
+	Sheet  string `json:"sheet,omitempty" doc:"The sheet read (an XLSX file's first sheet); absent for CSV."`
+	Valid  bool   `json:"valid" doc:"Whether the file has no problem: true when problems is empty."`
+	ImportProblems
 	Documents []ImportedDocument `json:"documents" doc:"The file's documents, in the order of their first rows, each with its outcome."`
+}
+
+// ImportProblems are the problems of a file as an answer lists them: the
+// first ones, and how many more there are.
+type ImportProblems struct {
+	Problems     []ImportProblem `json:"problems" doc:"The file's problems at once, by row then column: every one, or the first 1,000 when there are more (moreProblems counts the rest); empty when the file is valid."`
+	MoreProblems int             `json:"moreProblems" doc:"How many problems of the file problems leaves out, after its last: 0 when it lists every one."`
 }
 
 // ImportProblem is one problem of a file, where the spreadsheet shows it.

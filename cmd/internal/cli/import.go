@@ -91,7 +91,7 @@ func runImport(ctx context.Context, e invocation) error {
 	defer in.Close()
 	// The command's limits are the route's defaults but for the positions
 	// of one document, which follow FUNDSVC_MAX_POSITIONS as the store does.
-	file, err := imports.Read(in, format, imports.Limits{MaxPositions: e.cfg.MaxPositions})
+	file, err := imports.Read(ctx, in, format, imports.Limits{MaxPositions: e.cfg.MaxPositions})
 	if err != nil {
 		return fmt.Errorf("import %s: %w", path, err)
 	}
@@ -99,7 +99,10 @@ func runImport(ctx context.Context, e invocation) error {
 		for _, p := range file.Errors {
 			fmt.Fprintf(e.stdout, "%s\n", problemLine(p))
 		}
-		return fmt.Errorf("import %s: %d problems; nothing was written", path, len(file.Errors))
+		if file.MoreProblems > 0 {
+			fmt.Fprintf(e.stdout, "and %d more problems\n", file.MoreProblems)
+		}
+		return fmt.Errorf("import %s: %d problems; nothing was written", path, len(file.Errors)+file.MoreProblems)
 	}
 	if f.dryRun {
 		positions := 0

@@ -136,7 +136,7 @@ func TestImportCommand(t *testing.T) {
 			if format == "csv" && out.String() != want.String() || out.Len() == 0 {
 				t.Errorf("%s template: %d bytes, differs from imports.WriteTemplate's", format, out.Len())
 			}
-			if _, err := imports.Read(&out, format, imports.Limits{}); err != nil {
+			if _, err := imports.Read(t.Context(), &out, format, imports.Limits{}); err != nil {
 				t.Errorf("%s template does not read back: %v", format, err)
 			}
 		}
