@@ -39,11 +39,10 @@ type committedVersion struct {
 // (the version before the first whose items it read; every version in a
 // full export). A version's instant is its event's. A full export reads
 // the events of a document again (one Query) when its Scan did not meet
-// every one, as it can miss those committed while it runs. A version that
-// still has none (committed before the event feed existed, and not yet
-// backfilled: `fundsvc changes backfill`) is given the instant the
-// backfill would give its event: the head's commit instant for the latest
-// version, else its creation instant, moved past the version before's.
+// every one, as it can miss those committed while it runs. A version whose
+// commit is still not found is given the head's commit instant for the
+// latest version, else its creation instant, moved past the version
+// before's.
 //
 // A version before the latest committed at or after the snapshot's
 // high-water mark (Manifest.CompleteUpTo) may have been staged while the
@@ -149,7 +148,7 @@ func (x *exporter) fileVersions(ctx context.Context, h *store.CommitHead, hist [
 		case ok:
 		case v.Version == h.Version && !h.CommittedAt.IsZero():
 			c = h.CommittedAt
-		default: // as the backfill stamps an event of a version before the feed
+		default:
 			c = r.CreatedAt
 			if !prev.IsZero() && !c.After(prev) {
 				c = prev.Add(time.Millisecond)

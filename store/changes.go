@@ -23,9 +23,8 @@ import (
 // found by one Query per day and shard of that period, never a Scan. The
 // shard is a stable hash of the document ID, so a day's commits spread over
 // Store.ChangeShards partitions and no index partition is a constant.
-// docs/access-patterns.md describes the keys, the backfill of heads written
-// before the index and what a caller must do about GSI1's eventual
-// consistency.
+// docs/access-patterns.md describes the keys and what a caller must do
+// about GSI1's eventual consistency.
 
 // DefaultChangeShards is the shard count of a Store that is not told
 // otherwise.

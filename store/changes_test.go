@@ -1,16 +1,12 @@
 package store_test
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/internal/dynamotest"
@@ -181,123 +177,6 @@ func TestADaysChangesSpreadOverEveryShard(t *testing.T) {
 	cs, err := e.Store.ChangedSince(ctx, at(15, 0, 0, 0, 0), at(16, 0, 0, 0, 0))
 	if err != nil || len(cs) != docs {
 		t.Fatalf("found %d of %d changes: %v", len(cs), docs, err)
-	}
-}
-
-// stripChangeKeys makes the heads of docs look as a release before the
-// change index wrote them.
-func stripChangeKeys(t *testing.T, e *fundtest.Env, docs ...string) {
-	t.Helper()
-	raw := dynamodb.NewFromConfig(dynamotest.Shared().Config())
-	for _, d := range docs {
-		_, err := raw.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-			TableName: aws.String(e.Table),
-			Key: map[string]types.AttributeValue{store.AttrPK: &types.AttributeValueMemberS{Value: store.DocPK(d)},
-				store.AttrSK: &types.AttributeValueMemberS{Value: store.HeadSK}},
-			UpdateExpression: aws.String("REMOVE GSI1PK, GSI1SK, CommittedAt"),
-		})
-		if err != nil {
-			t.Fatalf("strip the keys of %s: %v", d, err)
-		}
-	}
-}
-
-func TestTheBackfillIndexesHeadsWrittenBeforeTheIndex(t *testing.T) {
-	e := fundtest.New(t)
-	var ids []string
-	var want []string
-	for i := range 7 {
-		id := fmt.Sprintf("OLD_%d", i)
-		ids = append(ids, id)
-		created := at(3+i%3, 10, i, 0, 0)
-		commitAt(t, e.Store, doc(id, "F1", 1, "POS_1"), created)
-		want = append(want, fmt.Sprintf("%s@1@%s", id, created.Format(time.RFC3339Nano)))
-	}
-	slices.SortFunc(want, func(a, b string) int {
-		return strings.Compare(a[strings.LastIndex(a, "@"):], b[strings.LastIndex(b, "@"):])
-	})
-	commitAt(t, e.Store, doc("NEW", "F1", 1, "POS_1"), at(4, 12, 0, 0, 0))
-	want = slices.Insert(want, 5, "NEW@1@2026-01-04T12:00:00Z") // after OLD_1 and OLD_4 at 10:01 and 10:04 of the 4th
-	stripChangeKeys(t, e, ids...)
-	since, until := at(1, 0, 0, 0, 0), at(6, 0, 0, 0, 0)
-	if got := changedSince(t, e.Store, since, until, "NEW@1@2026-01-04T12:00:00Z"); got != "NEW@1@2026-01-04T12:00:00Z" {
-		t.Fatalf("before the backfill the index holds %s; the keys were not stripped", got)
-	}
-
-	// Interrupt the first run after the first page that indexed a head, as
-	// a killed process.
-	interrupted, cancel := context.WithCancel(ctx)
-	p, err := e.Store.BackfillChanges(interrupted, store.BackfillOptions{PageItems: 4, Progress: func(p store.BackfillProgress) {
-		if p.Indexed > 0 {
-			cancel()
-		}
-	}})
-	cancel()
-	if !errors.Is(err, context.Canceled) || p.Resume == "" || p.Indexed == 0 || p.Indexed == len(ids) {
-		t.Fatalf("interrupted run: %+v %v; want some heads indexed, a resume point and the cancellation", p, err)
-	}
-	first := p.Indexed
-	p, err = e.Store.BackfillChanges(ctx, store.BackfillOptions{Resume: p.Resume, PageItems: 4})
-	if err != nil || p.Resume != "" || first+p.Indexed != len(ids) {
-		t.Fatalf("resumed run: %+v %v; want the other %d heads indexed", p, err, len(ids)-first)
-	}
-	if got := changedSince(t, e.Store, since, until, strings.Join(want, " ")); got != strings.Join(want, " ") {
-		t.Fatalf("after the backfill:\n got %s\nwant %s", got, strings.Join(want, " "))
-	}
-
-	before := renderTable(t, e)
-	p, err = e.Store.BackfillChanges(ctx, store.BackfillOptions{})
-	if err != nil || p.Indexed != 0 || p.Kept != len(ids)+1 || p.Heads != len(ids)+1 {
-		t.Fatalf("second run: %+v %v; want every head kept, none indexed", p, err)
-	}
-	if only := difference(renderTable(t, e), before); len(only) > 0 {
-		t.Fatalf("the second run changed:\n%s", strings.Join(only, "\n"))
-	}
-	if _, err := e.Store.BackfillChanges(ctx, store.BackfillOptions{Resume: "not-a-point"}); fund.ErrorCode(err) != fund.EINVALID {
-		t.Fatalf("a made-up resume point: %v, want EINVALID", err)
-	}
-}
-
-// TestACommitRacingTheBackfillKeepsItsOwnKeys: the backfill reads a head
-// without keys, then, just before its update, another process commits a
-// new version of the document: the backfill must not replace the
-// commit's keys with those of the old version.
-func TestACommitRacingTheBackfillKeepsItsOwnKeys(t *testing.T) {
-	e := fundtest.New(t)
-	old, racing := at(5, 9, 0, 0, 0), at(7, 18, 30, 0, 0)
-	commitAt(t, e.Store, doc("RACE", "F1", 1, "POS_1"), old)
-	stripChangeKeys(t, e, "RACE")
-
-	hook := &dynamotest.WriteHook{}
-	backfill := store.NewStore(store.NewDB(dynamotest.Shared().Config(dynamotest.WithAPIOptions(hook.APIOption()))), e.Table)
-	indexesAHead := func(op string, in any) bool {
-		u, ok := in.(*dynamodb.UpdateItemInput)
-		if !ok {
-			return false
-		}
-		sk, _ := u.Key[store.AttrSK].(*types.AttributeValueMemberS)
-		return sk != nil && sk.Value == store.HeadSK
-	}
-	var committed fund.Document
-	hook.OnWriteWhere(indexesAHead, 1, func() { committed = commitAt(t, e.Store, doc("RACE", "F1", 2, "POS_1"), racing) })
-	p, err := backfill.BackfillChanges(ctx, store.BackfillOptions{})
-	if err != nil || !hook.Fired() {
-		t.Fatalf("backfill: %+v %v (the racing commit ran: %v)", p, err, hook.Fired())
-	}
-	if committed.Version != 2 || p.Indexed != 0 || p.Kept != 1 {
-		t.Fatalf("backfill %+v around the commit of version %d: want the head kept as the commit wrote it", p, committed.Version)
-	}
-	want := "RACE@2@2026-01-07T18:30:00Z"
-	if got := changedSince(t, e.Store, at(1, 0, 0, 0, 0), at(9, 0, 0, 0, 0), want); got != want {
-		t.Fatalf("the index holds %q, want the racing commit's %q", got, want)
-	}
-	for _, it := range e.Dump(t) {
-		if pk := it[store.AttrPK].(*types.AttributeValueMemberS).Value; pk != store.DocPK("RACE") || it[store.AttrSK].(*types.AttributeValueMemberS).Value != store.HeadSK {
-			continue
-		}
-		if sk := it[store.AttrGSI1SK].(*types.AttributeValueMemberS).Value; sk != store.ChangesGSI1SK(racing, "RACE") {
-			t.Fatalf("the head's change key is %s, want the racing commit's", sk)
-		}
 	}
 }
 

@@ -3,10 +3,6 @@ package store_test
 import (
 	"fmt"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/fundsvc/fundsvc/internal/dynamotest"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -440,65 +436,5 @@ func TestARepeatedRequestAddsNoEvent(t *testing.T) {
 	}
 	if got, _ := readFeed(t, everything(e.Store, 10)); !slices.Equal(eventIDs(got), []string{"evt_D1_v1"}) {
 		t.Fatalf("the feed lists %v", eventIDs(got))
-	}
-}
-
-// TestTheBackfillWritesTheEventsOfVersionsCommittedBeforeTheFeed commits
-// versions (a creation, a restatement that changes, removes and adds
-// positions, a void, another document), then removes every event and the
-// feed's recorded start, as a table from before the feed has none:
-// `fundsvc changes backfill` must write exactly the events the commits
-// wrote, and a second run nothing.
-func TestTheBackfillWritesTheEventsOfVersionsCommittedBeforeTheFeed(t *testing.T) {
-	e := fundtest.New(t)
-	c := setClock(e, time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
-	tick := func() { c.now = c.now.Add(time.Minute) }
-	if _, err := e.Store.Restate(ctx, doc("D1", "F1", 100, "POS_1", "POS_2", "POS_3"), nil); err != nil {
-		t.Fatal(err)
-	}
-	tick()
-	v2 := doc("D1", "F1", 100, "POS_1", "POS_2", "POS_4")
-	v2.Positions[0].CapitalCall.Amount = fund.MustMoney("999.00")
-	if _, err := e.Store.Restate(ctx, v2, nil); err != nil {
-		t.Fatal(err)
-	}
-	tick()
-	if _, err := e.Store.Void(ctx, fund.Document{ID: "D1", CreatedBy: "test"}, 2); err != nil {
-		t.Fatal(err)
-	}
-	tick()
-	if _, err := e.Store.Restate(ctx, doc("D2", "F2", 5, "POS_9"), nil); err != nil {
-		t.Fatal(err)
-	}
-	want, _ := readFeed(t, everything(e.Store, 10))
-	if len(want) != 4 {
-		t.Fatalf("the commits wrote %d events, want 4", len(want))
-	}
-
-	raw := dynamodb.NewFromConfig(dynamotest.Shared().Config())
-	for _, it := range e.Dump(t) {
-		pk := it[store.AttrPK].(*types.AttributeValueMemberS).Value
-		if !strings.HasPrefix(pk, store.EventPK("")) && pk != store.EventsStartPK {
-			continue
-		}
-		if _, err := raw.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(e.Table),
-			Key: map[string]types.AttributeValue{store.AttrPK: it[store.AttrPK], store.AttrSK: it[store.AttrSK]}}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if got, _ := readFeed(t, everything(e.Store, 10)); len(got) != 0 {
-		t.Fatalf("after removing the events the feed lists %v", eventIDs(got))
-	}
-
-	p, err := e.Store.BackfillChanges(ctx, store.BackfillOptions{PageItems: 3})
-	if err != nil || p.Events != 4 || p.Heads != 2 {
-		t.Fatalf("backfill: %+v, %v; want 2 heads and 4 events written", p, err)
-	}
-	got, _ := readFeed(t, everything(e.Store, 10))
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Fatalf("after the backfill the feed lists\n%v\nwant what the commits wrote\n%v", got, want)
-	}
-	if p, err := e.Store.BackfillChanges(ctx, store.BackfillOptions{}); err != nil || p.Events != 0 {
-		t.Fatalf("a second backfill: %+v, %v; want no event written", p, err)
 	}
 }

@@ -14,8 +14,7 @@ import (
 // can answer "as known at an instant" (docs/export.md): when each version
 // was committed, and the position items of each, not only of the latest.
 // The commit instant of a version is its event's (events.go): every commit
-// transaction puts one, with the instant it stamps on the head, and
-// `changes backfill` writes those of versions committed before the feed.
+// transaction puts one, with the instant it stamps on the head.
 
 // VersionCommit is when one committed version of a document was committed:
 // the CommittedAt of its event, which is its head's.

@@ -1,12 +1,10 @@
 package store
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/guregu/dynamo/v2"
@@ -14,12 +12,7 @@ import (
 
 // Reads of the history records (keys.go): a version's document record and
 // capital activity, keyed by version after the latest view, read newest
-// first a page at a time. A document whose head (or latest record) does
-// not have HistoryByVersion may still hold records of the earlier layout,
-// keyed by date among the latest view's items, until the backfill moves
-// them (backfill.go): its reads read both layouts whole, the earlier one
-// first, so that a record the backfill moves in between is read in one of
-// them, and keep one record per version.
+// first a page at a time.
 
 // historyCursor is where a page of history records newest first resumes:
 // below version Before. It is a PageKey of its own (JSON), which the api
@@ -28,7 +21,6 @@ type historyCursor struct {
 	Before  int    `json:"b"`
 	Version int    `json:"v,omitempty"` // the version a capital page shows
 	FundID  string `json:"f,omitempty"`
-	Legacy  bool   `json:"l,omitempty"` // the document may hold records of the earlier layout
 }
 
 func (c historyCursor) key() PageKey {
@@ -57,34 +49,6 @@ func (s *Store) versionRecords(ctx context.Context, doc, prefix string, lo, hi i
 		return nil, fmt.Errorf("history of document %s: %w", doc, err)
 	}
 	return items, nil
-}
-
-// legacyRecords reads every record of the earlier layout between lo and
-// hi (LegacyDocumentHistoryRange, LegacyActivityHistoryRange) with one
-// strongly consistent Query.
-func (s *Store) legacyRecords(ctx context.Context, doc, lo, hi string) ([]Item, error) {
-	items, err := queryAll(ctx, s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.Between, lo, hi).Consistent(true))
-	if err != nil {
-		return nil, fmt.Errorf("earlier history of document %s: %w", doc, err)
-	}
-	return items, nil
-}
-
-// newestFirst returns the records with the versions below before, one per
-// version (the first read of each is kept), newest first.
-func newestFirst(before int, sets ...[]Item) []Item {
-	seen := map[int]bool{}
-	var out []Item
-	for _, set := range sets {
-		for _, it := range set {
-			if it.Version < before && !seen[it.Version] {
-				seen[it.Version] = true
-				out = append(out, it)
-			}
-		}
-	}
-	slices.SortFunc(out, func(a, b Item) int { return cmp.Compare(b.Version, a.Version) })
-	return out
 }
 
 // pageBelow reads one page of at most limit history records under prefix
@@ -119,22 +83,11 @@ func (s *Store) pageBelow(ctx context.Context, doc, prefix string, before, limit
 	return items, v, nil
 }
 
-// pageOf cuts records, newest first, to a page of limit: the page, and the
-// version the next page starts below (0: none follows).
-func pageOf(records []Item, limit int) ([]Item, int) {
-	if len(records) <= limit {
-		return records, 0
-	}
-	return records[:limit], records[limit-1].Version
-}
-
 // HistoryPage returns up to limit of a document's version records whose
 // asOf lies between from and to (either may be zero for an open end; every
 // version of the end date included), newest first, resuming at start; the
 // key to resume from is nil at the end. It reads the latest record first
-// (one GetItem), which says whether the document may hold records of the
-// earlier layout; then, for a document that does not, one Query of up to
-// limit+1 records, or up to pageRequests of them when from or to leaves
+// (one GetItem), then one Query of up to limit+1 records, or up to pageRequests of them when from or to leaves
 // some out (the page may then hold fewer than limit, with a key to go on).
 // It returns ENOTFOUND for an unknown document.
 func (s *Store) HistoryPage(ctx context.Context, doc string, from, to fund.Date, limit int, start PageKey) ([]fund.DocumentHeader, PageKey, error) {
@@ -157,25 +110,9 @@ func (s *Store) historyPage(ctx context.Context, latest *Item, from, to fund.Dat
 		before = min(c.Before, before)
 	}
 	filter, args := asOfFilter(from, to)
-	var records []Item
-	next := 0
-	if latest.HistoryByVersion {
-		var err error
-		if records, next, err = s.pageBelow(ctx, doc, DocumentVersionPrefix, before, limit, filter, args...); err != nil {
-			return nil, nil, err
-		}
-	} else {
-		lo, hi := LegacyDocumentHistoryRange(from, to)
-		legacy, err := s.legacyRecords(ctx, doc, lo, hi)
-		if err != nil {
-			return nil, nil, err
-		}
-		keyed, err := s.versionRecords(ctx, doc, DocumentVersionPrefix, 1, before-1)
-		if err != nil {
-			return nil, nil, err
-		}
-		keyed = slices.DeleteFunc(keyed, func(it Item) bool { return !inDates(it.AsOf, from, to) })
-		records, next = pageOf(newestFirst(before, legacy, keyed), limit)
+	records, next, err := s.pageBelow(ctx, doc, DocumentVersionPrefix, before, limit, filter, args...)
+	if err != nil {
+		return nil, nil, err
 	}
 	out := make([]fund.DocumentHeader, 0, len(records))
 	for i := range records {
@@ -200,10 +137,6 @@ func asOfFilter(from, to fund.Date) (string, []any) {
 		return "$ <= ?", []any{"AsOf", to.String()}
 	}
 	return "", nil
-}
-
-func inDates(d, from, to fund.Date) bool {
-	return (from.IsZero() || !d.Before(from)) && (to.IsZero() || !to.Before(d))
 }
 
 // latestRecord reads the latest document record with one GetItem. It

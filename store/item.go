@@ -56,23 +56,9 @@ type Item struct {
 	CreatedBy string    `dynamo:",omitempty"`
 	RequestID string    `dynamo:",omitempty"` // on the head: the idempotent request that wrote it
 	// On the head: the instant its commit was sent, which the change index
-	// (GSI1) is keyed by; a head indexed by the backfill has its CreatedAt.
+	// (GSI1) is keyed by.
 	CommittedAt time.Time `dynamo:",omitempty"`
 
-	// On the head, the latest document record and a version's history
-	// record of its document: every version up to this one keeps its
-	// history records under the version-ordered keys (DocumentVersionSK),
-	// none under the earlier layout's, so reads of its history read that
-	// layout only. A commit sets it when it creates the document or
-	// follows a head that has it; the backfill, once it has moved the
-	// document's earlier records.
-	HistoryByVersion bool `dynamo:",omitempty"`
-	// On the head: every version up to this one has its entry in the
-	// document's instant index (VersionInstantSK), so the version known at
-	// an instant is one Query of it. A commit sets it when it creates the
-	// document or follows a head that has it; the backfill, once it has
-	// put the entries of the versions committed before the index.
-	InstantIndexed bool `dynamo:",omitempty"`
 	// On the head: the records of its version and of the OverviewHistory
 	// versions before it, compressed (recent.go), which the overview shows
 	// from the head it reads anyway.

@@ -74,10 +74,6 @@ const HeadSK = "#HEAD"
 // DocumentLatestSK is the latest document.
 const DocumentLatestSK = "DOCUMENT#LATEST"
 
-// DocumentPrefix starts every document-level document item of the latest
-// view (DocumentLatestSK) and of the earlier layout's history records.
-const DocumentPrefix = "DOCUMENT#"
-
 // History records: the immutable document record and capital activity of
 // every committed version, written by its commit. They are keyed by
 // version under prefixes that begin with '~', the last printable ASCII
@@ -115,8 +111,8 @@ func VersionRange(prefix string, lo, hi int) (string, string) {
 	return fmt.Sprintf("%s%010d", prefix, max(lo, 0)), fmt.Sprintf("%s%010d", prefix, max(hi, 0))
 }
 
-// VersionOfSK returns the version a history record's sort key names
-// (either layout); ok is false for any other key.
+// VersionOfSK returns the version a history record's sort key names; ok
+// is false for any other key.
 func VersionOfSK(sk string) (version int, ok bool) {
 	i := strings.LastIndexByte(sk, '#')
 	if i < 0 || len(sk)-i-1 != 10 {
@@ -124,33 +120,6 @@ func VersionOfSK(sk string) (version int, ok bool) {
 	}
 	v, err := strconv.Atoi(sk[i+1:])
 	return v, err == nil
-}
-
-// The earlier layout's history records, which sort among the latest view's
-// items, by date then version: tables written before the history moved
-// hold them until the backfill (backfill.go) moves them, and every read of
-// history reads them too where a document may still have them (see
-// Item.HistoryByVersion).
-
-// LegacyDocumentHistorySK is the earlier layout's record of one version,
-// ordered by asOf then version.
-func LegacyDocumentHistorySK(asOf fund.Date, version int) string {
-	return fmt.Sprintf("DOCUMENT#%s#%010d", asOf, version)
-}
-
-// LegacyDocumentHistoryRange returns inclusive bounds that select every
-// record of the earlier layout with from <= asOf <= to, every version of
-// the end date included. Either date may be zero for an open end.
-func LegacyDocumentHistoryRange(from, to fund.Date) (lo, hi string) {
-	lo, hi = "DOCUMENT#0", "DOCUMENT#9~"
-	if !from.IsZero() {
-		lo = "DOCUMENT#" + from.String()
-	}
-	if !to.IsZero() {
-		// '$' sorts right after '#', so this bound is above "<to>#<any version>".
-		hi = "DOCUMENT#" + to.String() + "$"
-	}
-	return lo, hi
 }
 
 // The change index (changes.go): the commit head of every document carries,
@@ -258,16 +227,6 @@ const (
 
 // CapitalActivityLatestSK is the latest capital activity.
 const CapitalActivityLatestSK = "CAPITAL_ACTIVITY#LATEST"
-
-// LegacyActivityHistorySK is the earlier layout's capital activity of one
-// version, ordered by activity date then version.
-func LegacyActivityHistorySK(date fund.Date, version int) string {
-	return fmt.Sprintf("CAPITAL_ACTIVITY#%s#%010d", date, version)
-}
-
-// LegacyActivityHistoryRange returns inclusive bounds that select every
-// capital activity record of the earlier layout.
-func LegacyActivityHistoryRange() (lo, hi string) { return "CAPITAL_ACTIVITY#0", "CAPITAL_ACTIVITY#9~" }
 
 // CapitalPrefix is shared by capital activities, capital calls and capital
 // account statements.

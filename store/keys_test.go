@@ -7,18 +7,7 @@ import (
 	"github.com/fundsvc/fundsvc/fund"
 )
 
-func TestLegacyDocumentHistoryRangeIncludesEveryVersionOfTheEndDate(t *testing.T) {
-	lo, hi := LegacyDocumentHistoryRange(fund.MustDate("2025-01-01"), fund.MustDate("2025-09-01"))
-	for _, sk := range []string{LegacyDocumentHistorySK(fund.MustDate("2025-09-01"), 1), LegacyDocumentHistorySK(fund.MustDate("2025-09-01"), 9999999), LegacyDocumentHistorySK(fund.MustDate("2025-01-01"), 1)} {
-		if sk < lo || sk > hi {
-			t.Errorf("%s outside [%s, %s]", sk, lo, hi)
-		}
-	}
-	for _, sk := range []string{LegacyDocumentHistorySK(fund.MustDate("2025-09-02"), 1), LegacyDocumentHistorySK(fund.MustDate("2024-12-31"), 7), DocumentLatestSK} {
-		if sk >= lo && sk <= hi {
-			t.Errorf("%s inside [%s, %s]", sk, lo, hi)
-		}
-	}
+func TestCapitalRangeHoldsTheCapitalItemsAndTheHead(t *testing.T) {
 	clo, chi := CapitalRange()
 	// Statements (CAPITAL_ACCOUNT#) are in it too; Capital filters them out.
 	for _, sk := range []string{HeadSK, CapitalActivityLatestSK, PositionItemSK(fund.CapitalCall, "P1"), PositionItemSK(fund.Statement, "P1")} {
@@ -39,7 +28,7 @@ func TestStatementPrefixSelectsStatementsOnly(t *testing.T) {
 			t.Errorf("the statement prefix selects %s: %v", PositionItemSK(k, "P1"), got)
 		}
 	}
-	for _, sk := range []string{HeadSK, CapitalActivityLatestSK, LegacyActivityHistorySK(fund.MustDate("2025-06-30"), 1), DocumentLatestSK} {
+	for _, sk := range []string{HeadSK, CapitalActivityLatestSK, DocumentLatestSK} {
 		if strings.HasPrefix(sk, StatementPrefix) {
 			t.Errorf("the statement prefix selects %s", sk)
 		}
@@ -74,8 +63,7 @@ func TestHistoryRecordsSortAfterTheLatestView(t *testing.T) {
 			t.Errorf("the document range selects %s", sk)
 		}
 	}
-	for sk, want := range map[string]int{DocumentVersionSK(42): 42, ActivityVersionSK(7): 7,
-		LegacyDocumentHistorySK(fund.MustDate("2025-06-30"), 3): 3, LegacyActivityHistorySK(fund.MustDate("2025-06-30"), 12): 12} {
+	for sk, want := range map[string]int{DocumentVersionSK(42): 42, ActivityVersionSK(7): 7} {
 		if v, ok := VersionOfSK(sk); !ok || v != want {
 			t.Errorf("VersionOfSK(%s) = %d, %v; want %d", sk, v, ok, want)
 		}

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -19,11 +18,7 @@ import (
 // instant index (VersionInstantSK), which every commit writes in its
 // transaction: the head's one GetItem answers when the latest version is
 // old enough, otherwise one Query of the index (Limit 1) names the version
-// and one GetItem reads its record, whatever the number of versions. A
-// document whose head is not InstantIndexed (versions committed before the
-// index, until `fundsvc changes backfill` puts their entries) is searched
-// as before: a binary search over its events, one GetItem each, at most
-// 2 + ⌈log₂ n⌉ GetItems for n versions (versionNumberAt).
+// and one GetItem reads its record, whatever the number of versions.
 
 // VersionRef names one committed version of a document.
 type VersionRef struct {
@@ -60,11 +55,11 @@ func (s *Store) versionAtFrom(ctx context.Context, h *Item, at time.Time) (Versi
 
 // recordAtFrom is versionAtFrom with the version's history record, which
 // the search reads for a version below the head's (nil for the head's own
-// version, which needs no read, and for a record of the earlier layout).
+// version, which needs no read).
 func (s *Store) recordAtFrom(ctx context.Context, h *Item, at time.Time) (VersionRef, *Item, error) {
-	if !headInstant(h).After(at) {
+	if !h.CommittedAt.After(at) {
 		return VersionRef{DocumentID: h.DocumentID, FundID: h.FundID, Version: h.Version, CommitID: h.CommitID,
-			CommittedAt: headInstant(h), AsOf: h.AsOf, Voided: h.Voided, Latest: true}, nil, nil
+			CommittedAt: h.CommittedAt, AsOf: h.AsOf, Voided: h.Voided, Latest: true}, nil, nil
 	}
 	lo, loAt, err := s.versionNumberAt(ctx, h, at, h.Version)
 	if err != nil {
@@ -78,47 +73,10 @@ func (s *Store) recordAtFrom(ctx context.Context, h *Item, at time.Time) (Versio
 		return VersionRef{}, nil, fmt.Errorf("document %s version %d: %w", h.DocumentID, lo, err)
 	}
 	if rec == nil {
-		// The earlier layout keys records by date (keys.go); Version
-		// finds them there.
-		d, err := s.Version(ctx, h.DocumentID, lo)
-		if err != nil {
-			return VersionRef{}, nil, err
-		}
-		return VersionRef{DocumentID: d.ID, FundID: d.FundID, Version: d.Version, CommitID: d.CommitID,
-			CommittedAt: loAt, AsOf: d.AsOf, Voided: d.Voided}, nil, nil
+		return VersionRef{}, nil, fmt.Errorf("document %s version %d: no history record", h.DocumentID, lo)
 	}
 	return VersionRef{DocumentID: h.DocumentID, FundID: rec.FundID, Version: rec.Version, CommitID: rec.CommitID,
 		CommittedAt: loAt, AsOf: rec.AsOf, Voided: rec.Voided}, rec, nil
-}
-
-// headInstant is the instant the head's version was committed: a head
-// written before commit instants were kept has its version's CreatedAt,
-// as the backfill indexes it.
-func headInstant(h *Item) time.Time {
-	if h.CommittedAt.IsZero() {
-		return h.CreatedAt
-	}
-	return h.CommittedAt
-}
-
-// ErrNoCommitInstant is returned, wrapped, when a version has no event to
-// give its commit instant: the versions committed before the feed have
-// theirs once `fundsvc changes backfill` has run.
-var ErrNoCommitInstant = errors.New("no commit instant recorded for this version; run `fundsvc changes backfill`")
-
-// commitInstant reads the commit instant of one version from its event,
-// with one strongly consistent GetItem.
-func (s *Store) commitInstant(ctx context.Context, doc string, version int) (time.Time, error) {
-	var ev eventItem
-	err := s.table.Get(AttrPK, EventPK(doc)).Range(AttrSK, dynamo.Equal, EventSK(version)).
-		Project("CommittedAt").Consistent(true).One(ctx, &ev)
-	if errors.Is(err, dynamo.ErrNotFound) {
-		return time.Time{}, fmt.Errorf("document %s version %d: %w", doc, version, ErrNoCommitInstant)
-	}
-	if err != nil {
-		return time.Time{}, fmt.Errorf("commit instant of document %s version %d: %w", doc, version, err)
-	}
-	return ev.CommittedAt, nil
 }
 
 // The document routes' reads as known at an instant, as a viewer sees
@@ -163,9 +121,7 @@ func (r View) VersionAt(ctx context.Context, doc string, at time.Time) (VersionR
 }
 
 // recordOf returns the known version's history record (one GetItem when
-// the search did not read it), marked HistoryByVersion as the head is, so
-// that the reads of the history below it read the layouts the document
-// holds now.
+// the search did not read it).
 func (s *Store) recordOf(ctx context.Context, k *known) (*Item, error) {
 	rec := k.record
 	if rec == nil {
@@ -175,25 +131,10 @@ func (s *Store) recordOf(ctx context.Context, k *known) (*Item, error) {
 		}
 	}
 	if rec == nil {
-		// A record of the earlier layout, keyed by date (keys.go).
-		lo, hi := LegacyDocumentHistoryRange(fund.Date{}, fund.Date{})
-		items, err := queryAll(ctx, s.table.Get(AttrPK, DocPK(k.DocumentID)).Range(AttrSK, dynamo.Between, lo, hi).
-			Filter("$ = ?", "Version", k.Version).Consistent(true))
-		if err != nil {
-			return nil, fmt.Errorf("document %s version %d: %w", k.DocumentID, k.Version, err)
-		}
-		if len(items) == 0 {
-			if rec, err = s.versionRecord(ctx, k.DocumentID, k.Version); err != nil || rec == nil {
-				return nil, fmt.Errorf("document %s version %d: no history record (%v)", k.DocumentID, k.Version, err)
-			}
-		} else {
-			rec = &items[0]
-		}
+		return nil, fmt.Errorf("document %s version %d: no history record", k.DocumentID, k.Version)
 	}
-	out := *rec
-	out.HistoryByVersion = k.head.HistoryByVersion
-	k.record = &out
-	return &out, nil
+	k.record = rec
+	return rec, nil
 }
 
 // OverviewAt is Overview as known at at: the version known then, read
@@ -213,18 +154,7 @@ func (r View) OverviewAt(ctx context.Context, doc string, at time.Time) (Snapsho
 		return Snapshot{}, err
 	}
 	snap := Snapshot{Document: d, FromVersion: true}
-	var legacyDocs, legacyActivities []Item
-	if !k.head.HistoryByVersion {
-		lo, hi := LegacyDocumentHistoryRange(fund.Date{}, fund.Date{})
-		if legacyDocs, err = r.s.legacyRecords(ctx, doc, lo, hi); err != nil {
-			return Snapshot{}, err
-		}
-		lo, hi = LegacyActivityHistoryRange()
-		if legacyActivities, err = r.s.legacyRecords(ctx, doc, lo, hi); err != nil {
-			return Snapshot{}, err
-		}
-	}
-	if err := r.s.earlierVersions(ctx, doc, k.head, k.Version, legacyDocs, legacyActivities, &snap); err != nil {
+	if err := r.s.earlierVersions(ctx, doc, k.head, k.Version, &snap); err != nil {
 		return Snapshot{}, err
 	}
 	return snap, nil
@@ -261,18 +191,7 @@ func (r View) VersionsOf(ctx context.Context, doc string, latest int, from, to f
 		return fund.DocumentHeader{}, nil, nil, fmt.Errorf("document %s version %d: %w", doc, latest, err)
 	}
 	if rec == nil {
-		// A record of the earlier layout: found from the head, as the
-		// first page did.
-		k := known{VersionRef: VersionRef{DocumentID: doc, Version: latest}}
-		if k.head, err = r.s.head(ctx, doc); err == nil && k.head == nil {
-			err = notFound(doc)
-		}
-		if err == nil {
-			rec, err = r.s.recordOf(ctx, &k)
-		}
-		if err != nil {
-			return fund.DocumentHeader{}, nil, nil, err
-		}
+		return fund.DocumentHeader{}, nil, nil, notFound(doc)
 	}
 	if err := r.visible(doc, rec.FundID, nil); err != nil {
 		return fund.DocumentHeader{}, nil, nil, err
@@ -367,15 +286,7 @@ func (r View) CapitalAt(ctx context.Context, doc string, at time.Time, limit int
 			c.Calls = append(c.Calls, it)
 		}
 	}
-	legacy := !k.head.HistoryByVersion
-	var earlier []Item
-	if legacy {
-		lo, hi := LegacyActivityHistoryRange()
-		if earlier, err = r.s.legacyRecords(ctx, doc, lo, hi); err != nil {
-			return Capital{}, nil, err
-		}
-	}
-	next, err := r.s.earlierActivities(ctx, doc, &c, legacy, earlier, k.Version, limit)
+	next, err := r.s.earlierActivities(ctx, doc, &c, k.Version, limit)
 	if err != nil {
 		return Capital{}, nil, err
 	}
@@ -393,9 +304,7 @@ func (r View) DocumentAt(ctx context.Context, doc string, at time.Time) (fund.Do
 }
 
 // CommitInstants returns the commit instants of a document's versions lo to
-// hi that have one (their events; versions committed before the feed have
-// none until the backfill writes them), with one strongly consistent Query
-// of its events.
+// hi, from their events, with one strongly consistent Query of its events.
 func (s *Store) CommitInstants(ctx context.Context, doc string, lo, hi int) (map[int]time.Time, error) {
 	out := map[int]time.Time{}
 	if hi < lo {

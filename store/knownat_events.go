@@ -25,12 +25,10 @@ import (
 // when the document is unknown or its latest version was committed at or
 // before from. Reads: the head's GetItem, then, when the latest version
 // is later than from, a Query of the instant index for each end and one
-// Query of at most limit+1 events, whatever the number of versions (a
-// document not InstantIndexed: 2·⌈log₂ n⌉ GetItems of events for the two
-// ends instead).
+// Query of at most limit+1 events, whatever the number of versions.
 func (s *Store) DocumentVersionsBetween(ctx context.Context, doc string, from, to time.Time, limit int) ([]fund.Event, error) {
 	h, err := s.head(ctx, doc)
-	if err != nil || h == nil || !headInstant(h).After(from) || !to.After(from) {
+	if err != nil || h == nil || !h.CommittedAt.After(from) || !to.After(from) {
 		return nil, err
 	}
 	last, _, err := s.versionNumberAt(ctx, h, to, 0)
@@ -52,7 +50,7 @@ func (s *Store) DocumentVersionsBetween(ctx context.Context, doc string, from, t
 		return nil, fmt.Errorf("events of document %s versions %d to %d: %w", doc, first+1, hi, err)
 	}
 	if len(items) != hi-first {
-		return nil, fmt.Errorf("events of document %s versions %d to %d: %d found: %w", doc, first+1, hi, len(items), ErrNoCommitInstant)
+		return nil, fmt.Errorf("events of document %s versions %d to %d: %d found", doc, first+1, hi, len(items))
 	}
 	out := make([]fund.Event, 0, len(items))
 	for i := range items {
@@ -66,39 +64,15 @@ func (s *Store) DocumentVersionsBetween(ctx context.Context, doc string, from, t
 }
 
 // versionNumberAt is the number of the latest version of h's document
-// committed at or before at (0: none) and its commit instant, among the
-// versions below after, a version known to be committed later than at (0:
-// the search starts from the head's). A head that is InstantIndexed
-// answers with one Query of the instant index, which holds no entry of a
-// version later than after's; otherwise a binary search over the events,
-// one GetItem per step.
+// committed at or before at (0: none) and its commit instant. after, when
+// not 0, is a version known to be committed later than at; 0: the search
+// starts from the head's, which answers without a read when it was
+// committed at or before at. Otherwise one Query of the instant index.
 func (s *Store) versionNumberAt(ctx context.Context, h *Item, at time.Time, after int) (int, time.Time, error) {
-	hi := after
-	if hi == 0 {
-		if !headInstant(h).After(at) {
-			return h.Version, headInstant(h), nil
-		}
-		hi = h.Version
+	if after == 0 && !h.CommittedAt.After(at) {
+		return h.Version, h.CommittedAt, nil
 	}
-	if h.InstantIndexed {
-		return s.indexedVersionAt(ctx, h.DocumentID, at)
-	}
-	// lo's instant is at or before at (0: none), hi's after it.
-	lo := 0
-	var loAt time.Time
-	for hi-lo > 1 {
-		mid := lo + (hi-lo)/2
-		t, err := s.commitInstant(ctx, h.DocumentID, mid)
-		if err != nil {
-			return 0, time.Time{}, err
-		}
-		if t.After(at) {
-			hi = mid
-		} else {
-			lo, loAt = mid, t
-		}
-	}
-	return lo, loAt, nil
+	return s.indexedVersionAt(ctx, h.DocumentID, at)
 }
 
 // indexedVersionAt reads the latest entry of doc's instant index at or

@@ -7,11 +7,10 @@ import (
 
 // The floor of reads as known at an instant: the event feed's start. Every
 // process lowers the recorded start before its first commit to the
-// instant that commit's version was created at (recordEventsStart), and
-// the backfill to the first instant it writes, so no version was
-// committed, and no position registered, before it: a read as known at an
-// instant before the start is answered as before anything, whatever the
-// instant, without searching the months or versions between.
+// instant that commit's version was created at (recordEventsStart), so
+// no version was committed, and no position registered, before it: a read
+// as known at an instant before the start is answered as before anything,
+// whatever the instant, without searching the months or versions between.
 
 // BeforeFeed reports whether at is before the event feed's start (or no
 // version was ever committed): nothing was known then. It reads nothing

@@ -23,9 +23,7 @@ import (
 // or before at: the feed's start (one GetItem; an instant before it is
 // before any commit), then the fund's event feed (GSI2, by UTC month),
 // read from at's month back to the start's, one Query of one event per
-// month, those months paid for before the first is read. A fund of a
-// document committed before the feed existed has its events once
-// `fundsvc changes backfill` has run.
+// month, those months paid for before the first is read.
 func (s *Store) FundHadDocumentAt(ctx context.Context, fundID string, at time.Time, reads *Reads) (bool, error) {
 	if err := reads.spend(1); err != nil {
 		return false, err
@@ -408,7 +406,7 @@ func (s *Store) fundDocumentsAt(ctx context.Context, fundID string, at time.Time
 	// searches paid for before the first.
 	searches := 0
 	for i := range heads {
-		if headInstant(&heads[i]).After(at) {
+		if heads[i].CommittedAt.After(at) {
 			searches += 2 + ceilLog2(heads[i].Version)
 		}
 	}
@@ -418,7 +416,7 @@ func (s *Store) fundDocumentsAt(ctx context.Context, fundID string, at time.Time
 	out := []fund.DocumentHeader{}
 	for i := range heads {
 		h := &heads[i]
-		if !headInstant(h).After(at) {
+		if !h.CommittedAt.After(at) {
 			if ix := listed[h.DocumentID]; ix != nil && !h.Voided {
 				out = append(out, ix.Header())
 			}
@@ -441,15 +439,10 @@ func (s *Store) fundDocumentsAt(ctx context.Context, fundID string, at time.Time
 		if err != nil {
 			return nil, fmt.Errorf("document %s version %d: %w", h.DocumentID, ref.Version, err)
 		}
-		if rec != nil {
-			out = append(out, rec.Header())
-			continue
+		if rec == nil {
+			return nil, fmt.Errorf("document %s version %d: no history record", h.DocumentID, ref.Version)
 		}
-		d, err := s.Version(ctx, h.DocumentID, ref.Version) // the earlier layout's record
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, d.Header())
+		out = append(out, rec.Header())
 	}
 	slices.SortFunc(out, func(a, b fund.DocumentHeader) int {
 		return cmp.Or(cmp.Compare(a.AsOf.String(), b.AsOf.String()), cmp.Compare(a.ID, b.ID))

@@ -77,15 +77,6 @@ func recordInstant(row rawItem) time.Time {
 	return t
 }
 
-func rowVersion(row rawItem) int {
-	n, _ := row["Version"].(*types.AttributeValueMemberN)
-	if n == nil {
-		return 0
-	}
-	v, _ := strconv.Atoi(n.Value)
-	return v
-}
-
 // Reads counts the DynamoDB requests a read as known at an instant makes
 // and, when Charge is set, pays for them before they are made: each group
 // of requests reserves the most it can make first (a fund's months of
@@ -142,42 +133,13 @@ func (r *Reads) Unused() int {
 
 // recordAt returns the version of the record at pk in force at at, given
 // current, the record as stored now (nil: none): nil when it had no record
-// then. It reads nothing when current is old enough; otherwise, for an
-// InstantIndexed record, one Query of its instant index and one GetItem
-// of the version it names, and for one that is not, one GetItem per step
-// of a binary search over the versions' items (a version without one was
-// stored before they were kept: not known).
+// then. It reads nothing when current is old enough; otherwise one Query
+// of its instant index and one GetItem of the version it names.
 func (s *Store) recordAt(ctx context.Context, pk string, current rawItem, at time.Time, reads *Reads) (rawItem, error) {
 	if current == nil || !recordInstant(current).After(at) {
 		return current, nil
 	}
-	if rowBool(current, "InstantIndexed") {
-		return s.indexedRecordAt(ctx, pk, at, reads)
-	}
-	lo, hi := 0, rowVersion(current)
-	var best rawItem
-	for hi-lo > 1 {
-		mid := lo + (hi-lo)/2
-		var row map[string]types.AttributeValue
-		if err := reads.spend(1); err != nil {
-			return nil, err
-		}
-		err := s.table.Get(AttrPK, pk).Range(AttrSK, dynamo.Equal, RecordVersionSK(mid)).Consistent(true).One(ctx, &row)
-		switch {
-		case errors.Is(err, dynamo.ErrNotFound):
-			// Stored before versions were kept, as every version before
-			// it was: not known at any instant, so no record is known
-			// at at unless a later version is.
-			lo, best = mid, nil
-		case err != nil:
-			return nil, fmt.Errorf("record version %d of %s: %w", mid, pk, err)
-		case recordInstant(row).After(at):
-			hi = mid
-		default:
-			lo, best = mid, row
-		}
-	}
-	return best, nil
+	return s.indexedRecordAt(ctx, pk, at, reads)
 }
 
 // indexedRecordAt reads the entry of the record's instant index at or
@@ -209,12 +171,6 @@ func (s *Store) indexedRecordAt(ctx context.Context, pk string, at time.Time, re
 // recordInstantItem is a record version's entry in its instant index.
 func recordInstantItem(pk string, version int, at time.Time) Item {
 	return Item{PK: pk, SK: RecordInstantSK(at), Type: TypeRecordInstant, Version: version, CommittedAt: at}
-}
-
-// rowBool reads a boolean attribute of a stored item (false when absent).
-func rowBool(row map[string]types.AttributeValue, name string) bool {
-	b, _ := row[name].(*types.AttributeValueMemberBOOL)
-	return b != nil && b.Value
 }
 
 // recordsAt reads the records of pks as stored now with consistent

@@ -1,13 +1,10 @@
 package store_test
 
 import (
-	"errors"
 	"fmt"
-	"math/bits"
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/internal/fundtest"
 	"github.com/fundsvc/fundsvc/store"
@@ -17,10 +14,7 @@ import (
 // nine versions a minute apart on an injected clock and asks for the
 // version known at instants before, at, between and after them: each
 // answer costs the head, one Query of the instant index and the version's
-// record, whatever the version. A table written before the index (its
-// entries deleted and the head's mark taken off) is answered the same by
-// the binary search over the events, in at most 2 + ⌈log₂ n⌉ reads, and
-// in constant reads again once the backfill has put the index back.
+// record, whatever the version.
 func TestVersionAtFindsTheVersionKnownAtAnInstantInConstantReads(t *testing.T) {
 	e := fundtest.New(t)
 	t0 := time.Date(2026, 10, 1, 9, 0, 0, 0, time.UTC)
@@ -67,59 +61,6 @@ func TestVersionAtFindsTheVersionKnownAtAnInstantInConstantReads(t *testing.T) {
 		t.Logf("%s: at most %.1f read units", stage, worst)
 	}
 	check("indexed", 3) // the head, the index's entry, the record
-	unindex(t, e, "D1")
-	check("before the index", 2+bits.Len(uint(versions-1))) // the head, ⌈log₂ n⌉ events, the record
-	p, err := e.Store.BackfillChanges(ctx, store.BackfillOptions{})
-	if err != nil || p.Instants != 1 {
-		t.Fatalf("backfill: %+v %v, want one document's index put", p, err)
-	}
-	check("after the backfill", 3)
-	if p, err := e.Store.BackfillChanges(ctx, store.BackfillOptions{}); err != nil || p.Instants != 0 {
-		t.Errorf("a second backfill: %+v %v, want nothing to index", p, err)
-	}
-}
-
-// unindex makes doc as a table written before the instant index holds
-// it: its index entries deleted, its head without the mark.
-func unindex(t *testing.T, e *fundtest.Env, doc string) {
-	t.Helper()
-	for _, av := range e.Dump(t) {
-		var it store.Item
-		if err := it.UnmarshalDynamoItem(av); err != nil {
-			t.Fatal(err)
-		}
-		switch {
-		case it.PK == store.EventPK(doc) && it.Type == store.TypeVersionInstant:
-			e.Delete(t, it.PK, it.SK)
-		case it.PK == store.DocPK(doc) && it.SK == store.HeadSK:
-			if !it.InstantIndexed {
-				t.Fatalf("the head of %s is not InstantIndexed", doc)
-			}
-			it.InstantIndexed = false
-			e.Put(t, it)
-		}
-	}
-}
-
-// TestVersionAtNamesTheBackfillWhenAVersionHasNoEvent: a version committed
-// before the feed has no event, and so no commit instant, until the
-// backfill writes it.
-func TestVersionAtNamesTheBackfillWhenAVersionHasNoEvent(t *testing.T) {
-	e := fundtest.New(t)
-	t0 := time.Date(2026, 10, 1, 9, 0, 0, 0, time.UTC)
-	var now time.Time
-	e.Store.Now = func() time.Time { return now }
-	for v := 1; v <= 2; v++ {
-		now = t0.Add(time.Duration(v) * time.Minute)
-		if _, err := e.Store.Write(ctx, doc("D1", "F1", 100*v, "POS_1"), nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	unindex(t, e, "D1")
-	e.Delete(t, store.EventPK("D1"), store.EventSK(1))
-	if _, err := e.Store.VersionAt(ctx, "D1", t0.Add(90*time.Second)); !errors.Is(err, store.ErrNoCommitInstant) {
-		t.Errorf("a version without its event: %v, want ErrNoCommitInstant", err)
-	}
 }
 
 // TestVersionsCommittedInTheSameMillisecondAreKnownOneAfterTheOther: the
@@ -148,10 +89,7 @@ func TestVersionsCommittedInTheSameMillisecondAreKnownOneAfterTheOther(t *testin
 // TestARecordKnownAtIsFoundInOneQuery writes five versions of a fund's
 // record a minute apart and reads its name as known at each: the latest
 // costs the record's BatchGet alone, an earlier one a Query of the
-// record's instant index and a GetItem more. A record written before the
-// index (its entries deleted, its mark taken off) is answered the same by
-// the binary search over its versions, and in one Query again once the
-// backfill has put its index back.
+// record's instant index and a GetItem more.
 func TestARecordKnownAtIsFoundInOneQuery(t *testing.T) {
 	e := fundtest.New(t)
 	t0 := time.Date(2026, 10, 1, 9, 0, 0, 0, time.UTC)
@@ -189,25 +127,4 @@ func TestARecordKnownAtIsFoundInOneQuery(t *testing.T) {
 		}
 	}
 	check("indexed", 3) // the BatchGet, the index's entry, the version
-	for _, av := range e.Dump(t) {
-		pk := av[store.AttrPK].(*types.AttributeValueMemberS).Value
-		sk := av[store.AttrSK].(*types.AttributeValueMemberS).Value
-		typ, _ := av["Type"].(*types.AttributeValueMemberS)
-		switch {
-		case pk == store.FundPK("FUND_R") && typ != nil && typ.Value == store.TypeRecordInstant:
-			e.Delete(t, pk, sk)
-		case pk == store.FundPK("FUND_R") && sk == store.RecordSK:
-			if _, ok := av["InstantIndexed"]; !ok {
-				t.Fatal("the record is not InstantIndexed")
-			}
-			delete(av, "InstantIndexed")
-			e.PutAttrs(t, av)
-		}
-	}
-	check("before the index", 1+bits.Len(uint(versions-1)))
-	p, err := e.Store.BackfillChanges(ctx, store.BackfillOptions{})
-	if err != nil || p.Records != 1 {
-		t.Fatalf("backfill: %+v %v, want one record's index put", p, err)
-	}
-	check("after the backfill", 3)
 }

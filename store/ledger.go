@@ -3,12 +3,9 @@ package store
 import (
 	"context"
 	"fmt"
-	"maps"
-	"slices"
 	"time"
 
 	"github.com/fundsvc/fundsvc/fund"
-	"github.com/guregu/dynamo/v2"
 )
 
 // The position ledger: the documents that have ever reported a position,
@@ -96,59 +93,4 @@ func (s *Store) PositionKnownAt(ctx context.Context, doc, pos string, at time.Ti
 		return nil, err
 	}
 	return s.versionPosition(ctx, doc, ref.CommitID, pos)
-}
-
-// backfillLedger puts the ledger entries of every committed version of the
-// document h heads, for tables written before the ledger existed (the
-// versions committed since have theirs): one projected Query of each
-// version's positions, then one entry per position the document ever
-// reported, 25 to a BatchWriteItem. Putting an entry again changes
-// nothing, so the backfill may run any number of times. It returns how many
-// entries it put.
-func (s *Store) backfillLedger(ctx context.Context, h Item) (int, error) {
-	if h.Version < 1 || h.DocumentID == "" {
-		return 0, nil
-	}
-	commits := make(map[int]string, h.Version)
-	records, err := s.versionRecords(ctx, h.DocumentID, DocumentVersionPrefix, 1, h.Version)
-	if err != nil {
-		return 0, err
-	}
-	for _, r := range records {
-		commits[r.Version] = r.CommitID
-	}
-	commits[h.Version] = h.CommitID
-	reported := map[string]bool{}
-	for n := 1; n <= h.Version; n++ {
-		commitID, ok := commits[n]
-		if !ok {
-			// A record of the earlier layout, which Version finds.
-			d, err := s.Version(ctx, h.DocumentID, n)
-			if err != nil {
-				return 0, fmt.Errorf("store: backfill the ledger of document %s: %w", h.DocumentID, err)
-			}
-			commitID = d.CommitID
-		}
-		var rows []struct{ PositionID string }
-		err := s.table.Get(AttrPK, VersionPK(h.DocumentID, commitID)).Range(AttrSK, dynamo.BeginsWith, VersionPositionsPrefix).
-			Project("PositionID").Consistent(true).All(ctx, &rows)
-		if err != nil {
-			return 0, fmt.Errorf("store: the positions of document %s version %d: %w", h.DocumentID, n, err)
-		}
-		for _, r := range rows {
-			reported[r.PositionID] = true
-		}
-	}
-	entries := make([]any, 0, len(reported))
-	for _, pos := range slices.Sorted(maps.Keys(reported)) {
-		entries = append(entries, ledgerItem{PK: PositionClaimPK(pos), SK: PositionLedgerSK(h.DocumentID), Type: TypePositionLedger, PositionID: pos, DocumentID: h.DocumentID})
-	}
-	for len(entries) > 0 {
-		n := min(len(entries), 25)
-		if _, err := s.table.Batch(AttrPK, AttrSK).Write().Put(entries[:n]...).Run(ctx); err != nil {
-			return 0, fmt.Errorf("store: backfill the ledger of document %s: %w", h.DocumentID, err)
-		}
-		entries = entries[n:]
-	}
-	return len(reported), nil
 }

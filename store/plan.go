@@ -58,9 +58,8 @@ func (s *Store) WritePlan(d fund.Document, prev *fund.DocumentHeader) (Plan, err
 	var head *Item
 	if prev != nil {
 		// prev's creation stands for its commit instant, which a header
-		// does not hold: the commit stamps its instant after both. The
-		// document's history is taken to be in this release's layout.
-		head = &Item{Version: prev.Version, CommittedAt: prev.CreatedAt, DocumentFields: fund.DocumentFields{AsOf: prev.AsOf}, HistoryByVersion: true}
+		// does not hold: the commit stamps its instant after both.
+		head = &Item{Version: prev.Version, CommittedAt: prev.CreatedAt, DocumentFields: fund.DocumentFields{AsOf: prev.AsOf}}
 	}
 	return s.WritePlanAfter(d, head)
 }
@@ -204,23 +203,14 @@ func (s *Store) commitRequest(d *fund.Document, prev *Item, hash string, cl *cla
 	}
 	// The version's history records are keyed by version, after the
 	// latest view (keys.go); the head carries the recent versions the
-	// overview lists (recent.go). Both only while no version of the
-	// document was written in the earlier layout: a head from before
-	// this release (or written by one) has neither, and the backfill
-	// moves its records.
-	head.HistoryByVersion = prev == nil || prev.HistoryByVersion
-	if head.HistoryByVersion {
-		var err error
-		if head.Recent, err = nextRecent(d, prev); err != nil {
-			return nil, err
-		}
+	// overview lists (recent.go).
+	var err error
+	if head.Recent, err = nextRecent(d, prev); err != nil {
+		return nil, err
 	}
-	head.InstantIndexed = prev == nil || prev.InstantIndexed
 	latest := documentItem(d, DocPK(d.ID), DocumentLatestSK)
 	latest.GSI1PK, latest.GSI1SK = DocumentLatestGSI1PK(d.ID), DocumentLatestGSI1SK
-	latest.HistoryByVersion = head.HistoryByVersion
 	history := documentItem(d, DocPK(d.ID), DocumentVersionSK(d.Version))
-	history.HistoryByVersion = head.HistoryByVersion
 	index := documentItem(d, FundPK(d.FundID), FundDocumentSK(d.AsOf, d.ID))
 	index.Type = TypeDocumentIndex
 

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/guregu/dynamo/v2"
@@ -113,7 +112,6 @@ type Snapshot struct {
 // partition sorts the items of a document partition by role.
 type partition struct {
 	head, latestDoc, latestActivity *Item
-	history, activities             []*Item
 	positions                       []*Item // live and tombstoned
 }
 
@@ -128,10 +126,6 @@ func classify(items []Item) partition {
 			p.latestDoc = it
 		case it.SK == CapitalActivityLatestSK:
 			p.latestActivity = it
-		case strings.HasPrefix(it.SK, DocumentPrefix):
-			p.history = append(p.history, it)
-		case strings.HasPrefix(it.SK, "CAPITAL_ACTIVITY#"):
-			p.activities = append(p.activities, it)
 		default:
 			if _, ok := ItemKindOfType(it.Type); ok {
 				p.positions = append(p.positions, it)
@@ -182,10 +176,7 @@ func notFound(doc string) error { return fund.Errorf(fund.ENOTFOUND, "document %
 // records (recent.go), so the Query reads no history record and costs
 // the same however often the document was restated. If that read catches
 // the latest view mid-rewrite, the committed version is read from its own
-// partition instead. A document that may hold records of the earlier
-// layout (a head without HistoryByVersion) has them read instead: those in
-// the latest view's range, then one Query of each prefix of the
-// version-ordered ones. It returns ENOTFOUND for an unknown document.
+// partition instead. It returns ENOTFOUND for an unknown document.
 func (s *Store) Overview(ctx context.Context, doc string) (Snapshot, error) {
 	items, err := queryAll(ctx, s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.Less, HistoryStart).Consistent(true))
 	if err != nil {
@@ -196,7 +187,7 @@ func (s *Store) Overview(ctx context.Context, doc string) (Snapshot, error) {
 		return Snapshot{}, notFound(doc)
 	}
 	snap := Snapshot{}
-	if err := s.earlierVersions(ctx, doc, p.head, p.head.Version, deref(p.history), deref(p.activities), &snap); err != nil {
+	if err := s.earlierVersions(ctx, doc, p.head, p.head.Version, &snap); err != nil {
 		return Snapshot{}, err
 	}
 	if p.consistent() {
@@ -214,37 +205,31 @@ func (s *Store) Overview(ctx context.Context, doc string) (Snapshot, error) {
 // earlierVersions sets the snapshot's records of the OverviewHistory
 // versions below version below (the head's, or the one known at an
 // instant, knownat.go): from the head's recent versions when they hold
-// them all; otherwise from one Query of each prefix of the version-ordered
-// records, OverviewHistory of them at most; or, for a document that may
-// hold records of the earlier layout, from those records (legacyDocs,
-// legacyActivities: those read) and the version-ordered ones.
-func (s *Store) earlierVersions(ctx context.Context, doc string, head *Item, below int, legacyDocs, legacyActivities []Item, snap *Snapshot) error {
+// them all; otherwise from one Query of each prefix of the history
+// records, OverviewHistory of them at most.
+func (s *Store) earlierVersions(ctx context.Context, doc string, head *Item, below int, snap *Snapshot) error {
 	oldest := below - OverviewHistory
-	held := false
-	if head.HistoryByVersion {
-		recent, err := decodeRecent(head.Recent)
-		if err != nil {
-			return fmt.Errorf("document %s: the head's recent versions: %w", doc, err)
+	recent, err := decodeRecent(head.Recent)
+	if err != nil {
+		return fmt.Errorf("document %s: the head's recent versions: %w", doc, err)
+	}
+	var history []fund.DocumentHeader
+	var activities []fund.ActivityRecord
+	for i := range recent {
+		r := &recent[i]
+		if r.Version >= below || r.Version < oldest {
+			continue
 		}
-		var history []fund.DocumentHeader
-		var activities []fund.ActivityRecord
-		for i := range recent {
-			r := &recent[i]
-			if r.Version >= below || r.Version < oldest {
-				continue
-			}
-			history = append(history, r.header(doc))
-			if r.Activity != nil {
-				activities = append(activities, fund.ActivityRecord{CapitalActivity: *r.Activity, Version: r.Version})
-			}
-		}
-		// The recent versions hold every version wanted, or the versions
-		// below the head's are read from their records.
-		if held = below == head.Version || len(history) == below-max(oldest, 1); held {
-			snap.History, snap.Activities = history, activities
+		history = append(history, r.header(doc))
+		if r.Activity != nil {
+			activities = append(activities, fund.ActivityRecord{CapitalActivity: *r.Activity, Version: r.Version})
 		}
 	}
-	if !held {
+	// The recent versions hold every version wanted, or the versions
+	// below the head's are read from their records.
+	if below == head.Version || len(history) == below-max(oldest, 1) {
+		snap.History, snap.Activities = history, activities
+	} else {
 		docs, err := s.versionRecords(ctx, doc, DocumentVersionPrefix, max(oldest, 1), below-1)
 		if err != nil {
 			return err
@@ -253,19 +238,15 @@ func (s *Store) earlierVersions(ctx context.Context, doc string, head *Item, bel
 		if err != nil {
 			return err
 		}
-		for _, h := range newestFirst(below, legacyDocs, docs) {
-			if h.Version >= oldest {
-				h.CommitID = "" // as the recent versions hold it: no answer shows it
-				snap.History = append(snap.History, h.Header())
-			}
+		for _, h := range docs {
+			h.CommitID = "" // as the recent versions hold it: no answer shows it
+			snap.History = append(snap.History, h.Header())
 		}
-		for _, a := range newestFirst(below, legacyActivities, activities) {
-			if a.Version >= oldest {
-				snap.Activities = append(snap.Activities, a.Activity())
-			}
+		for _, a := range activities {
+			snap.Activities = append(snap.Activities, a.Activity())
 		}
 	}
-	// As the earlier layout's keys ordered them, which the answers keep.
+	// By date then version, which the answers keep.
 	slices.SortFunc(snap.History, func(a, b fund.DocumentHeader) int {
 		return cmp.Or(a.AsOf.Compare(b.AsOf), cmp.Compare(a.Version, b.Version))
 	})
@@ -273,14 +254,6 @@ func (s *Store) earlierVersions(ctx context.Context, doc string, head *Item, bel
 		return cmp.Or(a.ActivityDate.Compare(b.ActivityDate), cmp.Compare(a.Version, b.Version))
 	})
 	return nil
-}
-
-func deref(items []*Item) []Item {
-	out := make([]Item, len(items))
-	for i, it := range items {
-		out[i] = *it
-	}
-	return out
 }
 
 // readVersion reads one version whole from its immutable partition.
@@ -358,10 +331,7 @@ type Capital struct {
 // recent versions when they hold the page (recentActivities); otherwise,
 // and on each later page, they are one Query of at most limit+1 history
 // records, newest first, below the version the first page read, which
-// later pages keep; the key to resume from is nil at the end. A document
-// that may hold records of the earlier layout has every one of its
-// capital activities read on each page instead (those of the earlier
-// layout first). It returns ENOTFOUND for an unknown document.
+// later pages keep; the key to resume from is nil at the end. It returns ENOTFOUND for an unknown document.
 func (s *Store) Capital(ctx context.Context, doc string, limit int, start PageKey) (Capital, PageKey, error) {
 	if len(start) > 0 {
 		cur, err := readHistoryCursor(start)
@@ -369,14 +339,7 @@ func (s *Store) Capital(ctx context.Context, doc string, limit int, start PageKe
 			return Capital{}, nil, err
 		}
 		c := Capital{FundID: cur.FundID, Version: cur.Version}
-		var legacy []Item
-		if cur.Legacy {
-			lo, hi := LegacyActivityHistoryRange()
-			if legacy, err = s.legacyRecords(ctx, doc, lo, hi); err != nil {
-				return Capital{}, nil, err
-			}
-		}
-		next, err := s.earlierActivities(ctx, doc, &c, cur.Legacy, legacy, cur.Before, limit)
+		next, err := s.earlierActivities(ctx, doc, &c, cur.Before, limit)
 		if err != nil {
 			return Capital{}, nil, err
 		}
@@ -395,7 +358,7 @@ func (s *Store) Capital(ctx context.Context, doc string, limit int, start PageKe
 	c := Capital{FundID: p.head.FundID, Version: p.head.Version}
 	next, ok, err := recentActivities(p.head, &c, limit)
 	if err == nil && !ok {
-		next, err = s.earlierActivities(ctx, doc, &c, !p.head.HistoryByVersion, deref(p.activities), p.head.Version, limit)
+		next, err = s.earlierActivities(ctx, doc, &c, p.head.Version, limit)
 	}
 	if err != nil {
 		return Capital{}, nil, err
@@ -433,9 +396,6 @@ func (s *Store) Capital(ctx context.Context, doc string, limit int, start PageKe
 // records: when they reach back to version 1, or hold more than limit
 // capital activities.
 func recentActivities(head *Item, c *Capital, limit int) (next PageKey, ok bool, err error) {
-	if !head.HistoryByVersion {
-		return nil, false, nil
-	}
 	recent, err := decodeRecent(head.Recent)
 	if err != nil {
 		return nil, false, fmt.Errorf("document %s: the head's recent versions: %w", head.DocumentID, err)
@@ -465,22 +425,11 @@ func recentActivities(head *Item, c *Capital, limit int) (next PageKey, ok bool,
 
 // earlierActivities sets c's page of the capital activities of the
 // versions below before, newest first, and returns the key of the next
-// page (nil at the end). legacy says that the document may hold records
-// of the earlier layout, of which earlier are those read.
-func (s *Store) earlierActivities(ctx context.Context, doc string, c *Capital, legacy bool, earlier []Item, before, limit int) (PageKey, error) {
-	var records []Item
-	next := 0
-	if legacy {
-		keyed, err := s.versionRecords(ctx, doc, ActivityVersionPrefix, 1, before-1)
-		if err != nil {
-			return nil, err
-		}
-		records, next = pageOf(newestFirst(before, earlier, keyed), limit)
-	} else {
-		var err error
-		if records, next, err = s.pageBelow(ctx, doc, ActivityVersionPrefix, before, limit, ""); err != nil {
-			return nil, err
-		}
+// page (nil at the end).
+func (s *Store) earlierActivities(ctx context.Context, doc string, c *Capital, before, limit int) (PageKey, error) {
+	records, next, err := s.pageBelow(ctx, doc, ActivityVersionPrefix, before, limit, "")
+	if err != nil {
+		return nil, err
 	}
 	c.Activities = make([]fund.ActivityRecord, 0, len(records))
 	for i := range records {
@@ -489,7 +438,7 @@ func (s *Store) earlierActivities(ctx context.Context, doc string, c *Capital, l
 	if next == 0 {
 		return nil, nil
 	}
-	return historyCursor{Before: next, Version: c.Version, FundID: c.FundID, Legacy: legacy}.key(), nil
+	return historyCursor{Before: next, Version: c.Version, FundID: c.FundID}.key(), nil
 }
 
 // DocumentPosition returns one position's items in a document at one
@@ -622,24 +571,10 @@ func indexPageKey(it *Item, index string) PageKey {
 func (it *Item) pageKey(index string) PageKey { return indexPageKey(it, index) }
 
 // Version returns version n of a document whole, positions included: one
-// GetItem finds the version's record, one Query reads its partition. A
-// version not found so is looked for among the records of the earlier
-// layout (one Query, filtered), then, in case the backfill has just moved
-// it, by its key again. It returns ENOTFOUND if the document or the
-// version does not exist.
+// GetItem finds the version's record, one Query reads its partition. It
+// returns ENOTFOUND if the document or the version does not exist.
 func (s *Store) Version(ctx context.Context, doc string, n int) (fund.Document, error) {
 	rec, err := s.versionRecord(ctx, doc, n)
-	if err == nil && rec == nil {
-		var items []Item
-		lo, hi := LegacyDocumentHistoryRange(fund.Date{}, fund.Date{})
-		items, err = queryAll(ctx, s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.Between, lo, hi).
-			Filter("$ = ?", "Version", n).Consistent(true))
-		if len(items) > 0 {
-			rec = &items[0]
-		} else if err == nil {
-			rec, err = s.versionRecord(ctx, doc, n)
-		}
-	}
 	if err != nil {
 		return fund.Document{}, fmt.Errorf("version %d of document %s: %w", n, doc, err)
 	}
@@ -702,42 +637,15 @@ func (s *Store) FundExists(ctx context.Context, fundID string) (bool, error) {
 // records newest first from version before-1, a few at a time, until one
 // dated on or before asOf, then one Query of the chosen version's
 // partition. It serves the rare reads that must look past a restatement
-// that moved a document's as-of date after asOf. A document that may
-// hold records of the earlier layout (the record of version before-1 does
-// not say HistoryByVersion) has those read too, up to asOf, and the
-// version-ordered ones again. A document with no such version, or whose
-// version did not report the position, returns no items.
+// that moved a document's as-of date after asOf. A document with no such
+// version, or whose version did not report the position, returns no items.
 func (s *Store) PositionAsOf(ctx context.Context, doc, pos string, asOf fund.Date, before int) ([]fund.PositionItem, error) {
 	if before <= 1 {
 		return nil, nil // no version before the first
 	}
-	chosen, top, err := s.latestDatedBy(ctx, doc, asOf, before)
-	if err != nil {
+	chosen, err := s.latestDatedBy(ctx, doc, asOf, before)
+	if err != nil || chosen == nil {
 		return nil, err
-	}
-	if top == nil || !top.HistoryByVersion {
-		lo, hi := LegacyDocumentHistoryRange(fund.Date{}, asOf)
-		legacy, err := s.legacyRecords(ctx, doc, lo, hi)
-		if err != nil {
-			return nil, err
-		}
-		again, _, err := s.latestDatedBy(ctx, doc, asOf, before)
-		if err != nil {
-			return nil, err
-		}
-		// History records are written with the head that commits them, so
-		// every one names a committed version.
-		if again != nil {
-			legacy = append(legacy, *again)
-		}
-		for _, it := range legacy {
-			if it.Version < before && (chosen == nil || it.Version > chosen.Version) {
-				chosen = &it
-			}
-		}
-	}
-	if chosen == nil {
-		return nil, nil
 	}
 	return s.versionPosition(ctx, doc, chosen.CommitID, pos)
 }
@@ -749,30 +657,22 @@ const asOfSearch = 8
 
 // latestDatedBy reads a document's version-ordered history records newest
 // first from version before-1 until one dated on or before asOf, which it
-// returns (nil if none), with the record of version before-1 (top; nil if
-// it is not among them).
-func (s *Store) latestDatedBy(ctx context.Context, doc string, asOf fund.Date, before int) (chosen, top *Item, err error) {
+// returns (nil if none).
+func (s *Store) latestDatedBy(ctx context.Context, doc string, asOf fund.Date, before int) (*Item, error) {
 	if before <= 1 {
-		return nil, nil, nil
+		return nil, nil
 	}
 	lo, hi := VersionRange(DocumentVersionPrefix, 1, before-1)
 	it := s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.Between, lo, hi).Order(dynamo.Descending).
-		Filter("$ <= ? OR $ = ?", "AsOf", asOf.String(), "Version", before-1).SearchLimit(asOfSearch).Consistent(true).Iter()
+		Filter("$ <= ?", "AsOf", asOf.String()).SearchLimit(asOfSearch).Consistent(true).Iter()
 	var rec Item
-	for it.Next(ctx, &rec) {
-		r := rec
-		if r.Version == before-1 {
-			top = &r
-		}
-		if !asOf.Before(r.AsOf) {
-			chosen = &r
-			break
-		}
+	if it.Next(ctx, &rec) {
+		return &rec, nil
 	}
 	if err := it.Err(); err != nil {
-		return nil, nil, fmt.Errorf("history of document %s to %s: %w", doc, asOf, err)
+		return nil, fmt.Errorf("history of document %s to %s: %w", doc, asOf, err)
 	}
-	return chosen, top, nil
+	return nil, nil
 }
 
 // versionPosition reads one position's items of one version from the

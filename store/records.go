@@ -39,10 +39,6 @@ type fundRecordItem struct {
 	// clock (knownat_records.go); zero on a version written before it was
 	// kept, which counts from UpdatedAt.
 	RecordedAt time.Time `dynamo:",omitempty"`
-	// InstantIndexed says every version up to this one has its entry in
-	// the record's instant index (RecordInstantSK), as
-	// Item.InstantIndexed says of a document's versions.
-	InstantIndexed bool `dynamo:",omitempty"`
 }
 
 // investorRecordItem is an investor's record as stored.
@@ -56,7 +52,6 @@ type investorRecordItem struct {
 	UpdatedAt           time.Time
 	UpdatedBy           string
 	RecordedAt          time.Time `dynamo:",omitempty"` // as fundRecordItem's
-	InstantIndexed      bool      `dynamo:",omitempty"` // as fundRecordItem's
 }
 
 var (
@@ -105,7 +100,7 @@ const putAttempts = 5
 // counting from its UpdatedAt. Without ifMatch a lost race is retried, so
 // writers are serialized and no version is lost; with it, the loser gets
 // EPRECONDITION.
-func (s *Store) putRecord(ctx context.Context, what, id, pk string, ifMatch *int, item func(version int, at time.Time, indexed bool) recordVersion) (int, error) {
+func (s *Store) putRecord(ctx context.Context, what, id, pk string, ifMatch *int, item func(version int, at time.Time) recordVersion) (int, error) {
 	for range putAttempts {
 		var stored map[string]types.AttributeValue
 		err := s.table.Get(AttrPK, pk).Range(AttrSK, dynamo.Equal, RecordSK).Consistent(true).One(ctx, &stored)
@@ -127,15 +122,12 @@ func (s *Store) putRecord(ctx context.Context, what, id, pk string, ifMatch *int
 			// process's clock lags, so versions are known in version order.
 			at = prevAt.Add(time.Millisecond)
 		}
-		// The record's instant index is whole while every version wrote
-		// its entry: from its first, or since the backfill put them.
-		indexed := prev == 0 || rowBool(stored, "InstantIndexed")
 		// A record's instant is at or after the feed's start too, the
 		// floor of reads as known at an instant (BeforeFeed).
 		if err := s.recordEventsStart(ctx, at); err != nil {
 			return 0, err
 		}
-		rec := item(prev+1, at, indexed)
+		rec := item(prev+1, at)
 		put := s.table.Put(rec.record)
 		if prev == 0 {
 			put = put.If("attribute_not_exists($)", AttrPK)
@@ -164,11 +156,11 @@ func (s *Store) putRecord(ctx context.Context, what, id, pk string, ifMatch *int
 // at now by subject by (see putRecord for ifMatch).
 func (s *Store) PutFundRecord(ctx context.Context, fundID string, f fund.FundFields, ifMatch *int, by string, now time.Time) (fund.FundRecord, error) {
 	var it fundRecordItem
-	v, err := s.putRecord(ctx, "fund", fundID, FundPK(fundID), ifMatch, func(version int, at time.Time, indexed bool) recordVersion {
+	v, err := s.putRecord(ctx, "fund", fundID, FundPK(fundID), ifMatch, func(version int, at time.Time) recordVersion {
 		it = fundRecordItem{PK: FundPK(fundID), SK: RecordSK, GSI1PK: FundsGSI1PK(fundID), GSI1SK: FundRecordGSI1SK(fundID),
-			Type: TypeFundRecord, FundID: fundID, FundFields: f, Version: version, UpdatedAt: now.UTC(), UpdatedBy: by, RecordedAt: at, InstantIndexed: indexed}
+			Type: TypeFundRecord, FundID: fundID, FundFields: f, Version: version, UpdatedAt: now.UTC(), UpdatedBy: by, RecordedAt: at}
 		h := it
-		h.SK, h.GSI1PK, h.GSI1SK, h.Type, h.InstantIndexed = RecordVersionSK(version), "", "", TypeFundRecordVersion, false
+		h.SK, h.GSI1PK, h.GSI1SK, h.Type = RecordVersionSK(version), "", "", TypeFundRecordVersion
 		return recordVersion{record: it, history: h}
 	})
 	if err != nil {
@@ -182,11 +174,11 @@ func (s *Store) PutFundRecord(ctx context.Context, fundID string, f fund.FundFie
 // PutFundRecord).
 func (s *Store) PutInvestorRecord(ctx context.Context, inv string, f fund.InvestorFields, ifMatch *int, by string, now time.Time) (fund.InvestorRecord, error) {
 	var it investorRecordItem
-	v, err := s.putRecord(ctx, "investor", inv, InvestorPK(inv), ifMatch, func(version int, at time.Time, indexed bool) recordVersion {
+	v, err := s.putRecord(ctx, "investor", inv, InvestorPK(inv), ifMatch, func(version int, at time.Time) recordVersion {
 		it = investorRecordItem{PK: InvestorPK(inv), SK: RecordSK, GSI1PK: InvestorsGSI1PK(inv), GSI1SK: InvestorRecordGSI1SK(inv),
-			Type: TypeInvestorRecord, InvestorID: inv, InvestorFields: f, Version: version, UpdatedAt: now.UTC(), UpdatedBy: by, RecordedAt: at, InstantIndexed: indexed}
+			Type: TypeInvestorRecord, InvestorID: inv, InvestorFields: f, Version: version, UpdatedAt: now.UTC(), UpdatedBy: by, RecordedAt: at}
 		h := it
-		h.SK, h.GSI1PK, h.GSI1SK, h.Type, h.InstantIndexed = RecordVersionSK(version), "", "", TypeInvestorRecordVersion, false
+		h.SK, h.GSI1PK, h.GSI1SK, h.Type = RecordVersionSK(version), "", "", TypeInvestorRecordVersion
 		return recordVersion{record: it, history: h}
 	})
 	if err != nil {

@@ -18,8 +18,7 @@ import (
 // The hash of its content (HashContent) is the key of such a memo. An
 // item's answer is a function of its attributes alone (the decoding reads
 // nothing else), so two items of equal content answer alike, and a memo
-// keyed by it is not stale: a restatement, a backfill or an update in
-// place that changes any attribute changes the content, and its hash but
+// keyed by it is not stale: a restatement or an update in place that changes any attribute changes the content, and its hash but
 // for a chance of about 2^-128. Nothing rests on an item being immutable.
 type StoredItem struct {
 	av map[string]types.AttributeValue

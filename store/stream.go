@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -216,7 +215,7 @@ func (s *Store) scanSegment(ctx context.Context, seg int, opts *ScanOptions, yie
 			case head != nil:
 				head.see(&item)
 			}
-			if rec == nil || (head != nil && head.again(rec)) {
+			if rec == nil {
 				continue
 			}
 			if err := yield(rec); err != nil {
@@ -358,38 +357,6 @@ type headCheck struct {
 	positions    int                 // as the head records
 	seen         map[string]struct{} // positions named by live latest items
 	behind       bool                // a latest item is not at the head's version
-	history      map[historyRecord]bool
-}
-
-// historyRecord names a history record of a partition: its type and version.
-type historyRecord struct {
-	document bool
-	version  int
-}
-
-// again reports whether rec is a history record of the head's partition
-// that the Scan has yielded already: while the backfill moves a document's
-// records of the earlier layout (backfill.go), each in one transaction,
-// the Scan may read one before and after its move; the earlier layout's
-// keys sort before the version-ordered ones.
-func (c *headCheck) again(rec Record) bool {
-	var k historyRecord
-	switch r := rec.(type) {
-	case DocumentVersion:
-		k = historyRecord{true, r.Version}
-	case ActivityVersion:
-		k = historyRecord{false, r.Version}
-	default:
-		return false
-	}
-	if c.history[k] {
-		return true
-	}
-	if c.history == nil {
-		c.history = map[historyRecord]bool{}
-	}
-	c.history[k] = true
-	return false
 }
 
 // see counts one item of the head's partition.
@@ -454,31 +421,13 @@ func (s *Store) VersionItems(ctx context.Context, h *CommitHead, kind fund.ItemK
 // since; never a Scan. First the document's history records, the latest
 // of which is the head's version (a commit writes its history record in
 // the transaction that moves the head); then its events newest first,
-// down to the first below the latest committed before since (a version
-// without an event, committed before the feed and not backfilled, counts
-// as committed at or after since); then the partitions of the versions
-// from ItemsFrom on, immutable once committed. A document whose latest
-// history record does not say HistoryByVersion may hold records of the
-// earlier layout: they are read too, then the version-ordered ones again
-// (the backfill may move a record in between), one record kept per
-// version. It returns ENOTFOUND if the document has no committed version.
+// down to the first below the latest committed before since; then the
+// partitions of the versions from ItemsFrom on, immutable once committed.
+// It returns ENOTFOUND if the document has no committed version.
 func (s *Store) DocumentRecords(ctx context.Context, doc string, since time.Time) ([]Record, error) {
 	history, err := s.versionRecords(ctx, doc, DocumentVersionPrefix, 1, MaxVersion)
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
-	}
-	if len(history) == 0 || !history[len(history)-1].HistoryByVersion {
-		lo, hi := LegacyDocumentHistoryRange(fund.Date{}, fund.Date{})
-		legacy, err := s.legacyRecords(ctx, doc, lo, hi)
-		if err != nil {
-			return nil, fmt.Errorf("store: %w", err)
-		}
-		again, err := s.versionRecords(ctx, doc, DocumentVersionPrefix, 1, MaxVersion)
-		if err != nil {
-			return nil, fmt.Errorf("store: %w", err)
-		}
-		history = newestFirst(MaxVersion, again, legacy)
-		slices.Reverse(history)
 	}
 	if len(history) == 0 {
 		return nil, notFound(doc)

@@ -128,7 +128,7 @@ type DocumentHeader struct {
 	Status        string     `json:"status,omitempty" doc:"In overviews and version listings: 'latest' on the document's latest version, 'superseded' on every earlier one. 'voided' on the version that voided the document (DELETE), wherever it is shown: that version is the latest and last, and reports no position. Otherwise absent on a version read whole."`
 	CreatedAt     time.Time  `json:"createdAt" doc:"When this version was written (UTC)."`
 	CreatedBy     string     `json:"createdBy,omitempty" doc:"The subject ('sub' claim) of the token that wrote this version; 'fundsvc seed' for the demo data. Absent on versions written before tokens were required."`
-	CommittedAt   *time.Time `json:"committedAt,omitempty" doc:"In version listings (/versions): the instant the version was committed (UTC, the table's clock), from which reads as known at an instant count it (docs/knownat.md). Absent elsewhere, and on versions committed before the event feed until fundsvc changes backfill has run."`
+	CommittedAt   *time.Time `json:"committedAt,omitempty" doc:"In version listings (/versions): the instant the version was committed (UTC, the table's clock), from which reads as known at an instant count it (docs/knownat.md). Absent elsewhere."`
 	SupersededAt  *time.Time `json:"supersededAt,omitempty" doc:"In version listings (/versions): the instant the next version was committed, from which this one no longer counts; absent on the latest version (as known at basis.knownAt) and elsewhere. The export's document_versions.superseded_at."`
 }
 

@@ -1,6 +1,6 @@
 // Command fundsvc serves investment fund documents and positions from one
 // DynamoDB table. Subcommands: serve, export, ddl, table create|describe,
-// changes backfill, seed, import (and import template), token, version, help;
+// seed, import (and import template), token, version, help;
 // fundsvc help lists them with their flags.
 //
 // It leaves out the Iceberg publisher (iceberg-go, Arrow, SQLite, Glue),

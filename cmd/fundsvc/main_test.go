@@ -106,7 +106,7 @@ func runBinary(t *testing.T, bin string, env []string, args ...string) proc {
 
 func TestHelpExitsZeroOnStdout(t *testing.T) {
 	fundsvc := filepath.Join(binaries(t), "fundsvc")
-	for _, args := range [][]string{{"export", "-h"}, {"serve", "--help"}, {"help", "token"}, {"help"}, {"changes", "backfill", "-h"}} {
+	for _, args := range [][]string{{"export", "-h"}, {"serve", "--help"}, {"help", "token"}, {"help"}, {"table", "create", "-h"}} {
 		p := runBinary(t, fundsvc, nil, args...)
 		if p.code != 0 || p.stderr != "" || !strings.HasPrefix(p.stdout, "usage: fundsvc") {
 			t.Errorf("fundsvc %v: exit %d, stderr %q, stdout %.80q", args, p.code, p.stderr, p.stdout)

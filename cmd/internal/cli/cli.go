@@ -69,7 +69,6 @@ func (p Program) stderr() io.Writer {
 // setting of config).
 type flags struct {
 	export  exportFlags
-	changes changesFlags
 	token   tokenFlags
 	seed    seedFlags
 	imports importFlags
@@ -139,8 +138,6 @@ func commands() []command {
 			own: registerExport, run: runExport},
 		{name: "ddl", summary: "print Athena's DDL of the snapshots, a table and a view per dataset (--format iceberg: the Glue registration of the Iceberg tables)",
 			own: registerDDL, run: printDDL},
-		{name: "changes backfill", summary: "give the change index's keys to documents committed before it existed, write the events of versions committed before the event feed, move history records to the version-ordered keys, and put the position ledger and the instant index of what was written before them (idempotent; prints a resume point after every page)",
-			own: registerChanges, run: backfillChanges},
 		{name: "import", summary: "check a CSV or XLSX file of documents and commit each (docs/imports.md); --dry-run writes nothing",
 			doc: importDoc, args: "FILE", own: registerImport, run: runImport},
 		{name: "import template", summary: "write a document kind's import template (capital_call_notice, distribution_notice, capital_account_statement) to standard output",
@@ -194,7 +191,7 @@ func (p Program) Run(ctx context.Context, args []string, getenv func(string) str
 		}
 	}
 	if group := find(name); len(group) > 1 || len(group) == 1 && group[0].name != name {
-		// table and changes take a subcommand.
+		// table takes a subcommand.
 		if len(rest) == 0 || strings.HasPrefix(rest[0], "-") {
 			if len(rest) > 0 && isHelp(rest[0]) {
 				return writeHelp(stdout, group)

@@ -101,7 +101,7 @@ func TestHelpShowsEveryFlagAndVariable(t *testing.T) {
 			}
 		})
 	}
-	for _, want := range []string{"export", "--since-last", "--settle", "--wait-for-table", "seed", "--reset", "version", "changes backfill", "table describe"} {
+	for _, want := range []string{"export", "--since-last", "--settle", "--wait-for-table", "seed", "--reset", "version", "table describe"} {
 		if !strings.Contains(overview, want) {
 			t.Errorf("fundsvc help does not list %s:\n%s", want, overview)
 		}
