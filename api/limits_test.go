@@ -18,8 +18,8 @@ import (
 
 // The per-field limits of docs/limits.md, each at its value and one past
 // it. A document's positions are bounded at 4 here (FUNDSVC_MAX_POSITIONS
-// moves it; the largest document at the default 5,000 is
-// TestTheLargestAdmittedDocumentTakesEveryPath's), bodies at 1 MiB
+// moves it; the largest notice at the default 5,000 is
+// TestTheLargestNoticeTakesEveryPath's), bodies at 1 MiB
 // (testOptions).
 const limitsMaxPositions = 4
 

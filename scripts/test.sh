@@ -72,7 +72,7 @@ esac
 crash=(
 	TestRestatementSurvivesDynamoDBBeingKilled   # api
 	TestExportSurvivesSIGKILL                    # export
-	TestTheLargestAdmittedDocumentTakesEveryPath # export
+	TestTheLargestNoticeTakesEveryPath # export
 )
 
 # The other tests that run without the race detector, by name.
