@@ -11,7 +11,7 @@ import (
 // 1899 and 2101 are 400 /problems/invalid of field vintageYear naming the
 // bounds, and the record stays as it was.
 func TestAVintageYearFrom1900To2100IsKeptAndBeyondIsRefused(t *testing.T) {
-	s := newServer(t, true)
+	s := newServer(t, false) // no demo data: FUND_V is the test's own
 	body := func(year int) map[string]any {
 		return map[string]any{"name": "Fund V", "baseCurrency": "USD", "vintageYear": year}
 	}
