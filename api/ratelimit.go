@@ -116,7 +116,10 @@ func (l *principalLimiter) take(key string, n int) time.Duration {
 	defer b.mu.Unlock()
 	l.refill(b, now)
 	if b.tokens < 1 {
-		return time.Duration((1 - b.tokens) / l.perSecond * float64(time.Second))
+		// At least a nanosecond, so a refusal never reads as 0 (go ahead),
+		// and at most maxRateWait, which no float overflows.
+		wait := (1 - b.tokens) / l.perSecond * float64(time.Second)
+		return time.Duration(min(max(wait, 1), float64(maxRateWait)))
 	}
 	b.tokens -= float64(n)
 	return 0
@@ -145,6 +148,10 @@ func (l *principalLimiter) refund(key string, n int) {
 	l.refill(b, now)
 	b.tokens = min(l.burst, b.tokens+float64(n))
 }
+
+// maxRateWait bounds the wait take reports: a bucket deep in debt at a
+// low refill rate is told to come back in a day at most.
+const maxRateWait = 24 * time.Hour
 
 // rateLimitedError is a charge refused: 429 with Retry-After after wait.
 type rateLimitedError struct{ wait time.Duration }

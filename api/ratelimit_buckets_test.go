@@ -38,3 +38,22 @@ func TestTheLimiterRemembersTenThousandPrincipals(t *testing.T) {
 		}
 	}
 }
+
+// TestARefusalIsNeverReadAsGoAhead drives the wait take reports to both
+// ends: a debt no float wait can express at the lowest refill rate, and
+// a debt of a fraction of a nanosecond's refill. Each is a refusal (not
+// 0), the first bounded by maxRateWait.
+func TestARefusalIsNeverReadAsGoAhead(t *testing.T) {
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	now := func() time.Time { return at }
+	slow := newPrincipalLimiter(1e-9, 1, now)
+	slow.charge("p", 1_000_000)
+	if wait := slow.take("p", 1); wait <= 0 || wait > maxRateWait {
+		t.Errorf("a bucket 1,000,000 tokens in debt at 1e-9 a second waits %s, want within (0, %s]", wait, maxRateWait)
+	}
+	fast := newPrincipalLimiter(1e12, 1, now)
+	fast.charge("p", 1)
+	if got := fast.take("p", 1); got <= 0 {
+		t.Errorf("an empty bucket at 1e12 a second waits %s, want a refusal", got)
+	}
+}
