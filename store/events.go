@@ -430,24 +430,33 @@ func (r *eventRead) query(ctx context.Context, pt *eventPart, scan int) error {
 	return nil
 }
 
-// boundSK is the order key up to which every partition of a period was
-// read: the lowest last item of those not read to their end ("" when all
-// were).
-func (r *eventRead) boundSK(parts []*eventPart) string {
-	bound := ""
+// lowestRead is the lowest last item of the partitions not read to their
+// end (nil when all were); unread says one of them has read nothing yet.
+func lowestRead(parts []*eventPart) (low *eventItem, unread bool) {
 	for _, pt := range parts {
-		if pt.done {
-			continue
-		}
-		k := r.lo // not read yet: up to the cursor
-		if pt.last != nil {
-			k = pt.last.order()
-		}
-		if bound == "" || k < bound {
-			bound = k
+		switch {
+		case pt.done:
+		case pt.last == nil:
+			return nil, true
+		case low == nil || pt.last.order() < low.order():
+			low = pt.last
 		}
 	}
-	return bound
+	return low, false
+}
+
+// boundSK is the order key up to which every partition of a period was
+// read: the cursor's when one has read nothing yet, else the lowest last
+// item of those not read to their end ("" when all were).
+func (r *eventRead) boundSK(parts []*eventPart) string {
+	low, unread := lowestRead(parts)
+	switch {
+	case unread:
+		return r.lo
+	case low == nil:
+		return ""
+	}
+	return low.order()
 }
 
 // bound is the cursor up to which every partition of period p was read,
@@ -455,20 +464,7 @@ func (r *eventRead) boundSK(parts []*eventPart) string {
 // them has read none of p, the page's cursor or the end of the period
 // before p, whichever is later.
 func (r *eventRead) bound(parts []*eventPart, p time.Time) EventCursor {
-	var low *eventItem
-	for _, pt := range parts {
-		if pt.done {
-			continue
-		}
-		if pt.last == nil {
-			low = nil
-			break
-		}
-		if low == nil || pt.last.order() < low.order() {
-			low = pt.last
-		}
-	}
-	if low != nil {
+	if low, unread := lowestRead(parts); !unread && low != nil {
 		return EventCursor{At: low.CommittedAt.UTC(), DocumentID: low.DocumentID, Version: low.Version}
 	}
 	before := EventCursor{At: p.Add(-time.Nanosecond)}
