@@ -12,10 +12,10 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
-// "Why did this number move" (issue 25): a position's summary or
-// performance figures moved by the document versions committed in a
-// window of instants. The reads are package positions' (SummaryChanges,
-// PerformanceChanges), through s.pooled, so they are charged by the work.
+// "Why did this number move": a position's summary or performance figures
+// moved by the document versions committed in a window of instants. The
+// reads are package positions' (SummaryChanges, PerformanceChanges),
+// through s.positions, so they are charged by the work.
 
 // changesReadDoc is what both changes routes' descriptions say of how
 // they read.
@@ -61,23 +61,23 @@ func (p *params) changesWindow() changesWindow {
 // getPositionSummaryChanges answers the versions that moved a position's
 // summary; another's position is 404, as an unknown one.
 func (s *server) getPositionSummaryChanges(c *gin.Context) {
-	s.positionChanges(c, s.pooled.SummaryChanges)
+	s.positionChanges(c, s.positions.SummaryChanges)
 }
 
 // getPositionPerformanceChanges answers the versions that moved a
 // position's performance; another's position is 404, as an unknown one.
 func (s *server) getPositionPerformanceChanges(c *gin.Context) {
-	s.positionChanges(c, s.pooled.PerformanceChanges)
+	s.positionChanges(c, s.positions.PerformanceChanges)
 }
 
-func (s *server) positionChanges(c *gin.Context, read func(ctx context.Context, pos string, asOf fund.Date, from, to time.Time, allow positions.Allow) (positions.Changes, error)) {
+func (s *server) positionChanges(c *gin.Context, read func(ctx context.Context, v fund.Viewer, pos string, asOf fund.Date, from, to time.Time) (positions.Changes, error)) {
 	in := s.params(c)
 	pos := in.id("positionId")
 	w := in.changesWindow()
 	if !in.ok() {
 		return
 	}
-	ch, err := read(s.knownAtContext(c), pos, w.asOf, w.from, w.to, allowFor(c))
+	ch, err := read(s.readContext(c), viewer(c), pos, w.asOf, w.from, w.to)
 	if err != nil {
 		writeChargeError(c, err)
 		return

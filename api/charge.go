@@ -214,8 +214,8 @@ func (r chargedReader) FundPositions(ctx context.Context, fundID string, limit i
 	return page, next, err
 }
 
-func (r chargedReader) InvestorPositions(ctx context.Context, inv string, keep func(fund.Registered) bool, filtered bool, limit int, start []byte) ([]fund.Registered, []byte, error) {
-	page, next, err := r.Reader.InvestorPositions(ctx, inv, keep, filtered, limit, start)
+func (r chargedReader) InvestorPositions(ctx context.Context, v fund.Viewer, inv string, limit int, start []byte) ([]fund.Registered, []byte, error) {
+	page, next, err := r.Reader.InvestorPositions(ctx, v, inv, limit, start)
 	if t := tabOf(ctx); t != nil && err == nil {
 		t.listedPage(len(page))
 	}

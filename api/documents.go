@@ -6,12 +6,11 @@ import (
 
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/positions"
-	"github.com/fundsvc/fundsvc/store"
 	"github.com/fundsvc/fundsvc/wire"
 	"github.com/gin-gonic/gin"
 )
 
-// The document routes read through s.docs.As(viewer(c)): the store decides,
+// The document routes read through s.docs.As(latest(c)): the store decides,
 // before any read that grows with the document, that a document of a fund
 // the token does not cover is not found, exactly as an unknown one.
 
@@ -42,7 +41,7 @@ func (s *server) putDocument(c *gin.Context) {
 	doc.CreatedBy = p.Subject
 	doc.RequestID, _ = c.Request.Context().Value(keyRequestIdentity).(string)
 	doc.RequestOwner, _ = c.Request.Context().Value(keyRequestOwner).(string)
-	saved, err := s.docs.As(viewer(c)).Write(c.Request.Context(), doc, expect)
+	saved, err := s.docs.As(latest(c)).Write(c.Request.Context(), doc, expect)
 	if err != nil {
 		writeError(c, err)
 		return
@@ -71,7 +70,7 @@ func (s *server) deleteDocument(c *gin.Context) {
 	req := fund.Document{ID: id, CreatedBy: p.Subject}
 	req.RequestID, _ = c.Request.Context().Value(keyRequestIdentity).(string)
 	req.RequestOwner, _ = c.Request.Context().Value(keyRequestOwner).(string)
-	voided, err := s.docs.As(viewer(c)).Void(c.Request.Context(), req, expect)
+	voided, err := s.docs.As(latest(c)).Void(c.Request.Context(), req, expect)
 	if err != nil {
 		writeError(c, err)
 		return
@@ -103,19 +102,14 @@ func (s *server) getOverview(c *gin.Context) {
 	if !in.ok() {
 		return
 	}
-	docs := s.docs.As(viewer(c))
+	docs, settle := s.view(c, b)
+	defer settle()
 	resp := wire.Overview{DocumentID: id, Basis: s.wireBasis(b)}
 	var items []fund.PositionItem
 	var doc fund.Document
 	more := false
 	if pg.cursor.Commit == "" {
-		var snap store.Snapshot
-		var err error
-		if b.past {
-			snap, err = docs.OverviewAt(c.Request.Context(), id, b.knownAt)
-		} else {
-			snap, err = docs.Overview(c.Request.Context(), id)
-		}
+		snap, err := docs.Overview(c.Request.Context(), id)
 		if err != nil {
 			writeError(c, err)
 			return
@@ -183,19 +177,10 @@ func (s *server) getVersions(c *gin.Context) {
 	if !in.ok() {
 		return
 	}
-	docs, ctx := s.docs.As(viewer(c)), c.Request.Context()
-	var latest fund.DocumentHeader
-	var history []fund.DocumentHeader
-	var next store.PageKey
-	var err error
-	switch {
-	case pg.cursor.Version > 0:
-		latest, history, next, err = docs.VersionsOf(ctx, id, pg.cursor.Version, from, to, pg.limit, pg.cursor.Key)
-	case b.past && len(pg.cursor.Key) == 0:
-		latest, history, next, err = docs.VersionsAt(ctx, id, b.knownAt, from, to, pg.limit)
-	default:
-		latest, history, next, err = docs.Versions(ctx, id, from, to, pg.limit, pg.cursor.Key)
-	}
+	docs, settle := s.view(c, b)
+	defer settle()
+	ctx := c.Request.Context()
+	latest, history, next, err := docs.Versions(ctx, id, pg.cursor.Version, from, to, pg.limit, pg.cursor.Key)
 	if err != nil {
 		writeError(c, err)
 		return
@@ -266,15 +251,11 @@ func (s *server) getVersion(c *gin.Context) {
 	if !in.ok() {
 		return
 	}
-	docs, ctx := s.docs.As(viewer(c)), c.Request.Context()
+	docs, settle := s.view(c, b)
+	defer settle()
+	ctx := c.Request.Context()
 	if latest {
-		var h fund.DocumentHeader
-		var err error
-		if b.past {
-			h, err = docs.LatestDocumentAt(ctx, id, b.knownAt)
-		} else {
-			h, err = docs.LatestDocument(ctx, id)
-		}
+		h, err := docs.LatestDocument(ctx, id)
 		if err != nil {
 			writeError(c, err)
 			return
@@ -283,13 +264,7 @@ func (s *server) getVersion(c *gin.Context) {
 		c.JSON(http.StatusOK, wire.DocumentHeaderRead{DocumentHeader: wire.HeaderOf(h, wire.VersionLatest), Basis: s.wireBasis(b)})
 		return
 	}
-	var d fund.Document
-	var err error
-	if b.past {
-		d, err = docs.VersionAsKnownAt(ctx, id, n, b.knownAt)
-	} else {
-		d, err = docs.Version(ctx, id, n)
-	}
+	d, err := docs.Version(ctx, id, n)
 	if err != nil {
 		writeError(c, err)
 		return
@@ -310,34 +285,16 @@ func (s *server) getDocumentPosition(c *gin.Context) {
 	if !in.ok() {
 		return
 	}
-	docs, ctx := s.docs.As(viewer(c)), c.Request.Context()
-	if b.past {
-		version, items, err := docs.DocumentPositionAt(ctx, id, pos, kind, b.knownAt)
-		if err != nil {
-			writeError(c, err)
-			return
-		}
-		if kind == "" {
-			setETag(c, version) // as the latest version's: not with itemType
-		}
-		c.JSON(http.StatusOK, wire.DocumentPosition{DocumentID: id, PositionID: pos, Version: version, Items: wire.ItemsOf(items, lines), Basis: s.wireBasis(b)})
-		return
-	}
-	if kind != "" {
-		it, err := docs.PositionItemByKey(ctx, id, kind, pos)
-		if err != nil {
-			writeError(c, err)
-			return
-		}
-		c.JSON(http.StatusOK, wire.DocumentPosition{DocumentID: id, PositionID: pos, Version: it.DocumentVersion, Items: []wire.PositionItem{wire.ItemOf(it, lines)}, Basis: s.wireBasis(b)})
-		return
-	}
-	version, items, err := docs.DocumentPosition(ctx, id, pos)
+	docs, settle := s.view(c, b)
+	defer settle()
+	version, items, err := docs.DocumentPosition(c.Request.Context(), id, pos, kind)
 	if err != nil {
 		writeError(c, err)
 		return
 	}
-	setETag(c, version)
+	if kind == "" {
+		setETag(c, version) // as the latest version's: not with itemType
+	}
 	c.JSON(http.StatusOK, wire.DocumentPosition{DocumentID: id, PositionID: pos, Version: version, Items: wire.ItemsOf(items, lines), Basis: s.wireBasis(b)})
 }
 
@@ -355,15 +312,9 @@ func (s *server) getCapital(c *gin.Context) {
 	if !in.ok() {
 		return
 	}
-	docs := s.docs.As(viewer(c))
-	var capital store.Capital
-	var next store.PageKey
-	var err error
-	if b.past && len(pg.cursor.Key) == 0 {
-		capital, next, err = docs.CapitalAt(c.Request.Context(), id, b.knownAt, pg.limit)
-	} else {
-		capital, next, err = docs.Capital(c.Request.Context(), id, pg.limit, pg.cursor.Key)
-	}
+	docs, settle := s.view(c, b)
+	defer settle()
+	capital, next, err := docs.Capital(c.Request.Context(), id, pg.limit, pg.cursor.Key)
 	if err != nil {
 		writeError(c, err)
 		return
@@ -390,22 +341,12 @@ func (s *server) getAnalysis(c *gin.Context) {
 	if !in.ok() {
 		return
 	}
-	docs := s.docs.As(viewer(c))
-	var doc fund.Document
-	if b.past {
-		d, err := docs.DocumentAt(c.Request.Context(), id, b.knownAt)
-		if err != nil {
-			writeError(c, err)
-			return
-		}
-		doc = d
-	} else {
-		snap, err := docs.Overview(c.Request.Context(), id)
-		if err != nil {
-			writeError(c, err)
-			return
-		}
-		doc = snap.Document
+	docs, settle := s.view(c, b)
+	defer settle()
+	doc, err := docs.Document(c.Request.Context(), id)
+	if err != nil {
+		writeError(c, err)
+		return
 	}
 	resp := wire.Analysis{DocumentID: id, Version: doc.Version, Positions: []wire.PositionAnalysis{}, Basis: s.wireBasis(b)}
 	for _, a := range positions.Analyze(doc) {

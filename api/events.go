@@ -28,7 +28,7 @@ func (s *server) listEvents(c *gin.Context) {
 	if fundID != "" {
 		f.Funds = []string{fundID}
 	}
-	feed := s.docs.As(viewer(c))
+	feed := s.docs.As(latest(c))
 	if fundID != "" && viewer(c).Investor == "" {
 		// Another fund is refused before the cursor is read, as an unknown one.
 		if err := feed.FundVisible(fundID); err != nil {

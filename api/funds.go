@@ -4,7 +4,6 @@ import (
 	"net/http"
 
 	"github.com/fundsvc/fundsvc/fund"
-	"github.com/fundsvc/fundsvc/store"
 	"github.com/fundsvc/fundsvc/wire"
 	"github.com/gin-gonic/gin"
 )
@@ -20,7 +19,7 @@ func (s *server) listFundDocuments(c *gin.Context) {
 		return
 	}
 	// Another fund is refused before its cursor is read, as an unknown one.
-	funds := s.docs.As(viewer(c))
+	funds := s.docs.As(latest(c))
 	if err := funds.FundVisible(fundID); err != nil {
 		writeError(c, err)
 		return
@@ -30,16 +29,9 @@ func (s *server) listFundDocuments(c *gin.Context) {
 	if !in.ok() {
 		return
 	}
-	var docs []fund.DocumentHeader
-	var next store.PageKey
-	var err error
-	if b.past {
-		reads := s.knownAtReads(c)
-		docs, next, err = funds.FundDocumentsAt(c.Request.Context(), fundID, from, to, kind, pg.limit, pg.cursor.Key, b.knownAt, reads)
-		s.settleReads(c, reads)
-	} else {
-		docs, next, err = funds.FundDocuments(c.Request.Context(), fundID, from, to, kind, pg.limit, pg.cursor.Key)
-	}
+	view, settle := s.view(c, b)
+	docs, next, err := view.FundDocuments(c.Request.Context(), fundID, from, to, kind, pg.limit, pg.cursor.Key)
+	settle()
 	if err != nil {
 		writeChargeError(c, err)
 		return
@@ -61,7 +53,7 @@ func (s *server) listFundPositions(c *gin.Context) {
 	if !in.ok() {
 		return
 	}
-	ctx, funds := c.Request.Context(), s.docs.As(viewer(c))
+	ctx, funds := c.Request.Context(), s.docs.As(latest(c))
 	if err := funds.FundVisible(fundID); err != nil {
 		writeError(c, err)
 		return

@@ -232,7 +232,7 @@ type importRefusal struct {
 func (s *server) commitImport(c *gin.Context, file *imports.File, report *wire.ImportReport) {
 	ctx := c.Request.Context()
 	p := principal(c)
-	docs := s.docs.As(viewer(c))
+	docs := s.docs.As(latest(c))
 	requestID, _ := ctx.Value(keyRequestIdentity).(string)
 	requestOwner, _ := ctx.Value(keyRequestOwner).(string)
 	release := false

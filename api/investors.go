@@ -4,19 +4,12 @@ import (
 	"net/http"
 
 	"github.com/fundsvc/fundsvc/fund"
-	"github.com/fundsvc/fundsvc/positions"
 	"github.com/fundsvc/fundsvc/wire"
 	"github.com/gin-gonic/gin"
 )
 
 func investorNotFound(inv string) error {
 	return fund.Errorf(fund.ENOTFOUND, "investor %s not found", inv)
-}
-
-// filtersInvestor reports whether p may see only some of an investor's
-// positions: an admin whose token does not cover every fund.
-func filtersInvestor(p Principal) bool {
-	return p.Role != RoleInvestor && !p.MayAdminister(AllFunds)
 }
 
 // ownInvestor answers 404, as for an unknown investor, when an investor
@@ -46,9 +39,7 @@ func (s *server) listInvestorPositions(c *gin.Context) {
 	// read a bounded number of rows at a time: a page may hold fewer than
 	// limit with a next cursor, but reading it never costs more than two
 	// Queries, whoever asks.
-	v := viewer(c)
-	keep := func(r positions.Registered) bool { return v.MayReadPosition(r.FundID, r.InvestorID) }
-	mine, next, err := s.positions.VisibleOfInvestor(c.Request.Context(), inv, keep, filtersInvestor(principal(c)), pg.limit, pg.cursor.Key)
+	mine, next, err := s.positions.VisibleOfInvestor(c.Request.Context(), viewer(c), inv, pg.limit, pg.cursor.Key)
 	mine = registeredAt(mine, b)
 	if err != nil {
 		writeError(c, err)
@@ -69,7 +60,7 @@ func (s *server) listInvestorPositions(c *gin.Context) {
 // getInvestorSummary sums up an investor's positions and totals them per
 // currency. An investor sees its own; an admin the investor's positions in
 // its funds. Nothing visible is 404, as an unknown investor. With knownAt,
-// each position as known then (positions.InvestorSummaryKnownAt). A
+// each position as known then (positions.Store.InvestorSummary). A
 // later page is read as known at its first page's instant (its cursor pins
 // the basis), knownAt or not: after a read of the latest versions, from
 // the latest versions of the funds that did not change since (pinnedLive).
@@ -90,20 +81,7 @@ func (s *server) getInvestorSummary(c *gin.Context) {
 		return
 	}
 	defer done()
-	v := viewer(c)
-	keep := func(r positions.Registered) bool { return v.MayReadPosition(r.FundID, r.InvestorID) }
-	var sum positions.InvestorSummary
-	var next []byte
-	var err error
-	switch {
-	case pinnedLive(pg, b):
-		sum, next, err = s.pooled.InvestorSummaryPinned(ctx, inv, b.asOf, b.knownAt, keep, filtersInvestor(principal(c)), pg.limit, pg.cursor.Key)
-	case b.past:
-		sum, next, err = s.pooled.InvestorSummaryKnownAt(ctx, inv, b.asOf, b.knownAt, keep, filtersInvestor(principal(c)), pg.limit, knownAtPageKey(pg.cursor.Key))
-		next = knownAtPageNext(next)
-	default:
-		sum, next, err = s.pooled.InvestorSummary(ctx, inv, b.asOf, keep, filtersInvestor(principal(c)), pg.limit, pg.cursor.Key)
-	}
+	sum, next, err := s.positions.InvestorSummary(ctx, read(c, b), inv, b.asOf, pg.limit, pg.cursor.Key)
 	if err != nil {
 		writeChargeError(c, err)
 		return

@@ -65,7 +65,7 @@ func TestThePositionReadAnswersItsItemsAsTheyDecode(t *testing.T) {
 	readAll := func(when string) map[string][]byte {
 		out := map[string][]byte{}
 		for _, r := range reads {
-			items, _, err := s.Env.Positions.Items(context.Background(), pos, r.kind, 100, nil, nil)
+			items, _, err := s.Env.Positions.Items(context.Background(), fund.Operator, pos, r.kind, 100, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

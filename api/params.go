@@ -275,16 +275,28 @@ func (pg page) next(key store.PageKey) string {
 }
 
 // viewer is the principal as the store sees it: reads through
-// s.docs.As(viewer(c)) answer what it may not see as absent.
-func viewer(c *gin.Context) store.Viewer {
+// s.docs.As(latest(c)) answer what it may not see as absent.
+func viewer(c *gin.Context) fund.Viewer {
 	switch p := principal(c); p.Role {
 	case RoleAdmin:
-		return store.Viewer{AllFunds: p.MayAdminister(AllFunds), Funds: p.Funds}
+		return fund.Viewer{AllFunds: p.MayAdminister(AllFunds), Funds: p.Funds}
 	case RoleInvestor:
-		return store.Viewer{Investor: p.Investor}
+		return fund.Viewer{Investor: p.Investor}
 	}
-	return store.Viewer{}
+	return fund.Viewer{}
 }
+
+// read is how the request's principal reads on basis b: as known at
+// b.knownAt when b is past, otherwise the latest versions.
+func read(c *gin.Context, b basis) fund.Read {
+	if b.past {
+		return fund.KnownAt(viewer(c), b.knownAt)
+	}
+	return latest(c)
+}
+
+// latest is the request's principal reading the latest versions.
+func latest(c *gin.Context) fund.Read { return fund.Latest(viewer(c)) }
 
 func setETag(c *gin.Context, version int) {
 	c.Header("ETag", `"`+strconv.Itoa(version)+`"`)

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"net/http"
@@ -31,13 +30,7 @@ func (s *server) getPositionPerformance(c *gin.Context) {
 	if !in.ok() {
 		return
 	}
-	var p positions.Performance
-	var err error
-	if b.past {
-		p, err = s.pooled.PerformanceKnownAt(s.knownAtContext(c), pos, b.asOf, b.knownAt, allowFor(c))
-	} else {
-		p, err = s.positions.PerformanceFor(c.Request.Context(), pos, b.asOf, allowFor(c))
-	}
+	p, err := s.positions.Performance(s.readContext(c), read(c, b), pos, b.asOf)
 	if err != nil {
 		writeChargeError(c, err)
 		return
@@ -68,20 +61,7 @@ func (s *server) getInvestorPerformance(c *gin.Context) {
 		return
 	}
 	defer done()
-	v := viewer(c)
-	keep := func(r positions.Registered) bool { return v.MayReadPosition(r.FundID, r.InvestorID) }
-	var p positions.InvestorPerformance
-	var next []byte
-	var err error
-	switch {
-	case pinnedLive(pg, b):
-		p, next, err = s.pooled.InvestorPerformancePinned(ctx, inv, b.asOf, b.knownAt, keep, filtersInvestor(principal(c)), pg.limit, pg.cursor.Key)
-	case b.past:
-		p, next, err = s.pooled.InvestorPerformanceKnownAt(ctx, inv, b.asOf, b.knownAt, keep, filtersInvestor(principal(c)), pg.limit, knownAtPageKey(pg.cursor.Key))
-		next = knownAtPageNext(next)
-	default:
-		p, next, err = s.pooled.InvestorPerformance(ctx, inv, b.asOf, keep, filtersInvestor(principal(c)), pg.limit, pg.cursor.Key)
-	}
+	p, next, err := s.positions.InvestorPerformance(ctx, read(c, b), inv, b.asOf, pg.limit, pg.cursor.Key)
 	if err != nil {
 		writeChargeError(c, err)
 		return
@@ -101,7 +81,7 @@ func (s *server) getFundPerformance(c *gin.Context) {
 	if !in.ok() {
 		return
 	}
-	if err := s.docs.As(viewer(c)).FundVisible(fundID); err != nil {
+	if err := s.docs.As(latest(c)).FundVisible(fundID); err != nil {
 		writeError(c, err)
 		return
 	}
@@ -111,13 +91,7 @@ func (s *server) getFundPerformance(c *gin.Context) {
 		return
 	}
 	defer done()
-	var p positions.FundPerformance
-	var err error
-	if b.past {
-		p, err = s.pooled.FundPerformanceKnownAt(ctx, fundID, b.asOf, b.knownAt, s.maxPooled)
-	} else {
-		p, err = s.pooled.FundPerformance(ctx, fundID, b.asOf, s.maxPooled)
-	}
+	p, err := s.positions.FundPerformance(ctx, read(c, b), fundID, b.asOf, s.maxPooled)
 	if err != nil {
 		writeChargeError(c, err)
 		return
@@ -150,54 +124,43 @@ func (s *server) getDocumentReconciliation(c *gin.Context) {
 		return
 	}
 	defer done()
-	past := b.past
+	rd := read(c, b)
 	var head fund.DocumentHeader
 	if pinnedLive(pg, b) {
 		// Read from the latest version, as the first page was, unless the
 		// document's fund changed since the pinned instant.
 		var err error
-		if head, err = s.docs.As(viewer(c)).LatestDocument(ctx, id); err != nil {
+		if head, err = s.docs.As(latest(c)).LatestDocument(ctx, id); err != nil {
 			writeError(c, err)
 			return
 		}
-		if past, err = (chargedReader{s.docs}).FundChangedSince(ctx, head.FundID, b.knownAt); err != nil {
+		changed, err := (chargedReader{s.docs}).FundChangedSince(ctx, head.FundID, b.knownAt)
+		if err != nil {
 			writeChargeError(c, err)
 			return
 		}
-		if t := tabOf(ctx); t != nil && past {
+		if !changed {
+			rd = latest(c)
+		} else if t := tabOf(ctx); t != nil {
 			t.anotherListing() // the search for the version known then
 		}
 	}
-	var w wire.DocumentReconciliation
-	if past {
-		known, err := s.docs.As(viewer(c)).VersionAt(ctx, id, b.knownAt)
+	version := head
+	if rd.Past || head.ID == "" {
+		known, err := s.docs.As(rd).Known(ctx, id)
 		if err != nil {
 			writeError(c, err)
 			return
 		}
-		r, next, err := s.pooled.DocumentReconciliationKnownAt(ctx, known.Header(), b.knownAt, pg.limit, knownAtPageKey(pg.cursor.Key))
-		if err != nil {
-			writeChargeError(c, err)
-			return
-		}
-		w = wire.DocumentReconciliationOf(r, known.Version)
-		w.Next = pg.next(knownAtPageNext(next))
-	} else {
-		if head.ID == "" {
-			var err error
-			if head, err = s.docs.As(viewer(c)).LatestDocument(ctx, id); err != nil {
-				writeError(c, err)
-				return
-			}
-		}
-		r, next, err := s.pooled.DocumentReconciliation(ctx, id, pg.limit, pg.cursor.Key)
-		if err != nil {
-			writeChargeError(c, err)
-			return
-		}
-		w = wire.DocumentReconciliationOf(r, cmp.Or(r.Version, head.Version))
-		w.Next = pg.next(next)
+		version = known.Header()
 	}
+	r, next, err := s.positions.DocumentReconciliation(ctx, rd, version, pg.limit, pg.cursor.Key)
+	if err != nil {
+		writeChargeError(c, err)
+		return
+	}
+	w := wire.DocumentReconciliationOf(r, cmp.Or(r.Version, version.Version))
+	w.Next = pg.next(next)
 	w.Basis = s.wireBasis(b)
 	setETag(c, w.Version)
 	c.JSON(http.StatusOK, w)
@@ -208,26 +171,9 @@ func (s *server) getDocumentReconciliation(c *gin.Context) {
 // key is the live read's, not one marked by a read as known at an instant
 // (knownAtPageNext). Such a page is read as known at the pinned instant
 // too, from the latest versions of the funds that did not change since
-// (positions.InvestorSummaryPinned).
+// (positions.Store.InvestorSummary).
 func pinnedLive(pg page, b basis) bool {
 	return b.past && pg.cursor.Key != nil && !positions.IsKnownAtKey(pg.cursor.Key)
-}
-
-// knownAtPageNext marks the key of a read as known at an instant, so that
-// its next page is read so too (positions.IsKnownAtKey).
-func knownAtPageNext(next []byte) []byte {
-	if next == nil {
-		return nil
-	}
-	return append([]byte("knownAt:"), next...)
-}
-
-// knownAtPageKey is the key knownAtPageNext marked, unmarked.
-func knownAtPageKey(k []byte) []byte {
-	if k == nil {
-		return nil
-	}
-	return bytes.TrimPrefix(k, []byte("knownAt:"))
 }
 
 // reconciliationKnownAtReads is reconciliationReads with the search for the

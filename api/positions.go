@@ -11,10 +11,6 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
-// allowFor is the viewer's access rule for the positions package, applied
-// before any read past the first.
-func allowFor(c *gin.Context) positions.Allow { return viewer(c).MayReadPosition }
-
 // listPositionItems lists a position's items across documents, optionally
 // of one type. An unknown position, or one the caller may not see, is 404;
 // a visible one with none of the type asked for is an empty list.
@@ -43,7 +39,7 @@ func (s *server) positionItems(c *gin.Context, in *params, pos string, kind fund
 	// versions of a document into one listing. (A cursor holding a pivot's
 	// key, issued before, goes on reading the pivot.)
 	if b.past && (pg.cursor.Key == nil || positions.IsKnownAtKey(pg.cursor.Key)) {
-		items, next, err := s.pooled.ItemsKnownAt(s.knownAtContext(c), pos, kind, b.knownAt, pg.limit, pg.cursor.Key, allowFor(c))
+		items, next, err := s.positions.Items(s.readContext(c), read(c, b), pos, kind, pg.limit, pg.cursor.Key)
 		if err != nil {
 			writeChargeError(c, err)
 			return
@@ -53,7 +49,7 @@ func (s *server) positionItems(c *gin.Context, in *params, pos string, kind fund
 	}
 	// The pivot's items are answered undecoded, from the memo of their
 	// answers when it holds them (itemanswers.go).
-	items, next, err := positions.VisibleItems(c.Request.Context(), s.docs.StoredPositionItems, pos, kind, pg.limit, pg.cursor.Key, allowFor(c))
+	items, next, err := positions.VisibleItems(c.Request.Context(), s.docs.StoredPositionItems, viewer(c), pos, kind, pg.limit, pg.cursor.Key)
 	if err != nil {
 		writeChargeError(c, err)
 		return
@@ -83,13 +79,7 @@ func (s *server) listPositionCapitalCalls(c *gin.Context) {
 	if !in.ok() {
 		return
 	}
-	var it fund.PositionItem
-	var err error
-	if b.past {
-		it, err = s.pooled.CapitalCallKnownAt(s.knownAtContext(c), pos, doc, b.knownAt, allowFor(c))
-	} else {
-		it, err = s.positions.CapitalCallIn(c.Request.Context(), pos, doc, allowFor(c))
-	}
+	it, err := s.positions.CapitalCallIn(s.readContext(c), read(c, b), pos, doc)
 	if err != nil {
 		writeChargeError(c, err)
 		return
@@ -107,13 +97,7 @@ func (s *server) getPositionSummary(c *gin.Context) {
 	if !in.ok() {
 		return
 	}
-	var sum positions.Summary
-	var err error
-	if b.past {
-		sum, err = s.pooled.SummaryKnownAt(s.knownAtContext(c), pos, b.asOf, b.knownAt, allowFor(c))
-	} else {
-		sum, err = s.positions.SummaryFor(c.Request.Context(), pos, b.asOf, allowFor(c))
-	}
+	sum, err := s.positions.Summary(s.readContext(c), read(c, b), pos, b.asOf)
 	if err != nil {
 		writeChargeError(c, err)
 		return
@@ -135,14 +119,7 @@ func (s *server) getPositionCashflows(c *gin.Context) {
 	if !in.ok() {
 		return
 	}
-	var identity fund.PositionItem
-	var flows []positions.Cashflow
-	var err error
-	if b.past {
-		identity, flows, err = s.pooled.CashflowsKnownAt(s.knownAtContext(c), pos, b.asOf, b.knownAt, allowFor(c))
-	} else {
-		identity, flows, err = s.positions.CashflowsFor(c.Request.Context(), pos, b.asOf, allowFor(c))
-	}
+	identity, flows, err := s.positions.Cashflows(s.readContext(c), read(c, b), pos, b.asOf)
 	if err != nil {
 		writeChargeError(c, err)
 		return
@@ -152,12 +129,13 @@ func (s *server) getPositionCashflows(c *gin.Context) {
 	c.JSON(http.StatusOK, w)
 }
 
-// knownAtContext is the request's context for a read as known at an
-// instant, through s.pooled: it carries a tab of the caller's bucket, so
-// the documents the position's ledger lists are charged, one token each,
-// once the caller may read the position and before any of them is read
-// (chargedReader.PositionKnownAt).
-func (s *server) knownAtContext(c *gin.Context) context.Context {
+// readContext is the request's context for a read of one position: it
+// carries a tab of the caller's bucket, so a read as known at an instant
+// pays for the documents the position's ledger lists, one token each, once
+// the caller may read the position and before any of them is read
+// (chargedReader.PositionKnownAt); a read of the latest versions pays for
+// nothing more than its token.
+func (s *server) readContext(c *gin.Context) context.Context {
 	ctx := c.Request.Context()
 	if s.limiter == nil {
 		return ctx

@@ -25,7 +25,7 @@ func (s *server) putFund(c *gin.Context) {
 	if !in.ok() {
 		return
 	}
-	view := s.docs.As(viewer(c))
+	view := s.docs.As(latest(c))
 	if err := view.MayWriteFund(id); err != nil {
 		writeError(c, err)
 		return
@@ -72,16 +72,9 @@ func (s *server) getFund(c *gin.Context) {
 	if !in.ok() {
 		return
 	}
-	view := s.docs.As(viewer(c))
-	var f fund.Fund
-	var err error
-	if b.past {
-		reads := s.knownAtReads(c)
-		f, err = view.FundAt(c.Request.Context(), id, b.knownAt, reads)
-		s.settleReads(c, reads)
-	} else {
-		f, err = view.Fund(c.Request.Context(), id)
-	}
+	view, settle := s.view(c, b)
+	f, err := view.Fund(c.Request.Context(), id)
+	settle()
 	if err != nil {
 		writeChargeError(c, err)
 		return
@@ -103,17 +96,9 @@ func (s *server) listFunds(c *gin.Context) {
 	if !in.ok() {
 		return
 	}
-	view := s.docs.As(viewer(c))
-	var fs []fund.Fund
-	var next store.PageKey
-	var err error
-	if b.past {
-		reads := s.knownAtReads(c)
-		fs, next, err = view.FundsPageAt(c.Request.Context(), pg.limit, pg.cursor.Key, b.knownAt, reads)
-		s.settleReads(c, reads)
-	} else {
-		fs, next, err = view.FundsPage(c.Request.Context(), pg.limit, pg.cursor.Key)
-	}
+	view, settle := s.view(c, b)
+	fs, next, err := view.FundsPage(c.Request.Context(), pg.limit, pg.cursor.Key)
+	settle()
 	if err != nil {
 		writeChargeError(c, err)
 		return
@@ -131,7 +116,7 @@ func (s *server) putInvestor(c *gin.Context) {
 		return
 	}
 	ctx := c.Request.Context()
-	if err := s.docs.As(viewer(c)).MayWriteInvestor(ctx, id); err != nil {
+	if err := s.docs.As(latest(c)).MayWriteInvestor(ctx, id); err != nil {
 		writeError(c, err)
 		return
 	}
@@ -151,16 +136,9 @@ func (s *server) getInvestor(c *gin.Context) {
 	if !in.ok() {
 		return
 	}
-	view := s.docs.As(viewer(c))
-	var i fund.Investor
-	var err error
-	if b.past {
-		reads := s.knownAtReads(c)
-		i, err = view.InvestorAt(c.Request.Context(), id, b.knownAt, reads)
-		s.settleReads(c, reads)
-	} else {
-		i, err = view.Investor(c.Request.Context(), id)
-	}
+	view, settle := s.view(c, b)
+	i, err := view.Investor(c.Request.Context(), id)
+	settle()
 	if err != nil {
 		writeChargeError(c, err)
 		return
@@ -184,7 +162,7 @@ func (s *server) listInvestors(c *gin.Context) {
 	if !in.ok() {
 		return
 	}
-	view := s.docs.As(viewer(c))
+	view := s.docs.As(latest(c))
 	if fundID != "" {
 		// Another fund is refused before its cursor is read, as an unknown one.
 		if err := view.FundVisible(fundID); err != nil {
@@ -197,16 +175,9 @@ func (s *server) listInvestors(c *gin.Context) {
 	if !in.ok() {
 		return
 	}
-	var is []fund.Investor
-	var next store.PageKey
-	var err error
-	if b.past {
-		reads := s.knownAtReads(c)
-		is, next, err = view.InvestorsPageAt(c.Request.Context(), fundID, pg.limit, pg.cursor.Key, b.knownAt, reads)
-		s.settleReads(c, reads)
-	} else {
-		is, next, err = view.InvestorsPage(c.Request.Context(), fundID, pg.limit, pg.cursor.Key)
-	}
+	view, settle := s.view(c, b)
+	is, next, err := view.InvestorsPage(c.Request.Context(), fundID, pg.limit, pg.cursor.Key)
+	settle()
 	if err != nil {
 		writeChargeError(c, err)
 		return
@@ -226,6 +197,19 @@ func (p *params) instantBasis() basis {
 func (s *server) basisOf(b basis) *wire.Basis {
 	w := s.wireBasis(b)
 	return &w
+}
+
+// view is the store as the request's principal sees it on basis b: as
+// known at b.knownAt when b is past, the requests that grow with the table
+// paid for through the caller's bucket; settle gives back those paid for
+// and not made, once the read is over.
+func (s *server) view(c *gin.Context, b basis) (v store.View, settle func()) {
+	v = s.docs.As(read(c, b))
+	if !b.past {
+		return v, func() {}
+	}
+	reads := s.knownAtReads(c)
+	return v.Paying(reads), func() { s.settleReads(c, reads) }
 }
 
 // knownAtReads is the account of a read as known at an instant with the

@@ -101,7 +101,7 @@ type Options struct {
 
 type server struct {
 	docs         *store.Store
-	positions    *positions.Store
+	positions    *positions.Store // reads charged through a request's tab (charge.go)
 	log          *slog.Logger
 	cursors      cursorCodec
 	maxBody      int64
@@ -115,7 +115,6 @@ type server struct {
 	idemLease    time.Duration
 	idemTTL      time.Duration
 	limiter      *principalLimiter // nil: no rate limit
-	pooled       *positions.Store  // the fan-out routes' reads, charged (charge.go)
 	fanouts      fanoutSlots       // the fan-outs computing, at most FanoutConcurrency
 	maxPositions int               // of a document, counted while its body is decoded; 0: no limit
 	maxPooled    int               // positions one fund performance pools
@@ -133,7 +132,7 @@ func NewServer(o Options) http.Handler {
 		o.Logger = slog.Default()
 	}
 	s := &server{
-		docs: o.Documents, positions: o.Positions, log: o.Logger, cursors: cursorCodec{key: o.CursorKey},
+		docs: o.Documents, log: o.Logger, cursors: cursorCodec{key: o.CursorKey},
 		maxBody: o.MaxBodyBytes, defaultLimit: o.DefaultLimit, maxLimit: o.MaxLimit, timeout: o.RequestTimeout,
 		writeTimeout: o.WriteTimeout,
 		metrics:      o.Metrics, verifier: o.Verifier, opts: o,
@@ -151,9 +150,9 @@ func NewServer(o Options) http.Handler {
 		s.idemLease = max(o.RequestTimeout, o.WriteTimeout, time.Minute) + 10*time.Second
 	}
 	if o.Documents != nil {
-		s.pooled = positions.NewStore(chargedReader{o.Documents})
+		s.positions = positions.NewStore(chargedReader{o.Documents})
 		if o.Positions != nil {
-			s.pooled.Freshness = o.Positions.Freshness // the NAV staleness bound serve configured
+			s.positions.Freshness = o.Positions.Freshness // the NAV staleness bound serve configured
 		}
 		s.maxPositions = o.Documents.MaxPositions
 		s.metrics.reportCapacity(o.Documents)

@@ -54,7 +54,6 @@ type largest struct {
 // amountOf is the fund.Money s.
 func amountOf(s string) fund.Money { return fund.MustMoney(s) }
 
-
 // splitInto splits amount into n non-negative lines of at most 4 decimal
 // places that add up to it exactly: n-1 equal lines and the rest.
 func splitInto(amount fund.Money, n int) []fund.Money {

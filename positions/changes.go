@@ -155,16 +155,16 @@ type Changes struct {
 
 // SummaryChanges is the summary's figures (SummaryFigures) on asOf moved
 // by the versions committed after from and at or before to.
-func (s *Store) SummaryChanges(ctx context.Context, pos string, asOf fund.Date, from, to time.Time, allow Allow) (Changes, error) {
-	return s.changes(ctx, pos, asOf, from, to, allow, func(items []fund.PositionItem) []Figure {
+func (s *Store) SummaryChanges(ctx context.Context, v fund.Viewer, pos string, asOf fund.Date, from, to time.Time) (Changes, error) {
+	return s.changes(ctx, v, pos, asOf, from, to, func(items []fund.PositionItem) []Figure {
 		return SummaryFigures(Summarize(pos, asOf, items))
 	})
 }
 
 // PerformanceChanges is the performance's figures (PerformanceFigures) on
 // asOf moved by the versions committed after from and at or before to.
-func (s *Store) PerformanceChanges(ctx context.Context, pos string, asOf fund.Date, from, to time.Time, allow Allow) (Changes, error) {
-	return s.changes(ctx, pos, asOf, from, to, allow, func(items []fund.PositionItem) []Figure {
+func (s *Store) PerformanceChanges(ctx context.Context, v fund.Viewer, pos string, asOf fund.Date, from, to time.Time) (Changes, error) {
+	return s.changes(ctx, v, pos, asOf, from, to, func(items []fund.PositionItem) []Figure {
 		return PerformanceFigures(Evaluate(pos, asOf, items, s.Freshness))
 	})
 }
@@ -177,13 +177,13 @@ type docState struct {
 	known, earlier []fund.PositionItem
 }
 
-// changes reads the window. allow is decided on the ledger's Query, the
+// changes reads the window. v is decided on the ledger's Query, the
 // first read, as reportedKnownAt decides; the versions of every document
 // in the window are listed before any item is read, and more than
 // MaxChangeVersions of them is EINVALID. ENOTFOUND when the position has
-// no claim, allow refuses it, or no document's version reports it as
+// no claim, v may not read it, or no document's version reports it as
 // known at from, at to, or after any version between.
-func (s *Store) changes(ctx context.Context, pos string, asOf fund.Date, from, to time.Time, allow Allow, figures func([]fund.PositionItem) []Figure) (Changes, error) {
+func (s *Store) changes(ctx context.Context, v fund.Viewer, pos string, asOf fund.Date, from, to time.Time, figures func([]fund.PositionItem) []Figure) (Changes, error) {
 	lister, ok := s.r.(VersionLister)
 	if !ok {
 		return Changes{}, fmt.Errorf("positions: the reader does not list a document's versions")
@@ -193,7 +193,7 @@ func (s *Store) changes(ctx context.Context, pos string, asOf fund.Date, from, t
 	if err != nil {
 		return Changes{}, err
 	}
-	if claim.PositionID == "" || (allow != nil && !allow(claim.FundID, claim.InvestorID)) {
+	if claim.PositionID == "" || !v.MayReadPosition(claim.FundID, claim.InvestorID) {
 		return Changes{}, notFound
 	}
 	if len(docs) > MaxKnownAtDocuments {

@@ -80,7 +80,7 @@ func TestChangesFollowCommitOrderAndAddUp(t *testing.T) {
 	c.write(changesDoc("B", "2025-01-31")) // B drops PC1 (another position only)
 	s := positions.NewStore(c)
 
-	got, err := s.SummaryChanges(context.Background(), "PC1", fund.MustDate("2025-02-28"), t0, t0.Add(10*time.Minute), nil)
+	got, err := s.SummaryChanges(context.Background(), fund.Viewer{AllFunds: true}, "PC1", fund.MustDate("2025-02-28"), t0, t0.Add(10*time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func TestChangesAreBounded(t *testing.T) {
 	s := positions.NewStore(c)
 	ctx := context.Background()
 	c.ResetReads()
-	_, err := s.SummaryChanges(ctx, "PC1", fund.MustDate("2025-02-28"), t0, c.Clock, nil)
+	_, err := s.SummaryChanges(ctx, fund.Viewer{AllFunds: true}, "PC1", fund.MustDate("2025-02-28"), t0, c.Clock)
 	if fund.ErrorCode(err) != fund.EINVALID {
 		t.Fatalf("%d versions: %v, want EINVALID", positions.MaxChangeVersions+1, err)
 	}
@@ -145,19 +145,19 @@ func TestChangesAreBounded(t *testing.T) {
 		t.Errorf("refused after reading items: %v", reads)
 	}
 	// Without the first version, the window holds exactly the bound.
-	got, err := s.SummaryChanges(ctx, "PC1", fund.MustDate("2025-02-28"), t0.Add(time.Second), c.Clock, nil)
+	got, err := s.SummaryChanges(ctx, fund.Viewer{AllFunds: true}, "PC1", fund.MustDate("2025-02-28"), t0.Add(time.Second), c.Clock)
 	if err != nil || len(got.Versions) != positions.MaxChangeVersions {
 		t.Fatalf("%d versions: %d changes, %v; want %d", positions.MaxChangeVersions, len(got.Versions), err, positions.MaxChangeVersions)
 	}
 
-	for name, allow := range map[string]positions.Allow{"refused": func(string, string) bool { return false }, "unknown": nil} {
+	for name, allow := range map[string]fund.Viewer{"refused": {}, "unknown": {AllFunds: true}} {
 		pos := "PC1"
 		if name == "unknown" {
 			pos = "NOPE"
 		}
 		c.ResetReads()
 		c.listed.Store(0)
-		if _, err := s.SummaryChanges(ctx, pos, fund.MustDate("2025-02-28"), t0, c.Clock, allow); fund.ErrorCode(err) != fund.ENOTFOUND {
+		if _, err := s.SummaryChanges(ctx, allow, pos, fund.MustDate("2025-02-28"), t0, c.Clock); fund.ErrorCode(err) != fund.ENOTFOUND {
 			t.Errorf("%s: %v, want ENOTFOUND", name, err)
 		}
 		if reads := c.Reads(); !slices.Equal(reads, []string{"PositionDocuments"}) || c.listed.Load() != 0 {

@@ -34,7 +34,7 @@ func TestTheDemoReconcilesToZero(t *testing.T) {
 
 	reconciled := 0
 	for doc := range statements {
-		r, _, err := ps.DocumentReconciliation(ctx, doc, 100, nil)
+		r, _, err := ps.DocumentReconciliation(ctx, fund.Operator, fund.DocumentHeader{ID: doc}, 100, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -56,7 +56,7 @@ func TestTheDemoReconcilesToZero(t *testing.T) {
 	for _, pos := range []string{"POSITION_1", "POSITION_2", "POSITION_3"} {
 		for day := fund.MustDate("2025-07-15").Time(); !day.After(fund.MustDate("2025-12-31").Time()); day = day.AddDate(0, 0, 1) {
 			asOf := fund.MustDate(day.Format("2006-01-02"))
-			s, err := ps.Summary(ctx, pos, asOf)
+			s, err := ps.Summary(ctx, fund.Operator, pos, asOf)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -64,7 +64,7 @@ func TestTheDemoReconcilesToZero(t *testing.T) {
 				t.Errorf("%s on %s: reported %v from %+v, computed %v", pos, asOf, s.UnfundedReported, s.UnfundedSource, s.UnfundedComputed)
 			}
 		}
-		p, err := ps.PerformanceFor(ctx, pos, fund.MustDate("2025-12-31"), nil)
+		p, err := ps.Performance(ctx, fund.Operator, pos, fund.MustDate("2025-12-31"))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,7 +12,7 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
-// Reads as known at an instant (issue 25's knownAt; docs/knownat.md). The
+// Reads as known at an instant (docs/knownat.md). The
 // position pivot holds each document's latest items only, so a position
 // known at an instant is read from its ledger instead: the documents that
 // ever reported it (Reader.PositionDocuments), each at its version known
@@ -36,15 +36,15 @@ const knownAtReads = 8
 // and the position's identity, read from them: the live read (reported)
 // on the versions known at the instant instead of the latest ones.
 //
-// allow is decided on the ledger's Query, the first read, on the claim's
-// fund and investor, so a refused position costs what an unknown one does
-// (that one Query). It returns ENOTFOUND when the position has no claim,
-// allow refuses it, or no document's version known at the instant reports
+// v is decided on the ledger's Query, the first read, on the claim's fund
+// and investor, so a refused position costs what an unknown one does (that
+// one Query). It returns ENOTFOUND when the position has no claim, v may
+// not read it, or no document's version known at the instant reports
 // it; EINVALID when more than MaxKnownAtDocuments documents ever reported
 // it. As the live read, a position whose documents are all dated after
 // asOf is found, with no items counted.
-func (s *Store) reportedKnownAt(ctx context.Context, pos string, asOf fund.Date, at time.Time, allow Allow) (fund.PositionItem, []fund.PositionItem, error) {
-	return s.reportedKnownAtIn(ctx, pos, asOf, at, allow, nil, nil)
+func (s *Store) reportedKnownAt(ctx context.Context, pos string, asOf fund.Date, at time.Time, v fund.Viewer) (fund.PositionItem, []fund.PositionItem, error) {
+	return s.reportedKnownAtIn(ctx, pos, asOf, at, v, nil, nil)
 }
 
 // reportedKnownAtIn is reportedKnownAt for a fan-out: when owner is set, it
@@ -52,13 +52,13 @@ func (s *Store) reportedKnownAt(ctx context.Context, pos string, asOf fund.Date,
 // when versions is set, each document's version known at the instant is
 // found through it (once per document for the whole fan-out) and the
 // position read from that version, rather than searched for again.
-func (s *Store) reportedKnownAtIn(ctx context.Context, pos string, asOf fund.Date, at time.Time, allow Allow, owner *Registered, versions *knownVersions) (fund.PositionItem, []fund.PositionItem, error) {
+func (s *Store) reportedKnownAtIn(ctx context.Context, pos string, asOf fund.Date, at time.Time, v fund.Viewer, owner *Registered, versions *knownVersions) (fund.PositionItem, []fund.PositionItem, error) {
 	notFound := fund.Errorf(fund.ENOTFOUND, "position %s not found", pos)
 	claim, docs, err := s.r.PositionDocuments(ctx, pos, MaxKnownAtDocuments)
 	if err != nil {
 		return fund.PositionItem{}, nil, err
 	}
-	if claim.PositionID == "" || (allow != nil && !allow(claim.FundID, claim.InvestorID)) {
+	if claim.PositionID == "" || !v.MayReadPosition(claim.FundID, claim.InvestorID) {
 		return fund.PositionItem{}, nil, notFound
 	}
 	if len(docs) > MaxKnownAtDocuments {
@@ -127,14 +127,14 @@ func eachAtOnce(ctx context.Context, n int, read func(context.Context, int) erro
 	return g.Wait()
 }
 
-// ItemsKnownAt is Items as known at the instant at: the items of each
+// itemsKnownAt is Items as known at the instant at: the items of each
 // document's version known then, by kind then document, of one kind when
 // kind is set, a page of up to limit from start (a key it issued). It
 // reads the whole position on every page (reportedKnownAt's reads, at most
 // MaxKnownAtDocuments documents) and cuts the page from it. A position no
-// document's version then reports, or that allow refuses, is ENOTFOUND; a
-// known one with none of the kind asked for is an empty page.
-func (s *Store) ItemsKnownAt(ctx context.Context, pos string, kind fund.ItemKind, at time.Time, limit int, start []byte, allow Allow) ([]fund.PositionItem, []byte, error) {
+// document's version then reports, or that v may not read, is ENOTFOUND;
+// a known one with none of the kind asked for is an empty page.
+func (s *Store) itemsKnownAt(ctx context.Context, pos string, kind fund.ItemKind, at time.Time, limit int, start []byte, v fund.Viewer) ([]fund.PositionItem, []byte, error) {
 	from := 0
 	if start != nil {
 		n, err := strconv.Atoi(string(bytes.TrimPrefix(start, knownAtKey)))
@@ -143,7 +143,7 @@ func (s *Store) ItemsKnownAt(ctx context.Context, pos string, kind fund.ItemKind
 		}
 		from = n
 	}
-	_, items, err := s.reportedKnownAt(ctx, pos, fund.Date{}, at, allow)
+	_, items, err := s.reportedKnownAt(ctx, pos, fund.Date{}, at, v)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -159,57 +159,30 @@ func (s *Store) ItemsKnownAt(ctx context.Context, pos string, kind fund.ItemKind
 	return items[from:to], next, nil
 }
 
-// knownAtKey starts the page keys ItemsKnownAt issues, which no Reader's
+// knownAtKey starts the page keys itemsKnownAt and knownAtPageNext issue, which no Reader's
 // key starts with.
 var knownAtKey = []byte("knownAt:")
 
-// KnownAtKeyAfter is the page key of ItemsKnownAt's page that starts after
+// KnownAtKeyAfter is the page key of itemsKnownAt's page that starts after
 // the first n items: what a first page read from the latest versions hands
 // on, so that the pages after it are read as known at its instant.
 func KnownAtKeyAfter(n int) []byte { return append(slices.Clone(knownAtKey), strconv.Itoa(n)...) }
 
-// IsKnownAtKey says whether a page key was issued by ItemsKnownAt (rather
+// IsKnownAtKey says whether a page key was issued by a read as known at an instant (rather
 // than by the Reader, for a read of the latest versions).
 func IsKnownAtKey(k []byte) bool { return bytes.HasPrefix(k, knownAtKey) }
 
-// SummaryKnownAt is SummaryFor as known at the instant at.
-func (s *Store) SummaryKnownAt(ctx context.Context, pos string, asOf fund.Date, at time.Time, allow Allow) (Summary, error) {
-	identity, items, err := s.reportedKnownAt(ctx, pos, asOf, at, allow)
-	if err != nil {
-		return Summary{}, err
-	}
-	return summed(pos, asOf, identity, items), nil
-}
-
-// CashflowsKnownAt is CashflowsFor as known at the instant at.
-func (s *Store) CashflowsKnownAt(ctx context.Context, pos string, asOf fund.Date, at time.Time, allow Allow) (fund.PositionItem, []Cashflow, error) {
-	identity, items, err := s.reportedKnownAt(ctx, pos, asOf, at, allow)
-	if err != nil {
-		return fund.PositionItem{}, nil, err
-	}
-	return identity, CashflowsOf(items, asOf), nil
-}
-
-// PerformanceKnownAt is PerformanceFor as known at the instant at.
-func (s *Store) PerformanceKnownAt(ctx context.Context, pos string, asOf fund.Date, at time.Time, allow Allow) (Performance, error) {
-	identity, items, err := s.reportedKnownAt(ctx, pos, asOf, at, allow)
-	if err != nil {
-		return Performance{}, err
-	}
-	return s.evaluated(pos, asOf, identity, items), nil
-}
-
-// CapitalCallKnownAt is CapitalCallIn as known at the instant at: the
-// position's capital call in the document's version known then. allow is
+// capitalCallKnownAt is CapitalCallIn as known at the instant at: the
+// position's capital call in the document's version known then. v is
 // decided on the ledger's Query, as reportedKnownAt decides; ENOTFOUND
 // when the position is unknown or refused, or the version has no call.
-func (s *Store) CapitalCallKnownAt(ctx context.Context, pos, doc string, at time.Time, allow Allow) (fund.PositionItem, error) {
+func (s *Store) capitalCallKnownAt(ctx context.Context, pos, doc string, at time.Time, v fund.Viewer) (fund.PositionItem, error) {
 	notFound := fund.Errorf(fund.ENOTFOUND, "no capital call for position %s in document %s", pos, doc)
 	claim, docs, err := s.r.PositionDocuments(ctx, pos, MaxKnownAtDocuments)
 	if err != nil {
 		return fund.PositionItem{}, err
 	}
-	if claim.PositionID == "" || (allow != nil && !allow(claim.FundID, claim.InvestorID)) || !slices.Contains(docs, doc) {
+	if claim.PositionID == "" || !v.MayReadPosition(claim.FundID, claim.InvestorID) || !slices.Contains(docs, doc) {
 		return fund.PositionItem{}, notFound
 	}
 	items, err := s.r.PositionKnownAt(ctx, doc, pos, at)

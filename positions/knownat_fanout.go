@@ -118,56 +118,28 @@ func (k *knownVersions) position(ctx context.Context, doc, pos string) ([]fund.P
 	return k.r.VersionPosition(ctx, doc, v.header.CommitID, pos)
 }
 
-// InvestorSummaryKnownAt is InvestorSummary as known at the instant at:
-// the same page of the investor's registered positions, each summed up
-// as SummaryKnownAt does (counting only its row's fund and investor), the
-// documents' versions known then found once for the page. A position no
-// document's version then reports is left out, as one registered later.
-func (s *Store) InvestorSummaryKnownAt(ctx context.Context, inv string, asOf fund.Date, at time.Time, keep func(Registered) bool, filtered bool, limit int, start []byte) (InvestorSummary, []byte, error) {
-	versions := newKnownVersions(s.r, at)
-	return s.investorSummary(ctx, inv, asOf, keep, filtered, limit, start, func(ctx context.Context, r Registered) (Summary, error) {
-		if r.RegisteredAt.After(at) {
-			return Summary{}, unregistered(r)
-		}
-		identity, items, err := s.reportedKnownAtIn(ctx, r.PositionID, asOf, at, nil, &r, versions)
-		if err != nil {
-			return Summary{}, err
-		}
-		return summed(r.PositionID, asOf, identity, items), nil
-	})
-}
-
-// performanceKnownAt reads a registered position's performance on asOf as
-// known at the instant of versions.
-func (s *Store) performanceKnownAt(asOf fund.Date, versions *knownVersions) func(context.Context, Registered) (Performance, error) {
-	return func(ctx context.Context, r Registered) (Performance, error) {
+// knownAtRead reads a registered position as known at the instant of
+// versions, counting only the items of its row's fund and investor: a
+// position registered after the instant did not exist then.
+func (s *Store) knownAtRead(asOf fund.Date, versions *knownVersions) positionRead {
+	return func(ctx context.Context, r Registered) (fund.PositionItem, []fund.PositionItem, error) {
 		if r.RegisteredAt.After(versions.at) {
-			return Performance{}, unregistered(r)
+			return fund.PositionItem{}, nil, unregistered(r)
 		}
-		identity, items, err := s.reportedKnownAtIn(ctx, r.PositionID, asOf, versions.at, nil, &r, versions)
-		if err != nil {
-			return Performance{}, err
-		}
-		return s.evaluated(r.PositionID, asOf, identity, items), nil
+		return s.reportedKnownAtIn(ctx, r.PositionID, asOf, versions.at, anyone, &r, versions)
 	}
 }
 
-// InvestorPerformanceKnownAt is InvestorPerformance as known at the
-// instant at, read as InvestorSummaryKnownAt reads.
-func (s *Store) InvestorPerformanceKnownAt(ctx context.Context, inv string, asOf fund.Date, at time.Time, keep func(Registered) bool, filtered bool, limit int, start []byte) (InvestorPerformance, []byte, error) {
-	return s.investorPerformance(ctx, inv, asOf, keep, filtered, limit, start, s.performanceKnownAt(asOf, newKnownVersions(s.r, at)))
-}
-
-// FundPerformanceKnownAt is FundPerformance as known at the instant at:
+// fundPerformanceKnownAt is FundPerformance as known at the instant at:
 // the fund's registry (the same bound), then each position as
-// InvestorPerformanceKnownAt reads it, each document's version known then
-// found once for the whole fund.
+// InvestorPerformance reads it as known then, each document's version
+// known then found once for the whole fund.
 //
 // A fund none of whose positions was registered yet at the instant is
 // ENOTFOUND, as the live read answers a fund with none.
-func (s *Store) FundPerformanceKnownAt(ctx context.Context, fundID string, asOf fund.Date, at time.Time, maxPositions int) (FundPerformance, error) {
+func (s *Store) fundPerformanceKnownAt(ctx context.Context, fundID string, asOf fund.Date, at time.Time, maxPositions int) (FundPerformance, error) {
 	var registered atomic.Int64
-	read := s.performanceKnownAt(asOf, newKnownVersions(s.r, at))
+	read := s.evaluatedBy(asOf, s.knownAtRead(asOf, newKnownVersions(s.r, at)))
 	p, err := s.fundPerformance(ctx, fundID, asOf, maxPositions, func(ctx context.Context, r Registered) (Performance, error) {
 		if !r.RegisteredAt.After(at) {
 			registered.Add(1)
@@ -188,27 +160,28 @@ func unregistered(r Registered) error {
 	return fund.Errorf(fund.ENOTFOUND, "position %s not found", r.PositionID)
 }
 
-// DocumentReconciliationKnownAt is DocumentReconciliation as known at the
+// documentReconciliationKnownAt is DocumentReconciliation as known at the
 // instant at: a page of the statements of version, the document's version
 // known then (the caller found it, and decided the caller may read it),
 // read from that version's partition, each reconciled with the notices
 // of its position as known at the same instant. Its keys are
-// DocumentStatements' kind: a listing begun on the latest view goes on in
-// the version.
-func (s *Store) DocumentReconciliationKnownAt(ctx context.Context, version fund.DocumentHeader, at time.Time, limit int, start []byte) (DocumentReconciliation, []byte, error) {
+// DocumentStatements' kind, marked as a read's as known at an instant
+// (knownAtPageNext): a listing begun on the latest view goes on in the
+// version.
+func (s *Store) documentReconciliationKnownAt(ctx context.Context, version fund.DocumentHeader, at time.Time, limit int, start []byte) (DocumentReconciliation, []byte, error) {
 	doc := version.ID
 	if version.Voided {
 		return DocumentReconciliation{DocumentID: doc, Reconciliations: []Reconciliation{}}, nil, nil
 	}
-	statements, next, err := s.r.VersionStatements(ctx, doc, version.CommitID, limit, start)
+	statements, next, err := s.r.VersionStatements(ctx, doc, version.CommitID, limit, knownAtPageKey(start))
 	if err != nil {
 		return DocumentReconciliation{}, nil, err
 	}
 	versions := newKnownVersions(s.r, at)
 	versions.known(version)
 	out, err := s.reconcileAll(ctx, doc, statements, func(ctx context.Context, st *fund.PositionItem, owner *Registered) ([]fund.PositionItem, error) {
-		_, items, err := s.reportedKnownAtIn(ctx, st.PositionID, st.AsOf, at, nil, owner, versions)
+		_, items, err := s.reportedKnownAtIn(ctx, st.PositionID, st.AsOf, at, anyone, owner, versions)
 		return items, err
 	})
-	return out, next, err
+	return out, knownAtPageNext(next), err
 }

@@ -1,7 +1,9 @@
 package positions
 
 import (
+	"bytes"
 	"context"
+	"slices"
 	"time"
 
 	"github.com/fundsvc/fundsvc/fund"
@@ -52,34 +54,65 @@ func (s *Store) pinnedReported(ctx context.Context, p *pinnedFunds, r Registered
 		return fund.PositionItem{}, nil, err
 	}
 	if !changed {
-		return s.reported(ctx, r.PositionID, asOf, &r, nil)
+		return s.reported(ctx, r.PositionID, asOf, &r, anyone)
 	}
-	return s.reportedKnownAtIn(ctx, r.PositionID, asOf, p.at, nil, &r, p.versions)
+	return s.reportedKnownAtIn(ctx, r.PositionID, asOf, p.at, anyone, &r, p.versions)
 }
 
-// InvestorSummaryPinned is a later page of InvestorSummary, whose first
-// page was read from the latest versions at the instant at: the same
-// listing, each position as known at at (see pinnedFunds).
-func (s *Store) InvestorSummaryPinned(ctx context.Context, inv string, asOf fund.Date, at time.Time, keep func(Registered) bool, filtered bool, limit int, start []byte) (InvestorSummary, []byte, error) {
-	p := newPinnedFunds(s.r, at)
-	return s.investorSummary(ctx, inv, asOf, keep, filtered, limit, start, func(ctx context.Context, r Registered) (Summary, error) {
-		identity, items, err := s.pinnedReported(ctx, p, r, asOf)
-		if err != nil {
-			return Summary{}, err
-		}
-		return summed(r.PositionID, asOf, identity, items), nil
-	})
+// positionRead reads one registered position's items on a date for a
+// fan-out page: its identity and the items that count.
+type positionRead func(ctx context.Context, r Registered) (fund.PositionItem, []fund.PositionItem, error)
+
+// pageReader is how a fan-out page reads its positions: read, resuming
+// the Reader's listing at start, and next, the key the page hands on made
+// from the Reader's.
+type pageReader struct {
+	read  positionRead
+	start []byte
+	next  func([]byte) []byte
 }
 
-// InvestorPerformancePinned is a later page of InvestorPerformance read as
-// InvestorSummaryPinned reads.
-func (s *Store) InvestorPerformancePinned(ctx context.Context, inv string, asOf fund.Date, at time.Time, keep func(Registered) bool, filtered bool, limit int, start []byte) (InvestorPerformance, []byte, error) {
-	p := newPinnedFunds(s.r, at)
-	return s.investorPerformance(ctx, inv, asOf, keep, filtered, limit, start, func(ctx context.Context, r Registered) (Performance, error) {
-		identity, items, err := s.pinnedReported(ctx, p, r, asOf)
-		if err != nil {
-			return Performance{}, err
-		}
-		return s.evaluated(r.PositionID, asOf, identity, items), nil
-	})
+// pageRead says how a fan-out page that resumes at start reads each
+// position on asOf as rd sees it: from the latest versions; as known at
+// rd's instant (the keys it hands on marked as such, knownAtPageNext); or,
+// for a later page of a read of the latest versions (rd pins the first
+// page's instant and start is a key of the latest read), as known at the
+// pinned instant through pinnedFunds.
+func (s *Store) pageRead(rd fund.Read, asOf fund.Date, start []byte) pageReader {
+	same := func(k []byte) []byte { return k }
+	switch {
+	case !rd.Past:
+		return pageReader{read: s.latestRead(asOf), start: start, next: same}
+	case start != nil && !IsKnownAtKey(start):
+		p := newPinnedFunds(s.r, rd.At)
+		return pageReader{start: start, next: same, read: func(ctx context.Context, r Registered) (fund.PositionItem, []fund.PositionItem, error) {
+			return s.pinnedReported(ctx, p, r, asOf)
+		}}
+	}
+	return pageReader{read: s.knownAtRead(asOf, newKnownVersions(s.r, rd.At)), start: knownAtPageKey(start), next: knownAtPageNext}
+}
+
+// latestRead reads a registered position from the latest versions,
+// counting only the items of its row's fund and investor.
+func (s *Store) latestRead(asOf fund.Date) positionRead {
+	return func(ctx context.Context, r Registered) (fund.PositionItem, []fund.PositionItem, error) {
+		return s.reported(ctx, r.PositionID, asOf, &r, anyone)
+	}
+}
+
+// knownAtPageNext marks a key of the Reader's listing as handed on by a
+// page read as known at an instant, so the next page is read so too;
+// knownAtPageKey unmarks it.
+func knownAtPageNext(next []byte) []byte {
+	if next == nil {
+		return nil
+	}
+	return append(slices.Clone(knownAtKey), next...)
+}
+
+func knownAtPageKey(k []byte) []byte {
+	if k == nil {
+		return nil
+	}
+	return bytes.TrimPrefix(k, knownAtKey)
 }

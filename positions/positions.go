@@ -63,10 +63,9 @@ type Reader interface {
 	// FundPositions lists one page of a fund's registered positions.
 	FundPositions(ctx context.Context, fundID string, limit int, start []byte) ([]fund.Registered, []byte, error)
 	// InvestorPositions lists one page of up to limit of an investor's
-	// registered positions that keep accepts (filtered says it may refuse
-	// some), with a bounded read: the page may hold fewer than limit, even
-	// none, with a key to go on from.
-	InvestorPositions(ctx context.Context, inv string, keep func(fund.Registered) bool, filtered bool, limit int, start []byte) ([]fund.Registered, []byte, error)
+	// registered positions that v may read, with a bounded read: the page
+	// may hold fewer than limit, even none, with a key to go on from.
+	InvestorPositions(ctx context.Context, v fund.Viewer, inv string, limit int, start []byte) ([]fund.Registered, []byte, error)
 }
 
 // Store answers the position routes from what a Reader reads.
@@ -86,19 +85,24 @@ func NewStore(r Reader) *Store { return &Store{r: r, Freshness: DefaultFreshness
 // one investor.
 type Registered = fund.Registered
 
-// Items lists a position's latest items across every document, ordered by
-// kind then document, of one kind when kind is set, one page at a time, as
-// a caller that allow may refuse sees them (nil allows every position).
+// Items lists a position's items across every document, ordered by kind
+// then document, of one kind when kind is set, one page at a time, as rd
+// sees them: the latest items, or, as known at rd's instant, the items of
+// each document's version known then (itemsKnownAt), when the page starts
+// the listing or resumes a key such a page handed on (KnownAtKeyAfter).
 // Each item carries the document version it came from.
 //
 // Visibility is decided on what the first read returns, and a refused
 // position answers exactly as an unknown one, at the same cost: ENOTFOUND
-// if the page holds an item allow refuses, or if the first page is empty
-// and the position is unknown or refused; a visible position with none of
-// the kind asked for is an empty page. Telling those apart costs one more
-// Query, which a refused position pays too.
-func (s *Store) Items(ctx context.Context, pos string, kind fund.ItemKind, limit int, start []byte, allow Allow) ([]fund.PositionItem, []byte, error) {
-	return VisibleItems(ctx, s.r.PositionItems, pos, kind, limit, start, allow)
+// if the page holds an item rd's viewer may not read, or if the first page
+// is empty and the position is unknown or refused; a visible position with
+// none of the kind asked for is an empty page. Telling those apart costs
+// one more Query, which a refused position pays too.
+func (s *Store) Items(ctx context.Context, rd fund.Read, pos string, kind fund.ItemKind, limit int, start []byte) ([]fund.PositionItem, []byte, error) {
+	if rd.Past && (start == nil || IsKnownAtKey(start)) {
+		return s.itemsKnownAt(ctx, pos, kind, rd.At, limit, start, rd.Viewer)
+	}
+	return VisibleItems(ctx, s.r.PositionItems, rd.Viewer, pos, kind, limit, start)
 }
 
 // Owned is a position item whose fund and investor decide who may read it:
@@ -114,14 +118,9 @@ type ItemsReader[T Owned] func(ctx context.Context, pos string, kind fund.ItemKi
 // VisibleItems is Store.Items over read, whose items are of any form that
 // names its owner; Store.Items reads decoded items, the API's position read
 // stored ones whose answers it memoizes.
-func VisibleItems[T Owned](ctx context.Context, read ItemsReader[T], pos string, kind fund.ItemKind, limit int, start []byte, allow Allow) ([]T, []byte, error) {
+func VisibleItems[T Owned](ctx context.Context, read ItemsReader[T], v fund.Viewer, pos string, kind fund.ItemKind, limit int, start []byte) ([]T, []byte, error) {
 	notFound := fund.Errorf(fund.ENOTFOUND, "position %s not found", pos)
-	mayRead := func(it T) bool {
-		if allow == nil {
-			return true
-		}
-		return allow(it.Owner())
-	}
+	mayRead := func(it T) bool { return v.MayReadPosition(it.Owner()) }
 	items, next, err := read(ctx, pos, kind, limit, start)
 	if err != nil {
 		return nil, nil, err
@@ -151,24 +150,26 @@ func VisibleItems[T Owned](ctx context.Context, read ItemsReader[T], pos string,
 	return items, next, nil
 }
 
-// CapitalCallIn returns a position's capital call in one document, as a
-// caller that allow may refuse sees it. It returns ENOTFOUND if there is
-// none or allow refuses it.
-func (s *Store) CapitalCallIn(ctx context.Context, pos, doc string, allow Allow) (fund.PositionItem, error) {
+// CapitalCallIn returns a position's capital call in one document as rd
+// sees it: the latest, or as known at rd's instant (capitalCallKnownAt).
+// It returns ENOTFOUND if there is none or rd's viewer may not read it.
+func (s *Store) CapitalCallIn(ctx context.Context, rd fund.Read, pos, doc string) (fund.PositionItem, error) {
+	if rd.Past {
+		return s.capitalCallKnownAt(ctx, pos, doc, rd.At, rd.Viewer)
+	}
 	it, err := s.r.CapitalCallIn(ctx, pos, doc)
-	if err == nil && allow != nil && !allow(it.FundID, it.InvestorID) {
+	if err == nil && !rd.MayReadPosition(it.FundID, it.InvestorID) {
 		err = fund.Errorf(fund.ENOTFOUND, "no capital call for position %s in document %s", pos, doc)
 	}
 	return it, err
 }
 
-// VisibleOfInvestor lists up to limit of an investor's positions that keep
-// accepts (the caller's access rule), resuming at start, with a bounded
-// read (see store.Store.InvestorPositions): filtered says keep may refuse
-// some. A page ends after its last position; it may hold fewer than limit
-// (even none) with a key to go on from.
-func (s *Store) VisibleOfInvestor(ctx context.Context, inv string, keep func(Registered) bool, filtered bool, limit int, start []byte) ([]Registered, []byte, error) {
-	return s.r.InvestorPositions(ctx, inv, keep, filtered, limit, start)
+// VisibleOfInvestor lists up to limit of an investor's positions that v
+// may read, resuming at start, with a bounded read (see
+// store.Store.InvestorPositions). A page ends after its last position; it
+// may hold fewer than limit (even none) with a key to go on from.
+func (s *Store) VisibleOfInvestor(ctx context.Context, v fund.Viewer, inv string, limit int, start []byte) ([]Registered, []byte, error) {
+	return s.r.InvestorPositions(ctx, v, inv, limit, start)
 }
 
 // OfFund lists a fund's positions, one page at a time.

@@ -19,11 +19,11 @@ import (
 // documents. A document whose latest version no longer reports the position
 // does not count at any date: its line was withdrawn.
 //
-// allow is decided on the first read, before any other, so a refused
-// position costs what an unknown one does. It returns the identity of the
-// position (fund, investor, currency) read from any of its items, and
-// ENOTFOUND if no document reports it or allow refuses it.
-func (s *Store) reported(ctx context.Context, pos string, asOf fund.Date, owner *Registered, allow Allow) (fund.PositionItem, []fund.PositionItem, error) {
+// v is decided on the first read, before any other, so a refused position
+// costs what an unknown one does. It returns the identity of the position
+// (fund, investor, currency) read from any of its items, and ENOTFOUND if
+// no document reports it or v may not read it.
+func (s *Store) reported(ctx context.Context, pos string, asOf fund.Date, owner *Registered, v fund.Viewer) (fund.PositionItem, []fund.PositionItem, error) {
 	latest, err := s.r.AllPositionItems(ctx, pos)
 	if err != nil {
 		return fund.PositionItem{}, nil, err
@@ -37,7 +37,7 @@ func (s *Store) reported(ctx context.Context, pos string, asOf fund.Date, owner 
 		return fund.PositionItem{}, nil, fund.Errorf(fund.ENOTFOUND, "position %s not found", pos)
 	}
 	identity := latest[0]
-	if allow != nil && !allow(identity.FundID, identity.InvestorID) {
+	if !v.MayReadPosition(identity.FundID, identity.InvestorID) {
 		return fund.PositionItem{}, nil, fund.Errorf(fund.ENOTFOUND, "position %s not found", pos)
 	}
 	counted, later := Counted(latest, asOf)
@@ -66,34 +66,33 @@ func (s *Store) reported(ctx context.Context, pos string, asOf fund.Date, owner 
 	return identity, counted, nil
 }
 
-// Summary sums up a position on a date (zero: every document), each
-// document counted at its latest version dated on or before it. It returns
-// ENOTFOUND if no document reports the position; a position whose documents
-// all come later has a summary of zeros.
-func (s *Store) Summary(ctx context.Context, pos string, asOf fund.Date) (Summary, error) {
-	return s.SummaryFor(ctx, pos, asOf, nil)
-}
-
-// Allow is a caller's access rule for a position of fundID held by
-// investorID; nil allows every position.
-type Allow func(fundID, investorID string) bool
-
-// SummaryFor is Summary for a caller that allow may refuse: it decides right
-// after the position's first read, before any further one, and returns
-// ENOTFOUND, as for an unknown position, if allow refuses.
-func (s *Store) SummaryFor(ctx context.Context, pos string, asOf fund.Date, allow Allow) (Summary, error) {
-	return s.summary(ctx, pos, asOf, nil, allow)
-}
-
-// summary is SummaryFor counting, when owner is set, only the items of
-// owner's fund and investor.
-func (s *Store) summary(ctx context.Context, pos string, asOf fund.Date, owner *Registered, allow Allow) (Summary, error) {
-	identity, items, err := s.reported(ctx, pos, asOf, owner, allow)
+// Summary sums up a position on a date (zero: every document) as rd sees
+// it: each document counted at its latest version dated on or before the
+// date, from the latest versions or as known at rd's instant (knownat.go).
+// rd's viewer is decided right after the position's first read, before any
+// further one: a position it may not read is ENOTFOUND, as an unknown one,
+// at the same cost. A position whose documents all come later has a
+// summary of zeros.
+func (s *Store) Summary(ctx context.Context, rd fund.Read, pos string, asOf fund.Date) (Summary, error) {
+	identity, items, err := s.reportedAs(ctx, rd, pos, asOf)
 	if err != nil {
 		return Summary{}, err
 	}
 	return summed(pos, asOf, identity, items), nil
 }
+
+// reportedAs is reported, or reportedKnownAt as known at rd's instant, for
+// rd's viewer.
+func (s *Store) reportedAs(ctx context.Context, rd fund.Read, pos string, asOf fund.Date) (fund.PositionItem, []fund.PositionItem, error) {
+	if rd.Past {
+		return s.reportedKnownAtIn(ctx, pos, asOf, rd.At, rd.Viewer, nil, nil)
+	}
+	return s.reported(ctx, pos, asOf, nil, rd.Viewer)
+}
+
+// anyone reads every position: a fan-out's reads, whose registry row (or
+// statement) the caller's viewer authorized already.
+var anyone = fund.Operator.Viewer
 
 // summed is Summarize of a position's items, named by its identity (fund,
 // investor, currency).
@@ -111,39 +110,30 @@ func (s *Store) evaluated(pos string, asOf fund.Date, identity fund.PositionItem
 }
 
 // Cashflows lists a position's contributions and distributions on a date
-// (zero: every document) in date order, with running totals, read like
-// Summary. Flows of one date are ordered contributions first, then by
-// document. It returns ENOTFOUND if no document reports the position.
-func (s *Store) Cashflows(ctx context.Context, pos string, asOf fund.Date) (fund.PositionItem, []Cashflow, error) {
-	return s.CashflowsFor(ctx, pos, asOf, nil)
-}
-
-// CashflowsFor is Cashflows for a caller that allow may refuse (see
-// SummaryFor).
-func (s *Store) CashflowsFor(ctx context.Context, pos string, asOf fund.Date, allow Allow) (fund.PositionItem, []Cashflow, error) {
-	identity, items, err := s.reported(ctx, pos, asOf, nil, allow)
+// (zero: every document) in date order, with running totals, read as
+// Summary reads. Flows of one date are ordered contributions first, then
+// by document. It returns ENOTFOUND if no document reports the position,
+// or rd's viewer may not read it.
+func (s *Store) Cashflows(ctx context.Context, rd fund.Read, pos string, asOf fund.Date) (fund.PositionItem, []Cashflow, error) {
+	identity, items, err := s.reportedAs(ctx, rd, pos, asOf)
 	if err != nil {
 		return fund.PositionItem{}, nil, err
 	}
 	return identity, CashflowsOf(items, asOf), nil
 }
 
-// InvestorSummary sums up the investor's positions that keep accepts (the
-// caller's access rule) on a date, up to limit of them from start (see
-// VisibleOfInvestor), each as Summary does, several at a time, and returns
-// the key of the next page. Each position counts only the items whose fund
-// and investor are the ones its registry row names: the row authorized the
+// InvestorSummary sums up the investor's positions that rd's viewer may
+// read on a date, up to limit of them from start (see VisibleOfInvestor),
+// each as Summary does, several at a time, and returns the key of the next
+// page; each page is read as pageRead says (the latest versions, or as
+// known at an instant). Each position counts only the items whose fund and
+// investor are the ones its registry row names: the row authorized the
 // read, so nothing else may be added in. Positions no document reports are
-// left out. It returns ENOTFOUND if, on the first page, no position is left.
-func (s *Store) InvestorSummary(ctx context.Context, inv string, asOf fund.Date, keep func(Registered) bool, filtered bool, limit int, start []byte) (InvestorSummary, []byte, error) {
-	return s.investorSummary(ctx, inv, asOf, keep, filtered, limit, start, func(ctx context.Context, r Registered) (Summary, error) {
-		return s.summary(ctx, r.PositionID, asOf, &r, nil)
-	})
-}
-
-// investorSummary is InvestorSummary reading each position with read.
-func (s *Store) investorSummary(ctx context.Context, inv string, asOf fund.Date, keep func(Registered) bool, filtered bool, limit int, start []byte, read func(context.Context, Registered) (Summary, error)) (InvestorSummary, []byte, error) {
-	regs, next, err := s.VisibleOfInvestor(ctx, inv, keep, filtered, limit, start)
+// left out. It returns ENOTFOUND if, on the first page, no position is
+// left.
+func (s *Store) InvestorSummary(ctx context.Context, rd fund.Read, inv string, asOf fund.Date, limit int, start []byte) (InvestorSummary, []byte, error) {
+	pr := s.pageRead(rd, asOf, start)
+	regs, next, err := s.VisibleOfInvestor(ctx, rd.Viewer, inv, limit, pr.start)
 	if err != nil {
 		return InvestorSummary{}, nil, err
 	}
@@ -152,10 +142,11 @@ func (s *Store) investorSummary(ctx context.Context, inv string, asOf fund.Date,
 	g.SetLimit(8)
 	for i, r := range regs {
 		g.Go(func() error {
-			sum, err := read(gctx, r)
+			identity, items, err := pr.read(gctx, r)
 			if fund.ErrorCode(err) == fund.ENOTFOUND {
 				return nil
 			}
+			sum := summed(r.PositionID, asOf, identity, items)
 			sums[i] = &sum
 			return err
 		})
@@ -169,25 +160,18 @@ func (s *Store) investorSummary(ctx context.Context, inv string, asOf fund.Date,
 			found = append(found, *sum)
 		}
 	}
-	if len(found) == 0 && start == nil && next == nil {
+	if len(found) == 0 && pr.start == nil && next == nil {
 		return InvestorSummary{}, nil, fund.Errorf(fund.ENOTFOUND, "investor %s not found", inv)
 	}
-	return SumUp(inv, asOf, found), next, nil
+	return SumUp(inv, asOf, found), pr.next(next), nil
 }
 
-// PerformanceFor works out a position's performance on asOf (see
-// Evaluate), each document counted at its latest version dated on or
-// before it, read as SummaryFor reads: allow decides right after the first
-// read, and a refused position returns ENOTFOUND at the cost of an unknown
-// one.
-func (s *Store) PerformanceFor(ctx context.Context, pos string, asOf fund.Date, allow Allow) (Performance, error) {
-	return s.performance(ctx, pos, asOf, nil, allow)
-}
-
-// performance is PerformanceFor counting, when owner is set, only the
-// items of owner's fund and investor.
-func (s *Store) performance(ctx context.Context, pos string, asOf fund.Date, owner *Registered, allow Allow) (Performance, error) {
-	identity, items, err := s.reported(ctx, pos, asOf, owner, allow)
+// Performance works out a position's performance on asOf (see Evaluate),
+// each document counted at its latest version dated on or before it, read
+// as Summary reads: rd's viewer decides right after the first read, and a
+// refused position returns ENOTFOUND at the cost of an unknown one.
+func (s *Store) Performance(ctx context.Context, rd fund.Read, pos string, asOf fund.Date) (Performance, error) {
+	identity, items, err := s.reportedAs(ctx, rd, pos, asOf)
 	if err != nil {
 		return Performance{}, err
 	}
@@ -206,39 +190,38 @@ type InvestorPerformance struct {
 }
 
 // InvestorPerformance works out the performance of the investor's
-// positions that keep accepts on asOf, up to limit of them from start,
-// read as InvestorSummary reads them (the same pages, the same rule that a
-// position counts only the items of its registry row's fund and investor,
-// at most 8 positions read at a time), and pools the page's positions per
-// currency. It returns the key of the next page, and ENOTFOUND if, on the
-// first page, no position is left.
-func (s *Store) InvestorPerformance(ctx context.Context, inv string, asOf fund.Date, keep func(Registered) bool, filtered bool, limit int, start []byte) (InvestorPerformance, []byte, error) {
-	return s.investorPerformance(ctx, inv, asOf, keep, filtered, limit, start, s.performanceOf(asOf))
-}
-
-// performanceOf reads a registered position's performance on asOf,
-// counting only the items of its row's fund and investor.
-func (s *Store) performanceOf(asOf fund.Date) func(context.Context, Registered) (Performance, error) {
-	return func(ctx context.Context, r Registered) (Performance, error) {
-		return s.performance(ctx, r.PositionID, asOf, &r, nil)
-	}
-}
-
-// investorPerformance is InvestorPerformance reading each position with
-// read.
-func (s *Store) investorPerformance(ctx context.Context, inv string, asOf fund.Date, keep func(Registered) bool, filtered bool, limit int, start []byte, read func(context.Context, Registered) (Performance, error)) (InvestorPerformance, []byte, error) {
-	regs, next, err := s.VisibleOfInvestor(ctx, inv, keep, filtered, limit, start)
+// positions that rd's viewer may read on asOf, up to limit of them from
+// start, read as InvestorSummary reads them (the same pages, the same rule
+// that a position counts only the items of its registry row's fund and
+// investor, at most 8 positions read at a time), and pools the page's
+// positions per currency. It returns the key of the next page, and
+// ENOTFOUND if, on the first page, no position is left.
+func (s *Store) InvestorPerformance(ctx context.Context, rd fund.Read, inv string, asOf fund.Date, limit int, start []byte) (InvestorPerformance, []byte, error) {
+	pr := s.pageRead(rd, asOf, start)
+	regs, next, err := s.VisibleOfInvestor(ctx, rd.Viewer, inv, limit, pr.start)
 	if err != nil {
 		return InvestorPerformance{}, nil, err
 	}
-	found, err := s.performances(ctx, regs, read)
+	found, err := s.performances(ctx, regs, s.evaluatedBy(asOf, pr.read))
 	if err != nil {
 		return InvestorPerformance{}, nil, err
 	}
-	if len(found) == 0 && start == nil && next == nil {
+	if len(found) == 0 && pr.start == nil && next == nil {
 		return InvestorPerformance{}, nil, fund.Errorf(fund.ENOTFOUND, "investor %s not found", inv)
 	}
-	return InvestorPerformance{InvestorID: inv, AsOf: asOf, Positions: found, Totals: poolByCurrency(asOf, found), Freshness: s.Freshness}, next, nil
+	return InvestorPerformance{InvestorID: inv, AsOf: asOf, Positions: found, Totals: poolByCurrency(asOf, found), Freshness: s.Freshness}, pr.next(next), nil
+}
+
+// evaluatedBy reads a registered position's performance on asOf from the
+// items read finds.
+func (s *Store) evaluatedBy(asOf fund.Date, read positionRead) func(context.Context, Registered) (Performance, error) {
+	return func(ctx context.Context, r Registered) (Performance, error) {
+		identity, items, err := read(ctx, r)
+		if err != nil {
+			return Performance{}, err
+		}
+		return s.evaluated(r.PositionID, asOf, identity, items), nil
+	}
 }
 
 // performances reads the performance of each registered position with
@@ -303,9 +286,12 @@ type FundPerformance struct {
 // EINVALID naming the bound, before reading any position, when the fund
 // has more than maxPositions positions; then each position as
 // InvestorPerformance does, 8 at a time. It returns ENOTFOUND for a fund
-// with no positions.
-func (s *Store) FundPerformance(ctx context.Context, fundID string, asOf fund.Date, maxPositions int) (FundPerformance, error) {
-	return s.fundPerformance(ctx, fundID, asOf, maxPositions, s.performanceOf(asOf))
+// with no positions. As known at rd's instant: fundPerformanceKnownAt.
+func (s *Store) FundPerformance(ctx context.Context, rd fund.Read, fundID string, asOf fund.Date, maxPositions int) (FundPerformance, error) {
+	if rd.Past {
+		return s.fundPerformanceKnownAt(ctx, fundID, asOf, rd.At, maxPositions)
+	}
+	return s.fundPerformance(ctx, fundID, asOf, maxPositions, s.evaluatedBy(asOf, s.latestRead(asOf)))
 }
 
 // fundPerformance is FundPerformance reading each position with read.
@@ -353,14 +339,20 @@ type DocumentReconciliation struct {
 // and investor. Reads: one for the page, then, for each statement, those
 // of a position's performance on that date (8 positions at a time). A
 // document without statements (or one the caller may not see, which the
-// caller checks first) answers an empty page.
-func (s *Store) DocumentReconciliation(ctx context.Context, doc string, limit int, start []byte) (DocumentReconciliation, []byte, error) {
+// caller checks first) answers an empty page. As known at rd's instant,
+// version is the document's version known then:
+// documentReconciliationKnownAt; otherwise only its ID is read.
+func (s *Store) DocumentReconciliation(ctx context.Context, rd fund.Read, version fund.DocumentHeader, limit int, start []byte) (DocumentReconciliation, []byte, error) {
+	if rd.Past {
+		return s.documentReconciliationKnownAt(ctx, version, rd.At, limit, start)
+	}
+	doc := version.ID
 	statements, next, err := s.r.DocumentStatements(ctx, doc, limit, start)
 	if err != nil {
 		return DocumentReconciliation{}, nil, err
 	}
 	out, err := s.reconcileAll(ctx, doc, statements, func(ctx context.Context, st *fund.PositionItem, owner *Registered) ([]fund.PositionItem, error) {
-		_, items, err := s.reported(ctx, st.PositionID, st.AsOf, owner, nil)
+		_, items, err := s.reported(ctx, st.PositionID, st.AsOf, owner, anyone)
 		return items, err
 	})
 	return out, next, err

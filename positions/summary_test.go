@@ -172,7 +172,7 @@ func TestSummariesWorkedOutByHand(t *testing.T) {
 				asOf = date(c.asOf)
 			}
 			m.ResetReads()
-			s, err := ps.Summary(ctx, c.pos, asOf)
+			s, err := ps.Summary(ctx, fund.Operator, c.pos, asOf)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -190,7 +190,7 @@ func TestSummariesWorkedOutByHand(t *testing.T) {
 	}
 
 	t.Run("an unknown position is not found", func(t *testing.T) {
-		if _, err := ps.Summary(ctx, "P_NONE", fund.Date{}); fund.ErrorCode(err) != fund.ENOTFOUND {
+		if _, err := ps.Summary(ctx, fund.Operator, "P_NONE", fund.Date{}); fund.ErrorCode(err) != fund.ENOTFOUND {
 			t.Fatalf("got %v, want ENOTFOUND", err)
 		}
 	})
@@ -214,7 +214,7 @@ func TestSummariesWorkedOutByHand(t *testing.T) {
 		}},
 	} {
 		t.Run(c.pos+"'s cashflows run in date order with exact cumulative totals of the completed flows", func(t *testing.T) {
-			_, flows, err := ps.Cashflows(ctx, c.pos, fund.Date{})
+			_, flows, err := ps.Cashflows(ctx, fund.Operator, c.pos, fund.Date{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -231,7 +231,7 @@ func TestSummariesWorkedOutByHand(t *testing.T) {
 
 	t.Run("INV_A's totals keep USD and EUR apart and count PD's missing commitment", func(t *testing.T) {
 		m.ResetReads()
-		s, _, err := ps.InvestorSummary(ctx, "INV_A", fund.Date{}, func(positions.Registered) bool { return true }, false, 100, nil)
+		s, _, err := ps.InvestorSummary(ctx, fund.Operator, "INV_A", fund.Date{}, 100, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -272,11 +272,11 @@ func TestSummariesWorkedOutByHand(t *testing.T) {
 	})
 
 	t.Run("an investor's positions the caller may not see are left out, and none left is not found", func(t *testing.T) {
-		s, _, err := ps.InvestorSummary(ctx, "INV_A", fund.Date{}, func(r positions.Registered) bool { return r.FundID == "FUND_E" }, true, 100, nil)
+		s, _, err := ps.InvestorSummary(ctx, fund.Latest(fund.Viewer{Funds: []string{"FUND_E"}}), "INV_A", fund.Date{}, 100, nil)
 		if err != nil || len(s.Positions) != 1 || s.Positions[0].PositionID != "PC" || len(s.Totals) != 1 || s.Totals[0].Currency != "EUR" {
 			t.Fatalf("got %+v, %v", s, err)
 		}
-		_, _, err = ps.InvestorSummary(ctx, "INV_A", fund.Date{}, func(positions.Registered) bool { return false }, true, 100, nil)
+		_, _, err = ps.InvestorSummary(ctx, fund.Latest(fund.Viewer{Funds: []string{}}), "INV_A", fund.Date{}, 100, nil)
 		if fund.ErrorCode(err) != fund.ENOTFOUND {
 			t.Fatalf("got %v, want ENOTFOUND", err)
 		}
@@ -290,14 +290,15 @@ func TestARefusedPositionCostsWhatAnUnknownOneDoes(t *testing.T) {
 	ps, m := handWritten()
 	ctx := context.Background()
 	early := date("2024-01-01") // PB needs E1's history on this date
-	refuse := func(fundID, investorID string) bool { return investorID != "INV_B" }
+	// Another investor than INV_B, whose PB is.
+	refuse := fund.Latest(fund.Viewer{Investor: "INV_OTHER"})
 	for _, c := range []struct {
 		name string
 		read func() error
 	}{
-		{"a summary", func() error { _, err := ps.SummaryFor(ctx, "PB", early, refuse); return err }},
-		{"cash flows", func() error { _, _, err := ps.CashflowsFor(ctx, "PB", early, refuse); return err }},
-		{"an unknown position", func() error { _, err := ps.SummaryFor(ctx, "P_NONE", early, refuse); return err }},
+		{"a summary", func() error { _, err := ps.Summary(ctx, refuse, "PB", early); return err }},
+		{"cash flows", func() error { _, _, err := ps.Cashflows(ctx, refuse, "PB", early); return err }},
+		{"an unknown position", func() error { _, err := ps.Summary(ctx, refuse, "P_NONE", early); return err }},
 	} {
 		t.Run(c.name+" refused is not found after one read", func(t *testing.T) {
 			m.ResetReads()
@@ -311,7 +312,7 @@ func TestARefusedPositionCostsWhatAnUnknownOneDoes(t *testing.T) {
 	}
 	t.Run("allowed, the same summary reads the history too", func(t *testing.T) {
 		m.ResetReads()
-		if _, err := ps.SummaryFor(ctx, "PB", early, func(string, string) bool { return true }); err != nil {
+		if _, err := ps.Summary(ctx, fund.Operator, "PB", early); err != nil {
 			t.Fatal(err)
 		}
 		if reads := m.Reads(); !slices.Equal(reads, []string{"AllPositionItems", "PositionAsOf"}) {
@@ -434,7 +435,7 @@ func TestSummariesEqualAStraightforwardSum(t *testing.T) {
 		for _, pos := range positionIDs {
 			for _, asOf := range append([]fund.Date{{}}, dates...) {
 				want, known, rules := straightforwardSum(written, pos, asOf)
-				got, err := ps.Summary(ctx, pos, asOf)
+				got, err := ps.Summary(ctx, fund.Operator, pos, asOf)
 				if !known {
 					if fund.ErrorCode(err) != fund.ENOTFOUND {
 						t.Errorf("seed %d, %s: got %v, want ENOTFOUND", seed, pos, err)
@@ -453,7 +454,7 @@ func TestSummariesEqualAStraightforwardSum(t *testing.T) {
 				if asOf.IsZero() {
 					continue // a performance is always on a date
 				}
-				p, err := ps.PerformanceFor(ctx, pos, asOf, nil)
+				p, err := ps.Performance(ctx, fund.Operator, pos, asOf)
 				if err != nil {
 					t.Fatalf("seed %d, performance of %s on %s: %v", seed, pos, asOf, err)
 				}
@@ -668,12 +669,13 @@ func cmpString(a, b string) int {
 func TestARefusedPositionsItemsReadAsAnUnknownPositions(t *testing.T) {
 	ps, m := handWritten()
 	ctx := context.Background()
-	refuse := func(fundID, investorID string) bool { return investorID != "INV_B" }
+	// Another investor than INV_B, whose PB is.
+	refuse := fund.Latest(fund.Viewer{Investor: "INV_OTHER"})
 	for _, kind := range []fund.ItemKind{"", fund.CapitalCall, fund.UnfundedCommitment} {
 		var costs [2][]string
 		for i, pos := range []string{"PB", "P_NONE"} {
 			m.ResetReads()
-			if _, _, err := ps.Items(ctx, pos, kind, 10, nil, refuse); fund.ErrorCode(err) != fund.ENOTFOUND {
+			if _, _, err := ps.Items(ctx, refuse, pos, kind, 10, nil); fund.ErrorCode(err) != fund.ENOTFOUND {
 				t.Fatalf("items of %s (kind %q): %v, want ENOTFOUND", pos, kind, err)
 			}
 			costs[i] = m.Reads()
@@ -682,11 +684,11 @@ func TestARefusedPositionsItemsReadAsAnUnknownPositions(t *testing.T) {
 			t.Errorf("kind %q: a refused position read %v, an unknown one %v", kind, costs[0], costs[1])
 		}
 		m.ResetReads()
-		if _, _, err := ps.Items(ctx, "PB", kind, 10, nil, nil); err != nil && kind == "" {
+		if _, _, err := ps.Items(ctx, fund.Operator, "PB", kind, 10, nil); err != nil && kind == "" {
 			t.Errorf("kind %q: the position's own reader got %v", kind, err)
 		}
 	}
-	if _, err := ps.CapitalCallIn(ctx, "PB", "E1", refuse); fund.ErrorCode(err) != fund.ENOTFOUND {
+	if _, err := ps.CapitalCallIn(ctx, refuse, "PB", "E1"); fund.ErrorCode(err) != fund.ENOTFOUND {
 		t.Errorf("a refused capital call: %v, want ENOTFOUND", err)
 	}
 }
@@ -772,7 +774,7 @@ func TestReportedFiguresAreTheMostRecentByDate(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			s, err := ps.Summary(context.Background(), "PR", date(c.asOf))
+			s, err := ps.Summary(context.Background(), fund.Operator, "PR", date(c.asOf))
 			if err != nil {
 				t.Fatal(err)
 			}

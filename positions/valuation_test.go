@@ -376,7 +376,7 @@ func TestPerformanceWorkedOutByHand(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m.ResetReads()
-			p, err := ps.PerformanceFor(ctx, c.pos, date(c.asOf), nil)
+			p, err := ps.Performance(ctx, fund.Operator, c.pos, date(c.asOf))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -435,7 +435,7 @@ func TestPoolingWorkedOutByHand(t *testing.T) {
 	t.Run("Q1 and Q2 pool their flows and NAVs", func(t *testing.T) {
 		var perfs []positions.Performance
 		for _, pos := range []string{"Q1", "Q2"} {
-			p, err := ps.PerformanceFor(ctx, pos, asOf, nil)
+			p, err := ps.Performance(ctx, fund.Operator, pos, asOf)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -469,7 +469,7 @@ func TestPoolingWorkedOutByHand(t *testing.T) {
 	t.Run("Q1 and Q2 on 2023-06-30 pool two statements' NAVs as stated", func(t *testing.T) {
 		var perfs []positions.Performance
 		for _, pos := range []string{"Q1", "Q2"} {
-			p, _ := ps.PerformanceFor(ctx, pos, date("2023-06-30"), nil)
+			p, _ := ps.Performance(ctx, fund.Operator, pos, date("2023-06-30"))
 			perfs = append(perfs, p)
 		}
 		if pool := positions.Pool("USD", date("2023-06-30"), perfs); pool.NAV.Status != positions.NAVStatement || !pool.NAV.Value.Equal(fund.MustMoney("383000")) {
@@ -479,7 +479,7 @@ func TestPoolingWorkedOutByHand(t *testing.T) {
 
 	t.Run("the fund pools per currency, and a position without NAV leaves its currency's NAV incomplete", func(t *testing.T) {
 		m.ResetReads()
-		f, err := ps.FundPerformance(ctx, "FUND_P", asOf, 4)
+		f, err := ps.FundPerformance(ctx, fund.Operator, "FUND_P", asOf, 4)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -504,7 +504,7 @@ func TestPoolingWorkedOutByHand(t *testing.T) {
 
 	t.Run("a fund with more positions than the bound is refused before any position is read", func(t *testing.T) {
 		m.ResetReads()
-		_, err := ps.FundPerformance(ctx, "FUND_P", asOf, 3)
+		_, err := ps.FundPerformance(ctx, fund.Operator, "FUND_P", asOf, 3)
 		if fund.ErrorCode(err) != fund.EINVALID || !strings.Contains(err.Error(), "more than 3 positions") {
 			t.Fatalf("got %v, want EINVALID naming the bound", err)
 		}
@@ -515,7 +515,7 @@ func TestPoolingWorkedOutByHand(t *testing.T) {
 
 	t.Run("a fund with no positions is not found", func(t *testing.T) {
 		m.ResetReads()
-		if _, err := ps.FundPerformance(ctx, "FUND_NONE", asOf, 4); fund.ErrorCode(err) != fund.ENOTFOUND {
+		if _, err := ps.FundPerformance(ctx, fund.Operator, "FUND_NONE", asOf, 4); fund.ErrorCode(err) != fund.ENOTFOUND {
 			t.Fatalf("got %v, want ENOTFOUND", err)
 		}
 		if reads := m.Reads(); !slices.Equal(reads, []string{"FundPositions"}) {
@@ -525,8 +525,7 @@ func TestPoolingWorkedOutByHand(t *testing.T) {
 
 	t.Run("an investor's positions pool per currency, never adding currencies", func(t *testing.T) {
 		m.ResetReads()
-		all := func(positions.Registered) bool { return true }
-		inv, next, err := ps.InvestorPerformance(ctx, "INV_P1", asOf, all, false, 10, nil)
+		inv, next, err := ps.InvestorPerformance(ctx, fund.Operator, "INV_P1", asOf, 10, nil)
 		if err != nil || next != nil {
 			t.Fatal(err, next)
 		}
@@ -547,19 +546,19 @@ func TestPoolingWorkedOutByHand(t *testing.T) {
 		if want := []string{"AllPositionItems", "AllPositionItems", "InvestorPositions"}; !slices.Equal(reads, want) {
 			t.Errorf("read %v, want %v", reads, want)
 		}
-		q1, err := ps.PerformanceFor(ctx, "Q1", asOf, nil)
+		q1, err := ps.Performance(ctx, fund.Operator, "Q1", asOf)
 		if got := inv.Totals[1].IRR; err != nil || !reflect.DeepEqual(got, q1.IRR) {
 			t.Errorf("Q1 pooled alone has IRR %+v, Q1's own is %+v (%v)", got, q1.IRR, err)
 		}
 		checkRoot(t, inv.Totals[1].IRR)
 
-		inv, _, err = ps.InvestorPerformance(ctx, "INV_P2", asOf, all, false, 10, nil)
+		inv, _, err = ps.InvestorPerformance(ctx, fund.Operator, "INV_P2", asOf, 10, nil)
 		// Q2 + Q3: DPI 60,000 ÷ 180,000.
 		want := "USD 2 positions, 1 without NAV; NAV incomplete; called 180000.00, paid in 180000.00, outstanding 0.00, returned 0.00, distributed 60000.00; DPI 0.333333 RVPI  TVPI  (no_nav); IRR no_nav"
 		if err != nil || len(inv.Totals) != 1 || pooledOf(inv.Totals[0]) != want {
 			t.Errorf("INV_P2: %v, %+v", err, inv.Totals)
 		}
-		if _, _, err := ps.InvestorPerformance(ctx, "INV_P2", asOf, func(positions.Registered) bool { return false }, true, 10, nil); fund.ErrorCode(err) != fund.ENOTFOUND {
+		if _, _, err := ps.InvestorPerformance(ctx, fund.Latest(fund.Viewer{Funds: []string{}}), "INV_P2", asOf, 10, nil); fund.ErrorCode(err) != fund.ENOTFOUND {
 			t.Errorf("an investor with no visible position: %v, want ENOTFOUND", err)
 		}
 	})
@@ -571,7 +570,7 @@ func TestDocumentReconciliationWorkedOutByHand(t *testing.T) {
 
 	t.Run("a statement document reconciles each position's statement of its latest version", func(t *testing.T) {
 		m.ResetReads()
-		r, next, err := ps.DocumentReconciliation(ctx, "S2", 10, nil)
+		r, next, err := ps.DocumentReconciliation(ctx, fund.Operator, fund.DocumentHeader{ID: "S2"}, 10, nil)
 		if err != nil || next != nil {
 			t.Fatal(err, next)
 		}
@@ -595,7 +594,7 @@ func TestDocumentReconciliationWorkedOutByHand(t *testing.T) {
 		var start []byte
 		for i := 0; ; i++ {
 			m.ResetReads()
-			r, next, err := ps.DocumentReconciliation(ctx, "S2", 1, start)
+			r, next, err := ps.DocumentReconciliation(ctx, fund.Operator, fund.DocumentHeader{ID: "S2"}, 1, start)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -617,7 +616,7 @@ func TestDocumentReconciliationWorkedOutByHand(t *testing.T) {
 
 	t.Run("a document without statements answers none, after one read", func(t *testing.T) {
 		m.ResetReads()
-		r, next, err := ps.DocumentReconciliation(ctx, "N1", 10, nil)
+		r, next, err := ps.DocumentReconciliation(ctx, fund.Operator, fund.DocumentHeader{ID: "N1"}, 10, nil)
 		if err != nil || next != nil || len(r.Reconciliations) != 0 || r.Version != 0 {
 			t.Errorf("got %+v, %v, %v", r, next, err)
 		}
@@ -633,10 +632,11 @@ func TestARefusedPositionsPerformanceCostsWhatAnUnknownOnes(t *testing.T) {
 	ps, m := performanceStore(t)
 	ctx := context.Background()
 	asOf := date("2023-04-15")
-	refuse := func(_, investorID string) bool { return investorID != "INV_P1" }
+	// Another investor than INV_P1, whose Q1 is.
+	refuse := fund.Latest(fund.Viewer{Investor: "INV_OTHER"})
 	for _, pos := range []string{"Q1", "Q_NONE"} {
 		m.ResetReads()
-		if _, err := ps.PerformanceFor(ctx, pos, asOf, refuse); fund.ErrorCode(err) != fund.ENOTFOUND {
+		if _, err := ps.Performance(ctx, refuse, pos, asOf); fund.ErrorCode(err) != fund.ENOTFOUND {
 			t.Fatalf("%s: got %v, want ENOTFOUND", pos, err)
 		}
 		if reads := m.Reads(); !slices.Equal(reads, []string{"AllPositionItems"}) {
@@ -644,7 +644,7 @@ func TestARefusedPositionsPerformanceCostsWhatAnUnknownOnes(t *testing.T) {
 		}
 	}
 	m.ResetReads()
-	if _, err := ps.PerformanceFor(ctx, "Q1", asOf, func(string, string) bool { return true }); err != nil {
+	if _, err := ps.Performance(ctx, fund.Operator, "Q1", asOf); err != nil {
 		t.Fatal(err)
 	}
 	if reads := m.Reads(); !slices.Equal(reads, []string{"AllPositionItems", "PositionAsOf"}) {
@@ -670,7 +670,7 @@ func TestSummariesFollowEachLinesEffectOnUnfunded(t *testing.T) {
 		{"2023-09-30", "130000.00", "30000.00", "410000.00", "410000.00", "0.00"},
 	} {
 		t.Run("Q2 on "+c.asOf, func(t *testing.T) {
-			s, err := ps.Summary(context.Background(), "Q2", date(c.asOf))
+			s, err := ps.Summary(context.Background(), fund.Operator, "Q2", date(c.asOf))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -681,7 +681,7 @@ func TestSummariesFollowEachLinesEffectOnUnfunded(t *testing.T) {
 		})
 	}
 	t.Run("a statement without section A.2 adds no figure, but its document is counted", func(t *testing.T) {
-		s, err := ps.Summary(context.Background(), "Q4", date("2022-12-31"))
+		s, err := ps.Summary(context.Background(), fund.Operator, "Q4", date("2022-12-31"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -777,11 +777,11 @@ func TestAPendingCallIsCalledAndOutstandingButNotPaidIn(t *testing.T) {
 	check := func(t *testing.T, w want) {
 		t.Helper()
 		asOf := date(w.asOf)
-		s, err := ps.Summary(ctx, "Q1", asOf)
+		s, err := ps.Summary(ctx, fund.Operator, "Q1", asOf)
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := ps.PerformanceFor(ctx, "Q1", asOf, nil)
+		p, err := ps.Performance(ctx, fund.Operator, "Q1", asOf)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -826,7 +826,7 @@ func TestAPendingCallIsCalledAndOutstandingButNotPaidIn(t *testing.T) {
 		t.Run("pending, on "+w.asOf, func(t *testing.T) { check(t, w) })
 	}
 	t.Run("pending, the cash flows list N2 and leave it out of the cumulative totals", func(t *testing.T) {
-		_, flows, err := ps.Cashflows(ctx, "Q1", date("2023-09-30"))
+		_, flows, err := ps.Cashflows(ctx, fund.Operator, "Q1", date("2023-09-30"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -866,7 +866,7 @@ func TestAPendingCallIsCalledAndOutstandingButNotPaidIn(t *testing.T) {
 		asOf := date("2023-09-30")
 		var perfs []positions.Performance
 		for _, pos := range []string{"Q1", "Q2"} {
-			p, err := ps.PerformanceFor(ctx, pos, asOf, nil)
+			p, err := ps.Performance(ctx, fund.Operator, pos, asOf)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -882,7 +882,7 @@ func TestAPendingCallIsCalledAndOutstandingButNotPaidIn(t *testing.T) {
 		checkIRR(t, "Q1 and Q2 pooled on 2023-09-30", pool.IRR)
 	})
 	t.Run("completed, the cash flows count N2", func(t *testing.T) {
-		_, flows, err := ps.Cashflows(ctx, "Q1", date("2023-09-30"))
+		_, flows, err := ps.Cashflows(ctx, fund.Operator, "Q1", date("2023-09-30"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -938,11 +938,11 @@ func TestTheSummaryAndThePerformanceHaveOneDPI(t *testing.T) {
 	type want struct{ asOf, called, paidIn, outstanding, returned, distributedLines, gross, dpi string }
 	check := func(t *testing.T, w want) {
 		t.Helper()
-		s, err := ps.Summary(ctx, "PE", date(w.asOf))
+		s, err := ps.Summary(ctx, fund.Operator, "PE", date(w.asOf))
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := ps.PerformanceFor(ctx, "PE", date(w.asOf), nil)
+		p, err := ps.Performance(ctx, fund.Operator, "PE", date(w.asOf))
 		if err != nil {
 			t.Fatal(err)
 		}

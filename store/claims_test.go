@@ -14,7 +14,6 @@ import (
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/internal/dynamotest"
 	"github.com/fundsvc/fundsvc/internal/fundtest"
-	"github.com/fundsvc/fundsvc/positions"
 	"github.com/fundsvc/fundsvc/store"
 )
 
@@ -51,7 +50,7 @@ func registered(t *testing.T, e *fundtest.Env, pos string, funds, investors []st
 		}
 	}
 	for _, inv := range investors {
-		rs, _, err := e.Positions.VisibleOfInvestor(ctx, inv, func(positions.Registered) bool { return true }, false, 1000, nil)
+		rs, _, err := e.Positions.VisibleOfInvestor(ctx, fund.Viewer{AllFunds: true}, inv, 1000, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -302,7 +301,7 @@ func TestASlowMaterializeCannotCreateItemsOfASupersededVersion(t *testing.T) {
 			snap.Document.Version, snap.FromVersion, len(snap.Document.Positions), err)
 	}
 	for _, pos := range []string{"POS_X000", "POS_X119"} {
-		items, _, err := e.Positions.Items(ctx, pos, "", 100, nil, nil)
+		items, _, err := e.Positions.Items(ctx, fund.Operator, pos, "", 100, nil)
 		if (err != nil && fund.ErrorCode(err) != fund.ENOTFOUND) || len(items) != 0 {
 			t.Fatalf("a superseded version's item of %s is in the position pivot: %+v %v", pos, items, err)
 		}

@@ -772,12 +772,12 @@ func (s *Store) eventsStart(ctx context.Context) (first time.Time, ok bool, err 
 // events of other investors' positions are read and passed over.
 func (r View) EventsAfter(ctx context.Context, after EventCursor, limit int, f EventFilter) (EventPage, error) {
 	switch {
-	case r.v.Investor != "":
+	case r.rd.Investor != "":
 		mine := map[string]bool{}
 		var funds []string
 		var start PageKey
 		for {
-			ps, next, err := r.s.InvestorPositions(ctx, r.v.Investor, func(fund.Registered) bool { return true }, false, MaxEventPage, start)
+			ps, next, err := r.s.InvestorPositions(ctx, r.rd.Viewer, r.rd.Investor, MaxEventPage, start)
 			if err != nil {
 				return EventPage{}, err
 			}
@@ -805,7 +805,7 @@ func (r View) EventsAfter(ctx context.Context, after EventCursor, limit int, f E
 			return EventPage{}, err
 		}
 		return r.s.readEvents(ctx, after, limit, f, src, own)
-	case r.v.AllFunds:
+	case r.rd.AllFunds:
 		return r.s.EventsAfter(ctx, after, limit, f)
 	default:
 		for _, id := range f.Funds {
@@ -815,7 +815,7 @@ func (r View) EventsAfter(ctx context.Context, after EventCursor, limit int, f E
 		}
 		funds := f.Funds
 		if len(funds) == 0 {
-			funds = r.v.Funds
+			funds = r.rd.Funds
 		}
 		src, err := r.s.feedOf(ctx, funds, true)
 		if err != nil {

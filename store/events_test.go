@@ -328,14 +328,14 @@ func TestAnInvestorSeesOnlyEventsOfItsPositionsListingOnlyThem(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	read := func(v store.Viewer, f store.EventFilter) []fund.Event {
+	read := func(v fund.Viewer, f store.EventFilter) []fund.Event {
 		f.Until = e.Store.Now()
 		got, _ := readFeed(t, func(after store.EventCursor) (store.EventPage, error) {
-			return e.Store.As(v).EventsAfter(ctx, after, 2, f)
+			return e.Store.As(fund.Latest(v)).EventsAfter(ctx, after, 2, f)
 		})
 		return got
 	}
-	inv1 := read(store.Viewer{Investor: "INV_1"}, store.EventFilter{})
+	inv1 := read(fund.Viewer{Investor: "INV_1"}, store.EventFilter{})
 	if !slices.Equal(eventIDs(inv1), []string{"evt_BOTH_v1", "evt_OTHER_FUND_v1"}) {
 		t.Fatalf("INV_1 sees %v", eventIDs(inv1))
 	}
@@ -349,19 +349,19 @@ func TestAnInvestorSeesOnlyEventsOfItsPositionsListingOnlyThem(t *testing.T) {
 			t.Errorf("%s lists %v", ev.ID, ev.Data.Positions)
 		}
 	}
-	if got := read(store.Viewer{Investor: "INV_1"}, store.EventFilter{Funds: []string{"F2"}}); !slices.Equal(eventIDs(got), []string{"evt_OTHER_FUND_v1"}) {
+	if got := read(fund.Viewer{Investor: "INV_1"}, store.EventFilter{Funds: []string{"F2"}}); !slices.Equal(eventIDs(got), []string{"evt_OTHER_FUND_v1"}) {
 		t.Errorf("INV_1 in F2 sees %v", eventIDs(got))
 	}
-	if got := read(store.Viewer{Investor: "INV_NONE"}, store.EventFilter{}); len(got) != 0 {
+	if got := read(fund.Viewer{Investor: "INV_NONE"}, store.EventFilter{}); len(got) != 0 {
 		t.Errorf("an investor without positions sees %v", eventIDs(got))
 	}
-	if got := read(store.Viewer{Funds: []string{"F2"}}, store.EventFilter{}); !slices.Equal(eventIDs(got), []string{"evt_OTHER_FUND_v1"}) {
+	if got := read(fund.Viewer{Funds: []string{"F2"}}, store.EventFilter{}); !slices.Equal(eventIDs(got), []string{"evt_OTHER_FUND_v1"}) {
 		t.Errorf("the administrator of F2 sees %v", eventIDs(got))
 	}
-	if _, err := e.Store.As(store.Viewer{Funds: []string{"F2"}}).EventsAfter(ctx, store.EventCursor{}, 5, store.EventFilter{Funds: []string{"F1"}}); fund.ErrorCode(err) != fund.ENOTFOUND {
+	if _, err := e.Store.As(fund.Latest(fund.Viewer{Funds: []string{"F2"}})).EventsAfter(ctx, store.EventCursor{}, 5, store.EventFilter{Funds: []string{"F1"}}); fund.ErrorCode(err) != fund.ENOTFOUND {
 		t.Errorf("the administrator of F2 asking for F1: %v", err)
 	}
-	if got := read(store.Viewer{AllFunds: true}, store.EventFilter{}); len(got) != 3 || len(got[0].Data.Positions) != 2 {
+	if got := read(fund.Viewer{AllFunds: true}, store.EventFilter{}); len(got) != 3 || len(got[0].Data.Positions) != 2 {
 		t.Errorf("an administrator of every fund sees %v", got)
 	}
 }

@@ -20,7 +20,7 @@ import (
 // (dynamotest.FaultInjector.Writes) and a dump of the whole table.
 func TestWriteUnlessUnchanged(t *testing.T) {
 	e := fundtest.New(t)
-	all := e.Store.As(store.Viewer{AllFunds: true})
+	all := e.Store.As(fund.Latest(fund.Viewer{AllFunds: true}))
 	// nothingWritten runs write and fails t if it let a write operation
 	// through or changed any item of the table.
 	nothingWritten := func(t *testing.T, write func()) {
@@ -71,7 +71,7 @@ func TestWriteUnlessUnchanged(t *testing.T) {
 	})
 
 	t.Run("a document of a fund the viewer does not cover is not found, whatever its content, and nothing is written", func(t *testing.T) {
-		other := e.Store.As(store.Viewer{Funds: []string{"F2"}})
+		other := e.Store.As(fund.Latest(fund.Viewer{Funds: []string{"F2"}}))
 		for _, d := range []fund.Document{first, doc("D1", "F1", 500, "POS_1", "POS_2", "POS_3")} {
 			nothingWritten(t, func() {
 				if _, _, err := other.WriteUnlessUnchanged(ctx, d); fund.ErrorCode(err) != fund.ENOTFOUND {

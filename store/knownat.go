@@ -10,7 +10,7 @@ import (
 	"github.com/guregu/dynamo/v2"
 )
 
-// Reads as known at an instant (issue 25's knownAt): a document counts at
+// Reads as known at an instant: a document counts at
 // its latest version committed at or before the instant, and did not exist
 // before its first. Commit instants rise with versions within a document
 // (commitRequest stamps each after its predecessor's), so the version known
@@ -96,15 +96,19 @@ type known struct {
 	record *Item
 }
 
-// knownAt finds the version of doc known at at, after deciding from the
-// head that the viewer may read it.
-func (r View) knownAt(ctx context.Context, doc string, at time.Time) (known, error) {
+// knownAt finds the version of doc known at the view's instant, after
+// deciding from the head that the viewer may read it.
+func (r View) knownAt(ctx context.Context, doc string) (known, error) {
 	h, err := r.s.head(ctx, doc)
 	if err != nil {
 		return known{}, err
 	}
-	if h == nil || !r.v.MayReadFund(h.FundID) {
+	if h == nil || !r.rd.MayReadFund(h.FundID) {
 		return known{}, notFound(doc)
+	}
+	at := r.rd.At
+	if !r.rd.Past {
+		at = h.CommittedAt // the latest version
 	}
 	ref, rec, err := r.s.recordAtFrom(ctx, h, at)
 	if err != nil {
@@ -113,10 +117,11 @@ func (r View) knownAt(ctx context.Context, doc string, at time.Time) (known, err
 	return known{VersionRef: ref, head: h, record: rec}, nil
 }
 
-// VersionAt is Store.VersionAt as the viewer sees it: a document of a
-// fund the viewer does not cover is ENOTFOUND, decided from the head.
-func (r View) VersionAt(ctx context.Context, doc string, at time.Time) (VersionRef, error) {
-	k, err := r.knownAt(ctx, doc, at)
+// Known names the version of doc the view reads: the latest, or the one
+// known at the view's instant (Store.VersionAt). A document of a fund the
+// viewer does not cover is ENOTFOUND, decided from the head.
+func (r View) Known(ctx context.Context, doc string) (VersionRef, error) {
+	k, err := r.knownAt(ctx, doc)
 	return k.VersionRef, err
 }
 
@@ -137,15 +142,15 @@ func (s *Store) recordOf(ctx context.Context, k *known) (*Item, error) {
 	return rec, nil
 }
 
-// OverviewAt is Overview as known at at: the version known then, read
+// overviewAt is Overview as known at the view's instant: the version known then, read
 // whole from its immutable partition (one Query), with the records of the
 // OverviewHistory versions below it: from the head's recent versions when
 // they hold them, otherwise one Query of each prefix of the history
 // records, OverviewHistory records at most. It returns ENOTFOUND for an
 // unknown document, one of a fund the viewer does not cover, and one
 // first committed after at.
-func (r View) OverviewAt(ctx context.Context, doc string, at time.Time) (Snapshot, error) {
-	k, err := r.knownAt(ctx, doc, at)
+func (r View) overviewAt(ctx context.Context, doc string) (Snapshot, error) {
+	k, err := r.knownAt(ctx, doc)
 	if err != nil {
 		return Snapshot{}, err
 	}
@@ -160,13 +165,13 @@ func (r View) OverviewAt(ctx context.Context, doc string, at time.Time) (Snapsho
 	return snap, nil
 }
 
-// VersionsAt is Versions as known at at: the record of the version known
-// then as the latest, and a page of the records of the versions up to it
-// (none committed later), newest first. It returns the known version's
-// number too, which the pages after the first are read below
-// (VersionsBelow). It returns ENOTFOUND as OverviewAt does.
-func (r View) VersionsAt(ctx context.Context, doc string, at time.Time, from, to fund.Date, limit int) (fund.DocumentHeader, []fund.DocumentHeader, PageKey, error) {
-	k, err := r.knownAt(ctx, doc, at)
+// versionsAt is Versions' first page as known at the view's instant: the
+// record of the version known then as the latest, and a page of the
+// records of the versions up to it (none committed later), newest first.
+// The pages after the first are read below the known version
+// (versionsBelow). It returns ENOTFOUND as overviewAt does.
+func (r View) versionsAt(ctx context.Context, doc string, from, to fund.Date, limit int) (fund.DocumentHeader, []fund.DocumentHeader, PageKey, error) {
+	k, err := r.knownAt(ctx, doc)
 	if err != nil {
 		return fund.DocumentHeader{}, nil, nil, err
 	}
@@ -181,11 +186,11 @@ func (r View) VersionsAt(ctx context.Context, doc string, at time.Time, from, to
 	return rec.Header(), history, next, nil
 }
 
-// VersionsOf is a later page of Versions, read below version latest,
+// versionsBelow is a later page of Versions, read below version latest,
 // which its first page showed as the latest (a cursor pins it), with one
 // GetItem of that version's record: so a restatement since the first page
 // changes no later one. It returns ENOTFOUND as Versions does.
-func (r View) VersionsOf(ctx context.Context, doc string, latest int, from, to fund.Date, limit int, start PageKey) (fund.DocumentHeader, []fund.DocumentHeader, PageKey, error) {
+func (r View) versionsBelow(ctx context.Context, doc string, latest int, from, to fund.Date, limit int, start PageKey) (fund.DocumentHeader, []fund.DocumentHeader, PageKey, error) {
 	rec, err := r.s.versionRecord(ctx, doc, latest)
 	if err != nil {
 		return fund.DocumentHeader{}, nil, nil, fmt.Errorf("document %s version %d: %w", doc, latest, err)
@@ -203,10 +208,11 @@ func (r View) VersionsOf(ctx context.Context, doc string, latest int, from, to f
 	return rec.Header(), history, next, nil
 }
 
-// LatestDocumentAt is LatestDocument as known at at: the record of the
-// version known then. It returns ENOTFOUND as OverviewAt does.
-func (r View) LatestDocumentAt(ctx context.Context, doc string, at time.Time) (fund.DocumentHeader, error) {
-	k, err := r.knownAt(ctx, doc, at)
+// latestDocumentAt is LatestDocument as known at the view's instant: the
+// record of the version known then. It returns ENOTFOUND as overviewAt
+// does.
+func (r View) latestDocumentAt(ctx context.Context, doc string) (fund.DocumentHeader, error) {
+	k, err := r.knownAt(ctx, doc)
 	if err != nil {
 		return fund.DocumentHeader{}, err
 	}
@@ -217,11 +223,11 @@ func (r View) LatestDocumentAt(ctx context.Context, doc string, at time.Time) (f
 	return rec.Header(), nil
 }
 
-// VersionAsKnownAt is Version as known at at: version n whole, when it
-// was committed at or before at. A version committed later is ENOTFOUND,
-// exactly as a version the document does not have.
-func (r View) VersionAsKnownAt(ctx context.Context, doc string, n int, at time.Time) (fund.Document, error) {
-	k, err := r.knownAt(ctx, doc, at)
+// versionAsKnownAt is Version as known at the view's instant: version n
+// whole, when it was committed at or before it. A version committed later
+// is ENOTFOUND, exactly as a version the document does not have.
+func (r View) versionAsKnownAt(ctx context.Context, doc string, n int) (fund.Document, error) {
+	k, err := r.knownAt(ctx, doc)
 	if err != nil {
 		return fund.Document{}, err
 	}
@@ -234,13 +240,13 @@ func (r View) VersionAsKnownAt(ctx context.Context, doc string, n int, at time.T
 	return r.s.Version(ctx, doc, n)
 }
 
-// DocumentPositionAt is DocumentPosition as known at at: the position's
+// documentPositionAt is DocumentPosition as known at the view's instant: the position's
 // items in the version known then, with one Query of that version's
 // partition. kind, when not empty, keeps the item of that kind only. It
-// returns ENOTFOUND as OverviewAt does, and for a position (or an item of
+// returns ENOTFOUND as overviewAt does, and for a position (or an item of
 // kind) the version does not report.
-func (r View) DocumentPositionAt(ctx context.Context, doc, pos string, kind fund.ItemKind, at time.Time) (int, []fund.PositionItem, error) {
-	k, err := r.knownAt(ctx, doc, at)
+func (r View) documentPositionAt(ctx context.Context, doc, pos string, kind fund.ItemKind) (int, []fund.PositionItem, error) {
+	k, err := r.knownAt(ctx, doc)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -261,15 +267,15 @@ func (r View) DocumentPositionAt(ctx context.Context, doc, pos string, kind fund
 	return k.Version, items, nil
 }
 
-// CapitalAt is the first page of Capital as known at at: the capital
+// capitalAt is the first page of Capital as known at the view's instant: the capital
 // activity and capital calls of the version known then, read from its
 // partition (one Query), and the first limit capital activities of the
 // versions below it, newest first (one Query of at most limit+1 history
 // records). The key it returns resumes below them, at the same version,
-// as a later page of Capital does. It returns ENOTFOUND as OverviewAt
+// as a later page of Capital does. It returns ENOTFOUND as overviewAt
 // does.
-func (r View) CapitalAt(ctx context.Context, doc string, at time.Time, limit int) (Capital, PageKey, error) {
-	k, err := r.knownAt(ctx, doc, at)
+func (r View) capitalAt(ctx context.Context, doc string, limit int) (Capital, PageKey, error) {
+	k, err := r.knownAt(ctx, doc)
 	if err != nil {
 		return Capital{}, nil, err
 	}
@@ -293,10 +299,16 @@ func (r View) CapitalAt(ctx context.Context, doc string, at time.Time, limit int
 	return c, next, nil
 }
 
-// DocumentAt is the version of doc known at at, whole, read from its
-// immutable partition (one Query). It returns ENOTFOUND as OverviewAt does.
-func (r View) DocumentAt(ctx context.Context, doc string, at time.Time) (fund.Document, error) {
-	k, err := r.knownAt(ctx, doc, at)
+// Document is the version of doc the view reads, whole: Overview's
+// document, or, as known at the view's instant, the version known then
+// read from its immutable partition (one Query). It returns ENOTFOUND as
+// Overview does.
+func (r View) Document(ctx context.Context, doc string) (fund.Document, error) {
+	if !r.rd.Past {
+		snap, err := r.Overview(ctx, doc)
+		return snap.Document, err
+	}
+	k, err := r.knownAt(ctx, doc)
 	if err != nil {
 		return fund.Document{}, err
 	}

@@ -93,15 +93,17 @@ func (s *Store) fundsAt(ctx context.Context, ids []string, at time.Time, reads *
 	return out, nil
 }
 
-// FundAt is Fund as known at at: ENOTFOUND for a fund that had neither a
-// record nor a committed document then, and for one the viewer may not
-// read now (decided as Fund decides, before any read of the past).
-func (r View) FundAt(ctx context.Context, fundID string, at time.Time, reads *Reads) (fund.Fund, error) {
-	if r.v.Investor != "" {
+// fundAt is Fund as known at the view's instant, at: ENOTFOUND for a
+// fund that had neither a record nor a committed document then, and for
+// one the viewer may not read now (decided as Fund decides, before any
+// read of the past).
+func (r View) fundAt(ctx context.Context, fundID string) (fund.Fund, error) {
+	at, reads := r.rd.At, r.reads
+	if r.rd.Investor != "" {
 		if err := reads.spend(1); err != nil {
 			return fund.Fund{}, err
 		}
-		held, err := r.s.HoldsPositionIn(ctx, r.v.Investor, []string{fundID})
+		held, err := r.s.HoldsPositionIn(ctx, r.rd.Investor, []string{fundID})
 		if err != nil {
 			return fund.Fund{}, err
 		}
@@ -124,11 +126,12 @@ func (r View) FundAt(ctx context.Context, fundID string, at time.Time, reads *Re
 	return fs[0], nil
 }
 
-// FundsPageAt is FundsPage as known at at: the page of IDs is listed as
-// FundsPage lists it, then the funds that did not exist at at are left
-// out (an investor's, also those it held no position of then), and the
-// others carry their records then.
-func (r View) FundsPageAt(ctx context.Context, limit int, start PageKey, at time.Time, reads *Reads) ([]fund.Fund, PageKey, error) {
+// fundsPageAt is FundsPage as known at the view's instant, at: the page
+// of IDs is listed as FundsPage lists it, then the funds that did not
+// exist at at are left out (an investor's, also those it held no
+// position of then), and the others carry their records then.
+func (r View) fundsPageAt(ctx context.Context, limit int, start PageKey) ([]fund.Fund, PageKey, error) {
+	at, reads := r.rd.At, r.reads
 	if before, err := r.s.BeforeFeed(ctx, at, reads); err != nil || before {
 		return []fund.Fund{}, nil, err // no fund existed then
 	}
@@ -139,18 +142,18 @@ func (r View) FundsPageAt(ctx context.Context, limit int, start PageKey, at time
 	}
 	var err error
 	switch {
-	case r.v.Investor != "":
-		ids, next, err = r.s.InvestorFunds(ctx, r.v.Investor, limit, start)
+	case r.rd.Investor != "":
+		ids, next, err = r.s.InvestorFunds(ctx, r.rd.Investor, limit, start)
 		if err == nil {
 			var held map[string]bool
-			if held, err = r.s.fundsHeldAt(ctx, r.v.Investor, at, reads); err == nil {
+			if held, err = r.s.fundsHeldAt(ctx, r.rd.Investor, at, reads); err == nil {
 				ids = slices.DeleteFunc(ids, func(id string) bool { return !held[id] })
 			}
 		}
-	case r.v.AllFunds:
+	case r.rd.AllFunds:
 		ids, next, err = r.s.AllFunds(ctx, limit, start)
 	default:
-		ids, next, err = listPage(r.v.Funds, limit, start)
+		ids, next, err = listPage(r.rd.Funds, limit, start)
 	}
 	if err != nil {
 		return nil, nil, err
@@ -201,11 +204,13 @@ func (s *Store) investorsAt(ctx context.Context, ids []string, at time.Time, reg
 	return out, nil
 }
 
-// InvestorAt is Investor as known at at: ENOTFOUND for an investor that
-// had neither a record nor a registered position then, and for one the
-// viewer may not read now (decided as Investor decides, first).
-func (r View) InvestorAt(ctx context.Context, inv string, at time.Time, reads *Reads) (fund.Investor, error) {
-	if !r.v.AllFunds && r.v.Investor == "" {
+// investorAt is Investor as known at the view's instant, at: ENOTFOUND
+// for an investor that had neither a record nor a registered position
+// then, and for one the viewer may not read now (decided as Investor
+// decides, first).
+func (r View) investorAt(ctx context.Context, inv string) (fund.Investor, error) {
+	at, reads := r.rd.At, r.reads
+	if !r.rd.AllFunds && r.rd.Investor == "" {
 		if err := reads.spend(1); err != nil {
 			return fund.Investor{}, err
 		}
@@ -226,11 +231,12 @@ func (r View) InvestorAt(ctx context.Context, inv string, at time.Time, reads *R
 	return is[0], nil
 }
 
-// InvestorsPageAt is InvestorsPage as known at at: the page of IDs is
-// listed as InvestorsPage lists it, then the investors that did not exist
-// at at (of a fund: that held no position of it then) are left out, and
-// the others carry their records then.
-func (r View) InvestorsPageAt(ctx context.Context, fundID string, limit int, start PageKey, at time.Time, reads *Reads) ([]fund.Investor, PageKey, error) {
+// investorsPageAt is InvestorsPage as known at the view's instant, at:
+// the page of IDs is listed as InvestorsPage lists it, then the investors
+// that did not exist at at (of a fund: that held no position of it then)
+// are left out, and the others carry their records then.
+func (r View) investorsPageAt(ctx context.Context, fundID string, limit int, start PageKey) ([]fund.Investor, PageKey, error) {
+	at, reads := r.rd.At, r.reads
 	var ids []string
 	var next PageKey
 	var err error
@@ -265,7 +271,7 @@ func (r View) InvestorsPageAt(ctx context.Context, fundID string, limit int, sta
 				err = fundNotFound(fundID)
 			}
 		}
-	case r.v.AllFunds && r.v.Investor == "":
+	case r.rd.AllFunds && r.rd.Investor == "":
 		if before, err := r.s.BeforeFeed(ctx, at, reads); err != nil || before {
 			return []fund.Investor{}, nil, err // no investor existed then
 		}
@@ -292,9 +298,10 @@ func (r View) InvestorsPageAt(ctx context.Context, fundID string, limit int, sta
 // hold), so beyond it the listing is refused (EINVALID on knownAt).
 const MaxKnownAtFundDocuments = 1000
 
-// FundDocumentsAt lists a fund's documents as known at at, with asOf
-// between from and to (either may be zero), optionally of one kind, by
-// asOf then document ID, as FundDocuments lists the latest ones: each
+// fundDocumentsPageAt lists a fund's documents as known at the view's
+// instant, at, with asOf between from and to (either may be zero),
+// optionally of one kind, by asOf then document ID, as FundDocuments
+// lists the latest ones: each
 // document first committed by at, at its version known then, but a
 // document voided then, which the listing leaves out. It reads the fund's
 // documents (one Query of its index per 1 MB), the documents voided after
@@ -304,7 +311,8 @@ const MaxKnownAtFundDocuments = 1000
 // 2 + ⌈log₂ n⌉ GetItems for n versions). ENOTFOUND for a fund the viewer
 // does not cover (before any read), and for a fund that had no document at
 // at.
-func (r View) FundDocumentsAt(ctx context.Context, fundID string, from, to fund.Date, kind fund.Kind, limit int, start PageKey, at time.Time, reads *Reads) ([]fund.DocumentHeader, PageKey, error) {
+func (r View) fundDocumentsPageAt(ctx context.Context, fundID string, from, to fund.Date, kind fund.Kind, limit int, start PageKey) ([]fund.DocumentHeader, PageKey, error) {
+	at, reads := r.rd.At, r.reads
 	if err := r.FundVisible(fundID); err != nil {
 		return nil, nil, err
 	}
@@ -355,7 +363,7 @@ func (r View) FundDocumentsAt(ctx context.Context, fundID string, from, to fund.
 }
 
 // fundDocumentsAt returns every document of fundID known at at and not
-// voided then, at its version then, by asOf then ID (see FundDocumentsAt).
+// voided then, at its version then, by asOf then ID (see fundDocumentsPageAt).
 func (s *Store) fundDocumentsAt(ctx context.Context, fundID string, at time.Time, reads *Reads) ([]fund.DocumentHeader, error) {
 	lo, hi := FundDocumentRange(fund.Date{}, fund.Date{})
 	index, err := s.queryCounted(ctx, s.table.Get(AttrPK, FundPK(fundID)).Range(AttrSK, dynamo.Between, lo, hi).Consistent(true), reads)

@@ -104,14 +104,15 @@ const (
 )
 
 // InvestorPositions lists up to limit of an investor's registered positions
-// that keep accepts (the caller's access rule), resuming at start, with at
-// most two Queries of GSI2 (INVESTOR#<inv>). filtered says keep may refuse
-// some: each Query then reads up to 1,000 rows. A page ends after its last
+// that v may read, resuming at start, with at most two Queries of GSI2
+// (INVESTOR#<inv>). When v sees some funds only, each Query reads up to
+// 1,000 rows. A page ends after its last
 // position, so the next one starts right after it, and it has a key to go on
 // from only when a position it may hold follows, or when the reads were used
 // up first (the page may then hold fewer than limit, even none).
-func (s *Store) InvestorPositions(ctx context.Context, inv string, keep func(fund.Registered) bool, filtered bool, limit int, start PageKey) ([]fund.Registered, PageKey, error) {
+func (s *Store) InvestorPositions(ctx context.Context, v fund.Viewer, inv string, limit int, start PageKey) ([]fund.Registered, PageKey, error) {
 	q := s.table.Get(AttrGSI2PK, InvestorGSI2PK(inv)).Index(IndexGSI2)
+	filtered := v.SeesSomeFunds()
 	read := limit
 	if filtered {
 		read = max(limit, registryReadRows)
@@ -126,7 +127,7 @@ func (s *Store) InvestorPositions(ctx context.Context, inv string, keep func(fun
 		}
 		for i := range items {
 			r := registered(&items[i])
-			if !keep(r) {
+			if !v.MayReadPosition(r.FundID, r.InvestorID) {
 				continue
 			}
 			if len(out) == limit { // one more follows the page
@@ -137,7 +138,7 @@ func (s *Store) InvestorPositions(ctx context.Context, inv string, keep func(fun
 		if next = n; next == nil {
 			break
 		}
-		if len(out) == limit && !filtered { // keep takes every row, and n proves one follows
+		if len(out) == limit && !filtered { // v reads every row, and n proves one follows
 			return out, next, nil
 		}
 	}

@@ -55,13 +55,13 @@ func TestPositionsOverTheStoreAnswerAsOverTheModel(t *testing.T) {
 
 	same := func(t *testing.T, pos string, asOf fund.Date) {
 		t.Helper()
-		got, gerr := real.Summary(ctx, pos, asOf)
-		want, werr := model.Summary(ctx, pos, asOf)
+		got, gerr := real.Summary(ctx, fund.Operator, pos, asOf)
+		want, werr := model.Summary(ctx, fund.Operator, pos, asOf)
 		if fund.ErrorCode(gerr) != fund.ErrorCode(werr) || rendered(t, got) != rendered(t, want) {
 			t.Errorf("summary of %s on %q:\nstore %+v (%v)\nmodel %+v (%v)", pos, asOf, got, gerr, want, werr)
 		}
-		gid, gflows, gerr := real.Cashflows(ctx, pos, asOf)
-		wid, wflows, werr := model.Cashflows(ctx, pos, asOf)
+		gid, gflows, gerr := real.Cashflows(ctx, fund.Operator, pos, asOf)
+		wid, wflows, werr := model.Cashflows(ctx, fund.Operator, pos, asOf)
 		if fund.ErrorCode(gerr) != fund.ErrorCode(werr) || gid.FundID != wid.FundID || gid.InvestorID != wid.InvestorID || rendered(t, gflows) != rendered(t, wflows) {
 			t.Errorf("cash flows of %s on %q:\nstore %+v (%v)\nmodel %+v (%v)", pos, asOf, gflows, gerr, wflows, werr)
 		}
@@ -118,7 +118,7 @@ func TestPositionsOverTheStoreAnswerAsOverTheModel(t *testing.T) {
 				asOf = date(c.asOf)
 			}
 			e.Counter.Reset()
-			_, err := real.Summary(ctx, c.pos, asOf)
+			_, err := real.Summary(ctx, fund.Operator, c.pos, asOf)
 			if err != nil && fund.ErrorCode(err) != fund.ENOTFOUND {
 				t.Fatal(err)
 			}
@@ -131,7 +131,7 @@ func TestPositionsOverTheStoreAnswerAsOverTheModel(t *testing.T) {
 
 	t.Run("a refused position costs one Query, as an unknown one", func(t *testing.T) {
 		e.Counter.Reset()
-		_, err := real.SummaryFor(ctx, "PB", date("2024-04-15"), func(string, string) bool { return false })
+		_, err := real.Summary(ctx, fund.Latest(fund.Viewer{}), "PB", date("2024-04-15"))
 		if fund.ErrorCode(err) != fund.ENOTFOUND {
 			t.Fatalf("got %v, want ENOTFOUND", err)
 		}
@@ -141,16 +141,15 @@ func TestPositionsOverTheStoreAnswerAsOverTheModel(t *testing.T) {
 	})
 
 	t.Run("an investor summary lists with one Query and sums up each position with one more", func(t *testing.T) {
-		all := func(positions.Registered) bool { return true }
 		e.Counter.Reset()
-		got, _, err := real.InvestorSummary(ctx, "INV_A", fund.Date{}, all, false, 100, nil)
+		got, _, err := real.InvestorSummary(ctx, fund.Operator, "INV_A", fund.Date{}, 100, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if n := e.Counter.Count("Query"); n != 4 || len(e.Counter.Ops()) != 4 {
 			t.Errorf("made %v, want 4 Queries", e.Counter.Ops())
 		}
-		want, _, err := model.InvestorSummary(ctx, "INV_A", fund.Date{}, all, false, 100, nil)
+		want, _, err := model.InvestorSummary(ctx, fund.Operator, "INV_A", fund.Date{}, 100, nil)
 		if err != nil || rendered(t, got) != rendered(t, want) {
 			t.Errorf("store %+v\nmodel %+v (%v)", got, want, err)
 		}
@@ -309,13 +308,13 @@ func TestInvestorPositionsBoundTheirReads(t *testing.T) {
 			want = append(want, pos)
 		}
 	}
-	onlyFB := func(r fund.Registered) bool { return r.FundID == "FB" }
-	read := func(t *testing.T, filtered bool, limit int) (got []string, pages [][]string) {
+	onlyFB := fund.Viewer{Funds: []string{"FB"}}
+	read := func(t *testing.T, limit int) (got []string, pages [][]string) {
 		t.Helper()
 		var start []byte
 		for range 20 {
 			e.Counter.Reset()
-			rs, next, err := e.Store.InvestorPositions(ctx, "INV_X", onlyFB, filtered, limit, start)
+			rs, next, err := e.Store.InvestorPositions(ctx, onlyFB, "INV_X", limit, start)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -339,7 +338,7 @@ func TestInvestorPositionsBoundTheirReads(t *testing.T) {
 	}
 
 	t.Run("filtered, each Query reads far enough to fill a page, which ends right after its last position and is the last when none follows", func(t *testing.T) {
-		got, pages := read(t, true, 2)
+		got, pages := read(t, 2)
 		if !slices.Equal(got, want) {
 			t.Fatalf("got %v, want %v", got, want)
 		}
@@ -347,15 +346,6 @@ func TestInvestorPositionsBoundTheirReads(t *testing.T) {
 		// it is the last: no empty page follows it.
 		if !reflect.DeepEqual(pages, [][]string{{"IP_1", "IP_3"}, {"IP_5", "IP_7"}}) {
 			t.Errorf("pages %v, want two full pages, the second without next", pages)
-		}
-	})
-	t.Run("unfiltered, each Query reads limit rows, so a page may hold fewer or none and still go on", func(t *testing.T) {
-		got, pages := read(t, false, 1)
-		if !slices.Equal(got, want) {
-			t.Fatalf("got %v, want %v", got, want)
-		}
-		if !slices.ContainsFunc(pages, func(p []string) bool { return len(p) == 0 }) {
-			t.Errorf("pages %v: two one-row reads of FA's positions should leave one page empty", pages)
 		}
 	})
 	t.Run("a fund's positions come in one Query a page", func(t *testing.T) {

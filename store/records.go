@@ -512,10 +512,13 @@ func (r View) MayWriteFund(fundID string) error { return r.FundVisible(fundID) }
 // Fund returns fundID as the viewer sees it: ENOTFOUND for a fund that has
 // neither a record nor a document, and for one the viewer may not read (an
 // administrator's, decided before any read; an investor's, after one
-// BatchGet of its note in the fund).
+// BatchGet of its note in the fund). As known at the view's instant: fundAt.
 func (r View) Fund(ctx context.Context, fundID string) (fund.Fund, error) {
-	if r.v.Investor != "" {
-		held, err := r.s.HoldsPositionIn(ctx, r.v.Investor, []string{fundID})
+	if r.rd.Past {
+		return r.fundAt(ctx, fundID)
+	}
+	if r.rd.Investor != "" {
+		held, err := r.s.HoldsPositionIn(ctx, r.rd.Investor, []string{fundID})
 		if err != nil {
 			return fund.Fund{}, err
 		}
@@ -540,18 +543,21 @@ func (r View) Fund(ctx context.Context, fundID string) (fund.Fund, error) {
 // registry; for an administrator of some funds, those of them that exist,
 // by ID; for an investor, the funds it holds positions of, by ID. Then one
 // BatchGet of the page's funds. A page may hold fewer than limit funds
-// while next is not nil.
+// while next is not nil. As known at the view's instant: fundsPageAt.
 func (r View) FundsPage(ctx context.Context, limit int, start PageKey) ([]fund.Fund, PageKey, error) {
+	if r.rd.Past {
+		return r.fundsPageAt(ctx, limit, start)
+	}
 	var ids []string
 	var next PageKey
 	var err error
 	switch {
-	case r.v.Investor != "":
-		ids, next, err = r.s.InvestorFunds(ctx, r.v.Investor, limit, start)
-	case r.v.AllFunds:
+	case r.rd.Investor != "":
+		ids, next, err = r.s.InvestorFunds(ctx, r.rd.Investor, limit, start)
+	case r.rd.AllFunds:
 		ids, next, err = r.s.AllFunds(ctx, limit, start)
 	default:
-		ids, next, err = listPage(r.v.Funds, limit, start)
+		ids, next, err = listPage(r.rd.Funds, limit, start)
 	}
 	if err != nil {
 		return nil, nil, err
@@ -591,12 +597,12 @@ func listPage(all []string, limit int, start PageKey) ([]string, PageKey, error)
 // BatchGet of the investor's notes in them).
 func (r View) mayReadInvestor(ctx context.Context, inv string) error {
 	switch {
-	case r.v.Investor != "":
-		if inv != r.v.Investor {
+	case r.rd.Investor != "":
+		if inv != r.rd.Investor {
 			return investorNotFound(inv)
 		}
-	case !r.v.AllFunds:
-		held, err := r.s.HoldsPositionIn(ctx, inv, r.v.Funds)
+	case !r.rd.AllFunds:
+		held, err := r.s.HoldsPositionIn(ctx, inv, r.rd.Funds)
 		if err != nil {
 			return err
 		}
@@ -612,7 +618,7 @@ func (r View) mayReadInvestor(ctx context.Context, inv string) error {
 // an administrator of some funds those of the investors holding positions
 // of them.
 func (r View) MayWriteInvestor(ctx context.Context, inv string) error {
-	if r.v.Investor != "" {
+	if r.rd.Investor != "" {
 		return &fund.Error{Code: fund.EFORBIDDEN, Message: "investor tokens may not write records"}
 	}
 	return r.mayReadInvestor(ctx, inv)
@@ -620,8 +626,12 @@ func (r View) MayWriteInvestor(ctx context.Context, inv string) error {
 
 // Investor returns inv as the viewer sees it: ENOTFOUND for an investor
 // that has neither a record nor a position, and for one the viewer may not
-// read (decided before its record is read).
+// read (decided before its record is read). As known at the view's
+// instant: investorAt.
 func (r View) Investor(ctx context.Context, inv string) (fund.Investor, error) {
+	if r.rd.Past {
+		return r.investorAt(ctx, inv)
+	}
 	if err := r.mayReadInvestor(ctx, inv); err != nil {
 		return fund.Investor{}, err
 	}
@@ -634,7 +644,7 @@ func (r View) Investor(ctx context.Context, inv string) (fund.Investor, error) {
 	}
 	// No record: the investor is known from its positions. An administrator
 	// of some funds has seen its note; the others ask the registry.
-	if r.v.AllFunds || r.v.Investor != "" {
+	if r.rd.AllFunds || r.rd.Investor != "" {
 		ok, err := r.s.InvestorRegistered(ctx, inv)
 		if err != nil {
 			return fund.Investor{}, err
@@ -650,8 +660,11 @@ func (r View) Investor(ctx context.Context, inv string) (fund.Investor, error) {
 // fundID, those holding positions of it (the viewer must administer it:
 // ENOTFOUND otherwise, and for a fund that does not exist); without, every
 // investor, for an administrator of every fund (EINVALID on fundId for any
-// other viewer).
+// other viewer). As known at the view's instant: investorsPageAt.
 func (r View) InvestorsPage(ctx context.Context, fundID string, limit int, start PageKey) ([]fund.Investor, PageKey, error) {
+	if r.rd.Past {
+		return r.investorsPageAt(ctx, fundID, limit, start)
+	}
 	var ids []string
 	var next PageKey
 	var err error
@@ -667,7 +680,7 @@ func (r View) InvestorsPage(ctx context.Context, fundID string, limit int, start
 				err = fundNotFound(fundID)
 			}
 		}
-	case r.v.AllFunds && r.v.Investor == "":
+	case r.rd.AllFunds && r.rd.Investor == "":
 		ids, next, err = r.s.AllInvestors(ctx, limit, start)
 	default:
 		err = fund.Invalid("fundId", "is required: your token does not cover every fund, so name one of its funds")

@@ -197,16 +197,16 @@ func TestStatementsAndTypedLinesRoundTrip(t *testing.T) {
 		}
 	})
 	t.Run("the document's statements as a viewer sees them", func(t *testing.T) {
-		for name, v := range map[string]store.Viewer{"an unknown document": {AllFunds: true}, "another fund's document": {Funds: []string{"F2"}}} {
+		for name, v := range map[string]fund.Viewer{"an unknown document": {AllFunds: true}, "another fund's document": {Funds: []string{"F2"}}} {
 			doc := "S1"
 			if name == "an unknown document" {
 				doc = "UNKNOWN"
 			}
-			if _, _, err := e.Store.As(v).DocumentStatements(ctx, doc, 10, nil); fund.ErrorCode(err) != fund.ENOTFOUND {
+			if _, _, err := e.Store.As(fund.Latest(v)).DocumentStatements(ctx, doc, 10, nil); fund.ErrorCode(err) != fund.ENOTFOUND {
 				t.Errorf("%s: got %v, want ENOTFOUND", name, err)
 			}
 		}
-		items, _, err := e.Store.As(store.Viewer{Funds: []string{"F1"}}).DocumentStatements(ctx, "S1", 10, nil)
+		items, _, err := e.Store.As(fund.Latest(fund.Viewer{Funds: []string{"F1"}})).DocumentStatements(ctx, "S1", 10, nil)
 		if err != nil || len(items) != 2 {
 			t.Fatalf("the fund's administrator reads %d statements, %v", len(items), err)
 		}

@@ -17,7 +17,6 @@ import (
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/internal/dynamotest"
 	"github.com/fundsvc/fundsvc/internal/fundtest"
-	"github.com/fundsvc/fundsvc/positions"
 	"github.com/fundsvc/fundsvc/store"
 )
 
@@ -77,7 +76,7 @@ func TestRestatementKeepsHistoryAndDropsPositionsFromTheLatestView(t *testing.T)
 	if _, _, err := e.Store.DocumentPosition(ctx, "D1", "POS_1"); fund.ErrorCode(err) != fund.ENOTFOUND {
 		t.Fatalf("dropped position in the latest view: %v", err)
 	}
-	items, _, err := e.Positions.Items(ctx, "POS_1", "", 100, nil, nil)
+	items, _, err := e.Positions.Items(ctx, fund.Operator, "POS_1", "", 100, nil)
 	if fund.ErrorCode(err) != fund.ENOTFOUND || len(items) != 0 {
 		t.Fatalf("dropped position across documents: %+v %v", items, err)
 	}
@@ -315,12 +314,12 @@ func TestPrefixesNeverMatchALongerID(t *testing.T) {
 		t.Fatal(err)
 	}
 	only(t, "position in document", items, 1)
-	items, _, err = e.Positions.Items(ctx, "POS_1", fund.CapitalCall, 100, nil, nil)
+	items, _, err = e.Positions.Items(ctx, fund.Operator, "POS_1", fund.CapitalCall, 100, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	only(t, "position across documents", items, 1)
-	regs, _, err := e.Positions.VisibleOfInvestor(ctx, "INV_1", func(positions.Registered) bool { return true }, false, 100, nil)
+	regs, _, err := e.Positions.VisibleOfInvestor(ctx, fund.Viewer{AllFunds: true}, "INV_1", 100, nil)
 	if err != nil || len(regs) != 1 || regs[0].PositionID != "POS_1" {
 		t.Fatalf("investor INV_1 positions: %+v %v", regs, err)
 	}

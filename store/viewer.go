@@ -3,55 +3,41 @@ package store
 import (
 	"context"
 	"errors"
-	"slices"
 
 	"github.com/fundsvc/fundsvc/fund"
 )
 
-// Viewer is who reads: an administrator of some funds (or of every fund),
-// or an investor. Reads made through View decide with it what exists: a
-// document of a fund the viewer does not cover is answered exactly as a
-// document that does not exist, with the same error and at the same cost.
-type Viewer struct {
-	AllFunds bool     // an administrator of every fund
-	Funds    []string // the funds an administrator covers
-	Investor string   // an investor, who sees its own positions and no document
-}
-
-// MayReadFund reports whether v administers fundID, and so may read its
-// documents and positions.
-func (v Viewer) MayReadFund(fundID string) bool {
-	return v.Investor == "" && (v.AllFunds || slices.Contains(v.Funds, fundID))
-}
-
-// MayReadPosition reports whether v may see a position of fundID held by
-// investorID: an investor its own, an administrator those of its funds.
-func (v Viewer) MayReadPosition(fundID, investorID string) bool {
-	if v.Investor != "" {
-		return investorID == v.Investor
-	}
-	return v.MayReadFund(fundID)
-}
-
-// View is the store as one viewer sees it.
+// View is the store as one read sees it (fund.Read: who reads, and from
+// the latest versions or as known at an instant): every read through it
+// answers with the same shape and the same access rule either way.
 type View struct {
-	s *Store
-	v Viewer
+	s  *Store
+	rd fund.Read
+	// reads pays for a read as known at an instant whose requests grow
+	// with the table (listings, fund and investor records); nil: unpaid.
+	reads *Reads
 }
 
-// As returns the store as v sees it.
-func (s *Store) As(v Viewer) View { return View{s: s, v: v} }
+// As returns the store as rd sees it.
+func (s *Store) As(rd fund.Read) View { return View{s: s, rd: rd} }
+
+// Paying returns the view paying through reads for the requests of a read
+// as known at an instant that grow with the table.
+func (r View) Paying(reads *Reads) View {
+	r.reads = reads
+	return r
+}
 
 // authorize returns ENOTFOUND unless the viewer may read document doc,
 // whose fund it reads from the commit head with one GetItem: decided before
 // any read that grows with the document, so another fund's document costs
 // what an unknown one does. An administrator of every fund needs no read.
 func (r View) authorize(ctx context.Context, doc string) error {
-	if r.v.AllFunds && r.v.Investor == "" {
+	if r.rd.AllFunds && r.rd.Investor == "" {
 		return nil
 	}
 	fundID, err := r.s.DocumentFund(ctx, doc)
-	if err == nil && !r.v.MayReadFund(fundID) {
+	if err == nil && !r.rd.MayReadFund(fundID) {
 		err = notFound(doc)
 	}
 	return err
@@ -61,7 +47,7 @@ func (r View) authorize(ctx context.Context, doc string) error {
 // fundID: the check after the read, for the reads that are not authorized
 // first and for whatever changed in between.
 func (r View) visible(doc, fundID string, err error) error {
-	if err == nil && !r.v.MayReadFund(fundID) {
+	if err == nil && !r.rd.MayReadFund(fundID) {
 		return notFound(doc)
 	}
 	return err
@@ -76,15 +62,19 @@ func (r View) detailed(ctx context.Context, doc string, err error) error {
 	if fund.ErrorCode(err) != fund.ENOTFOUND {
 		return err
 	}
-	if h, e := r.s.LatestDocument(ctx, doc); e != nil || !r.v.MayReadFund(h.FundID) {
+	if h, e := r.s.LatestDocument(ctx, doc); e != nil || !r.rd.MayReadFund(h.FundID) {
 		return notFound(doc)
 	}
 	return err
 }
 
-// Overview is Store.Overview as the viewer sees it. It returns ENOTFOUND
-// for an unknown document and for one of a fund the viewer does not cover.
+// Overview is Store.Overview as the viewer sees it (as known at the
+// view's instant: overviewAt). It returns ENOTFOUND for an unknown
+// document and for one of a fund the viewer does not cover.
 func (r View) Overview(ctx context.Context, doc string) (Snapshot, error) {
+	if r.rd.Past {
+		return r.overviewAt(ctx, doc)
+	}
 	if err := r.authorize(ctx, doc); err != nil {
 		return Snapshot{}, err
 	}
@@ -109,10 +99,13 @@ func (r View) PositionsAfter(ctx context.Context, doc, commitID, after string, l
 	return items, more, nil
 }
 
-// LatestDocument is Store.LatestDocument as the viewer sees it: one GetItem.
-// It returns ENOTFOUND for an unknown document and for one of a fund the
-// viewer does not cover.
+// LatestDocument is Store.LatestDocument as the viewer sees it: one GetItem
+// (as known at the view's instant: latestDocumentAt). It returns ENOTFOUND
+// for an unknown document and for one of a fund the viewer does not cover.
 func (r View) LatestDocument(ctx context.Context, doc string) (fund.DocumentHeader, error) {
+	if r.rd.Past {
+		return r.latestDocumentAt(ctx, doc)
+	}
 	h, err := r.s.LatestDocument(ctx, doc)
 	if err = r.visible(doc, h.FundID, err); err != nil {
 		return fund.DocumentHeader{}, err
@@ -123,9 +116,18 @@ func (r View) LatestDocument(ctx context.Context, doc string) (fund.DocumentHead
 // Versions returns a document's latest record and a page of its history
 // records (Store.HistoryPage): the latest record is read first, with one
 // GetItem, so another fund's document is refused before its history is read.
-// It returns ENOTFOUND for an unknown document and for one of a fund the
-// viewer does not cover.
-func (r View) Versions(ctx context.Context, doc string, from, to fund.Date, limit int, start PageKey) (fund.DocumentHeader, []fund.DocumentHeader, PageKey, error) {
+// As known at the view's instant, the latest is the version known then
+// (versionsAt). A later page names the version its first page showed as
+// the latest (pinned), below which it is read whatever was committed since
+// (versionsBelow); pinned is 0 for a first page. It returns ENOTFOUND for
+// an unknown document and for one of a fund the viewer does not cover.
+func (r View) Versions(ctx context.Context, doc string, pinned int, from, to fund.Date, limit int, start PageKey) (fund.DocumentHeader, []fund.DocumentHeader, PageKey, error) {
+	switch {
+	case pinned > 0:
+		return r.versionsBelow(ctx, doc, pinned, from, to, limit, start)
+	case r.rd.Past:
+		return r.versionsAt(ctx, doc, from, to, limit)
+	}
 	latest, err := r.s.latestRecord(ctx, doc)
 	if err == nil {
 		err = r.visible(doc, latest.FundID, nil)
@@ -142,8 +144,12 @@ func (r View) Versions(ctx context.Context, doc string, from, to fund.Date, limi
 
 // Version is Store.Version as the viewer sees it. It returns ENOTFOUND for
 // an unknown document, for one of a fund the viewer does not cover, and for
-// a version a visible document does not have.
+// a version a visible document does not have (as known at the view's
+// instant, also one committed later: versionAsKnownAt).
 func (r View) Version(ctx context.Context, doc string, n int) (fund.Document, error) {
+	if r.rd.Past {
+		return r.versionAsKnownAt(ctx, doc, n)
+	}
 	if err := r.authorize(ctx, doc); err != nil {
 		return fund.Document{}, err
 	}
@@ -157,10 +163,24 @@ func (r View) Version(ctx context.Context, doc string, n int) (fund.Document, er
 	return d, nil
 }
 
-// DocumentPosition is Store.DocumentPosition as the viewer sees it. It
-// returns ENOTFOUND for an unknown document, for one of a fund the viewer
-// does not cover, and for a position a visible document does not report.
-func (r View) DocumentPosition(ctx context.Context, doc, pos string) (int, []fund.PositionItem, error) {
+// DocumentPosition is Store.DocumentPosition as the viewer sees it: the
+// version read and the position's items in it; kind, when not empty, keeps
+// the item of that kind only, read by its exact key (PositionItemByKey).
+// As known at the view's instant it reads the version known then
+// (documentPositionAt). It returns ENOTFOUND for an unknown document, for
+// one of a fund the viewer does not cover, and for a position (or an item
+// of kind) a visible document does not report.
+func (r View) DocumentPosition(ctx context.Context, doc, pos string, kind fund.ItemKind) (int, []fund.PositionItem, error) {
+	switch {
+	case r.rd.Past:
+		return r.documentPositionAt(ctx, doc, pos, kind)
+	case kind != "":
+		it, err := r.positionItemByKey(ctx, doc, kind, pos)
+		if err != nil {
+			return 0, nil, err
+		}
+		return it.DocumentVersion, []fund.PositionItem{it}, nil
+	}
 	if err := r.authorize(ctx, doc); err != nil {
 		return 0, nil, err
 	}
@@ -174,10 +194,10 @@ func (r View) DocumentPosition(ctx context.Context, doc, pos string) (int, []fun
 	return version, items, nil
 }
 
-// PositionItemByKey is Store.PositionItemByKey as the viewer sees it. It
+// positionItemByKey is Store.PositionItemByKey as the viewer sees it. It
 // returns ENOTFOUND for an unknown document, for one of a fund the viewer
 // does not cover, and for an item a visible document does not report.
-func (r View) PositionItemByKey(ctx context.Context, doc string, k fund.ItemKind, pos string) (fund.PositionItem, error) {
+func (r View) positionItemByKey(ctx context.Context, doc string, k fund.ItemKind, pos string) (fund.PositionItem, error) {
 	if err := r.authorize(ctx, doc); err != nil {
 		return fund.PositionItem{}, err
 	}
@@ -191,9 +211,14 @@ func (r View) PositionItemByKey(ctx context.Context, doc string, k fund.ItemKind
 	return it, nil
 }
 
-// Capital is Store.Capital as the viewer sees it. It returns ENOTFOUND for
-// an unknown document and for one of a fund the viewer does not cover.
+// Capital is Store.Capital as the viewer sees it; its first page as known
+// at the view's instant is capitalAt's, whose key a later page resumes
+// as any other. It returns ENOTFOUND for an unknown document and for one
+// of a fund the viewer does not cover.
 func (r View) Capital(ctx context.Context, doc string, limit int, start PageKey) (Capital, PageKey, error) {
+	if r.rd.Past && len(start) == 0 {
+		return r.capitalAt(ctx, doc, limit)
+	}
 	if err := r.authorize(ctx, doc); err != nil {
 		return Capital{}, nil, err
 	}
@@ -232,7 +257,7 @@ func fundNotFound(fundID string) error {
 // FundVisible returns ENOTFOUND, as for an unknown fund, unless the viewer
 // covers fundID; it reads nothing.
 func (r View) FundVisible(fundID string) error {
-	if !r.v.MayReadFund(fundID) {
+	if !r.rd.MayReadFund(fundID) {
 		return fundNotFound(fundID)
 	}
 	return nil
@@ -249,11 +274,14 @@ func (r View) FundMustExist(ctx context.Context, fundID string) error {
 	return err
 }
 
-// FundDocuments is Store.FundDocuments as the viewer sees it. It returns
-// ENOTFOUND for a fund the viewer does not cover, before any read, and for
-// a fund that has no document (one more GetItem when the first page is
-// empty).
+// FundDocuments is Store.FundDocuments as the viewer sees it (as known at
+// the view's instant: fundDocumentsAt). It returns ENOTFOUND for a fund
+// the viewer does not cover, before any read, and for a fund that has no
+// document (one more GetItem when the first page is empty).
 func (r View) FundDocuments(ctx context.Context, fundID string, from, to fund.Date, kind fund.Kind, limit int, start PageKey) ([]fund.DocumentHeader, PageKey, error) {
+	if r.rd.Past {
+		return r.fundDocumentsPageAt(ctx, fundID, from, to, kind, limit, start)
+	}
 	if err := r.FundVisible(fundID); err != nil {
 		return nil, nil, err
 	}
@@ -274,7 +302,7 @@ func (r View) FundDocuments(ctx context.Context, fundID string, from, to fund.Da
 // AnyVersion, which asks that the document exist.
 func (r View) Write(ctx context.Context, d fund.Document, ifMatch *int) (Written, error) {
 	fundID, err := r.s.DocumentFund(ctx, d.ID)
-	absent := fund.ErrorCode(err) == fund.ENOTFOUND || (err == nil && !r.v.MayReadFund(fundID))
+	absent := fund.ErrorCode(err) == fund.ENOTFOUND || (err == nil && !r.rd.MayReadFund(fundID))
 	switch {
 	case absent && ifMatch != nil && *ifMatch == AnyVersion:
 		return Written{}, fund.Errorf(fund.EPRECONDITION, "If-Match: * but document %s does not exist", d.ID)
@@ -301,7 +329,7 @@ func (r View) Write(ctx context.Context, d fund.Document, ifMatch *int) (Written
 // holds for the version the void replaces.
 func (r View) Void(ctx context.Context, d fund.Document, ifMatch int) (Written, error) {
 	fundID, err := r.s.DocumentFund(ctx, d.ID)
-	if err == nil && !r.v.MayReadFund(fundID) {
+	if err == nil && !r.rd.MayReadFund(fundID) {
 		err = notFound(d.ID)
 	}
 	if err != nil {

@@ -297,11 +297,11 @@ func (m *Memory) FundPositions(_ context.Context, fundID string, limit int, star
 
 // InvestorPositions implements positions.Reader. Unlike the store, it reads
 // without bound, so a page holds limit positions unless none follow.
-func (m *Memory) InvestorPositions(_ context.Context, inv string, keep func(fund.Registered) bool, _ bool, limit int, start []byte) ([]fund.Registered, []byte, error) {
+func (m *Memory) InvestorPositions(_ context.Context, v fund.Viewer, inv string, limit int, start []byte) ([]fund.Registered, []byte, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.read("InvestorPositions")
-	return page(m.registered(func(r fund.Registered) bool { return r.InvestorID == inv && keep(r) }), limit, start)
+	return page(m.registered(func(r fund.Registered) bool { return r.InvestorID == inv && v.MayReadPosition(r.FundID, r.InvestorID) }), limit, start)
 }
 
 // registered lists the registry rows that match, by position ID.

@@ -124,7 +124,7 @@ func runImport(ctx context.Context, e invocation) error {
 func commitFile(ctx context.Context, e invocation, s *store.Store, file *imports.File, path string) error {
 	f, stderr := e.f.imports, e.p.stderr()
 	// An operator's view: every fund, as seed writes.
-	docs := s.As(store.Viewer{AllFunds: true})
+	docs := s.As(fund.Operator)
 	write := func(ctx context.Context, d fund.Document) (int, bool, error) {
 		d.CreatedBy = f.createdBy
 		if e.cfg.WriteTimeout > 0 {
