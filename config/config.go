@@ -45,7 +45,7 @@ type Config struct {
 	DefaultPageLimit int
 	MaxPageLimit     int
 
-	// Bearer tokens (see the README's security section).
+	// Bearer tokens (docs/security.md).
 	JWTSecret      string        // FUNDSVC_JWT_HS256_SECRET: HS256 secret, at least 32 bytes
 	JWKSFile       string        // FUNDSVC_JWT_JWKS_FILE: RS256/ES256 public keys
 	JWKSRefresh    time.Duration // FUNDSVC_JWT_JWKS_REFRESH: how often the JWKS file is re-read
@@ -58,7 +58,7 @@ type Config struct {
 	PublicOpenAPI  bool          // FUNDSVC_PUBLIC_OPENAPI: /openapi.json without a token
 	TrustedProxies []string      // FUNDSVC_TRUSTED_PROXIES: comma-separated CIDRs or IPs
 
-	// Per-principal rate limit of /v1, per process (see the README), and
+	// Per-principal rate limit of /v1, per process (docs/operations.md), and
 	// the fan-out reads a process computes at once.
 	RateLimit         float64 // FUNDSVC_RATE_LIMIT: tokens a second per principal; 0 disables
 	RateBurst         int     // FUNDSVC_RATE_BURST: tokens a principal's bucket holds

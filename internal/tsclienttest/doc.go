@@ -1,4 +1,4 @@
-// Package tsclienttest holds the test that walks the README's tour with a
+// Package tsclienttest holds the test that walks the tour (docs/tour.md) with a
 // TypeScript client generated from the OpenAPI document, the way an investor
 // portal's team would use the contract: openapi-typescript generates the
 // types from api/openapi.json, tsc type-checks and compiles
@@ -8,5 +8,5 @@
 //
 // The test fails when the contract and the code drift: a field the document
 // renames or retypes fails tsc where the tour reads it, and an answer that
-// differs from the document (or from the README's figures) fails the tour.
+// differs from the document (or from the tour's figures) fails the tour.
 package tsclienttest
