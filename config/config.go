@@ -117,14 +117,13 @@ const DefaultStackFile = ".data/stack.env"
 
 // The commands that read settings, as Setting.Commands names them.
 const (
-	CmdServe   = "serve"
-	CmdTable   = "table"
-	CmdSeed    = "seed"
-	CmdExport  = "export"
-	CmdDDL     = "ddl"
-	CmdChanges = "changes"
-	CmdToken   = "token"
-	CmdImport  = "import"
+	CmdServe  = "serve"
+	CmdTable  = "table"
+	CmdSeed   = "seed"
+	CmdExport = "export"
+	CmdDDL    = "ddl"
+	CmdToken  = "token"
+	CmdImport = "import"
 )
 
 // Setting is one thing fundsvc can be configured with: an environment
@@ -158,11 +157,11 @@ func (s Setting) DefaultText() string {
 }
 
 var (
-	dynamoCommands = []string{CmdServe, CmdTable, CmdSeed, CmdExport, CmdChanges, CmdImport}
+	dynamoCommands = []string{CmdServe, CmdTable, CmdSeed, CmdExport, CmdImport}
 	exportCommands = []string{CmdExport, CmdDDL}
 	// writers are the commands that commit documents.
 	writers     = []string{CmdServe, CmdSeed, CmdImport}
-	allCommands = []string{CmdServe, CmdTable, CmdSeed, CmdExport, CmdDDL, CmdChanges, CmdToken, CmdImport}
+	allCommands = []string{CmdServe, CmdTable, CmdSeed, CmdExport, CmdDDL, CmdToken, CmdImport}
 )
 
 // Settings is every setting, in the order help lists them.
@@ -246,7 +245,7 @@ var Settings = []Setting{
 	{Env: "FUNDSVC_CLAIM_LEASE", Arg: "DURATION", DefaultDoc: "the write timeout + 10s", Commands: writers,
 		Doc: "how long a write's pending position claims stay its own (docs/commit-protocol.md); longer than the write timeout",
 		set: duration(func(c *Config) *time.Duration { return &c.ClaimLease })},
-	{Env: "FUNDSVC_CHANGE_SHARDS", Arg: "N", Default: "8", Commands: []string{CmdServe, CmdSeed, CmdExport, CmdChanges, CmdImport},
+	{Env: "FUNDSVC_CHANGE_SHARDS", Arg: "N", Default: "8", Commands: []string{CmdServe, CmdSeed, CmdExport, CmdImport},
 		Doc: "shards of each day of the change index, over which a day's commits spread (1 to 256); it may change at any time, the table records the largest ever used (docs/access-patterns.md)", set: integer(func(c *Config) *int { return &c.ChangeShards })},
 	{Env: "FUNDSVC_FEED_SETTLE", Arg: "DURATION", Default: "5m", Commands: []string{CmdServe},
 		Doc: "how far the event feed's watermark trails the present, and so webhook delivery: how long a commit may take to show in the feed (its transaction with the SDK's retries, the index's propagation, the clock skew between instances); lower it only for one instance on DynamoDB Local, as make run does (docs/events.md)", set: duration(func(c *Config) *time.Duration { return &c.FeedSettle })},
