@@ -45,7 +45,7 @@ type Config struct {
 	DefaultPageLimit int
 	MaxPageLimit     int
 
-	// Bearer tokens (see the README's security section).
+	// Bearer tokens (docs/security.md).
 	JWTSecret      string        // FUNDSVC_JWT_HS256_SECRET: HS256 secret, at least 32 bytes
 	JWKSFile       string        // FUNDSVC_JWT_JWKS_FILE: RS256/ES256 public keys
 	JWKSRefresh    time.Duration // FUNDSVC_JWT_JWKS_REFRESH: how often the JWKS file is re-read
@@ -58,7 +58,7 @@ type Config struct {
 	PublicOpenAPI  bool          // FUNDSVC_PUBLIC_OPENAPI: /openapi.json without a token
 	TrustedProxies []string      // FUNDSVC_TRUSTED_PROXIES: comma-separated CIDRs or IPs
 
-	// Per-principal rate limit of /v1, per process (see the README), and
+	// Per-principal rate limit of /v1, per process (docs/operations.md), and
 	// the fan-out reads a process computes at once.
 	RateLimit         float64 // FUNDSVC_RATE_LIMIT: tokens a second per principal; 0 disables
 	RateBurst         int     // FUNDSVC_RATE_BURST: tokens a principal's bucket holds
@@ -117,14 +117,13 @@ const DefaultStackFile = ".data/stack.env"
 
 // The commands that read settings, as Setting.Commands names them.
 const (
-	CmdServe   = "serve"
-	CmdTable   = "table"
-	CmdSeed    = "seed"
-	CmdExport  = "export"
-	CmdDDL     = "ddl"
-	CmdChanges = "changes"
-	CmdToken   = "token"
-	CmdImport  = "import"
+	CmdServe  = "serve"
+	CmdTable  = "table"
+	CmdSeed   = "seed"
+	CmdExport = "export"
+	CmdDDL    = "ddl"
+	CmdToken  = "token"
+	CmdImport = "import"
 )
 
 // Setting is one thing fundsvc can be configured with: an environment
@@ -158,11 +157,11 @@ func (s Setting) DefaultText() string {
 }
 
 var (
-	dynamoCommands = []string{CmdServe, CmdTable, CmdSeed, CmdExport, CmdChanges, CmdImport}
+	dynamoCommands = []string{CmdServe, CmdTable, CmdSeed, CmdExport, CmdImport}
 	exportCommands = []string{CmdExport, CmdDDL}
 	// writers are the commands that commit documents.
 	writers     = []string{CmdServe, CmdSeed, CmdImport}
-	allCommands = []string{CmdServe, CmdTable, CmdSeed, CmdExport, CmdDDL, CmdChanges, CmdToken, CmdImport}
+	allCommands = []string{CmdServe, CmdTable, CmdSeed, CmdExport, CmdDDL, CmdToken, CmdImport}
 )
 
 // Settings is every setting, in the order help lists them.
@@ -246,7 +245,7 @@ var Settings = []Setting{
 	{Env: "FUNDSVC_CLAIM_LEASE", Arg: "DURATION", DefaultDoc: "the write timeout + 10s", Commands: writers,
 		Doc: "how long a write's pending position claims stay its own (docs/commit-protocol.md); longer than the write timeout",
 		set: duration(func(c *Config) *time.Duration { return &c.ClaimLease })},
-	{Env: "FUNDSVC_CHANGE_SHARDS", Arg: "N", Default: "8", Commands: []string{CmdServe, CmdSeed, CmdExport, CmdChanges, CmdImport},
+	{Env: "FUNDSVC_CHANGE_SHARDS", Arg: "N", Default: "8", Commands: []string{CmdServe, CmdSeed, CmdExport, CmdImport},
 		Doc: "shards of each day of the change index, over which a day's commits spread (1 to 256); it may change at any time, the table records the largest ever used (docs/access-patterns.md)", set: integer(func(c *Config) *int { return &c.ChangeShards })},
 	{Env: "FUNDSVC_FEED_SETTLE", Arg: "DURATION", Default: "5m", Commands: []string{CmdServe},
 		Doc: "how far the event feed's watermark trails the present, and so webhook delivery: how long a commit may take to show in the feed (its transaction with the SDK's retries, the index's propagation, the clock skew between instances); lower it only for one instance on DynamoDB Local, as make run does (docs/events.md)", set: duration(func(c *Config) *time.Duration { return &c.FeedSettle })},

@@ -305,13 +305,12 @@ func (x *exporter) addRef(r positionRef) error {
 }
 
 // write writes every dataset, each joined with the heads, as many at once
-// as there are CPUs: once the rows are sorted (spilled to runs, or held),
-// writing is CPU work, and a dataset's writer holds a bounded share of
-// memory (a row from each of its runs, its row group), so writing two at
-// once bounds memory as one at a time does, at twice that share, and
-// whatever the table's size. positions, which counts the references the
-// others file, comes last. Each sort is removed once its dataset is
-// written.
+// as there are CPUs. Once the rows are sorted (spilled to runs, or held),
+// writing is CPU work. A dataset's writer holds a bounded share of memory
+// (a row from each of its runs, its row group), so writing two at once
+// bounds memory as one at a time does, at twice that share, whatever the
+// table's size. positions, which counts the references the others file,
+// comes last. Each sort is removed once its dataset is written.
 func (x *exporter) write(ctx context.Context) ([]DatasetManifest, error) {
 	// Once, before they are read at once.
 	x.sorts.heads.sortBuffer()

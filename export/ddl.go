@@ -40,10 +40,10 @@ func SlotsTable(dataset string) string { return dataset + "_slots" }
 // SlotsTable, partitioned by snapshot date and slot) and, under the
 // dataset's own name, a view of it that keeps, for each date, the slot
 // the date's manifest names (SnapshotsTable). So a snapshot is published
-// for every table at once by one PUT, of its manifest: a reader sees the
-// earlier run or the new one in every table, never a mix, and never half
-// of a run, since each symlink file is complete before the manifest names
-// it. snapshot_date is projected, so no partition needs adding: every
+// for every table at once by one PUT, of its manifest. A reader sees the
+// earlier run or the new one in every table, never a mix. It never sees
+// half of a run, since each symlink file is complete before the manifest
+// names it. snapshot_date is projected, so no partition needs adding: every
 // date from ProjectionStart to today is queryable, and a date never
 // exported reads as empty.
 func DDL(name, location string) string {

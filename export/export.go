@@ -1,29 +1,3 @@
-// Package export writes a snapshot of the table as typed Parquet datasets
-// for Athena: the store's stream of committed records (a parallel Scan,
-// the only Scan in the program) feeds an external sort per dataset; each
-// dataset is then joined with the documents' commit heads and committed
-// versions, so that every document appears at exactly one committed
-// version (and, in the datasets of every version, at each of its versions
-// up to that one, with the instants they were committed), and written as Parquet
-// files rolled near a target size; the snapshot is published only when
-// every file is complete. An incremental run (Config.SinceLast) reads,
-// instead of the Scan, the documents the store's change index names since
-// the previous snapshot, and rewrites only the files of that snapshot that
-// hold their rows, naming the others as they are. The datasets are declared once, in datasets.go:
-// their sorts, writers, Parquet schemas and Athena DDL derive from that
-// table. The package knows nothing of DynamoDB: keys, stored items and the
-// commit protocol stay in package store. The protocol is described in
-// docs/export.md.
-//
-// Files: export.go runs an export; scan.go turns the record stream into
-// sorted rows; datasets.go declares the datasets and joins their rows with
-// the heads; versions.go resolves every document's committed versions and
-// their instants; rows.go holds the row types; writer.go writes Parquet files;
-// incremental.go finds the previous snapshot and reads the changed
-// documents, merge.go merges their rows with its files; manifest.go lays
-// out and publishes the snapshot; lease.go keeps two runs
-// of one date apart; sink.go writes to a directory or S3; ddl.go derives
-// the Athena DDL.
 package export
 
 import (

@@ -306,13 +306,13 @@ func (x *exporter) publish(ctx context.Context, m *Manifest) error {
 }
 
 // moveIntoSlots moves the snapshots published before slots into slots, so
-// that the views read them: for each date whose tables still have a
+// that the views read them. It takes each date whose tables still have a
 // symlink file of their own (snapshot_date=…/symlink.txt), under that
-// date's lease (a date whose lease another run holds is left to a later
-// run), the lists of its manifest's files are written to slot a, the
+// date's lease; a date whose lease another run holds is left to a later
+// run. The lists of the date's manifest's files are written to slot a, the
 // manifest is published again naming it, and the old files are deleted,
-// the first dataset's last, so that a run that stops half way is taken up
-// by the next.
+// the first dataset's last. So a run that stops half way is taken up by
+// the next.
 func (x *exporter) moveIntoSlots(ctx context.Context) error {
 	keys, err := x.cfg.Sink.List(ctx, SymlinkRoot(Datasets[0]))
 	if err != nil {

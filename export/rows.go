@@ -24,11 +24,11 @@ import (
 // the sort so the committed version can be chosen (see eachDocument).
 //
 // A row's columns are filled from the records it exports by their Go
-// names (fill.go): the column of a field declared in fund (a document's
+// names (fill.go). The column of a field declared in fund (a document's
 // fields, a capital activity's, an item's and its details', a statement's
-// lines, a registered position's) is a field of the same Go name, named
-// after the field's JSON name in snake_case, which the export checks; a
-// new field is one field in fund and its column here.
+// lines, a registered position's) is a field of the same Go name. Its
+// column is named after the field's JSON name in snake_case, which the
+// export checks. So a new field is one field in fund and its column here.
 //
 // The typed transaction lines of calls and distributions (fund.Transaction,
 // stated or derived: PositionItem.TypedLines) are rows of their own, one per
@@ -36,7 +36,7 @@ import (
 
 // SchemaVersion changes whenever a dataset's columns change; manifests and
 // DDL carry it so a reader can tell snapshots of different shapes apart.
-const SchemaVersion = 5 // 2: capital_accounts and transaction_lines; 3: one vocabulary (issue 23); 4: funds and investors; 5: every version's commit and items (issue 25)
+const SchemaVersion = 5 // 2: capital_accounts and transaction_lines; 3: one vocabulary ; 4: funds and investors; 5: every version's commit and items
 
 // decimal19 is a DECIMAL(19,4) value: the unscaled amount × 10⁴ as a
 // big-endian two's-complement integer.

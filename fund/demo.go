@@ -47,8 +47,8 @@ package fund
 // the notices of its period to zero; every notice that moves unfunded
 // commitment states it after the move, so the unfunded commitment
 // reported and the one computed from the notices agree on every date.
-// api/golden_test.go (TestDemoFigures) works every figure the README's
-// tour shows out by hand.
+// api/golden_test.go (TestDemoFigures) works every figure the tour
+// (docs/tour.md) shows out by hand.
 func DemoVersions() []Document {
 	docs := []Document{
 		demoCallNotice1(StatusPending),

@@ -1,11 +1,12 @@
-// Package fund is the domain of fundsvc: documents (capital call notices,
-// distribution notices, capital account statements) and their versions,
-// positions (one fund plus one investor) and the items a document reports
-// for each (capital call, distribution, unfunded commitment, with their line
-// items declared once in lines.go), what a version changed against the one
-// it replaced (changes.go: Compare, per position and item type; a voided
-// version is a Document with Voided set), exact money, dates, IDs,
-// validation and the error vocabulary every other package answers in.
+// Package fund is the domain of fundsvc. It owns documents (capital call
+// notices, distribution notices, capital account statements) and their
+// versions, and positions: one fund plus one investor. It owns the items a
+// document reports for each position (capital call, distribution, unfunded
+// commitment), whose line items are declared once, in lines.go. Compare
+// says what a version changed against the one it replaced, per position
+// and item type; a voided version is a Document with Voided set. The
+// package also owns exact money, dates, IDs, validation, and the error
+// vocabulary every other package answers in.
 //
 // It knows nothing of where documents are kept or how they travel: it
 // imports no other package of the module, and neither DynamoDB nor HTTP

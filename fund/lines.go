@@ -9,7 +9,7 @@ import (
 // Line items: the optional amounts that split a capital call or a
 // distribution (ILPA's categories), and the commitment beside an unfunded
 // amount. Each is declared once, here, as a field of one of the three
-// structs below; everything else derives from these declarations: the
+// structs below. Everything else derives from these declarations: the
 // request and response fields (the json tag), the stored attribute (the Go
 // name), the export column, the OpenAPI schema, and the validation rule
 // (the line tag):

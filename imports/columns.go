@@ -1,9 +1,11 @@
 // Package imports reads a quarter's notices and statements from a
-// spreadsheet (CSV or XLSX): one row per position, rows grouped into
-// documents by their documentId column, each document's request body built
-// as the JSON of PUT /v1/documents/{documentId} and decoded by wire's strict
-// decoder, so that every problem carries the JSON API's own message, mapped
-// back to its sheet, row and column. It also writes the import templates.
+// spreadsheet (CSV or XLSX) and writes the import templates.
+//
+// A file has one row per position; its rows are grouped into documents by
+// their documentId column. Each document's request body is built as the
+// JSON of PUT /v1/documents/{documentId} and decoded by wire's strict
+// decoder. So every problem carries the JSON API's own message, mapped back
+// to its sheet, row and column.
 //
 // The columns are derived from the declared request types by reflection
 // (json tags for the headers, doc tags for the descriptions), never written

@@ -12,7 +12,7 @@ import (
 
 var update = flag.Bool("update", false, "write docs/examples/ from the demo")
 
-// nextQuarterExample is the README tour's file: the demo's capital account
+// nextQuarterExample is the tour's file (docs/tour.md): the demo's capital account
 // statements of the first quarter of 2026.
 var nextQuarterExample = filepath.Join("..", "docs", "examples", "demo-2026q1-statements.csv")
 
@@ -51,7 +51,7 @@ func nextQuarter(t *testing.T) fund.Document {
 	return q1
 }
 
-// TestTheNextQuarterExampleIsTheDemoRolledForward: the README's
+// TestTheNextQuarterExampleIsTheDemoRolledForward: the tour's
 // docs/examples/demo-2026q1-statements.csv is nextQuarter written by
 // WriteDocuments (go test ./imports -run NextQuarter -update writes it),
 // and it reads back as that document with no problem: every statement

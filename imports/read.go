@@ -113,19 +113,21 @@ type Document struct {
 }
 
 // Read reads a CSV or XLSX file (format FormatCSV or FormatXLSX) of
-// documents from r as it arrives, never holding the file whole: CSV one
-// record at a time, XLSX from a file whose sheet excelize streams (a ZIP
-// archive is read from its end): r itself when it is a regular file read
-// from its start, else a temporary copy. The first non-blank row of
-// the first sheet is the header, every later non-blank row a position of
-// the document its documentId names. It returns the documents and the
-// problems found, each cell's (CellError) in File.Errors. Its error is a
-// *LimitError (ErrTooLarge) when the file is over a limit, EINVALID when
-// it cannot be read as the format at all or a row is wider than
-// MaxColumns, or ctx's error (wrapped) when ctx ends first; the File is
-// then what was read so far (its Rows). Each cell is decoded a bounded
-// number of times, so the work is linear in the file. See
-// docs/imports.md for the cell rules.
+// documents from r as it arrives, never holding the file whole. A CSV is
+// read one record at a time. An XLSX is read from a file whose sheet
+// excelize streams, since a ZIP archive is read from its end: r itself
+// when it is a regular file read from its start, else a temporary copy.
+//
+// The first non-blank row of the first sheet is the header, every later
+// non-blank row a position of the document its documentId names. Read
+// returns the documents and the problems found, each cell's (CellError) in
+// File.Errors. Each cell is decoded a bounded number of times, so the work
+// is linear in the file. See docs/imports.md for the cell rules.
+//
+// Its error is a *LimitError (ErrTooLarge) when the file is over a limit,
+// EINVALID when it cannot be read as the format at all or a row is wider
+// than MaxColumns, or ctx's error (wrapped) when ctx ends first. The File
+// is then what was read so far (its Rows).
 func Read(ctx context.Context, r io.Reader, format string, limits Limits) (*File, error) {
 	lim := limits.withDefaults()
 	var rows sheetRows

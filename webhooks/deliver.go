@@ -453,18 +453,21 @@ const feedPage = 200
 // shard, 8, and day).
 const fundReads = 8
 
-// fill queues, for every endpoint (enabled or not: a disabled one's queue
-// waits for it), the events after the fill cursor that it subscribes to,
-// reading the feed once for all of them up to now, then moves the cursor,
-// but never past the feed's watermark: an event committed later may still
-// appear before it, so the unsettled tail is read again each round
-// (queueing an event twice changes nothing: the delivery's log entry is
-// put only if absent, and this process remembers what it queued). Two
-// instances may fill at once; only one moves the cursor. A version whose
-// earlier version an endpoint should get but has not queued yet (an index
-// that lags) stops that endpoint's fill for the round and holds the cursor
-// before it, so a document's versions are queued, and so delivered, in
-// order. It returns the endpoints it queued events for.
+// fill queues, for every endpoint, the events after the fill cursor that
+// it subscribes to. A disabled endpoint's queue is filled too, and waits
+// for it. fill reads the feed once for all endpoints, up to now, then
+// moves the cursor, but never past the feed's watermark. An event
+// committed later may still appear before the watermark, so the unsettled
+// tail is read again each round. Queueing an event twice changes nothing:
+// the delivery's log entry is put only if absent, and this process
+// remembers what it queued. Two instances may fill at once; only one moves
+// the cursor.
+//
+// A version whose earlier version an endpoint should get but has not
+// queued yet (an index that lags) stops that endpoint's fill for the
+// round and holds the cursor before it. So a document's versions are
+// queued, and delivered, in order. fill returns the endpoints it queued
+// events for.
 func (d *Deliverer) fill(ctx context.Context, st store.WebhookState) (map[string]bool, error) {
 	queued := map[string]bool{}
 	if len(st.Endpoints) == 0 {

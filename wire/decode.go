@@ -16,13 +16,17 @@ import (
 )
 
 // Requests are decoded by one strict decoder, driven by reflection over the
-// declared Go types (fund's, whose json tags are the contract): a member is
-// required unless its tag says omitempty or omitzero, unknown and repeated
-// members are refused, null is never a value, and every error names the
-// member's full path (positions[3].capitalCall.amount) with fund's message
-// for the value. So a field declared in fund is accepted, with the same
-// errors as every other, with no edit here; and the OpenAPI generator reads
-// the same tags for the same rule.
+// declared Go types (fund's, whose json tags are the contract):
+//
+//   - a member is required unless its tag says omitempty or omitzero;
+//   - unknown and repeated members are refused;
+//   - null is never a value;
+//   - every error names the member's full path
+//     (positions[3].capitalCall.amount) with fund's message for the value.
+//
+// So a field declared in fund is accepted, with the same errors as every
+// other, with no edit here. The OpenAPI generator reads the same tags for
+// the same rule.
 //
 // Our own rather than encoding/json's DisallowUnknownFields: encoding/json
 // names an unknown member without its path, matches names without regard to

@@ -1,8 +1,8 @@
-// The README's tour of the demo data ("A tour of the demo data"), walked by a
+// The tour of the demo data (docs/tour.md), walked by a
 // client typed from the OpenAPI document: openapi-typescript generates
 // openapi.ts from api/openapi.json, and openapi-fetch's createClient<paths>
 // types every path, parameter, body and answer from it. Each step reads the
-// fields the README shows by name and compares them with the README's
+// fields the tour shows by name and compares them with the tour's
 // figures (worked out by hand in api/golden_test.go's TestDemoFigures), so a
 // field the contract renames or retypes fails tsc, and an answer that drifts
 // from the contract or the demo fails the run, naming the step.
@@ -12,10 +12,10 @@
 // TOUR_URL is the API's base URL, ADMIN an admin token of FUND_A and
 // INVESTOR a token of INVESTOR_1 (the names make run exports);
 // TOUR_IMPORT_CSV holds docs/examples/demo-2026q1-statements.csv, the file
-// the README imports. The tour writes (it restates DOC006, creates DOC008
+// the tour imports. The tour writes (it restates DOC006, creates DOC008
 // and imports DOC009), so it runs once per fresh demo.
 //
-// Each step gathers the fields it checks in one object, beside the README's
+// Each step gathers the fields it checks in one object, beside the tour's
 // figures in the same shape: a renamed field is one line to change.
 import createClient from "openapi-fetch";
 import type { components, paths } from "./openapi.js";
@@ -42,7 +42,7 @@ const investor = createClient<paths>({ baseUrl, headers: { Authorization: `Beare
 let checks = 0;
 const failures: string[] = [];
 
-// same records whether what the answer holds is what the README shows,
+// same records whether what the answer holds is what the tour shows,
 // compared as JSON; want takes got's type, so a figure of the wrong type
 // or an enum value the contract no longer has fails tsc.
 function same<T>(what: string, got: T, want: NoInfer<T>): void {
@@ -81,7 +81,7 @@ const doc = (documentId: string) => ({ params: { path: { documentId } } });
 const position = (positionId: string) => ({ params: { path: { positionId } } });
 const positionAsOf = (positionId: string, asOf: string) => ({ params: { path: { positionId }, query: { asOf } } });
 
-// The README's correction of distribution notice no. 2: the treaty rate
+// The tour's correction of distribution notice no. 2: the treaty rate
 // withheld from INVESTOR_3's dividend, every position sent again.
 const correctedDistribution: DocumentRequest = {
   fundId: "FUND_A",
@@ -116,7 +116,7 @@ const correctedDistribution: DocumentRequest = {
   ],
 };
 
-// The README's first notice of 2026, sent with an Idempotency-Key.
+// The tour's first notice of 2026, sent with an Idempotency-Key.
 const distributionNo3: DocumentRequest = {
   fundId: "FUND_A",
   kind: "distribution_notice",
@@ -133,7 +133,7 @@ const distributionNo3: DocumentRequest = {
   ],
 };
 
-// reconciled is DOC007's reconciliation as the README shows it: each
+// reconciled is DOC007's reconciliation as the tour shows it: each
 // position's differences of contributions, distributions and ending
 // unfunded commitment.
 async function reconciled(): Promise<string[][]> {
@@ -418,7 +418,7 @@ for (const [name, run] of steps) {
 }
 const failed = failures.length;
 console.log(failed === 0
-  ? `tour: ${steps.length} steps, ${checks} checks, all as the README shows`
+  ? `tour: ${steps.length} steps, ${checks} checks, all as docs/tour.md shows`
   : `tour: ${failed} of ${checks} checks failed; each FAIL above names the step, and the figure got and wanted`);
 if (failed > 0) {
   process.exitCode = 1;

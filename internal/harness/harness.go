@@ -1,13 +1,14 @@
 // Package harness holds helpers shared by the test harnesses that start real
 // servers (internal/dynamotest, internal/s3test) or run tools from the
-// repository (internal/duckdbtest): finding the repository root (RepoRoot),
-// a free port (FreePort), random names (RandomHex), and running a server as
-// a child of the test binary: in a process group of its own that can be
-// signalled as a whole and, on Linux, dies with the test binary
-// (StartProcess, SysProcAttr, SignalGroup), with the tail of its output kept
-// for error messages (TailBuffer, WithOutput), waited for until it answers
-// (WaitReady), and started again when it loses the race for its port
-// (Retry).
+// repository (internal/duckdbtest). It finds the repository root
+// (RepoRoot), a free port (FreePort) and random names (RandomHex).
+//
+// It runs a server as a child of the test binary (StartProcess): in a
+// process group of its own that can be signalled as a whole and that, on
+// Linux, dies with the test binary (SysProcAttr, SignalGroup). It keeps the
+// tail of the server's output for error messages (TailBuffer, WithOutput),
+// waits until the server answers (WaitReady), and starts it again when it
+// loses the race for its port (Retry).
 package harness
 
 import (

@@ -114,13 +114,13 @@ func demo(t *testing.T) (url, admin, investor string, logs *fundtest.SyncBuffer)
 }
 
 // tourPassed is the tour's last line when every check held.
-var tourPassed = regexp.MustCompile(`(?m)^tour: (\d+) steps, (\d+) checks, all as the README shows$`)
+var tourPassed = regexp.MustCompile(`(?m)^tour: (\d+) steps, (\d+) checks, all as docs/tour.md shows$`)
 
-// TestTypeScriptTour runs the README's tour with the TypeScript client:
+// TestTypeScriptTour runs the tour (docs/tour.md) with the TypeScript client:
 // the types generated from the committed document, the tour type-checked
 // and compiled with tsc, then run with node against the API on the demo.
 // It fails on a type error (a field the tour reads that the document
-// renamed or retyped) and on any answer that differs from the README's
+// renamed or retyped) and on any answer that differs from the tour's
 // figures; the tour prints each step and each difference.
 func TestTypeScriptTour(t *testing.T) {
 	t.Parallel()
@@ -144,7 +144,7 @@ func TestTypeScriptTour(t *testing.T) {
 	}
 	t.Logf("the demo seeded in %s, the tour compiled in %s", seeded.Round(time.Millisecond), time.Since(began).Round(time.Millisecond))
 
-	quarter, err := os.ReadFile(filepath.Join(root, "docs", "examples", "demo-2026q1-statements.csv")) // the README's import
+	quarter, err := os.ReadFile(filepath.Join(root, "docs", "examples", "demo-2026q1-statements.csv")) // the tour's import
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +182,7 @@ func TestTourFailsTscWhenTheContractDrifts(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The fund's document list names each document (documentId), and a
-	// distribution's withholding is what the README's correction changes.
+	// distribution's withholding is what the tour's correction changes.
 	renames := []struct{ schema, field string }{{"DocumentHeader", "documentId"}, {"DistributionInput", "withholding"}}
 	components, _ := doc["components"].(map[string]any)
 	schemas, _ := components["schemas"].(map[string]any)

@@ -1,9 +1,9 @@
 // Package cli is fundsvc's command line, shared by its two binaries:
 // cmd/fundsvc, and cmd/fundsvc-iceberg, which is the same command line with
 // the Iceberg publisher (export/iceberg: iceberg-go, Arrow, SQLite, Glue)
-// linked in. fundsvc leaves the publisher out, so that serve and a Hive-style
-// export neither compile nor initialise it, and runs fundsvc-iceberg for
-// --format iceberg.
+// linked in. fundsvc leaves the publisher out, so that serve and a
+// Hive-style export neither compile nor initialise it. For --format iceberg
+// it runs fundsvc-iceberg.
 package cli
 
 import (

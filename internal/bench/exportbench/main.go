@@ -1,16 +1,20 @@
 // Command exportbench measures `fundsvc export` against the raw parallel
 // Scan it wraps (`make bench-export`, see docs/benchmarks.md).
 //
-// For each table size it starts from an empty table in one DynamoDB Local,
-// loads documents through the store (the writes the service makes), then,
-// for several rounds, times a raw parallel Scan that only counts items and
-// the full export to a local folder run as a child process, whose peak RSS
-// it reads from the kernel; then it restates 1% of the documents and times
-// `fundsvc export --since-last` from that round's snapshot. It prints items
-// per second for the Scan and the export, their ratio, the peak RSS, and
-// the incremental run's time beside the full export's, as medians over the
-// rounds, with the DynamoDB capacity both runs consumed (from their
-// manifests).
+// For each table size it starts from an empty table in one DynamoDB Local
+// and loads documents through the store (the writes the service makes).
+// Then, for several rounds, it times:
+//
+//   - a raw parallel Scan that only counts items;
+//   - the full export to a local folder, run as a child process, whose
+//     peak RSS it reads from the kernel;
+//   - after it restates 1% of the documents, `fundsvc export --since-last`
+//     from that round's snapshot.
+//
+// It prints, as medians over the rounds, items per second for the Scan and
+// the export, their ratio, the peak RSS, and the incremental run's time
+// beside the full export's. It adds the DynamoDB capacity both runs
+// consumed, from their manifests.
 package main
 
 import (

@@ -1,13 +1,17 @@
-// Package rules holds DynamoDB's capacity rules, which the benchmarks use
-// to compute the least capacity an operation on items of given sizes can
+// Package rules holds DynamoDB's capacity rules. The benchmarks use them to
+// compute the least capacity an operation on items of given sizes can
 // consume ("DynamoDB read and write operations",
 // docs.aws.amazon.com/amazondynamodb/latest/developerguide/read-write-operations.html):
-// a strongly consistent read of up to 4 KB is one read unit, an eventually
-// consistent one half; a Query or a Scan page sums the sizes of the items
-// it returns and rounds up once; a write of up to 1 KB is one write unit,
-// rounded up per item, and again for each global secondary index that
-// holds the item; transactional requests count twice. Item sizes are
-// store.ItemSize's.
+//
+//   - a strongly consistent read of up to 4 KB is one read unit, an
+//     eventually consistent one half;
+//   - a Query or a Scan page sums the sizes of the items it returns and
+//     rounds up once;
+//   - a write of up to 1 KB is one write unit, rounded up per item, and
+//     again for each global secondary index that holds the item;
+//   - transactional requests count twice.
+//
+// Item sizes are store.ItemSize's.
 package rules
 
 import (

@@ -12,13 +12,13 @@ import (
 	"github.com/fundsvc/fundsvc/store"
 )
 
-// The cost of history (issue 25): the read units of a document's overview
-// (its first page, limit=1) at 1 version and at -history versions, and,
-// where the service takes knownAt, of the same overview as known at the
-// instant its middle version was the latest. A document's history must not
-// make its latest reads dearer: the overview reads the latest view and the
-// head's recent versions only, whatever the number of versions, and a read
-// as known at an instant finds its version in ⌈log₂ n⌉ GetItems.
+// The cost of history: the read units of a document's overview (its first
+// page, limit=1) at 1 version and at -history versions. Where the service
+// takes knownAt, also of the same overview as known at the instant its
+// middle version was the latest. A document's history must not make its
+// latest reads dearer: the overview reads the latest view and the head's
+// recent versions only, whatever the number of versions. A read as known
+// at an instant finds its version in ⌈log₂ n⌉ GetItems.
 
 // historyName is the measurement's name, which -only selects.
 const historyName = "history: overview read units by versions"

@@ -21,15 +21,15 @@ import (
 	"github.com/xuri/excelize/v2"
 )
 
-// The import of a quarter's statements from a spreadsheet (issue 26,
-// POST /v1/imports): a file of -import-rows capital account statement rows
-// in -import-documents documents, as CSV and as XLSX, each POSTed with
-// dryRun=true and then for real to the service the bench runs. Each is
-// timed, and the service's peak resident memory (VmHWM of
-// /proc/<pid>/status, which only grows) is read before the file is sent
-// and after each answer (the peak set back to the resident size before
-// each file, resetPeakRSS): the file is read whole (up to the byte limit) and
-// the workbook parsed in memory, so the peak is what an import costs.
+// The import of a quarter's statements from a spreadsheet
+// (POST /v1/imports): a file of -import-rows capital account statement rows
+// in -import-documents documents, as CSV and as XLSX. Each is POSTed with
+// dryRun=true and then for real to the service the bench runs, and timed.
+// The service's peak resident memory (VmHWM of /proc/<pid>/status, which
+// only grows) is read before the file is sent and after each answer; the
+// peak is set back to the resident size before each file (resetPeakRSS).
+// The service builds every document's rows before it writes any, so the
+// peak is what an import costs.
 
 // importName is the measurement's name, which -only selects.
 const importName = "import: a quarter's statements from a spreadsheet"

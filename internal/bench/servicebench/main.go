@@ -31,7 +31,8 @@
 //
 // It prints a Markdown report and, with -out, writes it into that file
 // between the servicebench markers, the cost tables between the
-// servicebench-cost markers.
+// servicebench-cost markers and the history's cost between the
+// servicebench-history markers.
 package main
 
 import (

@@ -304,11 +304,11 @@ func (w *webhookRun) result() *webhookResult {
 }
 
 // deliveryTarget is the largest p50 from a commit's answer to its
-// delivery that meets the target (issue 24).
+// delivery that meets the target.
 const deliveryTarget = time.Second
 
 // ingestWebhookTarget is the least ingest throughput, API ÷ raw at the
-// highest concurrency, with a webhook endpoint subscribed (issue 24).
+// highest concurrency, with a webhook endpoint subscribed.
 const ingestWebhookTarget = 0.85
 
 // ingestVerdict is the ingest target with an endpoint subscribed, for
