@@ -165,7 +165,7 @@ func TestDocsWithoutTheCopiedAssetsSaySo(t *testing.T) {
 // finds every route of the engine (but /docs itself) rendered as an
 // operation, no request of the page going anywhere but the API and no
 // Content-Security-Policy violation. When the spec needs a token, the page
-// works behind a proxy that adds it (the way README says to reach it then).
+// works behind a proxy that adds it (the way docs/security.md says to reach it then).
 // The page is opened at PUT /v1/documents/{documentId} (Swagger UI's deep
 // link), which shows its examples: the request examples, one of each
 // document kind, and the demo's answers (renderedExampleErrors); and its

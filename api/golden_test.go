@@ -308,7 +308,7 @@ type demoReconciliation struct {
 	EndingUnfunded               *struct{ Statement, Notices, Difference string }
 }
 
-// TestDemoFigures works out by hand every figure the README's tour shows
+// TestDemoFigures works out by hand every figure the tour (docs/tour.md) shows
 // (and its story tables), on the demo dataset as `fundsvc seed` writes it,
 // and asserts each against the API's answer, so the golden files are not
 // merely whatever the code printed. The last subtests make the tour's
@@ -548,7 +548,7 @@ func TestDemoFigures(t *testing.T) {
 				t.Errorf("%s on 2025-12-31: %v\nwant %v", pos, got, want)
 			}
 		}
-		// The README shows POSITION_1's summary without a date too: the
+		// The tour shows POSITION_1's summary without a date too: the
 		// same, as no document is dated later.
 		if a, b := goldenGet[demoSummary](t, s, "/v1/positions/POSITION_1/summary"), goldenGet[demoSummary](t, s, "/v1/positions/POSITION_1/summary?asOf=2025-12-31"); !reflect.DeepEqual(a, b) {
 			t.Errorf("without a date %+v, on 2025-12-31 %+v", a, b)
@@ -620,7 +620,7 @@ func TestDemoFigures(t *testing.T) {
 				p.IRR.Status, p.IRR.Rate, p.IRR.CumulativeReturn, strconv.FormatBool(p.IRR.Annualised), strconv.Itoa(p.IRR.Days)}
 			want := []string{"statement", w.nav, "DOC007", "2", w.paid, w.paid, "0.00", w.distributed, w.dpi, w.rvpi, w.tvpi, "ok", "", cum, "false", "152"}
 			if !reflect.DeepEqual(got, want) || cum != w.cumulative {
-				t.Errorf("%s on 2025-12-31: %v\nwant %v (the README's return %s)", pos, got, want, w.cumulative)
+				t.Errorf("%s on 2025-12-31: %v\nwant %v (the tour's return %s)", pos, got, want, w.cumulative)
 			}
 			// Both statements reconcile with their notices to zero.
 			if len(p.Reconciliations) != 2 {
@@ -649,7 +649,7 @@ func TestDemoFigures(t *testing.T) {
 		// small negative return over 60 days.
 		p := goldenGet[demoPerformance](t, s, "/v1/positions/POSITION_1/performance?asOf=2025-09-30")
 		if cum := handReturn(t, demoFlows["POSITION_1"], "2025-09-30", 309000); p.TVPI != "0.998779" || p.IRR.CumulativeReturn != cum || p.IRR.Rate != "" || cum != "-0.001300" {
-			t.Errorf("2025-09-30: TVPI %s, IRR %+v; want 0.998779 and a return of %s over the span, no rate (-0.001300 in the README)", p.TVPI, p.IRR, cum)
+			t.Errorf("2025-09-30: TVPI %s, IRR %+v; want 0.998779 and a return of %s over the span, no rate (-0.001300 in the tour)", p.TVPI, p.IRR, cum)
 		}
 		// On 2025-11-15: DOC003's 309,000 rolled forward by the 509,500 of
 		// call no. 2, due 2025-10-20; call no. 3 (due 12-01) is not cash yet.
@@ -689,7 +689,7 @@ func TestDemoFigures(t *testing.T) {
 		c := f.Currencies[0]
 		got := []string{c.Currency, c.NAV.Status, c.NAV.Value, c.PaidIn, c.Distributed, c.DPI, c.RVPI, c.TVPI, c.IRR.Rate, c.IRR.CumulativeReturn}
 		if want := []string{"USD", "statement", "1557500.00", "1787000.00", "271250.00", "0.151791", "0.871572", "1.023363", "", cum}; !reflect.DeepEqual(got, want) || cum != "0.040186" {
-			t.Errorf("FUND_A: %v\nwant %v (0.040186 in the README)", got, want)
+			t.Errorf("FUND_A: %v\nwant %v (0.040186 in the tour)", got, want)
 		}
 		inv := goldenGet[struct {
 			Totals []struct {

@@ -16,7 +16,7 @@ import (
 // across documents answers, by the item's stored content and the typed
 // lines asked for. That read is a portal's most frequent, and most of its
 // time was the service decoding the same items into the domain and
-// encoding them again (docs/benchmarks.md, issue 23); an item answered
+// encoding them again (docs/benchmarks.md); an item answered
 // before now costs the hash of its content and one lookup.
 //
 // The key is a 128-bit keyed hash of the item's whole content

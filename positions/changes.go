@@ -11,7 +11,7 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// "Why did this number move" (issue 25): the document versions committed
+// "Why did this number move": the document versions committed
 // in a window of instants (from, to] that changed a position's figures,
 // each with the figures before and after it and its contribution. The
 // position is read as known at from (reportedKnownAt's rules), then after

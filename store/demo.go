@@ -56,7 +56,7 @@ func (s *Store) SeedDemo(ctx context.Context) (int, error) {
 // the table, waits until it is gone, creates it again (CreateTable waits
 // until it is active) and seeds the demo, returning how many versions it
 // wrote. Everything else the table held is lost, which is the point: the
-// README's tour writes to the demo.
+// tour (docs/tour.md) writes to the demo.
 //
 // It refuses, deleting nothing, unless the store's DynamoDB endpoint is a
 // loopback address (DynamoDB Local, as make run starts it): the endpoint

@@ -24,7 +24,7 @@ func TestResetDemoRestoresTheDemo(t *testing.T) {
 	if n, err := e.Store.SeedDemo(ctx); err != nil || n != demo {
 		t.Fatalf("seed: %d versions, %v; want %d", n, err, demo)
 	}
-	// What the README's tour writes: a new document with a new position,
+	// What the tour (docs/tour.md) writes: a new document with a new position,
 	// and a restatement of a demo document.
 	extra := fund.Document{ID: "DOC008",
 		Positions: []fund.Position{{ID: "POSITION_9", InvestorID: "INVESTOR_9",

@@ -11,7 +11,7 @@ import (
 )
 
 // The versions of one document committed in a window of instants, for
-// "why did this number move" (issue 25's changes routes). Commit instants
+// "why did this number move" (the changes routes). Commit instants
 // rise with versions within a document (commitRequest), so the versions
 // committed in (from, to] are a run of version numbers: from the one after
 // the version known at from to the version known at to. Each end is found

@@ -9,7 +9,7 @@ import (
 )
 
 // The position ledger: the documents that have ever reported a position,
-// for reads as known at an instant (issue 25's knownAt). The position pivot
+// for reads as known at an instant (docs/knownat.md). The position pivot
 // (GSI2) holds each document's latest items only, so a document whose
 // latest version withdrew the position (a restatement without it, or a
 // void) has left it, yet it counted before. So the staging of every version

@@ -72,7 +72,7 @@ type ContentHash [2]uint64
 // attributes differ in anything hash alike with a chance of about 2^-128
 // (two independent 64-bit keyed hashes). Each attribute is hashed on its
 // own and the hashes summed, which needs no sort of the names: sorting
-// them cost more than all else (issue 23, a tenth time). It reports false
+// them cost more than all else. It reports false
 // for an attribute of a type DynamoDB did not have when this was written;
 // such an item is not to be memoized.
 func (s StoredItem) HashContent(seeds ContentSeeds) (ContentHash, bool) {
