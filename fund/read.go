@@ -39,10 +39,10 @@ func (v Viewer) SeesSomeFunds() bool { return v.Investor == "" && !v.AllFunds }
 // positions takes one, so a read gains a dimension in one place.
 type Read struct {
 	Viewer
-	// At is the instant the read is as known at, when Past; otherwise
-	// the read is of the latest versions.
-	At   time.Time
-	Past bool
+	// KnownAt is the instant the read is as known at, when Past;
+	// otherwise the read is of the latest versions.
+	KnownAt time.Time
+	Past    bool
 }
 
 // Latest is the read of the latest versions by v.
@@ -50,7 +50,7 @@ func Latest(v Viewer) Read { return Read{Viewer: v} }
 
 // KnownAt is the read by v as known at at (any instant, the zero one too:
 // before anything).
-func KnownAt(v Viewer, at time.Time) Read { return Read{Viewer: v, At: at, Past: true} }
+func KnownAt(v Viewer, at time.Time) Read { return Read{Viewer: v, KnownAt: at, Past: true} }
 
 // Operator is the read of the latest versions of every fund, by the
 // service itself (the export, the command line, the tests).

@@ -84,12 +84,12 @@ func (s *Store) pageRead(rd fund.Read, asOf fund.Date, start []byte) pageReader 
 	case !rd.Past:
 		return pageReader{read: s.latestRead(asOf), start: start, next: same}
 	case start != nil && !IsKnownAtKey(start):
-		p := newPinnedFunds(s.r, rd.At)
+		p := newPinnedFunds(s.r, rd.KnownAt)
 		return pageReader{start: start, next: same, read: func(ctx context.Context, r Registered) (fund.PositionItem, []fund.PositionItem, error) {
 			return s.pinnedReported(ctx, p, r, asOf)
 		}}
 	}
-	return pageReader{read: s.knownAtRead(asOf, newKnownVersions(s.r, rd.At)), start: knownAtPageKey(start), next: knownAtPageNext}
+	return pageReader{read: s.knownAtRead(asOf, newKnownVersions(s.r, rd.KnownAt)), start: knownAtPageKey(start), next: knownAtPageNext}
 }
 
 // latestRead reads a registered position from the latest versions,

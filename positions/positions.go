@@ -100,7 +100,7 @@ type Registered = fund.Registered
 // one more Query, which a refused position pays too.
 func (s *Store) Items(ctx context.Context, rd fund.Read, pos string, kind fund.ItemKind, limit int, start []byte) ([]fund.PositionItem, []byte, error) {
 	if rd.Past && (start == nil || IsKnownAtKey(start)) {
-		return s.itemsKnownAt(ctx, pos, kind, rd.At, limit, start, rd.Viewer)
+		return s.itemsKnownAt(ctx, pos, kind, rd.KnownAt, limit, start, rd.Viewer)
 	}
 	return VisibleItems(ctx, s.r.PositionItems, rd.Viewer, pos, kind, limit, start)
 }
@@ -155,7 +155,7 @@ func VisibleItems[T Owned](ctx context.Context, read ItemsReader[T], v fund.View
 // It returns ENOTFOUND if there is none or rd's viewer may not read it.
 func (s *Store) CapitalCallIn(ctx context.Context, rd fund.Read, pos, doc string) (fund.PositionItem, error) {
 	if rd.Past {
-		return s.capitalCallKnownAt(ctx, pos, doc, rd.At, rd.Viewer)
+		return s.capitalCallKnownAt(ctx, pos, doc, rd.KnownAt, rd.Viewer)
 	}
 	it, err := s.r.CapitalCallIn(ctx, pos, doc)
 	if err == nil && !rd.MayReadPosition(it.FundID, it.InvestorID) {

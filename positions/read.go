@@ -85,7 +85,7 @@ func (s *Store) Summary(ctx context.Context, rd fund.Read, pos string, asOf fund
 // rd's viewer.
 func (s *Store) reportedAs(ctx context.Context, rd fund.Read, pos string, asOf fund.Date) (fund.PositionItem, []fund.PositionItem, error) {
 	if rd.Past {
-		return s.reportedKnownAtIn(ctx, pos, asOf, rd.At, rd.Viewer, nil, nil)
+		return s.reportedKnownAtIn(ctx, pos, asOf, rd.KnownAt, rd.Viewer, nil, nil)
 	}
 	return s.reported(ctx, pos, asOf, nil, rd.Viewer)
 }
@@ -289,7 +289,7 @@ type FundPerformance struct {
 // with no positions. As known at rd's instant: fundPerformanceKnownAt.
 func (s *Store) FundPerformance(ctx context.Context, rd fund.Read, fundID string, asOf fund.Date, maxPositions int) (FundPerformance, error) {
 	if rd.Past {
-		return s.fundPerformanceKnownAt(ctx, fundID, asOf, rd.At, maxPositions)
+		return s.fundPerformanceKnownAt(ctx, fundID, asOf, rd.KnownAt, maxPositions)
 	}
 	return s.fundPerformance(ctx, fundID, asOf, maxPositions, s.evaluatedBy(asOf, s.latestRead(asOf)))
 }
@@ -344,7 +344,7 @@ type DocumentReconciliation struct {
 // documentReconciliationKnownAt; otherwise only its ID is read.
 func (s *Store) DocumentReconciliation(ctx context.Context, rd fund.Read, version fund.DocumentHeader, limit int, start []byte) (DocumentReconciliation, []byte, error) {
 	if rd.Past {
-		return s.documentReconciliationKnownAt(ctx, version, rd.At, limit, start)
+		return s.documentReconciliationKnownAt(ctx, version, rd.KnownAt, limit, start)
 	}
 	doc := version.ID
 	statements, next, err := s.r.DocumentStatements(ctx, doc, limit, start)

@@ -106,7 +106,7 @@ func (r View) knownAt(ctx context.Context, doc string) (known, error) {
 	if h == nil || !r.rd.MayReadFund(h.FundID) {
 		return known{}, notFound(doc)
 	}
-	at := r.rd.At
+	at := r.rd.KnownAt
 	if !r.rd.Past {
 		at = h.CommittedAt // the latest version
 	}

@@ -98,7 +98,7 @@ func (s *Store) fundsAt(ctx context.Context, ids []string, at time.Time, reads *
 // one the viewer may not read now (decided as Fund decides, before any
 // read of the past).
 func (r View) fundAt(ctx context.Context, fundID string) (fund.Fund, error) {
-	at, reads := r.rd.At, r.reads
+	at, reads := r.rd.KnownAt, r.reads
 	if r.rd.Investor != "" {
 		if err := reads.spend(1); err != nil {
 			return fund.Fund{}, err
@@ -131,7 +131,7 @@ func (r View) fundAt(ctx context.Context, fundID string) (fund.Fund, error) {
 // exist at at are left out (an investor's, also those it held no
 // position of then), and the others carry their records then.
 func (r View) fundsPageAt(ctx context.Context, limit int, start PageKey) ([]fund.Fund, PageKey, error) {
-	at, reads := r.rd.At, r.reads
+	at, reads := r.rd.KnownAt, r.reads
 	if before, err := r.s.BeforeFeed(ctx, at, reads); err != nil || before {
 		return []fund.Fund{}, nil, err // no fund existed then
 	}
@@ -209,7 +209,7 @@ func (s *Store) investorsAt(ctx context.Context, ids []string, at time.Time, reg
 // then, and for one the viewer may not read now (decided as Investor
 // decides, first).
 func (r View) investorAt(ctx context.Context, inv string) (fund.Investor, error) {
-	at, reads := r.rd.At, r.reads
+	at, reads := r.rd.KnownAt, r.reads
 	if !r.rd.AllFunds && r.rd.Investor == "" {
 		if err := reads.spend(1); err != nil {
 			return fund.Investor{}, err
@@ -236,7 +236,7 @@ func (r View) investorAt(ctx context.Context, inv string) (fund.Investor, error)
 // that did not exist at at (of a fund: that held no position of it then)
 // are left out, and the others carry their records then.
 func (r View) investorsPageAt(ctx context.Context, fundID string, limit int, start PageKey) ([]fund.Investor, PageKey, error) {
-	at, reads := r.rd.At, r.reads
+	at, reads := r.rd.KnownAt, r.reads
 	var ids []string
 	var next PageKey
 	var err error
@@ -312,7 +312,7 @@ const MaxKnownAtFundDocuments = 1000
 // does not cover (before any read), and for a fund that had no document at
 // at.
 func (r View) fundDocumentsPageAt(ctx context.Context, fundID string, from, to fund.Date, kind fund.Kind, limit int, start PageKey) ([]fund.DocumentHeader, PageKey, error) {
-	at, reads := r.rd.At, r.reads
+	at, reads := r.rd.KnownAt, r.reads
 	if err := r.FundVisible(fundID); err != nil {
 		return nil, nil, err
 	}
