@@ -2,6 +2,7 @@ package export
 
 import (
 	"bufio"
+	"cmp"
 	"container/heap"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,8 @@ import (
 	"io"
 	"os"
 	"sort"
+
+	"github.com/fundsvc/fundsvc/store"
 )
 
 // sorter is an external merge sort: rows are buffered in memory, and when
@@ -254,3 +257,113 @@ func (p *peeker[T]) take() { p.read = false }
 
 // addRow adds a row of the sorter's type, given as any.
 func (s *sorter[T]) addRow(r any) { s.add(r.(T)) }
+
+// rowSort is the sort of one dataset's rows, of any row type.
+type rowSort interface {
+	spiller
+	addRow(any)
+	remove()
+}
+
+// spiller is a sorter of any row type.
+type spiller interface {
+	buffered() int
+	spill() error
+	settle() error
+}
+
+// sorts holds the heads, the versions' commits and one sort per dataset
+// with rows of its own, all sorted by fund and document first, and keeps
+// their joint memory budget; and, once they are settled, the committed
+// versions resolved from them (resolveVersions).
+type sorts struct {
+	heads    *sorter[store.CommitHead]
+	commits  *sorter[store.VersionCommit]
+	rows     []rowSort // by index in datasets; nil for a dataset without rows of its own
+	refs     *sorter[positionRef]
+	versions *sorter[committedVersion]
+	buffered int
+}
+
+func newSorts(dir string) *sorts {
+	s := &sorts{
+		heads: newSorter(dir, "heads", func(a, b *store.CommitHead) int {
+			return byDocument(a.FundID, a.DocumentID, b.FundID, b.DocumentID)
+		}),
+		commits: newSorter(dir, "commits", func(a, b *store.VersionCommit) int {
+			return cmp.Or(byDocument(a.FundID, a.DocumentID, b.FundID, b.DocumentID), cmp.Compare(a.Version, b.Version))
+		}),
+		rows:     make([]rowSort, len(datasets)),
+		versions: newVersionsSort(dir),
+		refs: newSorter(dir, "position_refs", func(a, b *positionRef) int {
+			return cmp.Or(cmp.Compare(a.FundID, b.FundID), cmp.Compare(a.PositionID, b.PositionID),
+				cmp.Compare(a.DocumentID, b.DocumentID))
+		}),
+	}
+	for i, d := range datasets {
+		if d.newSort != nil {
+			s.rows[i] = d.newSort(dir, d.name)
+		}
+	}
+	return s
+}
+
+// all are the sorts the scan fills.
+func (s *sorts) all() []spiller {
+	out := []spiller{s.heads, s.commits}
+	for _, r := range s.rows {
+		if r != nil {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// settle ends the adding (see sorter.settle).
+func (s *sorts) settle() error {
+	for _, sp := range s.all() {
+		if err := sp.settle(); err != nil {
+			return err
+		}
+	}
+	s.buffered = 0
+	return nil
+}
+
+// add files a scanned row; once budget rows are held, the largest buffer
+// is spilled.
+func (s *sorts) add(row sortedRow, budget int) error {
+	switch row.dataset {
+	case headRows:
+		s.heads.add(row.row.(store.CommitHead))
+	case commitRows:
+		s.commits.add(row.row.(store.VersionCommit))
+	default:
+		s.rows[row.dataset].addRow(row.row)
+	}
+	s.buffered++
+	if s.buffered < budget {
+		return nil
+	}
+	var largest spiller
+	for _, sp := range s.all() {
+		if largest == nil || sp.buffered() > largest.buffered() {
+			largest = sp
+		}
+	}
+	s.buffered -= largest.buffered()
+	return largest.spill()
+}
+
+// addRef files that a committed document reports a position, for the
+// positions dataset; datasets written at once file theirs at once.
+func (x *exporter) addRef(r positionRef) error {
+	x.refsMu.Lock()
+	defer x.refsMu.Unlock()
+	refs := x.sorts.refs
+	refs.add(r)
+	if refs.buffered() >= x.cfg.MemoryRows {
+		return refs.spill()
+	}
+	return nil
+}

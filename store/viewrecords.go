@@ -1,0 +1,203 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+
+	"github.com/fundsvc/fundsvc/fund"
+)
+
+func investorNotFound(inv string) error {
+	return fund.Errorf(fund.ENOTFOUND, "investor %s not found", inv)
+}
+
+// MayWriteFund returns ENOTFOUND, as for an unknown fund, unless the viewer
+// administers fundID; it reads nothing.
+func (r View) MayWriteFund(fundID string) error { return r.FundVisible(fundID) }
+
+// Fund returns fundID as the viewer sees it: ENOTFOUND for a fund that has
+// neither a record nor a document, and for one the viewer may not read (an
+// administrator's, decided before any read; an investor's, after one
+// BatchGet of its note in the fund). As known at the view's instant: fundAt.
+func (r View) Fund(ctx context.Context, fundID string) (fund.Fund, error) {
+	if r.rd.Past {
+		return r.fundAt(ctx, fundID)
+	}
+	if r.rd.Investor != "" {
+		held, err := r.s.HoldsPositionIn(ctx, r.rd.Investor, []string{fundID})
+		if err != nil {
+			return fund.Fund{}, err
+		}
+		if len(held) == 0 {
+			return fund.Fund{}, fundNotFound(fundID)
+		}
+	} else if err := r.FundVisible(fundID); err != nil {
+		return fund.Fund{}, err
+	}
+	fs, err := r.s.Funds(ctx, []string{fundID})
+	if err != nil {
+		return fund.Fund{}, err
+	}
+	if len(fs) == 0 {
+		return fund.Fund{}, fundNotFound(fundID)
+	}
+	return fs[0], nil
+}
+
+// FundsPage returns a page of the funds the viewer may read, with their
+// records: for an administrator of every fund, every fund, from the
+// registry; for an administrator of some funds, those of them that exist,
+// by ID; for an investor, the funds it holds positions of, by ID. Then one
+// BatchGet of the page's funds. A page may hold fewer than limit funds
+// while next is not nil. As known at the view's instant: fundsPageAt.
+func (r View) FundsPage(ctx context.Context, limit int, start PageKey) ([]fund.Fund, PageKey, error) {
+	if r.rd.Past {
+		return r.fundsPageAt(ctx, limit, start)
+	}
+	var ids []string
+	var next PageKey
+	var err error
+	switch {
+	case r.rd.Investor != "":
+		ids, next, err = r.s.InvestorFunds(ctx, r.rd.Investor, limit, start)
+	case r.rd.AllFunds:
+		ids, next, err = r.s.AllFunds(ctx, limit, start)
+	default:
+		ids, next, err = listPage(r.rd.Funds, limit, start)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	fs, err := r.s.Funds(ctx, ids)
+	if err != nil {
+		return nil, nil, err
+	}
+	return fs, next, nil
+}
+
+// listPage pages through a token's own list of IDs, sorted: the page key is
+// the last ID listed.
+func listPage(all []string, limit int, start PageKey) ([]string, PageKey, error) {
+	sorted := slices.Sorted(slices.Values(uniq(all)))
+	var after string
+	if len(start) > 0 {
+		if err := json.Unmarshal(start, &after); err != nil || after == "" {
+			return nil, nil, fund.Invalid("cursor", "is not a cursor this query issued; start again without one")
+		}
+	}
+	i, _ := slices.BinarySearch(sorted, after)
+	if i < len(sorted) && sorted[i] == after {
+		i++
+	}
+	sorted = sorted[i:]
+	if len(sorted) <= limit {
+		return sorted, nil, nil
+	}
+	b, _ := json.Marshal(sorted[limit-1])
+	return sorted[:limit], b, nil
+}
+
+// mayReadInvestor returns ENOTFOUND unless the viewer may read inv's
+// record: an investor its own, an administrator of every fund any, an
+// administrator of some funds those holding positions of them (one
+// BatchGet of the investor's notes in them).
+func (r View) mayReadInvestor(ctx context.Context, inv string) error {
+	switch {
+	case r.rd.Investor != "":
+		if inv != r.rd.Investor {
+			return investorNotFound(inv)
+		}
+	case !r.rd.AllFunds:
+		held, err := r.s.HoldsPositionIn(ctx, inv, r.rd.Funds)
+		if err != nil {
+			return err
+		}
+		if len(held) == 0 {
+			return investorNotFound(inv)
+		}
+	}
+	return nil
+}
+
+// MayWriteInvestor returns ENOTFOUND unless the viewer, an administrator,
+// may write inv's record: an administrator of every fund any investor's,
+// an administrator of some funds those of the investors holding positions
+// of them.
+func (r View) MayWriteInvestor(ctx context.Context, inv string) error {
+	if r.rd.Investor != "" {
+		return &fund.Error{Code: fund.EFORBIDDEN, Message: "investor tokens may not write records"}
+	}
+	return r.mayReadInvestor(ctx, inv)
+}
+
+// Investor returns inv as the viewer sees it: ENOTFOUND for an investor
+// that has neither a record nor a position, and for one the viewer may not
+// read (decided before its record is read). As known at the view's
+// instant: investorAt.
+func (r View) Investor(ctx context.Context, inv string) (fund.Investor, error) {
+	if r.rd.Past {
+		return r.investorAt(ctx, inv)
+	}
+	if err := r.mayReadInvestor(ctx, inv); err != nil {
+		return fund.Investor{}, err
+	}
+	is, err := r.s.Investors(ctx, []string{inv}, false)
+	if err != nil {
+		return fund.Investor{}, err
+	}
+	if len(is) > 0 {
+		return is[0], nil
+	}
+	// No record: the investor is known from its positions. An administrator
+	// of some funds has seen its note; the others ask the registry.
+	if r.rd.AllFunds || r.rd.Investor != "" {
+		ok, err := r.s.InvestorRegistered(ctx, inv)
+		if err != nil {
+			return fund.Investor{}, err
+		}
+		if !ok {
+			return fund.Investor{}, investorNotFound(inv)
+		}
+	}
+	return fund.Investor{ID: inv}, nil
+}
+
+// InvestorsPage returns a page of investors with their records: with
+// fundID, those holding positions of it (the viewer must administer it:
+// ENOTFOUND otherwise, and for a fund that does not exist); without, every
+// investor, for an administrator of every fund (EINVALID on fundId for any
+// other viewer). As known at the view's instant: investorsPageAt.
+func (r View) InvestorsPage(ctx context.Context, fundID string, limit int, start PageKey) ([]fund.Investor, PageKey, error) {
+	if r.rd.Past {
+		return r.investorsPageAt(ctx, fundID, limit, start)
+	}
+	var ids []string
+	var next PageKey
+	var err error
+	switch {
+	case fundID != "":
+		if err := r.FundVisible(fundID); err != nil {
+			return nil, nil, err
+		}
+		ids, next, err = r.s.FundInvestors(ctx, fundID, limit, start)
+		if err == nil && len(ids) == 0 && start == nil {
+			var fs []fund.Fund
+			if fs, err = r.s.Funds(ctx, []string{fundID}); err == nil && len(fs) == 0 {
+				err = fundNotFound(fundID)
+			}
+		}
+	case r.rd.AllFunds && r.rd.Investor == "":
+		ids, next, err = r.s.AllInvestors(ctx, limit, start)
+	default:
+		err = fund.Invalid("fundId", "is required: your token does not cover every fund, so name one of its funds")
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	is, err := r.s.Investors(ctx, ids, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	return is, next, nil
+}
