@@ -45,6 +45,10 @@ type Config struct {
 	DefaultPageLimit int
 	MaxPageLimit     int
 
+	// How long serve's HTTP server waits for a request to arrive.
+	ReadHeaderTimeout time.Duration // FUNDSVC_READ_HEADER_TIMEOUT: its line and headers
+	ReadTimeout       time.Duration // FUNDSVC_READ_TIMEOUT: the whole of it, body included
+
 	// Bearer tokens (docs/security.md).
 	JWTSecret      string        // FUNDSVC_JWT_HS256_SECRET: HS256 secret, at least 32 bytes
 	JWKSFile       string        // FUNDSVC_JWT_JWKS_FILE: RS256/ES256 public keys
@@ -220,6 +224,12 @@ var Settings = []Setting{
 		Doc: "the deadline of a read", set: duration(func(c *Config) *time.Duration { return &c.RequestTimeout })},
 	{Env: "FUNDSVC_WRITE_TIMEOUT", Arg: "DURATION", Default: "5m", Commands: writers,
 		Doc: "the deadline of a write (a restatement of 5,000 positions takes long)", set: duration(func(c *Config) *time.Duration { return &c.WriteTimeout })},
+	{Env: "FUNDSVC_READ_HEADER_TIMEOUT", Arg: "DURATION", Default: "10s", Commands: []string{CmdServe},
+		Doc: "how long the HTTP server waits for a request's line and headers, from the connection's opening (on a kept-alive connection, from the request's first byte); a client slower is cut off, its connection closed unanswered",
+		set: duration(func(c *Config) *time.Duration { return &c.ReadHeaderTimeout })},
+	{Env: "FUNDSVC_READ_TIMEOUT", Arg: "DURATION", Default: "60s", Commands: []string{CmdServe},
+		Doc: "how long the HTTP server waits for a whole request, headers and body (at least FUNDSVC_READ_HEADER_TIMEOUT); a body still arriving then is not read further and the request is answered 400",
+		set: duration(func(c *Config) *time.Duration { return &c.ReadTimeout })},
 	{Env: "FUNDSVC_SHUTDOWN_TIMEOUT", Arg: "DURATION", DefaultDoc: "the longer of the request and write timeouts + 10s (5m10s)", Commands: []string{CmdServe},
 		Doc: "how long shutdown waits for requests in flight; never shorter than the write timeout",
 		set: duration(func(c *Config) *time.Duration { return &c.ShutdownTimeout })},
@@ -608,6 +618,10 @@ func (c Config) Validate() error {
 	}
 	if c.ShutdownTimeout <= 0 || c.RequestTimeout <= 0 || c.WriteTimeout <= 0 {
 		errs = append(errs, errors.New("timeouts must be positive durations such as 20s"))
+	}
+	if c.ReadHeaderTimeout <= 0 || c.ReadTimeout < c.ReadHeaderTimeout {
+		errs = append(errs, fmt.Errorf("read header timeout %s, read timeout %s: want a positive header timeout no longer than the read timeout, which covers the headers too (FUNDSVC_READ_HEADER_TIMEOUT, FUNDSVC_READ_TIMEOUT)",
+			c.ReadHeaderTimeout, c.ReadTimeout))
 	}
 	if c.FeedSettle <= 0 {
 		errs = append(errs, fmt.Errorf("feed settle %s: want a positive duration such as 5m (FUNDSVC_FEED_SETTLE)", c.FeedSettle))

@@ -100,6 +100,8 @@ func TestBadConfigurationIsRefusedClearly(t *testing.T) {
 		{"a rate limit that is not a number", []string{"serve"}, map[string]string{"FUNDSVC_RATE_LIMIT": "NaN"}, "FUNDSVC_RATE_LIMIT"},
 		{"a rate limit without a burst", []string{"serve"}, map[string]string{"FUNDSVC_RATE_BURST": "0"}, "FUNDSVC_RATE_BURST"},
 		{"a negative fan-out concurrency", []string{"serve"}, map[string]string{"FUNDSVC_FANOUT_CONCURRENCY": "-1"}, "FUNDSVC_FANOUT_CONCURRENCY"},
+		{"a read header timeout longer than the read timeout", []string{"serve"}, map[string]string{"FUNDSVC_READ_HEADER_TIMEOUT": "2m"}, "FUNDSVC_READ_HEADER_TIMEOUT"},
+		{"a zero read header timeout", []string{"serve"}, map[string]string{"FUNDSVC_READ_HEADER_TIMEOUT": "0s"}, "FUNDSVC_READ_HEADER_TIMEOUT"},
 		{"a negative drain delay", []string{"serve"}, map[string]string{"FUNDSVC_DRAIN_DELAY": "-1s"}, "FUNDSVC_DRAIN_DELAY"},
 		{"a JWKS file without an audience", []string{"serve"}, map[string]string{"FUNDSVC_JWT_JWKS_FILE": "/nonexistent/jwks.json"},
 			"FUNDSVC_JWT_JWKS_FILE is set but FUNDSVC_JWT_AUDIENCE is not"},

@@ -294,8 +294,8 @@ func serve(ctx context.Context, cfg config.Config, store *store.Store, log *slog
 	}
 	srv := &http.Server{
 		Handler:           handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       60 * time.Second,
+		ReadHeaderTimeout: cfg.ReadHeaderTimeout,
+		ReadTimeout:       cfg.ReadTimeout,
 		WriteTimeout:      max(cfg.RequestTimeout, cfg.WriteTimeout) + 10*time.Second,
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    64 << 10,
