@@ -34,7 +34,7 @@ func (s *server) putDocument(c *gin.Context) {
 		return
 	}
 	p := principal(c)
-	if !p.MayAdminister(doc.FundID) {
+	if !viewer(c).Administers(doc.FundID) {
 		writeError(c, &fund.Error{Code: fund.EFORBIDDEN, Field: "fundId", Message: "your token does not cover fund " + doc.FundID})
 		return
 	}

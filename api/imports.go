@@ -160,7 +160,7 @@ func (s *server) postImport(c *gin.Context) {
 	// Authorization before anything is written: every document's fund.
 	var foreign []string
 	for _, d := range file.Documents {
-		if d.Problems == 0 && !p.MayAdminister(d.Document.FundID) {
+		if d.Problems == 0 && !viewer(c).Administers(d.Document.FundID) {
 			foreign = append(foreign, fmt.Sprintf("%s (fund %s)", d.ID, d.Document.FundID))
 		}
 	}

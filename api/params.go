@@ -279,7 +279,7 @@ func (pg page) next(key store.PageKey) string {
 func viewer(c *gin.Context) fund.Viewer {
 	switch p := principal(c); p.Role {
 	case RoleAdmin:
-		return fund.Viewer{AllFunds: p.MayAdminister(AllFunds), Funds: p.Funds}
+		return fund.Viewer{AllFunds: slices.Contains(p.Funds, AllFunds), Funds: p.Funds}
 	case RoleInvestor:
 		return fund.Viewer{Investor: p.Investor}
 	}

@@ -15,9 +15,9 @@ type Viewer struct {
 	Investor string   // an investor, who sees its own positions and no document
 }
 
-// MayReadFund reports whether v administers fundID, and so may read its
-// documents and positions.
-func (v Viewer) MayReadFund(fundID string) bool {
+// Administers reports whether v administers fundID, and so may write and
+// read its documents, records and positions.
+func (v Viewer) Administers(fundID string) bool {
 	return v.Investor == "" && (v.AllFunds || slices.Contains(v.Funds, fundID))
 }
 
@@ -27,7 +27,7 @@ func (v Viewer) MayReadPosition(fundID, investorID string) bool {
 	if v.Investor != "" {
 		return investorID == v.Investor
 	}
-	return v.MayReadFund(fundID)
+	return v.Administers(fundID)
 }
 
 // SeesSomeFunds reports whether v, an administrator of some funds only,

@@ -24,7 +24,7 @@ func (r View) WriteUnlessUnchanged(ctx context.Context, d fund.Document) (w Writ
 	if err != nil {
 		return Written{}, false, err
 	}
-	if head != nil && !r.rd.MayReadFund(head.FundID) {
+	if head != nil && !r.rd.Administers(head.FundID) {
 		return Written{}, false, notFound(d.ID)
 	}
 	if head != nil && head.Materialized && !head.Voided && head.FundID == d.FundID {

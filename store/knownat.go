@@ -103,7 +103,7 @@ func (r View) knownAt(ctx context.Context, doc string) (known, error) {
 	if err != nil {
 		return known{}, err
 	}
-	if h == nil || !r.rd.MayReadFund(h.FundID) {
+	if h == nil || !r.rd.Administers(h.FundID) {
 		return known{}, notFound(doc)
 	}
 	at := r.rd.KnownAt

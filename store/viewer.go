@@ -37,7 +37,7 @@ func (r View) authorize(ctx context.Context, doc string) error {
 		return nil
 	}
 	fundID, err := r.s.DocumentFund(ctx, doc)
-	if err == nil && !r.rd.MayReadFund(fundID) {
+	if err == nil && !r.rd.Administers(fundID) {
 		err = notFound(doc)
 	}
 	return err
@@ -47,7 +47,7 @@ func (r View) authorize(ctx context.Context, doc string) error {
 // fundID: the check after the read, for the reads that are not authorized
 // first and for whatever changed in between.
 func (r View) visible(doc, fundID string, err error) error {
-	if err == nil && !r.rd.MayReadFund(fundID) {
+	if err == nil && !r.rd.Administers(fundID) {
 		return notFound(doc)
 	}
 	return err
@@ -62,7 +62,7 @@ func (r View) detailed(ctx context.Context, doc string, err error) error {
 	if fund.ErrorCode(err) != fund.ENOTFOUND {
 		return err
 	}
-	if h, e := r.s.LatestDocument(ctx, doc); e != nil || !r.rd.MayReadFund(h.FundID) {
+	if h, e := r.s.LatestDocument(ctx, doc); e != nil || !r.rd.Administers(h.FundID) {
 		return notFound(doc)
 	}
 	return err
@@ -257,7 +257,7 @@ func fundNotFound(fundID string) error {
 // FundVisible returns ENOTFOUND, as for an unknown fund, unless the viewer
 // covers fundID; it reads nothing.
 func (r View) FundVisible(fundID string) error {
-	if !r.rd.MayReadFund(fundID) {
+	if !r.rd.Administers(fundID) {
 		return fundNotFound(fundID)
 	}
 	return nil
@@ -302,7 +302,7 @@ func (r View) FundDocuments(ctx context.Context, fundID string, from, to fund.Da
 // AnyVersion, which asks that the document exist.
 func (r View) Write(ctx context.Context, d fund.Document, ifMatch *int) (Written, error) {
 	fundID, err := r.s.DocumentFund(ctx, d.ID)
-	absent := fund.ErrorCode(err) == fund.ENOTFOUND || (err == nil && !r.rd.MayReadFund(fundID))
+	absent := fund.ErrorCode(err) == fund.ENOTFOUND || (err == nil && !r.rd.Administers(fundID))
 	switch {
 	case absent && ifMatch != nil && *ifMatch == AnyVersion:
 		return Written{}, fund.Errorf(fund.EPRECONDITION, "If-Match: * but document %s does not exist", d.ID)
@@ -329,7 +329,7 @@ func (r View) Write(ctx context.Context, d fund.Document, ifMatch *int) (Written
 // holds for the version the void replaces.
 func (r View) Void(ctx context.Context, d fund.Document, ifMatch int) (Written, error) {
 	fundID, err := r.s.DocumentFund(ctx, d.ID)
-	if err == nil && !r.rd.MayReadFund(fundID) {
+	if err == nil && !r.rd.Administers(fundID) {
 		err = notFound(d.ID)
 	}
 	if err != nil {

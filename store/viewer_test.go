@@ -109,8 +109,8 @@ func TestViewerRules(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := c.v.MayReadFund(c.fund); got != c.mayFund {
-				t.Errorf("MayReadFund(%s) = %v", c.fund, got)
+			if got := c.v.Administers(c.fund); got != c.mayFund {
+				t.Errorf("Administers(%s) = %v", c.fund, got)
 			}
 			if got := c.v.MayReadPosition(c.fund, c.investor); got != c.mayRead {
 				t.Errorf("MayReadPosition(%s, %s) = %v", c.fund, c.investor, got)
