@@ -35,7 +35,7 @@ func (s *server) webhooksReady(c *gin.Context) bool {
 }
 
 // mayManage reports whether p covers every fund of e.
-func mayManage(p Principal, e store.WebhookEndpoint) bool {
+func mayManage(p Principal, e fund.WebhookEndpoint) bool {
 	if len(e.Funds) == 0 {
 		return p.MayAdminister(AllFunds)
 	}
@@ -47,7 +47,7 @@ func mayManage(p Principal, e store.WebhookEndpoint) bool {
 	return true
 }
 
-func webhookOf(e store.WebhookEndpoint) wire.Webhook {
+func webhookOf(e fund.WebhookEndpoint) wire.Webhook {
 	w := wire.Webhook{
 		ID: e.ID, URL: e.URL, EventTypes: e.EventTypes, Funds: e.Funds, Enabled: e.Enabled,
 		DisabledReason: e.DisabledReason, DisabledAt: e.DisabledAt, FailingSince: e.FailingSince,
@@ -125,7 +125,7 @@ func (s *server) createWebhook(c *gin.Context) {
 		return
 	}
 	now := time.Now().UTC()
-	e := store.WebhookEndpoint{
+	e := fund.WebhookEndpoint{
 		ID: newWebhookID(), URL: req.URL, EventTypes: req.EventTypes, Funds: req.Funds,
 		Enabled: req.Enabled == nil || *req.Enabled, CreatedBy: p.Subject, CreatedAt: now, UpdatedAt: now,
 	}
@@ -143,10 +143,10 @@ func (s *server) createWebhook(c *gin.Context) {
 
 // visibleWebhook reads the path's endpoint, ENOTFOUND unless the token
 // covers it.
-func (s *server) visibleWebhook(c *gin.Context, in *params) (store.WebhookEndpoint, bool) {
+func (s *server) visibleWebhook(c *gin.Context, in *params) (fund.WebhookEndpoint, bool) {
 	id := in.id("webhookId")
 	if !in.ok() || !s.webhooksReady(c) {
-		return store.WebhookEndpoint{}, false
+		return fund.WebhookEndpoint{}, false
 	}
 	e, err := s.docs.WebhookEndpoint(c.Request.Context(), id)
 	if err == nil && !mayManage(principal(c), e) {
@@ -154,7 +154,7 @@ func (s *server) visibleWebhook(c *gin.Context, in *params) (store.WebhookEndpoi
 	}
 	if err != nil {
 		writeError(c, err)
-		return store.WebhookEndpoint{}, false
+		return fund.WebhookEndpoint{}, false
 	}
 	return e, true
 }
@@ -259,12 +259,12 @@ func (s *server) deleteWebhook(c *gin.Context) {
 	c.JSON(http.StatusOK, webhookOf(e))
 }
 
-func deliveryOf(d store.WebhookDelivery) wire.WebhookDelivery {
+func deliveryOf(d fund.WebhookDelivery) wire.WebhookDelivery {
 	out := wire.WebhookDelivery{
 		EventID: d.EventID, EventType: d.EventType, DocumentID: d.DocumentID, Version: d.Version,
 		Status: d.Status, AttemptCount: d.AttemptCount, DeliveredAt: d.DeliveredAt, Attempts: []wire.WebhookAttempt{},
 	}
-	if d.Status == store.DeliveryPending {
+	if d.Status == fund.DeliveryPending {
 		out.NextAttemptAt = d.NextAttemptAt
 	}
 	for _, a := range d.Attempts {
