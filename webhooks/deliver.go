@@ -25,7 +25,7 @@ import (
 // Feed is the event feed across every fund; *store.Store satisfies it
 // (store/events.go).
 type Feed interface {
-	EventsAfter(ctx context.Context, after store.EventCursor, limit int, f store.EventFilter) (store.EventPage, error)
+	EventsAfter(ctx context.Context, after fund.EventCursor, limit int, f fund.EventFilter) (fund.EventPage, error)
 	Event(ctx context.Context, doc string, version int) (fund.Event, error)
 }
 
@@ -473,18 +473,18 @@ func (d *Deliverer) fill(ctx context.Context, st fund.WebhookState) (map[string]
 	if len(st.Endpoints) == 0 {
 		return queued, nil
 	}
-	from, err := store.ParseEventCursor(st.Fill)
+	from, err := fund.ParseEventCursor(st.Fill)
 	if err != nil {
 		return queued, err
 	}
 	// No endpoint gets what was committed before it was created.
 	first := slices.MinFunc(st.Endpoints, func(a, b fund.WebhookEndpoint) int { return a.CreatedAt.Compare(b.CreatedAt) }).CreatedAt
 	if start := first.Add(-time.Millisecond); from.At.Before(start) {
-		from = store.EventCursor{At: start}
+		from = fund.EventCursor{At: start}
 	}
 	// Up to the present by the wall clock, which stamps commits (d.Now may
 	// be a test's clock).
-	filter := store.EventFilter{Until: later(d.Now(), time.Now())}
+	filter := fund.EventFilter{Until: later(d.Now(), time.Now())}
 	var funds, types []string
 	everyFund, everyType := false, false
 	for _, e := range st.Endpoints {
@@ -523,14 +523,14 @@ func (d *Deliverer) fill(ctx context.Context, st fund.WebhookState) (map[string]
 				queued[e.ID] = true
 			}
 			if len(blocked) == 0 && !ev.Timestamp.After(page.Watermark) {
-				settled = store.EventCursor{At: ev.Timestamp, DocumentID: ev.Data.DocumentID, Version: ev.Data.Version}
+				settled = fund.CursorAfter(&ev)
 			}
 		}
 		if len(blocked) == 0 {
 			if !page.Next.At.After(page.Watermark) {
 				settled = page.Next
 			} else if page.Watermark.After(settled.At) && !page.More {
-				settled = store.EventCursor{At: page.Watermark}
+				settled = fund.EventCursor{At: page.Watermark}
 			}
 		}
 		if !page.More {
@@ -571,7 +571,7 @@ func (d *Deliverer) enqueue(ctx context.Context, e fund.WebhookEndpoint, ev fund
 // predecessor, so the document's versions still go in order and nothing
 // behind it waits forever; the log says so, and
 // fundsvc_webhook_events_late_total counts it.
-func (d *Deliverer) predecessorQueued(ctx context.Context, e fund.WebhookEndpoint, ev fund.Event, from store.EventCursor) (bool, error) {
+func (d *Deliverer) predecessorQueued(ctx context.Context, e fund.WebhookEndpoint, ev fund.Event, from fund.EventCursor) (bool, error) {
 	v := ev.Data.Version
 	if v <= 1 {
 		return true, nil

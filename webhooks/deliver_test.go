@@ -431,7 +431,7 @@ type feedWatch struct {
 	read chan struct{}
 }
 
-func (w feedWatch) EventsAfter(ctx context.Context, after store.EventCursor, limit int, f store.EventFilter) (store.EventPage, error) {
+func (w feedWatch) EventsAfter(ctx context.Context, after fund.EventCursor, limit int, f fund.EventFilter) (fund.EventPage, error) {
 	p, err := w.Feed.EventsAfter(ctx, after, limit, f)
 	select {
 	case w.read <- struct{}{}:
@@ -494,7 +494,7 @@ func TestAnEventThatShowsBehindTheCursorIsQueuedBeforeItsNextVersion(t *testing.
 		t.Fatal(err)
 	}
 	stored := st.Fill
-	if cur, err := store.ParseEventCursor(stored); err != nil || !cur.At.After(start.Add(time.Minute)) {
+	if cur, err := fund.ParseEventCursor(stored); err != nil || !cur.At.After(start.Add(time.Minute)) {
 		t.Fatalf("the cursor is %q (%v): not past start + 1 min", stored, err)
 	}
 

@@ -226,7 +226,7 @@ func TestWebhooksAreDeliveredAtLeastOnceAcrossInstances(t *testing.T) {
 	}
 
 	// The feed holds exactly the committed versions.
-	page, err := c.Store.EventsAfter(ctx, store.EventCursor{}, store.MaxEventPage, store.EventFilter{Until: time.Now().Add(time.Minute)})
+	page, err := c.Store.EventsAfter(ctx, fund.EventCursor{}, store.MaxEventPage, fund.EventFilter{Until: time.Now().Add(time.Minute)})
 	if err != nil {
 		t.Fatal(err)
 	}
