@@ -29,8 +29,10 @@ type Feed interface {
 	Event(ctx context.Context, doc string, version int) (fund.Event, error)
 }
 
-// Store is what delivery keeps in the table; *store.Store satisfies it.
-type Store interface {
+// Queue is what delivery keeps in the table: the endpoints' queues, their
+// work markers, the fill cursor and the delivery logs; *store.Store
+// satisfies it.
+type Queue interface {
 	WebhookRound(ctx context.Context) (fund.WebhookState, error)
 	MarkWebhookEndpoint(ctx context.Context, id string, failingSince time.Time, disableReason string, now time.Time) error
 	AdvanceWebhookFill(ctx context.Context, from, to string) (bool, error)
@@ -47,7 +49,7 @@ type Store interface {
 // Deliverer runs delivery on one instance; several instances share the work
 // through the table's leases.
 type Deliverer struct {
-	Store  Store
+	Queue  Queue
 	Feed   Feed
 	Sealer *Sealer
 	Policy Policy
@@ -242,7 +244,7 @@ type due struct {
 // the feed's (once for every endpoint), and one Query per endpoint with
 // work due; an idle endpoint costs nothing.
 func (d *Deliverer) round(ctx context.Context) error {
-	st, err := d.Store.WebhookRound(ctx)
+	st, err := d.Queue.WebhookRound(ctx)
 	if err != nil {
 		return err
 	}
@@ -260,21 +262,21 @@ func (d *Deliverer) round(ctx context.Context) error {
 		if !e.Enabled || !filled[e.ID] && (!marked || w.DueAt > now.UnixMilli()) {
 			continue
 		}
-		pending, err := d.Store.PendingWebhookDeliveries(ctx, e.ID, pendingPage)
+		pending, err := d.Queue.PendingWebhookDeliveries(ctx, e.ID, pendingPage)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
 		found = append(found, heads(e, pending, now)...)
 		if at := dueAt(pending, now); marked && at != w.DueAt {
-			if err := d.Store.SettleWebhookWork(ctx, e.ID, w.Seq, at); err != nil {
+			if err := d.Queue.SettleWebhookWork(ctx, e.ID, w.Seq, at); err != nil {
 				errs = append(errs, err)
 			}
 		}
 	}
 	for id, w := range st.Work {
 		if !known[id] { // a deleted endpoint's
-			if err := d.Store.DropWebhookWork(ctx, id, w.Seq); err != nil {
+			if err := d.Queue.DropWebhookWork(ctx, id, w.Seq); err != nil {
 				errs = append(errs, err)
 			}
 		}
@@ -424,7 +426,7 @@ func (d *Deliverer) start(ctx context.Context, f due) int {
 	owner := d.Instance + "/" + randomToken()
 	now := d.Now()
 	until := now.Add(d.Lease)
-	ok, err := d.Store.ClaimWebhookDelivery(ctx, f.p, owner, now, until)
+	ok, err := d.Queue.ClaimWebhookDelivery(ctx, f.p, owner, now, until)
 	if err != nil || !ok {
 		if err != nil && ctx.Err() == nil {
 			d.Log.Warn("webhook delivery claim failed", "webhook", f.e.ID, "event", f.p.EventID, "error", err.Error())
@@ -541,13 +543,13 @@ func (d *Deliverer) fill(ctx context.Context, st fund.WebhookState) (map[string]
 	if settled == from || !settled.At.After(from.At) && settled.String() == st.Fill {
 		return queued, nil
 	}
-	_, err = d.Store.AdvanceWebhookFill(ctx, st.Fill, settled.String())
+	_, err = d.Queue.AdvanceWebhookFill(ctx, st.Fill, settled.String())
 	return queued, err // not moved: another instance moved it first, and fills from there
 }
 
 // enqueue queues ev for endpoint e.
 func (d *Deliverer) enqueue(ctx context.Context, e fund.WebhookEndpoint, ev fund.Event) error {
-	if _, err := d.Store.EnqueueWebhookDelivery(ctx, fund.WebhookDelivery{
+	if _, err := d.Queue.EnqueueWebhookDelivery(ctx, fund.WebhookDelivery{
 		EndpointID: e.ID, EventID: ev.ID, EventType: string(ev.Type), DocumentID: ev.Data.DocumentID,
 		Version: ev.Data.Version, CommittedAt: ev.Timestamp,
 	}, d.Now()); err != nil {
@@ -580,7 +582,7 @@ func (d *Deliverer) predecessorQueued(ctx context.Context, e fund.WebhookEndpoin
 	if d.enqueued.Contains(e.ID + "\x00" + prevID) {
 		return true, nil
 	}
-	_, err := d.Store.WebhookDeliveryOf(ctx, e.ID, prevID)
+	_, err := d.Queue.WebhookDeliveryOf(ctx, e.ID, prevID)
 	if err == nil {
 		return true, nil
 	}
@@ -665,7 +667,7 @@ func (d *Deliverer) Secrets(e fund.WebhookEndpoint, now time.Time) ([]string, er
 // ends. Then it gives the delivery up (ReleaseWebhookDelivery) for a later
 // round, counting no attempt.
 func (d *Deliverer) attempt(ctx context.Context, e fund.WebhookEndpoint, p fund.WebhookPending, owner string, until time.Time) (delivered bool, err error) {
-	del, err := d.Store.WebhookDeliveryOf(ctx, e.ID, p.EventID)
+	del, err := d.Queue.WebhookDeliveryOf(ctx, e.ID, p.EventID)
 	if err != nil {
 		return false, err
 	}
@@ -682,7 +684,7 @@ func (d *Deliverer) attempt(ctx context.Context, e fund.WebhookEndpoint, p fund.
 	start, sent := d.Now(), time.Now()
 	if left := until.Sub(start); left < d.Timeout+(d.Lease-d.Timeout)/2 {
 		d.Log.Warn("webhook attempt not sent: its lease would end too soon; a later round tries it", "webhook", e.ID, "event", p.EventID, "lease_left", left)
-		return false, d.Store.ReleaseWebhookDelivery(ctx, p, owner)
+		return false, d.Queue.ReleaseWebhookDelivery(ctx, p, owner)
 	}
 	sig, err := Signature(secrets, p.EventID, sent, body)
 	if err != nil {
@@ -714,7 +716,7 @@ func (d *Deliverer) attempt(ctx context.Context, e fund.WebhookEndpoint, p fund.
 	now := d.Now()
 	switch {
 	case err == nil && resp.StatusCode >= 200 && resp.StatusCode < 300:
-		if err := d.Store.FinishWebhookAttempt(ctx, p, owner, a, fund.DeliveryDelivered, time.Time{}); err != nil {
+		if err := d.Queue.FinishWebhookAttempt(ctx, p, owner, a, fund.DeliveryDelivered, time.Time{}); err != nil {
 			return false, d.leaseLost(err, e, p)
 		}
 		d.metrics.Attempts.WithLabelValues("delivered").Inc()
@@ -722,24 +724,24 @@ func (d *Deliverer) attempt(ctx context.Context, e fund.WebhookEndpoint, p fund.
 			d.metrics.Lag.Observe(now.Sub(del.CommittedAt).Seconds())
 		}
 		if !e.FailingSince.IsZero() {
-			return true, d.Store.MarkWebhookEndpoint(ctx, e.ID, time.Time{}, "", now)
+			return true, d.Queue.MarkWebhookEndpoint(ctx, e.ID, time.Time{}, "", now)
 		}
 		return true, nil
 	case err == nil && resp.StatusCode == http.StatusGone:
-		if err := d.Store.FinishWebhookAttempt(ctx, p, owner, a, fund.DeliveryFailed, time.Time{}); err != nil {
+		if err := d.Queue.FinishWebhookAttempt(ctx, p, owner, a, fund.DeliveryFailed, time.Time{}); err != nil {
 			return false, d.leaseLost(err, e, p)
 		}
 		d.metrics.Attempts.WithLabelValues("gone").Inc()
 		d.metrics.Disabled.Inc()
 		d.Log.Warn("webhook endpoint disabled: it answered 410 Gone", "webhook", e.ID, "event", p.EventID)
-		return false, d.Store.MarkWebhookEndpoint(ctx, e.ID, e.FailingSince, "the endpoint answered 410 Gone on "+now.UTC().Format(time.RFC3339), now)
+		return false, d.Queue.MarkWebhookEndpoint(ctx, e.ID, e.FailingSince, "the endpoint answered 410 Gone on "+now.UTC().Format(time.RFC3339), now)
 	}
 	delay, more := nextDelay(d.Schedule, p.Attempts+1, wait, d.Jitter)
 	status := fund.DeliveryPending
 	if !more {
 		status = fund.DeliveryFailed
 	}
-	if err := d.Store.FinishWebhookAttempt(ctx, p, owner, a, status, now.Add(delay)); err != nil {
+	if err := d.Queue.FinishWebhookAttempt(ctx, p, owner, a, status, now.Add(delay)); err != nil {
 		return false, d.leaseLost(err, e, p)
 	}
 	if more {
@@ -756,7 +758,7 @@ func (d *Deliverer) attempt(ctx context.Context, e fund.WebhookEndpoint, p fund.
 		d.Log.Warn("webhook endpoint disabled: failing for too long", "webhook", e.ID, "since", since)
 	}
 	if e.FailingSince.IsZero() || reason != "" {
-		return false, d.Store.MarkWebhookEndpoint(ctx, e.ID, since, reason, now)
+		return false, d.Queue.MarkWebhookEndpoint(ctx, e.ID, since, reason, now)
 	}
 	return false, nil
 }

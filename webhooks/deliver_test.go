@@ -83,7 +83,7 @@ func newRig(t *testing.T, change func(*rig, *fund.WebhookEndpoint)) *rig {
 }
 
 func (r *rig) deliverer(instance string) *webhooks.Deliverer {
-	return &webhooks.Deliverer{Store: r.env.Store, Feed: r.env.Store, Sealer: r.sealer, Policy: webhooks.Policy{AllowLoopback: true},
+	return &webhooks.Deliverer{Queue: r.env.Store, Feed: r.env.Store, Sealer: r.sealer, Policy: webhooks.Policy{AllowLoopback: true},
 		Instance: instance, Now: r.clock.Now, Jitter: func() float64 { return 0 }, Timeout: 5 * time.Second, Lease: 30 * time.Second}
 }
 
@@ -626,8 +626,8 @@ func TestADeliveryIsClaimedOnlyOnceASlotIsFree(t *testing.T) {
 	r.write(t, call("DOC_X", "FUND_A", "100.00"))
 	r.write(t, call("DOC_X", "FUND_A", "200.00"))
 	r.d.Parallel = 1
-	w := &claimWatch{Store: r.env.Store, event: "evt_DOC_X_v1", endpoint: r.endpoint.ID}
-	r.d.Store = w
+	w := &claimWatch{Queue: r.env.Store, event: "evt_DOC_X_v1", endpoint: r.endpoint.ID}
+	r.d.Queue = w
 	first := make(chan error, 1)
 	go func() { first <- r.d.RunOnce(ctx) }()
 	waitFor(t, "the first instance's attempt at the endpoint that does not answer", slow.arrived)
@@ -666,16 +666,16 @@ func TestADeliveryIsClaimedOnlyOnceASlotIsFree(t *testing.T) {
 	}
 }
 
-// claimWatch is the deliverer's Store, telling when it has claimed one
+// claimWatch is the deliverer's Queue, telling when it has claimed one
 // event for one endpoint.
 type claimWatch struct {
-	webhooks.Store
+	webhooks.Queue
 	event, endpoint string
 	claimed         atomic.Bool
 }
 
 func (w *claimWatch) ClaimWebhookDelivery(ctx context.Context, p fund.WebhookPending, owner string, now, until time.Time) (bool, error) {
-	ok, err := w.Store.ClaimWebhookDelivery(ctx, p, owner, now, until)
+	ok, err := w.Queue.ClaimWebhookDelivery(ctx, p, owner, now, until)
 	if ok && p.EventID == w.event && p.EndpointID == w.endpoint {
 		w.claimed.Store(true)
 	}
@@ -693,11 +693,11 @@ func counter(t *testing.T, c prometheus.Counter) float64 {
 	return m.GetCounter().GetValue()
 }
 
-// stall is the deliverer's Store, holding the first attempt at one event
+// stall is the deliverer's Queue, holding the first attempt at one event
 // between its claim and its request: stalled runs then (the process is
 // paused, the table slow), once.
 type stall struct {
-	webhooks.Store
+	webhooks.Queue
 	event   string
 	stalled func()
 	mu      sync.Mutex
@@ -705,7 +705,7 @@ type stall struct {
 }
 
 func (s *stall) ClaimWebhookDelivery(ctx context.Context, p fund.WebhookPending, owner string, now, until time.Time) (bool, error) {
-	ok, err := s.Store.ClaimWebhookDelivery(ctx, p, owner, now, until)
+	ok, err := s.Queue.ClaimWebhookDelivery(ctx, p, owner, now, until)
 	if ok && p.EventID == s.event {
 		s.mu.Lock()
 		s.claimed = true
@@ -725,7 +725,7 @@ func (s *stall) WebhookDeliveryOf(ctx context.Context, endpointID, eventID strin
 	if run {
 		f()
 	}
-	return s.Store.WebhookDeliveryOf(ctx, endpointID, eventID)
+	return s.Queue.WebhookDeliveryOf(ctx, endpointID, eventID)
 }
 
 // TestAnAttemptIsNotSentWhenItsLeaseWouldEndFirst: an instance claims
@@ -738,7 +738,7 @@ func TestAnAttemptIsNotSentWhenItsLeaseWouldEndFirst(t *testing.T) {
 	r.write(t, call("DOC_S", "FUND_A", "100.00"))
 	r.write(t, call("DOC_S", "FUND_A", "200.00"))
 	d2 := r.deliverer("instance-2")
-	r.d.Store = &stall{Store: r.env.Store, event: "evt_DOC_S_v1", stalled: func() {
+	r.d.Queue = &stall{Queue: r.env.Store, event: "evt_DOC_S_v1", stalled: func() {
 		r.clock.Add(31 * time.Second) // the lease (30s) ended
 		deadline := time.Now().Add(20 * time.Second)
 		for len(r.recv.Log(t)) < 2 && time.Now().Before(deadline) {

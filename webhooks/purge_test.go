@@ -29,7 +29,7 @@ func newEndpointRig(t *testing.T) *endpointRig {
 	t.Helper()
 	r := &endpointRig{env: fundtest.New(t), clock: &fakeClock{now: time.Now()}, sealer: newSealer(t)}
 	r.env.Store.Now = r.clock.Now
-	r.d = &webhooks.Deliverer{Store: r.env.Store, Feed: r.env.Store, Sealer: r.sealer, Policy: webhooks.Policy{AllowLoopback: true},
+	r.d = &webhooks.Deliverer{Queue: r.env.Store, Feed: r.env.Store, Sealer: r.sealer, Policy: webhooks.Policy{AllowLoopback: true},
 		Instance: "instance-1", Now: r.clock.Now, Jitter: func() float64 { return 0 }, Timeout: 5 * time.Second, Lease: 30 * time.Second}
 	return r
 }

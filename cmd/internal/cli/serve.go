@@ -406,7 +406,7 @@ func webhookDelivery(cfg config.Config, s *store.Store, log *slog.Logger) (*webh
 	}
 	host, _ := os.Hostname()
 	return &webhooks.Deliverer{
-		Store: s, Feed: s, Sealer: sealer, Policy: webhooks.Policy{AllowLoopback: cfg.WebhookAllowLoopback}, Log: log,
+		Queue: s, Feed: s, Sealer: sealer, Policy: webhooks.Policy{AllowLoopback: cfg.WebhookAllowLoopback}, Log: log,
 		Instance: fmt.Sprintf("%s/%d", host, os.Getpid()), Schedule: cfg.WebhookSchedule, Timeout: cfg.WebhookTimeout,
 		Lease: cfg.WebhookLease, DisableAfter: cfg.WebhookDisableAfter,
 	}, sealer, nil
