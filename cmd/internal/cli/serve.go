@@ -264,7 +264,7 @@ func serve(ctx context.Context, cfg config.Config, store *store.Store, log *slog
 		collectors = deliverer.Metrics().Collectors()
 		store.OnCommit = deliverer.Wake // this instance's commits are delivered without waiting for the poll
 	}
-	analytics := positions.NewStore(store)
+	analytics := positions.NewAnalytics(store)
 	analytics.Freshness = positions.Freshness{Months: cfg.NAVStaleMonths, Days: cfg.NAVStaleDays}
 	metrics := api.NewMetrics()
 	handler := api.NewServer(api.Options{
