@@ -1,6 +1,7 @@
 package fund
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -220,13 +221,11 @@ func ParseEventCursor(s string) (EventCursor, error) {
 // Passed reports whether e is at or before c in commit order: a read of
 // the feed after c does not return it.
 func (c EventCursor) Passed(e *Event) bool {
-	if at := e.Timestamp.Round(0).Compare(c.At.Round(0)); at != 0 || c.DocumentID == "" {
+	at := e.Timestamp.Round(0).Compare(c.At.Round(0))
+	if c.DocumentID == "" {
 		return at <= 0
 	}
-	if e.Data.DocumentID != c.DocumentID {
-		return e.Data.DocumentID < c.DocumentID
-	}
-	return e.Data.Version <= c.Version
+	return cmp.Or(at, strings.Compare(e.Data.DocumentID, c.DocumentID), cmp.Compare(e.Data.Version, c.Version)) <= 0
 }
 
 // CursorAfter is the cursor right after e.

@@ -29,9 +29,8 @@ type Feed interface {
 	Event(ctx context.Context, doc string, version int) (fund.Event, error)
 }
 
-// Queue is what delivery keeps in the table: the endpoints' queues, their
-// work markers, the fill cursor and the delivery logs; *store.Store
-// satisfies it.
+// Queue is what delivery keeps in the table (endpoints' queues and work
+// markers, the fill cursor, delivery logs); *store.Store satisfies it.
 type Queue interface {
 	WebhookRound(ctx context.Context) (fund.WebhookState, error)
 	MarkWebhookEndpoint(ctx context.Context, id string, failingSince time.Time, disableReason string, now time.Time) error

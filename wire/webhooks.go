@@ -72,18 +72,12 @@ type WebhookAttempt struct {
 // previous secret's end shows while it still signs.
 func WebhookOf(e fund.WebhookEndpoint, now time.Time) Webhook {
 	w := Webhook{
-		ID: e.ID, URL: e.URL, EventTypes: e.EventTypes, Funds: e.Funds, Enabled: e.Enabled,
-		DisabledReason: e.DisabledReason, DisabledAt: e.DisabledAt, FailingSince: e.FailingSince,
+		ID: e.ID, URL: e.URL, EventTypes: append([]string{}, e.EventTypes...), Funds: append([]string{}, e.Funds...),
+		Enabled: e.Enabled, DisabledReason: e.DisabledReason, DisabledAt: e.DisabledAt, FailingSince: e.FailingSince,
 		CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt, CreatedBy: e.CreatedBy,
 	}
 	if len(e.SealedPrevious) > 0 && now.Before(e.PreviousUntil) {
 		w.PreviousSecretUntil = e.PreviousUntil
-	}
-	if w.EventTypes == nil {
-		w.EventTypes = []string{}
-	}
-	if w.Funds == nil {
-		w.Funds = []string{}
 	}
 	return w
 }
