@@ -14,7 +14,8 @@ import (
 )
 
 // Webhook endpoints, their feed cursors, delivery logs and pending queues,
-// as stored: the values are fund's (fund/webhook.go). The policy (what to
+// as stored: fund's values (fund/webhook.go), written in items that add
+// their keys and type, read back as the values. The policy (what to
 // deliver, when to retry, how to sign) is the webhooks package's; this file
 // only stores it, every change by a conditional write, so that several
 // instances agree on who delivers what (see docs/webhooks.md).
@@ -214,28 +215,24 @@ func (s *Store) ReplaceWebhookEndpoint(ctx context.Context, e fund.WebhookEndpoi
 // WebhookEndpoint reads one endpoint (one consistent GetItem); ENOTFOUND if
 // there is none.
 func (s *Store) WebhookEndpoint(ctx context.Context, id string) (fund.WebhookEndpoint, error) {
-	var it webhookEndpointItem
-	err := s.table.Get(AttrPK, WebhooksPK).Range(AttrSK, dynamo.Equal, WebhookEndpointSK(id)).Consistent(true).One(ctx, &it)
+	var e fund.WebhookEndpoint
+	err := s.table.Get(AttrPK, WebhooksPK).Range(AttrSK, dynamo.Equal, WebhookEndpointSK(id)).Consistent(true).One(ctx, &e)
 	if errors.Is(err, dynamo.ErrNotFound) {
 		return fund.WebhookEndpoint{}, webhookNotFound(id)
 	}
 	if err != nil {
 		return fund.WebhookEndpoint{}, fmt.Errorf("store: read webhook endpoint %s: %w", id, err)
 	}
-	return it.WebhookEndpoint, nil
+	return e, nil
 }
 
 // WebhookEndpoints reads every endpoint: one Query of their partition (more
 // pages only past 1 MB).
 func (s *Store) WebhookEndpoints(ctx context.Context) ([]fund.WebhookEndpoint, error) {
-	var items []webhookEndpointItem
-	err := s.table.Get(AttrPK, WebhooksPK).Range(AttrSK, dynamo.BeginsWith, WebhookEndpointPrefix).Consistent(true).All(ctx, &items)
+	var out []fund.WebhookEndpoint
+	err := s.table.Get(AttrPK, WebhooksPK).Range(AttrSK, dynamo.BeginsWith, WebhookEndpointPrefix).Consistent(true).All(ctx, &out)
 	if err != nil {
 		return nil, fmt.Errorf("store: list webhook endpoints: %w", err)
-	}
-	out := make([]fund.WebhookEndpoint, 0, len(items))
-	for _, it := range items {
-		out = append(out, it.WebhookEndpoint)
 	}
 	return out, nil
 }
@@ -281,14 +278,10 @@ func (s *Store) DeleteWebhookEndpoint(ctx context.Context, e fund.WebhookEndpoin
 // WebhookPurges lists the deleted endpoints whose partitions are still to
 // be emptied (one Query of WebhooksPK).
 func (s *Store) WebhookPurges(ctx context.Context) ([]fund.WebhookPurge, error) {
-	var items []webhookPurgeItem
-	err := s.table.Get(AttrPK, WebhooksPK).Range(AttrSK, dynamo.BeginsWith, WebhookPurgePrefix).Consistent(true).All(ctx, &items)
+	var out []fund.WebhookPurge
+	err := s.table.Get(AttrPK, WebhooksPK).Range(AttrSK, dynamo.BeginsWith, WebhookPurgePrefix).Consistent(true).All(ctx, &out)
 	if err != nil {
 		return nil, fmt.Errorf("store: list webhook purges: %w", err)
-	}
-	out := make([]fund.WebhookPurge, 0, len(items))
-	for _, it := range items {
-		out = append(out, it.WebhookPurge)
 	}
 	return out, nil
 }
@@ -351,11 +344,6 @@ func (s *Store) MarkWebhookEndpoint(ctx context.Context, id string, failingSince
 	return nil
 }
 
-type webhookWorkItem struct {
-	PK, SK, Type string
-	fund.WebhookWork
-}
-
 // WebhookRound reads the endpoints, their work markers and the fill cursor:
 // one consistent Query of WebhooksPK (more pages only past 1 MB, some
 // 10,000 endpoints), whatever the number of endpoints.
@@ -373,13 +361,13 @@ func (s *Store) WebhookRound(ctx context.Context) (fund.WebhookState, error) {
 		var err error
 		switch {
 		case strings.HasPrefix(sk.Value, WebhookEndpointPrefix):
-			var it webhookEndpointItem
-			err = dynamo.UnmarshalItem(av, &it)
-			st.Endpoints = append(st.Endpoints, it.WebhookEndpoint)
+			var e fund.WebhookEndpoint
+			err = dynamo.UnmarshalItem(av, &e)
+			st.Endpoints = append(st.Endpoints, e)
 		case strings.HasPrefix(sk.Value, WebhookWorkPrefix):
-			var it webhookWorkItem
-			err = dynamo.UnmarshalItem(av, &it)
-			st.Work[it.EndpointID] = it.WebhookWork
+			var w fund.WebhookWork
+			err = dynamo.UnmarshalItem(av, &w)
+			st.Work[w.EndpointID] = w
 		case sk.Value == WebhookFillSK:
 			var it webhookCursorItem
 			err = dynamo.UnmarshalItem(av, &it)
@@ -483,15 +471,11 @@ func isTxCondFailed(err error) bool {
 // PendingWebhookDeliveries reads up to limit entries of the endpoint's
 // pending queue, by document then version (one Query).
 func (s *Store) PendingWebhookDeliveries(ctx context.Context, endpointID string, limit int) ([]fund.WebhookPending, error) {
-	var items []webhookPendingItem
+	var out []fund.WebhookPending
 	err := s.table.Get(AttrPK, WebhookPK(endpointID)).Range(AttrSK, dynamo.BeginsWith, WebhookPendingPrefix).
-		Consistent(true).Limit(limit).All(ctx, &items)
+		Consistent(true).Limit(limit).All(ctx, &out)
 	if err != nil {
 		return nil, fmt.Errorf("store: read the pending deliveries of webhook %s: %w", endpointID, err)
-	}
-	out := make([]fund.WebhookPending, 0, len(items))
-	for _, it := range items {
-		out = append(out, it.WebhookPending)
 	}
 	return out, nil
 }
@@ -532,15 +516,15 @@ func (s *Store) ReleaseWebhookDelivery(ctx context.Context, p fund.WebhookPendin
 
 // WebhookDeliveryOf reads the delivery of one event (one consistent GetItem).
 func (s *Store) WebhookDeliveryOf(ctx context.Context, endpointID, eventID string) (fund.WebhookDelivery, error) {
-	var it webhookDeliveryItem
-	err := s.table.Get(AttrPK, WebhookPK(endpointID)).Range(AttrSK, dynamo.Equal, WebhookDeliverySK(eventID)).Consistent(true).One(ctx, &it)
+	var d fund.WebhookDelivery
+	err := s.table.Get(AttrPK, WebhookPK(endpointID)).Range(AttrSK, dynamo.Equal, WebhookDeliverySK(eventID)).Consistent(true).One(ctx, &d)
 	if errors.Is(err, dynamo.ErrNotFound) {
 		return fund.WebhookDelivery{}, fund.Errorf(fund.ENOTFOUND, "no delivery of event %s to webhook %s", eventID, endpointID)
 	}
 	if err != nil {
 		return fund.WebhookDelivery{}, fmt.Errorf("store: read delivery of %s to webhook %s: %w", eventID, endpointID, err)
 	}
-	return it.WebhookDelivery, nil
+	return d, nil
 }
 
 // FinishWebhookAttempt records an attempt in one transaction, conditional on
@@ -598,16 +582,12 @@ func (s *Store) WebhookDeliveries(ctx context.Context, endpointID string, limit 
 	if from != nil {
 		q = q.StartFrom(from)
 	}
-	var items []webhookDeliveryItem
-	last, err := q.AllWithLastEvaluatedKey(ctx, &items)
+	var out []fund.WebhookDelivery
+	last, err := q.AllWithLastEvaluatedKey(ctx, &out)
 	if err != nil {
 		return nil, nil, fmt.Errorf("store: read the deliveries of webhook %s: %w", endpointID, err)
 	}
-	out := make([]fund.WebhookDelivery, 0, len(items))
-	for _, it := range items {
-		out = append(out, it.WebhookDelivery)
-	}
-	if len(items) < limit {
+	if len(out) < limit {
 		last = nil
 	}
 	return out, pageKeyOf(last), nil
