@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/fundsvc/fundsvc/fund"
-	"github.com/fundsvc/fundsvc/store"
 )
 
 // The webhook routes in the authorization matrix: an endpoint of FUND_A
@@ -26,7 +25,7 @@ func authzWebhookBody(fundID string) any {
 func authzWebhookFixture(t *testing.T, s *testServer) {
 	t.Helper()
 	now := time.Now().UTC()
-	err := s.Env.Store.PutWebhookEndpoint(context.Background(), store.WebhookEndpoint{
+	err := s.Env.Store.PutWebhookEndpoint(context.Background(), fund.WebhookEndpoint{
 		ID: "WH_AUTHZ", URL: "https://hooks.example.com/a", Funds: []string{"FUND_A"}, Enabled: true,
 		SealedSecret: testSealer(t).Seal("WH_AUTHZ", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"), CreatedBy: "fixture", CreatedAt: now, UpdatedAt: now,
 	})

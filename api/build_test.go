@@ -52,7 +52,7 @@ func TestReadyzSaysWhyItIsNotReady(t *testing.T) {
 	unreachable := store.NewStore(store.NewDB(dynamotest.Shared().Config(func(c *aws.Config) { c.BaseEndpoint = aws.String(closed) })), "fundsvc")
 	missing := store.NewStore(store.NewDB(dynamotest.Shared().Config()), dynamotest.UniqueName(t, "missing"))
 	for detail, st := range map[string]*store.Store{"DynamoDB is not reachable": unreachable, "the table does not exist": missing} {
-		s := startAPI(t, &fundtest.Env{Store: st, Positions: positions.NewStore(st)}, nil)
+		s := startAPI(t, &fundtest.Env{Store: st, Positions: positions.NewAnalytics(st)}, nil)
 		r := s.do(t, http.MethodGet, "/readyz", nil)
 		if p := checkProblem(t, r, http.StatusServiceUnavailable, "/problems/unavailable"); p.Detail != detail {
 			t.Errorf("detail %q, want %q", p.Detail, detail)

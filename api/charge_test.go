@@ -426,7 +426,7 @@ func newReadGate(t *testing.T, env *fundtest.Env, held int) *readGate {
 		}), middleware.Before)
 	}
 	st := store.NewStore(store.NewDB(dynamotest.Shared().Config(dynamotest.WithAPIOptions(hold))), env.Table)
-	g.env = &fundtest.Env{Store: st, Positions: positions.NewStore(st), Counter: env.Counter, Table: env.Table}
+	g.env = &fundtest.Env{Store: st, Positions: positions.NewAnalytics(st), Counter: env.Counter, Table: env.Table}
 	t.Cleanup(g.release)
 	return g
 }

@@ -54,7 +54,7 @@ func newCrashServer(t *testing.T) *crashEnv {
 		func(c *aws.Config) { c.RetryMaxAttempts = 2 })
 	env.Store = store.NewStore(store.NewDB(cfg), env.Table)
 	env.Store.Now = func() time.Time { return fundtest.Clock }
-	env.Positions = positions.NewStore(env.Store)
+	env.Positions = positions.NewAnalytics(env.Store)
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	if err := env.Store.CreateTable(ctx); err != nil {

@@ -53,7 +53,7 @@ func twoServersOnOneTable(t *testing.T, now func() time.Time) (a, b *testServer)
 	other := *env
 	other.Store = store.NewStore(store.NewDB(dynamotest.Shared().Config(dynamotest.WithAPIOptions(env.Counter.APIOption()))), env.Table)
 	other.Store.Now = now
-	other.Positions = positions.NewStore(other.Store)
+	other.Positions = positions.NewAnalytics(other.Store)
 	return startAPI(t, env, nil), startAPI(t, &other, nil)
 }
 

@@ -4,7 +4,6 @@ import (
 	"net/http"
 
 	"github.com/fundsvc/fundsvc/fund"
-	"github.com/fundsvc/fundsvc/store"
 	"github.com/fundsvc/fundsvc/wire"
 	"github.com/gin-gonic/gin"
 )
@@ -21,7 +20,7 @@ func (s *server) listEvents(c *gin.Context) {
 	if !in.ok() {
 		return
 	}
-	var f store.EventFilter
+	var f fund.EventFilter
 	if eventType != "" {
 		f.Types = []fund.EventType{eventType}
 	}
@@ -40,7 +39,7 @@ func (s *server) listEvents(c *gin.Context) {
 	if !in.ok() {
 		return
 	}
-	after, err := store.ParseEventCursor(pg.cursor.After)
+	after, err := fund.ParseEventCursor(pg.cursor.After)
 	if err != nil {
 		writeError(c, fund.Invalid("after", "is not a cursor this query issued; start again without one"))
 		return

@@ -182,7 +182,7 @@ func instanceWithHook(t *testing.T, env *fundtest.Env, hook *dynamotest.WriteHoo
 	store := store.NewStore(store.NewDB(dynamotest.Shared().Config(dynamotest.WithAPIOptions(hook.APIOption()))), env.Table)
 	store.Now = env.Store.Now
 	return startAPI(t, env, func(o *api.Options) {
-		o.Documents, o.Positions = store, positions.NewStore(store)
+		o.Documents, o.Positions = store, positions.NewAnalytics(store)
 		if tweak != nil {
 			tweak(o)
 		}

@@ -169,7 +169,7 @@ func TestWaitingWritersOfADocumentAreBounded(t *testing.T) {
 	st := store.NewStore(store.NewDB(dynamotest.Shared().Config(dynamotest.WithAPIOptions(hook.APIOption()))), env.Table)
 	st.Now = env.Store.Now
 	st.MaxWaitingWriters = 1
-	s := startAPI(t, &fundtest.Env{Store: st, Positions: positions.NewStore(st), Table: env.Table}, nil)
+	s := startAPI(t, &fundtest.Env{Store: st, Positions: positions.NewAnalytics(st), Table: env.Table}, nil)
 	const id = "QUEUED_DOC"
 	if r := s.do(t, http.MethodPut, "/v1/documents/"+id, boundedDocument(t, "as created", 1<<10)); r.Status != http.StatusCreated {
 		t.Fatalf("create: %d %s", r.Status, r.Body)

@@ -60,7 +60,7 @@ func (s *server) listInvestorPositions(c *gin.Context) {
 // getInvestorSummary sums up an investor's positions and totals them per
 // currency. An investor sees its own; an admin the investor's positions in
 // its funds. Nothing visible is 404, as an unknown investor. With knownAt,
-// each position as known then (positions.Store.InvestorSummary). A
+// each position as known then (positions.Analytics.InvestorSummary). A
 // later page is read as known at its first page's instant (its cursor pins
 // the basis), knownAt or not: after a read of the latest versions, from
 // the latest versions of the funds that did not change since (pinnedLive).

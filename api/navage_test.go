@@ -114,7 +114,7 @@ func checkNAVAge(t *testing.T, s *testServer) {
 	})
 
 	t.Run("a server with another bound applies and states it", func(t *testing.T) {
-		analytics := positions.NewStore(env.Store)
+		analytics := positions.NewAnalytics(env.Store)
 		analytics.Freshness = positions.Freshness{Months: 1}
 		month := startAPI(t, env, func(o *api.Options) { o.Positions = analytics })
 		p := goldenGet[struct {

@@ -26,7 +26,7 @@ func serverWithoutTable(t *testing.T, timeout time.Duration) (*testServer, strin
 	t.Helper()
 	table := dynamotest.UniqueName(t, "missing")
 	store := store.NewStore(store.NewDB(dynamotest.Shared().Config()), table)
-	s := startAPI(t, &fundtest.Env{Store: store, Positions: positions.NewStore(store)}, func(o *api.Options) { o.RequestTimeout = timeout })
+	s := startAPI(t, &fundtest.Env{Store: store, Positions: positions.NewAnalytics(store)}, func(o *api.Options) { o.RequestTimeout = timeout })
 	return s, table
 }
 

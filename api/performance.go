@@ -171,7 +171,7 @@ func (s *server) getDocumentReconciliation(c *gin.Context) {
 // key is the live read's, not one marked by a read as known at an instant
 // (knownAtPageNext). Such a page is read as known at the pinned instant
 // too, from the latest versions of the funds that did not change since
-// (positions.Store.InvestorSummary).
+// (positions.Analytics.InvestorSummary).
 func pinnedLive(pg page, b basis) bool {
 	return b.past && pg.cursor.Key != nil && !positions.IsKnownAtKey(pg.cursor.Key)
 }

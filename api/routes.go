@@ -31,7 +31,7 @@ type Options struct {
 	// Positions answers the single position routes; the fan-out routes
 	// read Documents through package positions of their own, so that each
 	// read is charged to the caller's rate limit (charge.go).
-	Positions    *positions.Store
+	Positions    *positions.Analytics
 	Logger       *slog.Logger
 	CursorKey    []byte // seals cursors; random when empty (cursors then die with the process); serve passes the table's (store.CursorKey)
 	MaxBodyBytes int64
@@ -101,7 +101,7 @@ type Options struct {
 
 type server struct {
 	docs         *store.Store
-	positions    *positions.Store // reads charged through a request's tab (charge.go)
+	positions    *positions.Analytics // reads charged through a request's tab (charge.go)
 	log          *slog.Logger
 	cursors      cursorCodec
 	maxBody      int64
@@ -150,7 +150,7 @@ func NewServer(o Options) http.Handler {
 		s.idemLease = max(o.RequestTimeout, o.WriteTimeout, time.Minute) + 10*time.Second
 	}
 	if o.Documents != nil {
-		s.positions = positions.NewStore(chargedReader{o.Documents})
+		s.positions = positions.NewAnalytics(chargedReader{o.Documents})
 		if o.Positions != nil {
 			s.positions.Freshness = o.Positions.Freshness // the NAV staleness bound serve configured
 		}

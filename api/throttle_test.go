@@ -29,7 +29,7 @@ func TestSustainedThrottlingIsA503(t *testing.T) {
 	cfg := dynamotest.Shared().Config(dynamotest.WithAPIOptions(throttle))
 	cfg.RetryMaxAttempts = 3 // caps store.NewDB's retryer, to keep the test short
 	store := store.NewStore(store.NewDB(cfg), dynamotest.UniqueName(t, "throttled"))
-	s := startAPI(t, &fundtest.Env{Store: store, Positions: positions.NewStore(store)}, nil)
+	s := startAPI(t, &fundtest.Env{Store: store, Positions: positions.NewAnalytics(store)}, nil)
 
 	r := s.do(t, http.MethodGet, "/v1/documents/DOC001", nil)
 	if r.Status != http.StatusServiceUnavailable || r.Header.Get("Retry-After") == "" || r.Header.Get("Content-Type") != "application/problem+json" {

@@ -35,7 +35,7 @@ func (s *server) webhooksReady(c *gin.Context) bool {
 }
 
 // mayManage reports whether p covers every fund of e.
-func mayManage(p Principal, e store.WebhookEndpoint) bool {
+func mayManage(p Principal, e fund.WebhookEndpoint) bool {
 	if len(e.Funds) == 0 {
 		return p.MayAdminister(AllFunds)
 	}
@@ -45,24 +45,6 @@ func mayManage(p Principal, e store.WebhookEndpoint) bool {
 		}
 	}
 	return true
-}
-
-func webhookOf(e store.WebhookEndpoint) wire.Webhook {
-	w := wire.Webhook{
-		ID: e.ID, URL: e.URL, EventTypes: e.EventTypes, Funds: e.Funds, Enabled: e.Enabled,
-		DisabledReason: e.DisabledReason, DisabledAt: e.DisabledAt, FailingSince: e.FailingSince,
-		CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt, CreatedBy: e.CreatedBy,
-	}
-	if len(e.SealedPrevious) > 0 && time.Now().Before(e.PreviousUntil) {
-		w.PreviousSecretUntil = e.PreviousUntil
-	}
-	if w.EventTypes == nil {
-		w.EventTypes = []string{}
-	}
-	if w.Funds == nil {
-		w.Funds = []string{}
-	}
-	return w
 }
 
 // checkSubscription validates what an endpoint subscribes to, for p.
@@ -125,7 +107,7 @@ func (s *server) createWebhook(c *gin.Context) {
 		return
 	}
 	now := time.Now().UTC()
-	e := store.WebhookEndpoint{
+	e := fund.WebhookEndpoint{
 		ID: newWebhookID(), URL: req.URL, EventTypes: req.EventTypes, Funds: req.Funds,
 		Enabled: req.Enabled == nil || *req.Enabled, CreatedBy: p.Subject, CreatedAt: now, UpdatedAt: now,
 	}
@@ -135,7 +117,7 @@ func (s *server) createWebhook(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	w := webhookOf(e)
+	w := wire.WebhookOf(e, time.Now())
 	w.Secret = secret
 	c.Header("Location", "/v1/webhooks/"+e.ID)
 	c.JSON(http.StatusCreated, w)
@@ -143,10 +125,10 @@ func (s *server) createWebhook(c *gin.Context) {
 
 // visibleWebhook reads the path's endpoint, ENOTFOUND unless the token
 // covers it.
-func (s *server) visibleWebhook(c *gin.Context, in *params) (store.WebhookEndpoint, bool) {
+func (s *server) visibleWebhook(c *gin.Context, in *params) (fund.WebhookEndpoint, bool) {
 	id := in.id("webhookId")
 	if !in.ok() || !s.webhooksReady(c) {
-		return store.WebhookEndpoint{}, false
+		return fund.WebhookEndpoint{}, false
 	}
 	e, err := s.docs.WebhookEndpoint(c.Request.Context(), id)
 	if err == nil && !mayManage(principal(c), e) {
@@ -154,7 +136,7 @@ func (s *server) visibleWebhook(c *gin.Context, in *params) (store.WebhookEndpoi
 	}
 	if err != nil {
 		writeError(c, err)
-		return store.WebhookEndpoint{}, false
+		return fund.WebhookEndpoint{}, false
 	}
 	return e, true
 }
@@ -173,7 +155,7 @@ func (s *server) listWebhooks(c *gin.Context) {
 	out := []wire.Webhook{}
 	for _, e := range all {
 		if mayManage(p, e) {
-			out = append(out, webhookOf(e))
+			out = append(out, wire.WebhookOf(e, time.Now()))
 		}
 	}
 	c.JSON(http.StatusOK, wire.Page[wire.Webhook]{Items: out})
@@ -181,7 +163,7 @@ func (s *server) listWebhooks(c *gin.Context) {
 
 func (s *server) getWebhook(c *gin.Context) {
 	if e, ok := s.visibleWebhook(c, s.params(c)); ok {
-		c.JSON(http.StatusOK, webhookOf(e))
+		c.JSON(http.StatusOK, wire.WebhookOf(e, time.Now()))
 	}
 }
 
@@ -240,7 +222,7 @@ func (s *server) patchWebhook(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	w := webhookOf(e)
+	w := wire.WebhookOf(e, time.Now())
 	w.Secret = secret
 	c.JSON(http.StatusOK, w)
 }
@@ -256,21 +238,7 @@ func (s *server) deleteWebhook(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, webhookOf(e))
-}
-
-func deliveryOf(d store.WebhookDelivery) wire.WebhookDelivery {
-	out := wire.WebhookDelivery{
-		EventID: d.EventID, EventType: d.EventType, DocumentID: d.DocumentID, Version: d.Version,
-		Status: d.Status, AttemptCount: d.AttemptCount, DeliveredAt: d.DeliveredAt, Attempts: []wire.WebhookAttempt{},
-	}
-	if d.Status == store.DeliveryPending {
-		out.NextAttemptAt = d.NextAttemptAt
-	}
-	for _, a := range d.Attempts {
-		out.Attempts = append(out.Attempts, wire.WebhookAttempt{At: a.At, StatusCode: a.StatusCode, Error: a.Error, LatencyMS: a.LatencyMS})
-	}
-	return out
+	c.JSON(http.StatusOK, wire.WebhookOf(e, time.Now()))
 }
 
 // listWebhookDeliveries pages through an endpoint's delivery log.
@@ -291,7 +259,7 @@ func (s *server) listWebhookDeliveries(c *gin.Context) {
 	}
 	out := make([]wire.WebhookDelivery, 0, len(ds))
 	for _, d := range ds {
-		out = append(out, deliveryOf(d))
+		out = append(out, wire.WebhookDeliveryOf(d))
 	}
 	c.JSON(http.StatusOK, wire.Page[wire.WebhookDelivery]{Items: out, Next: pg.next(next)})
 }
@@ -313,7 +281,7 @@ func (s *server) redeliverWebhook(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	c.JSON(http.StatusAccepted, deliveryOf(d))
+	c.JSON(http.StatusAccepted, wire.WebhookDeliveryOf(d))
 }
 
 // The examples the OpenAPI document shows for the webhook routes.

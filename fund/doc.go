@@ -5,8 +5,10 @@
 // commitment), whose line items are declared once, in lines.go. Compare
 // says what a version changed against the one it replaced, per position
 // and item type; a voided version is a Document with Voided set. The
-// package also owns exact money, dates, IDs, validation, and the error
-// vocabulary every other package answers in.
+// package also owns the event feed (an Event per committed version, and the
+// cursor, filter and page of a read of it), webhook endpoints and their
+// deliveries, exact money, dates, IDs, validation, and the error vocabulary
+// every other package answers in.
 //
 // It knows nothing of where documents are kept or how they travel: it
 // imports no other package of the module, and neither DynamoDB nor HTTP

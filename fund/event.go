@@ -1,6 +1,7 @@
 package fund
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -166,4 +167,103 @@ func sortedContains(ids []string, id string) bool {
 
 func sortEventPositions(ps []EventPosition) {
 	slices.SortFunc(ps, func(a, b EventPosition) int { return strings.Compare(a.PositionID, b.PositionID) })
+}
+
+// EventCursor is a place in the feed, in commit order: right after the
+// event of (DocumentID, Version) committed at At or, when DocumentID is
+// empty, right after every event committed at or before At. The zero
+// cursor is the beginning of the feed.
+type EventCursor struct {
+	At         time.Time
+	DocumentID string
+	Version    int
+}
+
+// IsZero reports whether c is the beginning of the feed.
+func (c EventCursor) IsZero() bool { return c.At.IsZero() && c.DocumentID == "" }
+
+// String is c in a form ParseEventCursor reads back: what a caller stores.
+// The zero cursor is "".
+func (c EventCursor) String() string {
+	if c.IsZero() {
+		return ""
+	}
+	s := c.At.UTC().Format(time.RFC3339Nano)
+	if c.DocumentID != "" {
+		s += "|" + c.DocumentID + "|" + strconv.Itoa(c.Version)
+	}
+	return s
+}
+
+// ParseEventCursor reads a cursor String wrote ("" is the beginning). It
+// returns EINVALID for anything else.
+func ParseEventCursor(s string) (EventCursor, error) {
+	if s == "" {
+		return EventCursor{}, nil
+	}
+	bad := Invalid("cursor", "is not an event cursor")
+	parts := strings.Split(s, "|")
+	at, err := time.Parse(time.RFC3339Nano, parts[0])
+	if err != nil || (len(parts) != 1 && len(parts) != 3) {
+		return EventCursor{}, bad
+	}
+	c := EventCursor{At: at.UTC()}
+	if len(parts) == 3 {
+		v, err := strconv.Atoi(parts[2])
+		if err != nil || v < 1 || !ValidID(parts[1]) {
+			return EventCursor{}, bad
+		}
+		c.DocumentID, c.Version = parts[1], v
+	}
+	return c, nil
+}
+
+// Passed reports whether e is at or before c in commit order: a read of
+// the feed after c does not return it.
+func (c EventCursor) Passed(e *Event) bool {
+	at := e.Timestamp.Round(0).Compare(c.At.Round(0))
+	if c.DocumentID == "" {
+		return at <= 0
+	}
+	return cmp.Or(at, strings.Compare(e.Data.DocumentID, c.DocumentID), cmp.Compare(e.Data.Version, c.Version)) <= 0
+}
+
+// CursorAfter is the cursor right after e.
+func CursorAfter(e *Event) EventCursor {
+	return EventCursor{At: e.Timestamp, DocumentID: e.Data.DocumentID, Version: e.Data.Version}
+}
+
+// EventFilter narrows a read of the feed.
+type EventFilter struct {
+	// Types keeps the events of these types; none keeps every type.
+	Types []EventType
+	// Funds keeps the events of these funds; none keeps every fund the
+	// reader may read.
+	Funds []string
+	// Until is the last commit instant read; zero is the watermark
+	// (the store's SettledUntil). A later Until reads events that may still be joined
+	// by others committed before them (see EventPage.Watermark).
+	Until time.Time
+}
+
+// EventPage is one page of the feed.
+type EventPage struct {
+	// Events in commit order: by commit instant, then document ID, then
+	// version, so each document's versions are in version order.
+	Events []Event
+	// Next is where the next page starts: right after the page's last
+	// event, or right after Until when the page reached it.
+	Next EventCursor
+	// More says that the page stopped before Until (it is full, or it used
+	// up its Queries): read on from Next at once. Without More, the feed is
+	// read up to Until; read from Next again later for newer events.
+	More bool
+	// Watermark is the store's SettledUntil when the page was read: every event
+	// committed at or before it is in the feed, and none can appear there
+	// later. A page read with an Until after it may be joined later by
+	// events committed before its last ones (a commit in flight, an index
+	// catching up): a caller that reads past the watermark keeps its
+	// persisted cursor at or before the watermark and reads the rest again,
+	// deduplicating by event ID.
+	Watermark time.Time
 }

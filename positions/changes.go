@@ -155,7 +155,7 @@ type Changes struct {
 
 // SummaryChanges is the summary's figures (SummaryFigures) on asOf moved
 // by the versions committed after from and at or before to.
-func (s *Store) SummaryChanges(ctx context.Context, v fund.Viewer, pos string, asOf fund.Date, from, to time.Time) (Changes, error) {
+func (s *Analytics) SummaryChanges(ctx context.Context, v fund.Viewer, pos string, asOf fund.Date, from, to time.Time) (Changes, error) {
 	return s.changes(ctx, v, pos, asOf, from, to, func(items []fund.PositionItem) []Figure {
 		return SummaryFigures(Summarize(pos, asOf, items))
 	})
@@ -163,7 +163,7 @@ func (s *Store) SummaryChanges(ctx context.Context, v fund.Viewer, pos string, a
 
 // PerformanceChanges is the performance's figures (PerformanceFigures) on
 // asOf moved by the versions committed after from and at or before to.
-func (s *Store) PerformanceChanges(ctx context.Context, v fund.Viewer, pos string, asOf fund.Date, from, to time.Time) (Changes, error) {
+func (s *Analytics) PerformanceChanges(ctx context.Context, v fund.Viewer, pos string, asOf fund.Date, from, to time.Time) (Changes, error) {
 	return s.changes(ctx, v, pos, asOf, from, to, func(items []fund.PositionItem) []Figure {
 		return PerformanceFigures(Evaluate(pos, asOf, items, s.Freshness))
 	})
@@ -183,7 +183,7 @@ type docState struct {
 // MaxChangeVersions of them is EINVALID. ENOTFOUND when the position has
 // no claim, v may not read it, or no document's version reports it as
 // known at from, at to, or after any version between.
-func (s *Store) changes(ctx context.Context, v fund.Viewer, pos string, asOf fund.Date, from, to time.Time, figures func([]fund.PositionItem) []Figure) (Changes, error) {
+func (s *Analytics) changes(ctx context.Context, v fund.Viewer, pos string, asOf fund.Date, from, to time.Time, figures func([]fund.PositionItem) []Figure) (Changes, error) {
 	lister, ok := s.r.(VersionLister)
 	if !ok {
 		return Changes{}, fmt.Errorf("positions: the reader does not list a document's versions")
@@ -271,7 +271,7 @@ func (s *Store) changes(ctx context.Context, v fund.Viewer, pos string, asOf fun
 
 // docStateAt reads what doc counts for pos on asOf as known at at:
 // reportedKnownAt's reads of one document.
-func (s *Store) docStateAt(ctx context.Context, doc, pos string, asOf fund.Date, at time.Time) (docState, error) {
+func (s *Analytics) docStateAt(ctx context.Context, doc, pos string, asOf fund.Date, at time.Time) (docState, error) {
 	known, err := s.r.PositionKnownAt(ctx, doc, pos, at)
 	if err != nil || len(known) == 0 {
 		return docState{}, err
@@ -286,7 +286,7 @@ func (s *Store) docStateAt(ctx context.Context, doc, pos string, asOf fund.Date,
 // countedIn is the items that count with each document at its state, in
 // the order reportedKnownAt counts them, and whether any document's
 // version reports the position.
-func (s *Store) countedIn(state map[string]docState, asOf fund.Date) ([]fund.PositionItem, bool) {
+func (s *Analytics) countedIn(state map[string]docState, asOf fund.Date) ([]fund.PositionItem, bool) {
 	var known []fund.PositionItem
 	for _, st := range state {
 		known = append(known, st.known...)

@@ -78,7 +78,7 @@ func TestChangesFollowCommitOrderAndAddUp(t *testing.T) {
 	c.write(changesDoc("B", "2025-03-31", changesCall("40.00"))) // B v1 stays counted: no change
 	c.Clock = t0.Add(5 * time.Minute)
 	c.write(changesDoc("B", "2025-01-31")) // B drops PC1 (another position only)
-	s := positions.NewStore(c)
+	s := positions.NewAnalytics(c)
 
 	got, err := s.SummaryChanges(context.Background(), fund.Viewer{AllFunds: true}, "PC1", fund.MustDate("2025-02-28"), t0, t0.Add(10*time.Minute))
 	if err != nil {
@@ -134,7 +134,7 @@ func TestChangesAreBounded(t *testing.T) {
 		c.Clock = t0.Add(time.Duration(i+1) * time.Second)
 		c.write(changesDoc(fmt.Sprintf("D%d", i%3), "2025-01-31", changesCall(fmt.Sprintf("%d.00", i+1))))
 	}
-	s := positions.NewStore(c)
+	s := positions.NewAnalytics(c)
 	ctx := context.Background()
 	c.ResetReads()
 	_, err := s.SummaryChanges(ctx, fund.Viewer{AllFunds: true}, "PC1", fund.MustDate("2025-02-28"), t0, c.Clock)

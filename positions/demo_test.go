@@ -29,7 +29,7 @@ func TestTheDemoReconcilesToZero(t *testing.T) {
 		}
 		m.Restate(d)
 	}
-	ps := positions.NewStore(m)
+	ps := positions.NewAnalytics(m)
 	zero := func(c positions.Compared) bool { return c.Difference.Sign() == 0 && c.Statement.Equal(c.Notices) }
 
 	reconciled := 0

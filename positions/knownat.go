@@ -43,7 +43,7 @@ const knownAtReads = 8
 // it; EINVALID when more than MaxKnownAtDocuments documents ever reported
 // it. As the live read, a position whose documents are all dated after
 // asOf is found, with no items counted.
-func (s *Store) reportedKnownAt(ctx context.Context, pos string, asOf fund.Date, at time.Time, v fund.Viewer) (fund.PositionItem, []fund.PositionItem, error) {
+func (s *Analytics) reportedKnownAt(ctx context.Context, pos string, asOf fund.Date, at time.Time, v fund.Viewer) (fund.PositionItem, []fund.PositionItem, error) {
 	return s.reportedKnownAtIn(ctx, pos, asOf, at, v, nil, nil)
 }
 
@@ -52,7 +52,7 @@ func (s *Store) reportedKnownAt(ctx context.Context, pos string, asOf fund.Date,
 // when versions is set, each document's version known at the instant is
 // found through it (once per document for the whole fan-out) and the
 // position read from that version, rather than searched for again.
-func (s *Store) reportedKnownAtIn(ctx context.Context, pos string, asOf fund.Date, at time.Time, v fund.Viewer, owner *Registered, versions *knownVersions) (fund.PositionItem, []fund.PositionItem, error) {
+func (s *Analytics) reportedKnownAtIn(ctx context.Context, pos string, asOf fund.Date, at time.Time, v fund.Viewer, owner *Registered, versions *knownVersions) (fund.PositionItem, []fund.PositionItem, error) {
 	notFound := fund.Errorf(fund.ENOTFOUND, "position %s not found", pos)
 	claim, docs, err := s.r.PositionDocuments(ctx, pos, MaxKnownAtDocuments)
 	if err != nil {
@@ -134,7 +134,7 @@ func eachAtOnce(ctx context.Context, n int, read func(context.Context, int) erro
 // MaxKnownAtDocuments documents) and cuts the page from it. A position no
 // document's version then reports, or that v may not read, is ENOTFOUND;
 // a known one with none of the kind asked for is an empty page.
-func (s *Store) itemsKnownAt(ctx context.Context, pos string, kind fund.ItemKind, at time.Time, limit int, start []byte, v fund.Viewer) ([]fund.PositionItem, []byte, error) {
+func (s *Analytics) itemsKnownAt(ctx context.Context, pos string, kind fund.ItemKind, at time.Time, limit int, start []byte, v fund.Viewer) ([]fund.PositionItem, []byte, error) {
 	from := 0
 	if start != nil {
 		n, err := strconv.Atoi(string(bytes.TrimPrefix(start, knownAtKey)))
@@ -176,7 +176,7 @@ func IsKnownAtKey(k []byte) bool { return bytes.HasPrefix(k, knownAtKey) }
 // position's capital call in the document's version known then. v is
 // decided on the ledger's Query, as reportedKnownAt decides; ENOTFOUND
 // when the position is unknown or refused, or the version has no call.
-func (s *Store) capitalCallKnownAt(ctx context.Context, pos, doc string, at time.Time, v fund.Viewer) (fund.PositionItem, error) {
+func (s *Analytics) capitalCallKnownAt(ctx context.Context, pos, doc string, at time.Time, v fund.Viewer) (fund.PositionItem, error) {
 	notFound := fund.Errorf(fund.ENOTFOUND, "no capital call for position %s in document %s", pos, doc)
 	claim, docs, err := s.r.PositionDocuments(ctx, pos, MaxKnownAtDocuments)
 	if err != nil {

@@ -121,7 +121,7 @@ func (k *knownVersions) position(ctx context.Context, doc, pos string) ([]fund.P
 // knownAtRead reads a registered position as known at the instant of
 // versions, counting only the items of its row's fund and investor: a
 // position registered after the instant did not exist then.
-func (s *Store) knownAtRead(asOf fund.Date, versions *knownVersions) positionRead {
+func (s *Analytics) knownAtRead(asOf fund.Date, versions *knownVersions) positionRead {
 	return func(ctx context.Context, r Registered) (fund.PositionItem, []fund.PositionItem, error) {
 		if r.RegisteredAt.After(versions.at) {
 			return fund.PositionItem{}, nil, unregistered(r)
@@ -137,7 +137,7 @@ func (s *Store) knownAtRead(asOf fund.Date, versions *knownVersions) positionRea
 //
 // A fund none of whose positions was registered yet at the instant is
 // ENOTFOUND, as the live read answers a fund with none.
-func (s *Store) fundPerformanceKnownAt(ctx context.Context, fundID string, asOf fund.Date, at time.Time, maxPositions int) (FundPerformance, error) {
+func (s *Analytics) fundPerformanceKnownAt(ctx context.Context, fundID string, asOf fund.Date, at time.Time, maxPositions int) (FundPerformance, error) {
 	var registered atomic.Int64
 	read := s.evaluatedBy(asOf, s.knownAtRead(asOf, newKnownVersions(s.r, at)))
 	p, err := s.fundPerformance(ctx, fundID, asOf, maxPositions, func(ctx context.Context, r Registered) (Performance, error) {
@@ -168,7 +168,7 @@ func unregistered(r Registered) error {
 // DocumentStatements' kind, marked as a read's as known at an instant
 // (knownAtPageNext): a listing begun on the latest view goes on in the
 // version.
-func (s *Store) documentReconciliationKnownAt(ctx context.Context, version fund.DocumentHeader, at time.Time, limit int, start []byte) (DocumentReconciliation, []byte, error) {
+func (s *Analytics) documentReconciliationKnownAt(ctx context.Context, version fund.DocumentHeader, at time.Time, limit int, start []byte) (DocumentReconciliation, []byte, error) {
 	doc := version.ID
 	if version.Voided {
 		return DocumentReconciliation{DocumentID: doc, Reconciliations: []Reconciliation{}}, nil, nil

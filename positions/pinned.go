@@ -45,7 +45,7 @@ func (p *pinnedFunds) since(ctx context.Context, fundID string) (bool, error) {
 // instant: from the latest versions when its fund has not changed since,
 // otherwise as reportedKnownAtIn reads them. A position registered after
 // the instant did not exist then.
-func (s *Store) pinnedReported(ctx context.Context, p *pinnedFunds, r Registered, asOf fund.Date) (fund.PositionItem, []fund.PositionItem, error) {
+func (s *Analytics) pinnedReported(ctx context.Context, p *pinnedFunds, r Registered, asOf fund.Date) (fund.PositionItem, []fund.PositionItem, error) {
 	if r.RegisteredAt.After(p.at) {
 		return fund.PositionItem{}, nil, unregistered(r)
 	}
@@ -78,7 +78,7 @@ type pageReader struct {
 // for a later page of a read of the latest versions (rd pins the first
 // page's instant and start is a key of the latest read), as known at the
 // pinned instant through pinnedFunds.
-func (s *Store) pageRead(rd fund.Read, asOf fund.Date, start []byte) pageReader {
+func (s *Analytics) pageRead(rd fund.Read, asOf fund.Date, start []byte) pageReader {
 	same := func(k []byte) []byte { return k }
 	switch {
 	case !rd.Past:
@@ -94,7 +94,7 @@ func (s *Store) pageRead(rd fund.Read, asOf fund.Date, start []byte) pageReader 
 
 // latestRead reads a registered position from the latest versions,
 // counting only the items of its row's fund and investor.
-func (s *Store) latestRead(asOf fund.Date) positionRead {
+func (s *Analytics) latestRead(asOf fund.Date) positionRead {
 	return func(ctx context.Context, r Registered) (fund.PositionItem, []fund.PositionItem, error) {
 		return s.reported(ctx, r.PositionID, asOf, &r, anyone)
 	}

@@ -68,18 +68,19 @@ type Reader interface {
 	InvestorPositions(ctx context.Context, v fund.Viewer, inv string, limit int, start []byte) ([]fund.Registered, []byte, error)
 }
 
-// Store answers the position routes from what a Reader reads.
-type Store struct {
+// Analytics computes what the position routes answer (summaries, cash
+// flows, performance, reconciliation) from what a Reader reads.
+type Analytics struct {
 	r Reader
 	// Freshness is how long a NAV stays fresh after its statement's
-	// period end (DefaultFreshness from NewStore; serve sets
+	// period end (DefaultFreshness from NewAnalytics; serve sets
 	// FUNDSVC_NAV_STALE_AFTER).
 	Freshness Freshness
 }
 
-// NewStore returns a Store reading through r (a *store.Store in the
-// service).
-func NewStore(r Reader) *Store { return &Store{r: r, Freshness: DefaultFreshness} }
+// NewAnalytics returns an Analytics reading through r (a *store.Store in
+// the service).
+func NewAnalytics(r Reader) *Analytics { return &Analytics{r: r, Freshness: DefaultFreshness} }
 
 // Registered is a position as the fund partition records it: one fund plus
 // one investor.
@@ -98,7 +99,7 @@ type Registered = fund.Registered
 // is empty and the position is unknown or refused; a visible position with
 // none of the kind asked for is an empty page. Telling those apart costs
 // one more Query, which a refused position pays too.
-func (s *Store) Items(ctx context.Context, rd fund.Read, pos string, kind fund.ItemKind, limit int, start []byte) ([]fund.PositionItem, []byte, error) {
+func (s *Analytics) Items(ctx context.Context, rd fund.Read, pos string, kind fund.ItemKind, limit int, start []byte) ([]fund.PositionItem, []byte, error) {
 	if rd.Past && (start == nil || IsKnownAtKey(start)) {
 		return s.itemsKnownAt(ctx, pos, kind, rd.KnownAt, limit, start, rd.Viewer)
 	}
@@ -115,8 +116,8 @@ type Owned interface {
 // documents, as Reader.PositionItems does, in the form T.
 type ItemsReader[T Owned] func(ctx context.Context, pos string, kind fund.ItemKind, limit int, start []byte) ([]T, []byte, error)
 
-// VisibleItems is Store.Items over read, whose items are of any form that
-// names its owner; Store.Items reads decoded items, the API's position read
+// VisibleItems is Analytics.Items over read, whose items are of any form that
+// names its owner; Analytics.Items reads decoded items, the API's position read
 // stored ones whose answers it memoizes.
 func VisibleItems[T Owned](ctx context.Context, read ItemsReader[T], v fund.Viewer, pos string, kind fund.ItemKind, limit int, start []byte) ([]T, []byte, error) {
 	notFound := fund.Errorf(fund.ENOTFOUND, "position %s not found", pos)
@@ -153,7 +154,7 @@ func VisibleItems[T Owned](ctx context.Context, read ItemsReader[T], v fund.View
 // CapitalCallIn returns a position's capital call in one document as rd
 // sees it: the latest, or as known at rd's instant (capitalCallKnownAt).
 // It returns ENOTFOUND if there is none or rd's viewer may not read it.
-func (s *Store) CapitalCallIn(ctx context.Context, rd fund.Read, pos, doc string) (fund.PositionItem, error) {
+func (s *Analytics) CapitalCallIn(ctx context.Context, rd fund.Read, pos, doc string) (fund.PositionItem, error) {
 	if rd.Past {
 		return s.capitalCallKnownAt(ctx, pos, doc, rd.KnownAt, rd.Viewer)
 	}
@@ -168,12 +169,12 @@ func (s *Store) CapitalCallIn(ctx context.Context, rd fund.Read, pos, doc string
 // may read, resuming at start, with a bounded read (see
 // store.Store.InvestorPositions). A page ends after its last position; it
 // may hold fewer than limit (even none) with a key to go on from.
-func (s *Store) VisibleOfInvestor(ctx context.Context, v fund.Viewer, inv string, limit int, start []byte) ([]Registered, []byte, error) {
+func (s *Analytics) VisibleOfInvestor(ctx context.Context, v fund.Viewer, inv string, limit int, start []byte) ([]Registered, []byte, error) {
 	return s.r.InvestorPositions(ctx, v, inv, limit, start)
 }
 
 // OfFund lists a fund's positions, one page at a time.
-func (s *Store) OfFund(ctx context.Context, fundID string, limit int, start []byte) ([]Registered, []byte, error) {
+func (s *Analytics) OfFund(ctx context.Context, fundID string, limit int, start []byte) ([]Registered, []byte, error) {
 	return s.r.FundPositions(ctx, fundID, limit, start)
 }
 

@@ -23,7 +23,7 @@ import (
 // costs what an unknown one does. It returns the identity of the position
 // (fund, investor, currency) read from any of its items, and ENOTFOUND if
 // no document reports it or v may not read it.
-func (s *Store) reported(ctx context.Context, pos string, asOf fund.Date, owner *Registered, v fund.Viewer) (fund.PositionItem, []fund.PositionItem, error) {
+func (s *Analytics) reported(ctx context.Context, pos string, asOf fund.Date, owner *Registered, v fund.Viewer) (fund.PositionItem, []fund.PositionItem, error) {
 	latest, err := s.r.AllPositionItems(ctx, pos)
 	if err != nil {
 		return fund.PositionItem{}, nil, err
@@ -73,7 +73,7 @@ func (s *Store) reported(ctx context.Context, pos string, asOf fund.Date, owner 
 // further one: a position it may not read is ENOTFOUND, as an unknown one,
 // at the same cost. A position whose documents all come later has a
 // summary of zeros.
-func (s *Store) Summary(ctx context.Context, rd fund.Read, pos string, asOf fund.Date) (Summary, error) {
+func (s *Analytics) Summary(ctx context.Context, rd fund.Read, pos string, asOf fund.Date) (Summary, error) {
 	identity, items, err := s.reportedAs(ctx, rd, pos, asOf)
 	if err != nil {
 		return Summary{}, err
@@ -83,7 +83,7 @@ func (s *Store) Summary(ctx context.Context, rd fund.Read, pos string, asOf fund
 
 // reportedAs is reported, or reportedKnownAt as known at rd's instant, for
 // rd's viewer.
-func (s *Store) reportedAs(ctx context.Context, rd fund.Read, pos string, asOf fund.Date) (fund.PositionItem, []fund.PositionItem, error) {
+func (s *Analytics) reportedAs(ctx context.Context, rd fund.Read, pos string, asOf fund.Date) (fund.PositionItem, []fund.PositionItem, error) {
 	if rd.Past {
 		return s.reportedKnownAtIn(ctx, pos, asOf, rd.KnownAt, rd.Viewer, nil, nil)
 	}
@@ -103,7 +103,7 @@ func summed(pos string, asOf fund.Date, identity fund.PositionItem, items []fund
 }
 
 // evaluated is Evaluate of a position's items, named by its identity.
-func (s *Store) evaluated(pos string, asOf fund.Date, identity fund.PositionItem, items []fund.PositionItem) Performance {
+func (s *Analytics) evaluated(pos string, asOf fund.Date, identity fund.PositionItem, items []fund.PositionItem) Performance {
 	p := Evaluate(pos, asOf, items, s.Freshness)
 	p.FundID, p.InvestorID, p.Currency = identity.FundID, identity.InvestorID, identity.Currency
 	return p
@@ -114,7 +114,7 @@ func (s *Store) evaluated(pos string, asOf fund.Date, identity fund.PositionItem
 // Summary reads. Flows of one date are ordered contributions first, then
 // by document. It returns ENOTFOUND if no document reports the position,
 // or rd's viewer may not read it.
-func (s *Store) Cashflows(ctx context.Context, rd fund.Read, pos string, asOf fund.Date) (fund.PositionItem, []Cashflow, error) {
+func (s *Analytics) Cashflows(ctx context.Context, rd fund.Read, pos string, asOf fund.Date) (fund.PositionItem, []Cashflow, error) {
 	identity, items, err := s.reportedAs(ctx, rd, pos, asOf)
 	if err != nil {
 		return fund.PositionItem{}, nil, err
@@ -131,7 +131,7 @@ func (s *Store) Cashflows(ctx context.Context, rd fund.Read, pos string, asOf fu
 // read, so nothing else may be added in. Positions no document reports are
 // left out. It returns ENOTFOUND if, on the first page, no position is
 // left.
-func (s *Store) InvestorSummary(ctx context.Context, rd fund.Read, inv string, asOf fund.Date, limit int, start []byte) (InvestorSummary, []byte, error) {
+func (s *Analytics) InvestorSummary(ctx context.Context, rd fund.Read, inv string, asOf fund.Date, limit int, start []byte) (InvestorSummary, []byte, error) {
 	pr := s.pageRead(rd, asOf, start)
 	regs, next, err := s.VisibleOfInvestor(ctx, rd.Viewer, inv, limit, pr.start)
 	if err != nil {
@@ -170,7 +170,7 @@ func (s *Store) InvestorSummary(ctx context.Context, rd fund.Read, inv string, a
 // each document counted at its latest version dated on or before it, read
 // as Summary reads: rd's viewer decides right after the first read, and a
 // refused position returns ENOTFOUND at the cost of an unknown one.
-func (s *Store) Performance(ctx context.Context, rd fund.Read, pos string, asOf fund.Date) (Performance, error) {
+func (s *Analytics) Performance(ctx context.Context, rd fund.Read, pos string, asOf fund.Date) (Performance, error) {
 	identity, items, err := s.reportedAs(ctx, rd, pos, asOf)
 	if err != nil {
 		return Performance{}, err
@@ -196,7 +196,7 @@ type InvestorPerformance struct {
 // investor, at most 8 positions read at a time), and pools the page's
 // positions per currency. It returns the key of the next page, and
 // ENOTFOUND if, on the first page, no position is left.
-func (s *Store) InvestorPerformance(ctx context.Context, rd fund.Read, inv string, asOf fund.Date, limit int, start []byte) (InvestorPerformance, []byte, error) {
+func (s *Analytics) InvestorPerformance(ctx context.Context, rd fund.Read, inv string, asOf fund.Date, limit int, start []byte) (InvestorPerformance, []byte, error) {
 	pr := s.pageRead(rd, asOf, start)
 	regs, next, err := s.VisibleOfInvestor(ctx, rd.Viewer, inv, limit, pr.start)
 	if err != nil {
@@ -214,7 +214,7 @@ func (s *Store) InvestorPerformance(ctx context.Context, rd fund.Read, inv strin
 
 // evaluatedBy reads a registered position's performance on asOf from the
 // items read finds.
-func (s *Store) evaluatedBy(asOf fund.Date, read positionRead) func(context.Context, Registered) (Performance, error) {
+func (s *Analytics) evaluatedBy(asOf fund.Date, read positionRead) func(context.Context, Registered) (Performance, error) {
 	return func(ctx context.Context, r Registered) (Performance, error) {
 		identity, items, err := read(ctx, r)
 		if err != nil {
@@ -227,7 +227,7 @@ func (s *Store) evaluatedBy(asOf fund.Date, read positionRead) func(context.Cont
 // performances reads the performance of each registered position with
 // read, 8 at a time, and returns those some document reports, by position
 // ID.
-func (s *Store) performances(ctx context.Context, regs []Registered, read func(context.Context, Registered) (Performance, error)) ([]Performance, error) {
+func (s *Analytics) performances(ctx context.Context, regs []Registered, read func(context.Context, Registered) (Performance, error)) ([]Performance, error) {
 	perfs := make([]*Performance, len(regs))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(8)
@@ -287,7 +287,7 @@ type FundPerformance struct {
 // has more than maxPositions positions; then each position as
 // InvestorPerformance does, 8 at a time. It returns ENOTFOUND for a fund
 // with no positions. As known at rd's instant: fundPerformanceKnownAt.
-func (s *Store) FundPerformance(ctx context.Context, rd fund.Read, fundID string, asOf fund.Date, maxPositions int) (FundPerformance, error) {
+func (s *Analytics) FundPerformance(ctx context.Context, rd fund.Read, fundID string, asOf fund.Date, maxPositions int) (FundPerformance, error) {
 	if rd.Past {
 		return s.fundPerformanceKnownAt(ctx, fundID, asOf, rd.KnownAt, maxPositions)
 	}
@@ -295,7 +295,7 @@ func (s *Store) FundPerformance(ctx context.Context, rd fund.Read, fundID string
 }
 
 // fundPerformance is FundPerformance reading each position with read.
-func (s *Store) fundPerformance(ctx context.Context, fundID string, asOf fund.Date, maxPositions int, read func(context.Context, Registered) (Performance, error)) (FundPerformance, error) {
+func (s *Analytics) fundPerformance(ctx context.Context, fundID string, asOf fund.Date, maxPositions int, read func(context.Context, Registered) (Performance, error)) (FundPerformance, error) {
 	var regs []Registered
 	var start []byte
 	for {
@@ -342,7 +342,7 @@ type DocumentReconciliation struct {
 // caller checks first) answers an empty page. As known at rd's instant,
 // version is the document's version known then:
 // documentReconciliationKnownAt; otherwise only its ID is read.
-func (s *Store) DocumentReconciliation(ctx context.Context, rd fund.Read, version fund.DocumentHeader, limit int, start []byte) (DocumentReconciliation, []byte, error) {
+func (s *Analytics) DocumentReconciliation(ctx context.Context, rd fund.Read, version fund.DocumentHeader, limit int, start []byte) (DocumentReconciliation, []byte, error) {
 	if rd.Past {
 		return s.documentReconciliationKnownAt(ctx, version, rd.KnownAt, limit, start)
 	}
@@ -361,7 +361,7 @@ func (s *Store) DocumentReconciliation(ctx context.Context, rd fund.Read, versio
 // reconcileAll reconciles each statement with the items read counts for
 // its position on the statement's date, of the statement's fund and
 // investor (owner), 8 statements at a time.
-func (s *Store) reconcileAll(ctx context.Context, doc string, statements []fund.PositionItem, read func(context.Context, *fund.PositionItem, *Registered) ([]fund.PositionItem, error)) (DocumentReconciliation, error) {
+func (s *Analytics) reconcileAll(ctx context.Context, doc string, statements []fund.PositionItem, read func(context.Context, *fund.PositionItem, *Registered) ([]fund.PositionItem, error)) (DocumentReconciliation, error) {
 	out := DocumentReconciliation{DocumentID: doc, Reconciliations: make([]Reconciliation, len(statements))}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(8)

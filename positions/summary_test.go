@@ -25,14 +25,14 @@ func date(s string) fund.Date { return fund.MustDate(s) }
 // clock is the time of every write.
 var clock = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
-// handWritten is a positions.Store over the hand-worked documents (see
+// handWritten is a positions.Analytics over the hand-worked documents (see
 // positionstest.HandFixtures), and the memory it reads.
-func handWritten() (*positions.Store, *positionstest.Memory) {
+func handWritten() (*positions.Analytics, *positionstest.Memory) {
 	m := positionstest.NewMemory(clock)
 	for _, d := range positionstest.HandFixtures() {
 		m.Restate(d)
 	}
-	return positions.NewStore(m), m
+	return positions.NewAnalytics(m), m
 }
 
 // want is a summary's figures as strings; "" is an absent figure.
@@ -377,7 +377,7 @@ func TestSummariesEqualAStraightforwardSum(t *testing.T) {
 		positionIDs := []string{prefix + "P0", prefix + "P1", prefix + "P2"}
 		written := map[string][]fund.Document{} // document → its versions, in order
 		m := positionstest.NewMemory(clock)
-		ps := positions.NewStore(m)
+		ps := positions.NewAnalytics(m)
 
 		for v := 0; v < 10; v++ {
 			docID := fmt.Sprintf("%sD%d", prefix, rng.IntN(4))
@@ -742,7 +742,7 @@ func TestReportedFiguresAreTheMostRecentByDate(t *testing.T) {
 	doc("U4", fund.KindCapitalCallNotice, "2024-09-30", fund.Position{CapitalCall: call("150000", "2024-10-15"), UnfundedCommitment: unfunded("700000", "1200000")})
 	doc("S4", fund.KindCapitalAccountStatement, "2024-12-31", fund.Position{CapitalAccount: statement("2024-10-01", "350000", "150000", "500000", "1200000", "850000", "", "700000"),
 		UnfundedCommitment: unfunded("650000", "1200000")})
-	ps := positions.NewStore(m)
+	ps := positions.NewAnalytics(m)
 
 	nothingDistributed := want{returned: "0.00", gross: "0.00", grossPending: "0.00", grossCompleted: "0.00", withheld: "0.00", net: "0.00",
 		recallable: "0.00", dpi: "0.000000", curr: "USD"}

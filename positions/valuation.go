@@ -217,7 +217,7 @@ func statementOf(it *fund.PositionItem) *fund.CapitalAccount {
 
 // Evaluate works out a position's performance on asOf (never zero) from
 // the items its documents report on that date, each document at its latest
-// version dated on or before it (what Store.Performance reads), its
+// version dated on or before it (what Analytics.Performance reads), its
 // NAV's staleness judged by fresh. Items of other positions must not be
 // passed. The conventions are in
 // docs/analytics.md, "Performance: NAV, net IRR and multiples":

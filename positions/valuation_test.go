@@ -18,9 +18,10 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// performanceStore is a positions.Store over positionstest.PerformanceFixtures,
-// each document first held to what the API accepts.
-func performanceStore(t *testing.T) (*positions.Store, *positionstest.Memory) {
+// performanceAnalytics is a positions.Analytics over
+// positionstest.PerformanceFixtures, each document first held to what the
+// API accepts.
+func performanceAnalytics(t *testing.T) (*positions.Analytics, *positionstest.Memory) {
 	t.Helper()
 	m := positionstest.NewMemory(clock)
 	for _, d := range positionstest.PerformanceFixtures() {
@@ -30,7 +31,7 @@ func performanceStore(t *testing.T) (*positions.Store, *positionstest.Memory) {
 		}
 		m.Restate(d)
 	}
-	return positions.NewStore(m), m
+	return positions.NewAnalytics(m), m
 }
 
 // libreOfficeIRRs reads what LibreOffice Calc 7.4.7.2 (Debian 12's
@@ -256,7 +257,7 @@ var (
 // less paid-in. An IRR over less than 365 days is not annualised (the
 // GIPS standards): it has a cumulative return and no rate.
 func TestPerformanceWorkedOutByHand(t *testing.T) {
-	ps, m := performanceStore(t)
+	ps, m := performanceAnalytics(t)
 	ctx := context.Background()
 	for _, c := range []struct {
 		name, pos, asOf string
@@ -428,7 +429,7 @@ const (
 )
 
 func TestPoolingWorkedOutByHand(t *testing.T) {
-	ps, m := performanceStore(t)
+	ps, m := performanceAnalytics(t)
 	ctx := context.Background()
 	asOf := date("2023-09-30")
 
@@ -565,7 +566,7 @@ func TestPoolingWorkedOutByHand(t *testing.T) {
 }
 
 func TestDocumentReconciliationWorkedOutByHand(t *testing.T) {
-	ps, m := performanceStore(t)
+	ps, m := performanceAnalytics(t)
 	ctx := context.Background()
 
 	t.Run("a statement document reconciles each position's statement of its latest version", func(t *testing.T) {
@@ -629,7 +630,7 @@ func TestDocumentReconciliationWorkedOutByHand(t *testing.T) {
 // TestARefusedPositionsPerformanceCostsWhatAnUnknownOnes: allow decides on
 // the first read, before S2's history, which Q1 needs on 2023-04-15.
 func TestARefusedPositionsPerformanceCostsWhatAnUnknownOnes(t *testing.T) {
-	ps, m := performanceStore(t)
+	ps, m := performanceAnalytics(t)
 	ctx := context.Background()
 	asOf := date("2023-04-15")
 	// Another investor than INV_P1, whose Q1 is.
@@ -657,7 +658,7 @@ func TestARefusedPositionsPerformanceCostsWhatAnUnknownOnes(t *testing.T) {
 // down with the recall, and its call outside commitment, paid in, moves it
 // not at all.
 func TestSummariesFollowEachLinesEffectOnUnfunded(t *testing.T) {
-	ps, _ := performanceStore(t)
+	ps, _ := performanceAnalytics(t)
 	for _, c := range []struct {
 		asOf                                             string
 		paid, recallable, computed, reported, difference string
@@ -765,7 +766,7 @@ func restated(docs []fund.Document, id string) fund.Document {
 // unfunded commitment computed counts it, and the summary's DPI is the
 // performance's.
 func TestAPendingCallIsCalledAndOutstandingButNotPaidIn(t *testing.T) {
-	ps, m := performanceStore(t)
+	ps, m := performanceAnalytics(t)
 	ctx := context.Background()
 	type want struct {
 		asOf, called, paidIn, outstanding, dpi, tvpi, computed string
@@ -907,7 +908,7 @@ func TestAPendingCallIsCalledAndOutstandingButNotPaidIn(t *testing.T) {
 //	X2 2025-05-01  distribution 12,000 completed, paid 2025-06-15: gain 12,000
 func TestTheSummaryAndThePerformanceHaveOneDPI(t *testing.T) {
 	m := positionstest.NewMemory(clock)
-	ps := positions.NewStore(m)
+	ps := positions.NewAnalytics(m)
 	ctx := context.Background()
 	doc := func(id string, kind fund.Kind, asOf string, p fund.Position) fund.Document {
 		p.ID, p.InvestorID = "PE", "INV_E"

@@ -121,7 +121,7 @@ func TestAnEventSplitIntoPartsReadsWhole(t *testing.T) {
 			t.Fatalf("Event of version %d names %d positions, want %d", v, len(got), len(w))
 		}
 	}
-	page, err := s.EventsAfter(ctx, EventCursor{}, 10, EventFilter{Until: s.Now().Add(time.Minute)})
+	page, err := s.EventsAfter(ctx, fund.EventCursor{}, 10, fund.EventFilter{Until: s.Now().Add(time.Minute)})
 	if err != nil {
 		t.Fatal(err)
 	}

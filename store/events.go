@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -31,109 +30,14 @@ import (
 // those keys in time order, never a Scan. docs/events.md describes the
 // order, the watermark, the scoping and the cost.
 
-// EventCursor is a place in the feed, in commit order: right after the
-// event of (DocumentID, Version) committed at At or, when DocumentID is
-// empty, right after every event committed at or before At. The zero
-// cursor is the beginning of the feed.
-type EventCursor struct {
-	At         time.Time
-	DocumentID string
-	Version    int
-}
-
-// IsZero reports whether c is the beginning of the feed.
-func (c EventCursor) IsZero() bool { return c.At.IsZero() && c.DocumentID == "" }
-
-// String is c in a form ParseEventCursor reads back: what a caller stores.
-// The zero cursor is "".
-func (c EventCursor) String() string {
-	if c.IsZero() {
-		return ""
-	}
-	s := c.At.UTC().Format(time.RFC3339Nano)
-	if c.DocumentID != "" {
-		s += "|" + c.DocumentID + "|" + strconv.Itoa(c.Version)
-	}
-	return s
-}
-
-// ParseEventCursor reads a cursor String wrote ("" is the beginning). It
-// returns EINVALID for anything else.
-func ParseEventCursor(s string) (EventCursor, error) {
-	if s == "" {
-		return EventCursor{}, nil
-	}
-	bad := fund.Invalid("cursor", "is not an event cursor")
-	parts := strings.Split(s, "|")
-	at, err := time.Parse(time.RFC3339Nano, parts[0])
-	if err != nil || (len(parts) != 1 && len(parts) != 3) {
-		return EventCursor{}, bad
-	}
-	c := EventCursor{At: at.UTC()}
-	if len(parts) == 3 {
-		v, err := strconv.Atoi(parts[2])
-		if err != nil || v < 1 || !fund.ValidID(parts[1]) {
-			return EventCursor{}, bad
-		}
-		c.DocumentID, c.Version = parts[1], v
-	}
-	return c, nil
-}
-
-// after is c's exclusive lower bound as an inclusive one: the lowest sort
-// key after c. An event's key has a fixed form, so no other key begins
+// afterSK is c's exclusive lower bound as an inclusive one: the lowest
+// sort key after c. An event's key has a fixed form, so no other key begins
 // with it, and key + " " is above it and below every key after it.
-func (c EventCursor) after() string {
+func afterSK(c fund.EventCursor) string {
 	if c.DocumentID == "" {
 		return EventsAfterSK(c.At)
 	}
 	return EventOrderSK(c.At, c.DocumentID, c.Version) + " "
-}
-
-// Passed reports whether e is at or before c: a read of the feed after c
-// does not return it.
-func (c EventCursor) Passed(e *fund.Event) bool {
-	return EventOrderSK(e.Timestamp, e.Data.DocumentID, e.Data.Version) < c.after()
-}
-
-// cursorOf is the cursor right after e.
-func cursorOf(e *fund.Event) EventCursor {
-	return EventCursor{At: e.Timestamp, DocumentID: e.Data.DocumentID, Version: e.Data.Version}
-}
-
-// EventFilter narrows a read of the feed.
-type EventFilter struct {
-	// Types keeps the events of these types; none keeps every type.
-	Types []fund.EventType
-	// Funds keeps the events of these funds; none keeps every fund the
-	// reader may read.
-	Funds []string
-	// Until is the last commit instant read; zero is the watermark
-	// (SettledUntil). A later Until reads events that may still be joined
-	// by others committed before them (see EventPage.Watermark).
-	Until time.Time
-}
-
-// EventPage is one page of the feed.
-type EventPage struct {
-	// Events in commit order: by commit instant, then document ID, then
-	// version, so each document's versions are in version order.
-	Events []fund.Event
-	// Next is where the next page starts: right after the page's last
-	// event, or right after Until when the page reached it.
-	Next EventCursor
-	// More says that the page stopped before Until (it is full, or it used
-	// up its Queries): read on from Next at once. Without More, the feed is
-	// read up to Until; read from Next again later for newer events.
-	More bool
-	// Watermark is SettledUntil when the page was read: every event
-	// committed at or before it is in the feed, and none can appear there
-	// later. A page read with an Until after it may be joined later by
-	// events committed before its last ones (a commit in flight, an index
-	// catching up): a caller that reads past the watermark keeps its
-	// persisted cursor at or before the watermark and reads the rest again,
-	// deduplicating by event ID.
-	Watermark time.Time
 }
 
 // MaxEventPage bounds the events of one page.
@@ -170,10 +74,10 @@ const maxFundFeeds = 16
 // most maxEventQueries Queries (or a period's partitions, when more) and
 // holds about MaxEventPageBytes at most. It returns EINVALID for a limit
 // outside 1..MaxEventPage or an unknown type.
-func (s *Store) EventsAfter(ctx context.Context, after EventCursor, limit int, f EventFilter) (EventPage, error) {
+func (s *Store) EventsAfter(ctx context.Context, after fund.EventCursor, limit int, f fund.EventFilter) (fund.EventPage, error) {
 	src, err := s.feedOf(ctx, f.Funds, len(f.Funds) > 0)
 	if err != nil {
-		return EventPage{}, err
+		return fund.EventPage{}, err
 	}
 	return s.readEvents(ctx, after, limit, f, src, nil)
 }
@@ -271,13 +175,13 @@ func utcMonth(t time.Time) time.Time {
 // maxEventScan. The page ends when it holds limit events or about
 // MaxEventPageBytes, when its Queries are spent (maxEventQueries, or a
 // period's partitions), or at until.
-func (s *Store) readEvents(ctx context.Context, after EventCursor, limit int, f EventFilter, src eventSource, keep func(*fund.Event) bool) (EventPage, error) {
+func (s *Store) readEvents(ctx context.Context, after fund.EventCursor, limit int, f fund.EventFilter, src eventSource, keep func(*fund.Event) bool) (fund.EventPage, error) {
 	if limit < 1 || limit > MaxEventPage {
-		return EventPage{}, fund.Invalid("limit", "must be between 1 and %d", MaxEventPage)
+		return fund.EventPage{}, fund.Invalid("limit", "must be between 1 and %d", MaxEventPage)
 	}
 	for _, t := range f.Types {
 		if !t.Valid() {
-			return EventPage{}, fund.Invalid("type", "must be one of %v, got %q", fund.EventTypes, t)
+			return fund.EventPage{}, fund.Invalid("type", "must be one of %v, got %q", fund.EventTypes, t)
 		}
 	}
 	watermark := s.SettledUntil()
@@ -285,20 +189,20 @@ func (s *Store) readEvents(ctx context.Context, after EventCursor, limit int, f 
 	if until.IsZero() {
 		until = watermark
 	}
-	page := EventPage{Next: after, Watermark: watermark, Events: []fund.Event{}}
+	page := fund.EventPage{Next: after, Watermark: watermark, Events: []fund.Event{}}
 	start := after
 	if start.IsZero() {
 		first, ok, err := s.eventsStart(ctx)
 		if err != nil {
-			return EventPage{}, err
+			return fund.EventPage{}, err
 		}
 		if !ok { // no process has ever committed: nothing up to until
 			if !until.After(watermark) {
-				page.Next = EventCursor{At: until}
+				page.Next = fund.EventCursor{At: until}
 			}
 			return page, nil
 		}
-		start = EventCursor{At: first.Add(-time.Nanosecond)}
+		start = fund.EventCursor{At: first.Add(-time.Nanosecond)}
 	}
 	if until.Before(start.At) || (start.DocumentID == "" && until.Equal(start.At)) {
 		return page, nil // nothing between the cursor and until
@@ -313,7 +217,7 @@ func (s *Store) readEvents(ctx context.Context, after EventCursor, limit int, f 
 		}
 		return src.funds == nil || src.funds[it.FundID]
 	}
-	r := eventRead{s: s, src: src, lo: start.after(), hi: EventsAfterSK(until), wanted: wanted, keep: keep, page: &page, limit: limit}
+	r := eventRead{s: s, src: src, lo: afterSK(start), hi: EventsAfterSK(until), wanted: wanted, keep: keep, page: &page, limit: limit}
 	for p := src.period(start.At); !p.After(until); p = src.next(p) {
 		keys := src.keys(p)
 		budget := max(maxEventQueries, len(keys))
@@ -348,7 +252,7 @@ func (s *Store) readEvents(ctx context.Context, after EventCursor, limit int, f 
 				g.Go(func() error { return r.query(gctx, pt, scan) })
 			}
 			if err := g.Wait(); err != nil {
-				return EventPage{}, err
+				return fund.EventPage{}, err
 			}
 			r.queries += len(open)
 			for _, pt := range open {
@@ -369,11 +273,11 @@ func (s *Store) readEvents(ctx context.Context, after EventCursor, limit int, f 
 		}
 		end := src.next(p).Add(-time.Nanosecond)
 		if r.queries >= maxEventQueries && end.Before(until) {
-			page.Next, page.More = EventCursor{At: end}, true
+			page.Next, page.More = fund.EventCursor{At: end}, true
 			return page, nil
 		}
 	}
-	page.Next = EventCursor{At: until}
+	page.Next = fund.EventCursor{At: until}
 	return page, nil
 }
 
@@ -384,7 +288,7 @@ type eventRead struct {
 	lo, hi  string
 	wanted  func(*eventItem) bool
 	keep    func(*fund.Event) bool
-	page    *EventPage
+	page    *fund.EventPage
 	limit   int
 	queries int
 	bytes   int
@@ -463,12 +367,12 @@ func (r *eventRead) boundSK(parts []*eventPart) string {
 // and every event up to it listed: its lowest last item, or, when one of
 // them has read none of p, the page's cursor or the end of the period
 // before p, whichever is later.
-func (r *eventRead) bound(parts []*eventPart, p time.Time) EventCursor {
+func (r *eventRead) bound(parts []*eventPart, p time.Time) fund.EventCursor {
 	if low, unread := lowestRead(parts); !unread && low != nil {
-		return EventCursor{At: low.CommittedAt.UTC(), DocumentID: low.DocumentID, Version: low.Version}
+		return fund.EventCursor{At: low.CommittedAt.UTC(), DocumentID: low.DocumentID, Version: low.Version}
 	}
-	before := EventCursor{At: p.Add(-time.Nanosecond)}
-	if before.after() < r.page.Next.after() {
+	before := fund.EventCursor{At: p.Add(-time.Nanosecond)}
+	if afterSK(before) < afterSK(r.page.Next) {
 		return r.page.Next
 	}
 	return before
@@ -492,7 +396,7 @@ func (r *eventRead) list(ctx context.Context, items []eventItem) (full bool, err
 			return true, nil
 		}
 		r.page.Events = append(r.page.Events, e)
-		r.page.Next, r.bytes = cursorOf(&e), r.bytes+size
+		r.page.Next, r.bytes = fund.CursorAfter(&e), r.bytes+size
 		if len(r.page.Events) == r.limit || r.bytes >= MaxEventPageBytes {
 			r.page.More = true
 			return true, nil
@@ -770,7 +674,7 @@ func (s *Store) eventsStart(ctx context.Context) (first time.Time, ok bool, err 
 // positions: its positions are read first (Queries of GSI2 INVESTOR#<inv>,
 // one per 1,000 positions), then the feeds of their funds (GSI2), whose
 // events of other investors' positions are read and passed over.
-func (r View) EventsAfter(ctx context.Context, after EventCursor, limit int, f EventFilter) (EventPage, error) {
+func (r View) EventsAfter(ctx context.Context, after fund.EventCursor, limit int, f fund.EventFilter) (fund.EventPage, error) {
 	switch {
 	case r.rd.Investor != "":
 		mine := map[string]bool{}
@@ -779,7 +683,7 @@ func (r View) EventsAfter(ctx context.Context, after EventCursor, limit int, f E
 		for {
 			ps, next, err := r.s.InvestorPositions(ctx, r.rd.Viewer, r.rd.Investor, MaxEventPage, start)
 			if err != nil {
-				return EventPage{}, err
+				return fund.EventPage{}, err
 			}
 			for _, p := range ps {
 				mine[p.PositionID] = true
@@ -802,7 +706,7 @@ func (r View) EventsAfter(ctx context.Context, after EventCursor, limit int, f E
 		}
 		src, err := r.s.feedOf(ctx, uniq(funds), true)
 		if err != nil {
-			return EventPage{}, err
+			return fund.EventPage{}, err
 		}
 		return r.s.readEvents(ctx, after, limit, f, src, own)
 	case r.rd.AllFunds:
@@ -810,7 +714,7 @@ func (r View) EventsAfter(ctx context.Context, after EventCursor, limit int, f E
 	default:
 		for _, id := range f.Funds {
 			if err := r.FundVisible(id); err != nil {
-				return EventPage{}, err
+				return fund.EventPage{}, err
 			}
 		}
 		funds := f.Funds
@@ -819,7 +723,7 @@ func (r View) EventsAfter(ctx context.Context, after EventCursor, limit int, f E
 		}
 		src, err := r.s.feedOf(ctx, funds, true)
 		if err != nil {
-			return EventPage{}, err
+			return fund.EventPage{}, err
 		}
 		return r.s.readEvents(ctx, after, limit, f, src, nil)
 	}

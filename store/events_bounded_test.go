@@ -26,9 +26,9 @@ func feedEvent(doc, fundID string, v int, typ fund.EventType, at time.Time, ps .
 
 // pagedQueries reads the feed through read page by page, and returns every
 // event, the pages and the most Queries a page made.
-func pagedQueries(t *testing.T, e *fundtest.Env, read func(after store.EventCursor) (store.EventPage, error)) (events []fund.Event, pages, most int) {
+func pagedQueries(t *testing.T, e *fundtest.Env, read func(after fund.EventCursor) (fund.EventPage, error)) (events []fund.Event, pages, most int) {
 	t.Helper()
-	var after store.EventCursor
+	var after fund.EventCursor
 	for {
 		e.Counter.Reset()
 		page, err := read(after)
@@ -81,12 +81,12 @@ func TestFilteredFeedPagesCostBoundedQueries(t *testing.T) {
 	if err := e.Store.PutEventsForTest(ctx, es); err != nil {
 		t.Fatal(err)
 	}
-	until := store.EventFilter{Until: day.Add(24 * time.Hour)}
+	until := fund.EventFilter{Until: day.Add(24 * time.Hour)}
 
 	t.Run("one fund among many", func(t *testing.T) {
 		f := until
 		f.Funds = []string{"F007"}
-		got, _, most := pagedQueries(t, e, func(after store.EventCursor) (store.EventPage, error) {
+		got, _, most := pagedQueries(t, e, func(after fund.EventCursor) (fund.EventPage, error) {
 			return e.Store.EventsAfter(ctx, after, 1, f)
 		})
 		if ids := eventIDs(got); len(ids) != 1 || ids[0] != "evt_D0007_v2" {
@@ -99,7 +99,7 @@ func TestFilteredFeedPagesCostBoundedQueries(t *testing.T) {
 	t.Run("a type that one event has", func(t *testing.T) {
 		f := until
 		f.Types = []fund.EventType{fund.EventDocumentVoided}
-		got, pages, most := pagedQueries(t, e, func(after store.EventCursor) (store.EventPage, error) {
+		got, pages, most := pagedQueries(t, e, func(after fund.EventCursor) (fund.EventPage, error) {
 			return e.Store.EventsAfter(ctx, after, 1, f)
 		})
 		if ids := eventIDs(got); len(ids) != 1 || ids[0] != "evt_D1100_v2" {
@@ -111,7 +111,7 @@ func TestFilteredFeedPagesCostBoundedQueries(t *testing.T) {
 	})
 	t.Run("a token naming 300 funds", func(t *testing.T) {
 		admin := e.Store.As(fund.Latest(fund.Viewer{Funds: funds}))
-		got, pages, most := pagedQueries(t, e, func(after store.EventCursor) (store.EventPage, error) {
+		got, pages, most := pagedQueries(t, e, func(after fund.EventCursor) (fund.EventPage, error) {
 			return admin.EventsAfter(ctx, after, 1000, until)
 		})
 		if len(got) != 1200 {
@@ -125,7 +125,7 @@ func TestFilteredFeedPagesCostBoundedQueries(t *testing.T) {
 	t.Run("300 funds and a type", func(t *testing.T) {
 		f := until
 		f.Types = []fund.EventType{fund.EventDocumentVoided}
-		_, _, most := pagedQueries(t, e, func(after store.EventCursor) (store.EventPage, error) {
+		_, _, most := pagedQueries(t, e, func(after fund.EventCursor) (fund.EventPage, error) {
 			return e.Store.As(fund.Latest(fund.Viewer{Funds: funds})).EventsAfter(ctx, after, 1, f)
 		})
 		if most > 64 {
@@ -154,10 +154,10 @@ func TestAFeedPageIsBoundedInBytes(t *testing.T) {
 	if err := e.Store.PutEventsForTest(ctx, es); err != nil {
 		t.Fatal(err)
 	}
-	var after store.EventCursor
+	var after fund.EventCursor
 	var ids []string
 	for pages := 1; ; pages++ {
-		page, err := e.Store.EventsAfter(ctx, after, store.MaxEventPage, store.EventFilter{Funds: []string{"F1"}, Until: day.Add(time.Hour)})
+		page, err := e.Store.EventsAfter(ctx, after, store.MaxEventPage, fund.EventFilter{Funds: []string{"F1"}, Until: day.Add(time.Hour)})
 		if err != nil {
 			t.Fatal(err)
 		}

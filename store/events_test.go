@@ -27,10 +27,10 @@ func setClock(e *fundtest.Env, at time.Time) *clock {
 
 // readFeed reads every event of the feed through read, page by page, and
 // returns them with the pages' count.
-func readFeed(t *testing.T, read func(after store.EventCursor) (store.EventPage, error)) ([]fund.Event, int) {
+func readFeed(t *testing.T, read func(after fund.EventCursor) (fund.EventPage, error)) ([]fund.Event, int) {
 	t.Helper()
 	var out []fund.Event
-	var after store.EventCursor
+	var after fund.EventCursor
 	for pages := 1; ; pages++ {
 		page, err := read(after)
 		if err != nil {
@@ -50,9 +50,9 @@ func readFeed(t *testing.T, read func(after store.EventCursor) (store.EventPage,
 	}
 }
 
-func everything(s *store.Store, limit int) func(store.EventCursor) (store.EventPage, error) {
-	return func(after store.EventCursor) (store.EventPage, error) {
-		return s.EventsAfter(ctx, after, limit, store.EventFilter{Until: s.Now().Add(time.Minute)})
+func everything(s *store.Store, limit int) func(fund.EventCursor) (fund.EventPage, error) {
+	return func(after fund.EventCursor) (fund.EventPage, error) {
+		return s.EventsAfter(ctx, after, limit, fund.EventFilter{Until: s.Now().Add(time.Minute)})
 	}
 }
 
@@ -217,8 +217,8 @@ func TestTheFeedIsInCommitOrderAcrossDaysShardsAndFunds(t *testing.T) {
 
 	// Each fund's feed (GSI2 by month) is the feed of every fund, filtered.
 	for _, f := range []string{"F0", "F1", "F2"} {
-		got, _ := readFeed(t, func(after store.EventCursor) (store.EventPage, error) {
-			return e.Store.EventsAfter(ctx, after, 3, store.EventFilter{Funds: []string{f}, Until: e.Store.Now()})
+		got, _ := readFeed(t, func(after fund.EventCursor) (fund.EventPage, error) {
+			return e.Store.EventsAfter(ctx, after, 3, fund.EventFilter{Funds: []string{f}, Until: e.Store.Now()})
 		})
 		var want []string
 		for _, ev := range all {
@@ -231,22 +231,22 @@ func TestTheFeedIsInCommitOrderAcrossDaysShardsAndFunds(t *testing.T) {
 		}
 	}
 	// A type filter keeps the order and only that type.
-	created, _ := readFeed(t, func(after store.EventCursor) (store.EventPage, error) {
-		return e.Store.EventsAfter(ctx, after, 5, store.EventFilter{Types: []fund.EventType{fund.EventDocumentCreated}, Until: e.Store.Now()})
+	created, _ := readFeed(t, func(after fund.EventCursor) (fund.EventPage, error) {
+		return e.Store.EventsAfter(ctx, after, 5, fund.EventFilter{Types: []fund.EventType{fund.EventDocumentCreated}, Until: e.Store.Now()})
 	})
 	if len(created) != 9 || created[0].ID != "evt_DOC_0_v1" {
 		t.Errorf("created events: %v", eventIDs(created))
 	}
 	// A cursor persisted as a string resumes where it was.
-	page, err := e.Store.EventsAfter(ctx, store.EventCursor{}, 10, store.EventFilter{Until: e.Store.Now()})
+	page, err := e.Store.EventsAfter(ctx, fund.EventCursor{}, 10, fund.EventFilter{Until: e.Store.Now()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	resumed, err := store.ParseEventCursor(page.Next.String())
+	resumed, err := fund.ParseEventCursor(page.Next.String())
 	if err != nil || resumed != page.Next {
 		t.Fatalf("cursor %q read back as %v, %v", page.Next.String(), resumed, err)
 	}
-	rest, err := e.Store.EventsAfter(ctx, resumed, 1, store.EventFilter{Until: e.Store.Now()})
+	rest, err := e.Store.EventsAfter(ctx, resumed, 1, fund.EventFilter{Until: e.Store.Now()})
 	if err != nil || len(rest.Events) != 1 || rest.Events[0].ID != ids[10] {
 		t.Errorf("after the first 10: %v %v, want %s", rest.Events, err, ids[10])
 	}
@@ -265,15 +265,15 @@ func TestTheFeedStopsAtTheWatermark(t *testing.T) {
 	if _, err := e.Store.Restate(ctx, doc("NEW", "F1", 1, "POS_2"), nil); err != nil {
 		t.Fatal(err)
 	}
-	page, err := e.Store.EventsAfter(ctx, store.EventCursor{}, 10, store.EventFilter{})
+	page, err := e.Store.EventsAfter(ctx, fund.EventCursor{}, 10, fund.EventFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	wm := c.now.Add(-store.ChangeSettleMargin)
-	if !page.Watermark.Equal(wm) || page.More || !slices.Equal(eventIDs(page.Events), []string{"evt_OLD_v1"}) || page.Next != (store.EventCursor{At: wm}) {
+	if !page.Watermark.Equal(wm) || page.More || !slices.Equal(eventIDs(page.Events), []string{"evt_OLD_v1"}) || page.Next != (fund.EventCursor{At: wm}) {
 		t.Fatalf("page at the watermark: %+v, want OLD only, up to %s", page, wm)
 	}
-	eager, err := e.Store.EventsAfter(ctx, page.Next, 10, store.EventFilter{Until: c.now})
+	eager, err := e.Store.EventsAfter(ctx, page.Next, 10, fund.EventFilter{Until: c.now})
 	if err != nil || !slices.Equal(eventIDs(eager.Events), []string{"evt_NEW_v1"}) {
 		t.Fatalf("reading past the watermark: %+v %v", eager, err)
 	}
@@ -281,11 +281,11 @@ func TestTheFeedStopsAtTheWatermark(t *testing.T) {
 	// Local) moves the watermark nearer the present.
 	e.Store.FeedSettle = 5 * time.Second
 	c.now = c.now.Add(4 * time.Second)
-	if early, err := e.Store.EventsAfter(ctx, page.Next, 10, store.EventFilter{}); err != nil || len(early.Events) != 0 || !early.Watermark.Equal(c.now.Add(-5*time.Second)) {
+	if early, err := e.Store.EventsAfter(ctx, page.Next, 10, fund.EventFilter{}); err != nil || len(early.Events) != 0 || !early.Watermark.Equal(c.now.Add(-5*time.Second)) {
 		t.Fatalf("4s after the commit with a 5s settle: %+v %v, want nothing yet", early, err)
 	}
 	c.now = c.now.Add(time.Second)
-	later, err := e.Store.EventsAfter(ctx, page.Next, 10, store.EventFilter{})
+	later, err := e.Store.EventsAfter(ctx, page.Next, 10, fund.EventFilter{})
 	if err != nil || !slices.Equal(eventIDs(later.Events), []string{"evt_NEW_v1"}) {
 		t.Fatalf("once settled: %+v %v", later, err)
 	}
@@ -328,14 +328,14 @@ func TestAnInvestorSeesOnlyEventsOfItsPositionsListingOnlyThem(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	read := func(v fund.Viewer, f store.EventFilter) []fund.Event {
+	read := func(v fund.Viewer, f fund.EventFilter) []fund.Event {
 		f.Until = e.Store.Now()
-		got, _ := readFeed(t, func(after store.EventCursor) (store.EventPage, error) {
+		got, _ := readFeed(t, func(after fund.EventCursor) (fund.EventPage, error) {
 			return e.Store.As(fund.Latest(v)).EventsAfter(ctx, after, 2, f)
 		})
 		return got
 	}
-	inv1 := read(fund.Viewer{Investor: "INV_1"}, store.EventFilter{})
+	inv1 := read(fund.Viewer{Investor: "INV_1"}, fund.EventFilter{})
 	if !slices.Equal(eventIDs(inv1), []string{"evt_BOTH_v1", "evt_OTHER_FUND_v1"}) {
 		t.Fatalf("INV_1 sees %v", eventIDs(inv1))
 	}
@@ -349,19 +349,19 @@ func TestAnInvestorSeesOnlyEventsOfItsPositionsListingOnlyThem(t *testing.T) {
 			t.Errorf("%s lists %v", ev.ID, ev.Data.Positions)
 		}
 	}
-	if got := read(fund.Viewer{Investor: "INV_1"}, store.EventFilter{Funds: []string{"F2"}}); !slices.Equal(eventIDs(got), []string{"evt_OTHER_FUND_v1"}) {
+	if got := read(fund.Viewer{Investor: "INV_1"}, fund.EventFilter{Funds: []string{"F2"}}); !slices.Equal(eventIDs(got), []string{"evt_OTHER_FUND_v1"}) {
 		t.Errorf("INV_1 in F2 sees %v", eventIDs(got))
 	}
-	if got := read(fund.Viewer{Investor: "INV_NONE"}, store.EventFilter{}); len(got) != 0 {
+	if got := read(fund.Viewer{Investor: "INV_NONE"}, fund.EventFilter{}); len(got) != 0 {
 		t.Errorf("an investor without positions sees %v", eventIDs(got))
 	}
-	if got := read(fund.Viewer{Funds: []string{"F2"}}, store.EventFilter{}); !slices.Equal(eventIDs(got), []string{"evt_OTHER_FUND_v1"}) {
+	if got := read(fund.Viewer{Funds: []string{"F2"}}, fund.EventFilter{}); !slices.Equal(eventIDs(got), []string{"evt_OTHER_FUND_v1"}) {
 		t.Errorf("the administrator of F2 sees %v", eventIDs(got))
 	}
-	if _, err := e.Store.As(fund.Latest(fund.Viewer{Funds: []string{"F2"}})).EventsAfter(ctx, store.EventCursor{}, 5, store.EventFilter{Funds: []string{"F1"}}); fund.ErrorCode(err) != fund.ENOTFOUND {
+	if _, err := e.Store.As(fund.Latest(fund.Viewer{Funds: []string{"F2"}})).EventsAfter(ctx, fund.EventCursor{}, 5, fund.EventFilter{Funds: []string{"F1"}}); fund.ErrorCode(err) != fund.ENOTFOUND {
 		t.Errorf("the administrator of F2 asking for F1: %v", err)
 	}
-	if got := read(fund.Viewer{AllFunds: true}, store.EventFilter{}); len(got) != 3 || len(got[0].Data.Positions) != 2 {
+	if got := read(fund.Viewer{AllFunds: true}, fund.EventFilter{}); len(got) != 3 || len(got[0].Data.Positions) != 2 {
 		t.Errorf("an administrator of every fund sees %v", got)
 	}
 }
@@ -383,7 +383,7 @@ func TestEventIDsAndCursorsReadBack(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"x", "2026-01-01T00:00:00Z|D1", "2026-01-01T00:00:00Z|D#1|1", "2026-01-01T00:00:00Z|D1|0"} {
-		if _, err := store.ParseEventCursor(bad); fund.ErrorCode(err) != fund.EINVALID {
+		if _, err := fund.ParseEventCursor(bad); fund.ErrorCode(err) != fund.EINVALID {
 			t.Errorf("cursor %q: %v", bad, err)
 		}
 	}

@@ -3,6 +3,7 @@ package store
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fundsvc/fundsvc/fund"
 )
@@ -71,6 +72,35 @@ func TestHistoryRecordsSortAfterTheLatestView(t *testing.T) {
 	for _, sk := range []string{DocumentLatestSK, CapitalActivityLatestSK, HeadSK, PositionItemSK(fund.CapitalCall, "P1")} {
 		if v, ok := VersionOfSK(sk); ok {
 			t.Errorf("VersionOfSK(%s) = %d, want none", sk, v)
+		}
+	}
+}
+
+// TestACursorPassesWhatTheFeedReadsNoMore holds fund.EventCursor.Passed to
+// the order of the feed's keys: an event is passed exactly when its key is
+// below the cursor's lower bound, the first key a read after the cursor
+// returns.
+func TestACursorPassesWhatTheFeedReadsNoMore(t *testing.T) {
+	at := time.Date(2026, 3, 1, 12, 0, 0, 500, time.UTC)
+	instants := []time.Time{at.Add(-time.Nanosecond), at, at.In(time.FixedZone("X", 3600)), at.Add(time.Nanosecond), at.Add(time.Hour)}
+	docs := []string{"A", "A-1", "A.b", "A:c", "A_d", "AB", "B", "a", "0"}
+	var cursors []fund.EventCursor
+	var events []fund.Event
+	for _, i := range instants {
+		cursors = append(cursors, fund.EventCursor{At: i})
+		for _, d := range docs {
+			for _, v := range []int{1, 2, 9, 10, 11} {
+				cursors = append(cursors, fund.EventCursor{At: i, DocumentID: d, Version: v})
+				events = append(events, fund.Event{Timestamp: i, Data: fund.EventData{DocumentID: d, Version: v}})
+			}
+		}
+	}
+	for _, c := range cursors {
+		for _, e := range events {
+			key := EventOrderSK(e.Timestamp, e.Data.DocumentID, e.Data.Version)
+			if got, want := c.Passed(&e), key < afterSK(c); got != want {
+				t.Fatalf("cursor %q passed the event keyed %s: %v, the key says %v", c, key, got, want)
+			}
 		}
 	}
 }

@@ -50,7 +50,7 @@ func TestPositionsOverTheStoreAnswerAsOverTheModel(t *testing.T) {
 	e := fundtest.New(t)
 	m := positionstest.NewMemory(fundtest.Clock)
 	bothWrite(t, e, m, positionstest.HandFixtures()...)
-	real, model := positions.NewStore(e.Store), positions.NewStore(m)
+	real, model := positions.NewAnalytics(e.Store), positions.NewAnalytics(m)
 	date := fund.MustDate
 
 	same := func(t *testing.T, pos string, asOf fund.Date) {

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/internal/fundtest"
 	"github.com/fundsvc/fundsvc/store"
 )
@@ -14,12 +15,12 @@ import (
 func TestADeliveryLogKeepsTheLastTwentyAttempts(t *testing.T) {
 	e := fundtest.New(t)
 	now := time.Now().UTC().Truncate(time.Millisecond)
-	ep := store.WebhookEndpoint{ID: "wh_log", URL: "https://hooks.example.com/x", Funds: []string{"FUND_A"}, Enabled: true,
+	ep := fund.WebhookEndpoint{ID: "wh_log", URL: "https://hooks.example.com/x", Funds: []string{"FUND_A"}, Enabled: true,
 		SealedSecret: []byte("sealed"), CreatedBy: "test", CreatedAt: now, UpdatedAt: now}
 	if err := e.Store.PutWebhookEndpoint(ctx, ep); err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := e.Store.EnqueueWebhookDelivery(ctx, store.WebhookDelivery{EndpointID: ep.ID, EventID: "evt_1", EventType: "document.created", DocumentID: "DOC_1", Version: 1}, now); err != nil || !ok {
+	if ok, err := e.Store.EnqueueWebhookDelivery(ctx, fund.WebhookDelivery{EndpointID: ep.ID, EventID: "evt_1", EventType: "document.created", DocumentID: "DOC_1", Version: 1}, now); err != nil || !ok {
 		t.Fatalf("enqueue: %v, %v", ok, err)
 	}
 	attempt := func(t *testing.T, i int) {
@@ -32,8 +33,8 @@ func TestADeliveryLogKeepsTheLastTwentyAttempts(t *testing.T) {
 		if ok, err := e.Store.ClaimWebhookDelivery(ctx, pending[0], "instance-1", at, at.Add(time.Minute)); err != nil || !ok {
 			t.Fatalf("attempt %d: claim %v, %v", i, ok, err)
 		}
-		a := store.WebhookAttempt{At: at, StatusCode: 500 + i, Instance: "instance-1"}
-		if err := e.Store.FinishWebhookAttempt(ctx, pending[0], "instance-1", a, store.DeliveryPending, at.Add(time.Second)); err != nil {
+		a := fund.WebhookAttempt{At: at, StatusCode: 500 + i, Instance: "instance-1"}
+		if err := e.Store.FinishWebhookAttempt(ctx, pending[0], "instance-1", a, fund.DeliveryPending, at.Add(time.Second)); err != nil {
 			t.Fatalf("attempt %d: %v", i, err)
 		}
 	}

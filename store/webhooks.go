@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -14,78 +13,16 @@ import (
 	"github.com/guregu/dynamo/v2"
 )
 
-// Webhook endpoints, their feed cursors, delivery logs and pending queues.
-// The policy (what to deliver, when to retry, how to sign) is the webhooks
-// package's; this file only stores it, every change by a conditional write,
-// so that several instances agree on who delivers what (see
-// docs/webhooks.md).
-
-// WebhookEndpoint is one subscription, as stored. Secrets are sealed by the
-// caller (AES-GCM): the store never holds a usable secret.
-type WebhookEndpoint struct {
-	ID         string
-	URL        string
-	EventTypes []string // empty: every type
-	Funds      []string // empty: every fund (only an administrator of every fund may ask for it)
-	Enabled    bool
-	// DisabledReason says why delivery stopped when it was not by request
-	// (410 Gone, failing for days); empty otherwise.
-	DisabledReason string
-	DisabledAt     time.Time
-	// FailingSince is when the endpoint's current run of failed attempts
-	// began; zero while it answers.
-	FailingSince time.Time
-	// SealedSecret is the current secret, sealed; SealedPrevious the one it
-	// replaced, still signed with until PreviousUntil.
-	SealedSecret   []byte
-	SealedPrevious []byte
-	PreviousUntil  time.Time
-	CreatedBy      string
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
-	// Revision counts the endpoint's changes: each update is conditional
-	// on the one it read.
-	Revision int
-}
+// Webhook endpoints, their feed cursors, delivery logs and pending queues,
+// as stored: fund's values (fund/webhook.go), written in items that add
+// their keys and type, read back as the values. The policy (what to
+// deliver, when to retry, how to sign) is the webhooks package's; this file
+// only stores it, every change by a conditional write, so that several
+// instances agree on who delivers what (see docs/webhooks.md).
 
 type webhookEndpointItem struct {
 	PK, SK, Type string
-	WebhookEndpoint
-}
-
-// WebhookAttempt is one try of a delivery.
-type WebhookAttempt struct {
-	At         time.Time
-	StatusCode int    // 0 when no answer came
-	Error      string // when no answer came, the one word the deliverer records for any cause (webhooks.NoAnswer)
-	LatencyMS  int64  // to the answer; 0 when none came
-	Instance   string
-}
-
-// Delivery statuses.
-const (
-	DeliveryPending   = "pending"
-	DeliveryDelivered = "delivered"
-	DeliveryFailed    = "failed" // the schedule ran out, or the endpoint answered 410
-)
-
-// WebhookDelivery is the delivery of one event to one endpoint: its log.
-// It holds no body: each attempt builds it from the event, which is
-// immutable (store/events.go), so every attempt sends the same bytes and
-// no event's size bears on this item's.
-type WebhookDelivery struct {
-	EndpointID    string
-	EventID       string
-	EventType     string
-	DocumentID    string
-	Version       int
-	CommittedAt   time.Time // the event's commit instant, for the delivery lag
-	Status        string
-	Attempts      []WebhookAttempt // the latest MaxLoggedAttempts
-	AttemptCount  int
-	NextAttemptAt time.Time // zero once no attempt is due
-	CreatedAt     time.Time
-	DeliveredAt   time.Time
+	fund.WebhookEndpoint
 }
 
 // MaxLoggedAttempts bounds the attempts a delivery's log keeps.
@@ -93,26 +30,22 @@ const MaxLoggedAttempts = 20
 
 type webhookDeliveryItem struct {
 	PK, SK, Type string
-	WebhookDelivery
-}
-
-// WebhookPending is an event waiting in an endpoint's queue, with the lease
-// of the instance trying it.
-type WebhookPending struct {
-	SK            string
-	EndpointID    string
-	EventID       string
-	OrderKey      string // the document (events of one are delivered in version order)
-	Version       int
-	NextAttemptAt int64 // Unix milliseconds
-	Attempts      int
-	LeaseOwner    string
-	LeaseUntil    int64 // Unix milliseconds
+	fund.WebhookDelivery
 }
 
 type webhookPendingItem struct {
-	PK, Type string
-	WebhookPending
+	PK, SK, Type string
+	fund.WebhookPending
+}
+
+// pendingItemOf is p's item in its endpoint's queue.
+func pendingItemOf(p fund.WebhookPending) webhookPendingItem {
+	return webhookPendingItem{PK: WebhookPK(p.EndpointID), SK: pendingSK(p), Type: TypeWebhookPending, WebhookPending: p}
+}
+
+// pendingSK is p's place in its endpoint's queue: by document, then version.
+func pendingSK(p fund.WebhookPending) string {
+	return WebhookPendingSK(p.OrderKey, p.Version, p.EventID)
 }
 
 type webhookCursorItem struct {
@@ -203,7 +136,7 @@ func endpointLimit(fundID string, max int) error {
 // PutWebhookEndpoint creates e and counts it under each of its funds, in
 // one transaction. It returns ELIMIT if a fund it names already has
 // MaxWebhookEndpoints endpoints, ECONFLICT if its ID is taken.
-func (s *Store) PutWebhookEndpoint(ctx context.Context, e WebhookEndpoint) error {
+func (s *Store) PutWebhookEndpoint(ctx context.Context, e fund.WebhookEndpoint) error {
 	it := webhookEndpointItem{PK: WebhooksPK, SK: WebhookEndpointSK(e.ID), Type: TypeWebhookEndpoint, WebhookEndpoint: e}
 	tx := s.db.WriteTx().Put(s.table.Put(it).If("attribute_not_exists($)", AttrPK))
 	raised := countedFunds(e.Funds)
@@ -229,14 +162,14 @@ func (s *Store) PutWebhookEndpoint(ctx context.Context, e WebhookEndpoint) error
 // stored endpoint first (one consistent GetItem). It returns ENOTFOUND if
 // the endpoint is gone, ECONFLICT if it changed since, ELIMIT if a fund
 // it now names has MaxWebhookEndpoints endpoints.
-func (s *Store) ReplaceWebhookEndpoint(ctx context.Context, e WebhookEndpoint) (WebhookEndpoint, error) {
+func (s *Store) ReplaceWebhookEndpoint(ctx context.Context, e fund.WebhookEndpoint) (fund.WebhookEndpoint, error) {
 	read := e.Revision
 	stored, err := s.WebhookEndpoint(ctx, e.ID)
 	if err != nil {
-		return WebhookEndpoint{}, err
+		return fund.WebhookEndpoint{}, err
 	}
-	changed := func() (WebhookEndpoint, error) {
-		return WebhookEndpoint{}, fund.Errorf(fund.ECONFLICT, "the webhook endpoint %s changed meanwhile; read it and try again", e.ID)
+	changed := func() (fund.WebhookEndpoint, error) {
+		return fund.WebhookEndpoint{}, fund.Errorf(fund.ECONFLICT, "the webhook endpoint %s changed meanwhile; read it and try again", e.ID)
 	}
 	if stored.Revision != read {
 		return changed()
@@ -266,58 +199,47 @@ func (s *Store) ReplaceWebhookEndpoint(ctx context.Context, e WebhookEndpoint) (
 	}
 	if isTxCondFailed(err) {
 		if lerr := s.limitError(err, 1, raised); lerr != nil {
-			return WebhookEndpoint{}, lerr
+			return fund.WebhookEndpoint{}, lerr
 		}
 		if _, gerr := s.WebhookEndpoint(ctx, e.ID); gerr != nil {
-			return WebhookEndpoint{}, gerr
+			return fund.WebhookEndpoint{}, gerr
 		}
 		return changed()
 	}
 	if err != nil {
-		return WebhookEndpoint{}, fmt.Errorf("store: update webhook endpoint %s: %w", e.ID, err)
+		return fund.WebhookEndpoint{}, fmt.Errorf("store: update webhook endpoint %s: %w", e.ID, err)
 	}
 	return e, nil
 }
 
 // WebhookEndpoint reads one endpoint (one consistent GetItem); ENOTFOUND if
 // there is none.
-func (s *Store) WebhookEndpoint(ctx context.Context, id string) (WebhookEndpoint, error) {
-	var it webhookEndpointItem
-	err := s.table.Get(AttrPK, WebhooksPK).Range(AttrSK, dynamo.Equal, WebhookEndpointSK(id)).Consistent(true).One(ctx, &it)
+func (s *Store) WebhookEndpoint(ctx context.Context, id string) (fund.WebhookEndpoint, error) {
+	var e fund.WebhookEndpoint
+	err := s.table.Get(AttrPK, WebhooksPK).Range(AttrSK, dynamo.Equal, WebhookEndpointSK(id)).Consistent(true).One(ctx, &e)
 	if errors.Is(err, dynamo.ErrNotFound) {
-		return WebhookEndpoint{}, webhookNotFound(id)
+		return fund.WebhookEndpoint{}, webhookNotFound(id)
 	}
 	if err != nil {
-		return WebhookEndpoint{}, fmt.Errorf("store: read webhook endpoint %s: %w", id, err)
+		return fund.WebhookEndpoint{}, fmt.Errorf("store: read webhook endpoint %s: %w", id, err)
 	}
-	return it.WebhookEndpoint, nil
+	return e, nil
 }
 
 // WebhookEndpoints reads every endpoint: one Query of their partition (more
 // pages only past 1 MB).
-func (s *Store) WebhookEndpoints(ctx context.Context) ([]WebhookEndpoint, error) {
-	var items []webhookEndpointItem
-	err := s.table.Get(AttrPK, WebhooksPK).Range(AttrSK, dynamo.BeginsWith, WebhookEndpointPrefix).Consistent(true).All(ctx, &items)
+func (s *Store) WebhookEndpoints(ctx context.Context) ([]fund.WebhookEndpoint, error) {
+	var out []fund.WebhookEndpoint
+	err := s.table.Get(AttrPK, WebhooksPK).Range(AttrSK, dynamo.BeginsWith, WebhookEndpointPrefix).Consistent(true).All(ctx, &out)
 	if err != nil {
 		return nil, fmt.Errorf("store: list webhook endpoints: %w", err)
-	}
-	out := make([]WebhookEndpoint, 0, len(items))
-	for _, it := range items {
-		out = append(out, it.WebhookEndpoint)
 	}
 	return out, nil
 }
 
-// WebhookPurge is a deleted endpoint whose partition (WebhookPK: its
-// cursor, delivery log and pending queue) is still to be emptied.
-type WebhookPurge struct {
-	EndpointID string
-	DeletedAt  time.Time
-}
-
 type webhookPurgeItem struct {
 	PK, SK, Type string
-	WebhookPurge
+	fund.WebhookPurge
 }
 
 // DeleteWebhookEndpoint removes endpoint e, lowers the counts of its funds
@@ -327,13 +249,13 @@ type webhookPurgeItem struct {
 // (one consistent GetItem) and the deletion tried again, up to three
 // times. It returns ENOTFOUND if there is none. No instance delivers for an
 // endpoint it cannot read.
-func (s *Store) DeleteWebhookEndpoint(ctx context.Context, e WebhookEndpoint) error {
+func (s *Store) DeleteWebhookEndpoint(ctx context.Context, e fund.WebhookEndpoint) error {
 	for try := 0; ; try++ {
 		tx := s.db.WriteTx().
 			Delete(s.table.Delete(AttrPK, WebhooksPK).Range(AttrSK, WebhookEndpointSK(e.ID)).If("$ = ?", "Revision", e.Revision)).
 			Delete(s.table.Delete(AttrPK, WebhooksPK).Range(AttrSK, WebhookWorkSK(e.ID))).
 			Put(s.table.Put(webhookPurgeItem{PK: WebhooksPK, SK: WebhookPurgeSK(e.ID), Type: TypeWebhookPurge,
-				WebhookPurge: WebhookPurge{EndpointID: e.ID, DeletedAt: s.Now().UTC()}}))
+				WebhookPurge: fund.WebhookPurge{EndpointID: e.ID, DeletedAt: s.Now().UTC()}}))
 		for _, f := range countedFunds(e.Funds) {
 			tx = tx.Update(s.lowerCount(f))
 		}
@@ -355,15 +277,11 @@ func (s *Store) DeleteWebhookEndpoint(ctx context.Context, e WebhookEndpoint) er
 
 // WebhookPurges lists the deleted endpoints whose partitions are still to
 // be emptied (one Query of WebhooksPK).
-func (s *Store) WebhookPurges(ctx context.Context) ([]WebhookPurge, error) {
-	var items []webhookPurgeItem
-	err := s.table.Get(AttrPK, WebhooksPK).Range(AttrSK, dynamo.BeginsWith, WebhookPurgePrefix).Consistent(true).All(ctx, &items)
+func (s *Store) WebhookPurges(ctx context.Context) ([]fund.WebhookPurge, error) {
+	var out []fund.WebhookPurge
+	err := s.table.Get(AttrPK, WebhooksPK).Range(AttrSK, dynamo.BeginsWith, WebhookPurgePrefix).Consistent(true).All(ctx, &out)
 	if err != nil {
 		return nil, fmt.Errorf("store: list webhook purges: %w", err)
-	}
-	out := make([]WebhookPurge, 0, len(items))
-	for _, it := range items {
-		out = append(out, it.WebhookPurge)
 	}
 	return out, nil
 }
@@ -426,42 +344,15 @@ func (s *Store) MarkWebhookEndpoint(ctx context.Context, id string, failingSince
 	return nil
 }
 
-// WebhookWork is an endpoint's work marker, in WebhooksPK beside the
-// endpoints: no delivery of its queue is due before DueAt. Every change to
-// the queue that may make one due sooner (an enqueue, a finished attempt,
-// a redelivery, a released lease) sets DueAt to 0 and raises Seq in the
-// same write; a round that read the queue sets DueAt to what it found,
-// conditional on Seq, so it never hides a change it did not see.
-type WebhookWork struct {
-	EndpointID string
-	DueAt      int64 // Unix milliseconds; WebhookNeverDue for an empty queue
-	Seq        int
-}
-
-// WebhookNeverDue is the DueAt of an endpoint whose queue is empty.
-const WebhookNeverDue = math.MaxInt64
-
-type webhookWorkItem struct {
-	PK, SK, Type string
-	WebhookWork
-}
-
-// WebhookState is what a delivery round reads first.
-type WebhookState struct {
-	Endpoints []WebhookEndpoint
-	Work      map[string]WebhookWork // by endpoint ID; none: nothing was ever queued for it
-	Fill      string                 // the feed cursor every queue is filled up to ("" before the first round)
-}
-
 // WebhookRound reads the endpoints, their work markers and the fill cursor:
 // one consistent Query of WebhooksPK (more pages only past 1 MB, some
 // 10,000 endpoints), whatever the number of endpoints.
-func (s *Store) WebhookRound(ctx context.Context) (WebhookState, error) {
+func (s *Store) WebhookRound(ctx context.Context) (fund.WebhookState, error) {
 	var items []dynamo.Item
 	if err := s.table.Get(AttrPK, WebhooksPK).Consistent(true).All(ctx, &items); err != nil {
-		return WebhookState{}, fmt.Errorf("store: read the webhook endpoints and their work: %w", err)
+		return fund.WebhookState{}, fmt.Errorf("store: read the webhook endpoints and their work: %w", err)
 	}
-	st := WebhookState{Work: map[string]WebhookWork{}}
+	st := fund.WebhookState{Work: map[string]fund.WebhookWork{}}
 	for _, av := range items {
 		sk, _ := av[AttrSK].(*types.AttributeValueMemberS)
 		if sk == nil {
@@ -470,20 +361,20 @@ func (s *Store) WebhookRound(ctx context.Context) (WebhookState, error) {
 		var err error
 		switch {
 		case strings.HasPrefix(sk.Value, WebhookEndpointPrefix):
-			var it webhookEndpointItem
-			err = dynamo.UnmarshalItem(av, &it)
-			st.Endpoints = append(st.Endpoints, it.WebhookEndpoint)
+			var e fund.WebhookEndpoint
+			err = dynamo.UnmarshalItem(av, &e)
+			st.Endpoints = append(st.Endpoints, e)
 		case strings.HasPrefix(sk.Value, WebhookWorkPrefix):
-			var it webhookWorkItem
-			err = dynamo.UnmarshalItem(av, &it)
-			st.Work[it.EndpointID] = it.WebhookWork
+			var w fund.WebhookWork
+			err = dynamo.UnmarshalItem(av, &w)
+			st.Work[w.EndpointID] = w
 		case sk.Value == WebhookFillSK:
 			var it webhookCursorItem
 			err = dynamo.UnmarshalItem(av, &it)
 			st.Fill = it.Cursor
 		}
 		if err != nil {
-			return WebhookState{}, fmt.Errorf("store: read %s: %w", sk.Value, err)
+			return fund.WebhookState{}, fmt.Errorf("store: read %s: %w", sk.Value, err)
 		}
 	}
 	return st, nil
@@ -543,13 +434,10 @@ func (s *Store) DropWebhookWork(ctx context.Context, id string, seq int) error {
 // the pending queue, and marks the endpoint's work due, in one
 // transaction, unless the event was enqueued for the endpoint before or
 // the endpoint is deleted (then nothing changes and it reports false).
-func (s *Store) EnqueueWebhookDelivery(ctx context.Context, d WebhookDelivery, now time.Time) (bool, error) {
-	orderKey := orderKeyOf(d)
-	d.Status, d.NextAttemptAt, d.CreatedAt = DeliveryPending, now.UTC(), now.UTC()
-	p := webhookPendingItem{PK: WebhookPK(d.EndpointID), Type: TypeWebhookPending, WebhookPending: WebhookPending{
-		SK: WebhookPendingSK(orderKey, d.Version, d.EventID), EndpointID: d.EndpointID, EventID: d.EventID,
-		OrderKey: orderKey, Version: d.Version, NextAttemptAt: now.UnixMilli(),
-	}}
+func (s *Store) EnqueueWebhookDelivery(ctx context.Context, d fund.WebhookDelivery, now time.Time) (bool, error) {
+	d.Status, d.NextAttemptAt, d.CreatedAt = fund.DeliveryPending, now.UTC(), now.UTC()
+	p := pendingItemOf(fund.WebhookPending{EndpointID: d.EndpointID, EventID: d.EventID,
+		OrderKey: orderKeyOf(d), Version: d.Version, NextAttemptAt: now.UnixMilli()})
 	err := s.db.WriteTx().
 		Put(s.table.Put(webhookDeliveryItem{PK: WebhookPK(d.EndpointID), SK: WebhookDeliverySK(d.EventID), Type: TypeWebhookDelivery, WebhookDelivery: d}).
 			If("attribute_not_exists($)", AttrPK)).
@@ -568,7 +456,7 @@ func (s *Store) EnqueueWebhookDelivery(ctx context.Context, d WebhookDelivery, n
 
 // orderKeyOf is what a delivery waits in line with: its document's other
 // versions, or nothing (its own event) when it names no document.
-func orderKeyOf(d WebhookDelivery) string {
+func orderKeyOf(d fund.WebhookDelivery) string {
 	if d.DocumentID != "" {
 		return d.DocumentID
 	}
@@ -582,16 +470,12 @@ func isTxCondFailed(err error) bool {
 
 // PendingWebhookDeliveries reads up to limit entries of the endpoint's
 // pending queue, by document then version (one Query).
-func (s *Store) PendingWebhookDeliveries(ctx context.Context, endpointID string, limit int) ([]WebhookPending, error) {
-	var items []webhookPendingItem
+func (s *Store) PendingWebhookDeliveries(ctx context.Context, endpointID string, limit int) ([]fund.WebhookPending, error) {
+	var out []fund.WebhookPending
 	err := s.table.Get(AttrPK, WebhookPK(endpointID)).Range(AttrSK, dynamo.BeginsWith, WebhookPendingPrefix).
-		Consistent(true).Limit(limit).All(ctx, &items)
+		Consistent(true).Limit(limit).All(ctx, &out)
 	if err != nil {
 		return nil, fmt.Errorf("store: read the pending deliveries of webhook %s: %w", endpointID, err)
-	}
-	out := make([]WebhookPending, 0, len(items))
-	for _, it := range items {
-		out = append(out, it.WebhookPending)
 	}
 	return out, nil
 }
@@ -599,8 +483,8 @@ func (s *Store) PendingWebhookDeliveries(ctx context.Context, endpointID string,
 // ClaimWebhookDelivery makes owner the one instance trying p until until,
 // if it is due and nobody holds it (one conditional UpdateItem); it reports
 // whether it did.
-func (s *Store) ClaimWebhookDelivery(ctx context.Context, p WebhookPending, owner string, now, until time.Time) (bool, error) {
-	err := s.table.Update(AttrPK, WebhookPK(p.EndpointID)).Range(AttrSK, p.SK).
+func (s *Store) ClaimWebhookDelivery(ctx context.Context, p fund.WebhookPending, owner string, now, until time.Time) (bool, error) {
+	err := s.table.Update(AttrPK, WebhookPK(p.EndpointID)).Range(AttrSK, pendingSK(p)).
 		Set("LeaseOwner", owner).Set("LeaseUntil", until.UnixMilli()).
 		If("attribute_exists($) AND $ <= ? AND (attribute_not_exists($) OR $ < ?)",
 			AttrPK, "NextAttemptAt", now.UnixMilli(), "LeaseUntil", "LeaseUntil", now.UnixMilli()).
@@ -618,9 +502,9 @@ func (s *Store) ClaimWebhookDelivery(ctx context.Context, p WebhookPending, owne
 // attempt, and marks the endpoint's work due, so that the next round may
 // claim it at once (one transaction). A lease owner no longer holds is
 // left alone.
-func (s *Store) ReleaseWebhookDelivery(ctx context.Context, p WebhookPending, owner string) error {
+func (s *Store) ReleaseWebhookDelivery(ctx context.Context, p fund.WebhookPending, owner string) error {
 	err := s.db.WriteTx().
-		Update(s.table.Update(AttrPK, WebhookPK(p.EndpointID)).Range(AttrSK, p.SK).Remove("LeaseOwner", "LeaseUntil").
+		Update(s.table.Update(AttrPK, WebhookPK(p.EndpointID)).Range(AttrSK, pendingSK(p)).Remove("LeaseOwner", "LeaseUntil").
 			If("$ = ?", "LeaseOwner", owner)).
 		Update(s.workDue(p.EndpointID)).
 		Run(ctx)
@@ -631,16 +515,16 @@ func (s *Store) ReleaseWebhookDelivery(ctx context.Context, p WebhookPending, ow
 }
 
 // WebhookDeliveryOf reads the delivery of one event (one consistent GetItem).
-func (s *Store) WebhookDeliveryOf(ctx context.Context, endpointID, eventID string) (WebhookDelivery, error) {
-	var it webhookDeliveryItem
-	err := s.table.Get(AttrPK, WebhookPK(endpointID)).Range(AttrSK, dynamo.Equal, WebhookDeliverySK(eventID)).Consistent(true).One(ctx, &it)
+func (s *Store) WebhookDeliveryOf(ctx context.Context, endpointID, eventID string) (fund.WebhookDelivery, error) {
+	var d fund.WebhookDelivery
+	err := s.table.Get(AttrPK, WebhookPK(endpointID)).Range(AttrSK, dynamo.Equal, WebhookDeliverySK(eventID)).Consistent(true).One(ctx, &d)
 	if errors.Is(err, dynamo.ErrNotFound) {
-		return WebhookDelivery{}, fund.Errorf(fund.ENOTFOUND, "no delivery of event %s to webhook %s", eventID, endpointID)
+		return fund.WebhookDelivery{}, fund.Errorf(fund.ENOTFOUND, "no delivery of event %s to webhook %s", eventID, endpointID)
 	}
 	if err != nil {
-		return WebhookDelivery{}, fmt.Errorf("store: read delivery of %s to webhook %s: %w", eventID, endpointID, err)
+		return fund.WebhookDelivery{}, fmt.Errorf("store: read delivery of %s to webhook %s: %w", eventID, endpointID, err)
 	}
-	return it.WebhookDelivery, nil
+	return d, nil
 }
 
 // FinishWebhookAttempt records an attempt in one transaction, conditional on
@@ -649,7 +533,7 @@ func (s *Store) WebhookDeliveryOf(ctx context.Context, endpointID, eventID strin
 // (status pending); the endpoint's work is marked due, for the next round
 // to read its queue again. It returns ErrWebhookLeaseLost if another instance
 // took the delivery over.
-func (s *Store) FinishWebhookAttempt(ctx context.Context, p WebhookPending, owner string, a WebhookAttempt, status string, next time.Time) error {
+func (s *Store) FinishWebhookAttempt(ctx context.Context, p fund.WebhookPending, owner string, a fund.WebhookAttempt, status string, next time.Time) error {
 	pk := WebhookPK(p.EndpointID)
 	d, err := s.WebhookDeliveryOf(ctx, p.EndpointID, p.EventID)
 	if err != nil {
@@ -661,21 +545,21 @@ func (s *Store) FinishWebhookAttempt(ctx context.Context, p WebhookPending, owne
 	}
 	du := s.table.Update(AttrPK, pk).Range(AttrSK, WebhookDeliverySK(p.EventID)).
 		Set("Attempts", log).Set("Status", status).Add("AttemptCount", 1)
-	if status == DeliveryPending {
+	if status == fund.DeliveryPending {
 		du = du.Set("NextAttemptAt", next.UTC())
 	} else {
 		du = du.Remove("NextAttemptAt")
 	}
-	if status == DeliveryDelivered {
+	if status == fund.DeliveryDelivered {
 		du = du.Set("DeliveredAt", a.At.UTC())
 	}
 	tx := s.db.WriteTx().Update(du.If("attribute_exists($)", AttrPK))
-	if status == DeliveryPending {
-		tx = tx.Update(s.table.Update(AttrPK, pk).Range(AttrSK, p.SK).
+	if status == fund.DeliveryPending {
+		tx = tx.Update(s.table.Update(AttrPK, pk).Range(AttrSK, pendingSK(p)).
 			Set("NextAttemptAt", next.UnixMilli()).Add("Attempts", 1).Remove("LeaseOwner", "LeaseUntil").
 			If("$ = ?", "LeaseOwner", owner))
 	} else {
-		tx = tx.Delete(s.table.Delete(AttrPK, pk).Range(AttrSK, p.SK).If("$ = ?", "LeaseOwner", owner))
+		tx = tx.Delete(s.table.Delete(AttrPK, pk).Range(AttrSK, pendingSK(p)).If("$ = ?", "LeaseOwner", owner))
 	}
 	err = tx.Update(s.workDue(p.EndpointID)).Run(ctx)
 	if isTxCondFailed(err) {
@@ -689,7 +573,7 @@ func (s *Store) FinishWebhookAttempt(ctx context.Context, p WebhookPending, owne
 
 // WebhookDeliveries reads one page of the endpoint's delivery log, by event
 // ID (one Query).
-func (s *Store) WebhookDeliveries(ctx context.Context, endpointID string, limit int, start PageKey) ([]WebhookDelivery, PageKey, error) {
+func (s *Store) WebhookDeliveries(ctx context.Context, endpointID string, limit int, start PageKey) ([]fund.WebhookDelivery, PageKey, error) {
 	from, err := paging(start)
 	if err != nil {
 		return nil, nil, err
@@ -698,16 +582,12 @@ func (s *Store) WebhookDeliveries(ctx context.Context, endpointID string, limit 
 	if from != nil {
 		q = q.StartFrom(from)
 	}
-	var items []webhookDeliveryItem
-	last, err := q.AllWithLastEvaluatedKey(ctx, &items)
+	var out []fund.WebhookDelivery
+	last, err := q.AllWithLastEvaluatedKey(ctx, &out)
 	if err != nil {
 		return nil, nil, fmt.Errorf("store: read the deliveries of webhook %s: %w", endpointID, err)
 	}
-	out := make([]WebhookDelivery, 0, len(items))
-	for _, it := range items {
-		out = append(out, it.WebhookDelivery)
-	}
-	if len(items) < limit {
+	if len(out) < limit {
 		last = nil
 	}
 	return out, pageKeyOf(last), nil
@@ -717,32 +597,30 @@ func (s *Store) WebhookDeliveries(ctx context.Context, endpointID string, limit 
 // endpoint's queue, due now, in one transaction. It returns ENOTFOUND if
 // the event was never enqueued for the endpoint and ECONFLICT if it is
 // still pending.
-func (s *Store) RedeliverWebhook(ctx context.Context, endpointID, eventID string, now time.Time) (WebhookDelivery, error) {
+func (s *Store) RedeliverWebhook(ctx context.Context, endpointID, eventID string, now time.Time) (fund.WebhookDelivery, error) {
 	d, err := s.WebhookDeliveryOf(ctx, endpointID, eventID)
 	if err != nil {
-		return WebhookDelivery{}, err
+		return fund.WebhookDelivery{}, err
 	}
-	if d.Status == DeliveryPending {
-		return WebhookDelivery{}, fund.Errorf(fund.ECONFLICT, "event %s is still being delivered to webhook %s", eventID, endpointID)
+	if d.Status == fund.DeliveryPending {
+		return fund.WebhookDelivery{}, fund.Errorf(fund.ECONFLICT, "event %s is still being delivered to webhook %s", eventID, endpointID)
 	}
 	pk := WebhookPK(endpointID)
-	p := webhookPendingItem{PK: pk, Type: TypeWebhookPending, WebhookPending: WebhookPending{
-		SK: WebhookPendingSK(orderKeyOf(d), d.Version, eventID), EndpointID: endpointID, EventID: eventID,
-		OrderKey: orderKeyOf(d), Version: d.Version, NextAttemptAt: now.UnixMilli(),
-	}}
+	p := pendingItemOf(fund.WebhookPending{EndpointID: endpointID, EventID: eventID,
+		OrderKey: orderKeyOf(d), Version: d.Version, NextAttemptAt: now.UnixMilli()})
 	err = s.db.WriteTx().
 		Update(s.table.Update(AttrPK, pk).Range(AttrSK, WebhookDeliverySK(eventID)).
-			Set("Status", DeliveryPending).Set("NextAttemptAt", now.UTC()).
+			Set("Status", fund.DeliveryPending).Set("NextAttemptAt", now.UTC()).
 			If("$ = ?", "Status", d.Status)).
 		Put(s.table.Put(p).If("attribute_not_exists($)", AttrPK)).
 		Update(s.workDue(endpointID)).
 		Run(ctx)
 	if isTxCondFailed(err) {
-		return WebhookDelivery{}, fund.Errorf(fund.ECONFLICT, "event %s is still being delivered to webhook %s", eventID, endpointID)
+		return fund.WebhookDelivery{}, fund.Errorf(fund.ECONFLICT, "event %s is still being delivered to webhook %s", eventID, endpointID)
 	}
 	if err != nil {
-		return WebhookDelivery{}, fmt.Errorf("store: redeliver %s to webhook %s: %w", eventID, endpointID, err)
+		return fund.WebhookDelivery{}, fmt.Errorf("store: redeliver %s to webhook %s: %w", eventID, endpointID, err)
 	}
-	d.Status, d.NextAttemptAt = DeliveryPending, now.UTC()
+	d.Status, d.NextAttemptAt = fund.DeliveryPending, now.UTC()
 	return d, nil
 }

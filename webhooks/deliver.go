@@ -25,29 +25,30 @@ import (
 // Feed is the event feed across every fund; *store.Store satisfies it
 // (store/events.go).
 type Feed interface {
-	EventsAfter(ctx context.Context, after store.EventCursor, limit int, f store.EventFilter) (store.EventPage, error)
+	EventsAfter(ctx context.Context, after fund.EventCursor, limit int, f fund.EventFilter) (fund.EventPage, error)
 	Event(ctx context.Context, doc string, version int) (fund.Event, error)
 }
 
-// Store is what delivery keeps in the table; *store.Store satisfies it.
-type Store interface {
-	WebhookRound(ctx context.Context) (store.WebhookState, error)
+// Queue is what delivery keeps in the table (endpoints' queues and work
+// markers, the fill cursor, delivery logs); *store.Store satisfies it.
+type Queue interface {
+	WebhookRound(ctx context.Context) (fund.WebhookState, error)
 	MarkWebhookEndpoint(ctx context.Context, id string, failingSince time.Time, disableReason string, now time.Time) error
 	AdvanceWebhookFill(ctx context.Context, from, to string) (bool, error)
 	SettleWebhookWork(ctx context.Context, id string, seq int, dueAt int64) error
 	DropWebhookWork(ctx context.Context, id string, seq int) error
-	EnqueueWebhookDelivery(ctx context.Context, d store.WebhookDelivery, now time.Time) (bool, error)
-	PendingWebhookDeliveries(ctx context.Context, endpointID string, limit int) ([]store.WebhookPending, error)
-	ClaimWebhookDelivery(ctx context.Context, p store.WebhookPending, owner string, now, until time.Time) (bool, error)
-	WebhookDeliveryOf(ctx context.Context, endpointID, eventID string) (store.WebhookDelivery, error)
-	ReleaseWebhookDelivery(ctx context.Context, p store.WebhookPending, owner string) error
-	FinishWebhookAttempt(ctx context.Context, p store.WebhookPending, owner string, a store.WebhookAttempt, status string, next time.Time) error
+	EnqueueWebhookDelivery(ctx context.Context, d fund.WebhookDelivery, now time.Time) (bool, error)
+	PendingWebhookDeliveries(ctx context.Context, endpointID string, limit int) ([]fund.WebhookPending, error)
+	ClaimWebhookDelivery(ctx context.Context, p fund.WebhookPending, owner string, now, until time.Time) (bool, error)
+	WebhookDeliveryOf(ctx context.Context, endpointID, eventID string) (fund.WebhookDelivery, error)
+	ReleaseWebhookDelivery(ctx context.Context, p fund.WebhookPending, owner string) error
+	FinishWebhookAttempt(ctx context.Context, p fund.WebhookPending, owner string, a fund.WebhookAttempt, status string, next time.Time) error
 }
 
 // Deliverer runs delivery on one instance; several instances share the work
 // through the table's leases.
 type Deliverer struct {
-	Store  Store
+	Queue  Queue
 	Feed   Feed
 	Sealer *Sealer
 	Policy Policy
@@ -229,8 +230,8 @@ func (d *Deliverer) RunOnce(ctx context.Context) error {
 
 // due is a delivery a round found due: the first of its document's line.
 type due struct {
-	e       store.WebhookEndpoint
-	p       store.WebhookPending
+	e       fund.WebhookEndpoint
+	p       fund.WebhookPending
 	tenant  string
 	waiting bool // a later version of the document waits behind it
 }
@@ -242,7 +243,7 @@ type due struct {
 // the feed's (once for every endpoint), and one Query per endpoint with
 // work due; an idle endpoint costs nothing.
 func (d *Deliverer) round(ctx context.Context) error {
-	st, err := d.Store.WebhookRound(ctx)
+	st, err := d.Queue.WebhookRound(ctx)
 	if err != nil {
 		return err
 	}
@@ -260,21 +261,21 @@ func (d *Deliverer) round(ctx context.Context) error {
 		if !e.Enabled || !filled[e.ID] && (!marked || w.DueAt > now.UnixMilli()) {
 			continue
 		}
-		pending, err := d.Store.PendingWebhookDeliveries(ctx, e.ID, pendingPage)
+		pending, err := d.Queue.PendingWebhookDeliveries(ctx, e.ID, pendingPage)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
 		found = append(found, heads(e, pending, now)...)
 		if at := dueAt(pending, now); marked && at != w.DueAt {
-			if err := d.Store.SettleWebhookWork(ctx, e.ID, w.Seq, at); err != nil {
+			if err := d.Queue.SettleWebhookWork(ctx, e.ID, w.Seq, at); err != nil {
 				errs = append(errs, err)
 			}
 		}
 	}
 	for id, w := range st.Work {
 		if !known[id] { // a deleted endpoint's
-			if err := d.Store.DropWebhookWork(ctx, id, w.Seq); err != nil {
+			if err := d.Queue.DropWebhookWork(ctx, id, w.Seq); err != nil {
 				errs = append(errs, err)
 			}
 		}
@@ -287,11 +288,11 @@ func (d *Deliverer) round(ctx context.Context) error {
 // read at now: the earliest next attempt of a line's first delivery, or
 // the end of its lease (its holder may die), WebhookNeverDue for an empty
 // queue; at once when the page was full (more lies beyond it).
-func dueAt(pending []store.WebhookPending, now time.Time) int64 {
+func dueAt(pending []fund.WebhookPending, now time.Time) int64 {
 	if len(pending) >= pendingPage {
 		return 0
 	}
-	at := int64(store.WebhookNeverDue)
+	at := int64(fund.WebhookNeverDue)
 	for i, p := range pending {
 		if i > 0 && pending[i-1].OrderKey == p.OrderKey {
 			continue
@@ -308,7 +309,7 @@ func dueAt(pending []store.WebhookPending, now time.Time) int64 {
 // heads are the deliveries of pending (one endpoint's queue, by document
 // then version) that are due at now, unleased, and first in their
 // document's line.
-func heads(e store.WebhookEndpoint, pending []store.WebhookPending, now time.Time) []due {
+func heads(e fund.WebhookEndpoint, pending []fund.WebhookPending, now time.Time) []due {
 	var out []due
 	for i, p := range pending {
 		if i > 0 && pending[i-1].OrderKey == p.OrderKey {
@@ -327,7 +328,7 @@ func heads(e store.WebhookEndpoint, pending []store.WebhookPending, now time.Tim
 
 // tenantOf is whose share of the attempt slots an endpoint's deliveries
 // take (Deliverer.TenantParallel): its set of funds ("*" for every fund).
-func tenantOf(e store.WebhookEndpoint) string {
+func tenantOf(e fund.WebhookEndpoint) string {
 	if len(e.Funds) == 0 {
 		return "*"
 	}
@@ -424,7 +425,7 @@ func (d *Deliverer) start(ctx context.Context, f due) int {
 	owner := d.Instance + "/" + randomToken()
 	now := d.Now()
 	until := now.Add(d.Lease)
-	ok, err := d.Store.ClaimWebhookDelivery(ctx, f.p, owner, now, until)
+	ok, err := d.Queue.ClaimWebhookDelivery(ctx, f.p, owner, now, until)
 	if err != nil || !ok {
 		if err != nil && ctx.Err() == nil {
 			d.Log.Warn("webhook delivery claim failed", "webhook", f.e.ID, "event", f.p.EventID, "error", err.Error())
@@ -468,23 +469,23 @@ const fundReads = 8
 // round and holds the cursor before it. So a document's versions are
 // queued, and delivered, in order. fill returns the endpoints it queued
 // events for.
-func (d *Deliverer) fill(ctx context.Context, st store.WebhookState) (map[string]bool, error) {
+func (d *Deliverer) fill(ctx context.Context, st fund.WebhookState) (map[string]bool, error) {
 	queued := map[string]bool{}
 	if len(st.Endpoints) == 0 {
 		return queued, nil
 	}
-	from, err := store.ParseEventCursor(st.Fill)
+	from, err := fund.ParseEventCursor(st.Fill)
 	if err != nil {
 		return queued, err
 	}
 	// No endpoint gets what was committed before it was created.
-	first := slices.MinFunc(st.Endpoints, func(a, b store.WebhookEndpoint) int { return a.CreatedAt.Compare(b.CreatedAt) }).CreatedAt
+	first := slices.MinFunc(st.Endpoints, func(a, b fund.WebhookEndpoint) int { return a.CreatedAt.Compare(b.CreatedAt) }).CreatedAt
 	if start := first.Add(-time.Millisecond); from.At.Before(start) {
-		from = store.EventCursor{At: start}
+		from = fund.EventCursor{At: start}
 	}
 	// Up to the present by the wall clock, which stamps commits (d.Now may
 	// be a test's clock).
-	filter := store.EventFilter{Until: later(d.Now(), time.Now())}
+	filter := fund.EventFilter{Until: later(d.Now(), time.Now())}
 	var funds, types []string
 	everyFund, everyType := false, false
 	for _, e := range st.Endpoints {
@@ -523,14 +524,14 @@ func (d *Deliverer) fill(ctx context.Context, st store.WebhookState) (map[string
 				queued[e.ID] = true
 			}
 			if len(blocked) == 0 && !ev.Timestamp.After(page.Watermark) {
-				settled = store.EventCursor{At: ev.Timestamp, DocumentID: ev.Data.DocumentID, Version: ev.Data.Version}
+				settled = fund.CursorAfter(&ev)
 			}
 		}
 		if len(blocked) == 0 {
 			if !page.Next.At.After(page.Watermark) {
 				settled = page.Next
 			} else if page.Watermark.After(settled.At) && !page.More {
-				settled = store.EventCursor{At: page.Watermark}
+				settled = fund.EventCursor{At: page.Watermark}
 			}
 		}
 		if !page.More {
@@ -541,13 +542,13 @@ func (d *Deliverer) fill(ctx context.Context, st store.WebhookState) (map[string
 	if settled == from || !settled.At.After(from.At) && settled.String() == st.Fill {
 		return queued, nil
 	}
-	_, err = d.Store.AdvanceWebhookFill(ctx, st.Fill, settled.String())
+	_, err = d.Queue.AdvanceWebhookFill(ctx, st.Fill, settled.String())
 	return queued, err // not moved: another instance moved it first, and fills from there
 }
 
 // enqueue queues ev for endpoint e.
-func (d *Deliverer) enqueue(ctx context.Context, e store.WebhookEndpoint, ev fund.Event) error {
-	if _, err := d.Store.EnqueueWebhookDelivery(ctx, store.WebhookDelivery{
+func (d *Deliverer) enqueue(ctx context.Context, e fund.WebhookEndpoint, ev fund.Event) error {
+	if _, err := d.Queue.EnqueueWebhookDelivery(ctx, fund.WebhookDelivery{
 		EndpointID: e.ID, EventID: ev.ID, EventType: string(ev.Type), DocumentID: ev.Data.DocumentID,
 		Version: ev.Data.Version, CommittedAt: ev.Timestamp,
 	}, d.Now()); err != nil {
@@ -571,7 +572,7 @@ func (d *Deliverer) enqueue(ctx context.Context, e store.WebhookEndpoint, ev fun
 // predecessor, so the document's versions still go in order and nothing
 // behind it waits forever; the log says so, and
 // fundsvc_webhook_events_late_total counts it.
-func (d *Deliverer) predecessorQueued(ctx context.Context, e store.WebhookEndpoint, ev fund.Event, from store.EventCursor) (bool, error) {
+func (d *Deliverer) predecessorQueued(ctx context.Context, e fund.WebhookEndpoint, ev fund.Event, from fund.EventCursor) (bool, error) {
 	v := ev.Data.Version
 	if v <= 1 {
 		return true, nil
@@ -580,7 +581,7 @@ func (d *Deliverer) predecessorQueued(ctx context.Context, e store.WebhookEndpoi
 	if d.enqueued.Contains(e.ID + "\x00" + prevID) {
 		return true, nil
 	}
-	_, err := d.Store.WebhookDeliveryOf(ctx, e.ID, prevID)
+	_, err := d.Queue.WebhookDeliveryOf(ctx, e.ID, prevID)
 	if err == nil {
 		return true, nil
 	}
@@ -627,7 +628,7 @@ func eventTypes(names []string) []fund.EventType {
 // Matches reports whether endpoint e subscribes to ev: its types (all when
 // none is named), its funds (all when none is named), and only events
 // committed since it was created.
-func Matches(e store.WebhookEndpoint, ev fund.Event) bool {
+func Matches(e fund.WebhookEndpoint, ev fund.Event) bool {
 	if len(e.EventTypes) > 0 && !slices.Contains(e.EventTypes, string(ev.Type)) {
 		return false
 	}
@@ -639,7 +640,7 @@ func Matches(e store.WebhookEndpoint, ev fund.Event) bool {
 
 // Secrets opens the secrets a delivery at now is signed with: the current
 // one, and the previous one during a rotation's overlap.
-func (d *Deliverer) Secrets(e store.WebhookEndpoint, now time.Time) ([]string, error) {
+func (d *Deliverer) Secrets(e fund.WebhookEndpoint, now time.Time) ([]string, error) {
 	cur, err := d.Sealer.Open(e.ID, e.SealedSecret)
 	if err != nil {
 		return nil, err
@@ -664,8 +665,8 @@ func (d *Deliverer) Secrets(e store.WebhookEndpoint, now time.Time) ([]string, e
 // table), and another instance may take the delivery over once the lease
 // ends. Then it gives the delivery up (ReleaseWebhookDelivery) for a later
 // round, counting no attempt.
-func (d *Deliverer) attempt(ctx context.Context, e store.WebhookEndpoint, p store.WebhookPending, owner string, until time.Time) (delivered bool, err error) {
-	del, err := d.Store.WebhookDeliveryOf(ctx, e.ID, p.EventID)
+func (d *Deliverer) attempt(ctx context.Context, e fund.WebhookEndpoint, p fund.WebhookPending, owner string, until time.Time) (delivered bool, err error) {
+	del, err := d.Queue.WebhookDeliveryOf(ctx, e.ID, p.EventID)
 	if err != nil {
 		return false, err
 	}
@@ -682,13 +683,13 @@ func (d *Deliverer) attempt(ctx context.Context, e store.WebhookEndpoint, p stor
 	start, sent := d.Now(), time.Now()
 	if left := until.Sub(start); left < d.Timeout+(d.Lease-d.Timeout)/2 {
 		d.Log.Warn("webhook attempt not sent: its lease would end too soon; a later round tries it", "webhook", e.ID, "event", p.EventID, "lease_left", left)
-		return false, d.Store.ReleaseWebhookDelivery(ctx, p, owner)
+		return false, d.Queue.ReleaseWebhookDelivery(ctx, p, owner)
 	}
 	sig, err := Signature(secrets, p.EventID, sent, body)
 	if err != nil {
 		return false, err
 	}
-	a := store.WebhookAttempt{At: start.UTC(), Instance: d.Instance}
+	a := fund.WebhookAttempt{At: start.UTC(), Instance: d.Instance}
 	rctx, cancel := context.WithTimeout(ctx, d.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(rctx, http.MethodPost, e.URL, bytes.NewReader(body))
@@ -714,7 +715,7 @@ func (d *Deliverer) attempt(ctx context.Context, e store.WebhookEndpoint, p stor
 	now := d.Now()
 	switch {
 	case err == nil && resp.StatusCode >= 200 && resp.StatusCode < 300:
-		if err := d.Store.FinishWebhookAttempt(ctx, p, owner, a, store.DeliveryDelivered, time.Time{}); err != nil {
+		if err := d.Queue.FinishWebhookAttempt(ctx, p, owner, a, fund.DeliveryDelivered, time.Time{}); err != nil {
 			return false, d.leaseLost(err, e, p)
 		}
 		d.metrics.Attempts.WithLabelValues("delivered").Inc()
@@ -722,24 +723,24 @@ func (d *Deliverer) attempt(ctx context.Context, e store.WebhookEndpoint, p stor
 			d.metrics.Lag.Observe(now.Sub(del.CommittedAt).Seconds())
 		}
 		if !e.FailingSince.IsZero() {
-			return true, d.Store.MarkWebhookEndpoint(ctx, e.ID, time.Time{}, "", now)
+			return true, d.Queue.MarkWebhookEndpoint(ctx, e.ID, time.Time{}, "", now)
 		}
 		return true, nil
 	case err == nil && resp.StatusCode == http.StatusGone:
-		if err := d.Store.FinishWebhookAttempt(ctx, p, owner, a, store.DeliveryFailed, time.Time{}); err != nil {
+		if err := d.Queue.FinishWebhookAttempt(ctx, p, owner, a, fund.DeliveryFailed, time.Time{}); err != nil {
 			return false, d.leaseLost(err, e, p)
 		}
 		d.metrics.Attempts.WithLabelValues("gone").Inc()
 		d.metrics.Disabled.Inc()
 		d.Log.Warn("webhook endpoint disabled: it answered 410 Gone", "webhook", e.ID, "event", p.EventID)
-		return false, d.Store.MarkWebhookEndpoint(ctx, e.ID, e.FailingSince, "the endpoint answered 410 Gone on "+now.UTC().Format(time.RFC3339), now)
+		return false, d.Queue.MarkWebhookEndpoint(ctx, e.ID, e.FailingSince, "the endpoint answered 410 Gone on "+now.UTC().Format(time.RFC3339), now)
 	}
 	delay, more := nextDelay(d.Schedule, p.Attempts+1, wait, d.Jitter)
-	status := store.DeliveryPending
+	status := fund.DeliveryPending
 	if !more {
-		status = store.DeliveryFailed
+		status = fund.DeliveryFailed
 	}
-	if err := d.Store.FinishWebhookAttempt(ctx, p, owner, a, status, now.Add(delay)); err != nil {
+	if err := d.Queue.FinishWebhookAttempt(ctx, p, owner, a, status, now.Add(delay)); err != nil {
 		return false, d.leaseLost(err, e, p)
 	}
 	if more {
@@ -756,7 +757,7 @@ func (d *Deliverer) attempt(ctx context.Context, e store.WebhookEndpoint, p stor
 		d.Log.Warn("webhook endpoint disabled: failing for too long", "webhook", e.ID, "since", since)
 	}
 	if e.FailingSince.IsZero() || reason != "" {
-		return false, d.Store.MarkWebhookEndpoint(ctx, e.ID, since, reason, now)
+		return false, d.Queue.MarkWebhookEndpoint(ctx, e.ID, since, reason, now)
 	}
 	return false, nil
 }
@@ -766,7 +767,7 @@ func (d *Deliverer) attempt(ctx context.Context, e store.WebhookEndpoint, p stor
 // attempt sends the same bytes; the body is built here rather than stored
 // with the delivery, so no size of event (5,000 positions with 64-character
 // IDs make about 1 MB of JSON) bears on the queue's items.
-func (d *Deliverer) body(ctx context.Context, del store.WebhookDelivery) ([]byte, error) {
+func (d *Deliverer) body(ctx context.Context, del fund.WebhookDelivery) ([]byte, error) {
 	ev, err := d.Feed.Event(ctx, del.DocumentID, del.Version)
 	if err != nil {
 		return nil, err
@@ -776,7 +777,7 @@ func (d *Deliverer) body(ctx context.Context, del store.WebhookDelivery) ([]byte
 
 // leaseLost logs a delivery another instance took over: it may deliver the
 // event again (at least once), with the same webhook-id.
-func (d *Deliverer) leaseLost(err error, e store.WebhookEndpoint, p store.WebhookPending) error {
+func (d *Deliverer) leaseLost(err error, e fund.WebhookEndpoint, p fund.WebhookPending) error {
 	if errors.Is(err, store.ErrWebhookLeaseLost) {
 		d.Log.Warn("webhook delivery taken over by another instance after its lease", "webhook", e.ID, "event", p.EventID)
 		return nil

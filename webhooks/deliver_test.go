@@ -47,7 +47,7 @@ type rig struct {
 	clock    *fakeClock
 	recv     *webhooktest.Receiver
 	sealer   *webhooks.Sealer
-	endpoint store.WebhookEndpoint
+	endpoint fund.WebhookEndpoint
 	secret   string
 	d        *webhooks.Deliverer
 }
@@ -63,13 +63,13 @@ func newSealer(t *testing.T) *webhooks.Sealer {
 // newRig is an endpoint of FUND_A on a fresh table, delivering to a fresh
 // receiver that verifies with its secret, and a deliverer on a fake clock
 // with no jitter; change adjusts the endpoint before it is stored.
-func newRig(t *testing.T, change func(*rig, *store.WebhookEndpoint)) *rig {
+func newRig(t *testing.T, change func(*rig, *fund.WebhookEndpoint)) *rig {
 	t.Helper()
 	r := &rig{env: fundtest.New(t), clock: &fakeClock{now: time.Now()}, sealer: newSealer(t), secret: webhooks.NewSecret()}
 	r.env.Store.Now = r.clock.Now // commits are stamped by the same clock
 	r.recv = webhooktest.Start(t, r.secret)
 	created := r.clock.Now().Add(-time.Second).UTC()
-	r.endpoint = store.WebhookEndpoint{ID: "wh_test", URL: r.recv.URL, Funds: []string{"FUND_A"}, Enabled: true,
+	r.endpoint = fund.WebhookEndpoint{ID: "wh_test", URL: r.recv.URL, Funds: []string{"FUND_A"}, Enabled: true,
 		CreatedAt: created, UpdatedAt: created, CreatedBy: "test"}
 	r.endpoint.SealedSecret = r.sealer.Seal(r.endpoint.ID, r.secret)
 	if change != nil {
@@ -83,7 +83,7 @@ func newRig(t *testing.T, change func(*rig, *store.WebhookEndpoint)) *rig {
 }
 
 func (r *rig) deliverer(instance string) *webhooks.Deliverer {
-	return &webhooks.Deliverer{Store: r.env.Store, Feed: r.env.Store, Sealer: r.sealer, Policy: webhooks.Policy{AllowLoopback: true},
+	return &webhooks.Deliverer{Queue: r.env.Store, Feed: r.env.Store, Sealer: r.sealer, Policy: webhooks.Policy{AllowLoopback: true},
 		Instance: instance, Now: r.clock.Now, Jitter: func() float64 { return 0 }, Timeout: 5 * time.Second, Lease: 30 * time.Second}
 }
 
@@ -139,7 +139,7 @@ func count(n int) func([]webhooktest.Delivery) bool {
 	return func(l []webhooktest.Delivery) bool { return len(l) >= n }
 }
 
-func delivery(t *testing.T, r *rig, eventID string) store.WebhookDelivery {
+func delivery(t *testing.T, r *rig, eventID string) fund.WebhookDelivery {
 	t.Helper()
 	d, err := r.env.Store.WebhookDeliveryOf(ctx, r.endpoint.ID, eventID)
 	if err != nil {
@@ -203,7 +203,7 @@ func TestEveryVersionIsDeliveredSignedAndInVersionOrder(t *testing.T) {
 		t.Fatalf("the delivery log holds %d deliveries, want 3", len(page))
 	}
 	for _, d := range page {
-		if d.Status != store.DeliveryDelivered || d.AttemptCount != 1 || len(d.Attempts) != 1 || d.Attempts[0].StatusCode != 204 || d.DeliveredAt.IsZero() {
+		if d.Status != fund.DeliveryDelivered || d.AttemptCount != 1 || len(d.Attempts) != 1 || d.Attempts[0].StatusCode != 204 || d.DeliveredAt.IsZero() {
 			t.Errorf("log of %s: %+v", d.EventID, d)
 		}
 	}
@@ -231,7 +231,7 @@ func TestRetriesFollowTheScheduleHonourRetryAfterAndALaterVersionWaits(t *testin
 	r.recv.Set(t, nil, "fail", 3600) // Retry-After one hour, longer than the next wait (30m)
 	step(time.Minute+time.Second, 3, "5 minutes after it")
 	d := delivery(t, r, "evt_DOC_R_v1")
-	if want := r.clock.Now().Add(time.Hour); d.Status != store.DeliveryPending || d.NextAttemptAt.Sub(want).Abs() > time.Second {
+	if want := r.clock.Now().Add(time.Hour); d.Status != fund.DeliveryPending || d.NextAttemptAt.Sub(want).Abs() > time.Second {
 		t.Fatalf("after a Retry-After of an hour: %s next at %s, want %s", d.Status, d.NextAttemptAt, want)
 	}
 	if d.AttemptCount != 3 || d.Attempts[2].StatusCode != 500 {
@@ -261,7 +261,7 @@ func TestGoneDisablesTheEndpointAndNothingIsDropped(t *testing.T) {
 	if e.Enabled || !strings.Contains(e.DisabledReason, "410") {
 		t.Fatalf("after a 410 the endpoint is %+v, want disabled saying why", e)
 	}
-	if d := delivery(t, r, "evt_DOC_G_v1"); d.Status != store.DeliveryFailed {
+	if d := delivery(t, r, "evt_DOC_G_v1"); d.Status != fund.DeliveryFailed {
 		t.Errorf("the 410's delivery is %s, want failed", d.Status)
 	}
 	r.write(t, call("DOC_G", "FUND_A", "200.00"))
@@ -313,14 +313,14 @@ func TestAnEndpointFailingForDaysIsDisabledAndSaysSo(t *testing.T) {
 		t.Errorf("%d attempts, want 25 (one an hour)", n)
 	}
 	d := delivery(t, r, "evt_DOC_F_v1")
-	if d.Status != store.DeliveryPending || d.Attempts[len(d.Attempts)-1].Error == "" {
+	if d.Status != fund.DeliveryPending || d.Attempts[len(d.Attempts)-1].Error == "" {
 		t.Errorf("the delivery is %s with last attempt %+v: want still pending (kept for when it is re-enabled), failed without an answer", d.Status, d.Attempts[len(d.Attempts)-1])
 	}
 }
 
 func TestARotatedSecretSignsBesideTheNewOneDuringTheOverlap(t *testing.T) {
 	old := webhooks.NewSecret()
-	r := newRig(t, func(r *rig, e *store.WebhookEndpoint) {
+	r := newRig(t, func(r *rig, e *fund.WebhookEndpoint) {
 		e.SealedPrevious, e.PreviousUntil = r.sealer.Seal(e.ID, old), r.clock.Now().Add(time.Hour)
 	})
 	r.recv.Set(t, []string{r.secret, old}, "ok", 0)
@@ -344,7 +344,7 @@ func TestAClaimedDeliveryIsTriedByOneInstanceAndTakenOverAfterItsLease(t *testin
 	// A delivery claimed by an instance that died: nobody tries it until
 	// its lease ends, then another does, and the dead one cannot record.
 	r.write(t, call("DOC_L", "FUND_A", "100.00"))
-	queued, err := r.env.Store.EnqueueWebhookDelivery(ctx, store.WebhookDelivery{EndpointID: r.endpoint.ID, EventID: "evt_DOC_L_v1",
+	queued, err := r.env.Store.EnqueueWebhookDelivery(ctx, fund.WebhookDelivery{EndpointID: r.endpoint.ID, EventID: "evt_DOC_L_v1",
 		EventType: "document.created", DocumentID: "DOC_L", Version: 1}, r.clock.Now())
 	if err != nil || !queued {
 		t.Fatalf("enqueue: %v %v", queued, err)
@@ -365,10 +365,10 @@ func TestAClaimedDeliveryIsTriedByOneInstanceAndTakenOverAfterItsLease(t *testin
 	r.clock.Add(2 * time.Second)
 	log := r.until(t, "the takeover", count(1))
 	verified(t, log, 0)
-	if d := delivery(t, r, "evt_DOC_L_v1"); d.Status != store.DeliveryDelivered || d.Attempts[0].Instance != "instance-1" {
+	if d := delivery(t, r, "evt_DOC_L_v1"); d.Status != fund.DeliveryDelivered || d.Attempts[0].Instance != "instance-1" {
 		t.Errorf("after the takeover: %+v", d)
 	}
-	err = r.env.Store.FinishWebhookAttempt(ctx, pending[0], "dead", store.WebhookAttempt{At: r.clock.Now(), StatusCode: 200}, store.DeliveryDelivered, time.Time{})
+	err = r.env.Store.FinishWebhookAttempt(ctx, pending[0], "dead", fund.WebhookAttempt{At: r.clock.Now(), StatusCode: 200}, fund.DeliveryDelivered, time.Time{})
 	if err != store.ErrWebhookLeaseLost {
 		t.Errorf("the dead instance recording its attempt: %v, want ErrWebhookLeaseLost", err)
 	}
@@ -409,7 +409,7 @@ func TestAnAttemptThatOutlastsTheTimeoutIsRetried(t *testing.T) {
 		t.Errorf("the round waited %s for an answer due after 2s: the timeout (300ms) did not cut it", took)
 	}
 	d := delivery(t, r, "evt_DOC_T_v1")
-	if d.Status != store.DeliveryPending || len(d.Attempts) != 1 || d.Attempts[0].Error != webhooks.NoAnswer || d.Attempts[0].StatusCode != 0 {
+	if d.Status != fund.DeliveryPending || len(d.Attempts) != 1 || d.Attempts[0].Error != webhooks.NoAnswer || d.Attempts[0].StatusCode != 0 {
 		t.Fatalf("after a timeout: %+v", d)
 	}
 	r.recv.Set(t, nil, "ok", 0)
@@ -419,7 +419,7 @@ func TestAnAttemptThatOutlastsTheTimeoutIsRetried(t *testing.T) {
 		t.Errorf("the retry's webhook-id %s differs from the first attempt's %s", log[1].ID, log[0].ID)
 	}
 	verified(t, log, 0)
-	if d := delivery(t, r, "evt_DOC_T_v1"); d.Status != store.DeliveryDelivered || d.AttemptCount != 2 {
+	if d := delivery(t, r, "evt_DOC_T_v1"); d.Status != fund.DeliveryDelivered || d.AttemptCount != 2 {
 		t.Errorf("after the retry: %+v", d)
 	}
 }
@@ -431,7 +431,7 @@ type feedWatch struct {
 	read chan struct{}
 }
 
-func (w feedWatch) EventsAfter(ctx context.Context, after store.EventCursor, limit int, f store.EventFilter) (store.EventPage, error) {
+func (w feedWatch) EventsAfter(ctx context.Context, after fund.EventCursor, limit int, f fund.EventFilter) (fund.EventPage, error) {
 	p, err := w.Feed.EventsAfter(ctx, after, limit, f)
 	select {
 	case w.read <- struct{}{}:
@@ -494,7 +494,7 @@ func TestAnEventThatShowsBehindTheCursorIsQueuedBeforeItsNextVersion(t *testing.
 		t.Fatal(err)
 	}
 	stored := st.Fill
-	if cur, err := store.ParseEventCursor(stored); err != nil || !cur.At.After(start.Add(time.Minute)) {
+	if cur, err := fund.ParseEventCursor(stored); err != nil || !cur.At.After(start.Add(time.Minute)) {
 		t.Fatalf("the cursor is %q (%v): not past start + 1 min", stored, err)
 	}
 
@@ -626,8 +626,8 @@ func TestADeliveryIsClaimedOnlyOnceASlotIsFree(t *testing.T) {
 	r.write(t, call("DOC_X", "FUND_A", "100.00"))
 	r.write(t, call("DOC_X", "FUND_A", "200.00"))
 	r.d.Parallel = 1
-	w := &claimWatch{Store: r.env.Store, event: "evt_DOC_X_v1", endpoint: r.endpoint.ID}
-	r.d.Store = w
+	w := &claimWatch{Queue: r.env.Store, event: "evt_DOC_X_v1", endpoint: r.endpoint.ID}
+	r.d.Queue = w
 	first := make(chan error, 1)
 	go func() { first <- r.d.RunOnce(ctx) }()
 	waitFor(t, "the first instance's attempt at the endpoint that does not answer", slow.arrived)
@@ -666,16 +666,16 @@ func TestADeliveryIsClaimedOnlyOnceASlotIsFree(t *testing.T) {
 	}
 }
 
-// claimWatch is the deliverer's Store, telling when it has claimed one
+// claimWatch is the deliverer's Queue, telling when it has claimed one
 // event for one endpoint.
 type claimWatch struct {
-	webhooks.Store
+	webhooks.Queue
 	event, endpoint string
 	claimed         atomic.Bool
 }
 
-func (w *claimWatch) ClaimWebhookDelivery(ctx context.Context, p store.WebhookPending, owner string, now, until time.Time) (bool, error) {
-	ok, err := w.Store.ClaimWebhookDelivery(ctx, p, owner, now, until)
+func (w *claimWatch) ClaimWebhookDelivery(ctx context.Context, p fund.WebhookPending, owner string, now, until time.Time) (bool, error) {
+	ok, err := w.Queue.ClaimWebhookDelivery(ctx, p, owner, now, until)
 	if ok && p.EventID == w.event && p.EndpointID == w.endpoint {
 		w.claimed.Store(true)
 	}
@@ -693,19 +693,19 @@ func counter(t *testing.T, c prometheus.Counter) float64 {
 	return m.GetCounter().GetValue()
 }
 
-// stall is the deliverer's Store, holding the first attempt at one event
+// stall is the deliverer's Queue, holding the first attempt at one event
 // between its claim and its request: stalled runs then (the process is
 // paused, the table slow), once.
 type stall struct {
-	webhooks.Store
+	webhooks.Queue
 	event   string
 	stalled func()
 	mu      sync.Mutex
 	claimed bool
 }
 
-func (s *stall) ClaimWebhookDelivery(ctx context.Context, p store.WebhookPending, owner string, now, until time.Time) (bool, error) {
-	ok, err := s.Store.ClaimWebhookDelivery(ctx, p, owner, now, until)
+func (s *stall) ClaimWebhookDelivery(ctx context.Context, p fund.WebhookPending, owner string, now, until time.Time) (bool, error) {
+	ok, err := s.Queue.ClaimWebhookDelivery(ctx, p, owner, now, until)
 	if ok && p.EventID == s.event {
 		s.mu.Lock()
 		s.claimed = true
@@ -714,7 +714,7 @@ func (s *stall) ClaimWebhookDelivery(ctx context.Context, p store.WebhookPending
 	return ok, err
 }
 
-func (s *stall) WebhookDeliveryOf(ctx context.Context, endpointID, eventID string) (store.WebhookDelivery, error) {
+func (s *stall) WebhookDeliveryOf(ctx context.Context, endpointID, eventID string) (fund.WebhookDelivery, error) {
 	s.mu.Lock()
 	run := s.claimed && eventID == s.event && s.stalled != nil
 	f := s.stalled
@@ -725,7 +725,7 @@ func (s *stall) WebhookDeliveryOf(ctx context.Context, endpointID, eventID strin
 	if run {
 		f()
 	}
-	return s.Store.WebhookDeliveryOf(ctx, endpointID, eventID)
+	return s.Queue.WebhookDeliveryOf(ctx, endpointID, eventID)
 }
 
 // TestAnAttemptIsNotSentWhenItsLeaseWouldEndFirst: an instance claims
@@ -738,7 +738,7 @@ func TestAnAttemptIsNotSentWhenItsLeaseWouldEndFirst(t *testing.T) {
 	r.write(t, call("DOC_S", "FUND_A", "100.00"))
 	r.write(t, call("DOC_S", "FUND_A", "200.00"))
 	d2 := r.deliverer("instance-2")
-	r.d.Store = &stall{Store: r.env.Store, event: "evt_DOC_S_v1", stalled: func() {
+	r.d.Queue = &stall{Queue: r.env.Store, event: "evt_DOC_S_v1", stalled: func() {
 		r.clock.Add(31 * time.Second) // the lease (30s) ended
 		deadline := time.Now().Add(20 * time.Second)
 		for len(r.recv.Log(t)) < 2 && time.Now().Before(deadline) {
@@ -841,7 +841,7 @@ func startBlackhole(t *testing.T) *blackhole {
 // starts in the next round, while A's attempts still hang, not after
 // they time out.
 func TestOneTenantsDeadEndpointsDoNotDelayAnothers(t *testing.T) {
-	r := newRig(t, func(_ *rig, e *store.WebhookEndpoint) { e.Funds = []string{"FUND_B"} })
+	r := newRig(t, func(_ *rig, e *fund.WebhookEndpoint) { e.Funds = []string{"FUND_B"} })
 	dead := startBlackhole(t)
 	r.endpointsOf(t, 10, "wh_a", "FUND_A", dead.URL)
 	// Long enough that none of A's attempts times out while the test runs,

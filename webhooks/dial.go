@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/fundsvc/fundsvc/store"
+	"github.com/fundsvc/fundsvc/fund"
 )
 
 // Policy is where deliveries may go. By default only https URLs, and only
@@ -148,7 +148,7 @@ const NoAnswer = "no answer"
 // address went, as a port scan of the server's network would. The cause
 // goes to the server's log at debug level, naming the endpoint by ID and
 // never by URL, which may carry the receiver's token.
-func (d *Deliverer) noAnswer(a *store.WebhookAttempt, endpointID, eventID string, err error) {
+func (d *Deliverer) noAnswer(a *fund.WebhookAttempt, endpointID, eventID string, err error) {
 	a.Error, a.LatencyMS = NoAnswer, 0
 	var ue *url.Error
 	if errors.As(err, &ue) {

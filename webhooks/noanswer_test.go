@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fundsvc/fundsvc/store"
+	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/webhooks"
 )
 
@@ -75,7 +75,7 @@ func TestAnEndpointsLogDoesNotTellHowAConnectionFailed(t *testing.T) {
 	r.d.Timeout = 300 * time.Millisecond
 	r.d.Log = slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	r.write(t, call("DOC_N", "FUND_A", "100.00"))
-	attempts := map[string]store.WebhookAttempt{}
+	attempts := map[string]fund.WebhookAttempt{}
 	r.roundsUntil(t, "an attempt to every endpoint", func() bool {
 		for id := range urls {
 			if a := r.attemptsOf(t, id, "evt_DOC_N_v1"); len(a) > 0 {

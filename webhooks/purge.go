@@ -7,13 +7,13 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/fundsvc/fundsvc/store"
+	"github.com/fundsvc/fundsvc/fund"
 )
 
 // PurgeStore is what purging deleted endpoints needs; *store.Store
 // satisfies it.
 type PurgeStore interface {
-	WebhookPurges(ctx context.Context) ([]store.WebhookPurge, error)
+	WebhookPurges(ctx context.Context) ([]fund.WebhookPurge, error)
 	PurgeWebhookItems(ctx context.Context, id string) (empty bool, err error)
 	FinishWebhookPurge(ctx context.Context, id string) error
 }

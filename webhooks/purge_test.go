@@ -29,7 +29,7 @@ func newEndpointRig(t *testing.T) *endpointRig {
 	t.Helper()
 	r := &endpointRig{env: fundtest.New(t), clock: &fakeClock{now: time.Now()}, sealer: newSealer(t)}
 	r.env.Store.Now = r.clock.Now
-	r.d = &webhooks.Deliverer{Store: r.env.Store, Feed: r.env.Store, Sealer: r.sealer, Policy: webhooks.Policy{AllowLoopback: true},
+	r.d = &webhooks.Deliverer{Queue: r.env.Store, Feed: r.env.Store, Sealer: r.sealer, Policy: webhooks.Policy{AllowLoopback: true},
 		Instance: "instance-1", Now: r.clock.Now, Jitter: func() float64 { return 0 }, Timeout: 5 * time.Second, Lease: 30 * time.Second}
 	return r
 }
@@ -38,7 +38,7 @@ func newEndpointRig(t *testing.T) *endpointRig {
 func (r *endpointRig) add(t *testing.T, id, url string) {
 	t.Helper()
 	created := r.clock.Now().Add(-time.Second).UTC()
-	e := store.WebhookEndpoint{ID: id, URL: url, Funds: []string{"FUND_A"}, Enabled: true, CreatedAt: created, UpdatedAt: created, CreatedBy: "test",
+	e := fund.WebhookEndpoint{ID: id, URL: url, Funds: []string{"FUND_A"}, Enabled: true, CreatedAt: created, UpdatedAt: created, CreatedBy: "test",
 		SealedSecret: r.sealer.Seal(id, webhooks.NewSecret())}
 	if err := r.env.Store.PutWebhookEndpoint(ctx, e); err != nil {
 		t.Fatal(err)
@@ -71,7 +71,7 @@ func (r *endpointRig) roundsUntil(t *testing.T, what string, done func() bool) {
 }
 
 // attemptsOf is the attempts of the delivery of eventID to endpoint id.
-func (r *endpointRig) attemptsOf(t *testing.T, id, eventID string) []store.WebhookAttempt {
+func (r *endpointRig) attemptsOf(t *testing.T, id, eventID string) []fund.WebhookAttempt {
 	t.Helper()
 	d, err := r.env.Store.WebhookDeliveryOf(ctx, id, eventID)
 	if fund.ErrorCode(err) == fund.ENOTFOUND {
@@ -120,7 +120,7 @@ func TestADeletedEndpointLeavesNothingInTheTable(t *testing.T) {
 	r.roundsUntil(t, "a failed attempt", func() bool { return len(r.attemptsOf(t, id, "evt_DOC_P_v3")) > 0 })
 	for i := range 230 {
 		doc := fmt.Sprintf("DOC_Q%03d", i)
-		if _, err := r.env.Store.EnqueueWebhookDelivery(ctx, store.WebhookDelivery{EndpointID: id, EventID: "evt_" + doc + "_v1",
+		if _, err := r.env.Store.EnqueueWebhookDelivery(ctx, fund.WebhookDelivery{EndpointID: id, EventID: "evt_" + doc + "_v1",
 			EventType: "document.created", DocumentID: doc, Version: 1}, r.clock.Now()); err != nil {
 			t.Fatal(err)
 		}
@@ -144,7 +144,7 @@ func TestADeletedEndpointLeavesNothingInTheTable(t *testing.T) {
 		t.Fatalf("after a purge the table holds %v, want only the purge's record (its grace runs)", left)
 	}
 	// A round that read the endpoint before it was deleted queues nothing.
-	if queued, err := r.env.Store.EnqueueWebhookDelivery(ctx, store.WebhookDelivery{EndpointID: id, EventID: "evt_DOC_LATE_v1",
+	if queued, err := r.env.Store.EnqueueWebhookDelivery(ctx, fund.WebhookDelivery{EndpointID: id, EventID: "evt_DOC_LATE_v1",
 		EventType: "document.created", DocumentID: "DOC_LATE", Version: 1}, r.clock.Now()); err != nil || queued {
 		t.Fatalf("a delivery was queued for the deleted endpoint (%v, %v)", queued, err)
 	}

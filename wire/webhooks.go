@@ -1,6 +1,10 @@
 package wire
 
-import "time"
+import (
+	"time"
+
+	"github.com/fundsvc/fundsvc/fund"
+)
 
 // WebhookRequest creates a webhook endpoint (POST /v1/webhooks).
 type WebhookRequest struct {
@@ -62,4 +66,34 @@ type WebhookAttempt struct {
 	StatusCode int       `json:"statusCode,omitempty" doc:"The endpoint's HTTP status; absent when no answer came."`
 	Error      string    `json:"error,omitempty" doc:"'no answer' when no HTTP answer came, whatever the cause (the address refused, DNS, the connection refused, reset or closed, TLS, a timeout): the log does not tell how a connection failed. Absent when the endpoint answered."`
 	LatencyMS  int64     `json:"latencyMs,omitempty" doc:"Milliseconds from sending to the answer; absent when no answer came."`
+}
+
+// WebhookOf is endpoint e as answered at now, without its secrets: the
+// previous secret's end shows while it still signs.
+func WebhookOf(e fund.WebhookEndpoint, now time.Time) Webhook {
+	w := Webhook{
+		ID: e.ID, URL: e.URL, EventTypes: append([]string{}, e.EventTypes...), Funds: append([]string{}, e.Funds...),
+		Enabled: e.Enabled, DisabledReason: e.DisabledReason, DisabledAt: e.DisabledAt, FailingSince: e.FailingSince,
+		CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt, CreatedBy: e.CreatedBy,
+	}
+	if len(e.SealedPrevious) > 0 && now.Before(e.PreviousUntil) {
+		w.PreviousSecretUntil = e.PreviousUntil
+	}
+	return w
+}
+
+// WebhookDeliveryOf is delivery d as answered: its next attempt only while
+// it is pending.
+func WebhookDeliveryOf(d fund.WebhookDelivery) WebhookDelivery {
+	out := WebhookDelivery{
+		EventID: d.EventID, EventType: d.EventType, DocumentID: d.DocumentID, Version: d.Version,
+		Status: d.Status, AttemptCount: d.AttemptCount, DeliveredAt: d.DeliveredAt, Attempts: []WebhookAttempt{},
+	}
+	if d.Status == fund.DeliveryPending {
+		out.NextAttemptAt = d.NextAttemptAt
+	}
+	for _, a := range d.Attempts {
+		out.Attempts = append(out.Attempts, WebhookAttempt{At: a.At, StatusCode: a.StatusCode, Error: a.Error, LatencyMS: a.LatencyMS})
+	}
+	return out
 }

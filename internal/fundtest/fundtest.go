@@ -26,7 +26,7 @@ var Clock = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 // Env is a store on its own table.
 type Env struct {
 	Store     *store.Store
-	Positions *positions.Store
+	Positions *positions.Analytics
 	Counter   *dynamotest.Counter
 	Faults    *dynamotest.FaultInjector
 	Table     string
@@ -41,7 +41,7 @@ func New(t testing.TB) *Env {
 	cfg := dynamotest.Shared().Config(dynamotest.WithAPIOptions(e.Counter.APIOption(), e.Faults.APIOption()))
 	e.Store = store.NewStore(store.NewDB(cfg), e.Table)
 	e.Store.Now = func() time.Time { return Clock }
-	e.Positions = positions.NewStore(e.Store)
+	e.Positions = positions.NewAnalytics(e.Store)
 	e.raw = dynamodb.NewFromConfig(dynamotest.Shared().Config())
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

@@ -105,10 +105,10 @@ func TestTheFeedListsExactlyTheCommittedVersionsAcrossInstances(t *testing.T) {
 	// The feed, read through the table up to now (the instances answer only
 	// up to their watermark, minutes behind), in pages of 5.
 	var events []fund.Event
-	var after store.EventCursor
+	var after fund.EventCursor
 	until := time.Now().Add(time.Second)
 	for {
-		page, err := c.Store.EventsAfter(ctx, after, 5, store.EventFilter{Until: until})
+		page, err := c.Store.EventsAfter(ctx, after, 5, fund.EventFilter{Until: until})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -226,7 +226,7 @@ func TestWebhooksAreDeliveredAtLeastOnceAcrossInstances(t *testing.T) {
 	}
 
 	// The feed holds exactly the committed versions.
-	page, err := c.Store.EventsAfter(ctx, store.EventCursor{}, store.MaxEventPage, store.EventFilter{Until: time.Now().Add(time.Minute)})
+	page, err := c.Store.EventsAfter(ctx, fund.EventCursor{}, store.MaxEventPage, fund.EventFilter{Until: time.Now().Add(time.Minute)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +247,7 @@ func TestWebhooksAreDeliveredAtLeastOnceAcrossInstances(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if last := taken.Attempts[len(taken.Attempts)-1]; taken.Status != store.DeliveryDelivered || strings.HasSuffix(last.Instance, fmt.Sprintf("/%d", c.Pid(2))) {
+	if last := taken.Attempts[len(taken.Attempts)-1]; taken.Status != fund.DeliveryDelivered || strings.HasSuffix(last.Instance, fmt.Sprintf("/%d", c.Pid(2))) {
 		t.Errorf("the delivery instance 2 held when it was killed: %s, last attempt %+v: want delivered by another instance", taken.Status, last)
 	}
 
@@ -280,7 +280,7 @@ func TestWebhooksAreDeliveredAtLeastOnceAcrossInstances(t *testing.T) {
 
 // leasedBy waits (15 s at most) until the instance of process pid holds the
 // lease of a pending delivery of one of endpoints, and returns it.
-func leasedBy(ctx context.Context, t *testing.T, c *Cluster, endpoints []string, pid int) store.WebhookPending {
+func leasedBy(ctx context.Context, t *testing.T, c *Cluster, endpoints []string, pid int) fund.WebhookPending {
 	t.Helper()
 	mark := fmt.Sprintf("/%d/", pid)
 	deadline := time.Now().Add(15 * time.Second)
@@ -299,5 +299,5 @@ func leasedBy(ctx context.Context, t *testing.T, c *Cluster, endpoints []string,
 		<-time.After(5 * time.Millisecond)
 	}
 	t.Fatalf("instance %d held no delivery's lease within 15s", pid)
-	return store.WebhookPending{}
+	return fund.WebhookPending{}
 }

@@ -264,7 +264,7 @@ func serve(ctx context.Context, cfg config.Config, store *store.Store, log *slog
 		collectors = deliverer.Metrics().Collectors()
 		store.OnCommit = deliverer.Wake // this instance's commits are delivered without waiting for the poll
 	}
-	analytics := positions.NewStore(store)
+	analytics := positions.NewAnalytics(store)
 	analytics.Freshness = positions.Freshness{Months: cfg.NAVStaleMonths, Days: cfg.NAVStaleDays}
 	metrics := api.NewMetrics()
 	handler := api.NewServer(api.Options{
@@ -406,7 +406,7 @@ func webhookDelivery(cfg config.Config, s *store.Store, log *slog.Logger) (*webh
 	}
 	host, _ := os.Hostname()
 	return &webhooks.Deliverer{
-		Store: s, Feed: s, Sealer: sealer, Policy: webhooks.Policy{AllowLoopback: cfg.WebhookAllowLoopback}, Log: log,
+		Queue: s, Feed: s, Sealer: sealer, Policy: webhooks.Policy{AllowLoopback: cfg.WebhookAllowLoopback}, Log: log,
 		Instance: fmt.Sprintf("%s/%d", host, os.Getpid()), Schedule: cfg.WebhookSchedule, Timeout: cfg.WebhookTimeout,
 		Lease: cfg.WebhookLease, DisableAfter: cfg.WebhookDisableAfter,
 	}, sealer, nil
