@@ -40,11 +40,6 @@ type Principal struct {
 	Investor string   // investor only
 }
 
-// MayAdminister reports whether p is an admin whose scope covers fundID.
-func (p Principal) MayAdminister(fundID string) bool {
-	return p.Role == RoleAdmin && (slices.Contains(p.Funds, AllFunds) || slices.Contains(p.Funds, fundID))
-}
-
 // scope identifies the principal's whole view, so that a cursor or an
 // idempotency record made for one principal is refused to any other.
 func (p Principal) scope() string {

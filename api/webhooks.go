@@ -34,21 +34,21 @@ func (s *server) webhooksReady(c *gin.Context) bool {
 	return true
 }
 
-// mayManage reports whether p covers every fund of e.
-func mayManage(p Principal, e fund.WebhookEndpoint) bool {
+// mayManage reports whether v administers every fund of e's scope.
+func mayManage(v fund.Viewer, e fund.WebhookEndpoint) bool {
 	if len(e.Funds) == 0 {
-		return p.MayAdminister(AllFunds)
+		return v.AllFunds
 	}
 	for _, f := range e.Funds {
-		if !p.MayAdminister(f) {
+		if !v.Administers(f) {
 			return false
 		}
 	}
 	return true
 }
 
-// checkSubscription validates what an endpoint subscribes to, for p.
-func (s *server) checkSubscription(p Principal, url string, types, funds []string) error {
+// checkSubscription validates what an endpoint subscribes to, for v.
+func (s *server) checkSubscription(v fund.Viewer, url string, types, funds []string) error {
 	if msg := s.opts.WebhookPolicy.CheckURL(url); msg != "" {
 		return fund.Invalid("url", "%s", msg)
 	}
@@ -67,11 +67,11 @@ func (s *server) checkSubscription(p Principal, url string, types, funds []strin
 		if slices.Contains(funds[:i], f) {
 			return fund.Invalid("funds", "names %s twice", f)
 		}
-		if !p.MayAdminister(f) {
+		if !v.Administers(f) {
 			return &fund.Error{Code: fund.EFORBIDDEN, Field: "funds", Message: "the token does not cover fund " + f}
 		}
 	}
-	if len(funds) == 0 && !p.MayAdminister(AllFunds) {
+	if len(funds) == 0 && !v.AllFunds {
 		return &fund.Error{Code: fund.EFORBIDDEN, Field: "funds", Message: "name the funds: only a token of every fund may subscribe to every fund"}
 	}
 	return nil
@@ -102,7 +102,7 @@ func (s *server) createWebhook(c *gin.Context) {
 		return
 	}
 	p := principal(c)
-	if err := s.checkSubscription(p, req.URL, req.EventTypes, req.Funds); err != nil {
+	if err := s.checkSubscription(viewer(c), req.URL, req.EventTypes, req.Funds); err != nil {
 		writeError(c, err)
 		return
 	}
@@ -131,7 +131,7 @@ func (s *server) visibleWebhook(c *gin.Context, in *params) (fund.WebhookEndpoin
 		return fund.WebhookEndpoint{}, false
 	}
 	e, err := s.docs.WebhookEndpoint(c.Request.Context(), id)
-	if err == nil && !mayManage(principal(c), e) {
+	if err == nil && !mayManage(viewer(c), e) {
 		err = fund.Errorf(fund.ENOTFOUND, "no webhook endpoint %s", id)
 	}
 	if err != nil {
@@ -151,10 +151,10 @@ func (s *server) listWebhooks(c *gin.Context) {
 		writeError(c, err)
 		return
 	}
-	p := principal(c)
+	v := viewer(c)
 	out := []wire.Webhook{}
 	for _, e := range all {
-		if mayManage(p, e) {
+		if mayManage(v, e) {
 			out = append(out, wire.WebhookOf(e, time.Now()))
 		}
 	}
@@ -190,7 +190,7 @@ func (s *server) patchWebhook(c *gin.Context) {
 	if req.Funds != nil {
 		e.Funds = *req.Funds
 	}
-	if err := s.checkSubscription(principal(c), e.URL, e.EventTypes, e.Funds); err != nil {
+	if err := s.checkSubscription(viewer(c), e.URL, e.EventTypes, e.Funds); err != nil {
 		writeError(c, err)
 		return
 	}

@@ -34,6 +34,10 @@ type WebhookEndpoint struct {
 	Revision int
 }
 
+// Scope is the funds e receives the events of, as the viewer that
+// administers them: every fund when e names none.
+func (e WebhookEndpoint) Scope() Viewer { return Viewer{AllFunds: len(e.Funds) == 0, Funds: e.Funds} }
+
 // WebhookAttempt is one try of a delivery.
 type WebhookAttempt struct {
 	At         time.Time

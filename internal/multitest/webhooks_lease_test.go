@@ -157,7 +157,7 @@ func TestAnAttemptHeldPastItsLeaseIsNotSentAfterAnotherInstanceDeliveredTheNextV
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d.Status != store.DeliveryDelivered {
+		if d.Status != fund.DeliveryDelivered {
 			t.Errorf("%s: %s, want delivered", ev, d.Status)
 		}
 		for _, a := range d.Attempts {
