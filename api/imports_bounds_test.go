@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -109,12 +110,12 @@ func formulaWorkbook(t *testing.T, size int) []byte {
 	return out.Bytes()
 }
 
-// measured is the exchange f makes, how long it took, what the process
-// allocated meanwhile (runtime.MemStats.TotalAlloc) and the most heap it
-// held (HeapInuse, looked at every millisecond and at the end): the
-// server's work, the client's, and whatever else runs; the test runs
-// alone.
-func measured(f func() response) (r response, took time.Duration, alloc, peak uint64) {
+// measured is the exchange f makes, how long it took, the CPU time the
+// process used meanwhile (the work, whatever else loads the machine), what
+// it allocated (runtime.MemStats.TotalAlloc) and the most heap it held
+// (HeapInuse, looked at every 10 ms and at the end): the server's work,
+// the client's, and whatever else runs; the test runs alone.
+func measured(f func() response) (r response, took, cpu time.Duration, alloc, peak uint64) {
 	var before runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
@@ -122,7 +123,7 @@ func measured(f func() response) (r response, took time.Duration, alloc, peak ui
 	go func() {
 		var m runtime.MemStats
 		most := uint64(0)
-		tick := time.NewTicker(time.Millisecond)
+		tick := time.NewTicker(10 * time.Millisecond)
 		defer tick.Stop()
 		for {
 			runtime.ReadMemStats(&m)
@@ -135,14 +136,23 @@ func measured(f func() response) (r response, took time.Duration, alloc, peak ui
 			}
 		}
 	}()
-	start := time.Now()
+	start, startCPU := time.Now(), processCPU()
 	r = f()
-	took = time.Since(start)
+	took, cpu = time.Since(start), processCPU()-startCPU
 	close(done)
 	peak = <-sampled
 	var after runtime.MemStats
 	runtime.ReadMemStats(&after)
-	return r, took, after.TotalAlloc - before.TotalAlloc, max(peak, after.HeapInuse) - min(before.HeapInuse, peak)
+	return r, took, cpu, after.TotalAlloc - before.TotalAlloc, max(peak, after.HeapInuse) - min(before.HeapInuse, peak)
+}
+
+// processCPU is the CPU time the test process has used, user and system.
+func processCPU() time.Duration {
+	var u syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &u); err != nil {
+		panic(err)
+	}
+	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
 }
 
 // The files of the review of imports, each answered within 2 seconds and
@@ -189,14 +199,14 @@ func TestImportReviewFilesAreAnsweredWithinBounds(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			file := c.file()
-			r, took, alloc, peak := measured(func() response { return postImport(t, s, "?dryRun=true", c.media, file) })
-			t.Logf("%d bytes: %d in %v, %.1f MB allocated, %.1f MB of heap at most", len(file), r.Status, took, float64(alloc)/(1<<20), float64(peak)/(1<<20))
+			r, took, cpu, alloc, peak := measured(func() response { return postImport(t, s, "?dryRun=true", c.media, file) })
+			t.Logf("%d bytes: %d in %v (%v of CPU), %.1f MB allocated, %.1f MB of heap at most", len(file), r.Status, took, cpu, float64(alloc)/(1<<20), float64(peak)/(1<<20))
 			if r.Status != c.status {
 				t.Fatalf("%d, want %d\n%.500s", r.Status, c.status, r.Body)
 			}
 			c.check(t, r)
-			if took > maxTime || peak > maxHeap {
-				t.Errorf("answered in %v holding %d bytes of heap at most; want within %v and %d", took, peak, maxTime, maxHeap)
+			if cpu > maxTime || peak > maxHeap {
+				t.Errorf("answered with %v of CPU holding %d bytes of heap at most; want within %v and %d", cpu, peak, maxTime, maxHeap)
 			}
 			// encoding/xml allocates about a kilobyte a cell as it streams a
 			// sheet (excelize's pass and the formulas' each), all of it
@@ -259,7 +269,7 @@ func TestAnImportsCheckStopsAtTheRequestTimeout(t *testing.T) {
 		o.RequestTimeout, o.WriteTimeout, o.MaxBodyBytes = time.Millisecond, time.Minute, 16<<20
 	})
 	file := rowsCSV(20_000) // far more than a millisecond's check
-	r, took, _, _ := measured(func() response { return postImport(t, s, "?dryRun=true", "text/csv", file) })
+	r, took, _, _, _ := measured(func() response { return postImport(t, s, "?dryRun=true", "text/csv", file) })
 	if r.Status != http.StatusServiceUnavailable || !strings.Contains(string(r.Body), "did not end within the request timeout (FUNDSVC_REQUEST_TIMEOUT, 1ms)") ||
 		!strings.Contains(string(r.Body), "data rows; nothing was written") {
 		t.Fatalf("%d in %v, want 503 naming the request timeout\n%s", r.Status, took, r.Body)
@@ -292,7 +302,7 @@ func TestTheLargestImportIsCheckedWithinTheRequestTimeout(t *testing.T) {
 		o.MaxBodyBytes, o.RequestTimeout, o.WriteTimeout = 16<<20, timeout, 5*time.Minute
 	})
 	file := largestImport()
-	r, took, alloc, peak := measured(func() response { return postImport(t, s, "?dryRun=true", "text/csv", file) })
+	r, took, _, alloc, peak := measured(func() response { return postImport(t, s, "?dryRun=true", "text/csv", file) })
 	t.Logf("dry run of %d bytes: %d in %v, %.0f MB allocated, %.0f MB of heap at most", len(file), r.Status, took, float64(alloc)/(1<<20), float64(peak)/(1<<20))
 	if rep := reportOf(t, r); r.Status != http.StatusOK || !rep.Valid || len(rep.Documents) != 500 {
 		t.Fatalf("dry run: %d, valid %v, %d documents\n%.500s", r.Status, rep.Valid, len(rep.Documents), r.Body)
