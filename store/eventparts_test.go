@@ -71,17 +71,17 @@ func TestTheLargestEventFitsItsItems(t *testing.T) {
 }
 
 // TestAnEventSplitIntoPartsReadsWhole writes versions whose events do not
-// fit their item (a part size of 2 KB stands for the item limit) and reads
+// fit their item (a part size of 1 KB stands for the item limit) and reads
 // them back through every read of events, and checks that a discarded
 // version leaves no part behind.
 func TestAnEventSplitIntoPartsReadsWhole(t *testing.T) {
 	ctx := context.Background()
 	s := NewStore(NewDB(dynamotest.Shared().Config()), dynamotest.UniqueName(t, "eventparts"))
-	s.touchedPartBytes = 2048
+	s.touchedPartBytes = 1024
 	if err := s.CreateTable(ctx); err != nil {
 		t.Fatal(err)
 	}
-	v1, v2 := randomCall("D1", "F1", 120), randomCall("D1", "F1", 120)
+	v1, v2 := randomCall("D1", "F1", 40), randomCall("D1", "F1", 40)
 	for _, d := range []fund.Document{v1, v2} {
 		if _, err := s.Restate(ctx, d, nil); err != nil {
 			t.Fatal(err)
@@ -137,7 +137,7 @@ func TestAnEventSplitIntoPartsReadsWhole(t *testing.T) {
 	}
 
 	// A version staged and then discarded (its flip lost) leaves no part.
-	v3 := randomCall("D1", "F1", 120)
+	v3 := randomCall("D1", "F1", 40)
 	v3.ID, v3.Version, v3.CommitID = "D2", 1, "1-discarded"
 	v3.SortPositions()
 	c := changesOf(nil, &v3)

@@ -157,7 +157,7 @@ func TestPositionsOverTheStoreAnswerAsOverTheModel(t *testing.T) {
 
 	t.Run("random restatements read alike on every date", func(t *testing.T) {
 		dates := []fund.Date{{}, date("2024-01-31"), date("2024-03-31"), date("2024-06-30"), date("2024-09-30"), date("2024-12-31")}
-		for seed := range uint64(10) {
+		for seed := range uint64(6) {
 			rng := rand.New(rand.NewPCG(seed, 11))
 			cents := func(max int64) fund.Money {
 				return fund.MustMoney(fmt.Sprintf("%d.%02d", rng.Int64N(max), rng.IntN(100)))
