@@ -130,12 +130,24 @@ func TestTheDocsListEveryTransactionType(t *testing.T) {
 			t.Errorf("docs/analytics.md lacks the row\n%s", row)
 		}
 	}
+	for _, side := range []struct {
+		name  string
+		lines any
+	}{{"call", CallLines{}}, {"distribution", DistributionLines{}}} {
+		for _, l := range LinesOf(side.lines) {
+			row := fmt.Sprintf("| %s `%s` | `%s` |", side.name, l.Name, l.Transaction)
+			if l.Rule == "part" && !strings.Contains(section, row+"\n") {
+				t.Errorf("docs/analytics.md lacks the row\n%s", row)
+			}
+		}
+	}
 }
 
 // A line item that splits an amount reaches the typed lines that paid-in,
 // unfunded, net IRR and the transaction_lines dataset count: every part line
-// of a call or a distribution, set alone among the others, shows up as a
-// typed line of its own amount, and the typed lines add up to the amount.
+// of a call or a distribution, set among the others, shows up as a typed
+// line of its own amount and of its side, and the typed lines add up to the
+// amount.
 func TestEveryPartLineHasATypedLine(t *testing.T) {
 	sides := []struct {
 		on     string
@@ -164,8 +176,11 @@ func TestEveryPartLineHasATypedLine(t *testing.T) {
 			if l.Rule != "part" {
 				continue
 			}
-			if !slices.ContainsFunc(derived, func(x Transaction) bool { return x.Amount.Equal(*l.Get(s.lines)) }) {
+			i := slices.IndexFunc(derived, func(x Transaction) bool { return x.Amount.Equal(*l.Get(s.lines)) })
+			if i < 0 {
 				t.Errorf("%s.%s has no typed line: give it a transaction type", s.on, l.Name)
+			} else if d, ok := TransactionTypeOf(derived[i].Type); !ok || d.On != s.on {
+				t.Errorf("%s.%s is typed %q, no transaction type of its side", s.on, l.Name, derived[i].Type)
 			}
 		}
 	}
