@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"os"
 	"reflect"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -109,12 +112,12 @@ func TestEachLimitAdmitsItsValueAndRefusesOneMore(t *testing.T) {
 			request: func(tag string, n int) (string, string, any, []string) {
 				return putDocument("D"+tag, docWith(tag, func(d map[string]any) { position(d)["investorId"] = nthID("I"+tag, n) }))
 			}},
-		{name: "title bytes", limit: fund.MaxTitleLength, ok: 201, status: 400, typ: invalid, field: "title",
+		{name: "title bytes", limit: maxLength[fund.DocumentFields]("Title"), ok: 201, status: 400, typ: invalid, field: "title",
 			request: func(tag string, n int) (string, string, any, []string) {
 				// Two-byte characters: the limit counts bytes.
 				return putDocument("D"+tag, docWith(tag, func(d map[string]any) { d["title"] = strings.Repeat("é", n/2) + strings.Repeat("t", n%2) }))
 			}},
-		{name: "capital activity description bytes", limit: fund.MaxTitleLength, ok: 201, status: 400, typ: invalid, field: "capitalActivity.description",
+		{name: "capital activity description bytes", limit: maxLength[fund.ActivityDetails]("Description"), ok: 201, status: 400, typ: invalid, field: "capitalActivity.description",
 			request: func(tag string, n int) (string, string, any, []string) {
 				return putDocument("D"+tag, docWith(tag, func(d map[string]any) {
 					d["capitalActivity"].(map[string]any)["description"] = strings.Repeat("d", n)
@@ -171,15 +174,15 @@ func TestEachLimitAdmitsItsValueAndRefusesOneMore(t *testing.T) {
 			request: func(_ string, n int) (string, string, any, []string) {
 				return http.MethodGet, fmt.Sprintf("/v1/investors/INV_L/summary?limit=%d", n), nil, nil
 			}},
-		{name: "fund name bytes", limit: fund.MaxNameLength, ok: 201, status: 400, typ: invalid, field: "name",
+		{name: "fund name bytes", limit: maxLength[fund.FundFields]("Name"), ok: 201, status: 400, typ: invalid, field: "name",
 			request: func(tag string, n int) (string, string, any, []string) {
 				return http.MethodPut, "/v1/funds/F" + tag, map[string]any{"name": strings.Repeat("n", n), "baseCurrency": "USD"}, nil
 			}},
-		{name: "fund legal name bytes", limit: fund.MaxNameLength, ok: 201, status: 400, typ: invalid, field: "legalName",
+		{name: "fund legal name bytes", limit: maxLength[fund.FundFields]("LegalName"), ok: 201, status: 400, typ: invalid, field: "legalName",
 			request: func(tag string, n int) (string, string, any, []string) {
 				return http.MethodPut, "/v1/funds/F" + tag, map[string]any{"name": "F", "legalName": strings.Repeat("l", n), "baseCurrency": "USD"}, nil
 			}},
-		{name: "investor display name bytes", limit: fund.MaxNameLength, ok: 201, status: 400, typ: invalid, field: "displayName",
+		{name: "investor display name bytes", limit: maxLength[fund.InvestorFields]("DisplayName"), ok: 201, status: 400, typ: invalid, field: "displayName",
 			request: func(tag string, n int) (string, string, any, []string) {
 				return http.MethodPut, "/v1/investors/I" + tag, map[string]any{"displayName": strings.Repeat("n", n), "investorType": "pension"}, nil
 			}},
@@ -191,7 +194,7 @@ func TestEachLimitAdmitsItsValueAndRefusesOneMore(t *testing.T) {
 				}
 				return http.MethodPut, "/v1/investors/I" + tag, map[string]any{"displayName": "I", "investorType": "pension", "externalIds": ids}, nil
 			}},
-		{name: "external ID bytes", limit: fund.MaxExternalIDLength, ok: 201, status: 400, typ: invalid, field: "externalIds.crm",
+		{name: "external ID bytes", limit: maxLength[fund.InvestorFields]("ExternalIDs"), ok: 201, status: 400, typ: invalid, field: "externalIds.crm",
 			request: func(tag string, n int) (string, string, any, []string) {
 				return http.MethodPut, "/v1/investors/I" + tag, map[string]any{"displayName": "I", "investorType": "pension",
 					"externalIds": map[string]any{"crm": strings.Repeat("e", n)}}, nil
@@ -229,6 +232,14 @@ func TestEachLimitAdmitsItsValueAndRefusesOneMore(t *testing.T) {
 			}
 		})
 	}
+}
+
+// maxLength is the maxLength tag of T's field (0 when it has none): the
+// bound fund.CheckTexts enforces.
+func maxLength[T any](field string) int {
+	f, _ := reflect.TypeFor[T]().FieldByName(field)
+	n, _ := strconv.Atoi(f.Tag.Get("maxLength"))
+	return n
 }
 
 // requestStrings lists the JSON paths of every member of t whose value is
@@ -310,50 +321,186 @@ func setAt(body map[string]any, path string, v string) {
 	}
 }
 
-// TestEveryRequestStringIsBounded sends, in every string member of every
-// JSON request body (found by reflection over the request types, so a
-// member added later is covered), a value of 100 KB of NUL bytes: each is
-// refused with 400 naming that member, or, for a map, the map. A member
-// this refuses for another reason (it comes after a required one that
-// is missing, say) still may not be accepted.
+// TestEveryRequestStringIsBounded holds every string member of every JSON
+// request body (found by reflection over the request types, so a member
+// added later is covered) to a bound that the OpenAPI document declares and
+// the server enforces:
+//
+//   - 100 KB of NUL bytes is refused with 400 naming the member, or the
+//     list or map that holds it; a member this refuses for another reason
+//     (it comes after a required one that is missing, say) still may not be
+//     accepted;
+//   - the document bounds the member's schema: a maxLength, an enum, or a
+//     pattern without unbounded repetition;
+//   - at a maxLength of n, n+1 bytes are refused naming the member, and n
+//     bytes are accepted or refused otherwise than n+1 are (digits aside):
+//     the server's bound is the document's.
 func TestEveryRequestStringIsBounded(t *testing.T) {
 	s := newServer(t, false)
+	doc := openAPIFile(t)
+	hook := s.do(t, http.MethodPost, "/v1/webhooks", map[string]any{"url": "https://hooks.example.com/nul"})
+	if hook.Status != http.StatusCreated {
+		t.Fatalf("POST /v1/webhooks: %d %.300s", hook.Status, hook.Body)
+	}
 	nul := strings.Repeat("\x00", 100<<10)
 	bodies := []struct {
-		path string
-		typ  reflect.Type
-		base func() map[string]any
+		method, path string
+		typ          reflect.Type
+		schema       string
+		base         func(tag string) map[string]any
 	}{
-		{"/v1/documents/DOC_NUL", reflect.TypeFor[wire.DocumentRequest](), func() map[string]any {
-			d := limitsDocument("FUND_NUL", "P_NUL")
+		{http.MethodPut, "/v1/documents/DOC_NUL", reflect.TypeFor[wire.DocumentRequest](), "DocumentRequest", func(tag string) map[string]any {
+			d := limitsDocument("FUND_NUL"+tag, "P_NUL"+tag)
 			p := d["positions"].([]any)[0].(map[string]any)
 			p["distribution"] = map[string]any{"amount": "10.00", "transactions": []any{map[string]any{"transactionType": "income", "amount": "10.00"}}}
 			p["unfundedCommitment"] = map[string]any{"amount": "10.00"}
 			return d
 		}},
-		{"/v1/funds/FUND_NUL", reflect.TypeFor[wire.FundRequest](), func() map[string]any {
+		{http.MethodPut, "/v1/funds/FUND_NUL", reflect.TypeFor[wire.FundRequest](), "FundRequest", func(string) map[string]any {
 			return map[string]any{"name": "F", "baseCurrency": "USD"}
 		}},
-		{"/v1/investors/INV_NUL", reflect.TypeFor[wire.InvestorRequest](), func() map[string]any {
+		{http.MethodPut, "/v1/investors/INV_NUL", reflect.TypeFor[wire.InvestorRequest](), "InvestorRequest", func(string) map[string]any {
 			return map[string]any{"displayName": "I", "investorType": "pension"}
 		}},
+		{http.MethodPost, "/v1/webhooks", reflect.TypeFor[wire.WebhookRequest](), "WebhookRequest", func(string) map[string]any {
+			return map[string]any{"url": "https://hooks.example.com/nul"}
+		}},
+		{http.MethodPatch, hook.Header.Get("Location"), reflect.TypeFor[wire.WebhookPatch](), "WebhookPatchInput", func(string) map[string]any {
+			return map[string]any{}
+		}},
+	}
+	// A value of n bytes of member: its prefix, then a letter.
+	prefix := map[string]string{"url": "https://hooks.example.com/"}
+	valueOf := func(member string, n int) string { return prefix[member] + strings.Repeat("a", n-len(prefix[member])) }
+	put := func(t *testing.T, method, path string, base map[string]any, member, v string) (response, problemBody, bool) {
+		body := base
+		setAt(body, member, v)
+		r := s.do(t, method, path, body)
+		var p problemBody
+		_ = json.Unmarshal(r.Body, &p)
+		want := strings.ReplaceAll(member, "{}", "")
+		named := p.Field == want || p.Field == want+".nul" || p.Field == strings.TrimSuffix(want, "[0]")
+		return r, p, r.Status == http.StatusBadRequest && named
+	}
+	digits := strings.NewReplacer("0", "", "1", "", "2", "", "3", "", "4", "", "5", "", "6", "", "7", "", "8", "", "9", "")
+	covered := map[string]bool{}
+	for _, b := range bodies {
+		covered[b.schema] = true
+	}
+	for _, schema := range jsonRequestSchemas(doc) {
+		if !covered[schema] {
+			t.Errorf("the OpenAPI document's request body %s is not among the bodies this test sends", schema)
+		}
 	}
 	for _, b := range bodies {
-		for _, member := range requestStrings(b.typ, "") {
-			t.Run(b.path+" "+member, func(t *testing.T) {
-				body := b.base()
-				setAt(body, member, nul)
-				r := s.do(t, http.MethodPut, b.path, body)
-				if r.Status != http.StatusBadRequest {
-					t.Fatalf("100 KB of NUL in %s: answered %d, want 400: %.300s", member, r.Status, r.Body)
-				}
-				var p problemBody
-				_ = json.Unmarshal(r.Body, &p)
-				want := strings.NewReplacer("[0]", "[0]", "{}", "").Replace(member)
-				if p.Field != want && p.Field != want+".nul" {
+		for i, member := range requestStrings(b.typ, "") {
+			// Each member its own resources: what one member's values write
+			// never refuses another's.
+			tag, path := fmt.Sprint(i), b.path
+			if b.method == http.MethodPut {
+				path += tag
+			}
+			t.Run(b.schema+"."+member, func(t *testing.T) {
+				if r, p, named := put(t, b.method, path, b.base(tag), member, nul); r.Status != http.StatusBadRequest {
+					t.Errorf("100 KB of NUL in %s: answered %d, want 400: %.300s", member, r.Status, r.Body)
+				} else if !named {
 					t.Errorf("100 KB of NUL in %s: refused naming %q: %s", member, p.Field, url.QueryEscape(p.Detail[:min(len(p.Detail), 200)]))
+				}
+				sch, err := schemaAt(doc, b.schema, member)
+				if err != nil {
+					t.Fatalf("the OpenAPI document: %v", err)
+				}
+				if !stringBounded(sch) {
+					t.Fatalf("the OpenAPI document declares no bound of %s.%s (a maxLength, an enum or a bounded pattern): give its Go field a maxLength tag", b.schema, member)
+				}
+				n, ok := sch["maxLength"].(float64)
+				if !ok {
+					return
+				}
+				over, po, named := put(t, b.method, path, b.base(tag), member, valueOf(member, int(n)+1))
+				if !named {
+					t.Fatalf("%d bytes in %s, one past the document's maxLength: answered %d naming %q, want 400 naming it: %.300s", int(n)+1, member, over.Status, po.Field, over.Body)
+				}
+				at, pa, named := put(t, b.method, path, b.base(tag), member, valueOf(member, int(n)))
+				if named && digits.Replace(pa.Detail) == digits.Replace(po.Detail) {
+					t.Errorf("%d bytes in %s, the document's maxLength, are refused as %d are: %d %s", int(n), member, int(n)+1, at.Status, pa.Detail)
 				}
 			})
 		}
 	}
+}
+
+// openAPIFile is api/openapi.json, decoded (TestOpenAPIGolden holds it to
+// what the route table and the wire types generate).
+func openAPIFile(t *testing.T) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile("openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+// jsonRequestSchemas names the schemas of the document's JSON request
+// bodies.
+func jsonRequestSchemas(doc map[string]any) []string {
+	var out []string
+	for _, item := range doc["paths"].(map[string]any) {
+		for _, op := range item.(map[string]any) {
+			op, _ := op.(map[string]any) // or a path item's parameters
+			body, _ := op["requestBody"].(map[string]any)
+			content, _ := body["content"].(map[string]any)
+			media, _ := content["application/json"].(map[string]any)
+			if schema, ok := media["schema"].(map[string]any); ok {
+				ref, _ := schema["$ref"].(string)
+				out = append(out, strings.TrimPrefix(ref, "#/components/schemas/"))
+			}
+		}
+	}
+	return out
+}
+
+// schemaAt is the schema, its references followed, of the member at path
+// (requestStrings') of the component schema named root.
+func schemaAt(doc map[string]any, root, path string) (map[string]any, error) {
+	schemas := doc["components"].(map[string]any)["schemas"].(map[string]any)
+	resolve := func(v any) map[string]any {
+		m, _ := v.(map[string]any)
+		for m != nil && m["$ref"] != nil {
+			m, _ = schemas[strings.TrimPrefix(m["$ref"].(string), "#/components/schemas/")].(map[string]any)
+		}
+		return m
+	}
+	cur := resolve(schemas[root])
+	for _, part := range strings.Split(path, ".") {
+		name, list := strings.CutSuffix(part, "[0]")
+		name, isMap := strings.CutSuffix(name, "{}")
+		props, _ := cur["properties"].(map[string]any)
+		cur = resolve(props[name])
+		switch {
+		case cur == nil:
+		case list:
+			cur = resolve(cur["items"])
+		case isMap:
+			cur = resolve(cur["additionalProperties"])
+		}
+		if cur == nil {
+			return nil, fmt.Errorf("%s has no schema of %s", root, path)
+		}
+	}
+	return cur, nil
+}
+
+// unboundedRepetition finds a quantifier without an upper bound.
+var unboundedRepetition = regexp.MustCompile(`[*+]|\{[0-9]+,\}`)
+
+// stringBounded says whether a string schema bounds its values' length.
+func stringBounded(s map[string]any) bool {
+	pattern, _ := s["pattern"].(string)
+	anchored := strings.HasPrefix(pattern, "^") && strings.HasSuffix(pattern, "$") && !unboundedRepetition.MatchString(pattern)
+	return s["maxLength"] != nil || s["enum"] != nil || anchored
 }

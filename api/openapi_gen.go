@@ -585,6 +585,9 @@ func (g *generator) object(name string, t reflect.Type, in bool) *schema {
 				fs = g.schemaOf(f.Type, in)
 			}
 			g.refs(fs)
+			if n, err := strconv.Atoi(f.Tag.Get("maxLength")); err == nil && in {
+				boundStrings(fs, n)
+			}
 			// A member's description is its Go declaration's doc tag.
 			if doc := f.Tag.Get("doc"); doc != "" {
 				fs.Description = markdownCode(doc)
@@ -616,6 +619,19 @@ func (g *generator) object(name string, t reflect.Type, in bool) *schema {
 		s.Examples = ex.Examples
 	}
 	return s
+}
+
+// boundStrings states a maxLength tag (fund.CheckTexts) on a member's
+// schema: on the string, or on each item or value of a list or map.
+func boundStrings(s *schema, n int) {
+	if v, ok := s.AdditionalProperties.(*schema); ok {
+		c := *v
+		s.AdditionalProperties, s = &c, &c
+	} else if s.Items != nil {
+		c := *s.Items
+		s.Items, s = &c, &c
+	}
+	s.MaxLength = &n
 }
 
 // lookupField is what apiFields says of a member: under the schema that

@@ -47,6 +47,15 @@ func mayManage(v fund.Viewer, e fund.WebhookEndpoint) bool {
 	return true
 }
 
+// decodeWebhook decodes the request body into req (a pointer to a
+// wire.WebhookRequest or wire.WebhookPatch) and bounds its strings.
+func decodeWebhook(c *gin.Context, maxBody int64, req any) error {
+	if err := wire.DecodeStrict(http.MaxBytesReader(c.Writer, c.Request.Body, maxBody), req); err != nil {
+		return err
+	}
+	return fund.CheckTexts("", req)
+}
+
 // checkSubscription validates what an endpoint subscribes to, for v.
 func (s *server) checkSubscription(v fund.Viewer, url string, types, funds []string) error {
 	if msg := s.opts.WebhookPolicy.CheckURL(url); msg != "" {
@@ -94,7 +103,7 @@ func (s *server) createWebhook(c *gin.Context) {
 		return
 	}
 	var req wire.WebhookRequest
-	if err := wire.DecodeStrict(http.MaxBytesReader(c.Writer, c.Request.Body, s.maxBody), &req); err != nil {
+	if err := decodeWebhook(c, s.maxBody, &req); err != nil {
 		writeError(c, err)
 		return
 	}
@@ -177,7 +186,7 @@ func (s *server) patchWebhook(c *gin.Context) {
 		return
 	}
 	var req wire.WebhookPatch
-	if err := wire.DecodeStrict(http.MaxBytesReader(c.Writer, c.Request.Body, s.maxBody), &req); err != nil {
+	if err := decodeWebhook(c, s.maxBody, &req); err != nil {
 		writeError(c, err)
 		return
 	}

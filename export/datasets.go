@@ -3,9 +3,9 @@ package export
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
-	"sync"
 
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/store"
@@ -17,6 +17,9 @@ type dataset struct {
 	// row is a zero row: its type is the dataset's Parquet schema and,
 	// through it, its Athena DDL.
 	row any
+	// plan fills the row by name from the records it exports (fill.go);
+	// nil for a row the code fills.
+	plan lazyPlan
 	// newSort makes the sort of the dataset's own rows, ordered by fund and
 	// document first as the heads are; nil for a dataset written from
 	// another's rows.
@@ -52,13 +55,13 @@ var datasets = slices.Concat([]dataset{
 	// An incremental run writes again the row of the version before the
 	// first it read, which the first superseded.
 	{name: "documents", row: documentRow{}},
-	{name: "document_versions", row: documentVersionRow{},
+	{name: "document_versions", row: documentVersionRow{}, plan: documentPlan,
 		newSort: sortBy(func(a, b *documentVersionRow) int {
 			return cmp.Or(byDocument(a.FundID, a.DocumentID, b.FundID, b.DocumentID), cmp.Compare(a.Version, b.Version))
 		}),
 		write:   writeDocuments,
 		history: func(itemsFrom int) int { return max(itemsFrom-1, 1) }},
-	{name: "capital_activities", row: capitalActivityRow{},
+	{name: "capital_activities", row: capitalActivityRow{}, plan: activityPlan,
 		newSort: sortBy(func(a, b *capitalActivityRow) int {
 			return cmp.Or(byDocument(a.FundID, a.DocumentID, b.FundID, b.DocumentID), cmp.Compare(a.DocumentVersion, b.DocumentVersion))
 		}),
@@ -85,14 +88,28 @@ var datasets = slices.Concat([]dataset{
 		// whole from the store's registries at every run (records are few,
 		// and the change index knows documents only), so an incremental run
 		// writes them as a full one does.
-		{name: "funds", row: fundRow{}, write: writeFunds},
-		{name: "investors", row: investorRow{}, write: writeInvestors},
-		{name: "positions", row: positionRow{},
+		{name: "funds", row: fundRow{}, plan: fundPlan, write: writeFunds},
+		{name: "investors", row: investorRow{}, plan: investorPlan, write: writeInvestors},
+		{name: "positions", row: positionRow{}, plan: positionPlan,
 			newSort: sortBy(func(a, b *positionRow) int {
 				return cmp.Or(cmp.Compare(a.FundID, b.FundID), cmp.Compare(a.PositionID, b.PositionID))
 			}),
 			write: writePositions},
 	})
+
+// checkPlans makes every dataset's plan, and returns the errors of those
+// that cannot be made (a declared field without its column, a column
+// without its source), each naming the field and the column.
+func checkPlans() error {
+	var errs []error
+	for _, d := range datasets {
+		if d.plan != nil {
+			_, err := d.plan()
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
 
 // itemHistory is the history of the datasets of every version's position
 // items: an incremental run writes again the versions it read.
@@ -164,16 +181,14 @@ type itemRowPtr[T any] interface {
 // account; declared is fund's struct of the kind, each of whose fields has
 // its column.
 func kindDatasets[T any, P itemRowPtr[T]](name, versionsName string, kind fund.ItemKind, declared any) []dataset {
-	plan := sync.OnceValue(func() *rowPlan {
-		return mustPlan[T]([]any{declared}, &store.VersionItem{}, &fund.CapitalAccount{})
-	})
+	plan := planFor[T]([]any{declared}, &store.VersionItem{}, &fund.CapitalAccount{})
 	toRow := func(v *store.VersionItem) (T, error) {
 		var r T
 		var err error
 		if kind == fund.Statement && v.CapitalAccount == nil {
 			err = fmt.Errorf("the statement has no capital account")
 		}
-		plan().fill(&r, []any{v, v.CapitalAccount}, &err)
+		plan.fill(&r, []any{v, v.CapitalAccount}, &err)
 		if err != nil {
 			return r, fmt.Errorf("export: %s of position %s in version %d of document %s: %w",
 				kind, v.PositionID, v.DocumentVersion, v.DocumentID, err)
@@ -182,24 +197,20 @@ func kindDatasets[T any, P itemRowPtr[T]](name, versionsName string, kind fund.I
 	}
 	var zero T
 	return []dataset{{
-		name: name, row: zero, kind: kind, declares: []any{declared}, kinds: []fund.ItemKind{kind},
+		name: name, row: zero, plan: plan, kind: kind, declares: []any{declared}, kinds: []fund.ItemKind{kind},
 		newSort: sortBy(func(a, b *T) int { return P(a).key().compare(P(b).key()) }),
 		write: func(ctx context.Context, x *exporter, rows rowSort) ([]closer, error) {
 			latest, versions, err := writeItems[T, P](ctx, x, name, versionsName, kind, rows.(*sorter[T]), toRow)
 			return []closer{latest, versions}, err
 		},
 		itemRow: func(v *store.VersionItem) (any, error) { return toRow(v) },
-	}, {name: versionsName, row: zero, history: itemHistory}}
+	}, {name: versionsName, row: zero, plan: plan, history: itemHistory}}
 }
 
 // fundPlan and investorPlan fill a record's row from the fund or investor
 // and its record: every field of fund.FundFields (fund.InvestorFields) has
 // its column, named after its JSON name.
 var (
-	fundPlan = sync.OnceValue(func() *rowPlan {
-		return mustPlan[fundRow]([]any{fund.FundFields{}}, &fund.Fund{}, &fund.FundRecord{})
-	})
-	investorPlan = sync.OnceValue(func() *rowPlan {
-		return mustPlan[investorRow]([]any{fund.InvestorFields{}}, &fund.Investor{}, &fund.InvestorRecord{})
-	})
+	fundPlan     = planFor[fundRow]([]any{fund.FundFields{}}, &fund.Fund{}, &fund.FundRecord{})
+	investorPlan = planFor[investorRow]([]any{fund.InvestorFields{}}, &fund.Investor{}, &fund.InvestorRecord{})
 )

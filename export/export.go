@@ -120,6 +120,9 @@ func Run(ctx context.Context, cfg Config) (*Manifest, error) {
 	if _, err := codec(cfg.Compression); err != nil {
 		return nil, err
 	}
+	if err := checkPlans(); err != nil {
+		return nil, err
+	}
 
 	// The lease comes first: a run that may not publish writes nothing.
 	runID := newRunID(cfg.Now().UTC())

@@ -21,8 +21,8 @@ import (
 // hand: one field in the row, named as the declaration, is all. Each
 // dataset names the structs it exports (dataset.declares), and a field of
 // one of them without its column, or a column named other than its JSON
-// name in snake_case, stops the export at its first use
-// (TestEveryDeclaredFieldHasAColumn says so first).
+// name in snake_case, is an error naming both, which every export returns
+// at its start (checkPlans) and TestEveryDatasetHasItsPlan reports.
 
 // rowPlan is how a row type is filled from its sources.
 type rowPlan struct {

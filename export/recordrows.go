@@ -13,7 +13,6 @@ import (
 // by the exporter's external sort, as a registry lists funds shard by
 // shard.
 func writeFunds(ctx context.Context, x *exporter, _ rowSort) ([]closer, error) {
-	plan := fundPlan()
 	rows := newSorter(x.tmp, "funds", func(a, b *fundRow) int { return cmp.Compare(a.FundID, b.FundID) })
 	defer rows.remove()
 	var start store.PageKey
@@ -28,7 +27,7 @@ func writeFunds(ctx context.Context, x *exporter, _ rowSort) ([]closer, error) {
 		}
 		for i := range fs {
 			var r fundRow
-			plan.fill(&r, []any{&fs[i], fs[i].Record}, &err)
+			fundPlan.fill(&r, []any{&fs[i], fs[i].Record}, &err)
 			if err != nil {
 				return nil, fmt.Errorf("export: fund %s: %w", fs[i].ID, err)
 			}
@@ -48,7 +47,6 @@ func writeFunds(ctx context.Context, x *exporter, _ rowSort) ([]closer, error) {
 
 // writeInvestors writes every investor, by ID (see writeFunds).
 func writeInvestors(ctx context.Context, x *exporter, _ rowSort) ([]closer, error) {
-	plan := investorPlan()
 	rows := newSorter(x.tmp, "investors", func(a, b *investorRow) int { return cmp.Compare(a.InvestorID, b.InvestorID) })
 	defer rows.remove()
 	var start store.PageKey
@@ -63,7 +61,7 @@ func writeInvestors(ctx context.Context, x *exporter, _ rowSort) ([]closer, erro
 		}
 		for i := range is {
 			var r investorRow
-			plan.fill(&r, []any{&is[i], is[i].Record}, &err)
+			investorPlan.fill(&r, []any{&is[i], is[i].Record}, &err)
 			if err != nil {
 				return nil, fmt.Errorf("export: investor %s: %w", is[i].ID, err)
 			}

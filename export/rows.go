@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"reflect"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -351,20 +352,32 @@ func (r *capitalAccountRow) ref() positionRef {
 // Conversions from the store's committed records, by the plans of fill.go.
 
 var (
-	documentPlan = mustPlan[documentVersionRow](nil, fund.DocumentHeader{})
-	activityPlan = mustPlan[capitalActivityRow]([]any{fund.CapitalActivity{}}, store.ActivityVersion{})
-	positionPlan = mustPlan[positionRow]([]any{fund.Registered{}}, store.RegisteredPosition{})
+	documentPlan = planFor[documentVersionRow](nil, fund.DocumentHeader{})
+	activityPlan = planFor[capitalActivityRow]([]any{fund.CapitalActivity{}}, store.ActivityVersion{})
+	positionPlan = planFor[positionRow]([]any{fund.Registered{}}, store.RegisteredPosition{})
 )
 
-// mustPlan is the plan of row type T from sources of the types of
-// sources, declaring the structs of declares; a plan that cannot be made
-// is a programming error, which TestEveryDeclaredFieldHasAColumn reports.
-func mustPlan[T any](declares []any, sources ...any) *rowPlan {
-	p, err := planOf(reflect.TypeFor[T](), typesOf(sources), typesOf(declares))
-	if err != nil {
-		panic(err)
+// lazyPlan is a row type's plan, made at its first use; an export checks
+// every dataset's at its start (checkPlans).
+type lazyPlan func() (*rowPlan, error)
+
+// planFor is the plan of row type T from sources of the types of sources,
+// declaring the structs of declares.
+func planFor[T any](declares []any, sources ...any) lazyPlan {
+	return sync.OnceValues(func() (*rowPlan, error) {
+		return planOf(reflect.TypeFor[T](), typesOf(sources), typesOf(declares))
+	})
+}
+
+// fill fills row from sources by the plan, recording the first error, the
+// plan's own included.
+func (l lazyPlan) fill(row any, sources []any, err *error) {
+	p, e := l()
+	if e != nil {
+		*err = cmp.Or(*err, e)
+		return
 	}
-	return p
+	p.fill(row, sources, err)
 }
 
 func typesOf(vs []any) []reflect.Type {
@@ -375,11 +388,11 @@ func typesOf(vs []any) []reflect.Type {
 	return out
 }
 
-func documentRowOf(r *store.DocumentVersion) documentVersionRow {
+func documentRowOf(r *store.DocumentVersion) (documentVersionRow, error) {
 	var row documentVersionRow
 	var err error
-	documentPlan.fill(&row, []any{&r.DocumentHeader}, &err) // a history record always holds its fields
-	return row
+	documentPlan.fill(&row, []any{&r.DocumentHeader}, &err)
+	return row, err
 }
 
 func capitalActivityRowOf(r *store.ActivityVersion) (capitalActivityRow, error) {
@@ -392,11 +405,11 @@ func capitalActivityRowOf(r *store.ActivityVersion) (capitalActivityRow, error) 
 	return row, nil
 }
 
-func positionRowOf(r *store.RegisteredPosition) positionRow {
+func positionRowOf(r *store.RegisteredPosition) (positionRow, error) {
 	var row positionRow
 	var err error
 	positionPlan.fill(&row, []any{r}, &err)
-	return row
+	return row, err
 }
 
 // transactionItemRowOf is the typed lines of a call or a distribution.

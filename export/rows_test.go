@@ -57,6 +57,27 @@ func TestDecimalEncodingRefusesWhatDoesNotFit(t *testing.T) {
 	}
 }
 
+// TestEveryDatasetHasItsPlan makes the plan of every dataset whose rows
+// are filled by name: a field fund declares without its column, or a
+// column without the field it takes its value from, is an error naming
+// both, which every export returns at its start (checkPlans) rather than
+// a panic.
+func TestEveryDatasetHasItsPlan(t *testing.T) {
+	n := 0
+	for _, d := range datasets {
+		if d.plan == nil {
+			continue
+		}
+		n++
+		if _, err := d.plan(); err != nil {
+			t.Errorf("dataset %s: %v", d.name, err)
+		}
+	}
+	if n < 13 {
+		t.Errorf("only %d datasets have a plan", n)
+	}
+}
+
 // TestEveryDeclaredFieldHasAColumn holds the row types to fund's
 // declarations: every field of the structs a position-level dataset
 // exports (an item with its details: fund/document.go, the line items of
@@ -283,7 +304,7 @@ func TestEveryRecordFieldHasAColumn(t *testing.T) {
 	}
 	var err error
 	var r fundRow
-	fundPlan().fill(&r, []any{&f, f.Record}, &err)
+	fundPlan.fill(&r, []any{&f, f.Record}, &err)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,7 +315,7 @@ func TestEveryRecordFieldHasAColumn(t *testing.T) {
 		t.Errorf("row %+v\nwant %+v", r, want)
 	}
 	var bare fundRow
-	fundPlan().fill(&bare, []any{&fund.Fund{ID: "FUND_D"}, (*fund.FundRecord)(nil)}, &err)
+	fundPlan.fill(&bare, []any{&fund.Fund{ID: "FUND_D"}, (*fund.FundRecord)(nil)}, &err)
 	if err != nil || !reflect.DeepEqual(bare, fundRow{FundID: "FUND_D"}) {
 		t.Errorf("a fund without a record: %+v %v", bare, err)
 	}
@@ -302,7 +323,7 @@ func TestEveryRecordFieldHasAColumn(t *testing.T) {
 	i := fund.Investor{ID: "INVESTOR_1", Record: &fund.InvestorRecord{InvestorFields: fund.InvestorFields{DisplayName: "Northwind",
 		InvestorType: fund.InvestorSovereignWealth, ExternalIDs: fund.ExternalIDs{"crm": "7"}}, Version: 1, UpdatedAt: at, UpdatedBy: "bob"}}
 	var ir investorRow
-	investorPlan().fill(&ir, []any{&i, i.Record}, &err)
+	investorPlan.fill(&ir, []any{&i, i.Record}, &err)
 	if w := (investorRow{InvestorID: "INVESTOR_1", DisplayName: "Northwind", InvestorType: "sovereign_wealth", ExternalIDs: `{"crm":"7"}`,
 		Version: 1, UpdatedAt: at, UpdatedBy: "bob"}); err != nil || !reflect.DeepEqual(ir, w) {
 		t.Errorf("row %+v %v\nwant %+v", ir, err, w)

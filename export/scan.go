@@ -74,12 +74,14 @@ func rowsOf(rec store.Record) ([]sortedRow, error) {
 	case store.VersionCommit:
 		return []sortedRow{{commitRows, r}}, nil
 	case store.DocumentVersion:
-		return []sortedRow{{versionsDataset, documentRowOf(&r)}}, nil
+		row, err := documentRowOf(&r)
+		return []sortedRow{{versionsDataset, row}}, err
 	case store.ActivityVersion:
 		row, err := capitalActivityRowOf(&r)
 		return []sortedRow{{activitiesDataset, row}}, err
 	case store.RegisteredPosition:
-		return []sortedRow{{positionsDataset, positionRowOf(&r)}}, nil
+		row, err := positionRowOf(&r)
+		return []sortedRow{{positionsDataset, row}}, err
 	case store.VersionItem:
 		sets, ok := itemDatasets[r.Kind]
 		if !ok {

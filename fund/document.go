@@ -6,8 +6,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 )
 
 // Kind is the kind of fund document.
@@ -51,11 +49,9 @@ const (
 // that releases before the vocabulary's were written with ("Pending").
 func ParseStatus(s string) Status { return Status(strings.ToLower(s)) }
 
-// Limits of one document.
-const (
-	MaxTitleLength      = 200
-	DefaultMaxPositions = 5000
-)
+// DefaultMaxPositions bounds the positions of one document unless the
+// server sets another bound.
+const DefaultMaxPositions = 5000
 
 var currencyPattern = regexp.MustCompile(`^[A-Z]{3}$`)
 
@@ -68,7 +64,7 @@ const DefaultCurrency = "USD"
 type DocumentFields struct {
 	FundID   string `json:"fundId" doc:"The fund the document belongs to; the admin token must cover it (403 otherwise). A document never changes fund: restating it under another fund is 409."`
 	Kind     Kind   `json:"kind" doc:"What the document is: capital_call_notice, distribution_notice or capital_account_statement."`
-	Title    string `json:"title" doc:"Required, 1 to 200 bytes of UTF-8."`
+	Title    string `json:"title" maxLength:"200" doc:"Required, 1 to 200 bytes of UTF-8."`
 	AsOf     Date   `json:"asOf" doc:"The date the document reports as of."`
 	Currency string `json:"currency,omitempty" doc:"The currency of every amount in the document. Optional: 'USD' when absent or empty."`
 }
@@ -119,7 +115,7 @@ type CapitalActivity struct {
 // ActivityDetails are the fields of a capital activity beside its amount.
 type ActivityDetails struct {
 	ActivityDate Date   `json:"activityDate,omitzero" doc:"When the capital moves; the document's asOf when left out."`
-	Description  string `json:"description,omitempty" doc:"Optional, at most 200 bytes."`
+	Description  string `json:"description,omitempty" maxLength:"200" doc:"Optional, at most 200 bytes."`
 }
 
 // Position holds what a document reports for one position (one fund plus one
@@ -230,10 +226,10 @@ func (d *Document) Validate(maxPositions int) error {
 	if !d.Kind.Valid() {
 		return Invalid("kind", "must be one of %v", Kinds)
 	}
-	if d.Title == "" || len(d.Title) > MaxTitleLength {
-		return Invalid("title", "is required, at most %d bytes", MaxTitleLength)
+	if d.Title == "" {
+		return Invalid("title", "is required")
 	}
-	if err := checkText("title", d.Title); err != nil {
+	if err := CheckTexts("", &d.DocumentFields); err != nil {
 		return err
 	}
 	if d.AsOf.IsZero() {
@@ -246,10 +242,7 @@ func (d *Document) Validate(maxPositions int) error {
 		if err := checkStatus("capitalActivity.status", a.Status, StatusPending, StatusCompleted); err != nil {
 			return err
 		}
-		if len(a.Description) > MaxTitleLength {
-			return Invalid("capitalActivity.description", "is at most %d bytes", MaxTitleLength)
-		}
-		if err := checkText("capitalActivity.description", a.Description); err != nil {
+		if err := CheckTexts("capitalActivity", a); err != nil {
 			return err
 		}
 	}
@@ -279,6 +272,9 @@ func (p *Position) validate(field string, asOf Date) error {
 	}
 	if p.CapitalCall == nil && p.Distribution == nil && p.UnfundedCommitment == nil && p.CapitalAccount == nil {
 		return Invalid(field, "needs at least one of capitalCall, distribution, unfundedCommitment, capitalAccount")
+	}
+	if err := CheckTexts(field, p); err != nil {
+		return err
 	}
 	if c := p.CapitalCall; c != nil {
 		f := field + ".capitalCall"
@@ -344,21 +340,6 @@ func checkParts(field string, amount Money, parts map[string]*Money) error {
 		}
 		sort.Strings(names)
 		return Invalid(field, "line items %v add up to %s, not the amount %s", names, sum, amount)
-	}
-	return nil
-}
-
-// checkText refuses text that is not UTF-8 or holds a control character
-// (a line break, an escape sequence, a NUL): a title is shown in portals,
-// logs and exports, where such characters forge or break what surrounds it.
-func checkText(field, s string) error {
-	if !utf8.ValidString(s) {
-		return Invalid(field, "must be UTF-8 text")
-	}
-	for i, r := range s {
-		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
-			return Invalid(field, "must not hold control characters (found U+%04X at byte %d)", r, i)
-		}
 	}
 	return nil
 }

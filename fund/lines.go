@@ -19,21 +19,24 @@ import (
 //   - line:"portion": a portion of the amount, between 0 and the amount.
 //   - line:"bound": at least the amount (the commitment an unfunded amount
 //     is measured against).
+//   - transaction:"investment": the ILPA transaction type a part's amount
+//     counts as when its item states no typed lines (CallTransactions,
+//     DistributionTransactions).
 //
 // A line that is absent is nil, never zero.
 
 // CallLines split a capital call's amount.
 type CallLines struct {
-	Investment    *Money `json:"investment,omitempty" line:"part" doc:"Called for investments."`
-	ManagementFee *Money `json:"managementFee,omitempty" line:"part" doc:"Called for management fees."`
-	FundExpenses  *Money `json:"fundExpenses,omitempty" line:"part" doc:"Called for partnership (fund) expenses."`
+	Investment    *Money `json:"investment,omitempty" line:"part" transaction:"investment" doc:"Called for investments."`
+	ManagementFee *Money `json:"managementFee,omitempty" line:"part" transaction:"management_fee_inside_commitment" doc:"Called for management fees."`
+	FundExpenses  *Money `json:"fundExpenses,omitempty" line:"part" transaction:"partnership_expenses" doc:"Called for partnership (fund) expenses."`
 }
 
 // DistributionLines split a gross distribution.
 type DistributionLines struct {
-	ReturnOfCapital *Money `json:"returnOfCapital,omitempty" line:"part" doc:"Return of capital."`
-	RealizedGain    *Money `json:"realizedGain,omitempty" line:"part" doc:"Realized gain."`
-	Income          *Money `json:"income,omitempty" line:"part" doc:"Income (dividends, interest)."`
+	ReturnOfCapital *Money `json:"returnOfCapital,omitempty" line:"part" transaction:"return_of_capital" doc:"Return of capital."`
+	RealizedGain    *Money `json:"realizedGain,omitempty" line:"part" transaction:"gain_loss" doc:"Realized gain."`
+	Income          *Money `json:"income,omitempty" line:"part" transaction:"income" doc:"Income (dividends, interest)."`
 	Recallable      *Money `json:"recallable,omitempty" line:"portion" doc:"The portion the fund may call again."`
 	Withholding     *Money `json:"withholding,omitempty" line:"portion" doc:"Tax withheld from the distribution."`
 }
@@ -48,8 +51,10 @@ type Line struct {
 	Name  string // the JSON name: "returnOfCapital"
 	Field string // the Go name, also the stored attribute: "ReturnOfCapital"
 	Rule  string // "part", "portion" or "bound"
-	Doc   string
-	index int
+	// Transaction is a part's type when its item states no typed lines.
+	Transaction TransactionType
+	Doc         string
+	index       int
 }
 
 // Get returns the line's amount in lines (a pointer to a lines struct).
@@ -82,7 +87,7 @@ func LinesOf(lines any) []Line {
 		if f.Type != reflect.TypeFor[*Money]() || name == "" || f.Tag.Get("line") == "" {
 			panic("fund: line item " + t.Name() + "." + f.Name + " needs type *Money and json and line tags")
 		}
-		out = append(out, Line{Name: name, Field: f.Name, Rule: f.Tag.Get("line"), Doc: f.Tag.Get("doc"), index: i})
+		out = append(out, Line{Name: name, Field: f.Name, Rule: f.Tag.Get("line"), Transaction: TransactionType(f.Tag.Get("transaction")), Doc: f.Tag.Get("doc"), index: i})
 	}
 	linesOf.Store(t, out)
 	return out

@@ -15,20 +15,20 @@ import (
 
 // FundFields are what an administrator states of a fund.
 type FundFields struct {
-	Name          string      `json:"name" doc:"The fund's name as portals show it: 1 to 200 bytes of UTF-8, no control characters."`
-	LegalName     string      `json:"legalName,omitempty" doc:"The fund's legal name (the partnership's), when it differs from 'name'; at most 200 bytes."`
+	Name          string      `json:"name" maxLength:"200" doc:"The fund's name as portals show it: 1 to 200 bytes of UTF-8, no control characters."`
+	LegalName     string      `json:"legalName,omitempty" maxLength:"200" doc:"The fund's legal name (the partnership's), when it differs from 'name'; at most 200 bytes."`
 	BaseCurrency  string      `json:"baseCurrency" doc:"The fund's base currency, an ISO 4217 code such as USD. Documents of the fund state their own currency."`
 	VintageYear   int         `json:"vintageYear,omitempty" doc:"The fund's vintage year (its first capital call or close, as the fund reports it), 1900 to 2100."`
 	TargetSize    *Money      `json:"targetSize,omitempty" doc:"The fund's target size in its base currency; not negative."`
 	InceptionDate Date        `json:"inceptionDate,omitzero" doc:"The fund's inception date."`
-	ExternalIDs   ExternalIDs `json:"externalIds,omitempty" doc:"The fund's identifiers in other systems (an LP aggregator's, a fund administrator's, a data vendor's), by system: at most 20, each system 1 to 64 characters of letters, digits and _ . : - (starting with a letter or digit), each identifier 1 to 200 bytes of UTF-8."`
+	ExternalIDs   ExternalIDs `json:"externalIds,omitempty" maxLength:"200" doc:"The fund's identifiers in other systems (an LP aggregator's, a fund administrator's, a data vendor's), by system: at most 20, each system 1 to 64 characters of letters, digits and _ . : - (starting with a letter or digit), each identifier 1 to 200 bytes of UTF-8."`
 }
 
 // InvestorFields are what an administrator states of an investor.
 type InvestorFields struct {
-	DisplayName  string       `json:"displayName" doc:"The investor's name as portals show it: 1 to 200 bytes of UTF-8, no control characters."`
+	DisplayName  string       `json:"displayName" maxLength:"200" doc:"The investor's name as portals show it: 1 to 200 bytes of UTF-8, no control characters."`
 	InvestorType InvestorType `json:"investorType" doc:"What kind of investor it is: pension, endowment, foundation, insurance, sovereign_wealth, fund_of_funds, family_office, individual or other."`
-	ExternalIDs  ExternalIDs  `json:"externalIds,omitempty" doc:"The investor's identifiers in other systems (an LP aggregator's, a custodian's, a CRM's), by system: at most 20, each system 1 to 64 characters of letters, digits and _ . : - (starting with a letter or digit), each identifier 1 to 200 bytes of UTF-8."`
+	ExternalIDs  ExternalIDs  `json:"externalIds,omitempty" maxLength:"200" doc:"The investor's identifiers in other systems (an LP aggregator's, a custodian's, a CRM's), by system: at most 20, each system 1 to 64 characters of letters, digits and _ . : - (starting with a letter or digit), each identifier 1 to 200 bytes of UTF-8."`
 }
 
 // ExternalIDs are an entity's identifiers in other systems, by system, as
@@ -37,11 +37,9 @@ type ExternalIDs map[string]string
 
 // Limits of a record.
 const (
-	MaxNameLength       = 200
-	MaxExternalIDs      = 20
-	MaxExternalIDLength = 200
-	MinVintageYear      = 1900
-	MaxVintageYear      = 2100
+	MaxExternalIDs = 20
+	MinVintageYear = 1900
+	MaxVintageYear = 2100
 )
 
 // externalSystemPattern is the rule of an external system's name: an ID's,
@@ -114,11 +112,8 @@ type Investor struct {
 // Validate checks every rule of a fund record; it returns EINVALID naming
 // the first offending field.
 func (f *FundFields) Validate() error {
-	if err := checkName("name", f.Name, true); err != nil {
-		return err
-	}
-	if err := checkName("legalName", f.LegalName, false); err != nil {
-		return err
+	if f.Name == "" {
+		return Invalid("name", "is required")
 	}
 	if !currencyPattern.MatchString(f.BaseCurrency) {
 		return Invalid("baseCurrency", "must be an ISO 4217 code such as USD, got %s", quoteShort(f.BaseCurrency))
@@ -129,31 +124,25 @@ func (f *FundFields) Validate() error {
 	if f.TargetSize != nil && f.TargetSize.Sign() < 0 {
 		return Invalid("targetSize", "must not be negative, got %s", f.TargetSize)
 	}
-	return f.ExternalIDs.validate("externalIds")
+	if err := f.ExternalIDs.validate("externalIds"); err != nil {
+		return err
+	}
+	return CheckTexts("", f)
 }
 
 // Validate checks every rule of an investor record; it returns EINVALID
 // naming the first offending field.
 func (i *InvestorFields) Validate() error {
-	if err := checkName("displayName", i.DisplayName, true); err != nil {
-		return err
+	if i.DisplayName == "" {
+		return Invalid("displayName", "is required")
 	}
 	if !i.InvestorType.Valid() {
 		return Invalid("investorType", "must be one of %v, got %s", InvestorTypes, quoteShort(string(i.InvestorType)))
 	}
-	return i.ExternalIDs.validate("externalIds")
-}
-
-// checkName checks a name: at most MaxNameLength bytes of text, and not
-// empty when required.
-func checkName(field, s string, required bool) error {
-	switch {
-	case s == "" && required:
-		return Invalid(field, "is required: 1 to %d bytes", MaxNameLength)
-	case len(s) > MaxNameLength:
-		return Invalid(field, "is at most %d bytes, got %d", MaxNameLength, len(s))
+	if err := i.ExternalIDs.validate("externalIds"); err != nil {
+		return err
 	}
-	return checkText(field, s)
+	return CheckTexts("", i)
 }
 
 func (ids ExternalIDs) validate(field string) error {
@@ -161,16 +150,11 @@ func (ids ExternalIDs) validate(field string) error {
 		return Invalid(field, "holds at most %d identifiers, got %d", MaxExternalIDs, len(ids))
 	}
 	for _, system := range ids.Systems() {
-		at := field + "." + system
 		if !externalSystemPattern.MatchString(system) {
 			return Invalid(field, "system %s is not a valid name: 1 to 64 characters, letters, digits and _ . : - only, starting with a letter or digit", quoteShort(system))
 		}
-		id := ids[system]
-		if id == "" || len(id) > MaxExternalIDLength {
-			return Invalid(at, "must be 1 to %d bytes, got %d", MaxExternalIDLength, len(id))
-		}
-		if err := checkText(at, id); err != nil {
-			return err
+		if ids[system] == "" {
+			return Invalid(field+"."+system, "must not be empty")
 		}
 	}
 	return nil

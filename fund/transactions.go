@@ -182,11 +182,10 @@ func checkTransactions(field, on string, amount Money, lines []Transaction) erro
 const MaxTransactions = 32
 
 // CallTransactions are the typed lines of a capital call: its stated
-// transactions, or, when it states none, the ones its line items map to
-// (docs/analytics.md, "Transaction types"): investment → investment,
-// managementFee → management_fee_inside_commitment, fundExpenses →
-// partnership_expenses, and a call without lines is one investment line.
-// Every derived line has its type's default effect.
+// transactions, or, when it states none, one line for each non-zero part of
+// its line items, of the part's transaction type (docs/analytics.md,
+// "Transaction types"); a call without lines is one investment line. Every
+// derived line has its type's default effect.
 func CallTransactions(amount Money, stated []Transaction, l CallLines) []Transaction {
 	if len(stated) > 0 {
 		return stated
@@ -198,9 +197,11 @@ func CallTransactions(amount Money, stated []Transaction, l CallLines) []Transac
 			out = append(out, Transaction{Type: t, Amount: *m, Unfunded: d.Effect})
 		}
 	}
-	add("investment", l.Investment)
-	add("management_fee_inside_commitment", l.ManagementFee)
-	add("partnership_expenses", l.FundExpenses)
+	for _, line := range LinesOf(&l) {
+		if line.Rule == "part" {
+			add(line.Transaction, line.Get(&l))
+		}
+	}
 	if out == nil {
 		add("investment", &amount)
 	}
@@ -208,12 +209,12 @@ func CallTransactions(amount Money, stated []Transaction, l CallLines) []Transac
 }
 
 // DistributionTransactions are the typed lines of a distribution: its
-// stated transactions, or the ones its line items map to: returnOfCapital →
-// return_of_capital, realizedGain → gain_loss, income → income, a
-// distribution without parts is one return_of_capital line; then the
-// recallable portion becomes recallable_return_of_capital, taken from
-// return of capital first, then gain, then income (withholding is a portion
-// of the gross, not a type).
+// stated transactions, or one line for each part of its line items, of the
+// part's transaction type; a distribution without parts is one
+// return_of_capital line. Then the recallable portion becomes
+// recallable_return_of_capital, taken from the parts in declaration order
+// (return of capital first, then gain, then income); withholding is a
+// portion of the gross, not a type.
 func DistributionTransactions(amount Money, stated []Transaction, l DistributionLines) []Transaction {
 	if len(stated) > 0 {
 		return stated
@@ -223,12 +224,9 @@ func DistributionTransactions(amount Money, stated []Transaction, l Distribution
 		m Money
 	}
 	var parts []part
-	for _, p := range []struct {
-		t TransactionType
-		m *Money
-	}{{"return_of_capital", l.ReturnOfCapital}, {"gain_loss", l.RealizedGain}, {"income", l.Income}} {
-		if p.m != nil {
-			parts = append(parts, part{p.t, *p.m})
+	for _, line := range LinesOf(&l) {
+		if m := line.Get(&l); line.Rule == "part" && m != nil {
+			parts = append(parts, part{line.Transaction, *m})
 		}
 	}
 	if parts == nil {

@@ -3,6 +3,7 @@ package fund
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -127,6 +128,60 @@ func TestTheDocsListEveryTransactionType(t *testing.T) {
 		row := fmt.Sprintf("| `%s` | %s | %s (%d) | %s | %s | %s |", d.Type, side[d.On], d.Label, d.Number, d.Effect, strings.Join(effects, ", "), net[d.Net])
 		if !strings.Contains(section, row+"\n") {
 			t.Errorf("docs/analytics.md lacks the row\n%s", row)
+		}
+	}
+	for _, side := range []struct {
+		name  string
+		lines any
+	}{{"call", CallLines{}}, {"distribution", DistributionLines{}}} {
+		for _, l := range LinesOf(side.lines) {
+			row := fmt.Sprintf("| %s `%s` | `%s` |", side.name, l.Name, l.Transaction)
+			if l.Rule == "part" && !strings.Contains(section, row+"\n") {
+				t.Errorf("docs/analytics.md lacks the row\n%s", row)
+			}
+		}
+	}
+}
+
+// A line item that splits an amount reaches the typed lines that paid-in,
+// unfunded, net IRR and the transaction_lines dataset count: every part line
+// of a call or a distribution, set among the others, shows up as a typed
+// line of its own amount and of its side, and the typed lines add up to the
+// amount.
+func TestEveryPartLineHasATypedLine(t *testing.T) {
+	sides := []struct {
+		on     string
+		lines  any
+		derive func(Money, any) []Transaction
+	}{
+		{OnCall, &CallLines{}, func(m Money, l any) []Transaction { return CallTransactions(m, nil, *l.(*CallLines)) }},
+		{OnDistribution, &DistributionLines{}, func(m Money, l any) []Transaction {
+			return DistributionTransactions(m, nil, *l.(*DistributionLines))
+		}},
+	}
+	for _, s := range sides {
+		var amount Money
+		for i, l := range LinesOf(s.lines) {
+			if l.Rule == "part" {
+				m := MustMoney(fmt.Sprint(i + 1))
+				l.Set(s.lines, &m)
+				amount = amount.Add(m)
+			}
+		}
+		derived := s.derive(amount, s.lines)
+		if err := checkTransactions(s.on, s.on, amount, derived); err != nil {
+			t.Errorf("%s: the typed lines of every part line: %v", s.on, err)
+		}
+		for _, l := range LinesOf(s.lines) {
+			if l.Rule != "part" {
+				continue
+			}
+			i := slices.IndexFunc(derived, func(x Transaction) bool { return x.Amount.Equal(*l.Get(s.lines)) })
+			if i < 0 {
+				t.Errorf("%s.%s has no typed line: give it a transaction type", s.on, l.Name)
+			} else if d, ok := TransactionTypeOf(derived[i].Type); !ok || d.On != s.on {
+				t.Errorf("%s.%s is typed %q, no transaction type of its side", s.on, l.Name, derived[i].Type)
+			}
 		}
 	}
 }

@@ -74,9 +74,6 @@ func (p Policy) CheckURL(raw string) string {
 	if u.Fragment != "" {
 		return "must not have a fragment"
 	}
-	if len(raw) > 2048 {
-		return "must be at most 2048 bytes"
-	}
 	switch u.Scheme {
 	case "https":
 	case "http":

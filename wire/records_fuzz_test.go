@@ -31,7 +31,7 @@ func FuzzRecordRequest(f *testing.F) {
 		} else if r, err := fr.Fields(); err != nil {
 			actionable(t, err, body)
 		} else {
-			if r.Name == "" || len(r.Name) > fund.MaxNameLength || len(r.BaseCurrency) != 3 || len(r.ExternalIDs) > fund.MaxExternalIDs ||
+			if r.Name == "" || fund.CheckTexts("", &r) != nil || len(r.BaseCurrency) != 3 || len(r.ExternalIDs) > fund.MaxExternalIDs ||
 				(r.VintageYear != 0 && (r.VintageYear < fund.MinVintageYear || r.VintageYear > fund.MaxVintageYear)) ||
 				(r.TargetSize != nil && r.TargetSize.Sign() < 0) {
 				t.Fatalf("accepted %+v\nbody: %q", r, body)

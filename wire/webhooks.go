@@ -8,7 +8,7 @@ import (
 
 // WebhookRequest creates a webhook endpoint (POST /v1/webhooks).
 type WebhookRequest struct {
-	URL        string   `json:"url" doc:"Where events are POSTed: an https URL of a public host, at most 2048 bytes, without credentials or fragment (plain http only to a loopback host, and only when the server sets FUNDSVC_WEBHOOK_ALLOW_LOOPBACK)."`
+	URL        string   `json:"url" maxLength:"2048" doc:"Where events are POSTed: an https URL of a public host, at most 2048 bytes, without credentials or fragment (plain http only to a loopback host, and only when the server sets FUNDSVC_WEBHOOK_ALLOW_LOOPBACK)."`
 	EventTypes []string `json:"eventTypes,omitempty" doc:"The event types delivered (document.created, document.restated, document.voided); every type when absent or empty."`
 	Funds      []string `json:"funds,omitempty" doc:"The funds whose events are delivered, each one the token covers; every fund when absent, which only a token of every fund may ask for."`
 	Enabled    *bool    `json:"enabled,omitempty" doc:"Whether events are delivered; true when absent."`
@@ -17,7 +17,7 @@ type WebhookRequest struct {
 // WebhookPatch changes an endpoint (PATCH /v1/webhooks/{webhookId}): the
 // members present replace the endpoint's.
 type WebhookPatch struct {
-	URL        *string   `json:"url,omitempty" doc:"A new URL, under the same rules as at creation."`
+	URL        *string   `json:"url,omitempty" maxLength:"2048" doc:"A new URL, under the same rules as at creation."`
 	EventTypes *[]string `json:"eventTypes,omitempty" doc:"The new event types; an empty list means every type."`
 	Funds      *[]string `json:"funds,omitempty" doc:"The new funds, each one the token covers; an empty list means every fund, which only a token of every fund may ask for."`
 	Enabled    *bool     `json:"enabled,omitempty" doc:"true to (re-)enable delivery, which also clears why it was disabled and resumes the events queued meanwhile; false to pause it (events are still queued)."`
@@ -27,7 +27,7 @@ type WebhookPatch struct {
 
 // SecretRotation is how a secret is replaced.
 type SecretRotation struct {
-	Overlap string `json:"overlap,omitempty" doc:"How long the previous secret still signs, beside the new one: a Go duration from 0s to 168h, 24h when absent."`
+	Overlap string `json:"overlap,omitempty" maxLength:"32" doc:"How long the previous secret still signs, beside the new one: a Go duration from 0s to 168h, 24h when absent."`
 }
 
 // Webhook is an endpoint as answered.
