@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
-	"strings"
 	"time"
 )
 
@@ -44,10 +43,6 @@ const (
 	StatusCompleted Status = "completed"
 	StatusActive    Status = "active"
 )
-
-// ParseStatus reads a stored status: the one casing, or the capitalised one
-// that releases before the vocabulary's were written with ("Pending").
-func ParseStatus(s string) Status { return Status(strings.ToLower(s)) }
 
 // DefaultMaxPositions bounds the positions of one document unless the
 // server sets another bound.

@@ -36,8 +36,7 @@ type idempotencyItem struct {
 	Header      map[string]string `dynamo:",omitempty"`
 	Chunks      int               `dynamo:",omitempty"`
 	// BodyOwner names the owner whose chunks (IdempotencyBodySK) hold the
-	// body of a done record. It is empty in records completed before chunks
-	// were owned, whose chunks are IdempotencyLegacyBodySK.
+	// body of a done record.
 	BodyOwner string `dynamo:",omitempty"`
 	Body      []byte `dynamo:",omitempty"`
 }
@@ -100,12 +99,7 @@ func (s *Store) BeginIdempotent(ctx context.Context, scope, key, requestHash str
 // storedBody reads the body of a done record: exactly the chunks of the owner
 // that completed it, never those a stale owner left beside them.
 func (s *Store) storedBody(ctx context.Context, pk string, head idempotencyItem) ([]byte, error) {
-	prefix, sk := IdempotencyBodyPrefix(head.BodyOwner), func(i int) string { return IdempotencyBodySK(head.BodyOwner, i) }
-	if head.BodyOwner == "" {
-		// Completed before chunks were owned; such records live a TTL (a day)
-		// after the upgrade, and are replayed as they were stored.
-		prefix, sk = "BODY#", IdempotencyLegacyBodySK
-	}
+	prefix := IdempotencyBodyPrefix(head.BodyOwner)
 	var items []idempotencyItem
 	if err := s.table.Get(AttrPK, pk).Range(AttrSK, dynamo.BeginsWith, prefix).Consistent(true).All(ctx, &items); err != nil {
 		return nil, err
@@ -116,7 +110,7 @@ func (s *Store) storedBody(ctx context.Context, pk string, head idempotencyItem)
 	}
 	var z []byte
 	for i := 0; i < head.Chunks; i++ {
-		b, ok := bySK[sk(i)]
+		b, ok := bySK[IdempotencyBodySK(head.BodyOwner, i)]
 		if !ok {
 			return nil, fmt.Errorf("chunk %d of %d is missing", i, head.Chunks)
 		}

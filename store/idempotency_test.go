@@ -2,7 +2,6 @@ package store_test
 
 import (
 	"bytes"
-	"compress/gzip"
 	"crypto/rand"
 	"errors"
 	"fmt"
@@ -203,50 +202,6 @@ func TestAStaleOwnerNeverMixesItsAnswerIntoTheReplay(t *testing.T) {
 				}
 			})
 		}
-	}
-}
-
-// TestAResponseStoredBeforeChunksWereOwnedStillReplays: records completed
-// by the previous release (chunks BODY#0000, no BodyOwner) live for their
-// TTL after an upgrade and must replay as stored.
-func TestAResponseStoredBeforeChunksWereOwnedStillReplays(t *testing.T) {
-	e := fundtest.New(t)
-	raw := store.NewDB(dynamotest.Shared().Config()).Table(e.Table)
-	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
-	body := make([]byte, 500<<10)
-	_, _ = rand.Read(body)
-	var z bytes.Buffer
-	w := gzip.NewWriter(&z)
-	_, _ = w.Write(body)
-	_ = w.Close()
-	half := z.Len() / 2
-
-	type legacyItem struct {
-		PK, SK, Type       string
-		RequestHash, State string            `dynamo:",omitempty"`
-		Owner              string            `dynamo:",omitempty"`
-		ExpiresAt          int64             `dynamo:",omitempty"`
-		Status             int               `dynamo:",omitempty"`
-		Header             map[string]string `dynamo:",omitempty"`
-		Chunks             int               `dynamo:",omitempty"`
-		Body               []byte            `dynamo:",omitempty"`
-	}
-	pk, expires := store.IdempotencyPK("scope", "old"), now.Add(time.Hour).Unix()
-	for _, it := range []legacyItem{
-		{PK: pk, SK: store.IdempotencyRecordSK, Type: store.TypeIdempotency, RequestHash: "h", State: "done", Owner: "0123456789abcdef",
-			ExpiresAt: expires, Status: 201, Header: map[string]string{"ETag": `"1"`}, Chunks: 2},
-		{PK: pk, SK: store.IdempotencyLegacyBodySK(0), Type: store.TypeIdempotency, ExpiresAt: expires, Body: z.Bytes()[:half]},
-		{PK: pk, SK: store.IdempotencyLegacyBodySK(1), Type: store.TypeIdempotency, ExpiresAt: expires, Body: z.Bytes()[half:]},
-		// A stale owner's chunk under the new layout sorts among them and must be ignored.
-		{PK: pk, SK: store.IdempotencyBodySK("00aa00aa00aa00aa", 0), Type: store.TypeIdempotency, ExpiresAt: expires, Body: []byte("not gzip")},
-	} {
-		if err := raw.Put(it).Run(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
-	_, replay, err := e.Store.BeginIdempotent(ctx, "scope", "old", "h", now, time.Minute, 24*time.Hour)
-	if err != nil || replay == nil || replay.Status != 201 || replay.Header["ETag"] != `"1"` || !bytes.Equal(replay.Body, body) {
-		t.Fatalf("legacy replay: %v (status %v)", err, replay)
 	}
 }
 

@@ -89,7 +89,7 @@ func (it *Item) PositionItem() fund.PositionItem {
 	p := fund.PositionItem{
 		Kind: k, DocumentID: it.DocumentID, DocumentVersion: it.Version, FundID: it.FundID,
 		InvestorID: it.InvestorID, PositionID: it.PositionID, AsOf: it.AsOf, CreatedAt: it.CreatedAt,
-		Currency: it.Currency, Status: fund.ParseStatus(it.Status),
+		Currency: it.Currency, Status: fund.Status(it.Status),
 		CallDetails: it.CallDetails, DistributionDetails: it.DistributionDetails, UnfundedDetails: it.UnfundedDetails,
 		Transactions: it.Transactions,
 	}
@@ -172,7 +172,7 @@ func (it *Item) Header() fund.DocumentHeader {
 // Activity converts a stored capital-activity record.
 func (it *Item) Activity() fund.ActivityRecord {
 	a := fund.ActivityRecord{Version: it.Version}
-	a.Status, a.ActivityDetails = fund.ParseStatus(it.Status), it.ActivityDetails
+	a.Status, a.ActivityDetails = fund.Status(it.Status), it.ActivityDetails
 	if it.Amount != nil {
 		a.Amount = *it.Amount
 	}

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"cmp"
 	"fmt"
 	"reflect"
 	"strconv"
@@ -317,9 +316,6 @@ func listCodec(elem reflect.Type) (func(reflect.Value) (types.AttributeValue, bo
 			for name, a := range m.Value {
 				c := byName[name]
 				if c == nil {
-					c = byName[legacyMemberNames[name]]
-				}
-				if c == nil || name != c.name && m.Value[c.name] != nil {
 					continue
 				}
 				if err := c.decode(a, out.Index(i).FieldByIndex(c.index)); err != nil {
@@ -341,50 +337,10 @@ func (it Item) MarshalDynamoItem() (map[string]types.AttributeValue, error) {
 }
 
 // UnmarshalDynamoItem decodes a stored item (guregu's ItemUnmarshaler).
-// Unknown attributes are ignored, but for those of earlier releases that
-// legacyAttributes reads.
+// Unknown attributes are ignored.
 func (it *Item) UnmarshalDynamoItem(av map[string]types.AttributeValue) error {
 	*it = Item{}
-	if err := itemCodec.decode(av, reflect.ValueOf(it).Elem()); err != nil {
-		return err
-	}
-	for name, read := range legacyAttributes {
-		if a, ok := av[name]; ok {
-			if err := read(it, a); err != nil {
-				return fmt.Errorf("item attribute %s: %w", name, err)
-			}
-		}
-	}
-	return nil
-}
-
-// legacyMemberNames are the earlier names of the members of the maps a
-// list attribute holds: a typed line's type was "type" before it was
-// "transactionType".
-var legacyMemberNames = map[string]string{"type": "transactionType"}
-
-// legacyAttributes read the attributes that items written before a rename
-// hold, into the fields that replaced them, so a table written by an earlier
-// release reads whole. Date was a call's due date, a distribution's payment
-// date and a capital activity's date (statements kept their period start
-// in PeriodStart too).
-var legacyAttributes = map[string]func(it *Item, av types.AttributeValue) error{
-	"Date": func(it *Item, av types.AttributeValue) error {
-		var d fund.Date
-		s, err := attrString(av)
-		if err == nil {
-			err = d.UnmarshalText([]byte(s))
-		}
-		switch it.Type {
-		case TypeCapitalActivity:
-			it.ActivityDate = cmp.Or(it.ActivityDate, d)
-		case fund.TypeCapitalCall:
-			it.DueDate = cmp.Or(it.DueDate, d)
-		case fund.TypeDistribution:
-			it.PaymentDate = cmp.Or(it.PaymentDate, d)
-		}
-		return err
-	},
+	return itemCodec.decode(av, reflect.ValueOf(it).Elem())
 }
 
 func attrString(v types.AttributeValue) (string, error) {

@@ -178,7 +178,7 @@ func fill(t *testing.T, v reflect.Value, n *int) {
 		*x = fund.MustMoney(fmt.Sprintf("%d.%03d7", 1000+*n, *n)) // no trailing zero: numbers are stored normalized
 		return
 	case *fund.Status:
-		*x = fund.Status(fmt.Sprintf("status %d", *n)) // lower case: read back through ParseStatus
+		*x = fund.Status(fmt.Sprintf("status %d", *n)) // lower case, the one casing
 		return
 	}
 	switch v.Kind() {
@@ -275,54 +275,4 @@ func TestItemDecoderErrors(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-}
-
-// TestItemsOfTheEarlierReleaseReadWhole decodes items as a release before
-// the one vocabulary (issue 23) stored them: one Date attribute for a
-// call's due date, a distribution's payment date and a capital activity's
-// date, statuses capitalised, and a typed line's type under "type". Each
-// reads back into the fields that replaced them.
-func TestItemsOfTheEarlierReleaseReadWhole(t *testing.T) {
-	s := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
-	n := func(v string) types.AttributeValue { return &types.AttributeValueMemberN{Value: v} }
-	line := &types.AttributeValueMemberL{Value: []types.AttributeValue{&types.AttributeValueMemberM{Value: map[string]types.AttributeValue{
-		"type": s("investment"), "amount": n("100"), "unfundedEffect": s("reduces")}}}}
-	for _, tc := range []struct {
-		name string
-		av   map[string]types.AttributeValue
-		got  func(it *Item) string
-		want string
-	}{
-		{"a call's Date is its due date, its status lower case, its line's type read",
-			map[string]types.AttributeValue{"Type": s(fund.TypeCapitalCall), "Date": s("2025-10-20"), "Status": s("Pending"), "Amount": n("100"), "Transactions": line},
-			func(it *Item) string {
-				p := it.PositionItem()
-				return fmt.Sprintf("%s %s %s %s", p.DueDate, p.PaymentDate, p.Status, p.Transactions[0].Type)
-			}, "2025-10-20  pending investment"},
-		{"a distribution's Date is its payment date",
-			map[string]types.AttributeValue{"Type": s(fund.TypeDistribution), "Date": s("2025-12-15"), "Status": s("Completed"), "Amount": n("5")},
-			func(it *Item) string {
-				p := it.PositionItem()
-				return fmt.Sprintf("%s %s %s", p.PaymentDate, p.DueDate, p.Status)
-			}, "2025-12-15  completed"},
-		{"a capital activity's Date is its activity date",
-			map[string]types.AttributeValue{"Type": s(TypeCapitalActivity), "Date": s("2025-08-01"), "Status": s("Completed"), "Amount": n("5")},
-			func(it *Item) string {
-				a := it.Activity()
-				return fmt.Sprintf("%s %s", a.ActivityDate, a.Status)
-			}, "2025-08-01 completed"},
-		{"an item of this release keeps its own attributes over the legacy one",
-			map[string]types.AttributeValue{"Type": s(fund.TypeCapitalCall), "Date": s("2025-01-01"), "DueDate": s("2025-10-20"), "Status": s("pending"), "Amount": n("1")},
-			func(it *Item) string { return fmt.Sprintf("%s %s", it.DueDate, it.Status) }, "2025-10-20 pending"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var it Item
-			if err := it.UnmarshalDynamoItem(tc.av); err != nil {
-				t.Fatal(err)
-			}
-			if got := tc.got(&it); got != tc.want {
-				t.Errorf("read %q, want %q", got, tc.want)
-			}
-		})
-	}
 }

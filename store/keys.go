@@ -455,11 +455,6 @@ func IdempotencyBodySK(owner string, i int) string {
 // IdempotencyBodyPrefix begins the sort keys of every chunk of one owner.
 func IdempotencyBodyPrefix(owner string) string { return "BODY#" + owner + "#" }
 
-// IdempotencyLegacyBodySK is the sort key of the i-th chunk of a body stored
-// before chunks were owned (BODY#0000); such records are still replayed
-// until their TTL ends.
-func IdempotencyLegacyBodySK(i int) string { return fmt.Sprintf("BODY#%04d", i) }
-
 // CursorKeyPK and CursorKeySK key the key that seals the pagination
 // cursors of every instance serving the table (cursorkey.go). It carries no
 // index keys, and its Type is no entity any reader or the export knows.

@@ -21,11 +21,6 @@ import (
 // record in force at an instant is the record itself (one GetItem) when it
 // is old enough, and otherwise found by a binary search over the versions'
 // items: at most 1 + ⌈log₂ n⌉ GetItems for a record of n versions.
-//
-// A record written before versions were kept has neither: it counts from
-// its UpdatedAt (the writing server's clock), and the versions it replaced
-// are not known, so before its UpdatedAt the fund or investor has no record.
-// Its item is written, from UpdatedAt, by the next PUT.
 
 // recordVersion is what one PUT of a record writes: the record, and the
 // immutable item of its version.
@@ -36,43 +31,22 @@ type rawItem map[string]types.AttributeValue
 
 func (r rawItem) MarshalDynamoItem() (map[string]types.AttributeValue, error) { return r, nil }
 
-// storedVersion reads a stored record (nil: none): its version, the instant
-// it counts from, and, for a record stored before versions were kept, the
-// item of its version to write.
-func storedVersion(stored rawItem) (version int, at time.Time, legacy rawItem) {
+// storedVersion reads a stored record (nil: none): its version and the
+// instant it counts from.
+func storedVersion(stored rawItem) (version int, at time.Time) {
 	if stored == nil {
-		return 0, time.Time{}, nil
+		return 0, time.Time{}
 	}
 	if n, ok := stored["Version"].(*types.AttributeValueMemberN); ok {
 		version, _ = strconv.Atoi(n.Value)
 	}
-	at = recordInstant(stored)
-	if _, kept := stored["RecordedAt"]; kept || version == 0 {
-		return version, at, nil
-	}
-	legacy = make(rawItem, len(stored)+1)
-	for k, v := range stored {
-		legacy[k] = v
-	}
-	delete(legacy, AttrGSI1PK)
-	delete(legacy, AttrGSI1SK)
-	legacy[AttrSK] = &types.AttributeValueMemberS{Value: RecordVersionSK(version)}
-	typ := TypeFundRecordVersion
-	if rowString(stored, "Type") == TypeInvestorRecord {
-		typ = TypeInvestorRecordVersion
-	}
-	legacy["Type"] = &types.AttributeValueMemberS{Value: typ}
-	legacy["RecordedAt"] = &types.AttributeValueMemberS{Value: at.UTC().Format(time.RFC3339Nano)}
-	return version, at, legacy
+	return version, recordInstant(stored)
 }
 
 // recordInstant is the instant a stored record version counts from: its
-// RecordedAt, or its UpdatedAt for one written before RecordedAt was kept.
+// RecordedAt.
 func recordInstant(row rawItem) time.Time {
 	s := rowString(row, "RecordedAt")
-	if s == "" {
-		s = rowString(row, "UpdatedAt")
-	}
 	t, _ := time.Parse(time.RFC3339Nano, s)
 	return t
 }

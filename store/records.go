@@ -106,7 +106,7 @@ func (s *Store) putRecord(ctx context.Context, what, id, pk string, ifMatch *int
 		if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 			return 0, fmt.Errorf("%s %s: %w", what, id, err)
 		}
-		prev, prevAt, legacy := storedVersion(stored)
+		prev, prevAt := storedVersion(stored)
 		if ifMatch != nil {
 			switch {
 			case *ifMatch == AnyVersion && prev == 0:
@@ -135,9 +135,6 @@ func (s *Store) putRecord(ctx context.Context, what, id, pk string, ifMatch *int
 		}
 		tx := s.db.WriteTx().Put(put).Put(s.table.Put(rec.history).If("attribute_not_exists($)", AttrPK)).
 			Put(s.table.Put(recordInstantItem(pk, prev+1, at)))
-		if legacy != nil {
-			tx = tx.Put(s.table.Put(legacy).If("attribute_not_exists($)", AttrPK))
-		}
 		err = tx.Run(ctx)
 		switch {
 		case err == nil:
