@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/store"
@@ -300,14 +299,4 @@ func latest(c *gin.Context) fund.Read { return fund.Latest(viewer(c)) }
 
 func setETag(c *gin.Context, version int) {
 	c.Header("ETag", `"`+strconv.Itoa(version)+`"`)
-}
-
-// valuationDate reads asOf, the date performance is taken at: today (UTC)
-// when absent.
-func (p *params) valuationDate() fund.Date {
-	d := p.date("asOf")
-	if p.err == nil && d.IsZero() {
-		d, _ = fund.ParseDate(time.Now().UTC().Format(time.DateOnly))
-	}
-	return d
 }

@@ -472,15 +472,6 @@ func pathOf(h string, lines map[string][]int) string {
 	return fmt.Sprintf("%s[%d].%s", m[1], sort.SearchInts(lines[m[1]], n), m[3])
 }
 
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
 func clone(m map[string]string) map[string]string {
 	out := make(map[string]string, len(m))
 	for k, v := range m {
