@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"slices"
@@ -19,12 +20,15 @@ func (r View) MayWriteFund(fundID string) error { return r.FundVisible(fundID) }
 // Fund returns fundID as the viewer sees it: ENOTFOUND for a fund that has
 // neither a record nor a document, and for one the viewer may not read (an
 // administrator's, decided before any read; an investor's, after one
-// BatchGet of its note in the fund). As known at the view's instant: fundAt.
+// BatchGet of its note in the fund). As known at the view's instant, a
+// fund that had neither then is ENOTFOUND, and the record is the one in
+// force then (fundsAt); the viewer is decided as now, before any read of
+// the past.
 func (r View) Fund(ctx context.Context, fundID string) (fund.Fund, error) {
-	if r.rd.Past {
-		return r.fundAt(ctx, fundID)
-	}
 	if r.rd.Investor != "" {
+		if err := r.reads.spend(1); err != nil {
+			return fund.Fund{}, err
+		}
 		held, err := r.s.HoldsPositionIn(ctx, r.rd.Investor, []string{fundID})
 		if err != nil {
 			return fund.Fund{}, err
@@ -35,7 +39,12 @@ func (r View) Fund(ctx context.Context, fundID string) (fund.Fund, error) {
 	} else if err := r.FundVisible(fundID); err != nil {
 		return fund.Fund{}, err
 	}
-	fs, err := r.s.Funds(ctx, []string{fundID})
+	if r.rd.Past {
+		if before, err := r.s.BeforeFeed(ctx, r.rd.KnownAt, r.reads); err != nil || before {
+			return fund.Fund{}, cmp.Or(err, fundNotFound(fundID))
+		}
+	}
+	fs, err := r.funds(ctx, []string{fundID})
 	if err != nil {
 		return fund.Fund{}, err
 	}
@@ -50,10 +59,17 @@ func (r View) Fund(ctx context.Context, fundID string) (fund.Fund, error) {
 // registry; for an administrator of some funds, those of them that exist,
 // by ID; for an investor, the funds it holds positions of, by ID. Then one
 // BatchGet of the page's funds. A page may hold fewer than limit funds
-// while next is not nil. As known at the view's instant: fundsPageAt.
+// while next is not nil. As known at the view's instant, the funds that
+// did not exist then are left out (an investor's, also those it held no
+// position of then), and the others carry their records then.
 func (r View) FundsPage(ctx context.Context, limit int, start PageKey) ([]fund.Fund, PageKey, error) {
 	if r.rd.Past {
-		return r.fundsPageAt(ctx, limit, start)
+		if before, err := r.s.BeforeFeed(ctx, r.rd.KnownAt, r.reads); err != nil || before {
+			return []fund.Fund{}, nil, err // no fund existed then
+		}
+	}
+	if err := r.reads.spend(1); err != nil {
+		return nil, nil, err
 	}
 	var ids []string
 	var next PageKey
@@ -61,6 +77,12 @@ func (r View) FundsPage(ctx context.Context, limit int, start PageKey) ([]fund.F
 	switch {
 	case r.rd.Investor != "":
 		ids, next, err = r.s.InvestorFunds(ctx, r.rd.Investor, limit, start)
+		if err == nil && r.rd.Past {
+			var held map[string]bool
+			if held, err = r.s.fundsHeldAt(ctx, r.rd.Investor, r.rd.KnownAt, r.reads); err == nil {
+				ids = slices.DeleteFunc(ids, func(id string) bool { return !held[id] })
+			}
+		}
 	case r.rd.AllFunds:
 		ids, next, err = r.s.AllFunds(ctx, limit, start)
 	default:
@@ -69,11 +91,21 @@ func (r View) FundsPage(ctx context.Context, limit int, start PageKey) ([]fund.F
 	if err != nil {
 		return nil, nil, err
 	}
-	fs, err := r.s.Funds(ctx, ids)
+	fs, err := r.funds(ctx, ids)
 	if err != nil {
 		return nil, nil, err
 	}
 	return fs, next, nil
+}
+
+// funds reads the funds of ids with their records, as the view sees them:
+// now (Store.Funds), or those that existed at its instant with their
+// records then (fundsAt).
+func (r View) funds(ctx context.Context, ids []string) ([]fund.Fund, error) {
+	if r.rd.Past {
+		return r.s.fundsAt(ctx, ids, r.rd.KnownAt, r.reads)
+	}
+	return r.s.Funds(ctx, ids)
 }
 
 // listPage pages through a token's own list of IDs, sorted: the page key is
