@@ -12,8 +12,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go/middleware"
 	"github.com/fundsvc/fundsvc/export"
 	"github.com/fundsvc/fundsvc/fund"
+	"github.com/fundsvc/fundsvc/internal/dynamotest"
 	"github.com/fundsvc/fundsvc/internal/fundtest"
 	"github.com/fundsvc/fundsvc/store"
 	"github.com/shopspring/decimal"
@@ -242,79 +246,124 @@ func checkWhole(t *testing.T, e *fundtest.Env, dir string, ids []string) map[str
 }
 
 // TestExportRereadsAVersionTheScanPassedTooEarly restates documents twice
-// in the middle of the Scan, from the export's own page events, at the
-// moment the Scan has read most of the table but not yet the documents'
-// partitions: the new versions' partitions are then most likely behind the
-// Scan (written after the Scan passed their place) while the head that
-// names the last is still ahead. Before the export checked heads, those
-// documents were exported at their new version with their position rows
-// missing; the version between, which the datasets of every version hold
-// too, is read again because it committed after the snapshot's high-water
-// mark (the store's clock moved past the settle margin since the
-// documents' first versions, which are not). Each round checks the
-// snapshot; rounds repeat until one has caught a document's rows short,
-// which the export must have re-read.
+// in the middle of the Scan, from inside the Scan request after which only
+// a few documents' partitions remain unread: the Scan requests nothing
+// more until the restatements have committed, so it reads those
+// documents' heads at their new version, while the new versions'
+// partitions may lie behind it (written after the Scan passed their
+// place). Each such document must be exported whole at its new version,
+// the new version's partition read again exactly when the Scan returned
+// none of it, and the version between, which the datasets of every version
+// hold too, read again because it committed after the snapshot's
+// high-water mark (the store's clock moved past the settle margin since
+// the documents' earlier versions, which are not read again). Rounds
+// repeat until one has caught a new version's partition behind the Scan.
 func TestExportRereadsAVersionTheScanPassedTooEarly(t *testing.T) {
 	e := fundtest.New(t)
-	// A clock that moves on with every reading: a restatement during the
-	// Scan commits after the export's high-water mark, not at its instant,
-	// which a standing clock made a tie the export could resolve either
-	// way (about one run in six read the wrong version again).
+	// A clock that moves on with every reading, so every commit and the
+	// high-water mark have instants of their own.
 	clock := &storeClock{t: fundtest.Clock, tick: time.Millisecond}
 	e.Store.Now = clock.now
 	r := rand.New(rand.NewPCG(5, 6))
 	ids := ingestDocuments(t, e, r, 24)
+	version := map[string]int{} // document → its latest version
+	for _, id := range ids {
+		version[id] = 1
+	}
+	// The exporter's store, on the same table, sees every Scan response
+	// before the Scan goes on: answered holds the partition keys of the
+	// items returned so far.
+	var (
+		mu       sync.Mutex
+		answered map[string]bool
+		onScan   func() error // runs once, inside the request after which at most restateLeft documents' partitions are unread
+	)
+	const restateLeft = 3
+	exporter := store.NewStore(store.NewDB(dynamotest.Shared().Config(dynamotest.WithAPIOptions(
+		scanResponses(func(items []map[string]types.AttributeValue) error {
+			mu.Lock()
+			defer mu.Unlock()
+			for _, it := range items {
+				if pk, ok := it[store.AttrPK].(*types.AttributeValueMemberS); ok {
+					answered[pk.Value] = true
+				}
+			}
+			unread := 0
+			for _, id := range ids {
+				if !answered[store.DocPK(id)] {
+					unread++
+				}
+			}
+			if onScan == nil || unread > restateLeft {
+				return nil
+			}
+			f := onScan
+			onScan = nil
+			return f()
+		})))), e.Table)
+	exporter.Now = clock.now
+
 	short := 0
 	for round := 1; round <= 8 && short == 0; round++ {
 		// Past the settle margin of every commit before: the first
 		// versions, and an earlier round's restatements, which its export
 		// would otherwise read again as within the margin.
 		clock.pass()
-		total := len(e.Dump(t))
-		pages, seen := 0, map[string]bool{}
 		restated := map[string]string{} // document → its new version's partition
 		between := map[string]string{}  // document → the partition of the version before that
+		mu.Lock()
+		answered = map[string]bool{}
+		onScan = func() error {
+			for _, id := range ids {
+				if answered[store.DocPK(id)] {
+					continue
+				}
+				for range 2 {
+					d, err := e.Store.Restate(context.Background(), ingestDocument(r, id, fundOf(id)), nil)
+					if err != nil {
+						return fmt.Errorf("restate %s during the Scan: %w", id, err)
+					}
+					if restated[id] != "" {
+						between[id] = restated[id]
+					}
+					restated[id], version[id] = store.VersionPK(id, d.CommitID), d.Version
+				}
+			}
+			return nil
+		}
+		mu.Unlock()
 		rereads := map[string]bool{}
 		sink, dir := dirSink(t)
 		runExport(t, e, sink, func(c *export.Config) {
-			c.Segments, c.PageItems = 1, 1 // one item a page: the hook sees every partition key the Scan reads
+			c.Store = exporter
+			c.Segments, c.PageItems = 1, 1 // one item a request: exactly restateLeft documents are unread when the restatements run
 			c.OnEvent = func(ev export.Event) {
-				switch ev.Kind {
-				case export.EventPage:
-					pages++
-					seen[ev.Key] = true
-					if pages < total*85/100 {
-						return
-					}
-					for _, id := range ids {
-						if seen[store.DocPK(id)] || restated[id] != "" {
-							continue
-						}
-						var d fund.Document
-						for range 2 {
-							var err error
-							if d, err = e.Store.Restate(context.Background(), ingestDocument(r, id, fundOf(id)), nil); err != nil {
-								t.Fatalf("restate %s during the Scan: %v", id, err)
-							}
-							if restated[id] != "" {
-								between[id] = restated[id]
-							}
-							restated[id] = store.VersionPK(id, d.CommitID)
-						}
-					}
-				case export.EventReread:
+				if ev.Kind == export.EventReread {
 					rereads[ev.Key] = true
 				}
 			}
 		})
+		mu.Lock()
+		scanned := answered
+		mu.Unlock()
 		if len(restated) == 0 {
 			t.Fatalf("round %d: no document was restated during the Scan", round)
 		}
-		checkWhole(t, e, dir, ids)
-		for _, pk := range restated {
-			if rereads[pk] {
-				short++
+		got := checkWhole(t, e, dir, ids)
+		for id, pk := range restated {
+			if got[id] != version[id] {
+				t.Errorf("round %d: %s exported at version %d, want %d: the Scan read its head after the restatements", round, id, got[id], version[id])
 			}
+			switch {
+			case !scanned[pk] && !rereads[pk]:
+				t.Errorf("round %d: %s, the new version's partition, which the Scan had passed, was not read again", round, pk)
+			case !scanned[pk]:
+				short++
+			case rereads[pk]:
+				t.Errorf("round %d: %s, the new version's partition, was read again though the Scan read it whole", round, pk)
+			}
+			delete(rereads, pk)
+			delete(rereads, store.EventPK(id)) // the new versions' events, which the Scan may have passed too
 		}
 		for _, pk := range between {
 			if !rereads[pk] {
@@ -322,17 +371,37 @@ func TestExportRereadsAVersionTheScanPassedTooEarly(t *testing.T) {
 			}
 			delete(rereads, pk)
 		}
-		for id, pk := range restated {
-			delete(rereads, pk)
-			delete(rereads, store.EventPK(id)) // the new versions' events, which the Scan may have passed too
-		}
 		for key := range rereads {
 			t.Errorf("round %d: %s was read again; none of it committed during the Scan", round, key)
 		}
-		t.Logf("round %d: %d documents restated during the Scan, %d of them re-read", round, len(restated), short)
+		t.Logf("round %d: %d documents restated during the Scan, %d of them caught short", round, len(restated), short)
 	}
 	if short == 0 {
 		t.Fatal("no round caught a document's new version short; the test did not exercise the re-read")
+	}
+}
+
+// scanResponses is a client middleware that passes the items of every
+// answered Scan request to f before the request returns, so the Scan
+// requests nothing more while f runs; an error of f fails the request.
+func scanResponses(f func(items []map[string]types.AttributeValue) error) func(*middleware.Stack) error {
+	return func(stack *middleware.Stack) error {
+		if stack.ID() != "Scan" {
+			return nil
+		}
+		return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("export_test.scanResponses",
+			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+				out, md, err := next.HandleInitialize(ctx, in)
+				if err != nil {
+					return out, md, err
+				}
+				if o, ok := out.Result.(*dynamodb.ScanOutput); ok {
+					if err := f(o.Items); err != nil {
+						return out, md, err
+					}
+				}
+				return out, md, nil
+			}), middleware.After)
 	}
 }
 
