@@ -1,9 +1,11 @@
 package api_test
 
 import (
+	"fmt"
 	"net/http"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/fundsvc/fundsvc/store"
@@ -67,5 +69,20 @@ func TestMetricsCountConsumedCapacity(t *testing.T) {
 	wrote := capacityOn(t, s).Sub(before)
 	if wrote["TransactWriteItems"].Write <= 0 || wrote["TransactWriteItems"].Read != 0 {
 		t.Errorf("a new document moved the counter by %v, want write units of TransactWriteItems", wrote)
+	}
+
+	// Where the write's time and round trips went, by phase: what the
+	// store's own totals say.
+	r := s.do(t, http.MethodGet, "/metrics", nil)
+	for p, want := range s.Store.WritePhases() {
+		for series, v := range map[string]float64{"requests": float64(want.Requests), "items": float64(want.Items)} {
+			line := fmt.Sprintf("fundsvc_write_phase_%s_total{phase=%q} %s", series, p, strconv.FormatFloat(v, 'g', -1, 64))
+			if !strings.Contains(string(r.Body), line+"\n") {
+				t.Errorf("/metrics lacks %q", line)
+			}
+		}
+	}
+	if stage := s.Store.WritePhases()[store.PhaseStage]; stage.Requests == 0 || stage.Seconds <= 0 {
+		t.Errorf("the writes spent nothing staging: %+v", stage)
 	}
 }

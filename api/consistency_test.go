@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -75,16 +76,12 @@ func TestInterruptedRestatementNeverMixesVersions(t *testing.T) {
 			writes = append(writes, op)
 		}
 	}
-	// The flip is the first transaction after staging's last batch write
-	// (new position IDs are claimed in transactions before staging).
-	lastBatch := -1
-	for i, op := range writes {
-		if op == "BatchWriteItem" {
-			lastBatch = i
-		}
-	}
+	// The flip is the first transaction after staging's first batch write
+	// (new position IDs are claimed in transactions before staging; their
+	// claims are confirmed with batch writes after the flip).
+	firstBatch := slices.Index(writes, "BatchWriteItem")
 	flip := -1
-	for i := lastBatch + 1; i < len(writes); i++ {
+	for i := firstBatch + 1; firstBatch >= 0 && i < len(writes); i++ {
 		if writes[i] == "TransactWriteItems" {
 			flip = i
 			break

@@ -157,14 +157,31 @@ var capacityUnits = prometheus.NewDesc("fundsvc_dynamodb_capacity_units_total",
 	"DynamoDB capacity units consumed, as DynamoDB reported them, by operation and kind (read, write).",
 	[]string{"operation", "kind"}, nil)
 
-// reportCapacity adds the consumed capacity of docs to /metrics.
+// writePhase* are where the store's document writes spend their time,
+// round trips and items, by phase (store.Phase).
+var (
+	writePhaseSeconds = prometheus.NewDesc("fundsvc_write_phase_seconds_total",
+		"Wall time document writes spent in each phase of the commit protocol.", []string{"phase"}, nil)
+	writePhaseRequests = prometheus.NewDesc("fundsvc_write_phase_requests_total",
+		"DynamoDB requests document writes sent in each phase of the commit protocol.", []string{"phase"}, nil)
+	writePhaseItems = prometheus.NewDesc("fundsvc_write_phase_items_total",
+		"Items the requests of each phase of a document write wrote or read.", []string{"phase"}, nil)
+)
+
+// reportCapacity adds the consumed capacity of docs, and its writes'
+// phases, to /metrics.
 func (m *Metrics) reportCapacity(docs *store.Store) { m.registry.MustRegister(capacityCollector{docs}) }
 
 // capacityCollector reads the store's meter at each scrape, so /metrics
 // and Store.Consumed cannot disagree.
 type capacityCollector struct{ docs *store.Store }
 
-func (c capacityCollector) Describe(ch chan<- *prometheus.Desc) { ch <- capacityUnits }
+func (c capacityCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- capacityUnits
+	ch <- writePhaseSeconds
+	ch <- writePhaseRequests
+	ch <- writePhaseItems
+}
 
 func (c capacityCollector) Collect(ch chan<- prometheus.Metric) {
 	for op, u := range c.docs.Consumed() {
@@ -176,6 +193,11 @@ func (c capacityCollector) Collect(ch chan<- prometheus.Metric) {
 				ch <- prometheus.MustNewConstMetric(capacityUnits, prometheus.CounterValue, k.units, op, k.kind)
 			}
 		}
+	}
+	for p, t := range c.docs.WritePhases() {
+		ch <- prometheus.MustNewConstMetric(writePhaseSeconds, prometheus.CounterValue, t.Seconds, string(p))
+		ch <- prometheus.MustNewConstMetric(writePhaseRequests, prometheus.CounterValue, float64(t.Requests), string(p))
+		ch <- prometheus.MustNewConstMetric(writePhaseItems, prometheus.CounterValue, float64(t.Items), string(p))
 	}
 }
 

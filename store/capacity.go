@@ -83,8 +83,9 @@ type meteredClient struct {
 
 // meter sums the consumed capacity of every response, per operation.
 type meter struct {
-	mu   sync.Mutex
-	byOp map[string]Capacity
+	mu     sync.Mutex
+	byOp   map[string]Capacity
+	phases map[Phase]PhaseTotals // of document writes (phases.go)
 }
 
 func newMeter() *meter { return &meter{byOp: map[string]Capacity{}} }
@@ -107,13 +108,14 @@ func (m *meter) add(op string, c Capacity) {
 // count is a client middleware: it asks every request for its consumed
 // capacity (INDEXES, so that tables and indexes are both in the figure;
 // a request that asked for it already keeps its own choice) and adds what
-// the response reports to the meter. The input is copied before it is
+// the response reports to the meter, and the request to its write phase. The input is copied before it is
 // changed: callers may send one input from several goroutines.
 func (m *meter) count(stack *middleware.Stack) error {
 	return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("fundsvcConsumedCapacity",
 		func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
 			in.Parameters = askConsumed(in.Parameters)
 			out, md, err := next.HandleInitialize(ctx, in)
+			m.countPhase(ctx, in.Parameters, out.Result)
 			if err == nil {
 				if op, kind, cs := consumed(out.Result); op != "" {
 					m.add(op, units(kind, cs))

@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -25,9 +24,9 @@ import (
 //     Its commit transaction sets the fence Committed, on condition that it
 //     was not revoked.
 //   - After the commit, the writer confirms each claim and writes the
-//     fund's registry row in one transaction per position, so the listings
-//     (fund positions, investor positions, investor summary) only ever show
-//     positions of committed documents.
+//     fund's registry row, so the listings (fund positions, investor
+//     positions, investor summary) only ever show positions of committed
+//     documents.
 //   - A refused write (412, 409, an error before the commit) revokes its own
 //     fence, which makes its commit impossible, and removes itself from its
 //     claims, deleting those it alone held.
@@ -79,9 +78,9 @@ type fenceItem struct {
 
 // claims is what one attempt to write a version holds.
 type claims struct {
-	fence string   // the fence's key, empty if the writer holds no claim
-	doc   string   // the document written
-	held  []string // positions whose pending claim names the fence
+	fence string      // the fence's key, empty if the writer holds no claim
+	doc   string      // the document written
+	held  []claimItem // the pending claims that name the fence, as stored
 }
 
 // claimLease returns the configured lease, or the default.
@@ -126,6 +125,7 @@ func (s *Store) claim(ctx context.Context, d *fund.Document, requestIndex map[st
 			fresh = append(fresh, want)
 		case c.FundID == d.FundID && c.InvestorID == p.InvestorID && (c.Currency == "" || c.Currency == d.Currency):
 			if !c.permanent() {
+				want.CreatedAt = c.CreatedAt // the position was registered by the claim's first writer
 				join = append(join, want)
 			}
 		case c.permanent():
@@ -165,7 +165,7 @@ func (s *Store) claim(ctx context.Context, d *fund.Document, requestIndex map[st
 		if err != nil {
 			return fail(fmt.Errorf("take over the claim of position %s: %w", p.ID, err))
 		}
-		cl.held = append(cl.held, p.ID)
+		cl.held = append(cl.held, *want)
 	}
 
 	type op struct {
@@ -206,7 +206,7 @@ func (s *Store) claim(ctx context.Context, d *fund.Document, requestIndex map[st
 	for b, ok := range done {
 		if ok {
 			for _, o := range ops[b*100 : min((b+1)*100, len(ops))] {
-				cl.held = append(cl.held, o.c.PositionID)
+				cl.held = append(cl.held, *o.c)
 			}
 		}
 	}
@@ -305,7 +305,8 @@ func (s *Store) release(ctx context.Context, cl *claims) (revoked bool) {
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(s.parallelism())
-	for _, pos := range cl.held {
+	for _, c := range cl.held {
+		pos := c.PositionID
 		g.Go(func() error {
 			var after claimItem
 			err := s.table.Update(AttrPK, PositionClaimPK(pos)).Range(AttrSK, PositionClaimSK).
@@ -338,67 +339,51 @@ func (s *Store) release(ctx context.Context, cl *claims) (revoked bool) {
 }
 
 // confirm makes the claims of a committed version permanent and lists each
-// position in its fund, one transaction per position: the registry row of a
-// position exists only once a committed document names it. positions are
-// those whose claim was pending when the version was staged; nil means "find
-// out", for a call that finishes another's commit.
-func (s *Store) confirm(ctx context.Context, d *fund.Document, positions []string) error {
-	if positions == nil {
+// position in its fund: the registry row of a position exists only once a
+// committed document names it. held are the claims that were pending when
+// the version was staged, as stored; nil means "find out", for a call that
+// finishes another's commit. The writes are unconditional puts, in
+// BatchWriteItem requests: the version's committed fence keeps every held
+// claim from being taken over, so each claim is put as it is, confirmed,
+// and a registry row is the same whoever writes it.
+func (s *Store) confirm(ctx context.Context, d *fund.Document, held []claimItem) error {
+	if held == nil {
 		var err error
-		if positions, err = s.pendingClaims(ctx, d); err != nil {
+		if held, err = s.pendingClaims(ctx, d); err != nil {
 			return err
 		}
 	}
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(s.parallelism())
-	const perTx = 33 // at most three items a position
-	// Each investor's note in the fund (records.go) is written by the
-	// transaction of its first position only: no transaction may write one
-	// item twice, and two concurrent ones writing it would conflict.
-	noteAt := map[string]string{}
-	for _, id := range positions {
-		p, _ := d.PositionByID(id)
-		if _, ok := noteAt[p.InvestorID]; !ok {
-			noteAt[p.InvestorID] = id
+	puts := make([]any, 0, 2*len(held))
+	noted := map[string]bool{} // an investor's note in the fund (records.go), once
+	for _, c := range held {
+		c.Confirmed, c.Holders = true, nil
+		puts = append(puts, c, Item{
+			PK: FundPK(d.FundID), SK: FundPositionSK(c.PositionID), Type: TypePosition,
+			GSI2PK: InvestorGSI2PK(c.InvestorID), GSI2SK: InvestorPositionGSI2SK(c.PositionID),
+			InvestorID: c.InvestorID, PositionID: c.PositionID, CreatedAt: d.CreatedAt, DocumentFields: fund.DocumentFields{FundID: d.FundID, Currency: d.Currency},
+		})
+		if !noted[c.InvestorID] {
+			noted[c.InvestorID] = true
+			puts = append(puts, Item{
+				PK: FundPK(d.FundID), SK: FundInvestorSK(c.InvestorID), Type: TypeFundInvestor,
+				GSI1PK: InvestorsGSI1PK(c.InvestorID), GSI1SK: FundInvestorGSI1SK(c.InvestorID, d.FundID),
+				InvestorID: c.InvestorID, DocumentFields: fund.DocumentFields{FundID: d.FundID},
+			})
 		}
 	}
-	for i := 0; i < len(positions); i += perTx {
-		part := positions[i:min(i+perTx, len(positions))]
-		g.Go(func() error {
-			tx := s.db.WriteTx()
-			for _, id := range part {
-				p, _ := d.PositionByID(id)
-				if noteAt[p.InvestorID] == id {
-					tx = tx.Put(s.table.Put(Item{
-						PK: FundPK(d.FundID), SK: FundInvestorSK(p.InvestorID), Type: TypeFundInvestor,
-						GSI1PK: InvestorsGSI1PK(p.InvestorID), GSI1SK: FundInvestorGSI1SK(p.InvestorID, d.FundID),
-						InvestorID: p.InvestorID, DocumentFields: fund.DocumentFields{FundID: d.FundID},
-					}))
-				}
-				tx = tx.Update(s.table.Update(AttrPK, PositionClaimPK(id)).Range(AttrSK, PositionClaimSK).Set("Confirmed", true).
-					If("$ = ? AND $ = ?", "FundID", d.FundID, "InvestorID", p.InvestorID)).
-					Put(s.table.Put(Item{
-						PK: FundPK(d.FundID), SK: FundPositionSK(id), Type: TypePosition,
-						GSI2PK: InvestorGSI2PK(p.InvestorID), GSI2SK: InvestorPositionGSI2SK(id),
-						InvestorID: p.InvestorID, PositionID: id, CreatedAt: d.CreatedAt, DocumentFields: fund.DocumentFields{FundID: d.FundID, Currency: d.Currency},
-					}))
-			}
-			return tx.Run(gctx)
-		})
-	}
-	if err := g.Wait(); err != nil {
+	if err := s.batchPut(ctx, puts); err != nil {
 		return fmt.Errorf("confirm the position claims of document %s version %d: %w", d.ID, d.Version, err)
 	}
 	return nil
 }
 
-// pendingClaims lists the positions of d whose claim is not permanent yet.
-func (s *Store) pendingClaims(ctx context.Context, d *fund.Document) ([]string, error) {
+// pendingClaims reads the claims of d's positions that are not permanent yet.
+func (s *Store) pendingClaims(ctx context.Context, d *fund.Document) ([]claimItem, error) {
 	keys := make([]dynamo.Keyed, 0, len(d.Positions))
 	for _, p := range d.Positions {
 		keys = append(keys, dynamo.Keys{PositionClaimPK(p.ID), PositionClaimSK})
 	}
-	out := []string{}
+	out := []claimItem{}
 	if len(keys) == 0 {
 		return out, nil
 	}
@@ -407,12 +392,11 @@ func (s *Store) pendingClaims(ctx context.Context, d *fund.Document) ([]string, 
 	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 		return nil, fmt.Errorf("read position claims of document %s: %w", d.ID, err)
 	}
-	for i := range stored {
-		if !stored[i].permanent() {
-			out = append(out, stored[i].PositionID)
+	for _, c := range stored {
+		if !c.permanent() {
+			out = append(out, c)
 		}
 	}
-	slices.Sort(out)
 	return out, nil
 }
 

@@ -145,7 +145,7 @@ func TestAnEventSplitIntoPartsReadsWhole(t *testing.T) {
 	if err != nil || len(tt.parts) < 2 {
 		t.Fatalf("%d parts, %v", len(tt.parts), err)
 	}
-	if err := s.stage(ctx, &v3, tt); err != nil {
+	if err := s.stage(ctx, &v3, tt, nil); err != nil {
 		t.Fatal(err)
 	}
 	s.discardStaged(ctx, &v3, tt)

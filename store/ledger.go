@@ -12,11 +12,13 @@ import (
 // for reads as known at an instant (docs/knownat.md). The position pivot
 // (GSI2) holds each document's latest items only, so a document whose
 // latest version withdrew the position (a restatement without it, or a
-// void) has left it, yet it counted before. So the staging of every version
-// puts, for each position the version reports, one ledger entry in the
-// position's claim partition (POSITION#<pos>, DOCUMENT#<doc>): idempotent,
-// as every version of a document puts the same item, and written before the
-// commit, so a committed version's positions always have theirs. An entry
+// void) has left it, yet it counted before. So the staging of a version
+// puts, for each position it reports that the version it replaces did not,
+// one ledger entry in the position's claim partition (POSITION#<pos>,
+// DOCUMENT#<doc>): idempotent, as every version of a document puts the same
+// item, and written before the commit, so a committed version's positions
+// always have theirs (an entry is removed only with a claim no committed
+// version holds, claims.go). An entry
 // left by a version that never committed is harmless: the read finds no
 // committed version of that document reporting the position.
 //
@@ -31,11 +33,11 @@ type ledgerItem struct {
 	DocumentID   string
 }
 
-// ledgerItems are the ledger entries of d's positions.
-func ledgerItems(d *fund.Document) []ledgerItem {
-	out := make([]ledgerItem, 0, len(d.Positions))
-	for _, p := range d.Positions {
-		out = append(out, ledgerItem{PK: PositionClaimPK(p.ID), SK: PositionLedgerSK(d.ID), Type: TypePositionLedger, PositionID: p.ID, DocumentID: d.ID})
+// ledgerItems are the ledger entries of positions of document d.
+func ledgerItems(d *fund.Document, positions []string) []ledgerItem {
+	out := make([]ledgerItem, 0, len(positions))
+	for _, pos := range positions {
+		out = append(out, ledgerItem{PK: PositionClaimPK(pos), SK: PositionLedgerSK(d.ID), Type: TypePositionLedger, PositionID: pos, DocumentID: d.ID})
 	}
 	return out
 }

@@ -43,6 +43,11 @@ type Plan struct {
 	// Finish marks the head materialized, once every Materialize
 	// transaction has succeeded.
 	Finish *dynamodb.UpdateItemInput
+	// Least is the least the table allows for this version, which is
+	// not a protocol: the version's position items as the latest view
+	// stores them (with their index keys), in BatchWriteItem requests of
+	// 25 puts, unconditional. It is the benchmark's ingest baseline.
+	Least []*dynamodb.BatchWriteItemInput
 }
 
 // WritePlan returns the writes Restate makes to store d as the version after
@@ -81,7 +86,7 @@ func (s *Store) WritePlanAfter(d fund.Document, head *Item) (Plan, error) {
 	if err != nil {
 		return Plan{}, err
 	}
-	if p.Stage, err = s.stageRequests(&d, t); err != nil {
+	if p.Stage, err = s.stageRequests(&d, t, added.Positions.Added); err != nil {
 		return Plan{}, err
 	}
 	if p.Commit, err = s.commitRequest(&d, head, hash, nil, t); err != nil {
@@ -91,6 +96,13 @@ func (s *Store) WritePlanAfter(d fund.Document, head *Item) (Plan, error) {
 		return Plan{}, err
 	}
 	p.Finish = s.finishRequest(&d)
+	var latest []any
+	for _, it := range positionItems(&d, true) {
+		latest = append(latest, it)
+	}
+	if p.Least, err = s.batchRequests(latest); err != nil {
+		return Plan{}, err
+	}
 	return p, nil
 }
 
@@ -122,34 +134,44 @@ func (s *Store) nextVersion(d *fund.Document, head *Item) {
 }
 
 // stageRequests puts the version partition: the document, its capital
-// activity and its position items, the ledger entries of its positions,
-// and the parts of its event that t holds, 25 to a request.
-func (s *Store) stageRequests(d *fund.Document, t touched) ([]*dynamodb.BatchWriteItemInput, error) {
+// activity and its position items, the ledger entries of the positions
+// added (those the version it replaces did not report: the others have
+// theirs), and the parts of its event that t holds, 25 to a request.
+func (s *Store) stageRequests(d *fund.Document, t touched, added []string) ([]*dynamodb.BatchWriteItemInput, error) {
 	pk := VersionPK(d.ID, d.CommitID)
 	items := []Item{documentItem(d, pk, VersionDocumentSK)}
 	if d.CapitalActivity != nil {
 		items = append(items, activityItem(d, pk, VersionCapitalActivitySK))
 	}
 	items = append(items, positionItems(d, false)...)
-	// The ledger entries of its positions (ledger.go) go with them.
-	puts := make([]any, 0, len(items)+len(d.Positions))
+	// The ledger entries (ledger.go) go with them.
+	puts := make([]any, 0, len(items)+len(added))
 	for _, it := range items {
 		puts = append(puts, it)
 	}
-	for _, e := range ledgerItems(d) {
+	for _, e := range ledgerItems(d, added) {
 		puts = append(puts, e)
 	}
 	for _, p := range t.partItems(d) {
 		puts = append(puts, p)
 	}
+	out, err := s.batchRequests(puts)
+	if err != nil {
+		return nil, fmt.Errorf("stage document %s: %w", d.ID, err)
+	}
+	return out, nil
+}
+
+// batchRequests puts items, 25 to a BatchWriteItem request.
+func (s *Store) batchRequests(items []any) ([]*dynamodb.BatchWriteItemInput, error) {
 	var out []*dynamodb.BatchWriteItemInput
-	for i := 0; i < len(puts); i += maxBatchWrite {
-		part := puts[i:min(i+maxBatchWrite, len(puts))]
+	for i := 0; i < len(items); i += maxBatchWrite {
+		part := items[i:min(i+maxBatchWrite, len(items))]
 		reqs := make([]types.WriteRequest, 0, len(part))
 		for _, it := range part {
 			av, err := dynamo.MarshalItem(it)
 			if err != nil {
-				return nil, fmt.Errorf("encode a staged item of document %s: %w", d.ID, err)
+				return nil, fmt.Errorf("encode an item: %w", err)
 			}
 			reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: av}})
 		}

@@ -1,8 +1,9 @@
 package store
 
 import (
-	"github.com/fundsvc/fundsvc/fund"
 	"sync/atomic"
+
+	"github.com/fundsvc/fundsvc/fund"
 
 	"context"
 	"crypto/rand"
@@ -11,7 +12,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -237,7 +237,8 @@ func (s *Store) write(ctx context.Context, d fund.Document, ifMatch *int, mode w
 	}
 	defer done()
 	for attempt := 1; ; attempt++ {
-		head, err := s.head(ctx, d.ID)
+		rctx, endRead := s.enter(ctx, PhaseRead)
+		head, err := s.head(rctx, d.ID)
 		if err != nil {
 			return Written{}, err
 		}
@@ -257,7 +258,7 @@ func (s *Store) write(ctx context.Context, d fund.Document, ifMatch *int, mode w
 			case *ifMatch != AnyVersion && *ifMatch != head.Version:
 				return Written{}, fund.Errorf(fund.EPRECONDITION, "document %s is at version %d, not %d", d.ID, head.Version, *ifMatch)
 			}
-			prev, err := s.readVersion(ctx, d.ID, head.CommitID)
+			prev, err := s.readVersion(rctx, d.ID, head.CommitID)
 			if err != nil {
 				return Written{}, err
 			}
@@ -310,12 +311,13 @@ func (s *Store) write(ctx context.Context, d fund.Document, ifMatch *int, mode w
 		// The event this commit records names what the version changed,
 		// so every restatement compares with the version it replaces.
 		if mode != writeVoid && head != nil {
-			prev, err := s.readVersion(ctx, d.ID, head.CommitID)
+			prev, err := s.readVersion(rctx, d.ID, head.CommitID)
 			if err != nil {
 				return Written{}, err
 			}
 			replaced = &prev
 		}
+		endRead()
 
 		s.nextVersion(&d, head)
 		changes := changesOf(replaced, &d)
@@ -323,7 +325,9 @@ func (s *Store) write(ctx context.Context, d fund.Document, ifMatch *int, mode w
 		if err != nil {
 			return Written{}, err
 		}
-		cl, err := s.claim(ctx, &d, requestIndex)
+		cctx, endClaim := s.enter(ctx, PhaseClaim)
+		cl, err := s.claim(cctx, &d, requestIndex)
+		endClaim()
 		if errors.Is(err, errClaimRace) {
 			if attempt < maxCommitAttempts {
 				continue
@@ -333,7 +337,10 @@ func (s *Store) write(ctx context.Context, d fund.Document, ifMatch *int, mode w
 		if err != nil {
 			return Written{}, err
 		}
-		if err := s.stage(ctx, &d, t); err != nil {
+		sctx, endStage := s.enter(ctx, PhaseStage)
+		err = s.stage(sctx, &d, t, changes.Positions.Added)
+		endStage()
+		if err != nil {
 			s.discardStaged(ctx, &d, t)
 			s.release(ctx, cl)
 			return Written{}, err
@@ -341,12 +348,14 @@ func (s *Store) write(ctx context.Context, d fund.Document, ifMatch *int, mode w
 		// The shard count this commit indexes under is recorded before the
 		// commit, so that no reader can miss a shard it wrote.
 		// So is the feed's start, so that no replay starts after an event.
-		if err = s.recordChangeShards(ctx); err == nil {
-			err = s.recordEventsStart(ctx, d.CreatedAt)
+		fctx, endCommit := s.enter(ctx, PhaseCommit)
+		if err = s.recordChangeShards(fctx); err == nil {
+			err = s.recordEventsStart(fctx, d.CreatedAt)
 		}
 		if err == nil {
-			err = s.commit(ctx, &d, head, hash, cl, t)
+			err = s.commit(fctx, &d, head, hash, cl, t)
 		}
+		endCommit()
 		if dynamo.IsCondCheckFailed(err) {
 			// Another writer committed first, this one's claims were
 			// revoked or its Idempotency-Key was taken over (it outlived a
@@ -432,9 +441,10 @@ func (s *Store) head(ctx context.Context, doc string) (*Item, error) {
 }
 
 // stage writes the version's immutable items in their own partition,
-// invisible to readers until a head points at it (Plan.Stage).
-func (s *Store) stage(ctx context.Context, d *fund.Document, t touched) error {
-	reqs, err := s.stageRequests(d, t)
+// invisible to readers until a head points at it, and the ledger entries
+// of the positions added (Plan.Stage).
+func (s *Store) stage(ctx context.Context, d *fund.Document, t touched, added []string) error {
+	reqs, err := s.stageRequests(d, t, added)
 	if err == nil {
 		err = s.batchWrite(ctx, reqs)
 	}
@@ -458,38 +468,56 @@ func (s *Store) commit(ctx context.Context, d *fund.Document, prev *Item, hash s
 	return err
 }
 
-// materialize brings the latest view of the document partition to d's
-// version, then marks the head materialized. Every write is conditional on
-// not overwriting a newer version, so a slow writer cannot undo a faster one;
+// materialize confirms the version's claims and, beside that, brings the
+// latest view of the document partition to d's version; then it marks the
+// head materialized. Every write of the latest view is conditional on not
+// overwriting a newer version, so a slow writer cannot undo a faster one;
 // if a newer version has taken over, materialize stops quietly.
 func (s *Store) materialize(ctx context.Context, d *fund.Document, cl *claims) error {
-	var pending []string // nil: find out which claims are pending
+	var held []claimItem // nil: find out which claims are pending
 	if cl != nil {
-		pending = append([]string{}, cl.held...) // not nil, even when empty
-		slices.Sort(pending)
+		held = append([]claimItem{}, cl.held...) // not nil, even when empty
 	}
-	if err := s.confirm(ctx, d, pending); err != nil {
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		ctx, end := s.enter(gctx, PhaseConfirm)
+		defer end()
+		return s.confirm(ctx, d, held)
+	})
+	superseded := false
+	g.Go(func() error {
+		gctx, end := s.enter(gctx, PhaseMaterialize)
+		defer end()
+		var existing []Item
+		err := s.table.Get(AttrPK, DocPK(d.ID)).Range(AttrSK, dynamo.Less, HistoryStart). // not the history records
+													Project(AttrPK, AttrSK, "Type", "Version", "Tombstone", "PositionID").
+													Consistent(true).All(gctx, &existing)
+		if err != nil {
+			return fmt.Errorf("read latest view of document %s: %w", d.ID, err)
+		}
+		txs, err := s.materializeRequests(d, existing)
+		if err == nil {
+			err = s.transact(gctx, txs)
+		}
+		if dynamo.IsCondCheckFailed(err) {
+			superseded = true // a newer version owns the latest view now
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("materialize document %s version %d: %w", d.ID, d.Version, err)
+		}
+		return nil
+	})
+	if err := g.Wait(); err != nil {
 		return err
 	}
-	defer s.dropFence(ctx, cl)
-	var existing []Item
-	err := s.table.Get(AttrPK, DocPK(d.ID)).
-		Project(AttrPK, AttrSK, "Type", "Version", "Tombstone", "PositionID").
-		Consistent(true).All(ctx, &existing)
-	if err != nil {
-		return fmt.Errorf("read latest view of document %s: %w", d.ID, err)
+	s.dropFence(ctx, cl)
+	if superseded {
+		return nil
 	}
-	txs, err := s.materializeRequests(d, existing)
-	if err == nil {
-		err = s.transact(ctx, txs)
-	}
-	if err != nil {
-		if dynamo.IsCondCheckFailed(err) {
-			return nil // a newer version owns the latest view now
-		}
-		return fmt.Errorf("materialize document %s version %d: %w", d.ID, d.Version, err)
-	}
-	_, err = s.db.Client().UpdateItem(ctx, s.finishRequest(d))
+	fctx, end := s.enter(ctx, PhaseFinish)
+	_, err := s.db.Client().UpdateItem(fctx, s.finishRequest(d))
+	end()
 	if err != nil && !dynamo.IsCondCheckFailed(err) {
 		return fmt.Errorf("mark document %s version %d materialized: %w", d.ID, d.Version, err)
 	}

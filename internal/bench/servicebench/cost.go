@@ -30,9 +30,13 @@ type costRow struct {
 	items         float64 // of the minimum, per request
 	kb            float64 // their size, per request
 	skip          string
-	// Of an ingest only: its size, and the raw writes priced by the rules
-	// (what DynamoDB Local should have reported for them).
+	// Of an ingest only: its size, the capacity of the least the table
+	// allows for the version (raw.least), where the API's writes spent
+	// their time, per version, by phase, and the raw writes priced by the
+	// rules (what DynamoDB Local should have reported for them).
 	positions int
+	least     store.Capacity
+	phases    map[store.Phase]store.PhaseTotals
 	rawByRule store.Capacity
 	apiByRule store.Capacity // the API's, its writes corrected to the rules
 	// What one version adds to the table and its indexes, to the table
@@ -125,6 +129,35 @@ func scrapeCapacity(ctx context.Context, svc *service) (store.Capacity, error) {
 		}
 	}
 	return c, nil
+}
+
+var phaseLine = regexp.MustCompile(`(?m)^fundsvc_write_phase_(seconds|requests|items)_total\{phase="([a-z]+)"\} (\S+)$`)
+
+// scrapePhases reads off /metrics where the service's writes spent their
+// time, round trips and items, by phase (store.Phase).
+func scrapePhases(ctx context.Context, svc *service) (map[store.Phase]store.PhaseTotals, error) {
+	_, body, err := svc.expect(ctx, http.StatusOK, http.MethodGet, "/metrics", nil)
+	if err != nil {
+		return nil, err
+	}
+	out := map[store.Phase]store.PhaseTotals{}
+	for _, m := range phaseLine.FindAllStringSubmatch(string(body), -1) {
+		v, err := strconv.ParseFloat(m[3], 64)
+		if err != nil {
+			return nil, fmt.Errorf("/metrics: %s: %w", m[0], err)
+		}
+		t := out[store.Phase(m[2])]
+		switch m[1] {
+		case "seconds":
+			t.Seconds = v
+		case "requests":
+			t.Requests = int(v)
+		default:
+			t.Items = int(v)
+		}
+		out[store.Phase(m[2])] = t
+	}
+	return out, nil
 }
 
 var itemAnswersLine = regexp.MustCompile(`(?m)^fundsvc_position_item_answers_total\{source="(memo|encoded)"\} (\S+)$`)
@@ -278,7 +311,10 @@ func measureCost(ctx context.Context, o options, svc *service, r *raw, pools []*
 		if row.skip != "" {
 			continue
 		}
-		var err error
+		phasesBefore, err := scrapePhases(ctx, svc)
+		if err != nil {
+			return nil, err
+		}
 		row.api, err = apiCapacity(ctx, svc, writes, func(k int) error {
 			body, err := requestBody(p.next(k % len(p.specs)))
 			if err != nil {
@@ -290,10 +326,27 @@ func measureCost(ctx context.Context, o options, svc *service, r *raw, pools []*
 		if err != nil {
 			return nil, fmt.Errorf("capacity of %s: %w", name, err)
 		}
+		phasesAfter, err := scrapePhases(ctx, svc)
+		if err != nil {
+			return nil, err
+		}
+		row.phases = map[store.Phase]store.PhaseTotals{}
+		for ph, a := range phasesAfter {
+			b := phasesBefore[ph]
+			row.phases[ph] = store.PhaseTotals{Seconds: (a.Seconds - b.Seconds) / float64(writes),
+				Requests: (a.Requests - b.Requests) / writes, Items: (a.Items - b.Items) / writes}
+		}
+		before := r.store.Consumed().Total()
+		for k := range writes {
+			if err := r.least(ctx, p.next(k%len(p.specs))); err != nil {
+				return nil, fmt.Errorf("capacity of %s, least: %w", name, err)
+			}
+		}
+		row.least = per(r.store.Consumed().Total().Sub(before), writes)
 		if err := p.refresh(ctx, r); err != nil {
 			return nil, err
 		}
-		before := r.store.Consumed().Total()
+		before = r.store.Consumed().Total()
 		var minimum, byRule store.Capacity
 		for k := range writes {
 			j := k % len(p.specs)
@@ -330,6 +383,24 @@ func measureCost(ctx context.Context, o options, svc *service, r *raw, pools []*
 	return rows, nil
 }
 
+// formatPhases is where one ingest's versions spent their time, round
+// trips and items, per version, by phase, as the service's /metrics
+// counted them (fundsvc_write_phase_*).
+func formatPhases(r *costRow) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Where a version of %s spends its time (API, per version, over %d versions written one after another; confirm and materialize run side by side):\n\n", r.name, r.requests)
+	b.WriteString("| phase | seconds | requests | items | items per request |\n|---|---:|---:|---:|---:|\n")
+	for _, ph := range []store.Phase{store.PhaseRead, store.PhaseClaim, store.PhaseStage, store.PhaseCommit, store.PhaseConfirm, store.PhaseMaterialize, store.PhaseFinish} {
+		t := r.phases[ph]
+		perRequest := "–"
+		if t.Requests > 0 {
+			perRequest = strconv.FormatFloat(float64(t.Items)/float64(t.Requests), 'f', 1, 64)
+		}
+		fmt.Fprintf(&b, "| %s | %.3f | %d | %d | %s |\n", ph, t.Seconds, t.Requests, t.Items, perRequest)
+	}
+	return b.String()
+}
+
 func units(c store.Capacity) string { return fmt.Sprintf("%g read + %g write units", c.Read, c.Write) }
 
 // formatCost renders the capacity table and the monthly cost of the
@@ -352,8 +423,13 @@ func formatCost(o options, rows []*costRow) string {
 	b.WriteString("\n")
 	for _, r := range rows {
 		if r.skip == "" && r.positions > 0 {
-			fmt.Fprintf(&b, "- %s: the raw writes priced by the rules come to %s write units, DynamoDB Local reported %s; the API's writes so corrected: %s; one version stores %.0f KB with its index entries.\n",
-				r.name, num(r.rawByRule.Write), num(r.raw.Write), num(r.apiByRule.Write), r.storedKB)
+			fmt.Fprintf(&b, "- %s: the least the table allows (BatchWriteItem of the version's position items) consumed %s write units, the API %s: %.2f times as many. The raw writes (the store's write plan) priced by the rules come to %s write units, DynamoDB Local reported %s; the API's writes so corrected: %s; one version stores %.0f KB with its index entries.\n",
+				r.name, num(r.least.Write), num(r.api.Write), r.api.Write/r.least.Write, num(r.rawByRule.Write), num(r.raw.Write), num(r.apiByRule.Write), r.storedKB)
+		}
+	}
+	for _, r := range rows {
+		if r.skip == "" && r.positions > 0 && len(r.phases) > 0 {
+			b.WriteString("\n" + formatPhases(r))
 		}
 	}
 	if m, ok := fitModel(rows, o.ds.positions); ok {

@@ -92,18 +92,11 @@ func apiIngest(svc *service, p *pool, commits *commitLog) workload {
 	}
 }
 
-// rawIngest writes the same restatements directly (see raw.restate).
+// rawIngest writes the least the table allows for the same restatements
+// (raw.least).
 func rawIngest(r *raw, p *pool) workload {
 	return func(w, conc int, rng *rand.Rand) call {
-		k := owned(rng, len(p.specs), conc, w)
-		d := p.next(k)
-		return func(ctx context.Context) error {
-			// makeDocument keeps a document's as-of date in every revision.
-			if err := r.restate(ctx, d, fund.DocumentHeader{Version: p.versions[k], DocumentFields: fund.DocumentFields{AsOf: d.AsOf}}); err != nil {
-				return err
-			}
-			p.versions[k]++
-			return nil
-		}
+		d := p.next(owned(rng, len(p.specs), conc, w))
+		return func(ctx context.Context) error { return r.least(ctx, d) }
 	}
 }

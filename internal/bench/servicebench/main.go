@@ -12,8 +12,10 @@
 //     documents, a position's summary, a fund's documents) against the
 //     Query behind it, made directly with the AWS SDK;
 //   - times restatements of a 100- and a 1,000-position document (PUT)
-//     against the raw writes of the same version: the store's own write
-//     plan (store.WritePlan) sent with plain SDK calls;
+//     against the least the table allows for the same version: its
+//     position items, with their index keys, in BatchWriteItem requests
+//     (store.Plan.Least), and reports where the API's versions spend their
+//     time, by phase (store.Phase, off /metrics);
 //   - each at concurrency 1 and 16: p50 and p99 latency, requests per
 //     second, and API ÷ raw, against the targets;
 //   - with -webhook (the default), subscribes a webhook endpoint at a

@@ -16,7 +16,8 @@ import (
 
 // raw makes the DynamoDB calls behind each route directly, with a client
 // configured as the store's (store.NewDB: same retry policy); its writes
-// are the store's own write plans.
+// are the least the table allows for a version (least), or the store's
+// own write plan (restate).
 type raw struct {
 	client dynamodbiface.DynamoDBAPI // counts consumed capacity (store.NewDB)
 	table  string
@@ -150,6 +151,30 @@ func (r *raw) restate(ctx context.Context, d fund.Document, prev fund.DocumentHe
 	}
 	if _, err := r.client.UpdateItem(ctx, p.Finish); err != nil {
 		return fmt.Errorf("mark %s version %d materialized: %w", d.ID, v, err)
+	}
+	return nil
+}
+
+// least writes the least the table allows for version prev.Version+1 of d
+// (store.Plan.Least): the version's position items as the latest view
+// stores them, with their index keys, with BatchWriteItem, 25 items a
+// request, as many requests at once as the store may send (its
+// Parallelism), and nothing else. They go to a document of their own
+// (d's ID with "_L" appended), so the documents the API restates stay as
+// the service wrote them.
+func (r *raw) least(ctx context.Context, d fund.Document) error {
+	d.ID += "_L"
+	p, err := r.store.WritePlan(d, nil)
+	if err != nil {
+		return err
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(1, r.store.Parallelism))
+	for _, in := range p.Least {
+		g.Go(func() error { return r.batchWrite(gctx, in) })
+	}
+	if err := g.Wait(); err != nil {
+		return fmt.Errorf("write the position items of %s: %w", d.ID, err)
 	}
 	return nil
 }

@@ -32,7 +32,7 @@ func format(o options, comps []*comparison, wr *webhookResult, sr *sustainResult
 		o.slices, slice.requests, slice.limit)
 
 	if wr != nil {
-		b.WriteString("Webhooks: the service runs with a webhook secret key, and during these comparisons one endpoint is subscribed to every event type of every fund, at a receiver in the bench (loopback, answering 204 at once). So the API's ingest pays for its deliveries besides the event it commits: the service polls the feed, queues, claims and records each delivery in DynamoDB Local and POSTs it, on the same machine. The raw baseline is the store's write plan as before, which commits the version's event too (the event item is part of the commit), so the service also delivers the raw writes' events while the raw side is measured. Before each side of an ingest the bench waits (polling) until the receiver has the latest event of every document written so far, so that neither side inherits the other's backlog. The endpoint is deleted before the capacity measurement and the sustained load.\n\n")
+		b.WriteString("Webhooks: the service runs with a webhook secret key, and during these comparisons one endpoint is subscribed to every event type of every fund, at a receiver in the bench (loopback, answering 204 at once). So the API's ingest pays for its deliveries besides the event it commits: the service polls the feed, queues, claims and records each delivery in DynamoDB Local and POSTs it, on the same machine. The baseline, the least the table allows, commits no event, so the service delivers nothing for it. Before each side of an ingest the bench waits (polling) until the receiver has the latest event of every document written so far, so that neither side inherits the other's backlog. The endpoint is deleted before the capacity measurement and the sustained load.\n\n")
 	} else {
 		b.WriteString("Webhooks: no endpoint subscribed (`-webhook=false`); the service runs with a webhook secret key, so its deliverer polls for endpoints.\n\n")
 	}
@@ -62,11 +62,6 @@ func format(o options, comps []*comparison, wr *webhookResult, sr *sustainResult
 		}
 	}
 	if wr != nil {
-		for _, c := range comps {
-			if c.write && c.skip == "" && len(c.results) > 0 {
-				b.WriteString("- " + ingestVerdict(c) + "\n")
-			}
-		}
 		b.WriteString("- " + wr.deliveryVerdict() + "\n")
 	}
 	if errs := errorLines(comps); len(errs) > 0 {
@@ -93,52 +88,37 @@ func latency(s stats, d time.Duration) string {
 	return ms(d)
 }
 
-// ratio is API ÷ raw: p50 latency for reads, requests per second for writes.
-// It is NaN when the baseline (or, for reads, the API) has no successful
-// request to compare.
+// ratio is API ÷ raw at p50. It is NaN when either side has no
+// successful request to compare.
 func (c *comparison) ratio(p pair) float64 {
-	switch {
-	case p.raw.n == 0 || (!c.write && p.api.n == 0):
+	if p.raw.n == 0 || p.api.n == 0 {
 		return math.NaN()
-	case c.write:
-		return p.api.rps / p.raw.rps
 	}
 	return float64(p.api.p50) / float64(p.raw.p50)
 }
 
 func (c *comparison) ratioText(p pair) string {
-	switch {
-	case math.IsNaN(c.ratio(p)):
+	if math.IsNaN(c.ratio(p)) {
 		return "–"
-	case c.write:
-		return fmt.Sprintf("%.2f (req/s)", c.ratio(p))
 	}
 	return fmt.Sprintf("%.2f (p50)", c.ratio(p))
 }
 
-// verdict says whether the target was met: for reads at every concurrency
-// measured, for writes at the highest (throughput is the target).
+// verdict says whether the target was met at every concurrency measured.
 func (c *comparison) verdict() string {
 	var parts, missed []string
-	for i, p := range c.results {
-		if c.write && i != len(c.results)-1 {
-			continue
-		}
+	for _, p := range c.results {
 		r := c.ratio(p)
 		parts = append(parts, fmt.Sprintf("%.2f at concurrency %d", r, p.conc))
-		if math.IsNaN(r) || (c.write && r < c.target) || (!c.write && r > c.target) {
+		if math.IsNaN(r) || r > c.target {
 			missed = append(missed, fmt.Sprintf("concurrency %d", p.conc))
 		}
-	}
-	what, bound := "p50 API ÷ raw", "at most"
-	if c.write {
-		what, bound = "req/s API ÷ raw", "at least"
 	}
 	met := "**met**"
 	if len(missed) > 0 {
 		met = "**not met** at " + strings.Join(missed, " and ")
 	}
-	return fmt.Sprintf("%s: %s %s (target: %s %.2f): %s", c.name, what, strings.Join(parts, ", "), bound, c.target, met)
+	return fmt.Sprintf("%s: p50 API ÷ raw %s (target: at most %.2f): %s", c.name, strings.Join(parts, ", "), c.target, met)
 }
 
 func errorLines(comps []*comparison) []string {

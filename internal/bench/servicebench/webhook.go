@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"net"
 	"net/http"
 	"strings"
@@ -306,26 +305,6 @@ func (w *webhookRun) result() *webhookResult {
 // deliveryTarget is the largest p50 from a commit's answer to its
 // delivery that meets the target.
 const deliveryTarget = time.Second
-
-// ingestWebhookTarget is the least ingest throughput, API ÷ raw at the
-// highest concurrency, with a webhook endpoint subscribed.
-const ingestWebhookTarget = 0.85
-
-// ingestVerdict is the ingest target with an endpoint subscribed, for
-// comparison c at its highest concurrency.
-func ingestVerdict(c *comparison) string {
-	if len(c.results) == 0 {
-		return ""
-	}
-	p := c.results[len(c.results)-1]
-	r := c.ratio(p)
-	met := "**met**"
-	if math.IsNaN(r) || r < ingestWebhookTarget {
-		met = "**not met**"
-	}
-	return fmt.Sprintf("%s, with a webhook endpoint subscribed: req/s API ÷ raw %.2f at concurrency %d (target: at least %.2f): %s",
-		c.name, r, p.conc, ingestWebhookTarget, met)
-}
 
 // deliveryVerdict is the latency target over every measured write: met
 // when the p50 is under deliveryTarget and every write's event arrived.
