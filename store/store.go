@@ -489,9 +489,10 @@ func (s *Store) materialize(ctx context.Context, d *fund.Document, cl *claims) e
 		gctx, end := s.enter(gctx, PhaseMaterialize)
 		defer end()
 		var existing []Item
-		err := s.table.Get(AttrPK, DocPK(d.ID)).Range(AttrSK, dynamo.Less, HistoryStart). // not the history records
-													Project(AttrPK, AttrSK, "Type", "Version", "Tombstone", "PositionID").
-													Consistent(true).All(gctx, &existing)
+		// The latest view, not the history records after it.
+		err := s.table.Get(AttrPK, DocPK(d.ID)).Range(AttrSK, dynamo.Less, HistoryStart).
+			Project(AttrPK, AttrSK, "Type", "Version", "Tombstone", "PositionID").
+			Consistent(true).All(gctx, &existing)
 		if err != nil {
 			return fmt.Errorf("read latest view of document %s: %w", d.ID, err)
 		}
