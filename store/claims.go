@@ -95,13 +95,23 @@ func (s *Store) claimLease() time.Duration {
 // conditional write; the writer releases what it holds and tries again.
 var errClaimRace = errors.New("a position claim changed while claiming")
 
-// claim takes every claim d needs that is not permanent yet. It returns
-// ECONFLICT if a position belongs to another fund, investor or currency (or
-// is being claimed for one by a live writer), and errClaimRace if a claim
-// changed meanwhile; in both cases nothing is left held.
-func (s *Store) claim(ctx context.Context, d *fund.Document, requestIndex map[string]int) (*claims, error) {
+// claim takes every claim d needs that is not permanent yet. A position
+// that replaced (the committed version d replaces; nil for none) reports
+// for the same investor in the same currency is not read: its claim is
+// d's fund's, confirmed or held by a committed fence. It returns ECONFLICT
+// if a position belongs to another fund, investor or currency (or is being
+// claimed for one by a live writer), and errClaimRace if a claim changed
+// meanwhile; in both cases nothing is left held.
+func (s *Store) claim(ctx context.Context, d, replaced *fund.Document, requestIndex map[string]int) (*claims, error) {
+	need := make([]fund.Position, 0, len(d.Positions))
 	keys := make([]dynamo.Keyed, 0, len(d.Positions))
 	for _, p := range d.Positions {
+		if replaced != nil && replaced.Currency == d.Currency {
+			if q, ok := replaced.PositionByID(p.ID); ok && q.InvestorID == p.InvestorID {
+				continue
+			}
+		}
+		need = append(need, p)
 		keys = append(keys, dynamo.Keys{PositionClaimPK(p.ID), PositionClaimSK})
 	}
 	var stored []claimItem
@@ -116,7 +126,7 @@ func (s *Store) claim(ctx context.Context, d *fund.Document, requestIndex map[st
 		existing[stored[i].PositionID] = &stored[i]
 	}
 	var fresh, join, takeover []*claimItem
-	for _, p := range d.Positions {
+	for _, p := range need {
 		want := &claimItem{PK: PositionClaimPK(p.ID), SK: PositionClaimSK, Type: TypePositionClaim,
 			FundID: d.FundID, InvestorID: p.InvestorID, PositionID: p.ID, Currency: d.Currency, CreatedAt: d.CreatedAt, Pending: true}
 		c, ok := existing[p.ID]

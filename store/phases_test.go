@@ -28,8 +28,8 @@ func phasesOf(t *testing.T, s *store.Store, write func() error) map[store.Phase]
 // n new positions stages its items and a ledger entry per position and
 // confirms three items a position (claim, registry row, investor's note);
 // a restatement of the same positions stages their items alone and
-// confirms nothing; one that adds a position stages that position's ledger
-// entry only.
+// reads no claim and confirms nothing; one that adds a position stages
+// that position's ledger entry and reads that position's claim only.
 func TestAWriteCountsItsPhases(t *testing.T) {
 	e := fundtest.New(t)
 	const n = 60
@@ -68,6 +68,9 @@ func TestAWriteCountsItsPhases(t *testing.T) {
 	if got := v2[store.PhaseConfirm]; got.Items != 0 {
 		t.Errorf("a restatement of the same positions confirmed %d items, want none", got.Items)
 	}
+	if got := v2[store.PhaseClaim]; got.Requests != 0 {
+		t.Errorf("a restatement of the same positions sent %d requests for their claims, want none", got.Requests)
+	}
 
 	v3 := phasesOf(t, e.Store, write(300, append(ids, "POS_NEW")...))
 	if got := v3[store.PhaseStage]; got.Items != 1+n+1+1 {
@@ -75,6 +78,11 @@ func TestAWriteCountsItsPhases(t *testing.T) {
 	}
 	if got := v3[store.PhaseConfirm]; got.Items != 3 {
 		t.Errorf("a restatement adding one position confirmed %d items, want 3", got.Items)
+	}
+	// Its claim alone is read (and found missing), then the fence and the
+	// claim are put.
+	if got := v3[store.PhaseClaim]; got.Requests != 3 || got.Items != 2 {
+		t.Errorf("a restatement adding one position claimed with %+v, want 3 requests, 2 items written", got)
 	}
 
 	// The ledger still names the document for every position it reported.

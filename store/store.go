@@ -326,7 +326,7 @@ func (s *Store) write(ctx context.Context, d fund.Document, ifMatch *int, mode w
 			return Written{}, err
 		}
 		cctx, endClaim := s.enter(ctx, PhaseClaim)
-		cl, err := s.claim(cctx, &d, requestIndex)
+		cl, err := s.claim(cctx, &d, replaced, requestIndex)
 		endClaim()
 		if errors.Is(err, errClaimRace) {
 			if attempt < maxCommitAttempts {
