@@ -93,11 +93,11 @@ func TestEachAccessPatternIsOneOperation(t *testing.T) {
 		}
 	})
 	t.Run("historical documents between two dates include every version of the end date", func(t *testing.T) {
-		hs, _, err := s.Store.HistoryPage(context.Background(), "DOC001", fund.MustDate("2025-07-01"), fund.MustDate("2025-07-15"), 100, nil)
+		_, hs, _, err := s.Store.As(fund.Operator).Versions(context.Background(), "DOC001", 0, fund.MustDate("2025-07-01"), fund.MustDate("2025-07-15"), 100, nil)
 		if err != nil || len(hs) != 2 || hs[0].Version != 2 || hs[1].Version != 1 { // newest first
 			t.Fatalf("got %+v, %v", hs, err)
 		}
-		hs, _, err = s.Store.HistoryPage(context.Background(), "DOC001", fund.MustDate("2025-07-16"), fund.Date{}, 100, nil)
+		_, hs, _, err = s.Store.As(fund.Operator).Versions(context.Background(), "DOC001", 0, fund.MustDate("2025-07-16"), fund.Date{}, 100, nil)
 		if err != nil || len(hs) != 0 {
 			t.Fatalf("after the last asOf: got %+v, %v", hs, err)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/fundsvc/fundsvc/api"
+	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/internal/dynamotest"
 	"github.com/fundsvc/fundsvc/internal/fundtest"
 	"github.com/fundsvc/fundsvc/positions"
@@ -103,7 +104,7 @@ func TestIdempotencyKeyOfAFailedOrRunningRequest(t *testing.T) {
 		go func() { done <- s.do(t, http.MethodPut, "/v1/documents/BIG_IDEM", body, "Idempotency-Key", "key-big") }()
 		// The first request holds the key once it is writing: it registers the fund first.
 		deadline := time.Now().Add(30 * time.Second)
-		for ok, _ := s.Store.FundExists(context.Background(), "FUND_BIG"); !ok; ok, _ = s.Store.FundExists(context.Background(), "FUND_BIG") {
+		for s.Store.As(fund.Operator).FundMustExist(context.Background(), "FUND_BIG") != nil {
 			if time.Now().After(deadline) {
 				t.Fatal("the first request never started writing")
 			}

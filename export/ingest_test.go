@@ -93,7 +93,7 @@ func ingestDocuments(t *testing.T, e *fundtest.Env, r *rand.Rand, n int) []strin
 // checkWhole reads the snapshot published in dir with DuckDB and checks
 // that every document of ids is in it, in every dataset, at exactly one
 // committed version, whole: its rows of each position-level dataset are
-// exactly the items of that version as store.Store.Version reads it back
+// exactly the items of that version as store.View.Version reads it back
 // (and the typed lines of its calls and distributions),
 // its document_versions are 1 to that version with only the last one
 // latest, each committed at its event's instant and superseded at the
@@ -173,7 +173,7 @@ func checkWhole(t *testing.T, e *fundtest.Env, dir string, ids []string) map[str
 		want, wantEvery := map[string]bool{}, map[string]bool{}
 		var wantInstants []string
 		for n := 1; n <= v; n++ {
-			d, err := e.Store.Version(context.Background(), id, n)
+			d, err := e.Store.As(fund.Operator).Version(context.Background(), id, n)
 			if err != nil {
 				t.Fatalf("read version %d of %s: %v", n, id, err)
 			}

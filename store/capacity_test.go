@@ -147,7 +147,7 @@ func TestConsumedCountsTheStoresWrites(t *testing.T) {
 	}
 
 	before = s.Consumed()
-	if _, err := s.Overview(ctx, "D1"); err != nil {
+	if _, err := s.As(fund.Operator).Overview(ctx, "D1"); err != nil {
 		t.Fatal(err)
 	}
 	r := s.Consumed().Sub(before)

@@ -32,8 +32,18 @@ type Capital struct {
 // recent versions when they hold the page (recentActivities); otherwise,
 // and on each later page, they are one Query of at most limit+1 history
 // records, newest first, below the version the first page read, which
-// later pages keep; the key to resume from is nil at the end. It returns ENOTFOUND for an unknown document.
-func (s *Store) Capital(ctx context.Context, doc string, limit int, start PageKey) (Capital, PageKey, error) {
+// later pages keep; the key to resume from is nil at the end. Its first
+// page as known at the view's instant is capitalAt's, whose key a later
+// page resumes as any other. It returns ENOTFOUND for an unknown document
+// and for one of a fund the viewer does not cover.
+func (r View) Capital(ctx context.Context, doc string, limit int, start PageKey) (Capital, PageKey, error) {
+	if r.rd.Past && len(start) == 0 {
+		return r.capitalAt(ctx, doc, limit)
+	}
+	if err := r.authorize(ctx, doc); err != nil {
+		return Capital{}, nil, err
+	}
+	s := r.s
 	if len(start) > 0 {
 		cur, err := readHistoryCursor(start)
 		if err != nil {
@@ -41,7 +51,7 @@ func (s *Store) Capital(ctx context.Context, doc string, limit int, start PageKe
 		}
 		c := Capital{FundID: cur.FundID, Version: cur.Version}
 		next, err := s.earlierActivities(ctx, doc, &c, cur.Before, limit)
-		if err != nil {
+		if err = r.visible(doc, c.FundID, err); err != nil {
 			return Capital{}, nil, err
 		}
 		return c, next, nil
@@ -74,12 +84,22 @@ func (s *Store) Capital(ctx context.Context, doc string, limit int, start PageKe
 				c.Calls = append(c.Calls, it)
 			}
 		}
-		return c, next, nil
+	} else {
+		d, err := s.readVersion(ctx, doc, p.head.CommitID)
+		if err != nil {
+			return Capital{}, nil, err
+		}
+		c.ofVersion(d)
 	}
-	d, err := s.readVersion(ctx, doc, p.head.CommitID)
-	if err != nil {
+	if err := r.visible(doc, c.FundID, nil); err != nil {
 		return Capital{}, nil, err
 	}
+	return c, next, nil
+}
+
+// ofVersion sets c's capital activity and capital calls to those of d, a
+// whole version.
+func (c *Capital) ofVersion(d fund.Document) {
 	if d.CapitalActivity != nil {
 		c.Latest = &fund.ActivityRecord{CapitalActivity: *d.CapitalActivity, Version: d.Version}
 	}
@@ -88,7 +108,6 @@ func (s *Store) Capital(ctx context.Context, doc string, limit int, start PageKe
 			c.Calls = append(c.Calls, it)
 		}
 	}
-	return c, next, nil
 }
 
 // recentActivities sets c's first page of earlier capital activities from

@@ -210,7 +210,7 @@ func TestAWriterWhoseClaimWasTakenOverCannotCommit(t *testing.T) {
 	if fund.ErrorCode(err) != fund.ECONFLICT || !hook.Fired() {
 		t.Fatalf("slow writer: %v (hook fired: %v), want conflict", err, hook.Fired())
 	}
-	if _, err := e.Store.Overview(ctx, "D_A"); fund.ErrorCode(err) != fund.ENOTFOUND {
+	if _, err := e.Store.As(fund.Operator).Overview(ctx, "D_A"); fund.ErrorCode(err) != fund.ENOTFOUND {
 		t.Fatalf("the slow writer's document: %v", err)
 	}
 	if got := registered(t, e, "P1", []string{"F_A", "F_B"}, []string{"INV_A", "INV_B"}); fmt.Sprint(got) != "[fund:F_B/INV_B investor:F_B/INV_B]" {
@@ -251,7 +251,7 @@ func TestConcurrentFirstUseOfAPositionHasOneOwner(t *testing.T) {
 		}
 		var want []string
 		for w := range writers {
-			_, err := e.Store.Overview(ctx, fmt.Sprintf("D%d_%d", r, w))
+			_, err := e.Store.As(fund.Operator).Overview(ctx, fmt.Sprintf("D%d_%d", r, w))
 			if winner[w] != (err == nil) {
 				t.Fatalf("round %d writer %d: won %v, document read: %v", r, w, winner[w], err)
 			}
@@ -295,7 +295,7 @@ func TestASlowMaterializeCannotCreateItemsOfASupersededVersion(t *testing.T) {
 	if _, err := slow.Restate(ctx, doc("D1", "F1", 200, added...), nil); err != nil || !hook.Fired() {
 		t.Fatalf("version 2: %v (hook fired: %v)", err, hook.Fired())
 	}
-	snap, err := e.Store.Overview(ctx, "D1")
+	snap, err := e.Store.As(fund.Operator).Overview(ctx, "D1")
 	if err != nil || snap.Document.Version != 3 || snap.FromVersion || len(snap.Document.Positions) != 1 {
 		t.Fatalf("overview: version %d, from version partition %v, %d positions, %v; want 3 from the latest view with one position",
 			snap.Document.Version, snap.FromVersion, len(snap.Document.Positions), err)
@@ -305,7 +305,7 @@ func TestASlowMaterializeCannotCreateItemsOfASupersededVersion(t *testing.T) {
 		if (err != nil && fund.ErrorCode(err) != fund.ENOTFOUND) || len(items) != 0 {
 			t.Fatalf("a superseded version's item of %s is in the position pivot: %+v %v", pos, items, err)
 		}
-		if _, _, err := e.Store.DocumentPosition(ctx, "D1", pos); fund.ErrorCode(err) != fund.ENOTFOUND {
+		if _, _, err := e.Store.As(fund.Operator).DocumentPosition(ctx, "D1", pos, ""); fund.ErrorCode(err) != fund.ENOTFOUND {
 			t.Fatalf("%s in the latest view: %v", pos, err)
 		}
 	}

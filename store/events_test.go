@@ -144,7 +144,7 @@ func TestEveryCommittedVersionHasExactlyOneEventAndARefusedWriteNone(t *testing.
 			t.Errorf("Event(D1, %d) = %+v, %v; the feed lists %+v", i+1, one, err, ev)
 		}
 		// The version the event announces is what it committed.
-		v, err := e.Store.Version(ctx, "D1", i+1)
+		v, err := e.Store.As(fund.Operator).Version(ctx, "D1", i+1)
 		if err != nil || !v.CreatedAt.Before(ev.Timestamp.Add(time.Nanosecond)) {
 			t.Errorf("version %d: %v, created %s, event at %s", i+1, err, v.CreatedAt, ev.Timestamp)
 		}

@@ -83,22 +83,13 @@ func (s *Store) pageBelow(ctx context.Context, doc, prefix string, before, limit
 	return items, v, nil
 }
 
-// HistoryPage returns up to limit of a document's version records whose
-// asOf lies between from and to (either may be zero for an open end; every
-// version of the end date included), newest first, resuming at start; the
-// key to resume from is nil at the end. It reads the latest record first
-// (one GetItem), then one Query of up to limit+1 records, or up to pageRequests of them when from or to leaves
-// some out (the page may then hold fewer than limit, with a key to go on).
-// It returns ENOTFOUND for an unknown document.
-func (s *Store) HistoryPage(ctx context.Context, doc string, from, to fund.Date, limit int, start PageKey) ([]fund.DocumentHeader, PageKey, error) {
-	latest, err := s.latestRecord(ctx, doc)
-	if err != nil {
-		return nil, nil, err
-	}
-	return s.historyPage(ctx, latest, from, to, limit, start)
-}
-
-// historyPage is HistoryPage after the document's latest record.
+// historyPage returns up to limit of the version records of latest's
+// document, up to latest's version, whose asOf lies between from and to
+// (either may be zero for an open end; every version of the end date
+// included), newest first, resuming at start; the key to resume from is
+// nil at the end. It reads one Query of up to limit+1 records, or up to
+// pageRequests of them when from or to leaves some out (the page may then
+// hold fewer than limit, with a key to go on).
 func (s *Store) historyPage(ctx context.Context, latest *Item, from, to fund.Date, limit int, start PageKey) ([]fund.DocumentHeader, PageKey, error) {
 	doc := latest.DocumentID
 	before := latest.Version + 1

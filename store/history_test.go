@@ -66,7 +66,7 @@ func TestRecentVersionsStayCompact(t *testing.T) {
 	if read := e.Store.Consumed().Sub(before).Total().Read; read != 1 {
 		t.Errorf("the head's GetItem reads %.1f units, want 1", read)
 	}
-	snap, err := e.Store.Overview(ctx, "H1")
+	snap, err := e.Store.As(fund.Operator).Overview(ctx, "H1")
 	if err != nil {
 		t.Fatal(err)
 	}

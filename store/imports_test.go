@@ -128,7 +128,7 @@ func TestWriteUnlessUnchanged(t *testing.T) {
 			if err == nil {
 				t.Fatalf("failing after %d writes did not fail the write", k)
 			}
-			if snap, err = e.Store.Overview(ctx, "D3"); err != nil {
+			if snap, err = e.Store.As(fund.Operator).Overview(ctx, "D3"); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -142,7 +142,7 @@ func TestWriteUnlessUnchanged(t *testing.T) {
 		if unchanged {
 			t.Errorf("answered unchanged, but the head was not materialized: the write finishes it")
 		}
-		snap, err = e.Store.Overview(ctx, "D3")
+		snap, err = e.Store.As(fund.Operator).Overview(ctx, "D3")
 		if err != nil || snap.FromVersion || snap.Document.Version != 2 {
 			t.Fatalf("after: version %d, read from the version partition %v, %v; want version 2 from the latest view", snap.Document.Version, snap.FromVersion, err)
 		}

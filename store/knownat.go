@@ -237,7 +237,7 @@ func (r View) versionAsKnownAt(ctx context.Context, doc string, n int) (fund.Doc
 	if n == k.Version {
 		return r.s.readVersion(ctx, doc, k.CommitID)
 	}
-	return r.s.Version(ctx, doc, n)
+	return r.s.version(ctx, doc, n)
 }
 
 // documentPositionAt is DocumentPosition as known at the view's instant: the position's
@@ -284,14 +284,7 @@ func (r View) capitalAt(ctx context.Context, doc string, limit int) (Capital, Pa
 		return Capital{}, nil, err
 	}
 	c := Capital{FundID: k.head.FundID, Version: k.Version}
-	if d.CapitalActivity != nil {
-		c.Latest = &fund.ActivityRecord{CapitalActivity: *d.CapitalActivity, Version: d.Version}
-	}
-	for _, it := range d.Items() {
-		if it.Kind == fund.CapitalCall {
-			c.Calls = append(c.Calls, it)
-		}
-	}
+	c.ofVersion(d)
 	next, err := r.s.earlierActivities(ctx, doc, &c, k.Version, limit)
 	if err != nil {
 		return Capital{}, nil, err

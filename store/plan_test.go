@@ -209,7 +209,7 @@ func TestAWritePlanSentWithPlainSDKCallsStoresWhatRestateStores(t *testing.T) {
 			if items != 10 || statements != 2 || typed != 2 {
 				t.Errorf("latest view holds %d position items, %d statements, %d with typed lines; want 10, 2, 2", items, statements, typed)
 			}
-			read, err := byPlan.Store.Version(ctx, "D1", 2)
+			read, err := byPlan.Store.As(fund.Operator).Version(ctx, "D1", 2)
 			if err != nil || read.Title != "Call, revision 2" || len(read.Positions) != 5 {
 				t.Fatalf("the store reads the plan's version as %+v, %v", read, err)
 			}

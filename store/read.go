@@ -176,8 +176,17 @@ func notFound(doc string) error { return fund.Errorf(fund.ENOTFOUND, "document %
 // records (recent.go), so the Query reads no history record and costs
 // the same however often the document was restated. If that read catches
 // the latest view mid-rewrite, the committed version is read from its own
-// partition instead. It returns ENOTFOUND for an unknown document.
-func (s *Store) Overview(ctx context.Context, doc string) (Snapshot, error) {
+// partition instead. As known at the view's instant: overviewAt. It
+// returns ENOTFOUND for an unknown document and for one of a fund the
+// viewer does not cover.
+func (r View) Overview(ctx context.Context, doc string) (Snapshot, error) {
+	if r.rd.Past {
+		return r.overviewAt(ctx, doc)
+	}
+	if err := r.authorize(ctx, doc); err != nil {
+		return Snapshot{}, err
+	}
+	s := r.s
 	items, err := queryAll(ctx, s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.Less, HistoryStart).Consistent(true))
 	if err != nil {
 		return Snapshot{}, fmt.Errorf("overview of document %s: %w", doc, err)
@@ -192,13 +201,16 @@ func (s *Store) Overview(ctx context.Context, doc string) (Snapshot, error) {
 	}
 	if p.consistent() {
 		snap.Document = assemble(p.latestDoc.Header(), p.latestActivity, p.livePositions())
-		return snap, nil
+	} else {
+		d, err := s.readVersion(ctx, doc, p.head.CommitID)
+		if err != nil {
+			return Snapshot{}, err
+		}
+		snap.Document, snap.FromVersion = d, true
 	}
-	d, err := s.readVersion(ctx, doc, p.head.CommitID)
-	if err != nil {
+	if err := r.visible(doc, snap.Document.FundID, nil); err != nil {
 		return Snapshot{}, err
 	}
-	snap.Document, snap.FromVersion = d, true
 	return snap, nil
 }
 
@@ -284,10 +296,11 @@ func (s *Store) readVersion(ctx context.Context, doc, commitID string) (fund.Doc
 // version whose IDs sort after the given one, read from the version's
 // immutable partition, and whether more positions follow. It serves the later
 // pages of an overview, so a client paging through a document sees one
-// version throughout.
-func (s *Store) PositionsAfter(ctx context.Context, doc, commitID, after string, limit int) ([]fund.PositionItem, bool, error) {
+// version throughout. It returns ENOTFOUND when what it read is of a fund
+// the viewer does not cover.
+func (r View) PositionsAfter(ctx context.Context, doc, commitID, after string, limit int) ([]fund.PositionItem, bool, error) {
 	// '$' sorts right after '#', and below every character an ID may hold.
-	q := s.table.Get(AttrPK, VersionPK(doc, commitID)).
+	q := r.s.table.Get(AttrPK, VersionPK(doc, commitID)).
 		Range(AttrSK, dynamo.Greater, VersionPositionPrefix(after)[:len(VersionPositionPrefix(after))-1]+"$").
 		Consistent(true)
 	it := q.Iter()
@@ -307,50 +320,83 @@ func (s *Store) PositionsAfter(ctx context.Context, doc, commitID, after string,
 	if err := it.Err(); err != nil {
 		return nil, false, fmt.Errorf("positions of document %s commit %s: %w", doc, commitID, err)
 	}
+	if len(items) > 0 {
+		if err := r.visible(doc, items[0].FundID, nil); err != nil {
+			return nil, false, err
+		}
+	}
 	return items, more, nil
 }
 
-// DocumentPosition returns one position's items in a document at one
-// version, read with one BatchGetItem of the commit head and the position's
-// exact keys, one per item kind. It returns ENOTFOUND if the document or the position in
-// it does not exist.
-func (s *Store) DocumentPosition(ctx context.Context, doc, pos string) (int, []fund.PositionItem, error) {
+// DocumentPosition returns the version read and one position's items in
+// it: of the latest version, one BatchGetItem of the commit head and the
+// position's exact keys, one per item kind; kind, when not empty, keeps
+// the item of that kind only, read by its exact key with one GetItem. As
+// known at the view's instant it reads the version known then
+// (documentPositionAt). It returns ENOTFOUND for an unknown document, for
+// one of a fund the viewer does not cover, and for a position (or an item
+// of kind) a visible document does not report.
+func (r View) DocumentPosition(ctx context.Context, doc, pos string, kind fund.ItemKind) (int, []fund.PositionItem, error) {
+	switch {
+	case r.rd.Past:
+		return r.documentPositionAt(ctx, doc, pos, kind)
+	case kind != "":
+		it, err := r.positionItemByKey(ctx, doc, kind, pos)
+		if err != nil {
+			return 0, nil, err
+		}
+		return it.DocumentVersion, []fund.PositionItem{it}, nil
+	}
+	if err := r.authorize(ctx, doc); err != nil {
+		return 0, nil, err
+	}
 	keys := []dynamo.Keyed{dynamo.Keys{DocPK(doc), HeadSK}}
 	for _, k := range fund.ItemKinds {
 		keys = append(keys, dynamo.Keys{DocPK(doc), PositionItemSK(k, pos)})
 	}
 	var items []Item
-	err := s.table.Batch(AttrPK, AttrSK).Get(keys...).Consistent(true).All(ctx, &items)
+	err := r.s.table.Batch(AttrPK, AttrSK).Get(keys...).Consistent(true).All(ctx, &items)
 	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 		return 0, nil, fmt.Errorf("position %s of document %s: %w", pos, doc, err)
 	}
 	p := classify(items)
 	if p.head == nil {
-		return 0, nil, notFound(doc)
+		return 0, nil, r.detailed(ctx, doc, notFound(doc))
 	}
 	var out []fund.PositionItem
 	if p.consistent() {
 		out = p.livePositions()
-	} else if out, err = s.versionPosition(ctx, doc, p.head.CommitID, pos); err != nil {
+	} else if out, err = r.s.versionPosition(ctx, doc, p.head.CommitID, pos); err != nil {
 		return 0, nil, err
 	}
 	if len(out) == 0 {
-		return 0, nil, fund.Errorf(fund.ENOTFOUND, "position %s not found in document %s", pos, doc)
+		return 0, nil, r.detailed(ctx, doc, fund.Errorf(fund.ENOTFOUND, "position %s not found in document %s", pos, doc))
 	}
 	fund.SortItems(out)
+	if err := r.visible(doc, out[0].FundID, nil); err != nil {
+		return 0, nil, err
+	}
 	return p.head.Version, out, nil
 }
 
-// PositionItemByKey reads one latest-view item by its exact key with one
-// GetItem. It returns ENOTFOUND if the document does not report it.
-func (s *Store) PositionItemByKey(ctx context.Context, doc string, k fund.ItemKind, pos string) (fund.PositionItem, error) {
+// positionItemByKey reads one latest-view item by its exact key with one
+// GetItem. It returns ENOTFOUND for an unknown document, for one of a fund
+// the viewer does not cover, and for an item a visible document does not
+// report.
+func (r View) positionItemByKey(ctx context.Context, doc string, k fund.ItemKind, pos string) (fund.PositionItem, error) {
+	if err := r.authorize(ctx, doc); err != nil {
+		return fund.PositionItem{}, err
+	}
 	var it Item
-	err := s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.Equal, PositionItemSK(k, pos)).Consistent(true).One(ctx, &it)
+	err := r.s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.Equal, PositionItemSK(k, pos)).Consistent(true).One(ctx, &it)
 	if errors.Is(err, dynamo.ErrNotFound) || (err == nil && it.Tombstone) {
-		return fund.PositionItem{}, fund.Errorf(fund.ENOTFOUND, "no %s for position %s in document %s", k.Type(), pos, doc)
+		return fund.PositionItem{}, r.detailed(ctx, doc, fund.Errorf(fund.ENOTFOUND, "no %s for position %s in document %s", k.Type(), pos, doc))
 	}
 	if err != nil {
 		return fund.PositionItem{}, fmt.Errorf("%s of position %s in document %s: %w", k.Type(), pos, doc, err)
+	}
+	if err := r.visible(doc, it.FundID, nil); err != nil {
+		return fund.PositionItem{}, err
 	}
 	return it.PositionItem(), nil
 }
@@ -439,10 +485,10 @@ func indexPageKey(it *Item, index string) PageKey {
 // pageKey is indexPageKey of the item (paged).
 func (it *Item) pageKey(index string) PageKey { return indexPageKey(it, index) }
 
-// Version returns version n of a document whole, positions included: one
+// version returns version n of a document whole, positions included: one
 // GetItem finds the version's record, one Query reads its partition. It
 // returns ENOTFOUND if the document or the version does not exist.
-func (s *Store) Version(ctx context.Context, doc string, n int) (fund.Document, error) {
+func (s *Store) version(ctx context.Context, doc string, n int) (fund.Document, error) {
 	rec, err := s.versionRecord(ctx, doc, n)
 	if err != nil {
 		return fund.Document{}, fmt.Errorf("version %d of document %s: %w", n, doc, err)
@@ -465,39 +511,6 @@ func (s *Store) versionRecord(ctx context.Context, doc string, n int) (*Item, er
 		return nil, err
 	}
 	return &it, nil
-}
-
-// FundDocuments lists a fund's documents with asOf between from and to
-// (either may be zero), optionally of one kind, with one Query on the fund
-// partition. Each page reads at most limit index entries.
-func (s *Store) FundDocuments(ctx context.Context, fundID string, from, to fund.Date, kind fund.Kind, limit int, start PageKey) ([]fund.DocumentHeader, PageKey, error) {
-	lo, hi := FundDocumentRange(from, to)
-	q := s.table.Get(AttrPK, FundPK(fundID)).Range(AttrSK, dynamo.Between, lo, hi)
-	if kind != "" {
-		q = q.Filter("$ = ?", "Kind", string(kind))
-	}
-	items, next, err := queryPage(ctx, q, "", limit, start)
-	if err != nil {
-		return nil, nil, fmt.Errorf("documents of fund %s: %w", fundID, err)
-	}
-	out := make([]fund.DocumentHeader, 0, len(items))
-	for i := range items {
-		out = append(out, items[i].Header())
-	}
-	return out, next, nil
-}
-
-// FundExists reports whether a fund has ever had a document, with one GetItem.
-func (s *Store) FundExists(ctx context.Context, fundID string) (bool, error) {
-	var it Item
-	err := s.table.Get(AttrPK, FundPK(fundID)).Range(AttrSK, dynamo.Equal, FundSK).One(ctx, &it)
-	if errors.Is(err, dynamo.ErrNotFound) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("fund %s: %w", fundID, err)
-	}
-	return true, nil
 }
 
 // PositionAsOf returns what a document reported for one position in its

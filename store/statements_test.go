@@ -117,7 +117,7 @@ func TestStatementsAndTypedLinesRoundTrip(t *testing.T) {
 	}
 
 	t.Run("the overview reads the document as written", func(t *testing.T) {
-		snap, err := e.Store.Overview(ctx, "S1")
+		snap, err := e.Store.As(fund.Operator).Overview(ctx, "S1")
 		if err != nil || snap.FromVersion {
 			t.Fatalf("overview: from version %v, %v", snap.FromVersion, err)
 		}
@@ -126,7 +126,7 @@ func TestStatementsAndTypedLinesRoundTrip(t *testing.T) {
 		}
 	})
 	t.Run("the version reads the document as written", func(t *testing.T) {
-		v, err := e.Store.Version(ctx, "S1", 1)
+		v, err := e.Store.As(fund.Operator).Version(ctx, "S1", 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -135,7 +135,7 @@ func TestStatementsAndTypedLinesRoundTrip(t *testing.T) {
 		}
 	})
 	t.Run("a zero NAV reads back as zero, and absent lines as absent", func(t *testing.T) {
-		_, items, err := e.Store.DocumentPosition(ctx, "S1", "POS_2")
+		_, items, err := e.Store.As(fund.Operator).DocumentPosition(ctx, "S1", "POS_2", "")
 		if err != nil || len(items) != 2 || items[0].Kind != fund.Statement {
 			t.Fatalf("position POS_2: %+v %v", items, err)
 		}
@@ -153,11 +153,18 @@ func TestStatementsAndTypedLinesRoundTrip(t *testing.T) {
 		}
 	})
 	t.Run("one item by its key", func(t *testing.T) {
-		it, err := e.Store.PositionItemByKey(ctx, "S1", fund.Statement, "POS_1")
+		byKey := func(k fund.ItemKind) (fund.PositionItem, error) {
+			_, items, err := e.Store.As(fund.Operator).DocumentPosition(ctx, "S1", "POS_1", k)
+			if err != nil || len(items) != 1 {
+				return fund.PositionItem{}, fmt.Errorf("%d items, %w", len(items), err)
+			}
+			return items[0], nil
+		}
+		it, err := byKey(fund.Statement)
 		if err != nil || asJSON(t, it.CapitalAccount) != asJSON(t, saved.Positions[0].CapitalAccount) || !it.Amount.Equal(it.CapitalAccount.EndingNAV) {
 			t.Fatalf("statement of POS_1: %+v %v", it, err)
 		}
-		it, err = e.Store.PositionItemByKey(ctx, "S1", fund.CapitalCall, "POS_1")
+		it, err = byKey(fund.CapitalCall)
 		if err != nil || asJSON(t, it.Transactions) != asJSON(t, saved.Positions[0].CapitalCall.Transactions) || it.CapitalAccount != nil {
 			t.Fatalf("call of POS_1: %+v %v", it, err)
 		}
@@ -212,7 +219,7 @@ func TestStatementsAndTypedLinesRoundTrip(t *testing.T) {
 		}
 	})
 	t.Run("the capital read returns calls, not statements", func(t *testing.T) {
-		c, _, err := e.Store.Capital(ctx, "S1", 10, nil)
+		c, _, err := e.Store.As(fund.Operator).Capital(ctx, "S1", 10, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -263,7 +270,7 @@ func TestARestatementReplacesAndWithdrawsStatements(t *testing.T) {
 		t.Fatalf("restate: %+v %v", v2, err)
 	}
 
-	snap, err := e.Store.Overview(ctx, "S1")
+	snap, err := e.Store.As(fund.Operator).Overview(ctx, "S1")
 	if err != nil || snap.FromVersion {
 		t.Fatalf("overview: %v (from version %v)", err, snap.FromVersion)
 	}
@@ -276,17 +283,17 @@ func TestARestatementReplacesAndWithdrawsStatements(t *testing.T) {
 	if got := statementsOf(t, e.Store, "S1", 1); !slices.Equal(got, []string{"POS_1 2199.75"}) {
 		t.Fatalf("statements of the latest view %v, want POS_1's new one only", got)
 	}
-	if _, err := e.Store.PositionItemByKey(ctx, "S1", fund.Statement, "POS_2"); fund.ErrorCode(err) != fund.ENOTFOUND {
+	if _, _, err := e.Store.As(fund.Operator).DocumentPosition(ctx, "S1", "POS_2", fund.Statement); fund.ErrorCode(err) != fund.ENOTFOUND {
 		t.Fatalf("the withdrawn statement: %v, want ENOTFOUND", err)
 	}
 	if items, _, err := e.Store.PositionItems(ctx, "POS_2", fund.Statement, 10, nil); err != nil || len(items) != 0 {
 		t.Fatalf("the withdrawn statement across documents: %+v %v", items, err)
 	}
-	if _, items, err := e.Store.DocumentPosition(ctx, "S1", "POS_2"); err != nil || len(items) != 1 || items[0].Kind != fund.Distribution {
+	if _, items, err := e.Store.As(fund.Operator).DocumentPosition(ctx, "S1", "POS_2", ""); err != nil || len(items) != 1 || items[0].Kind != fund.Distribution {
 		t.Fatalf("POS_2 in the latest view: %+v %v", items, err)
 	}
 
-	old, err := e.Store.Version(ctx, "S1", 1)
+	old, err := e.Store.As(fund.Operator).Version(ctx, "S1", 1)
 	if err != nil {
 		t.Fatal(err)
 	}

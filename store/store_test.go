@@ -55,7 +55,7 @@ func TestRestatementKeepsHistoryAndDropsPositionsFromTheLatestView(t *testing.T)
 		t.Fatalf("restate: %+v %v", v2, err)
 	}
 
-	snap, err := e.Store.Overview(ctx, "D1")
+	snap, err := e.Store.As(fund.Operator).Overview(ctx, "D1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,11 +69,11 @@ func TestRestatementKeepsHistoryAndDropsPositionsFromTheLatestView(t *testing.T)
 		t.Fatalf("history %+v", snap.History)
 	}
 
-	old, err := e.Store.Version(ctx, "D1", 1)
+	old, err := e.Store.As(fund.Operator).Version(ctx, "D1", 1)
 	if err != nil || strings.Join(positionIDs(old.Positions), ",") != "POS_1,POS_2,POS_3" || !old.Positions[0].CapitalCall.Amount.Equal(fund.MustMoney("100")) {
 		t.Fatalf("version 1: %+v %v", old, err)
 	}
-	if _, _, err := e.Store.DocumentPosition(ctx, "D1", "POS_1"); fund.ErrorCode(err) != fund.ENOTFOUND {
+	if _, _, err := e.Store.As(fund.Operator).DocumentPosition(ctx, "D1", "POS_1", ""); fund.ErrorCode(err) != fund.ENOTFOUND {
 		t.Fatalf("dropped position in the latest view: %v", err)
 	}
 	items, _, err := e.Positions.Items(ctx, fund.Operator, "POS_1", "", 100, nil)
@@ -82,7 +82,7 @@ func TestRestatementKeepsHistoryAndDropsPositionsFromTheLatestView(t *testing.T)
 	}
 
 	// The fund index follows the new asOf and the registry keeps every position.
-	docs, _, err := e.Store.FundDocuments(ctx, "F1", fund.Date{}, fund.Date{}, "", 10, nil)
+	docs, _, err := e.Store.As(fund.Operator).FundDocuments(ctx, "F1", fund.Date{}, fund.Date{}, "", 10, nil)
 	if err != nil || len(docs) != 1 || docs[0].AsOf.String() != "2025-07-31" || docs[0].Version != 2 {
 		t.Fatalf("fund documents: %+v %v", docs, err)
 	}
@@ -168,12 +168,12 @@ func TestConcurrentRestatementsLoseNoVersion(t *testing.T) {
 			t.Fatalf("versions %v: want 1..%d, each once", got, writers)
 		}
 	}
-	snap, err := e.Store.Overview(ctx, "D1")
+	snap, err := e.Store.As(fund.Operator).Overview(ctx, "D1")
 	if err != nil || snap.Document.Version != writers || len(snap.History) != writers-1 || snap.FromVersion {
 		t.Fatalf("overview: version %d, %d history records, from version %v, %v", snap.Document.Version, len(snap.History), snap.FromVersion, err)
 	}
 	// The latest view holds exactly the last version's amounts.
-	last, err := e.Store.Version(ctx, "D1", writers)
+	last, err := e.Store.As(fund.Operator).Version(ctx, "D1", writers)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,7 +309,7 @@ func TestPrefixesNeverMatchALongerID(t *testing.T) {
 			t.Fatalf("%s returned %d items, want %d", what, len(items), want)
 		}
 	}
-	_, items, err := e.Store.DocumentPosition(ctx, "D1", "POS_1")
+	_, items, err := e.Store.As(fund.Operator).DocumentPosition(ctx, "D1", "POS_1", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,14 +335,14 @@ func TestPrefixesNeverMatchALongerID(t *testing.T) {
 		if err == nil {
 			t.Fatalf("failing after %d writes did not fail the write", k)
 		}
-		if snap, err = e.Store.Overview(ctx, "D1"); err != nil {
+		if snap, err = e.Store.As(fund.Operator).Overview(ctx, "D1"); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if !snap.FromVersion || snap.Document.Version != 2 {
 		t.Fatalf("could not leave the latest view mid-rewrite (version %d)", snap.Document.Version)
 	}
-	version, items, err := e.Store.DocumentPosition(ctx, "D1", "POS_1")
+	version, items, err := e.Store.As(fund.Operator).DocumentPosition(ctx, "D1", "POS_1", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -350,7 +350,7 @@ func TestPrefixesNeverMatchALongerID(t *testing.T) {
 	if version != 2 || !items[0].Amount.Equal(fund.MustMoney("900")) {
 		t.Fatalf("version %d, amount %s; want version 2 calling 900", version, items[0].Amount)
 	}
-	page, more, err := e.Store.PositionsAfter(ctx, "D1", snap.Document.CommitID, "POS_1", 10)
+	page, more, err := e.Store.As(fund.Operator).PositionsAfter(ctx, "D1", snap.Document.CommitID, "POS_1", 10)
 	if err != nil || more || strings.Join(positionIDs(fund.GroupPositions(page)), ",") != "POS_10,POS_11" {
 		t.Fatalf("positions after POS_1: %v more=%v %v", positionIDs(fund.GroupPositions(page)), more, err)
 	}

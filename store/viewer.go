@@ -3,8 +3,10 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/fundsvc/fundsvc/fund"
+	"github.com/guregu/dynamo/v2"
 )
 
 // View is the store as one read sees it (fund.Read: who reads, and from
@@ -68,37 +70,6 @@ func (r View) detailed(ctx context.Context, doc string, err error) error {
 	return err
 }
 
-// Overview is Store.Overview as the viewer sees it (as known at the
-// view's instant: overviewAt). It returns ENOTFOUND for an unknown
-// document and for one of a fund the viewer does not cover.
-func (r View) Overview(ctx context.Context, doc string) (Snapshot, error) {
-	if r.rd.Past {
-		return r.overviewAt(ctx, doc)
-	}
-	if err := r.authorize(ctx, doc); err != nil {
-		return Snapshot{}, err
-	}
-	snap, err := r.s.Overview(ctx, doc)
-	if err = r.visible(doc, snap.Document.FundID, err); err != nil {
-		return Snapshot{}, err
-	}
-	return snap, nil
-}
-
-// PositionsAfter is Store.PositionsAfter as the viewer sees it: the later
-// pages of an overview. It returns ENOTFOUND when what it read is of a fund
-// the viewer does not cover.
-func (r View) PositionsAfter(ctx context.Context, doc, commitID, after string, limit int) ([]fund.PositionItem, bool, error) {
-	items, more, err := r.s.PositionsAfter(ctx, doc, commitID, after, limit)
-	if err == nil && len(items) > 0 {
-		err = r.visible(doc, items[0].FundID, nil)
-	}
-	if err != nil {
-		return nil, false, err
-	}
-	return items, more, nil
-}
-
 // LatestDocument is Store.LatestDocument as the viewer sees it: one GetItem
 // (as known at the view's instant: latestDocumentAt). It returns ENOTFOUND
 // for an unknown document and for one of a fund the viewer does not cover.
@@ -114,7 +85,7 @@ func (r View) LatestDocument(ctx context.Context, doc string) (fund.DocumentHead
 }
 
 // Versions returns a document's latest record and a page of its history
-// records (Store.HistoryPage): the latest record is read first, with one
+// records (historyPage): the latest record is read first, with one
 // GetItem, so another fund's document is refused before its history is read.
 // As known at the view's instant, the latest is the version known then
 // (versionsAt). A later page names the version its first page showed as
@@ -142,10 +113,11 @@ func (r View) Versions(ctx context.Context, doc string, pinned int, from, to fun
 	return latest.Header(), history, next, nil
 }
 
-// Version is Store.Version as the viewer sees it. It returns ENOTFOUND for
-// an unknown document, for one of a fund the viewer does not cover, and for
-// a version a visible document does not have (as known at the view's
-// instant, also one committed later: versionAsKnownAt).
+// Version returns version n of a document whole, positions included: one
+// GetItem finds the version's record, one Query reads its partition. It
+// returns ENOTFOUND for an unknown document, for one of a fund the viewer
+// does not cover, and for a version a visible document does not have (as
+// known at the view's instant, also one committed later: versionAsKnownAt).
 func (r View) Version(ctx context.Context, doc string, n int) (fund.Document, error) {
 	if r.rd.Past {
 		return r.versionAsKnownAt(ctx, doc, n)
@@ -153,7 +125,7 @@ func (r View) Version(ctx context.Context, doc string, n int) (fund.Document, er
 	if err := r.authorize(ctx, doc); err != nil {
 		return fund.Document{}, err
 	}
-	d, err := r.s.Version(ctx, doc, n)
+	d, err := r.s.version(ctx, doc, n)
 	if err != nil {
 		return fund.Document{}, r.detailed(ctx, doc, err)
 	}
@@ -161,72 +133,6 @@ func (r View) Version(ctx context.Context, doc string, n int) (fund.Document, er
 		return fund.Document{}, err
 	}
 	return d, nil
-}
-
-// DocumentPosition is Store.DocumentPosition as the viewer sees it: the
-// version read and the position's items in it; kind, when not empty, keeps
-// the item of that kind only, read by its exact key (PositionItemByKey).
-// As known at the view's instant it reads the version known then
-// (documentPositionAt). It returns ENOTFOUND for an unknown document, for
-// one of a fund the viewer does not cover, and for a position (or an item
-// of kind) a visible document does not report.
-func (r View) DocumentPosition(ctx context.Context, doc, pos string, kind fund.ItemKind) (int, []fund.PositionItem, error) {
-	switch {
-	case r.rd.Past:
-		return r.documentPositionAt(ctx, doc, pos, kind)
-	case kind != "":
-		it, err := r.positionItemByKey(ctx, doc, kind, pos)
-		if err != nil {
-			return 0, nil, err
-		}
-		return it.DocumentVersion, []fund.PositionItem{it}, nil
-	}
-	if err := r.authorize(ctx, doc); err != nil {
-		return 0, nil, err
-	}
-	version, items, err := r.s.DocumentPosition(ctx, doc, pos)
-	if err != nil {
-		return 0, nil, r.detailed(ctx, doc, err)
-	}
-	if err := r.visible(doc, items[0].FundID, nil); err != nil {
-		return 0, nil, err
-	}
-	return version, items, nil
-}
-
-// positionItemByKey is Store.PositionItemByKey as the viewer sees it. It
-// returns ENOTFOUND for an unknown document, for one of a fund the viewer
-// does not cover, and for an item a visible document does not report.
-func (r View) positionItemByKey(ctx context.Context, doc string, k fund.ItemKind, pos string) (fund.PositionItem, error) {
-	if err := r.authorize(ctx, doc); err != nil {
-		return fund.PositionItem{}, err
-	}
-	it, err := r.s.PositionItemByKey(ctx, doc, k, pos)
-	if err != nil {
-		return fund.PositionItem{}, r.detailed(ctx, doc, err)
-	}
-	if err := r.visible(doc, it.FundID, nil); err != nil {
-		return fund.PositionItem{}, err
-	}
-	return it, nil
-}
-
-// Capital is Store.Capital as the viewer sees it; its first page as known
-// at the view's instant is capitalAt's, whose key a later page resumes
-// as any other. It returns ENOTFOUND for an unknown document and for one
-// of a fund the viewer does not cover.
-func (r View) Capital(ctx context.Context, doc string, limit int, start PageKey) (Capital, PageKey, error) {
-	if r.rd.Past && len(start) == 0 {
-		return r.capitalAt(ctx, doc, limit)
-	}
-	if err := r.authorize(ctx, doc); err != nil {
-		return Capital{}, nil, err
-	}
-	c, next, err := r.s.Capital(ctx, doc, limit, start)
-	if err = r.visible(doc, c.FundID, err); err != nil {
-		return Capital{}, nil, err
-	}
-	return c, next, nil
 }
 
 // DocumentStatements is Store.DocumentStatements as the viewer sees it,
@@ -267,16 +173,22 @@ func (r View) FundVisible(fundID string) error {
 // read with one GetItem: what tells an empty first page of a fund's list
 // from an unknown fund.
 func (r View) FundMustExist(ctx context.Context, fundID string) error {
-	ok, err := r.s.FundExists(ctx, fundID)
-	if err == nil && !ok {
-		err = fundNotFound(fundID)
+	var it Item
+	err := r.s.table.Get(AttrPK, FundPK(fundID)).Range(AttrSK, dynamo.Equal, FundSK).One(ctx, &it)
+	if errors.Is(err, dynamo.ErrNotFound) {
+		return fundNotFound(fundID)
 	}
-	return err
+	if err != nil {
+		return fmt.Errorf("fund %s: %w", fundID, err)
+	}
+	return nil
 }
 
-// FundDocuments is Store.FundDocuments as the viewer sees it (as known at
-// the view's instant: fundDocumentsAt). It returns ENOTFOUND for a fund
-// the viewer does not cover, before any read, and for a fund that has no
+// FundDocuments lists a fund's documents with asOf between from and to
+// (either may be zero), optionally of one kind, with one Query on the fund
+// partition; each page reads at most limit index entries. As known at the
+// view's instant: fundDocumentsPageAt. It returns ENOTFOUND for a fund the
+// viewer does not cover, before any read, and for a fund that has no
 // document (one more GetItem when the first page is empty).
 func (r View) FundDocuments(ctx context.Context, fundID string, from, to fund.Date, kind fund.Kind, limit int, start PageKey) ([]fund.DocumentHeader, PageKey, error) {
 	if r.rd.Past {
@@ -285,12 +197,23 @@ func (r View) FundDocuments(ctx context.Context, fundID string, from, to fund.Da
 	if err := r.FundVisible(fundID); err != nil {
 		return nil, nil, err
 	}
-	docs, next, err := r.s.FundDocuments(ctx, fundID, from, to, kind, limit, start)
-	if err == nil && len(docs) == 0 && start == nil {
-		err = r.FundMustExist(ctx, fundID)
+	lo, hi := FundDocumentRange(from, to)
+	q := r.s.table.Get(AttrPK, FundPK(fundID)).Range(AttrSK, dynamo.Between, lo, hi)
+	if kind != "" {
+		q = q.Filter("$ = ?", "Kind", string(kind))
 	}
+	items, next, err := queryPage(ctx, q, "", limit, start)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("documents of fund %s: %w", fundID, err)
+	}
+	if len(items) == 0 && start == nil {
+		if err := r.FundMustExist(ctx, fundID); err != nil {
+			return nil, nil, err
+		}
+	}
+	docs := make([]fund.DocumentHeader, 0, len(items))
+	for i := range items {
+		docs = append(docs, items[i].Header())
 	}
 	return docs, next, nil
 }

@@ -64,7 +64,7 @@ func (s *Store) writtenAgain(ctx context.Context, d fund.Document, mode writeMod
 	if mode == writeRestate || d.Version < 2 {
 		return w, nil
 	}
-	prev, err := s.Version(ctx, d.ID, d.Version-1)
+	prev, err := s.version(ctx, d.ID, d.Version-1)
 	if err != nil {
 		return Written{}, err
 	}

@@ -94,19 +94,19 @@ func TestVoidLeavesEveryVersionReadableAndTheDocumentOutOfListingsAndFigures(t *
 		t.Fatalf("restating a voided document: %v, want ECONFLICT", err)
 	}
 
-	snap, err := e.Store.Overview(ctx, "D1")
+	snap, err := e.Store.As(fund.Operator).Overview(ctx, "D1")
 	if err != nil || snap.Document.Version != 2 || !snap.Document.Voided || len(snap.Document.Positions) != 0 {
 		t.Fatalf("overview of the voided document: %+v %v", snap.Document, err)
 	}
-	old, err := e.Store.Version(ctx, "D1", 1)
+	old, err := e.Store.As(fund.Operator).Version(ctx, "D1", 1)
 	if err != nil || old.Voided || strings.Join(positionIDs(old.Positions), ",") != "POS_1,POS_2" {
 		t.Fatalf("version 1 after the void: %+v %v", old, err)
 	}
-	voided, err := e.Store.Version(ctx, "D1", 2)
+	voided, err := e.Store.As(fund.Operator).Version(ctx, "D1", 2)
 	if err != nil || !voided.Voided {
 		t.Fatalf("version 2: %+v %v", voided, err)
 	}
-	docs, _, err := e.Store.FundDocuments(ctx, "F1", fund.Date{}, fund.Date{}, "", 100, nil)
+	docs, _, err := e.Store.As(fund.Operator).FundDocuments(ctx, "F1", fund.Date{}, fund.Date{}, "", 100, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestVoidLeavesEveryVersionReadableAndTheDocumentOutOfListingsAndFigures(t *
 	if len(items) != 1 || items[0].DocumentID != "D2" {
 		t.Fatalf("POS_1's items across documents: %+v, want only D2's", items)
 	}
-	if _, _, err := e.Store.DocumentPosition(ctx, "D1", "POS_1"); fund.ErrorCode(err) != fund.ENOTFOUND {
+	if _, _, err := e.Store.As(fund.Operator).DocumentPosition(ctx, "D1", "POS_1", ""); fund.ErrorCode(err) != fund.ENOTFOUND {
 		t.Fatalf("a voided document's position: %v, want ENOTFOUND", err)
 	}
 }

@@ -169,7 +169,7 @@ func TestConcurrentRestatementsAcrossInstances(t *testing.T) {
 				p.add("overview lacks a position of the latest version", "%s v%d: overview lacks %s", docID, want.Version, w.ID)
 			}
 		}
-		snap, err := c.Store.Overview(ctx, docID)
+		snap, err := c.Store.As(fund.Operator).Overview(ctx, docID)
 		if err != nil {
 			p.add("store overview failed", "%s: %v", docID, err)
 		} else if snap.FromVersion {
@@ -364,7 +364,7 @@ func TestSlowMaterializeOnOneInstance(t *testing.T) {
 			p.add("overview not exactly the latest version", "overview at v%d with positions %v, want v%d without any", o.Version, keys(o.Positions), fast.Version())
 		}
 	}
-	if snap, err := c.Store.Overview(ctx, docID); err != nil {
+	if snap, err := c.Store.As(fund.Operator).Overview(ctx, docID); err != nil {
 		p.add("store overview failed", "%v", err)
 	} else if snap.FromVersion {
 		p.add("overview falls back to the version partition after every write returned", "head v%d: the latest view holds an item of another version", snap.Document.Version)

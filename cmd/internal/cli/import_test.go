@@ -96,7 +96,7 @@ func TestImportCommand(t *testing.T) {
 			t.Fatalf("%s: %+v %v", ids[2], d, err)
 		}
 		// "3,002.50" in the file: the amount read exactly, separators dropped.
-		_, items, err := fe.Store.DocumentPosition(ctx, ids[2], "POSITION_2")
+		_, items, err := fe.Store.As(fund.Operator).DocumentPosition(ctx, ids[2], "POSITION_2", "")
 		if b, _ := json.Marshal(items); err != nil || !strings.Contains(string(b), `"amount":"3002.50"`) {
 			t.Fatalf("%s POSITION_2: %s %v", ids[2], b, err)
 		}
