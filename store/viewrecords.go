@@ -39,10 +39,8 @@ func (r View) Fund(ctx context.Context, fundID string) (fund.Fund, error) {
 	} else if err := r.FundVisible(fundID); err != nil {
 		return fund.Fund{}, err
 	}
-	if r.rd.Past {
-		if before, err := r.s.BeforeFeed(ctx, r.rd.KnownAt, r.reads); err != nil || before {
-			return fund.Fund{}, cmp.Or(err, fundNotFound(fundID))
-		}
+	if before, err := r.beforeFeed(ctx); err != nil || before {
+		return fund.Fund{}, cmp.Or(err, fundNotFound(fundID))
 	}
 	fs, err := r.funds(ctx, []string{fundID})
 	if err != nil {
@@ -63,10 +61,8 @@ func (r View) Fund(ctx context.Context, fundID string) (fund.Fund, error) {
 // did not exist then are left out (an investor's, also those it held no
 // position of then), and the others carry their records then.
 func (r View) FundsPage(ctx context.Context, limit int, start PageKey) ([]fund.Fund, PageKey, error) {
-	if r.rd.Past {
-		if before, err := r.s.BeforeFeed(ctx, r.rd.KnownAt, r.reads); err != nil || before {
-			return []fund.Fund{}, nil, err // no fund existed then
-		}
+	if before, err := r.beforeFeed(ctx); err != nil || before {
+		return []fund.Fund{}, nil, err // no fund existed then
 	}
 	if err := r.reads.spend(1); err != nil {
 		return nil, nil, err
@@ -166,13 +162,28 @@ func (r View) MayWriteInvestor(ctx context.Context, inv string) error {
 // Investor returns inv as the viewer sees it: ENOTFOUND for an investor
 // that has neither a record nor a position, and for one the viewer may not
 // read (decided before its record is read). As known at the view's
-// instant: investorAt.
+// instant, an investor that had neither a record nor a registered position
+// then is ENOTFOUND, and the record is the one in force then
+// (investorsAt); the viewer is decided as now, before any read of the
+// past.
 func (r View) Investor(ctx context.Context, inv string) (fund.Investor, error) {
-	if r.rd.Past {
-		return r.investorAt(ctx, inv)
+	if !r.rd.AllFunds && r.rd.Investor == "" {
+		if err := r.reads.spend(1); err != nil {
+			return fund.Investor{}, err
+		}
 	}
 	if err := r.mayReadInvestor(ctx, inv); err != nil {
 		return fund.Investor{}, err
+	}
+	if r.rd.Past {
+		if before, err := r.beforeFeed(ctx); err != nil || before {
+			return fund.Investor{}, cmp.Or(err, investorNotFound(inv))
+		}
+		is, err := r.s.investorsAt(ctx, []string{inv}, r.rd.KnownAt, nil, r.reads)
+		if err != nil || len(is) == 0 {
+			return fund.Investor{}, cmp.Or(err, investorNotFound(inv))
+		}
+		return is[0], nil
 	}
 	is, err := r.s.Investors(ctx, []string{inv}, false)
 	if err != nil {
@@ -199,27 +210,48 @@ func (r View) Investor(ctx context.Context, inv string) (fund.Investor, error) {
 // fundID, those holding positions of it (the viewer must administer it:
 // ENOTFOUND otherwise, and for a fund that does not exist); without, every
 // investor, for an administrator of every fund (EINVALID on fundId for any
-// other viewer). As known at the view's instant: investorsPageAt.
+// other viewer). As known at the view's instant, the page of IDs is listed
+// as now, then the investors that did not exist then (of a fund: that held
+// no position of it then) are left out, and the others carry their records
+// then.
 func (r View) InvestorsPage(ctx context.Context, fundID string, limit int, start PageKey) ([]fund.Investor, PageKey, error) {
-	if r.rd.Past {
-		return r.investorsPageAt(ctx, fundID, limit, start)
+	if err := r.reads.spend(1); err != nil {
+		return nil, nil, err
 	}
 	var ids []string
 	var next PageKey
 	var err error
+	var registered map[string]bool // as known at an instant, a fund's investors then
 	switch {
 	case fundID != "":
 		if err := r.FundVisible(fundID); err != nil {
 			return nil, nil, err
 		}
+		if before, err := r.beforeFeed(ctx); err != nil || before {
+			// Nothing existed then: the fund is unknown, as below.
+			if err == nil && start == nil {
+				err = fundNotFound(fundID)
+			}
+			return []fund.Investor{}, nil, err
+		}
 		ids, next, err = r.s.FundInvestors(ctx, fundID, limit, start)
+		if err == nil && r.rd.Past {
+			if registered, err = r.s.investorsRegisteredAt(ctx, fundID, r.rd.KnownAt, r.reads); err == nil {
+				ids = slices.DeleteFunc(ids, func(id string) bool { return !registered[id] })
+			}
+		}
 		if err == nil && len(ids) == 0 && start == nil {
+			// An empty first page of a fund with neither a record nor a
+			// document is an unknown fund.
 			var fs []fund.Fund
-			if fs, err = r.s.Funds(ctx, []string{fundID}); err == nil && len(fs) == 0 {
+			if fs, err = r.funds(ctx, []string{fundID}); err == nil && len(fs) == 0 {
 				err = fundNotFound(fundID)
 			}
 		}
 	case r.rd.AllFunds && r.rd.Investor == "":
+		if before, err := r.beforeFeed(ctx); err != nil || before {
+			return []fund.Investor{}, nil, err // no investor existed then
+		}
 		ids, next, err = r.s.AllInvestors(ctx, limit, start)
 	default:
 		err = fund.Invalid("fundId", "is required: your token does not cover every fund, so name one of its funds")
@@ -227,9 +259,26 @@ func (r View) InvestorsPage(ctx context.Context, fundID string, limit int, start
 	if err != nil {
 		return nil, nil, err
 	}
-	is, err := r.s.Investors(ctx, ids, true)
+	var is []fund.Investor
+	if r.rd.Past {
+		// A fund's investor known then held a position of it then: it
+		// existed, record or not.
+		is, err = r.s.investorsAt(ctx, ids, r.rd.KnownAt, registered, r.reads)
+	} else {
+		is, err = r.s.Investors(ctx, ids, true)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
 	return is, next, nil
+}
+
+// beforeFeed reports whether the view reads as known at an instant before
+// the event feed's start, when nothing existed (Store.BeforeFeed); a read
+// of the latest versions never is.
+func (r View) beforeFeed(ctx context.Context) (bool, error) {
+	if !r.rd.Past {
+		return false, nil
+	}
+	return r.s.BeforeFeed(ctx, r.rd.KnownAt, r.reads)
 }
