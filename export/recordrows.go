@@ -5,11 +5,12 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/store"
 )
 
 // writeFunds writes every fund, by ID: the funds' registry is read a page
-// at a time (store.Store.AllFunds, then their records), its pages sorted
+// at a time (store.View.FundsPage, with their records), its pages sorted
 // by the exporter's external sort, as a registry lists funds shard by
 // shard.
 func writeFunds(ctx context.Context, x *exporter, _ rowSort) ([]closer, error) {
@@ -17,11 +18,7 @@ func writeFunds(ctx context.Context, x *exporter, _ rowSort) ([]closer, error) {
 	defer rows.remove()
 	var start store.PageKey
 	for {
-		ids, next, err := x.cfg.Store.AllFunds(ctx, recordPage, start)
-		if err != nil {
-			return nil, fmt.Errorf("export: %w", err)
-		}
-		fs, err := x.cfg.Store.Funds(ctx, ids)
+		fs, next, err := x.cfg.Store.As(fund.Operator).FundsPage(ctx, recordPage, start)
 		if err != nil {
 			return nil, fmt.Errorf("export: %w", err)
 		}
@@ -51,11 +48,7 @@ func writeInvestors(ctx context.Context, x *exporter, _ rowSort) ([]closer, erro
 	defer rows.remove()
 	var start store.PageKey
 	for {
-		ids, next, err := x.cfg.Store.AllInvestors(ctx, recordPage, start)
-		if err != nil {
-			return nil, fmt.Errorf("export: %w", err)
-		}
-		is, err := x.cfg.Store.Investors(ctx, ids, true)
+		is, next, err := x.cfg.Store.As(fund.Operator).InvestorsPage(ctx, "", recordPage, start)
 		if err != nil {
 			return nil, fmt.Errorf("export: %w", err)
 		}

@@ -184,47 +184,6 @@ func (s *Store) PutInvestorRecord(ctx context.Context, inv string, f fund.Invest
 	return *it.record(), nil
 }
 
-// Funds returns the funds of ids that exist, by a record or by documents,
-// in the order of ids: one BatchGet of their fund items and records
-// (consistent). An ID repeated in ids is read once.
-func (s *Store) Funds(ctx context.Context, ids []string) ([]fund.Fund, error) {
-	ids = uniq(ids)
-	if len(ids) == 0 {
-		return []fund.Fund{}, nil
-	}
-	keys := make([]dynamo.Keyed, 0, 2*len(ids))
-	for _, id := range ids {
-		keys = append(keys, dynamo.Keys{FundPK(id), FundSK}, dynamo.Keys{FundPK(id), RecordSK})
-	}
-	rows, err := s.batchRows(ctx, keys)
-	if err != nil {
-		return nil, fmt.Errorf("funds: %w", err)
-	}
-	found := map[string]*fund.Fund{}
-	for _, row := range rows {
-		id := rowString(row, "FundID")
-		f := found[id]
-		if f == nil {
-			f = &fund.Fund{ID: id}
-			found[id] = f
-		}
-		if rowString(row, "Type") == TypeFundRecord {
-			var it fundRecordItem
-			if err := it.UnmarshalDynamoItem(row); err != nil {
-				return nil, fmt.Errorf("record of fund %s: %w", id, err)
-			}
-			f.Record = it.record()
-		}
-	}
-	out := []fund.Fund{}
-	for _, id := range ids {
-		if f := found[id]; f != nil {
-			out = append(out, *f)
-		}
-	}
-	return out, nil
-}
-
 // Investors returns the investors of ids that have a record, in the order
 // of ids, with one consistent BatchGet; the others are returned by ID
 // alone when known is true, left out otherwise.

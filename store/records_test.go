@@ -31,11 +31,11 @@ func TestARecordKeepsEveryFieldExactlyAndCountsItsVersions(t *testing.T) {
 	if err != nil || r1.Version != 1 {
 		t.Fatalf("first put: version %d, %v", r1.Version, err)
 	}
-	got, err := e.Store.Funds(ctx, []string{"FUND_R"})
-	if err != nil || len(got) != 1 || got[0].Record == nil {
+	got, err := e.Store.As(fund.Operator).Fund(ctx, "FUND_R")
+	if err != nil || got.Record == nil {
 		t.Fatalf("read back: %+v %v", got, err)
 	}
-	rec := got[0].Record
+	rec := got.Record
 	if !reflect.DeepEqual(rec.FundFields.ExternalIDs, want.ExternalIDs) || rec.Name != want.Name || rec.LegalName != want.LegalName ||
 		rec.BaseCurrency != want.BaseCurrency || rec.VintageYear != want.VintageYear || !rec.TargetSize.Equal(*want.TargetSize) ||
 		rec.TargetSize.String() != "123456789012345.6789" || rec.InceptionDate != want.InceptionDate {
@@ -55,8 +55,8 @@ func TestARecordKeepsEveryFieldExactlyAndCountsItsVersions(t *testing.T) {
 			if fund.ErrorCode(err) != fund.EPRECONDITION {
 				t.Fatalf("error %v, want EPRECONDITION", err)
 			}
-			got, _ := e.Store.Funds(ctx, []string{"FUND_R"})
-			if r := got[0].Record; r.Version != 2 || r.Name != "Renamed" || r.TargetSize != nil || r.ExternalIDs != nil {
+			got, _ := e.Store.As(fund.Operator).Fund(ctx, "FUND_R")
+			if r := got.Record; r.Version != 2 || r.Name != "Renamed" || r.TargetSize != nil || r.ExternalIDs != nil {
 				t.Errorf("the refused write changed the record: %+v", r)
 			}
 		})
@@ -65,8 +65,8 @@ func TestARecordKeepsEveryFieldExactlyAndCountsItsVersions(t *testing.T) {
 	if _, err := e.Store.PutFundRecord(ctx, "FUND_NONE", want, &anyVersion, "x", at); fund.ErrorCode(err) != fund.EPRECONDITION {
 		t.Errorf("If-Match: * of a fund without a record: %v, want EPRECONDITION", err)
 	}
-	if fs, _ := e.Store.Funds(ctx, []string{"FUND_NONE"}); len(fs) != 0 {
-		t.Errorf("the refused write created %+v", fs)
+	if f, err := e.Store.As(fund.Operator).Fund(ctx, "FUND_NONE"); fund.ErrorCode(err) != fund.ENOTFOUND {
+		t.Errorf("the refused write created %+v (%v)", f, err)
 	}
 }
 
@@ -234,9 +234,9 @@ func TestSeedingCreatesTheDemoRecordsOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	funds, investors := fund.DemoRecords()
-	fs, err := e.Store.Funds(ctx, []string{funds[0].ID})
-	if err != nil || len(fs) != 1 || fs[0].Record == nil || fs[0].Record.Name != funds[0].Name || fs[0].Record.UpdatedBy != "fundsvc seed" {
-		t.Fatalf("the demo fund: %+v %v", fs, err)
+	f, err := e.Store.As(fund.Operator).Fund(ctx, funds[0].ID)
+	if err != nil || f.Record == nil || f.Record.Name != funds[0].Name || f.Record.UpdatedBy != "fundsvc seed" {
+		t.Fatalf("the demo fund: %+v %v", f, err)
 	}
 	is, err := e.Store.Investors(ctx, []string{investors[0].ID, investors[1].ID, "INVESTOR_3"}, true)
 	if err != nil || len(is) != 3 || is[0].Record == nil || is[1].Record == nil || is[2].Record != nil {
@@ -249,7 +249,7 @@ func TestSeedingCreatesTheDemoRecordsOnce(t *testing.T) {
 	if _, err := e.Store.SeedDemo(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if fs, _ := e.Store.Funds(ctx, []string{funds[0].ID}); fs[0].Record.Name != "Renamed" || fs[0].Record.Version != 2 {
-		t.Errorf("seeding again changed the replaced record: %+v", fs[0].Record)
+	if f, _ := e.Store.As(fund.Operator).Fund(ctx, funds[0].ID); f.Record.Name != "Renamed" || f.Record.Version != 2 {
+		t.Errorf("seeding again changed the replaced record: %+v", f.Record)
 	}
 }

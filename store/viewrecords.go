@@ -4,9 +4,11 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 
 	"github.com/fundsvc/fundsvc/fund"
+	"github.com/guregu/dynamo/v2"
 )
 
 func investorNotFound(inv string) error {
@@ -94,14 +96,50 @@ func (r View) FundsPage(ctx context.Context, limit int, start PageKey) ([]fund.F
 	return fs, next, nil
 }
 
-// funds reads the funds of ids with their records, as the view sees them:
-// now (Store.Funds), or those that existed at its instant with their
-// records then (fundsAt).
+// funds reads the funds of ids with their records, in the order of ids,
+// as the view sees them: those that exist now, by a record or by
+// documents (one consistent BatchGet of their fund items and records), or
+// those that existed at its instant with their records then (fundsAt). An
+// ID repeated in ids is read once.
 func (r View) funds(ctx context.Context, ids []string) ([]fund.Fund, error) {
 	if r.rd.Past {
 		return r.s.fundsAt(ctx, ids, r.rd.KnownAt, r.reads)
 	}
-	return r.s.Funds(ctx, ids)
+	ids = uniq(ids)
+	if len(ids) == 0 {
+		return []fund.Fund{}, nil
+	}
+	keys := make([]dynamo.Keyed, 0, 2*len(ids))
+	for _, id := range ids {
+		keys = append(keys, dynamo.Keys{FundPK(id), FundSK}, dynamo.Keys{FundPK(id), RecordSK})
+	}
+	rows, err := r.s.batchRows(ctx, keys)
+	if err != nil {
+		return nil, fmt.Errorf("funds: %w", err)
+	}
+	found := map[string]*fund.Fund{}
+	for _, row := range rows {
+		id := rowString(row, "FundID")
+		f := found[id]
+		if f == nil {
+			f = &fund.Fund{ID: id}
+			found[id] = f
+		}
+		if rowString(row, "Type") == TypeFundRecord {
+			var it fundRecordItem
+			if err := it.UnmarshalDynamoItem(row); err != nil {
+				return nil, fmt.Errorf("record of fund %s: %w", id, err)
+			}
+			f.Record = it.record()
+		}
+	}
+	out := []fund.Fund{}
+	for _, id := range ids {
+		if f := found[id]; f != nil {
+			out = append(out, *f)
+		}
+	}
+	return out, nil
 }
 
 // listPage pages through a token's own list of IDs, sorted: the page key is
