@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
 
@@ -56,40 +55,19 @@ func (s *Store) VersionStatements(ctx context.Context, doc, commitID string, lim
 	if err != nil {
 		return nil, nil, err
 	}
-	q := s.table.Get(AttrPK, VersionPK(doc, commitID)).Consistent(true)
-	if after == "" {
-		q = q.Range(AttrSK, dynamo.BeginsWith, strings.TrimSuffix(VersionPositionPrefix(""), "#"))
-	} else {
-		// '$' sorts right after '#', and below every character an ID may hold.
-		q = q.Range(AttrSK, dynamo.Greater, strings.TrimSuffix(VersionPositionPrefix(after), "#")+"$")
-	}
-	it := q.Iter()
 	var out []fund.PositionItem
-	var rec Item
-	seen := map[string]bool{}
-	more := false
-	for it.Next(ctx, &rec) {
-		if !seen[rec.PositionID] && len(seen) == limit {
-			more = true
-			break
-		}
-		seen[rec.PositionID] = true
-		if rec.IsPositionItem() {
-			if pi := rec.PositionItem(); pi.Kind == fund.Statement {
+	last, more, err := s.positionsAfter(ctx, doc, commitID, after, limit, func(it *Item) {
+		if it.IsPositionItem() {
+			if pi := it.PositionItem(); pi.Kind == fund.Statement {
 				out = append(out, pi)
 			}
 		}
-		rec = Item{}
-	}
-	if err := it.Err(); err != nil {
-		return nil, nil, fmt.Errorf("statements of document %s commit %s: %w", doc, commitID, err)
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	if !more {
 		return out, nil, nil
-	}
-	last := after
-	for p := range seen {
-		last = max(last, p)
 	}
 	return out, pageKeyOf(dynamo.PagingKey{AttrPK: &types.AttributeValueMemberS{Value: DocPK(doc)}, AttrSK: &types.AttributeValueMemberS{Value: StatementPrefix + last}}), nil
 }

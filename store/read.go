@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/guregu/dynamo/v2"
@@ -294,38 +295,55 @@ func (s *Store) readVersion(ctx context.Context, doc, commitID string) (fund.Doc
 
 // PositionsAfter returns the items of up to limit positions of a committed
 // version whose IDs sort after the given one, read from the version's
-// immutable partition, and whether more positions follow. It serves the later
-// pages of an overview, so a client paging through a document sees one
-// version throughout. It returns ENOTFOUND when what it read is of a fund
-// the viewer does not cover.
+// immutable partition (positionsAfter), and whether more positions follow.
+// It serves the later pages of an overview, so a client paging through a
+// document sees one version throughout. It returns ENOTFOUND when what it
+// read is of a fund the viewer does not cover.
 func (r View) PositionsAfter(ctx context.Context, doc, commitID, after string, limit int) ([]fund.PositionItem, bool, error) {
-	// '$' sorts right after '#', and below every character an ID may hold.
-	q := r.s.table.Get(AttrPK, VersionPK(doc, commitID)).
-		Range(AttrSK, dynamo.Greater, VersionPositionPrefix(after)[:len(VersionPositionPrefix(after))-1]+"$").
-		Consistent(true)
-	it := q.Iter()
 	var items []fund.PositionItem
-	seen := map[string]bool{}
+	_, more, err := r.s.positionsAfter(ctx, doc, commitID, after, limit, func(it *Item) {
+		items = append(items, it.PositionItem())
+	})
+	if err == nil && len(items) > 0 {
+		err = r.visible(doc, items[0].FundID, nil)
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return items, more, nil
+}
+
+// positionsAfter passes each item of up to limit positions of a committed
+// version whose IDs sort after after (from the first when after is "") to
+// each, with one Query of the version's immutable partition. It returns
+// the last position read (after, when none) and whether more positions
+// follow.
+func (s *Store) positionsAfter(ctx context.Context, doc, commitID, after string, limit int, each func(*Item)) (last string, more bool, err error) {
+	q := s.table.Get(AttrPK, VersionPK(doc, commitID)).Consistent(true)
+	if after == "" {
+		q = q.Range(AttrSK, dynamo.BeginsWith, strings.TrimSuffix(VersionPositionPrefix(""), "#"))
+	} else {
+		// '$' sorts right after '#', and below every character an ID may hold.
+		q = q.Range(AttrSK, dynamo.Greater, strings.TrimSuffix(VersionPositionPrefix(after), "#")+"$")
+	}
+	it := q.Iter()
 	var rec Item
-	more := false
+	seen := map[string]bool{}
+	last = after
 	for it.Next(ctx, &rec) {
 		if !seen[rec.PositionID] && len(seen) == limit {
 			more = true
 			break
 		}
 		seen[rec.PositionID] = true
-		items = append(items, rec.PositionItem())
+		last = max(last, rec.PositionID)
+		each(&rec)
 		rec = Item{}
 	}
 	if err := it.Err(); err != nil {
-		return nil, false, fmt.Errorf("positions of document %s commit %s: %w", doc, commitID, err)
+		return "", false, fmt.Errorf("positions of document %s commit %s: %w", doc, commitID, err)
 	}
-	if len(items) > 0 {
-		if err := r.visible(doc, items[0].FundID, nil); err != nil {
-			return nil, false, err
-		}
-	}
-	return items, more, nil
+	return last, more, nil
 }
 
 // DocumentPosition returns the version read and one position's items in
@@ -425,13 +443,9 @@ func (s *Store) DocumentStatements(ctx context.Context, doc string, limit int, s
 // LatestDocument reads the latest document record with one GetItem.
 // It returns ENOTFOUND for an unknown document.
 func (s *Store) LatestDocument(ctx context.Context, doc string) (fund.DocumentHeader, error) {
-	var it Item
-	err := s.table.Get(AttrPK, DocPK(doc)).Range(AttrSK, dynamo.Equal, DocumentLatestSK).Consistent(true).One(ctx, &it)
-	if errors.Is(err, dynamo.ErrNotFound) {
-		return fund.DocumentHeader{}, notFound(doc)
-	}
+	it, err := s.latestRecord(ctx, doc)
 	if err != nil {
-		return fund.DocumentHeader{}, fmt.Errorf("latest document %s: %w", doc, err)
+		return fund.DocumentHeader{}, err
 	}
 	return it.Header(), nil
 }
