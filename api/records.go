@@ -241,12 +241,6 @@ func (s *server) settleReads(c *gin.Context, r *store.Reads) {
 	}
 }
 
-// names reads the names the records of funds and investors give them.
-func (s *server) names(c *gin.Context, funds, investors []string) (wire.Names, error) {
-	f, i, err := s.docs.RecordNames(c.Request.Context(), funds, investors)
-	return wire.Names{Funds: f, Investors: i}, err
-}
-
 // registeredNames reads the names of registered positions' funds and
 // investors: with b past, the names of the records in force at knownAt.
 func (s *server) registeredNames(c *gin.Context, rs []positions.Registered, b basis) (wire.Names, error) {
@@ -260,12 +254,9 @@ func (s *server) registeredNames(c *gin.Context, rs []positions.Registered, b ba
 // namesAt reads the names the records of funds and investors give them on
 // basis b: with b past, the records in force at knownAt, the reads charged.
 func (s *server) namesAt(c *gin.Context, funds, investors []string, b basis) (wire.Names, error) {
-	if !b.past {
-		return s.names(c, funds, investors)
-	}
-	reads := s.knownAtReads(c)
-	f, i, err := s.docs.RecordNamesAt(c.Request.Context(), funds, investors, b.knownAt, reads)
-	s.settleReads(c, reads)
+	view, settle := s.view(c, b)
+	f, i, err := view.RecordNames(c.Request.Context(), funds, investors)
+	settle()
 	return wire.Names{Funds: f, Investors: i}, err
 }
 

@@ -60,15 +60,15 @@ func monthsFrom(a, b time.Time) int {
 	return max(0, (yb-ya)*12+int(mb-ma)+1)
 }
 
-// fundsAt returns the funds of ids that existed at at, with their records
-// then, in the order of ids.
-func (s *Store) fundsAt(ctx context.Context, ids []string, at time.Time, reads *Reads) ([]fund.Fund, error) {
+// fundsAt returns the funds of ids that existed at the view's instant,
+// with their records then, in the order of ids.
+func (r View) fundsAt(ctx context.Context, ids []string) ([]fund.Fund, error) {
 	ids = uniq(ids)
 	pks := make([]string, 0, len(ids))
 	for _, id := range ids {
 		pks = append(pks, FundPK(id))
 	}
-	recs, err := s.recordsAt(ctx, pks, at, reads)
+	recs, err := r.records(ctx, pks)
 	if err != nil {
 		return nil, fmt.Errorf("funds: %w", err)
 	}
@@ -80,7 +80,7 @@ func (s *Store) fundsAt(ctx context.Context, ids []string, at time.Time, reads *
 				return nil, fmt.Errorf("record of fund %s: %w", id, err)
 			}
 		} else {
-			ok, err := s.FundHadDocumentAt(ctx, id, at, reads)
+			ok, err := r.s.FundHadDocumentAt(ctx, id, r.rd.KnownAt, r.reads)
 			if err != nil {
 				return nil, err
 			}
@@ -93,17 +93,18 @@ func (s *Store) fundsAt(ctx context.Context, ids []string, at time.Time, reads *
 	return out, nil
 }
 
-// investorsAt returns the investors of ids that existed at at, with their
-// records then, in the order of ids. registered, when not nil, says which
-// held a position then (read once for a fund's investors); otherwise each
-// without a record then has its registry rows read.
-func (s *Store) investorsAt(ctx context.Context, ids []string, at time.Time, registered map[string]bool, reads *Reads) ([]fund.Investor, error) {
+// investorsAt returns the investors of ids that existed at the view's
+// instant, with their records then, in the order of ids. registered, when
+// not nil, says which held a position then (read once for a fund's
+// investors); otherwise each without a record then has its registry rows
+// read.
+func (r View) investorsAt(ctx context.Context, ids []string, registered map[string]bool) ([]fund.Investor, error) {
 	ids = uniq(ids)
 	pks := make([]string, 0, len(ids))
 	for _, id := range ids {
 		pks = append(pks, InvestorPK(id))
 	}
-	recs, err := s.recordsAt(ctx, pks, at, reads)
+	recs, err := r.records(ctx, pks)
 	if err != nil {
 		return nil, fmt.Errorf("investors: %w", err)
 	}
@@ -119,7 +120,7 @@ func (s *Store) investorsAt(ctx context.Context, ids []string, at time.Time, reg
 				continue
 			}
 		} else {
-			held, err := s.fundsHeldAt(ctx, id, at, reads)
+			held, err := r.s.fundsHeldAt(ctx, id, r.rd.KnownAt, r.reads)
 			if err != nil {
 				return nil, err
 			}

@@ -147,10 +147,11 @@ func recordInstantItem(pk string, version int, at time.Time) Item {
 	return Item{PK: pk, SK: RecordInstantSK(at), Type: TypeRecordInstant, Version: version, CommittedAt: at}
 }
 
-// recordsAt reads the records of pks as stored now with consistent
-// BatchGets, then each as in force at at (recordAt); pks without a record
-// then are absent from the answer, which is keyed by partition.
-func (s *Store) recordsAt(ctx context.Context, pks []string, at time.Time, reads *Reads) (map[string]rawItem, error) {
+// records reads the records of pks with consistent BatchGets (one per
+// 100), keyed by partition: as stored now, or, as known at the view's
+// instant, each as in force then (recordAt); pks without a record (then)
+// are absent from the answer.
+func (r View) records(ctx context.Context, pks []string) (map[string]rawItem, error) {
 	out := map[string]rawItem{}
 	if len(pks) == 0 {
 		return out, nil
@@ -159,21 +160,22 @@ func (s *Store) recordsAt(ctx context.Context, pks []string, at time.Time, reads
 	for _, pk := range pks {
 		keys = append(keys, dynamo.Keys{pk, RecordSK})
 	}
-	if err := reads.spend((len(keys) + 99) / 100); err != nil {
+	if err := r.reads.spend((len(keys) + 99) / 100); err != nil {
 		return nil, err
 	}
-	rows, err := s.batchRows(ctx, keys)
+	rows, err := r.s.batchRows(ctx, keys)
 	if err != nil {
 		return nil, err
 	}
 	for _, row := range rows {
 		pk := rowString(row, AttrPK)
-		r, err := s.recordAt(ctx, pk, row, at, reads)
-		if err != nil {
-			return nil, err
+		if r.rd.Past {
+			if row, err = r.s.recordAt(ctx, pk, row, r.rd.KnownAt, r.reads); err != nil {
+				return nil, err
+			}
 		}
-		if r != nil {
-			out[pk] = r
+		if row != nil {
+			out[pk] = row
 		}
 	}
 	return out, nil
@@ -195,10 +197,12 @@ func investorRecordOf(row rawItem) (*fund.InvestorRecord, error) {
 	return it.record(), nil
 }
 
-// RecordNamesAt is RecordNames as known at at: the names given by the
-// records' versions in force then (recordsAt: one BatchGet per 100, and a
-// Query and a GetItem for each record replaced since).
-func (s *Store) RecordNamesAt(ctx context.Context, funds, investors []string, at time.Time, reads *Reads) (map[string]string, map[string]string, error) {
+// RecordNames returns the names the records of funds and investors give
+// them, by ID (records: one BatchGet per 100, and as known at the view's
+// instant a Query and a GetItem for each record replaced since); an ID
+// without a record (then) has none. It names what the caller may already
+// read, and asks nothing of the viewer.
+func (r View) RecordNames(ctx context.Context, funds, investors []string) (map[string]string, map[string]string, error) {
 	fundNames, investorNames := map[string]string{}, map[string]string{}
 	pks := make([]string, 0, len(funds)+len(investors))
 	for _, f := range uniq(funds) {
@@ -207,7 +211,7 @@ func (s *Store) RecordNamesAt(ctx context.Context, funds, investors []string, at
 	for _, inv := range uniq(investors) {
 		pks = append(pks, InvestorPK(inv))
 	}
-	recs, err := s.recordsAt(ctx, pks, at, reads)
+	recs, err := r.records(ctx, pks)
 	if err != nil {
 		return nil, nil, fmt.Errorf("names of funds and investors: %w", err)
 	}

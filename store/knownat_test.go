@@ -107,7 +107,8 @@ func TestARecordKnownAtIsFoundInOneQuery(t *testing.T) {
 		t.Helper()
 		for v := 0; v <= versions; v++ {
 			var reads store.Reads
-			names, _, err := e.Store.RecordNamesAt(ctx, []string{"FUND_R"}, nil, t0.Add(time.Duration(v)*time.Minute+30*time.Second), &reads)
+			at := t0.Add(time.Duration(v)*time.Minute + 30*time.Second)
+			names, _, err := e.Store.As(fund.KnownAt(fund.Operator.Viewer, at)).Paying(&reads).RecordNames(ctx, []string{"FUND_R"}, nil)
 			if err != nil {
 				t.Fatalf("%s: version %d: %v", stage, v, err)
 			}

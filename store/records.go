@@ -290,37 +290,6 @@ func uniq(ids []string) []string {
 	return out
 }
 
-// RecordNames returns the names the records of funds and investors give
-// them, by ID, with one consistent BatchGet; an ID without a record has
-// none.
-func (s *Store) RecordNames(ctx context.Context, funds, investors []string) (map[string]string, map[string]string, error) {
-	fundNames, investorNames := map[string]string{}, map[string]string{}
-	funds, investors = uniq(funds), uniq(investors)
-	keys := make([]dynamo.Keyed, 0, len(funds)+len(investors))
-	for _, f := range funds {
-		keys = append(keys, dynamo.Keys{FundPK(f), RecordSK})
-	}
-	for _, inv := range investors {
-		keys = append(keys, dynamo.Keys{InvestorPK(inv), RecordSK})
-	}
-	if len(keys) == 0 {
-		return fundNames, investorNames, nil
-	}
-	rows, err := s.batchRows(ctx, keys)
-	if err != nil {
-		return nil, nil, fmt.Errorf("names of funds and investors: %w", err)
-	}
-	for _, row := range rows {
-		switch rowString(row, "Type") {
-		case TypeFundRecord:
-			fundNames[rowString(row, "FundID")] = rowString(row, "Name")
-		case TypeInvestorRecord:
-			investorNames[rowString(row, "InvestorID")] = rowString(row, "DisplayName")
-		}
-	}
-	return fundNames, investorNames, nil
-}
-
 // The records as a viewer sees them: an administrator writes and reads the
 // records of the funds it covers and of the investors holding positions of
 // them (every investor, for an administrator of every fund); an investor

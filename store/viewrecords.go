@@ -103,7 +103,7 @@ func (r View) FundsPage(ctx context.Context, limit int, start PageKey) ([]fund.F
 // ID repeated in ids is read once.
 func (r View) funds(ctx context.Context, ids []string) ([]fund.Fund, error) {
 	if r.rd.Past {
-		return r.s.fundsAt(ctx, ids, r.rd.KnownAt, r.reads)
+		return r.fundsAt(ctx, ids)
 	}
 	ids = uniq(ids)
 	if len(ids) == 0 {
@@ -217,7 +217,7 @@ func (r View) Investor(ctx context.Context, inv string) (fund.Investor, error) {
 		if before, err := r.beforeFeed(ctx); err != nil || before {
 			return fund.Investor{}, cmp.Or(err, investorNotFound(inv))
 		}
-		is, err := r.s.investorsAt(ctx, []string{inv}, r.rd.KnownAt, nil, r.reads)
+		is, err := r.investorsAt(ctx, []string{inv}, nil)
 		if err != nil || len(is) == 0 {
 			return fund.Investor{}, cmp.Or(err, investorNotFound(inv))
 		}
@@ -301,7 +301,7 @@ func (r View) InvestorsPage(ctx context.Context, fundID string, limit int, start
 	if r.rd.Past {
 		// A fund's investor known then held a position of it then: it
 		// existed, record or not.
-		is, err = r.s.investorsAt(ctx, ids, r.rd.KnownAt, registered, r.reads)
+		is, err = r.investorsAt(ctx, ids, registered)
 	} else {
 		is, err = r.s.Investors(ctx, ids, true)
 	}
