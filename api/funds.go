@@ -79,16 +79,9 @@ func (s *server) listFundPositions(c *gin.Context) {
 	rs, next, err := s.positions.OfFund(ctx, fundID, pg.limit, pg.cursor.Key)
 	rs = registeredAt(rs, b)
 	if err == nil && len(rs) == 0 && pg.cursor.Key == nil {
-		err = funds.FundMustExist(ctx, fundID)
-		if err == nil && b.past {
-			reads := s.knownAtReads(c)
-			var had bool
-			had, err = s.docs.FundHadDocumentAt(ctx, fundID, b.knownAt, reads)
-			s.settleReads(c, reads)
-			if err == nil && !had {
-				err = fund.Errorf(fund.ENOTFOUND, "fund %s not found", fundID)
-			}
-		}
+		view, settle := s.view(c, b)
+		err = view.FundMustExist(ctx, fundID)
+		settle()
 	}
 	if err != nil {
 		writeChargeError(c, err)

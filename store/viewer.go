@@ -170,8 +170,9 @@ func (r View) FundVisible(fundID string) error {
 }
 
 // FundMustExist returns ENOTFOUND unless fundID has ever had a document,
-// read with one GetItem: what tells an empty first page of a fund's list
-// from an unknown fund.
+// read with one GetItem, and, as known at the view's instant, unless one
+// of its documents was committed by then (FundHadDocumentAt): what tells
+// an empty first page of a fund's list from an unknown fund.
 func (r View) FundMustExist(ctx context.Context, fundID string) error {
 	var it Item
 	err := r.s.table.Get(AttrPK, FundPK(fundID)).Range(AttrSK, dynamo.Equal, FundSK).One(ctx, &it)
@@ -180,6 +181,13 @@ func (r View) FundMustExist(ctx context.Context, fundID string) error {
 	}
 	if err != nil {
 		return fmt.Errorf("fund %s: %w", fundID, err)
+	}
+	if r.rd.Past {
+		had, err := r.s.FundHadDocumentAt(ctx, fundID, r.rd.KnownAt, r.reads)
+		if err == nil && !had {
+			err = fundNotFound(fundID)
+		}
+		return err
 	}
 	return nil
 }
