@@ -165,64 +165,6 @@ func (r View) overviewAt(ctx context.Context, doc string) (Snapshot, error) {
 	return snap, nil
 }
 
-// versionsAt is Versions' first page as known at the view's instant: the
-// record of the version known then as the latest, and a page of the
-// records of the versions up to it (none committed later), newest first.
-// The pages after the first are read below the known version
-// (versionsBelow). It returns ENOTFOUND as overviewAt does.
-func (r View) versionsAt(ctx context.Context, doc string, from, to fund.Date, limit int) (fund.DocumentHeader, []fund.DocumentHeader, PageKey, error) {
-	k, err := r.knownAt(ctx, doc)
-	if err != nil {
-		return fund.DocumentHeader{}, nil, nil, err
-	}
-	rec, err := r.s.recordOf(ctx, &k)
-	if err != nil {
-		return fund.DocumentHeader{}, nil, nil, err
-	}
-	history, next, err := r.s.historyPage(ctx, rec, from, to, limit, nil)
-	if err != nil {
-		return fund.DocumentHeader{}, nil, nil, err
-	}
-	return rec.Header(), history, next, nil
-}
-
-// versionsBelow is a later page of Versions, read below version latest,
-// which its first page showed as the latest (a cursor pins it), with one
-// GetItem of that version's record: so a restatement since the first page
-// changes no later one. It returns ENOTFOUND as Versions does.
-func (r View) versionsBelow(ctx context.Context, doc string, latest int, from, to fund.Date, limit int, start PageKey) (fund.DocumentHeader, []fund.DocumentHeader, PageKey, error) {
-	rec, err := r.s.versionRecord(ctx, doc, latest)
-	if err != nil {
-		return fund.DocumentHeader{}, nil, nil, fmt.Errorf("document %s version %d: %w", doc, latest, err)
-	}
-	if rec == nil {
-		return fund.DocumentHeader{}, nil, nil, notFound(doc)
-	}
-	if err := r.visible(doc, rec.FundID, nil); err != nil {
-		return fund.DocumentHeader{}, nil, nil, err
-	}
-	history, next, err := r.s.historyPage(ctx, rec, from, to, limit, start)
-	if err != nil {
-		return fund.DocumentHeader{}, nil, nil, err
-	}
-	return rec.Header(), history, next, nil
-}
-
-// latestDocumentAt is LatestDocument as known at the view's instant: the
-// record of the version known then. It returns ENOTFOUND as overviewAt
-// does.
-func (r View) latestDocumentAt(ctx context.Context, doc string) (fund.DocumentHeader, error) {
-	k, err := r.knownAt(ctx, doc)
-	if err != nil {
-		return fund.DocumentHeader{}, err
-	}
-	rec, err := r.s.recordOf(ctx, &k)
-	if err != nil {
-		return fund.DocumentHeader{}, err
-	}
-	return rec.Header(), nil
-}
-
 // versionAsKnownAt is Version as known at the view's instant: version n
 // whole, when it was committed at or before it. A version committed later
 // is ENOTFOUND, exactly as a version the document does not have.

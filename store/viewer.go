@@ -70,38 +70,62 @@ func (r View) detailed(ctx context.Context, doc string, err error) error {
 	return err
 }
 
-// LatestDocument is Store.LatestDocument as the viewer sees it: one GetItem
-// (as known at the view's instant: latestDocumentAt). It returns ENOTFOUND
-// for an unknown document and for one of a fund the viewer does not cover.
+// LatestDocument returns the record of the version of doc the view reads
+// (latestRecord). It returns ENOTFOUND for an unknown document and for one
+// of a fund the viewer does not cover.
 func (r View) LatestDocument(ctx context.Context, doc string) (fund.DocumentHeader, error) {
-	if r.rd.Past {
-		return r.latestDocumentAt(ctx, doc)
-	}
-	h, err := r.s.LatestDocument(ctx, doc)
-	if err = r.visible(doc, h.FundID, err); err != nil {
+	rec, err := r.latestRecord(ctx, doc)
+	if err != nil {
 		return fund.DocumentHeader{}, err
 	}
-	return h, nil
+	return rec.Header(), nil
+}
+
+// latestRecord reads the record of the version of doc the view reads: the
+// latest, with one GetItem, or the one known at the view's instant (knownAt,
+// then recordOf). It returns ENOTFOUND for an unknown document, for one of
+// a fund the viewer does not cover, and for one first committed after the
+// view's instant.
+func (r View) latestRecord(ctx context.Context, doc string) (*Item, error) {
+	if r.rd.Past {
+		k, err := r.knownAt(ctx, doc)
+		if err != nil {
+			return nil, err
+		}
+		return r.s.recordOf(ctx, &k)
+	}
+	rec, err := r.s.latestRecord(ctx, doc)
+	if err == nil {
+		err = r.visible(doc, rec.FundID, nil)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return rec, nil
 }
 
 // Versions returns a document's latest record and a page of its history
-// records (historyPage): the latest record is read first, with one
-// GetItem, so another fund's document is refused before its history is read.
-// As known at the view's instant, the latest is the version known then
-// (versionsAt). A later page names the version its first page showed as
-// the latest (pinned), below which it is read whatever was committed since
-// (versionsBelow); pinned is 0 for a first page. It returns ENOTFOUND for
-// an unknown document and for one of a fund the viewer does not cover.
+// records up to it (historyPage). The latest record is read first
+// (latestRecord), so another fund's document is refused before its history
+// is read; as known at the view's instant, no version committed later is
+// listed. A later page names the version its first page showed as the
+// latest (pinned, which a cursor keeps; 0 for a first page), whose record
+// it reads with one GetItem, so a restatement since the first page
+// changes no later one. It returns ENOTFOUND for an unknown document and
+// for one of a fund the viewer does not cover.
 func (r View) Versions(ctx context.Context, doc string, pinned int, from, to fund.Date, limit int, start PageKey) (fund.DocumentHeader, []fund.DocumentHeader, PageKey, error) {
-	switch {
-	case pinned > 0:
-		return r.versionsBelow(ctx, doc, pinned, from, to, limit, start)
-	case r.rd.Past:
-		return r.versionsAt(ctx, doc, from, to, limit)
-	}
-	latest, err := r.s.latestRecord(ctx, doc)
-	if err == nil {
-		err = r.visible(doc, latest.FundID, nil)
+	var latest *Item
+	var err error
+	if pinned > 0 {
+		if latest, err = r.s.versionRecord(ctx, doc, pinned); err != nil {
+			err = fmt.Errorf("document %s version %d: %w", doc, pinned, err)
+		} else if latest == nil {
+			err = notFound(doc)
+		} else {
+			err = r.visible(doc, latest.FundID, nil)
+		}
+	} else {
+		latest, err = r.latestRecord(ctx, doc)
 	}
 	if err != nil {
 		return fund.DocumentHeader{}, nil, nil, err
