@@ -165,23 +165,6 @@ func (r View) overviewAt(ctx context.Context, doc string) (Snapshot, error) {
 	return snap, nil
 }
 
-// versionAsKnownAt is Version as known at the view's instant: version n
-// whole, when it was committed at or before it. A version committed later
-// is ENOTFOUND, exactly as a version the document does not have.
-func (r View) versionAsKnownAt(ctx context.Context, doc string, n int) (fund.Document, error) {
-	k, err := r.knownAt(ctx, doc)
-	if err != nil {
-		return fund.Document{}, err
-	}
-	if n > k.Version {
-		return fund.Document{}, fund.Errorf(fund.ENOTFOUND, "document %s has no version %d", doc, n)
-	}
-	if n == k.Version {
-		return r.s.readVersion(ctx, doc, k.CommitID)
-	}
-	return r.s.version(ctx, doc, n)
-}
-
 // documentPositionAt is DocumentPosition as known at the view's instant: the position's
 // items in the version known then, with one Query of that version's
 // partition. kind, when not empty, keeps the item of that kind only. It

@@ -138,13 +138,24 @@ func (r View) Versions(ctx context.Context, doc string, pinned int, from, to fun
 }
 
 // Version returns version n of a document whole, positions included: one
-// GetItem finds the version's record, one Query reads its partition. It
-// returns ENOTFOUND for an unknown document, for one of a fund the viewer
-// does not cover, and for a version a visible document does not have (as
-// known at the view's instant, also one committed later: versionAsKnownAt).
+// GetItem finds the version's record, one Query reads its partition. As
+// known at the view's instant, the version known then (knownAt) needs no
+// record, and a version committed later is ENOTFOUND, exactly as a version
+// the document does not have. It returns ENOTFOUND for an unknown
+// document, for one of a fund the viewer does not cover, and for a version
+// a visible document does not have.
 func (r View) Version(ctx context.Context, doc string, n int) (fund.Document, error) {
 	if r.rd.Past {
-		return r.versionAsKnownAt(ctx, doc, n)
+		k, err := r.knownAt(ctx, doc)
+		switch {
+		case err != nil:
+			return fund.Document{}, err
+		case n > k.Version:
+			return fund.Document{}, fund.Errorf(fund.ENOTFOUND, "document %s has no version %d", doc, n)
+		case n == k.Version:
+			return r.s.readVersion(ctx, doc, k.CommitID)
+		}
+		return r.s.version(ctx, doc, n)
 	}
 	if err := r.authorize(ctx, doc); err != nil {
 		return fund.Document{}, err
