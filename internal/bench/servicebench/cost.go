@@ -423,8 +423,8 @@ func formatCost(o options, rows []*costRow) string {
 	b.WriteString("\n")
 	for _, r := range rows {
 		if r.skip == "" && r.positions > 0 {
-			fmt.Fprintf(&b, "- %s: the least the table allows (BatchWriteItem of the version's position items) consumed %s write units, the API %s: %.2f times as many. The raw writes (the store's write plan) priced by the rules come to %s write units, DynamoDB Local reported %s; the API's writes so corrected: %s; one version stores %.0f KB with its index entries.\n",
-				r.name, num(r.least.Write), num(r.api.Write), r.api.Write/r.least.Write, num(r.rawByRule.Write), num(r.raw.Write), num(r.apiByRule.Write), r.storedKB)
+			fmt.Fprintf(&b, "- %s: the least the table allows (BatchWriteItem of the version's position items) consumed %s write units. The raw writes (the store's write plan) priced by the rules come to %s write units, DynamoDB Local reported %s; the API's writes so corrected: %s, %.2f times the least; one version stores %.0f KB with its index entries.\n",
+				r.name, num(r.least.Write), num(r.rawByRule.Write), num(r.raw.Write), num(r.apiByRule.Write), r.apiByRule.Write/r.least.Write, r.storedKB)
 		}
 	}
 	for _, r := range rows {
