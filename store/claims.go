@@ -96,9 +96,9 @@ func (s *Store) claimLease() time.Duration {
 var errClaimRace = errors.New("a position claim changed while claiming")
 
 // claim takes every claim d needs that is not permanent yet. A position
-// that replaced (the committed version d replaces; nil for none) reports
-// for the same investor in the same currency is not read: its claim is
-// d's fund's, confirmed or held by a committed fence. It returns ECONFLICT
+// that replaced (the committed, materialized version d replaces; nil for
+// none) reports for the same investor in the same currency is not read:
+// its claim is d's fund's, confirmed. It returns ECONFLICT
 // if a position belongs to another fund, investor or currency (or is being
 // claimed for one by a live writer), and errClaimRace if a claim changed
 // meanwhile; in both cases nothing is left held.

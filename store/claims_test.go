@@ -336,3 +336,29 @@ func TestARestatementOfKnownPositionsTakesNoClaim(t *testing.T) {
 		t.Fatalf("a new document of known positions made %v: want one BatchGetItem of the claims and no fence", got)
 	}
 }
+
+// TestTheNextWriteConfirmsTheClaimsOfAVersionThatDiedAfterItsFlip: a
+// version whose writer died between its flip and the confirmation of its
+// new positions' claims leaves them pending and unlisted; the document's
+// next write, of other content, confirms and lists them.
+func TestTheNextWriteConfirmsTheClaimsOfAVersionThatDiedAfterItsFlip(t *testing.T) {
+	e := fundtest.New(t)
+	e.Store.OnCommit = func() { e.Faults.FailAfterWrites(0) } // nothing after the flip reaches the table
+	if _, err := e.Store.Restate(ctx, doc("D1", "F1", 100, "POS_1", "POS_2"), nil); err == nil {
+		t.Fatal("the write that died after its flip succeeded")
+	}
+	e.Faults.Disarm()
+	e.Store.OnCommit = nil
+	if got := registered(t, e, "POS_1", []string{"F1"}, []string{"INV_1"}); len(got) != 0 {
+		t.Fatalf("a position of the unconfirmed version is listed: %v", got)
+	}
+	if _, err := e.Store.Restate(ctx, doc("D1", "F1", 200, "POS_1", "POS_2"), nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, pos := range []string{"POS_1", "POS_2"} {
+		inv := "INV_" + strings.TrimPrefix(pos, "POS_")
+		if got := registered(t, e, pos, []string{"F1"}, []string{inv}); len(got) == 0 {
+			t.Errorf("%s is not listed after the next write", pos)
+		}
+	}
+}

@@ -325,8 +325,15 @@ func (s *Store) write(ctx context.Context, d fund.Document, ifMatch *int, mode w
 		if err != nil {
 			return Written{}, err
 		}
+		// The replaced version's claims are its fund's once it is
+		// materialized (its claims confirmed); until then this write
+		// reads them, joins any still pending and confirms them.
+		carried := replaced
+		if head != nil && !head.Materialized {
+			carried = nil
+		}
 		cctx, endClaim := s.enter(ctx, PhaseClaim)
-		cl, err := s.claim(cctx, &d, replaced, requestIndex)
+		cl, err := s.claim(cctx, &d, carried, requestIndex)
 		endClaim()
 		if errors.Is(err, errClaimRace) {
 			if attempt < maxCommitAttempts {
