@@ -77,8 +77,7 @@ func TestInterruptedRestatementNeverMixesVersions(t *testing.T) {
 		}
 	}
 	// The flip is the first transaction after staging's first batch write
-	// (new position IDs are claimed in transactions before staging; their
-	// claims are confirmed with batch writes after the flip).
+	// (new position IDs are claimed in transactions before staging).
 	firstBatch := slices.Index(writes, "BatchWriteItem")
 	flip := -1
 	for i := firstBatch + 1; firstBatch >= 0 && i < len(writes); i++ {

@@ -206,8 +206,8 @@ func TestRestatementSurvivesDynamoDBBeingKilled(t *testing.T) {
 
 	// Learn the writes of one restatement: the key's claim (write 1),
 	// claiming new positions and staging the version partition, the flip,
-	// confirming the claims (batch writes) beside materializing the latest
-	// view (transactions), dropping the claims' fence, marking the head
+	// confirming the claims beside materializing the latest view (both
+	// transactions), dropping the claims' fence, marking the head
 	// materialized, storing the response.
 	s.Counter.Reset()
 	base := s.hook.Writes()

@@ -3,10 +3,8 @@ package imports
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	"github.com/fundsvc/fundsvc/fund"
-	"golang.org/x/sync/errgroup"
 )
 
 // The results of committing one document (Outcome.Result); they are the
@@ -37,54 +35,38 @@ type Summary struct {
 	Created, Restated, Unchanged, Refused int
 }
 
-// commitConcurrency is how many of a file's documents Commit writes at
-// once: each is written by the commit protocol on its own, with the
-// store's own parallelism inside, so a few at once keep the table busy
-// while one waits on a round trip.
-const commitConcurrency = 4
-
-// Commit writes file's documents, up to commitConcurrency at once, each
-// through write, and calls done (when not nil, never two calls at once)
-// with each one's index in file.Documents and outcome as soon as it is
-// known. A refused document does not stop the others: each is all or
-// nothing on its own, so a run cut short and run again writes only what
-// is missing (the rest is Unchanged). A file with problems (file.Errors)
-// is not committed at all: Commit returns EINVALID having called write
-// for none.
+// Commit writes file's documents one after the other, in file order, each
+// through write, and calls done (when not nil) with each one's index in
+// file.Documents and outcome as soon as it is known. A refused document
+// does not stop the others: each is all or nothing on its own, so a run cut
+// short and run again writes only what is missing (the rest is Unchanged).
+// A file with problems (file.Errors) is not committed at all: Commit
+// returns EINVALID having called write for none.
 func Commit(ctx context.Context, file *File, write Write, done func(i int, o Outcome)) (Summary, error) {
 	var sum Summary
 	if len(file.Errors) > 0 {
 		return sum, fund.Invalid("file", "the file has %d problems; nothing was written", len(file.Errors)+file.MoreProblems)
 	}
-	var mu sync.Mutex
-	var g errgroup.Group
-	g.SetLimit(commitConcurrency)
 	for i, d := range file.Documents {
-		g.Go(func() error {
-			var o Outcome
-			version, unchanged, err := write(ctx, d.Document)
-			mu.Lock()
-			defer mu.Unlock()
-			switch {
-			case err != nil:
-				o = Outcome{Result: Refused, Err: fmt.Errorf("document %s: %w", d.ID, err)}
-				sum.Refused++
-			case unchanged:
-				o = Outcome{Result: Unchanged, Version: version}
-				sum.Unchanged++
-			case version == 1:
-				o = Outcome{Result: Created, Version: version}
-				sum.Created++
-			default:
-				o = Outcome{Result: Restated, Version: version}
-				sum.Restated++
-			}
-			if done != nil {
-				done(i, o)
-			}
-			return nil
-		})
+		var o Outcome
+		version, unchanged, err := write(ctx, d.Document)
+		switch {
+		case err != nil:
+			o = Outcome{Result: Refused, Err: fmt.Errorf("document %s: %w", d.ID, err)}
+			sum.Refused++
+		case unchanged:
+			o = Outcome{Result: Unchanged, Version: version}
+			sum.Unchanged++
+		case version == 1:
+			o = Outcome{Result: Created, Version: version}
+			sum.Created++
+		default:
+			o = Outcome{Result: Restated, Version: version}
+			sum.Restated++
+		}
+		if done != nil {
+			done(i, o)
+		}
 	}
-	_ = g.Wait() // every call returns nil: a refusal is an outcome
 	return sum, nil
 }

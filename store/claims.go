@@ -80,7 +80,7 @@ type fenceItem struct {
 type claims struct {
 	fence string      // the fence's key, empty if the writer holds no claim
 	doc   string      // the document written
-	held  []claimItem // the pending claims that name the fence, as stored
+	held  []claimItem // the pending claims that name the fence
 }
 
 // claimLease returns the configured lease, or the default.
@@ -135,7 +135,6 @@ func (s *Store) claim(ctx context.Context, d, replaced *fund.Document, requestIn
 			fresh = append(fresh, want)
 		case c.FundID == d.FundID && c.InvestorID == p.InvestorID && (c.Currency == "" || c.Currency == d.Currency):
 			if !c.permanent() {
-				want.CreatedAt = c.CreatedAt // the position was registered by the claim's first writer
 				join = append(join, want)
 			}
 		case c.permanent():
@@ -349,13 +348,13 @@ func (s *Store) release(ctx context.Context, cl *claims) (revoked bool) {
 }
 
 // confirm makes the claims of a committed version permanent and lists each
-// position in its fund: the registry row of a position exists only once a
+// position in its fund, the claim and the registry row of a position in
+// one transaction: the registry row of a position exists only once a
 // committed document names it. held are the claims that were pending when
-// the version was staged, as stored; nil means "find out", for a call that
-// finishes another's commit. The writes are unconditional puts, in
-// BatchWriteItem requests: the version's committed fence keeps every held
-// claim from being taken over, so each claim is put as it is, confirmed,
-// and a registry row is the same whoever writes it.
+// the version was staged; nil means "find out", for a call that finishes
+// another's commit. (Transactions, not BatchWriteItem: on DynamoDB Local
+// with its tables on disk, the bench's, a batch's puts cost several times
+// a transaction's.)
 func (s *Store) confirm(ctx context.Context, d *fund.Document, held []claimItem) error {
 	if held == nil {
 		var err error
@@ -363,25 +362,42 @@ func (s *Store) confirm(ctx context.Context, d *fund.Document, held []claimItem)
 			return err
 		}
 	}
-	puts := make([]any, 0, 2*len(held))
-	noted := map[string]bool{} // an investor's note in the fund (records.go), once
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(s.parallelism())
+	const perTx = 33 // at most three items a position
+	// Each investor's note in the fund (records.go) is written by the
+	// transaction of its first position only: no transaction may write one
+	// item twice, and two concurrent ones writing it would conflict.
+	noteAt := map[string]string{}
 	for _, c := range held {
-		c.Confirmed, c.Holders = true, nil
-		puts = append(puts, c, Item{
-			PK: FundPK(d.FundID), SK: FundPositionSK(c.PositionID), Type: TypePosition,
-			GSI2PK: InvestorGSI2PK(c.InvestorID), GSI2SK: InvestorPositionGSI2SK(c.PositionID),
-			InvestorID: c.InvestorID, PositionID: c.PositionID, CreatedAt: d.CreatedAt, DocumentFields: fund.DocumentFields{FundID: d.FundID, Currency: d.Currency},
-		})
-		if !noted[c.InvestorID] {
-			noted[c.InvestorID] = true
-			puts = append(puts, Item{
-				PK: FundPK(d.FundID), SK: FundInvestorSK(c.InvestorID), Type: TypeFundInvestor,
-				GSI1PK: InvestorsGSI1PK(c.InvestorID), GSI1SK: FundInvestorGSI1SK(c.InvestorID, d.FundID),
-				InvestorID: c.InvestorID, DocumentFields: fund.DocumentFields{FundID: d.FundID},
-			})
+		if _, ok := noteAt[c.InvestorID]; !ok {
+			noteAt[c.InvestorID] = c.PositionID
 		}
 	}
-	if err := s.batchPut(ctx, puts); err != nil {
+	for i := 0; i < len(held); i += perTx {
+		part := held[i:min(i+perTx, len(held))]
+		g.Go(func() error {
+			tx := s.db.WriteTx()
+			for _, c := range part {
+				if noteAt[c.InvestorID] == c.PositionID {
+					tx = tx.Put(s.table.Put(Item{
+						PK: FundPK(d.FundID), SK: FundInvestorSK(c.InvestorID), Type: TypeFundInvestor,
+						GSI1PK: InvestorsGSI1PK(c.InvestorID), GSI1SK: FundInvestorGSI1SK(c.InvestorID, d.FundID),
+						InvestorID: c.InvestorID, DocumentFields: fund.DocumentFields{FundID: d.FundID},
+					}))
+				}
+				tx = tx.Update(s.table.Update(AttrPK, PositionClaimPK(c.PositionID)).Range(AttrSK, PositionClaimSK).Set("Confirmed", true).
+					If("$ = ? AND $ = ?", "FundID", d.FundID, "InvestorID", c.InvestorID)).
+					Put(s.table.Put(Item{
+						PK: FundPK(d.FundID), SK: FundPositionSK(c.PositionID), Type: TypePosition,
+						GSI2PK: InvestorGSI2PK(c.InvestorID), GSI2SK: InvestorPositionGSI2SK(c.PositionID),
+						InvestorID: c.InvestorID, PositionID: c.PositionID, CreatedAt: d.CreatedAt, DocumentFields: fund.DocumentFields{FundID: d.FundID, Currency: d.Currency},
+					}))
+			}
+			return tx.Run(gctx)
+		})
+	}
+	if err := g.Wait(); err != nil {
 		return fmt.Errorf("confirm the position claims of document %s version %d: %w", d.ID, d.Version, err)
 	}
 	return nil

@@ -154,11 +154,11 @@ func commitFile(ctx context.Context, e invocation, s *store.Store, file *imports
 			log.Info("document imported", attrs...)
 		}
 	}
-	refusals := make([]string, len(file.Documents)) // by document, in file order
+	var refusals []string
 	sum, err := imports.Commit(ctx, file, write, func(i int, o imports.Outcome) {
 		done(i, o)
 		if o.Err != nil {
-			refusals[i] = fmt.Sprintf("  %s (rows %s): %s", file.Documents[i].ID, rowList(file.Documents[i].Rows), refusalMessage(o.Err))
+			refusals = append(refusals, fmt.Sprintf("  %s (rows %s): %s", file.Documents[i].ID, rowList(file.Documents[i].Rows), refusalMessage(o.Err)))
 		}
 	})
 	if bar != nil {
@@ -170,9 +170,7 @@ func commitFile(ctx context.Context, e invocation, s *store.Store, file *imports
 	fmt.Fprintf(e.stdout, "imported %s: %d documents: %d created, %d restated, %d unchanged, %d refused\n",
 		path, total, sum.Created, sum.Restated, sum.Unchanged, sum.Refused)
 	for _, r := range refusals {
-		if r != "" {
-			fmt.Fprintln(e.stdout, r)
-		}
+		fmt.Fprintln(e.stdout, r)
 	}
 	if sum.Refused > 0 {
 		if ctx.Err() != nil {
