@@ -7,7 +7,9 @@
 // a list of maps), the commit protocol that makes a
 // version of any size visible at once (store.go, claims.go;
 // docs/commit-protocol.md) and its requests (plan.go: WritePlan gives them
-// to the benchmark's raw baseline); Write, which also answers what a
+// to tests that write many versions fast, and the least the table allows
+// for a version to the benchmark), each step a Phase whose time, requests
+// and items are counted (phases.go, WritePhases); Write, which also answers what a
 // restatement changed (fund.Compare), and Void (void.go), which writes a
 // version with no position marked voided through the same protocol;
 // idempotency records (idempotency.go), table
