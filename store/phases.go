@@ -33,6 +33,16 @@ type PhaseTotals struct {
 	Items    int     // the items those requests wrote, or read
 }
 
+// Add returns t + o.
+func (t PhaseTotals) Add(o PhaseTotals) PhaseTotals {
+	return PhaseTotals{Seconds: t.Seconds + o.Seconds, Requests: t.Requests + o.Requests, Items: t.Items + o.Items}
+}
+
+// Sub returns t - o: what was spent between an earlier reading, o, and t.
+func (t PhaseTotals) Sub(o PhaseTotals) PhaseTotals {
+	return PhaseTotals{Seconds: t.Seconds - o.Seconds, Requests: t.Requests - o.Requests, Items: t.Items - o.Items}
+}
+
 // WritePhases is the totals of every phase so far, for a store on a client
 // NewDB made (empty otherwise).
 func (s *Store) WritePhases() map[Phase]PhaseTotals {
@@ -65,8 +75,7 @@ func (m *meter) addPhase(p Phase, t PhaseTotals) {
 	if m.phases == nil {
 		m.phases = map[Phase]PhaseTotals{}
 	}
-	o := m.phases[p]
-	m.phases[p] = PhaseTotals{Seconds: o.Seconds + t.Seconds, Requests: o.Requests + t.Requests, Items: o.Items + t.Items}
+	m.phases[p] = m.phases[p].Add(t)
 }
 
 // countPhase adds one request of a tagged context to its phase: the items

@@ -17,8 +17,7 @@ func phasesOf(t *testing.T, s *store.Store, write func() error) map[store.Phase]
 	}
 	out := map[store.Phase]store.PhaseTotals{}
 	for p, a := range s.WritePhases() {
-		b := before[p]
-		out[p] = store.PhaseTotals{Seconds: a.Seconds - b.Seconds, Requests: a.Requests - b.Requests, Items: a.Items - b.Items}
+		out[p] = a.Sub(before[p])
 	}
 	return out
 }

@@ -332,9 +332,8 @@ func measureCost(ctx context.Context, o options, svc *service, r *raw, pools []*
 		}
 		row.phases = map[store.Phase]store.PhaseTotals{}
 		for ph, a := range phasesAfter {
-			b := phasesBefore[ph]
-			row.phases[ph] = store.PhaseTotals{Seconds: (a.Seconds - b.Seconds) / float64(writes),
-				Requests: (a.Requests - b.Requests) / writes, Items: (a.Items - b.Items) / writes}
+			d := a.Sub(phasesBefore[ph])
+			row.phases[ph] = store.PhaseTotals{Seconds: d.Seconds / float64(writes), Requests: d.Requests / writes, Items: d.Items / writes}
 		}
 		before := r.store.Consumed().Total()
 		for k := range writes {

@@ -127,18 +127,13 @@ func (r *raw) restate(ctx context.Context, d fund.Document, prev fund.DocumentHe
 		return err
 	}
 	v := p.Document.Version
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(max(1, r.store.Parallelism))
-	for _, in := range p.Stage {
-		g.Go(func() error { return r.batchWrite(gctx, in) })
-	}
-	if err := g.Wait(); err != nil {
+	if err := r.batchWrites(ctx, p.Stage); err != nil {
 		return fmt.Errorf("stage %s version %d: %w", d.ID, v, err)
 	}
 	if _, err := r.client.TransactWriteItems(ctx, p.Commit); err != nil {
 		return fmt.Errorf("commit %s version %d: %w", d.ID, v, err)
 	}
-	g, gctx = errgroup.WithContext(ctx)
+	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(1, r.store.Parallelism))
 	for _, in := range p.Materialize {
 		g.Go(func() error {
@@ -155,7 +150,7 @@ func (r *raw) restate(ctx context.Context, d fund.Document, prev fund.DocumentHe
 	return nil
 }
 
-// least writes the least the table allows for version prev.Version+1 of d
+// least writes the least the table allows for the next version of d
 // (store.Plan.Least): the version's position items as the latest view
 // stores them, with their index keys, with BatchWriteItem, 25 items a
 // request, as many requests at once as the store may send (its
@@ -168,15 +163,21 @@ func (r *raw) least(ctx context.Context, d fund.Document) error {
 	if err != nil {
 		return err
 	}
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(max(1, r.store.Parallelism))
-	for _, in := range p.Least {
-		g.Go(func() error { return r.batchWrite(gctx, in) })
-	}
-	if err := g.Wait(); err != nil {
+	if err := r.batchWrites(ctx, p.Least); err != nil {
 		return fmt.Errorf("write the position items of %s: %w", d.ID, err)
 	}
 	return nil
+}
+
+// batchWrites sends BatchWriteItem requests, as many at once as the store
+// may send (its Parallelism).
+func (r *raw) batchWrites(ctx context.Context, ins []*dynamodb.BatchWriteItemInput) error {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(1, r.store.Parallelism))
+	for _, in := range ins {
+		g.Go(func() error { return r.batchWrite(gctx, in) })
+	}
+	return g.Wait()
 }
 
 // batchWrite sends one BatchWriteItem, again for any items the server left
