@@ -43,11 +43,18 @@ type Plan struct {
 	// Finish marks the head materialized, once every Materialize
 	// transaction has succeeded.
 	Finish *dynamodb.UpdateItemInput
-	// Least is the least the table allows for this version, which is
-	// not a protocol: the version's position items as the latest view
-	// stores them (with their index keys), in BatchWriteItem requests of
-	// 25 puts, unconditional. It is the benchmark's ingest baseline.
-	Least []*dynamodb.BatchWriteItemInput
+}
+
+// Least is the least the table allows for p's version, which is not a
+// protocol: the version's position items as the latest view stores them
+// (with their index keys), in BatchWriteItem requests of 25 puts,
+// unconditional. It is the benchmark's ingest baseline.
+func (s *Store) Least(p Plan) ([]*dynamodb.BatchWriteItemInput, error) {
+	var latest []any
+	for _, it := range positionItems(&p.Document, true) {
+		latest = append(latest, it)
+	}
+	return s.batchRequests(latest)
 }
 
 // WritePlan returns the writes Restate makes to store d as the version after
@@ -96,13 +103,6 @@ func (s *Store) WritePlanAfter(d fund.Document, head *Item) (Plan, error) {
 		return Plan{}, err
 	}
 	p.Finish = s.finishRequest(&d)
-	var latest []any
-	for _, it := range positionItems(&d, true) {
-		latest = append(latest, it)
-	}
-	if p.Least, err = s.batchRequests(latest); err != nil {
-		return Plan{}, err
-	}
 	return p, nil
 }
 

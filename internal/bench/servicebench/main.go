@@ -14,7 +14,7 @@
 //   - times restatements of a 100- and a 1,000-position document (PUT)
 //     against the least the table allows for the same version: its
 //     position items, with their index keys, in BatchWriteItem requests
-//     (store.Plan.Least), and reports where the API's versions spend their
+//     (store.Store.Least), and reports where the API's versions spend their
 //     time, by phase (store.Phase, off /metrics);
 //   - each at concurrency 1 and 16: p50 and p99 latency, requests per
 //     second, and API ÷ raw, against the targets;

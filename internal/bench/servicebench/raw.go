@@ -151,7 +151,7 @@ func (r *raw) restate(ctx context.Context, d fund.Document, prev fund.DocumentHe
 }
 
 // least writes the least the table allows for the next version of d
-// (store.Plan.Least): the version's position items as the latest view
+// (store.Store.Least): the version's position items as the latest view
 // stores them, with their index keys, with BatchWriteItem, 25 items a
 // request, as many requests at once as the store may send (its
 // Parallelism), and nothing else. They go to a document of their own
@@ -163,7 +163,11 @@ func (r *raw) least(ctx context.Context, d fund.Document) error {
 	if err != nil {
 		return err
 	}
-	if err := r.batchWrites(ctx, p.Least); err != nil {
+	least, err := r.store.Least(p)
+	if err != nil {
+		return err
+	}
+	if err := r.batchWrites(ctx, least); err != nil {
 		return fmt.Errorf("write the position items of %s: %w", d.ID, err)
 	}
 	return nil
