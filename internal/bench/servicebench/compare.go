@@ -135,18 +135,23 @@ func readComparisons(svc, floor *service, r *raw, ds dataset) []*comparison {
 // least the table allows for the same items.
 const ingestTarget = 2.0
 
-// ingestComparison is PUT of a restatement against the least the table
-// allows for it (raw.least). With a webhook endpoint subscribed (w not
-// nil), each side first waits for the deliveries of the writes before it,
-// and the API's writes are recorded for the commit-to-delivery latency.
-func ingestComparison(name string, svc *service, r *raw, p *pool, w *webhookRun) *comparison {
-	c := &comparison{name: name, write: true, target: ingestTarget, raw: rawIngest(r, p)}
+// ingestComparison is PUT of a restatement (or, first, of version 1 of a
+// new document of new positions) against the least the table allows for
+// it (raw.least). With a webhook endpoint subscribed (w not nil), each
+// side first waits for the deliveries of the pool's writes before it, and
+// the API's writes are recorded for the commit-to-delivery latency.
+func ingestComparison(name string, svc *service, r *raw, p *pool, w *webhookRun, first bool) *comparison {
+	next, status := p.next, http.StatusOK
+	if first {
+		next, status = p.fresh, http.StatusCreated
+	}
+	c := &comparison{name: name, write: true, target: ingestTarget, raw: rawIngest(r, next, len(p.specs))}
 	if w == nil {
-		c.api = apiIngest(svc, p, nil)
+		c.api = apiIngest(svc, next, len(p.specs), status, nil)
 		return c
 	}
 	c.commits = &w.commits
-	c.api = apiIngest(svc, p, c.commits)
+	c.api = apiIngest(svc, next, len(p.specs), status, c.commits)
 	c.settle = func(ctx context.Context, next string) error { return w.settle(ctx, r, p, next) }
 	return c
 }

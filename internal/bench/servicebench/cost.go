@@ -35,6 +35,7 @@ type costRow struct {
 	// their time, per version, by phase, and the raw writes priced by the
 	// rules (what DynamoDB Local should have reported for them).
 	positions int
+	first     bool // version 1 of a new document of new positions: no raw plan replayed
 	least     store.Capacity
 	phases    map[store.Phase]store.PhaseTotals
 	rawByRule store.Capacity
@@ -305,81 +306,104 @@ func measureCost(ctx context.Context, o options, svc *service, r *raw, pools []*
 	}
 	writes := max(1, n/5)
 	for _, p := range pools {
-		name := ingestName(p.specs[0].positions)
-		row := &costRow{name: name, requests: writes, positions: p.specs[0].positions, skip: skipped[name]}
-		rows = append(rows, row)
-		if row.skip != "" {
-			continue
-		}
-		phasesBefore, err := scrapePhases(ctx, svc)
-		if err != nil {
-			return nil, err
-		}
-		row.api, err = apiCapacity(ctx, svc, writes, func(k int) error {
-			body, err := requestBody(p.next(k % len(p.specs)))
-			if err != nil {
-				return err
-			}
-			_, _, err = svc.expect(ctx, http.StatusOK, http.MethodPut, "/v1/documents/"+p.specs[k%len(p.specs)].id, body)
-			return err
-		})
-		if err != nil {
-			return nil, fmt.Errorf("capacity of %s: %w", name, err)
-		}
-		phasesAfter, err := scrapePhases(ctx, svc)
-		if err != nil {
-			return nil, err
-		}
-		row.phases = map[store.Phase]store.PhaseTotals{}
-		for ph, a := range phasesAfter {
-			d := a.Sub(phasesBefore[ph])
-			row.phases[ph] = store.PhaseTotals{Seconds: d.Seconds / float64(writes), Requests: d.Requests / writes, Items: d.Items / writes}
-		}
-		before := r.store.Consumed().Total()
-		for k := range writes {
-			if err := r.least(ctx, p.next(k%len(p.specs))); err != nil {
-				return nil, fmt.Errorf("capacity of %s, least: %w", name, err)
-			}
-		}
-		row.least = per(r.store.Consumed().Total().Sub(before), writes)
-		if err := p.refresh(ctx, r); err != nil {
-			return nil, err
-		}
-		before = r.store.Consumed().Total()
-		var minimum, byRule store.Capacity
-		for k := range writes {
-			j := k % len(p.specs)
-			d := p.next(j)
-			prev := fund.DocumentHeader{Version: p.versions[j], DocumentFields: fund.DocumentFields{AsOf: d.AsOf}}
-			plan, err := r.store.WritePlan(d, &prev)
+		for _, first := range []bool{true, false} {
+			row, err := ingestCost(ctx, svc, r, p, writes, first, skipped)
 			if err != nil {
 				return nil, err
 			}
-			ps := planCost(plan)
-			minimum, byRule = minimum.Add(ps.minimum), byRule.Add(ps.byRule)
-			row.items += float64(ps.items) / float64(writes)
-			row.kb += float64(ps.bytes) / 1024 / float64(writes)
-			row.storedKB += ps.storedKB / float64(writes)
-			row.tableKB += ps.tableKB / float64(writes)
-			row.versionKB += ps.versionKB / float64(writes)
-			row.historyBytes = max(row.historyBytes, ps.historyBytes)
-			if err := r.restate(ctx, d, prev); err != nil {
-				return nil, fmt.Errorf("capacity of %s, raw: %w", name, err)
-			}
-			p.versions[j]++
+			rows = append(rows, row)
 		}
-		row.raw, row.min, row.rawByRule = per(r.store.Consumed().Total().Sub(before), writes), per(minimum, writes), per(byRule, writes)
-		// DynamoDB Local reports less than DynamoDB's rules give for the
-		// materialize transactions (see docs/benchmarks.md); the API sends
-		// the same plan, so its writes are corrected by what the raw
-		// writes missed, for the cost model.
-		row.apiByRule = row.api
-		if miss := row.rawByRule.Write - row.raw.Write; miss > 0 {
-			row.apiByRule.Write += miss
-		}
-		fmt.Printf("  capacity of %-26s API %s, raw %s, minimum %s\n", name, units(row.api), units(row.raw), units(row.min))
 	}
 	return rows, nil
+}
+
+// ingestCost measures the capacity and the phases of writes versions of
+// the pool's documents (first: of new documents, each of new positions)
+// through the API, and the least the table allows for the same; for a
+// restatement, also the store's write plan replayed raw and priced by the
+// rules.
+func ingestCost(ctx context.Context, svc *service, r *raw, p *pool, writes int, first bool, skipped map[string]string) (*costRow, error) {
+	name, next, status := ingestName(p.specs[0].positions), p.next, http.StatusOK
+	if first {
+		name, next, status = firstName(p.specs[0].positions), p.fresh, http.StatusCreated
+	}
+	row := &costRow{name: name, requests: writes, positions: p.specs[0].positions, first: first, skip: skipped[name]}
+	if row.skip != "" {
+		return row, nil
+	}
+	phasesBefore, err := scrapePhases(ctx, svc)
+	if err != nil {
+		return nil, err
+	}
+	row.api, err = apiCapacity(ctx, svc, writes, func(k int) error {
+		d := next(k % len(p.specs))
+		body, err := requestBody(d)
+		if err != nil {
+			return err
+		}
+		_, _, err = svc.expect(ctx, status, http.MethodPut, "/v1/documents/"+d.ID, body)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("capacity of %s: %w", name, err)
+	}
+	phasesAfter, err := scrapePhases(ctx, svc)
+	if err != nil {
+		return nil, err
+	}
+	row.phases = map[store.Phase]store.PhaseTotals{}
+	for ph, a := range phasesAfter {
+		d := a.Sub(phasesBefore[ph])
+		row.phases[ph] = store.PhaseTotals{Seconds: d.Seconds / float64(writes), Requests: d.Requests / writes, Items: d.Items / writes}
+	}
+	before := r.store.Consumed().Total()
+	for k := range writes {
+		if err := r.least(ctx, next(k%len(p.specs))); err != nil {
+			return nil, fmt.Errorf("capacity of %s, least: %w", name, err)
+		}
+	}
+	row.least = per(r.store.Consumed().Total().Sub(before), writes)
+	row.apiByRule = row.api
+	if first {
+		fmt.Printf("  capacity of %-26s API %s, least %s\n", name, units(row.api), units(row.least))
+		return row, nil
+	}
+	if err := p.refresh(ctx, r); err != nil {
+		return nil, err
+	}
+	before = r.store.Consumed().Total()
+	var minimum, byRule store.Capacity
+	for k := range writes {
+		j := k % len(p.specs)
+		d := p.next(j)
+		prev := fund.DocumentHeader{Version: p.versions[j], DocumentFields: fund.DocumentFields{AsOf: d.AsOf}}
+		plan, err := r.store.WritePlan(d, &prev)
+		if err != nil {
+			return nil, err
+		}
+		ps := planCost(plan)
+		minimum, byRule = minimum.Add(ps.minimum), byRule.Add(ps.byRule)
+		row.items += float64(ps.items) / float64(writes)
+		row.kb += float64(ps.bytes) / 1024 / float64(writes)
+		row.storedKB += ps.storedKB / float64(writes)
+		row.tableKB += ps.tableKB / float64(writes)
+		row.versionKB += ps.versionKB / float64(writes)
+		row.historyBytes = max(row.historyBytes, ps.historyBytes)
+		if err := r.restate(ctx, d, prev); err != nil {
+			return nil, fmt.Errorf("capacity of %s, raw: %w", name, err)
+		}
+		p.versions[j]++
+	}
+	row.raw, row.min, row.rawByRule = per(r.store.Consumed().Total().Sub(before), writes), per(minimum, writes), per(byRule, writes)
+	// DynamoDB Local reports less than DynamoDB's rules give for the
+	// materialize transactions (see docs/benchmarks.md); the API sends
+	// the same plan, so its writes are corrected by what the raw writes
+	// missed, for the cost model.
+	if miss := row.rawByRule.Write - row.raw.Write; miss > 0 {
+		row.apiByRule.Write += miss
+	}
+	fmt.Printf("  capacity of %-26s API %s, raw %s, minimum %s\n", name, units(row.api), units(row.raw), units(row.min))
+	return row, nil
 }
 
 // formatPhases is where one ingest's versions spent their time, round
@@ -415,13 +439,20 @@ func formatCost(o options, rows []*costRow) string {
 			fmt.Fprintf(&b, "| %s | – | – | – | – | – | – | – | – | %s |\n", r.name, r.skip)
 			continue
 		}
+		if r.first {
+			fmt.Fprintf(&b, "| %s | %s | %s | – | – | – | – | – | – | – |\n", r.name, num(r.api.Read), num(r.api.Write))
+			continue
+		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %.0f | %.1f | %s |\n", r.name,
 			num(r.api.Read), num(r.api.Write), num(r.raw.Read), num(r.raw.Write), num(r.min.Read), num(r.min.Write),
 			r.items, r.kb, ratio(r.api, r.min))
 	}
 	b.WriteString("\n")
 	for _, r := range rows {
-		if r.skip == "" && r.positions > 0 {
+		if r.skip == "" && r.first {
+			fmt.Fprintf(&b, "- %s: the least the table allows consumed %s write units; the API's writes, as DynamoDB Local reported them (it reports less than the rules for transactions), %s, %.2f times the least.\n",
+				r.name, num(r.least.Write), num(r.api.Write), r.api.Write/r.least.Write)
+		} else if r.skip == "" && r.positions > 0 {
 			fmt.Fprintf(&b, "- %s: the least the table allows (BatchWriteItem of the version's position items) consumed %s write units. The raw writes (the store's write plan) priced by the rules come to %s write units, DynamoDB Local reported %s; the API's writes so corrected: %s, %.2f times the least; one version stores %.0f KB with its index entries.\n",
 				r.name, num(r.least.Write), num(r.rawByRule.Write), num(r.raw.Write), num(r.apiByRule.Write), r.apiByRule.Write/r.least.Write, r.storedKB)
 		}

@@ -110,7 +110,7 @@ func fitModel(rows []*costRow, positions int) (model, bool) {
 		case "fund documents":
 			m.listing = r.api
 		}
-		if r.positions > 0 {
+		if r.positions > 0 && !r.first {
 			ingests = append(ingests, r)
 		}
 	}

@@ -58,6 +58,19 @@ func (p *pool) next(k int) fund.Document {
 	return d
 }
 
+// fresh returns version 1 of a new document like document k: an ID and
+// positions that no document named before, so its write claims and
+// registers every position.
+func (p *pool) fresh(k int) fund.Document {
+	n := p.revision.Add(1)
+	s := p.specs[k]
+	s.id = fmt.Sprintf("%s_N%d", s.id, n)
+	s.posPrefix = fmt.Sprintf("%sN%d_", s.posPrefix, n)
+	d := makeDocument(s, int(n))
+	d.CreatedBy = "servicebench"
+	return d
+}
+
 // refresh reads every document's committed version, before raw writes
 // continue from it.
 func (p *pool) refresh(ctx context.Context, r *raw) error {
@@ -71,32 +84,34 @@ func (p *pool) refresh(ctx context.Context, r *raw) error {
 	return nil
 }
 
-// apiIngest restates documents of the pool with PUT, without If-Match;
+// apiIngest writes the documents next makes of the pool's (p.next, a
+// restatement, or p.fresh, a first version) with PUT, without If-Match;
 // each worker writes only its own documents. Each acknowledged write goes
-// into commits (nil for none) with the instant its answer was read and
+// into commits (nil for none); status is the answer each expects (201
+// for a first version) with the instant its answer was read and
 // the version its ETag names.
-func apiIngest(svc *service, p *pool, commits *commitLog) workload {
+func apiIngest(svc *service, next func(k int) fund.Document, docs int, status int, commits *commitLog) workload {
 	return func(w, conc int, rng *rand.Rand) call {
-		k := owned(rng, len(p.specs), conc, w)
-		body, err := requestBody(p.next(k))
+		d := next(owned(rng, docs, conc, w))
+		body, err := requestBody(d)
 		return func(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			version, _, err := svc.expect(ctx, http.StatusOK, http.MethodPut, "/v1/documents/"+p.specs[k].id, body)
+			version, _, err := svc.expect(ctx, status, http.MethodPut, "/v1/documents/"+d.ID, body)
 			if err == nil {
-				commits.record(p.specs[k].id, version, time.Now())
+				commits.record(d.ID, version, time.Now())
 			}
 			return err
 		}
 	}
 }
 
-// rawIngest writes the least the table allows for the same restatements
+// rawIngest writes the least the table allows for the same documents
 // (raw.least).
-func rawIngest(r *raw, p *pool) workload {
+func rawIngest(r *raw, next func(k int) fund.Document, docs int) workload {
 	return func(w, conc int, rng *rand.Rand) call {
-		d := p.next(owned(rng, len(p.specs), conc, w))
+		d := next(owned(rng, docs, conc, w))
 		return func(ctx context.Context) error { return r.least(ctx, d) }
 	}
 }

@@ -153,7 +153,7 @@ func parseFlags(args []string) (options, error) {
 		if err != nil || n < 1 || n > fund.DefaultMaxPositions {
 			return o, fmt.Errorf("-ingest: bad number of positions %q", s)
 		}
-		if o.only == nil || o.only.MatchString(ingestName(n)) {
+		if o.only == nil || o.only.MatchString(ingestName(n)) || o.only.MatchString(firstName(n)) {
 			o.ingest = append(o.ingest, n)
 		}
 	}
@@ -360,8 +360,11 @@ func newPools(ctx context.Context, store *store.Store, o options) ([]*pool, erro
 	return pools, nil
 }
 
-// ingestName names the ingest comparison of documents of n positions.
+// ingestName names the ingest comparison of restatements of documents of n
+// positions, and firstName that of their first versions.
 func ingestName(n int) string { return fmt.Sprintf("ingest, %d positions", n) }
+
+func firstName(n int) string { return fmt.Sprintf("ingest, %d new positions", n) }
 
 // compareAll measures every route against its baseline, the reads first,
 // at concurrency 1 and o.conc; the position read's floor (floor.go) is
@@ -380,7 +383,12 @@ func compareAll(ctx context.Context, o options, svc, floor *service, r *raw, poo
 		}
 	}
 	for i, n := range o.ingest {
-		comps = append(comps, ingestComparison(ingestName(n), svc, r, pools[i], wh))
+		for _, c := range []*comparison{ingestComparison(ingestName(n), svc, r, pools[i], wh, false), ingestComparison(firstName(n), svc, r, pools[i], wh, true)} {
+			if o.only != nil && !o.only.MatchString(c.name) {
+				c.skip = "not measured: -only " + o.only.String()
+			}
+			comps = append(comps, c)
+		}
 	}
 	for _, c := range comps {
 		if c.skip != "" {

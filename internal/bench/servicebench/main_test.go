@@ -82,7 +82,7 @@ func TestATinyRunReportsEveryComparison(t *testing.T) {
 
 	// Each comparison at concurrency 1 and 2, with a figure on both sides.
 	figure := `[0-9.]+ ms`
-	for _, name := range []string{"document overview", "position across documents", floorName, "position summary", "fund documents", "ingest, 5 positions"} {
+	for _, name := range []string{"document overview", "position across documents", floorName, "position summary", "fund documents", "ingest, 5 positions", "ingest, 5 new positions"} {
 		for _, conc := range []int{1, 2} {
 			row := regexp.MustCompile(fmt.Sprintf(`(?m)^\| %s \| %d \| %s \| %s \| %s \| %s \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \(p50\) \|$`,
 				regexp.QuoteMeta(name), conc, figure, figure, figure, figure))
@@ -167,6 +167,26 @@ func TestATinyRunReportsEveryComparison(t *testing.T) {
 		if !regexp.MustCompile(`(?m)^\| ` + string(phase) + ` \| [0-9.]+ \| [1-9][0-9]* \| [0-9]+ \| [0-9.]+ \|$`).MatchString(report) {
 			t.Errorf("no phase row for %s with requests in:\n%s", phase, report)
 		}
+	}
+	// A first version claims and registers every position: its phases
+	// include the claims and their confirmation, and its cost row the
+	// API's write units beside the least's.
+	if i := strings.Index(report, "Where a version of ingest, 5 new positions spends"); i < 0 {
+		t.Errorf("no phases of a first version in:\n%s", report)
+	} else {
+		section := report[i:]
+		if j := strings.Index(section[1:], "Where a version of"); j >= 0 {
+			section = section[:j+1]
+		}
+		for _, phase := range []store.Phase{store.PhaseClaim, store.PhaseConfirm} {
+			if !regexp.MustCompile(`(?m)^\| ` + string(phase) + ` \| [0-9.]+ \| [1-9][0-9]* \| [1-9][0-9]* \| [0-9.]+ \|$`).MatchString(section) {
+				t.Errorf("no %s phase with requests and items in the first version's phases:\n%s", phase, section)
+			}
+		}
+	}
+	if !regexp.MustCompile(`(?m)^\| ingest, 5 new positions \| [0-9.]+ \| [1-9][0-9.]* \| – \|`).MatchString(report) ||
+		!regexp.MustCompile(`- ingest, 5 new positions: the least the table allows consumed [1-9][0-9.]* write units; .* [0-9.]+ times the least\.`).MatchString(report) {
+		t.Errorf("no cost of a first version in:\n%s", report)
 	}
 	if strings.Contains(report, "Failed requests") {
 		t.Errorf("requests failed:\n%s", report)
