@@ -85,6 +85,8 @@ func MustShare(s string) Share {
 // Decimal returns the exact value.
 func (s Share) Decimal() decimal.Decimal { return s.d }
 
+// String writes the share in plain decimal notation, without trailing
+// zeros ("0.4").
 func (s Share) String() string { return s.d.String() }
 
 // MarshalText writes the share as a JSON string.
