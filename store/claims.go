@@ -61,6 +61,10 @@ type claimItem struct {
 	Pending   bool     `dynamo:",omitempty"`
 	Confirmed bool     `dynamo:",omitempty"`
 	Holders   []string `dynamo:",set,omitempty"` // fences of the writers relying on a pending claim
+	// DocumentID is the document whose write put the claim: the claim
+	// stands for that document's ledger entry (ledger.go), which its
+	// write therefore does not stage. Empty on claims put before.
+	DocumentID string `dynamo:",omitempty"`
 }
 
 func (c *claimItem) permanent() bool { return c.Confirmed || !c.Pending }
@@ -81,6 +85,24 @@ type claims struct {
 	fence string      // the fence's key, empty if the writer holds no claim
 	doc   string      // the document written
 	held  []claimItem // the pending claims that name the fence
+}
+
+// unledgered returns the positions of added whose claim the write did not
+// put: those need a ledger entry of their own.
+func (cl *claims) unledgered(added []string) []string {
+	put := map[string]bool{}
+	for _, c := range cl.held {
+		if c.DocumentID == cl.doc {
+			put[c.PositionID] = true
+		}
+	}
+	out := make([]string, 0, len(added))
+	for _, pos := range added {
+		if !put[pos] {
+			out = append(out, pos)
+		}
+	}
+	return out
 }
 
 // claimLease returns the configured lease, or the default.
@@ -144,7 +166,7 @@ func (s *Store) claim(ctx context.Context, d, replaced *fund.Document, requestIn
 		}
 	}
 	if len(fresh)+len(join)+len(takeover) == 0 {
-		return &claims{}, nil
+		return &claims{doc: d.ID}, nil
 	}
 	cl := &claims{fence: ClaimFencePK(d.ID, d.CommitID), doc: d.ID}
 	fence := fenceItem{PK: cl.fence, SK: ClaimFenceSK, Type: TypeClaimFence, DocumentID: d.ID, CommitID: d.CommitID,
@@ -165,7 +187,7 @@ func (s *Store) claim(ctx context.Context, d, replaced *fund.Document, requestIn
 			return fail(err)
 		}
 		want := &claimItem{PK: old.PK, SK: old.SK, Type: TypePositionClaim, FundID: d.FundID, InvestorID: p.InvestorID,
-			PositionID: p.ID, Currency: d.Currency, CreatedAt: d.CreatedAt, Pending: true, Holders: []string{cl.fence}}
+			PositionID: p.ID, Currency: d.Currency, CreatedAt: d.CreatedAt, Pending: true, Holders: []string{cl.fence}, DocumentID: d.ID}
 		cond, args := sameHolders(old.Holders)
 		err := s.table.Put(want).If("$ = ? AND attribute_not_exists($) AND "+cond, append([]any{"Pending", true, "Confirmed"}, args...)...).Run(ctx)
 		if dynamo.IsCondCheckFailed(err) {
@@ -183,7 +205,7 @@ func (s *Store) claim(ctx context.Context, d, replaced *fund.Document, requestIn
 	}
 	var ops []op
 	for _, c := range fresh {
-		c.Holders = []string{cl.fence}
+		c.Holders, c.DocumentID = []string{cl.fence}, d.ID
 		ops = append(ops, op{c, true})
 	}
 	for _, c := range join {

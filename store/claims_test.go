@@ -3,6 +3,7 @@ package store_test
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -167,6 +168,11 @@ func TestAPendingClaimOfADeadWriterIsFreeAfterItsLease(t *testing.T) {
 	// The same investor's document shares the pending claim and is not held up.
 	if _, err := e.Store.Restate(ctx, oneCall("D3", "F1", "P1", "INV_A"), nil); err != nil {
 		t.Fatalf("same identity within the lease: %v", err)
+	}
+	// The claim stands for the ledger entry of D1, whose write put it; D3,
+	// which joined it, staged an entry of its own.
+	if _, docs, err := e.Store.PositionDocuments(ctx, "P1", 10); err != nil || !slices.Contains(docs, "D3") {
+		t.Fatalf("P1's ledger names %v (%v), want D3 among them", docs, err)
 	}
 	if _, err := e.Store.Restate(ctx, oneCall("D2", "F2", "P1", "INV_B"), nil); fund.ErrorCode(err) != fund.ECONFLICT {
 		t.Fatalf("claim confirmed by a committed document taken: %v", err)

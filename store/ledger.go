@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/fundsvc/fundsvc/fund"
@@ -18,9 +19,12 @@ import (
 // DOCUMENT#<doc>): idempotent, as every version of a document puts the same
 // item, and written before the commit, so a committed version's positions
 // always have theirs (an entry is removed only with a claim no committed
-// version holds, claims.go). An entry
-// left by a version that never committed is harmless: the read finds no
-// committed version of that document reporting the position.
+// version holds, claims.go). The claim itself stands for the entry of the
+// document whose write put it (its DocumentID), so a write that claims a
+// new position stages no entry for it: the claim, too, is written before
+// the commit and removed only with the entry. An entry left by a version
+// that never committed is harmless: the read finds no committed version
+// of that document reporting the position.
 //
 // A knownAt read of a position is one strongly consistent Query of that
 // partition (the claim, then the entries), then, per document, the version
@@ -55,8 +59,9 @@ type ledgerRow struct {
 // PositionDocuments reads a position's claim and the documents that have
 // reported it in any version, by document ID, with one strongly consistent
 // Query of its claim partition, which stops after limit+1 documents: more
-// than limit returned means more exist. The claim is the zero Registered
-// when the position has none. A claim still pending names the identity of
+// than limit returned means more exist. The documents are the entries'
+// and the one the claim stands for (see above), sorted. The claim is the
+// zero Registered when the position has none. A claim still pending names the identity of
 // any committed version that reports the position, as a claim is taken
 // over only from writers that never committed (claims.go).
 func (s *Store) PositionDocuments(ctx context.Context, pos string, limit int) (fund.Registered, []string, error) {
@@ -72,12 +77,17 @@ func (s *Store) PositionDocuments(ctx context.Context, pos string, limit int) (f
 		case TypePositionClaim:
 			claim = fund.Registered{PositionID: pos, FundID: row.FundID, InvestorID: row.InvestorID, Currency: row.Currency, RegisteredAt: row.CreatedAt}
 		case TypePositionLedger:
+		default:
+			continue
+		}
+		if row.DocumentID != "" && !slices.Contains(docs, row.DocumentID) {
 			docs = append(docs, row.DocumentID)
 		}
 	}
 	if err := it.Err(); err != nil {
 		return fund.Registered{}, nil, fmt.Errorf("ledger of position %s: %w", pos, err)
 	}
+	slices.Sort(docs)
 	return claim, docs, nil
 }
 

@@ -84,8 +84,10 @@ func TestCommitsWriteThePositionLedger(t *testing.T) {
 			t.Errorf("%s's %s known at %s: %v, want %v", c.doc, c.pos, c.at.Format(time.TimeOnly), got, c.want)
 		}
 	}
-	// The ledger entries are keyed where the claim is.
+	// The ledger entries are keyed where the claim is, and the claim
+	// stands for the entry of D1, whose write put it.
 	e.Delete(t, store.PositionClaimPK("POS_2"), store.PositionLedgerSK("D2"))
+	e.Delete(t, store.PositionClaimPK("POS_2"), store.PositionLedgerSK("D1"))
 	if _, docs, _ := e.Store.PositionDocuments(ctx, "POS_2", 10); !slices.Equal(docs, []string{"D1"}) {
 		t.Errorf("after deleting D2's entry: %v, want [D1]", docs)
 	}

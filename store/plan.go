@@ -60,8 +60,8 @@ func (s *Store) Least(p Plan) ([]*dynamodb.BatchWriteItemInput, error) {
 // WritePlan returns the writes Restate makes to store d as the version after
 // prev (nil for a document that does not exist yet), when every position of
 // d is already registered to its fund and investor (so no claim is taken),
-// no Idempotency-Key is involved, and the latest view holds prev's
-// positions, none of which d drops. It returns EINVALID for a document that
+// no Idempotency-Key is involved, and d reports the positions prev reports
+// (whose ledger entries exist), which the latest view holds. It returns EINVALID for a document that
 // breaks a rule. It reads nothing and writes nothing. A header does not
 // hold the recent versions a head carries (recent.go): the plan's head
 // carries d's alone, so an overview of the version lists no earlier one;
@@ -93,7 +93,11 @@ func (s *Store) WritePlanAfter(d fund.Document, head *Item) (Plan, error) {
 	if err != nil {
 		return Plan{}, err
 	}
-	if p.Stage, err = s.stageRequests(&d, t, added.Positions.Added); err != nil {
+	var ledger []string // a new document's positions need its ledger entries; prev's have them
+	if head == nil {
+		ledger = added.Positions.Added
+	}
+	if p.Stage, err = s.stageRequests(&d, t, ledger); err != nil {
 		return Plan{}, err
 	}
 	if p.Commit, err = s.commitRequest(&d, head, hash, nil, t); err != nil {

@@ -345,7 +345,7 @@ func (s *Store) write(ctx context.Context, d fund.Document, ifMatch *int, mode w
 			return Written{}, err
 		}
 		sctx, endStage := s.enter(ctx, PhaseStage)
-		err = s.stage(sctx, &d, t, changes.Positions.Added)
+		err = s.stage(sctx, &d, t, cl.unledgered(changes.Positions.Added))
 		endStage()
 		if err != nil {
 			s.discardStaged(ctx, &d, t)
