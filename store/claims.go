@@ -1,13 +1,14 @@
 package store
 
 import (
-	"github.com/fundsvc/fundsvc/fund"
-
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/fundsvc/fundsvc/fund"
 
 	"github.com/guregu/dynamo/v2"
 	"golang.org/x/sync/errgroup"
@@ -23,10 +24,12 @@ import (
 //     then puts its claims as pending, naming the fence among their Holders.
 //     Its commit transaction sets the fence Committed, on condition that it
 //     was not revoked.
-//   - After the commit, the writer confirms each claim and writes the
-//     fund's registry row, so the listings (fund positions, investor
-//     positions, investor summary) only ever show positions of committed
-//     documents.
+//   - A committed fence makes every claim that names it permanent: the
+//     commit is what confirms them, and a committed fence is never
+//     revoked nor deleted. After the commit, the writer writes each
+//     claimed position's registry row in the fund, so the listings (fund
+//     positions, investor positions, investor summary) only ever show
+//     positions of committed documents.
 //   - A refused write (412, 409, an error before the commit) revokes its own
 //     fence, which makes its commit impossible, and removes itself from its
 //     claims, deleting those it alone held.
@@ -55,9 +58,10 @@ type claimItem struct {
 	PositionID   string
 	Currency     string    `dynamo:",omitempty"`
 	CreatedAt    time.Time `dynamo:",omitempty"`
-	// Pending marks a claim made by this protocol; Confirmed, set once a
-	// committed document names it, makes it permanent. A claim with neither
-	// was written before claims could be pending, and is permanent.
+	// Pending marks a claim made by this protocol, which is permanent once
+	// one of its Holders is committed (committedFences). Confirmed marks
+	// one made permanent by an earlier version of this protocol; a claim
+	// with neither flag predates pending claims, and is permanent.
 	Pending   bool     `dynamo:",omitempty"`
 	Confirmed bool     `dynamo:",omitempty"`
 	Holders   []string `dynamo:",set,omitempty"` // fences of the writers relying on a pending claim
@@ -67,7 +71,53 @@ type claimItem struct {
 	DocumentID string `dynamo:",omitempty"`
 }
 
-func (c *claimItem) permanent() bool { return c.Confirmed || !c.Pending }
+// permanent reports whether the claim can never be taken: it is
+// confirmed, predates pending claims, or one of its holders is in committed.
+func (c *claimItem) permanent(committed map[string]bool) bool {
+	if c.Confirmed || !c.Pending {
+		return true
+	}
+	for _, h := range c.Holders {
+		if committed[h] {
+			return true
+		}
+	}
+	return false
+}
+
+// committedFences reads the fences the pending claims name, and returns
+// those that are committed: one BatchGetItem per 100 distinct fences,
+// which for the claims of one document are typically one.
+func (s *Store) committedFences(ctx context.Context, claims []claimItem) (map[string]bool, error) {
+	seen := map[string]bool{}
+	var keys []dynamo.Keyed
+	for _, c := range claims {
+		if c.Confirmed || !c.Pending {
+			continue
+		}
+		for _, h := range c.Holders {
+			if !seen[h] {
+				seen[h] = true
+				keys = append(keys, dynamo.Keys{h, ClaimFenceSK})
+			}
+		}
+	}
+	committed := map[string]bool{}
+	if len(keys) == 0 {
+		return committed, nil
+	}
+	var fences []fenceItem
+	err := s.table.Batch(AttrPK, AttrSK).Get(keys...).Consistent(true).All(ctx, &fences)
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+		return nil, fmt.Errorf("read the fences of position claims: %w", err)
+	}
+	for _, f := range fences {
+		if f.Committed {
+			committed[f.PK] = true
+		}
+	}
+	return committed, nil
+}
 
 // fenceItem decides whether one staged version can still commit.
 type fenceItem struct {
@@ -120,7 +170,7 @@ var errClaimRace = errors.New("a position claim changed while claiming")
 // claim takes every claim d needs that is not permanent yet. A position
 // that replaced (the committed, materialized version d replaces; nil for
 // none) reports for the same investor in the same currency is not read:
-// its claim is d's fund's, confirmed. It returns ECONFLICT
+// its claim is d's fund's, permanent. It returns ECONFLICT
 // if a position belongs to another fund, investor or currency (or is being
 // claimed for one by a live writer), and errClaimRace if a claim changed
 // meanwhile; in both cases nothing is left held.
@@ -143,6 +193,10 @@ func (s *Store) claim(ctx context.Context, d, replaced *fund.Document, requestIn
 			return nil, fmt.Errorf("read position claims of document %s: %w", d.ID, err)
 		}
 	}
+	committed, err := s.committedFences(ctx, stored)
+	if err != nil {
+		return nil, err
+	}
 	existing := make(map[string]*claimItem, len(stored))
 	for i := range stored {
 		existing[stored[i].PositionID] = &stored[i]
@@ -156,10 +210,10 @@ func (s *Store) claim(ctx context.Context, d, replaced *fund.Document, requestIn
 		case !ok:
 			fresh = append(fresh, want)
 		case c.FundID == d.FundID && c.InvestorID == p.InvestorID && (c.Currency == "" || c.Currency == d.Currency):
-			if !c.permanent() {
+			if !c.permanent(committed) {
 				join = append(join, want)
 			}
-		case c.permanent():
+		case c.permanent(committed):
 			return nil, claimConflict(c, d, p, requestIndex)
 		default:
 			takeover = append(takeover, c)
@@ -233,7 +287,7 @@ func (s *Store) claim(ctx context.Context, d, replaced *fund.Document, requestIn
 			return nil
 		})
 	}
-	err := g.Wait()
+	err = g.Wait()
 	for b, ok := range done {
 		if ok {
 			for _, o := range ops[b*100 : min((b+1)*100, len(ops))] {
@@ -345,7 +399,7 @@ func (s *Store) release(ctx context.Context, cl *claims) (revoked bool) {
 			if dynamo.IsCondCheckFailed(err) {
 				return nil // no such claim
 			}
-			if err != nil || len(after.Holders) > 0 || after.permanent() {
+			if err != nil || len(after.Holders) > 0 || after.permanent(nil) {
 				return err
 			}
 			// With the claim goes the ledger entry the write staged
@@ -369,24 +423,25 @@ func (s *Store) release(ctx context.Context, cl *claims) (revoked bool) {
 	return true
 }
 
-// confirm makes the claims of a committed version permanent and lists each
-// position in its fund, the claim and the registry row of a position in
-// one transaction: the registry row of a position exists only once a
-// committed document names it. held are the claims that were pending when
-// the version was staged; nil means "find out", for a call that finishes
-// another's commit. (Transactions, not BatchWriteItem: on DynamoDB Local
-// with its tables on disk, the bench's, a batch's puts cost several times
-// a transaction's.)
+// confirm lists each position a committed version claimed in its fund:
+// its registry row, and its investor's note in the fund, so that the
+// registry row of a position exists only once a committed document names
+// it. Its commit made the claims permanent already (their fence is
+// committed). held are the claims the version put or joined; nil means
+// "find out", for a call that finishes another's commit. The puts are
+// idempotent. (Transactions, not BatchWriteItem: on DynamoDB Local with
+// its tables on disk, the bench's, a batch's puts cost several times a
+// transaction's.)
 func (s *Store) confirm(ctx context.Context, d *fund.Document, held []claimItem) error {
 	if held == nil {
 		var err error
-		if held, err = s.pendingClaims(ctx, d); err != nil {
+		if held, err = s.heldClaims(ctx, d); err != nil {
 			return err
 		}
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(s.parallelism())
-	const perTx = 33 // at most three items a position
+	const perTx = 50 // at most two items a position
 	// Each investor's note in the fund (records.go) is written by the
 	// transaction of its first position only: no transaction may write one
 	// item twice, and two concurrent ones writing it would conflict.
@@ -408,25 +463,24 @@ func (s *Store) confirm(ctx context.Context, d *fund.Document, held []claimItem)
 						InvestorID: c.InvestorID, DocumentFields: fund.DocumentFields{FundID: d.FundID},
 					}))
 				}
-				tx = tx.Update(s.table.Update(AttrPK, PositionClaimPK(c.PositionID)).Range(AttrSK, PositionClaimSK).Set("Confirmed", true).
-					If("$ = ? AND $ = ?", "FundID", d.FundID, "InvestorID", c.InvestorID)).
-					Put(s.table.Put(Item{
-						PK: FundPK(d.FundID), SK: FundPositionSK(c.PositionID), Type: TypePosition,
-						GSI2PK: InvestorGSI2PK(c.InvestorID), GSI2SK: InvestorPositionGSI2SK(c.PositionID),
-						InvestorID: c.InvestorID, PositionID: c.PositionID, CreatedAt: d.CreatedAt, DocumentFields: fund.DocumentFields{FundID: d.FundID, Currency: d.Currency},
-					}))
+				tx = tx.Put(s.table.Put(Item{
+					PK: FundPK(d.FundID), SK: FundPositionSK(c.PositionID), Type: TypePosition,
+					GSI2PK: InvestorGSI2PK(c.InvestorID), GSI2SK: InvestorPositionGSI2SK(c.PositionID),
+					InvestorID: c.InvestorID, PositionID: c.PositionID, CreatedAt: d.CreatedAt, DocumentFields: fund.DocumentFields{FundID: d.FundID, Currency: d.Currency},
+				}))
 			}
 			return tx.Run(gctx)
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return fmt.Errorf("confirm the position claims of document %s version %d: %w", d.ID, d.Version, err)
+		return fmt.Errorf("list the positions of document %s version %d in its fund: %w", d.ID, d.Version, err)
 	}
 	return nil
 }
 
-// pendingClaims reads the claims of d's positions that are not permanent yet.
-func (s *Store) pendingClaims(ctx context.Context, d *fund.Document) ([]claimItem, error) {
+// heldClaims reads the claims of d's positions that d's version put or
+// joined: those that name its fence.
+func (s *Store) heldClaims(ctx context.Context, d *fund.Document) ([]claimItem, error) {
 	keys := make([]dynamo.Keyed, 0, len(d.Positions))
 	for _, p := range d.Positions {
 		keys = append(keys, dynamo.Keys{PositionClaimPK(p.ID), PositionClaimSK})
@@ -440,19 +494,11 @@ func (s *Store) pendingClaims(ctx context.Context, d *fund.Document) ([]claimIte
 	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 		return nil, fmt.Errorf("read position claims of document %s: %w", d.ID, err)
 	}
+	fence := ClaimFencePK(d.ID, d.CommitID)
 	for _, c := range stored {
-		if !c.permanent() {
+		if slices.Contains(c.Holders, fence) {
 			out = append(out, c)
 		}
 	}
 	return out, nil
-}
-
-// dropFence deletes a committed fence once its claims are confirmed: no
-// claim names it any more as the reason it cannot be taken.
-func (s *Store) dropFence(ctx context.Context, cl *claims) {
-	if cl == nil || cl.fence == "" {
-		return
-	}
-	_ = s.table.Delete(AttrPK, cl.fence).Range(AttrSK, ClaimFenceSK).Run(ctx)
 }

@@ -125,7 +125,8 @@ func TestARefusedWriteChangesNothing(t *testing.T) {
 		versions := map[string]bool{}
 		for _, it := range e.Dump(t) {
 			pk := it[store.AttrPK].(*types.AttributeValueMemberS).Value
-			if strings.Contains(pk, "P1") || strings.HasPrefix(pk, "FENCE#") {
+			committed, _ := it["Committed"].(*types.AttributeValueMemberBOOL)
+			if strings.Contains(pk, "P1") || strings.HasPrefix(pk, "FENCE#") && (committed == nil || !committed.Value) {
 				t.Errorf("the refused write left %s", pk)
 			}
 			if strings.HasPrefix(pk, "VERSION#") {
@@ -270,10 +271,19 @@ func TestConcurrentFirstUseOfAPositionHasOneOwner(t *testing.T) {
 			t.Fatalf("round %d: registries name %v, want %v", r, got, want)
 		}
 	}
+	// The winners' fences stay, committed: they make their claims
+	// permanent. The losers' are gone.
+	fences := 0
 	for _, it := range e.Dump(t) {
 		if pk := it[store.AttrPK].(*types.AttributeValueMemberS).Value; strings.HasPrefix(pk, "FENCE#") {
-			t.Errorf("fence left behind: %s", pk)
+			fences++
+			if c, ok := it["Committed"].(*types.AttributeValueMemberBOOL); !ok || !c.Value {
+				t.Errorf("fence left behind: %s", pk)
+			}
 		}
+	}
+	if fences != rounds {
+		t.Errorf("%d committed fences, want one a round", fences)
 	}
 }
 
@@ -332,21 +342,22 @@ func TestARestatementOfKnownPositionsTakesNoClaim(t *testing.T) {
 	if e.Counter.Count("BatchGetItem") != 0 || e.Counter.Count("PutItem") != 0 || e.Counter.Count("DeleteItem") != 0 {
 		t.Fatalf("a restatement of known positions made %v: want no read of the claims and no fence", got)
 	}
-	// Another document naming them reads their claims once, finds them
-	// confirmed, and takes none.
+	// Another document naming them reads their claims and then the one
+	// fence they name, finds it committed (the claims permanent), and
+	// takes none.
 	e.Counter.Reset()
 	if _, err := e.Store.Restate(ctx, doc("D2", "F1", 300, "POS_1", "POS_2"), nil); err != nil {
 		t.Fatal(err)
 	}
-	if got := e.Counter.Ops(); e.Counter.Count("BatchGetItem") != 1 || e.Counter.Count("PutItem") != 0 || e.Counter.Count("DeleteItem") != 0 {
-		t.Fatalf("a new document of known positions made %v: want one BatchGetItem of the claims and no fence", got)
+	if got := e.Counter.Ops(); e.Counter.Count("BatchGetItem") != 2 || e.Counter.Count("PutItem") != 0 || e.Counter.Count("DeleteItem") != 0 {
+		t.Fatalf("a new document of known positions made %v: want a BatchGetItem of the claims and one of their fence, and no fence put", got)
 	}
 }
 
 // TestTheNextWriteConfirmsTheClaimsOfAVersionThatDiedAfterItsFlip: a
-// version whose writer died between its flip and the confirmation of its
-// new positions' claims leaves them pending and unlisted; the document's
-// next write, of other content, confirms and lists them.
+// version whose writer died between its flip and listing its new
+// positions leaves them claimed (by its committed fence) and unlisted;
+// the document's next write, of other content, lists them.
 func TestTheNextWriteConfirmsTheClaimsOfAVersionThatDiedAfterItsFlip(t *testing.T) {
 	e := fundtest.New(t)
 	e.Store.OnCommit = func() { e.Faults.FailAfterWrites(0) } // nothing after the flip reaches the table

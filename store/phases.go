@@ -21,7 +21,7 @@ const (
 	PhaseClaim       Phase = "claim"       // the new positions' claims (claims.go)
 	PhaseStage       Phase = "stage"       // the version partition and the ledger entries
 	PhaseCommit      Phase = "commit"      // the flip
-	PhaseConfirm     Phase = "confirm"     // the claims confirmed, the registry rows
+	PhaseConfirm     Phase = "confirm"     // the registry rows of the positions claimed
 	PhaseMaterialize Phase = "materialize" // the latest view, read and written
 	PhaseFinish      Phase = "finish"      // the head marked materialized
 )

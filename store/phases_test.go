@@ -25,8 +25,8 @@ func phasesOf(t *testing.T, s *store.Store, write func() error) map[store.Phase]
 // TestAWriteCountsItsPhases: each phase of a write counts the requests it
 // sent and the items they wrote, as the commit protocol says: a version of
 // n new positions stages its items alone (the claims it puts stand for
-// their ledger entries) and confirms three items a position (claim,
-// registry row, investor's note); a restatement of the same positions
+// their ledger entries) and confirms two items a position (registry row,
+// investor's note); a restatement of the same positions
 // stages their items alone and reads no claim and confirms nothing; one
 // that adds a position reads and puts that position's claim only.
 func TestAWriteCountsItsPhases(t *testing.T) {
@@ -49,8 +49,8 @@ func TestAWriteCountsItsPhases(t *testing.T) {
 	if got := v1[store.PhaseStage]; got.Items != 1+n || got.Requests != (1+n+24)/25 {
 		t.Errorf("version 1 staged %+v, want %d items in %d requests", got, 1+n, (1+n+24)/25)
 	}
-	if got := v1[store.PhaseConfirm]; got.Items != 3*n {
-		t.Errorf("version 1 confirmed %+v, want %d items", got, 3*n)
+	if got := v1[store.PhaseConfirm]; got.Items != 2*n {
+		t.Errorf("version 1 confirmed %+v, want %d items", got, 2*n)
 	}
 	if got := v1[store.PhaseMaterialize]; got.Requests < 2 || got.Items < n {
 		t.Errorf("version 1 materialized %+v, want the latest view read and %d items written", got, n)
@@ -76,8 +76,8 @@ func TestAWriteCountsItsPhases(t *testing.T) {
 	if got := v3[store.PhaseStage]; got.Items != 1+n+1 {
 		t.Errorf("a restatement adding one position staged %d items, want %d (no ledger entry: its claim stands for it)", got.Items, 1+n+1)
 	}
-	if got := v3[store.PhaseConfirm]; got.Items != 3 {
-		t.Errorf("a restatement adding one position confirmed %d items, want 3", got.Items)
+	if got := v3[store.PhaseConfirm]; got.Items != 2 {
+		t.Errorf("a restatement adding one position confirmed %d items, want 2", got.Items)
 	}
 	// Its claim alone is read (and found missing), then the fence and the
 	// claim are put.

@@ -265,7 +265,8 @@ func (s *Store) commitRequest(d *fund.Document, prev *Item, hash string, cl *cla
 	}
 	if cl != nil && cl.fence != "" {
 		// The claims this version relies on stay its own only if no one
-		// revoked them; a committed fence is kept until they are confirmed.
+		// revoked them; once committed, the fence is kept for good: it is
+		// what makes them permanent.
 		tx.update(cl.fence, ClaimFenceSK, "SET #c = :t REMOVE #e", ifExpr("attribute_exists(#pk) AND attribute_not_exists(#r)",
 			exprNames{"#c": "Committed", "#e": AttrExpiresAt, "#pk": AttrPK, "#r": "Revoked"}, exprValues{":t": attrBool(true)}))
 	}

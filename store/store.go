@@ -318,6 +318,13 @@ func (s *Store) write(ctx context.Context, d fund.Document, ifMatch *int, mode w
 			replaced = &prev
 		}
 		endRead()
+		if head != nil && !head.Materialized {
+			// The committed version's writer died before it listed the
+			// positions it claimed: list them first.
+			if err := s.listDead(ctx, head, replaced); err != nil {
+				return Written{}, err
+			}
+		}
 
 		s.nextVersion(&d, head)
 		changes := changesOf(replaced, &d)
@@ -326,8 +333,7 @@ func (s *Store) write(ctx context.Context, d fund.Document, ifMatch *int, mode w
 			return Written{}, err
 		}
 		// The replaced version's claims are its fund's once it is
-		// materialized (its claims confirmed); until then this write
-		// reads them, joins any still pending and confirms them.
+		// materialized; until then this write reads them.
 		carried := replaced
 		if head != nil && !head.Materialized {
 			carried = nil
@@ -475,9 +481,9 @@ func (s *Store) commit(ctx context.Context, d *fund.Document, prev *Item, hash s
 	return err
 }
 
-// materialize confirms the version's claims and, beside that, brings the
-// latest view of the document partition to d's version; then it marks the
-// head materialized. Every write of the latest view is conditional on not
+// materialize lists the version's claimed positions in its fund and,
+// beside that, brings the latest view of the document partition to d's
+// version; then it marks the head materialized. Every write of the latest view is conditional on not
 // overwriting a newer version, so a slow writer cannot undo a faster one;
 // if a newer version has taken over, materialize stops quietly.
 func (s *Store) materialize(ctx context.Context, d *fund.Document, cl *claims) error {
@@ -519,7 +525,6 @@ func (s *Store) materialize(ctx context.Context, d *fund.Document, cl *claims) e
 	if err := g.Wait(); err != nil {
 		return err
 	}
-	s.dropFence(ctx, cl)
 	if superseded {
 		return nil
 	}
@@ -530,6 +535,22 @@ func (s *Store) materialize(ctx context.Context, d *fund.Document, cl *claims) e
 		return fmt.Errorf("mark document %s version %d materialized: %w", d.ID, d.Version, err)
 	}
 	return nil
+}
+
+// listDead lists in its fund the positions that head's version, committed
+// by a writer that died before materializing it, claimed (confirm); v is
+// that version when read already, nil otherwise.
+func (s *Store) listDead(ctx context.Context, head *Item, v *fund.Document) error {
+	if v == nil {
+		read, err := s.readVersion(ctx, head.DocumentID, head.CommitID)
+		if err != nil {
+			return err
+		}
+		v = &read
+	}
+	ctx, end := s.enter(ctx, PhaseConfirm)
+	defer end()
+	return s.confirm(ctx, v, nil)
 }
 
 // discardStaged deletes the items of a version that lost the race to commit.
