@@ -66,12 +66,10 @@ func PositionFigureChangesOf(c positions.Changes, settled bool) PositionFigureCh
 }
 
 func figureChangesOf(cs []positions.FigureChange) []FigureChange {
-	out := make([]FigureChange, 0, len(cs))
-	for _, c := range cs {
-		out = append(out, FigureChange{Figure: c.Name, Unit: string(c.Kind), Before: figureText(c.Kind, c.Before),
-			After: figureText(c.Kind, c.After), Contribution: figureText(c.Kind, c.Contribution)})
-	}
-	return out
+	return renderAll(cs, func(c positions.FigureChange) FigureChange {
+		return FigureChange{Figure: c.Name, Unit: string(c.Kind), Before: figureText(c.Kind, c.Before),
+			After: figureText(c.Kind, c.After), Contribution: figureText(c.Kind, c.Contribution)}
+	})
 }
 
 // figureText renders a figure as its answer does: money as fund.Money, a

@@ -41,9 +41,8 @@ type decoder struct {
 }
 
 var (
-	typeMoney   = reflect.TypeFor[fund.Money]()
-	typeDate    = reflect.TypeFor[fund.Date]()
-	typeRawJSON = reflect.TypeFor[json.RawMessage]()
+	typeMoney = reflect.TypeFor[fund.Money]()
+	typeDate  = reflect.TypeFor[fund.Date]()
 )
 
 // member is one JSON member of a struct type, flattened through embedded

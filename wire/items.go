@@ -67,9 +67,5 @@ func ItemOf(it fund.PositionItem, lines TypedLines) PositionItem {
 
 // ItemsOf renders items with the typed lines chosen.
 func ItemsOf(items []fund.PositionItem, lines TypedLines) []PositionItem {
-	out := make([]PositionItem, 0, len(items))
-	for _, it := range items {
-		out = append(out, ItemOf(it, lines))
-	}
-	return out
+	return renderAll(items, func(it fund.PositionItem) PositionItem { return ItemOf(it, lines) })
 }

@@ -149,17 +149,15 @@ type Reconciliation struct {
 }
 
 func reconciliationsOf(rs []positions.Reconciliation) []Reconciliation {
-	out := make([]Reconciliation, 0, len(rs))
-	for _, r := range rs {
+	return renderAll(rs, func(r positions.Reconciliation) Reconciliation {
 		w := Reconciliation{Statement: *SourceOf(&r.Statement), PositionID: r.PositionID, PeriodStart: r.PeriodStart.String(),
 			PeriodEnd: r.PeriodEnd.String(), Contributions: Compared(r.Contributions), Distributions: Compared(r.Distributions)}
 		if r.EndingUnfunded != nil {
 			c := Compared(*r.EndingUnfunded)
 			w.EndingUnfunded = &c
 		}
-		out = append(out, w)
-	}
-	return out
+		return w
+	})
 }
 
 // PositionPerformance is a position's performance on a date.
@@ -196,13 +194,10 @@ func positionPerformanceOf(p positions.Performance) PositionPerformance {
 	w := PositionPerformance{PositionID: p.PositionID, FundID: p.FundID, InvestorID: p.InvestorID, Currency: p.Currency,
 		AsOf: p.AsOf.String(), NAV: navOf(p.NAV), Amounts: Amounts{p.Called, p.PaidIn, p.Outstanding, p.PaidInReturned, p.Distributed},
 		Multiples: multiplesOf(p.Multiples), IRR: irrOf(p.IRR), Flows: make([]PerformanceFlow, 0, len(p.Flows)),
-		Reconciliations: reconciliationsOf(p.Reconciliations), Documents: make([]DocumentSource, 0, len(p.Documents))}
+		Reconciliations: reconciliationsOf(p.Reconciliations), Documents: sourcesOf(p.Documents)}
 	for _, f := range p.Flows {
 		w.Flows = append(w.Flows, PerformanceFlow{EffectiveDate: f.Date.String(), TransactionType: string(f.Type), NetTreatment: string(f.Net), Amount: f.Amount,
 			DocumentID: f.DocumentID, Version: f.Version, PositionID: f.PositionID, Status: string(f.Status)})
-	}
-	for i := range p.Documents {
-		w.Documents = append(w.Documents, *SourceOf(&p.Documents[i]))
 	}
 	return w
 }
@@ -224,14 +219,6 @@ func pooledOf(p positions.PooledPerformance) PooledPerformance {
 		NAV: navOf(p.NAV), Amounts: Amounts{p.Called, p.PaidIn, p.Outstanding, p.PaidInReturned, p.Distributed}, Multiples: multiplesOf(p.Multiples), IRR: irrOf(p.IRR)}
 }
 
-func pooledAll(ps []positions.PooledPerformance) []PooledPerformance {
-	out := make([]PooledPerformance, 0, len(ps))
-	for _, p := range ps {
-		out = append(out, pooledOf(p))
-	}
-	return out
-}
-
 // InvestorPerformance is a page of an investor's positions' performance,
 // pooled per currency over the page's positions.
 type InvestorPerformance struct {
@@ -245,12 +232,8 @@ type InvestorPerformance struct {
 }
 
 func InvestorPerformanceOf(p positions.InvestorPerformance) InvestorPerformance {
-	w := InvestorPerformance{InvestorID: p.InvestorID, AsOf: p.AsOf.String(), Positions: make([]PositionPerformance, 0, len(p.Positions)),
-		Totals: pooledAll(p.Totals), Conventions: ConventionsFor(p.Freshness)}
-	for _, pp := range p.Positions {
-		w.Positions = append(w.Positions, positionPerformanceOf(pp))
-	}
-	return w
+	return InvestorPerformance{InvestorID: p.InvestorID, AsOf: p.AsOf.String(), Positions: renderAll(p.Positions, positionPerformanceOf),
+		Totals: renderAll(p.Totals, pooledOf), Conventions: ConventionsFor(p.Freshness)}
 }
 
 // FundPerformance is a fund's positions' performance pooled per currency.
@@ -264,7 +247,7 @@ type FundPerformance struct {
 }
 
 func FundPerformanceOf(p positions.FundPerformance) FundPerformance {
-	return FundPerformance{FundID: p.FundID, AsOf: p.AsOf.String(), Positions: p.Positions, Currencies: pooledAll(p.Currencies),
+	return FundPerformance{FundID: p.FundID, AsOf: p.AsOf.String(), Positions: p.Positions, Currencies: renderAll(p.Currencies, pooledOf),
 		Conventions: ConventionsFor(p.Freshness)}
 }
 

@@ -59,13 +59,7 @@ func FundOf(f fund.Fund) Fund {
 }
 
 // FundsOf renders funds.
-func FundsOf(fs []fund.Fund) []Fund {
-	out := make([]Fund, 0, len(fs))
-	for _, f := range fs {
-		out = append(out, FundOf(f))
-	}
-	return out
-}
+func FundsOf(fs []fund.Fund) []Fund { return renderAll(fs, FundOf) }
 
 // Investor is an investor: its ID and, once an administrator has put one,
 // its record.
@@ -89,13 +83,7 @@ func InvestorOf(i fund.Investor) Investor {
 }
 
 // InvestorsOf renders investors.
-func InvestorsOf(is []fund.Investor) []Investor {
-	out := make([]Investor, 0, len(is))
-	for _, i := range is {
-		out = append(out, InvestorOf(i))
-	}
-	return out
-}
+func InvestorsOf(is []fund.Investor) []Investor { return renderAll(is, InvestorOf) }
 
 // Names are the names of the funds and investors an answer names, by ID,
 // from their records; an ID without a record has none.

@@ -274,11 +274,9 @@ type RegisteredPosition struct {
 // RegisteredOf renders registered positions with the names of their funds
 // and investors.
 func RegisteredOf(rs []positions.Registered, names Names) []RegisteredPosition {
-	out := make([]RegisteredPosition, 0, len(rs))
-	for _, r := range rs {
-		out = append(out, RegisteredPosition{Registered: r, FundName: names.Funds[r.FundID], InvestorDisplayName: names.Investors[r.InvestorID]})
-	}
-	return out
+	return renderAll(rs, func(r positions.Registered) RegisteredPosition {
+		return RegisteredPosition{Registered: r, FundName: names.Funds[r.FundID], InvestorDisplayName: names.Investors[r.InvestorID]}
+	})
 }
 
 // Page is the envelope of every paginated list.
@@ -364,6 +362,21 @@ func SourceOf(s *positions.Source) *DocumentSource {
 	return &DocumentSource{DocumentID: s.DocumentID, Version: s.Version, AsOf: s.AsOf.String()}
 }
 
+// sourcesOf renders the documents an answer counts.
+func sourcesOf(ss []positions.Source) []DocumentSource {
+	return renderAll(ss, func(s positions.Source) DocumentSource { return *SourceOf(&s) })
+}
+
+// renderAll renders each of ts with of, into a list that is empty rather
+// than nil when ts is, so that an answer's list is [] and never null.
+func renderAll[T, W any](ts []T, of func(T) W) []W {
+	out := make([]W, 0, len(ts))
+	for _, t := range ts {
+		out = append(out, of(t))
+	}
+	return out
+}
+
 type SummarySources struct {
 	Commitment *DocumentSource `json:"commitment,omitempty" doc:"The document version the commitment comes from; absent when none states one."`
 	Unfunded   *DocumentSource `json:"unfunded,omitempty" doc:"The document version the reported unfunded commitment comes from; absent when none reports one."`
@@ -391,10 +404,7 @@ func SummaryOf(s positions.Summary) PositionSummary {
 	w := PositionSummary{PositionID: s.PositionID, FundID: s.FundID, InvestorID: s.InvestorID, AsOf: s.AsOf.String(),
 		Figures:   FiguresOf(s.Figures),
 		Sources:   SummarySources{Commitment: SourceOf(s.CommitmentSource), Unfunded: SourceOf(s.UnfundedSource)},
-		Documents: make([]DocumentSource, 0, len(s.Documents)), DocumentCount: len(s.Documents),
-	}
-	for i := range s.Documents {
-		w.Documents = append(w.Documents, *SourceOf(&s.Documents[i]))
+		Documents: sourcesOf(s.Documents), DocumentCount: len(s.Documents),
 	}
 	if n := len(s.Documents); n > 0 {
 		w.FirstAsOf, w.LastAsOf = s.Documents[0].AsOf.String(), s.Documents[n-1].AsOf.String()
