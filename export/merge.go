@@ -42,14 +42,9 @@ func clusterOf(r any) clusterKey {
 		return clusterKey{r.FundID, r.DocumentID}
 	case *capitalActivityRow:
 		return clusterKey{r.FundID, r.DocumentID}
-	case *capitalAccountRow:
-		return clusterKey{r.FundID, r.DocumentID}
-	case *capitalCallRow:
-		return clusterKey{r.FundID, r.DocumentID}
-	case *distributionRow:
-		return clusterKey{r.FundID, r.DocumentID}
-	case *unfundedCommitmentRow:
-		return clusterKey{r.FundID, r.DocumentID}
+	case interface{ key() itemKey }: // a position-level row
+		k := r.key()
+		return clusterKey{k.fund, k.doc}
 	case *transactionLineRow:
 		return clusterKey{r.FundID, r.DocumentID}
 	case *positionRow:

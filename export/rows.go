@@ -131,34 +131,35 @@ type capitalActivityRow struct {
 	CreatedAt       time.Time `parquet:"created_at,timestamp(millisecond)"`
 }
 
+// positionColumns are the first columns of the rows of capital_calls,
+// distributions, unfunded_commitments and capital_accounts: the position
+// and the version of the document that reports it.
+type positionColumns struct {
+	FundID          string `parquet:"fund_id,dict"`
+	DocumentID      string `parquet:"document_id"`
+	InvestorID      string `parquet:"investor_id"`
+	PositionID      string `parquet:"position_id"`
+	DocumentVersion int32  `parquet:"document_version"`
+	AsOf            int32  `parquet:"as_of,date"`
+	Currency        string `parquet:"currency,dict"`
+	CommitID        string `parquet:"-"`
+}
+
 // capitalCallRow is one position's capital call in a document's latest version.
 type capitalCallRow struct {
-	FundID          string     `parquet:"fund_id,dict"`
-	DocumentID      string     `parquet:"document_id"`
-	InvestorID      string     `parquet:"investor_id"`
-	PositionID      string     `parquet:"position_id"`
-	DocumentVersion int32      `parquet:"document_version"`
-	AsOf            int32      `parquet:"as_of,date"`
-	Currency        string     `parquet:"currency,dict"`
-	Amount          decimal19  `parquet:"amount,decimal(4:19)"`
-	Status          string     `parquet:"status,dict"`
-	DueDate         *int32     `parquet:"due_date,date,optional"`
-	Investment      *decimal19 `parquet:"investment,decimal(4:19),optional"`
-	ManagementFee   *decimal19 `parquet:"management_fee,decimal(4:19),optional"`
-	FundExpenses    *decimal19 `parquet:"fund_expenses,decimal(4:19),optional"`
-	CreatedAt       time.Time  `parquet:"created_at,timestamp(millisecond)"`
-	CommitID        string     `parquet:"-"`
+	positionColumns
+	Amount        decimal19  `parquet:"amount,decimal(4:19)"`
+	Status        string     `parquet:"status,dict"`
+	DueDate       *int32     `parquet:"due_date,date,optional"`
+	Investment    *decimal19 `parquet:"investment,decimal(4:19),optional"`
+	ManagementFee *decimal19 `parquet:"management_fee,decimal(4:19),optional"`
+	FundExpenses  *decimal19 `parquet:"fund_expenses,decimal(4:19),optional"`
+	CreatedAt     time.Time  `parquet:"created_at,timestamp(millisecond)"`
 }
 
 // distributionRow is one position's distribution in a document's latest version.
 type distributionRow struct {
-	FundID          string     `parquet:"fund_id,dict"`
-	DocumentID      string     `parquet:"document_id"`
-	InvestorID      string     `parquet:"investor_id"`
-	PositionID      string     `parquet:"position_id"`
-	DocumentVersion int32      `parquet:"document_version"`
-	AsOf            int32      `parquet:"as_of,date"`
-	Currency        string     `parquet:"currency,dict"`
+	positionColumns
 	Amount          decimal19  `parquet:"amount,decimal(4:19)"`
 	Status          string     `parquet:"status,dict"`
 	PaymentDate     *int32     `parquet:"payment_date,date,optional"`
@@ -168,24 +169,16 @@ type distributionRow struct {
 	Recallable      *decimal19 `parquet:"recallable,decimal(4:19),optional"`
 	Withholding     *decimal19 `parquet:"withholding,decimal(4:19),optional"`
 	CreatedAt       time.Time  `parquet:"created_at,timestamp(millisecond)"`
-	CommitID        string     `parquet:"-"`
 }
 
 // unfundedCommitmentRow is one position's unfunded commitment in a
 // document's latest version.
 type unfundedCommitmentRow struct {
-	FundID          string     `parquet:"fund_id,dict"`
-	DocumentID      string     `parquet:"document_id"`
-	InvestorID      string     `parquet:"investor_id"`
-	PositionID      string     `parquet:"position_id"`
-	DocumentVersion int32      `parquet:"document_version"`
-	AsOf            int32      `parquet:"as_of,date"`
-	Currency        string     `parquet:"currency,dict"`
-	Amount          decimal19  `parquet:"amount,decimal(4:19)"`
-	Status          string     `parquet:"status,dict"`
-	Commitment      *decimal19 `parquet:"commitment,decimal(4:19),optional"`
-	CreatedAt       time.Time  `parquet:"created_at,timestamp(millisecond)"`
-	CommitID        string     `parquet:"-"`
+	positionColumns
+	Amount     decimal19  `parquet:"amount,decimal(4:19)"`
+	Status     string     `parquet:"status,dict"`
+	Commitment *decimal19 `parquet:"commitment,decimal(4:19),optional"`
+	CreatedAt  time.Time  `parquet:"created_at,timestamp(millisecond)"`
 }
 
 // capitalAccountRow is one position's capital account statement in a
@@ -193,13 +186,7 @@ type unfundedCommitmentRow struct {
 // and each line of fund.CapitalLines has a column (NULL when absent; the
 // beginning and ending NAV are always present).
 type capitalAccountRow struct {
-	FundID                         string     `parquet:"fund_id,dict"`
-	DocumentID                     string     `parquet:"document_id"`
-	InvestorID                     string     `parquet:"investor_id"`
-	PositionID                     string     `parquet:"position_id"`
-	DocumentVersion                int32      `parquet:"document_version"`
-	AsOf                           int32      `parquet:"as_of,date"`
-	Currency                       string     `parquet:"currency,dict"`
+	positionColumns
 	PeriodStart                    int32      `parquet:"period_start,date"`
 	BeginningNAV                   decimal19  `parquet:"beginning_nav,decimal(4:19)"`
 	Contributions                  *decimal19 `parquet:"contributions,decimal(4:19),optional"`
@@ -227,7 +214,6 @@ type capitalAccountRow struct {
 	OtherUnfundedAdjustment        *decimal19 `parquet:"other_unfunded_adjustment,decimal(4:19),optional"`
 	EndingUnfundedCommitment       *decimal19 `parquet:"ending_unfunded_commitment,decimal(4:19),optional"`
 	CreatedAt                      time.Time  `parquet:"created_at,timestamp(millisecond)"`
-	CommitID                       string     `parquet:"-"`
 }
 
 // transactionLineRow is one typed line (an ILPA Performance Template
@@ -289,19 +275,7 @@ type itemKey struct {
 	asOf                   int32
 }
 
-func (r *capitalCallRow) key() itemKey {
-	return itemKey{r.FundID, r.DocumentID, r.PositionID, r.CommitID, r.AsOf}
-}
-
-func (r *distributionRow) key() itemKey {
-	return itemKey{r.FundID, r.DocumentID, r.PositionID, r.CommitID, r.AsOf}
-}
-
-func (r *unfundedCommitmentRow) key() itemKey {
-	return itemKey{r.FundID, r.DocumentID, r.PositionID, r.CommitID, r.AsOf}
-}
-
-func (r *capitalAccountRow) key() itemKey {
+func (r *positionColumns) key() itemKey {
 	return itemKey{r.FundID, r.DocumentID, r.PositionID, r.CommitID, r.AsOf}
 }
 
@@ -311,12 +285,9 @@ func (r *transactionItemRow) key() itemKey {
 
 // version is the document version a row of a dataset of every version is
 // of (see dataset.history).
-func (r *documentVersionRow) version() int32    { return r.Version }
-func (r *capitalCallRow) version() int32        { return r.DocumentVersion }
-func (r *distributionRow) version() int32       { return r.DocumentVersion }
-func (r *unfundedCommitmentRow) version() int32 { return r.DocumentVersion }
-func (r *capitalAccountRow) version() int32     { return r.DocumentVersion }
-func (r *transactionLineRow) version() int32    { return r.DocumentVersion }
+func (r *documentVersionRow) version() int32 { return r.Version }
+func (r *positionColumns) version() int32    { return r.DocumentVersion }
+func (r *transactionLineRow) version() int32 { return r.DocumentVersion }
 
 // compare orders position-level rows by fund, document, position, commit.
 func (k itemKey) compare(o itemKey) int {
@@ -333,20 +304,15 @@ type positionRef struct {
 	CreatedAt                      time.Time
 }
 
-func (r *capitalCallRow) ref() positionRef {
-	return positionRef{r.FundID, r.PositionID, r.DocumentID, r.AsOf, r.InvestorID, r.Currency, r.CreatedAt}
-}
+func (r *capitalCallRow) ref() positionRef        { return r.refAt(r.CreatedAt) }
+func (r *distributionRow) ref() positionRef       { return r.refAt(r.CreatedAt) }
+func (r *unfundedCommitmentRow) ref() positionRef { return r.refAt(r.CreatedAt) }
+func (r *capitalAccountRow) ref() positionRef     { return r.refAt(r.CreatedAt) }
 
-func (r *distributionRow) ref() positionRef {
-	return positionRef{r.FundID, r.PositionID, r.DocumentID, r.AsOf, r.InvestorID, r.Currency, r.CreatedAt}
-}
-
-func (r *unfundedCommitmentRow) ref() positionRef {
-	return positionRef{r.FundID, r.PositionID, r.DocumentID, r.AsOf, r.InvestorID, r.Currency, r.CreatedAt}
-}
-
-func (r *capitalAccountRow) ref() positionRef {
-	return positionRef{r.FundID, r.PositionID, r.DocumentID, r.AsOf, r.InvestorID, r.Currency, r.CreatedAt}
+// refAt is the reference a row makes to its position, the row's document
+// version having been committed at createdAt.
+func (r *positionColumns) refAt(createdAt time.Time) positionRef {
+	return positionRef{r.FundID, r.PositionID, r.DocumentID, r.AsOf, r.InvestorID, r.Currency, createdAt}
 }
 
 // Conversions from the store's committed records, by the plans of fill.go.

@@ -198,7 +198,7 @@ func TestEveryDeclaredFieldHasAColumn(t *testing.T) {
 	// A row type that forgets a field (capitalCallRow without its
 	// FundExpenses column) is refused, naming it.
 	var kept []reflect.StructField
-	for f := range reflect.TypeFor[capitalCallRow]().Fields() {
+	for _, f := range rowFields(reflect.TypeFor[capitalCallRow]()) {
 		if f.Name != "FundExpenses" {
 			kept = append(kept, f)
 		}
