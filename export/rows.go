@@ -445,10 +445,7 @@ func optDays(d fund.Date) *int32 {
 	return &v
 }
 
-var (
-	decimalLimit = new(big.Int).Exp(big.NewInt(10), big.NewInt(19), nil)
-	ten4         = big.NewInt(10_000)
-)
+var decimalLimit = new(big.Int).Exp(big.NewInt(10), big.NewInt(19), nil)
 
 // toDecimal encodes m as DECIMAL(19,4). Money the API accepted always fits;
 // anything else is an error rather than a silently different number.
@@ -492,20 +489,4 @@ func mustDecimal(m *fund.Money, err *error) decimal19 {
 		return decimal19{}
 	}
 	return *optDecimal(m, err)
-}
-
-// fromDecimal decodes a DECIMAL(19,4) value (used by tests and checks).
-func fromDecimal(b decimal19) string {
-	u := new(big.Int).SetBytes(b[:])
-	if b[0]&0x80 != 0 {
-		u.Sub(u, new(big.Int).Lsh(big.NewInt(1), 72))
-	}
-	q, r := new(big.Int).QuoRem(u, ten4, new(big.Int))
-	sign := ""
-	if u.Sign() < 0 {
-		sign = "-"
-		q.Abs(q)
-		r.Abs(r)
-	}
-	return fmt.Sprintf("%s%s.%04d", sign, q, r.Int64())
 }

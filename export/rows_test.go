@@ -2,6 +2,7 @@ package export
 
 import (
 	"fmt"
+	"math/big"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -328,4 +329,20 @@ func TestEveryRecordFieldHasAColumn(t *testing.T) {
 		Version: 1, UpdatedAt: at, UpdatedBy: "bob"}); err != nil || !reflect.DeepEqual(ir, w) {
 		t.Errorf("row %+v %v\nwant %+v", ir, err, w)
 	}
+}
+
+// fromDecimal decodes a DECIMAL(19,4) value.
+func fromDecimal(b decimal19) string {
+	u := new(big.Int).SetBytes(b[:])
+	if b[0]&0x80 != 0 {
+		u.Sub(u, new(big.Int).Lsh(big.NewInt(1), 72))
+	}
+	q, r := new(big.Int).QuoRem(u, big.NewInt(10_000), new(big.Int))
+	sign := ""
+	if u.Sign() < 0 {
+		sign = "-"
+		q.Abs(q)
+		r.Abs(r)
+	}
+	return fmt.Sprintf("%s%s.%04d", sign, q, r.Int64())
 }
