@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -144,11 +146,7 @@ func tree(cells map[string]string) (obj map[string]any, lines map[string][]int) 
 	}
 	lines = map[string][]int{}
 	for base, byLine := range lists {
-		ns := make([]int, 0, len(byLine))
-		for n := range byLine {
-			ns = append(ns, n)
-		}
-		sort.Ints(ns)
+		ns := slices.Sorted(maps.Keys(byLine))
 		arr := make([]any, 0, len(ns))
 		for _, n := range ns {
 			arr = append(arr, byLine[n])
@@ -424,13 +422,8 @@ func (rd *reader) sweep(d *document, r *row, i int, cells map[string]string, lin
 		}
 		groups[key] = append(groups[key], h)
 	}
-	keys := make([]string, 0, len(groups))
-	for k := range groups {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	found := false
-	for _, key := range keys {
+	for _, key := range slices.Sorted(maps.Keys(groups)) {
 		group := map[string]string{}
 		for _, h := range groups[key] {
 			group[h] = cells[h]

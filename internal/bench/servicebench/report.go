@@ -2,9 +2,11 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -145,12 +147,7 @@ func (r *sustainResult) format() string {
 	fmt.Fprintf(&b, "Successful reads: p50 %s, p99 %s. Successful writes: p50 %s, p99 %s; %.1f writes in flight on average.\n\n",
 		latency(r.reads, r.reads.p50), latency(r.reads, r.reads.p99), latency(r.writes, r.writes.p50), latency(r.writes, r.writes.p99), r.writesInFlight)
 	b.WriteString("| request | answers |\n|---|---|\n")
-	kinds := make([]string, 0, len(r.counts))
-	for k := range r.counts {
-		kinds = append(kinds, k)
-	}
-	sort.Strings(kinds)
-	for _, k := range kinds {
+	for _, k := range slices.Sorted(maps.Keys(r.counts)) {
 		var statuses []string
 		for s, n := range r.counts[k] {
 			statuses = append(statuses, fmt.Sprintf("%s: %d", s, n))
@@ -159,12 +156,7 @@ func (r *sustainResult) format() string {
 		fmt.Fprintf(&b, "| %s | %s |\n", k, strings.Join(statuses, ", "))
 	}
 	fmt.Fprintf(&b, "\n- 5xx answers: %d.\n", r.serverErrors)
-	failures := make([]string, 0, len(r.firstFailures))
-	for k := range r.firstFailures {
-		failures = append(failures, k)
-	}
-	sort.Strings(failures)
-	for _, k := range failures {
+	for _, k := range slices.Sorted(maps.Keys(r.firstFailures)) {
 		fmt.Fprintf(&b, "- First %s: `%s`\n", k, r.firstFailures[k])
 	}
 	fmt.Fprintf(&b, "- Acknowledged writes (200/201): %d; afterwards readable at their version with the content they sent, their document at that version or later: %d; lost: %d; versions acknowledged to two writes: %d.\n",
