@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rsa"
@@ -135,10 +136,7 @@ const MinSecretBytes = 32
 // unusable, a JWKS comes without an audience (ErrJWKSNeedsAudience), or a
 // JWKS is refused (see parseJWKS).
 func NewVerifier(c AuthConfig) (*Verifier, error) {
-	v := &Verifier{now: time.Now, maxLifetime: c.MaxLifetime}
-	if v.maxLifetime == 0 {
-		v.maxLifetime = DefaultMaxTokenLifetime
-	}
+	v := &Verifier{now: time.Now, maxLifetime: cmp.Or(c.MaxLifetime, DefaultMaxTokenLifetime)}
 	if v.maxLifetime < 0 {
 		return nil, errors.New("the maximum token lifetime must be positive")
 	}
@@ -320,10 +318,7 @@ type jwksKeys struct {
 }
 
 func newJWKSKeys(c AuthConfig) (*jwksKeys, error) {
-	j := &jwksKeys{path: c.JWKSFile, refresh: c.JWKSRefresh, log: c.Logger, read: readJWKS, base: time.Now()}
-	if j.refresh == 0 {
-		j.refresh = DefaultJWKSRefresh
-	}
+	j := &jwksKeys{path: c.JWKSFile, refresh: cmp.Or(c.JWKSRefresh, DefaultJWKSRefresh), log: c.Logger, read: readJWKS, base: time.Now()}
 	if j.refresh < 0 {
 		return nil, errors.New("the JWKS refresh interval must be positive")
 	}

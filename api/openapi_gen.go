@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -300,10 +301,7 @@ func (g *generator) operation(op operation) error {
 			}
 			rd.Headers[h] = &refOnly{Ref: "#/components/headers/" + h}
 		}
-		media := r.Media
-		if media == "" {
-			media = "application/json"
-		}
+		media := cmp.Or(r.Media, "application/json")
 		var s *schema
 		switch body := r.Body.(type) {
 		case *schema:

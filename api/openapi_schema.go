@@ -106,9 +106,7 @@ func (g *generator) object(name string, t reflect.Type, in bool) *schema {
 			if !f.IsExported() {
 				continue
 			}
-			if jsonName == "" {
-				jsonName = f.Name
-			}
+			jsonName = cmp.Or(jsonName, f.Name)
 			fd := g.lookupField(owners, jsonName)
 			var fs *schema
 			switch {

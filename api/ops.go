@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -253,9 +254,7 @@ func ReadBuild() Build {
 		return Build{Version: "unknown"}
 	}
 	b := Build{Version: info.Main.Version, GoVersion: info.GoVersion}
-	if b.Version == "" {
-		b.Version = "(devel)" // a test binary's main module has no version
-	}
+	b.Version = cmp.Or(b.Version, "(devel)") // a test binary's main module has no version
 	for _, s := range info.Settings {
 		switch s.Key {
 		case "vcs.revision":

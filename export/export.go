@@ -1,6 +1,7 @@
 package export
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -252,9 +253,7 @@ func (c *Config) defaults() {
 	if c.MemoryRows <= 0 {
 		c.MemoryRows = 131_072
 	}
-	if c.Compression == "" {
-		c.Compression = "zstd"
-	}
+	c.Compression = cmp.Or(c.Compression, "zstd")
 	if c.Now == nil {
 		c.Now = time.Now
 	}

@@ -14,6 +14,7 @@
 package imports
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -146,9 +147,7 @@ func walk(out []Column, t reflect.Type, prefix string, sc scope, parentDoc strin
 		if !f.IsExported() || f.Type == typeList {
 			continue // the positions are the rows
 		}
-		if name == "" {
-			name = f.Name
-		}
+		name = cmp.Or(name, f.Name)
 		header := prefix + name
 		doc := f.Tag.Get("doc")
 		if row := f.Tag.Get("ilpa"); row != "" {

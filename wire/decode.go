@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bytes"
+	"cmp"
 	"encoding"
 	"encoding/json"
 	"errors"
@@ -76,9 +77,7 @@ func members(t reflect.Type) []member {
 			if !f.IsExported() {
 				continue
 			}
-			if name == "" {
-				name = f.Name
-			}
+			name = cmp.Or(name, f.Name)
 			out = append(out, member{name: name, index: index,
 				required: !strings.Contains(opts, "omitempty") && !strings.Contains(opts, "omitzero")})
 		}

@@ -1,6 +1,7 @@
 package iceberg
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -69,17 +70,11 @@ type Catalog struct {
 // Properties are the iceberg-go properties of c: the catalog's and the
 // FileIO's. It is what OpenCatalog passes to catalog.Load.
 func (c CatalogConfig) Properties() (iceberg.Properties, error) {
-	kind := c.Kind
-	if kind == "" {
-		kind = KindSQL
-	}
+	kind := cmp.Or(c.Kind, KindSQL)
 	p := iceberg.Properties{"type": kind}
 	switch kind {
 	case KindSQL:
-		file := c.URI
-		if file == "" {
-			file = DefaultSQLiteFile
-		}
+		file := cmp.Or(c.URI, DefaultSQLiteFile)
 		// A second process waits for SQLite's write lock instead of
 		// failing at once; the commit itself is a compare-and-swap.
 		p["uri"] = "file:" + file + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)"
@@ -140,10 +135,7 @@ func OpenCatalog(ctx context.Context, c CatalogConfig) (*Catalog, error) {
 	if err != nil {
 		return nil, fmt.Errorf("iceberg: open %s catalog: %w", props["type"], err)
 	}
-	ns := c.Namespace
-	if ns == "" {
-		ns = DefaultNamespace
-	}
+	ns := cmp.Or(c.Namespace, DefaultNamespace)
 	if strings.Contains(ns, ".") {
 		return nil, fmt.Errorf("iceberg: namespace %q: one level only", ns)
 	}

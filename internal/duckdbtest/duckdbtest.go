@@ -14,6 +14,7 @@ package duckdbtest
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -258,10 +259,7 @@ func (r *runner) ask(ctx context.Context, line []byte) (*response, error) {
 // exited waits for a runner whose pipe failed and says why it ended.
 func (r *runner) exited(err error) error {
 	werr := r.cmd.Wait()
-	msg := strings.TrimSpace(r.stderr.String())
-	if msg == "" {
-		msg = "(no output on stderr)"
-	}
+	msg := cmp.Or(strings.TrimSpace(r.stderr.String()), "(no output on stderr)")
 	return fmt.Errorf("%s ended (%v, %v): %s", script, err, werr, msg)
 }
 

@@ -19,6 +19,7 @@ package multitest
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -172,9 +173,7 @@ var errExited = errors.New("fundsvc exited during start-up")
 // at warning level or above is logged.
 func Start(t testing.TB, o Options) *Cluster {
 	t.Helper()
-	if o.Instances == 0 {
-		o.Instances = 2
-	}
+	o.Instances = cmp.Or(o.Instances, 2)
 	if o.Instances < 2 {
 		t.Fatalf("multitest: a cluster has at least 2 instances, not %d", o.Instances)
 	}

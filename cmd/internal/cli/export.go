@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -45,10 +46,7 @@ func registerDDL(fs *flag.FlagSet, f *flags) {
 // ddlLocation is where ddl says the snapshots are: --location, else the
 // export destination, a directory made absolute.
 func (f exportFlags) ddlLocation(cfg config.Config) (string, error) {
-	location := f.location
-	if location == "" {
-		location = cfg.ExportDest
-	}
+	location := cmp.Or(f.location, cfg.ExportDest)
 	if strings.HasPrefix(location, "s3://") {
 		return location, nil
 	}
@@ -166,10 +164,7 @@ var runExport = withStore(func(ctx context.Context, e invocation, store *store.S
 // s3Client connects to S3 or an S3-compatible store with the standard
 // credential chain (AWS_ACCESS_KEY_ID, profiles, instance roles).
 func s3Client(ctx context.Context, cfg config.Config, getenv func(string) string) (*s3.Client, error) {
-	region := cfg.S3Region
-	if region == "" {
-		region = cfg.Region
-	}
+	region := cmp.Or(cfg.S3Region, cfg.Region)
 	opts := []func(*awsconfig.LoadOptions) error{awsconfig.WithRegion(region)}
 	if p := envCredentials(getenv); p != nil {
 		opts = append(opts, awsconfig.WithCredentialsProvider(p))

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -56,9 +57,7 @@ func writeImportTemplate(_ context.Context, e invocation) error {
 // importFormat is the format --format names, else the one of path's
 // extension.
 func importFormat(path, format string) (string, error) {
-	if format == "" {
-		format = strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
-	}
+	format = cmp.Or(format, strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), "."))
 	if format != imports.FormatCSV && format != imports.FormatXLSX {
 		return "", fmt.Errorf("import: the format of %s is %q: want csv or xlsx (name the file .csv or .xlsx, or pass --format)", path, format)
 	}

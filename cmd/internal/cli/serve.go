@@ -110,10 +110,7 @@ var describeTable = withStore(func(ctx context.Context, e invocation, s *store.S
 func tableError(cfg config.Config, err error) error {
 	switch {
 	case errors.Is(err, store.ErrUnreachable):
-		where := cfg.Endpoint
-		if where == "" {
-			where = "AWS (region " + cfg.Region + ")"
-		}
+		where := cmp.Or(cfg.Endpoint, "AWS (region "+cfg.Region+")")
 		cause := err
 		var op *net.OpError
 		if errors.As(err, &op) {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -61,9 +62,7 @@ func mintToken(_ context.Context, e invocation) error {
 	if f.funds != "" {
 		p.Funds = strings.Split(f.funds, ",")
 	}
-	if p.Subject == "" {
-		p.Subject = "dev-" + f.role
-	}
+	p.Subject = cmp.Or(p.Subject, "dev-"+f.role)
 	tok, err := api.MintToken([]byte(cfg.JWTSecret), p, cfg.JWTIssuer, cfg.JWTAudience, ttl, time.Now())
 	if err != nil {
 		return fmt.Errorf("token: %w", err)

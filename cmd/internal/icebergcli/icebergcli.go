@@ -7,6 +7,7 @@
 package icebergcli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -41,10 +42,7 @@ const (
 // whatever directory the command ran in, and the next run, elsewhere,
 // would not find it).
 func catalogConfig(ctx context.Context, cfg config.Config, dest string, creds aws.CredentialsProvider, create bool) (iceberg.CatalogConfig, error) {
-	region := cfg.S3Region
-	if region == "" {
-		region = cfg.Region
-	}
+	region := cmp.Or(cfg.S3Region, cfg.Region)
 	c := iceberg.CatalogConfig{
 		Kind: cfg.IcebergCatalog, URI: cfg.IcebergURI, Warehouse: cfg.IcebergWarehouse, Namespace: cfg.IcebergNamespace,
 		Region: region, S3Endpoint: cfg.S3Endpoint, S3PathStyle: cfg.S3PathStyle,
