@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/fundsvc/fundsvc/fund"
-
 	"github.com/guregu/dynamo/v2"
 	"golang.org/x/sync/errgroup"
 )
