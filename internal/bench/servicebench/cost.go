@@ -450,8 +450,8 @@ func formatCost(o options, rows []*costRow) string {
 	b.WriteString("\n")
 	for _, r := range rows {
 		if r.skip == "" && r.first {
-			fmt.Fprintf(&b, "- %s: the least the table allows consumed %s write units; the API's writes, as DynamoDB Local reported them (it reports less than the rules for transactions), %s, %.2f times the least.\n",
-				r.name, num(r.least.Write), num(r.api.Write), r.api.Write/r.least.Write)
+			fmt.Fprintf(&b, "- %s: the least the table allows consumed %s write units; DynamoDB Local reported %s for the API's writes, but it counts transactions at half or less of DynamoDB's rules, and a first version has no plan to price by them, so no ratio is given.\n",
+				r.name, num(r.least.Write), num(r.api.Write))
 		} else if r.skip == "" && r.positions > 0 {
 			fmt.Fprintf(&b, "- %s: the least the table allows (BatchWriteItem of the version's position items) consumed %s write units. The raw writes (the store's write plan) priced by the rules come to %s write units, DynamoDB Local reported %s; the API's writes so corrected: %s, %.2f times the least; one version stores %.0f KB with its index entries.\n",
 				r.name, num(r.least.Write), num(r.rawByRule.Write), num(r.raw.Write), num(r.apiByRule.Write), r.apiByRule.Write/r.least.Write, r.storedKB)
