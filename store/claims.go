@@ -442,13 +442,17 @@ func (s *Store) confirm(ctx context.Context, d *fund.Document, held []claimItem)
 	g.SetLimit(s.parallelism())
 	const perTx = 50 // at most two items a position
 	// Each investor's note in the fund (records.go) is written by the
-	// transaction of its first position only: no transaction may write one
-	// item twice, and two concurrent ones writing it would conflict.
+	// transaction of its first position only (no transaction may write one
+	// item twice, and two concurrent ones writing it would conflict), and
+	// only if the fund has none yet: notes are never removed.
 	noteAt := map[string]string{}
 	for _, c := range held {
 		if _, ok := noteAt[c.InvestorID]; !ok {
 			noteAt[c.InvestorID] = c.PositionID
 		}
+	}
+	if err := s.dropNoted(ctx, d.FundID, noteAt); err != nil {
+		return err
 	}
 	for i := 0; i < len(held); i += perTx {
 		part := held[i:min(i+perTx, len(held))]
@@ -473,6 +477,27 @@ func (s *Store) confirm(ctx context.Context, d *fund.Document, held []claimItem)
 	}
 	if err := g.Wait(); err != nil {
 		return fmt.Errorf("list the positions of document %s version %d in its fund: %w", d.ID, d.Version, err)
+	}
+	return nil
+}
+
+// dropNoted removes from investors those the fund has a note of already:
+// one BatchGetItem per 100 investors, of the notes' keys alone.
+func (s *Store) dropNoted(ctx context.Context, fundID string, investors map[string]string) error {
+	keys := make([]dynamo.Keyed, 0, len(investors))
+	for inv := range investors {
+		keys = append(keys, dynamo.Keys{FundPK(fundID), FundInvestorSK(inv)})
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	var noted []struct{ InvestorID string }
+	err := s.table.Batch(AttrPK, AttrSK).Get(keys...).Project("InvestorID").All(ctx, &noted)
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+		return fmt.Errorf("read the investors' notes of fund %s: %w", fundID, err)
+	}
+	for _, n := range noted {
+		delete(investors, n.InvestorID)
 	}
 	return nil
 }

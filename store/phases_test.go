@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/fundsvc/fundsvc/fund"
 	"github.com/fundsvc/fundsvc/internal/fundtest"
 	"github.com/fundsvc/fundsvc/store"
 )
@@ -85,8 +86,18 @@ func TestAWriteCountsItsPhases(t *testing.T) {
 		t.Errorf("a restatement adding one position claimed with %+v, want 3 requests, 2 items written", got)
 	}
 
+	// A new position of an investor the fund knows: its registry row
+	// alone is written, after a read that finds the investor's note.
+	v4doc := doc("D1", "F1", 400, append(ids, "POS_NEW")...)
+	v4doc.Positions = append(v4doc.Positions, fund.Position{ID: "POS_MORE", InvestorID: "INV_00",
+		CapitalCall: &fund.CapitalCallItem{Amount: fund.MustMoney("1.00")}})
+	v4 := phasesOf(t, e.Store, func() error { _, err := e.Store.Restate(ctx, v4doc, nil); return err })
+	if got := v4[store.PhaseConfirm]; got.Requests != 2 || got.Items != 2 {
+		t.Errorf("a new position of a known investor confirmed with %+v, want 2 requests: the note read (1 item), the registry row written (1)", got)
+	}
+
 	// The ledger still names the document for every position it reported.
-	for _, pos := range []string{"POS_00", "POS_NEW"} {
+	for _, pos := range []string{"POS_00", "POS_NEW", "POS_MORE"} {
 		_, docs, err := e.Store.PositionDocuments(ctx, pos, 10)
 		if err != nil || len(docs) != 1 || docs[0] != "D1" {
 			t.Errorf("the ledger of %s names %v (%v), want D1", pos, docs, err)
