@@ -175,7 +175,6 @@ var errClaimRace = errors.New("a position claim changed while claiming")
 // meanwhile; in both cases nothing is left held.
 func (s *Store) claim(ctx context.Context, d, replaced *fund.Document, requestIndex map[string]int) (*claims, error) {
 	need := make([]fund.Position, 0, len(d.Positions))
-	keys := make([]dynamo.Keyed, 0, len(d.Positions))
 	for _, p := range d.Positions {
 		if replaced != nil && replaced.Currency == d.Currency {
 			if q, ok := replaced.PositionByID(p.ID); ok && q.InvestorID == p.InvestorID {
@@ -183,14 +182,10 @@ func (s *Store) claim(ctx context.Context, d, replaced *fund.Document, requestIn
 			}
 		}
 		need = append(need, p)
-		keys = append(keys, dynamo.Keys{PositionClaimPK(p.ID), PositionClaimSK})
 	}
-	var stored []claimItem
-	if len(keys) > 0 {
-		err := s.table.Batch(AttrPK, AttrSK).Get(keys...).Consistent(true).All(ctx, &stored)
-		if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
-			return nil, fmt.Errorf("read position claims of document %s: %w", d.ID, err)
-		}
+	stored, err := s.readClaims(ctx, d.ID, need)
+	if err != nil {
+		return nil, err
 	}
 	committed, err := s.committedFences(ctx, stored)
 	if err != nil {
@@ -505,24 +500,29 @@ func (s *Store) dropNoted(ctx context.Context, fundID string, investors map[stri
 // heldClaims reads the claims of d's positions that d's version put or
 // joined: those that name its fence.
 func (s *Store) heldClaims(ctx context.Context, d *fund.Document) ([]claimItem, error) {
-	keys := make([]dynamo.Keyed, 0, len(d.Positions))
-	for _, p := range d.Positions {
-		keys = append(keys, dynamo.Keys{PositionClaimPK(p.ID), PositionClaimSK})
+	stored, err := s.readClaims(ctx, d.ID, d.Positions)
+	if err != nil {
+		return nil, err
 	}
-	out := []claimItem{}
-	if len(keys) == 0 {
-		return out, nil
+	fence := ClaimFencePK(d.ID, d.CommitID)
+	return slices.DeleteFunc(stored, func(c claimItem) bool { return !slices.Contains(c.Holders, fence) }), nil
+}
+
+// readClaims reads the claims of positions of document doc (strongly
+// consistent BatchGetItems, 100 keys each); a position without one has
+// none in the answer.
+func (s *Store) readClaims(ctx context.Context, doc string, positions []fund.Position) ([]claimItem, error) {
+	if len(positions) == 0 {
+		return nil, nil
+	}
+	keys := make([]dynamo.Keyed, 0, len(positions))
+	for _, p := range positions {
+		keys = append(keys, dynamo.Keys{PositionClaimPK(p.ID), PositionClaimSK})
 	}
 	var stored []claimItem
 	err := s.table.Batch(AttrPK, AttrSK).Get(keys...).Consistent(true).All(ctx, &stored)
 	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
-		return nil, fmt.Errorf("read position claims of document %s: %w", d.ID, err)
+		return nil, fmt.Errorf("read position claims of document %s: %w", doc, err)
 	}
-	fence := ClaimFencePK(d.ID, d.CommitID)
-	for _, c := range stored {
-		if slices.Contains(c.Holders, fence) {
-			out = append(out, c)
-		}
-	}
-	return out, nil
+	return stored, nil
 }
