@@ -224,10 +224,11 @@ func (t *Transfer) Split(before Balances) (Allocation, error) {
 	total := new(big.Rat)
 	for i, e := range t.Transferees {
 		at := fmt.Sprintf("transfer.transferees[%d]", i)
+		held := new(big.Rat).Sub(big.NewRat(1, 1), total) // the share the transferees before left
 		var s *big.Rat
 		if e.Share != nil {
 			s = e.Share.d.Rat()
-			if held := new(big.Rat).Sub(big.NewRat(1, 1), total); s.Cmp(held) > 0 {
+			if s.Cmp(held) > 0 {
 				return Allocation{}, Invalid(at+".share", "is %s, but the transferor holds %s of its interest after the transferees before it", e.Share, ratString(held))
 			}
 		} else {
@@ -235,7 +236,7 @@ func (t *Transfer) Split(before Balances) (Allocation, error) {
 				return Allocation{}, Invalid(at+".commitment", "cannot be taken: the transferor's commitment as of the effective date is %s", before.Commitment)
 			}
 			s = new(big.Rat).Quo(e.Commitment.d.Rat(), before.Commitment.d.Rat())
-			if held := new(big.Rat).Sub(big.NewRat(1, 1), total); s.Cmp(held) > 0 {
+			if s.Cmp(held) > 0 {
 				remaining := new(big.Rat).Mul(held, before.Commitment.d.Rat())
 				return Allocation{}, Invalid(at+".commitment", "is %s, but the transferor holds a commitment of %s after the transferees before it", e.Commitment, ratString(remaining))
 			}
