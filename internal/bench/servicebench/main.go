@@ -114,7 +114,7 @@ func parseFlags(args []string) (options, error) {
 	fs.IntVar(&o.ds.docs, "docs", 2000, "documents in the dataset (e.g. 40 for a quick run while developing)")
 	fs.IntVar(&o.ds.positions, "positions", 100, "positions per document of the dataset")
 	fs.Float64Var(&o.ds.restated, "restated", 0.1, "fraction of the dataset's documents restated twice (three versions)")
-	ingest := fs.String("ingest", "100,1000", "positions of the documents whose restatement is timed, comma-separated")
+	ingest := fs.String("ingest", "100,1000", "positions of the documents whose restatement and first version are timed, comma-separated")
 	fs.StringVar(&o.bin, "fundsvc", "./fundsvc", "the fundsvc binary to run (make build)")
 	fs.StringVar(&o.out, "out", "", "also write the report into this Markdown file, between the servicebench markers")
 	fs.StringVar(&o.dataDir, "data", ".data/servicebench", "DynamoDB Local's folder; loaded tables are kept there and reused")
