@@ -227,7 +227,7 @@ type importRefusal struct {
 	Documents []wire.ImportedDocument `json:"documents"`
 }
 
-// commitImport writes the file's documents one after the other, each all or
+// commitImport writes the file's documents (imports.Commit), each all or
 // nothing through the commit protocol, and sets each one's outcome.
 func (s *server) commitImport(c *gin.Context, file *imports.File, report *wire.ImportReport) {
 	ctx := c.Request.Context()

@@ -35,33 +35,49 @@ type Summary struct {
 	Created, Restated, Unchanged, Refused int
 }
 
-// Commit writes file's documents one after the other, in file order, each
-// through write, and calls done (when not nil) with each one's index in
-// file.Documents and outcome as soon as it is known. A refused document
-// does not stop the others: each is all or nothing on its own, so a run cut
-// short and run again writes only what is missing (the rest is Unchanged).
-// A file with problems (file.Errors) is not committed at all: Commit
-// returns EINVALID having called write for none.
+// CommitParallel is how many documents Commit writes at a time: a
+// document's commit waits on round trips more than on the table, and
+// documents of one file are independent (distinct IDs; positions they share
+// are claimed as any concurrent writers' are, docs/commit-protocol.md).
+const CommitParallel = 4
+
+// Commit writes file's documents through write, CommitParallel at a time,
+// and calls done (when not nil) with each one's index in file.Documents and
+// outcome, in file order, as soon as it and every document before it are
+// known; done is never called concurrently. A refused document does not
+// stop the others: each is all or nothing on its own, so a run cut short
+// and run again writes only what is missing (the rest is Unchanged). A file
+// with problems (file.Errors) is not committed at all: Commit returns
+// EINVALID having called write for none.
 func Commit(ctx context.Context, file *File, write Write, done func(i int, o Outcome)) (Summary, error) {
 	var sum Summary
 	if len(file.Errors) > 0 {
 		return sum, fund.Invalid("file", "the file has %d problems; nothing was written", len(file.Errors)+file.MoreProblems)
 	}
-	for i, d := range file.Documents {
-		var o Outcome
-		version, unchanged, err := write(ctx, d.Document)
-		switch {
-		case err != nil:
-			o = Outcome{Result: Refused, Err: fmt.Errorf("document %s: %w", d.ID, err)}
+	outcomes := make([]chan Outcome, len(file.Documents))
+	for i := range outcomes {
+		outcomes[i] = make(chan Outcome, 1)
+	}
+	slots := make(chan struct{}, CommitParallel)
+	go func() {
+		for i, d := range file.Documents {
+			slots <- struct{}{}
+			go func() {
+				defer func() { <-slots }()
+				outcomes[i] <- commitOne(ctx, d.Document, write)
+			}()
+		}
+	}()
+	for i := range file.Documents {
+		o := <-outcomes[i]
+		switch o.Result {
+		case Refused:
 			sum.Refused++
-		case unchanged:
-			o = Outcome{Result: Unchanged, Version: version}
+		case Unchanged:
 			sum.Unchanged++
-		case version == 1:
-			o = Outcome{Result: Created, Version: version}
+		case Created:
 			sum.Created++
 		default:
-			o = Outcome{Result: Restated, Version: version}
 			sum.Restated++
 		}
 		if done != nil {
@@ -69,4 +85,19 @@ func Commit(ctx context.Context, file *File, write Write, done func(i int, o Out
 		}
 	}
 	return sum, nil
+}
+
+// commitOne writes d through write and says what that did.
+func commitOne(ctx context.Context, d fund.Document, write Write) Outcome {
+	version, unchanged, err := write(ctx, d)
+	switch {
+	case err != nil:
+		return Outcome{Result: Refused, Err: fmt.Errorf("document %s: %w", d.ID, err)}
+	case unchanged:
+		return Outcome{Result: Unchanged, Version: version}
+	case version == 1:
+		return Outcome{Result: Created, Version: version}
+	default:
+		return Outcome{Result: Restated, Version: version}
+	}
 }

@@ -2,8 +2,10 @@ package imports
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/fundsvc/fundsvc/fund"
@@ -16,8 +18,8 @@ CALL_B,FUND_C,capital_call_notice,Call B,2026-01-15,P1,I1,200.00
 CALL_C,FUND_C,capital_call_notice,Call C,2026-01-15,P1,I1,300.00
 `
 
-// TestCommitReportsEachDocumentInFileOrder: each document is written once,
-// in file order, and reported from what its write answered: version 1 is
+// TestCommitReportsEachDocumentInFileOrder: each document is written once
+// and reported, in file order, from what its write answered: version 1 is
 // created, a later version restated, unchanged as such, an error refused
 // without stopping the documents after it.
 func TestCommitReportsEachDocumentInFileOrder(t *testing.T) {
@@ -41,9 +43,12 @@ func TestCommitReportsEachDocumentInFileOrder(t *testing.T) {
 			Summary{Unchanged: 1, Refused: 1, Restated: 1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			var mu sync.Mutex
 			var written []string
 			write := func(_ context.Context, d fund.Document) (int, bool, error) {
+				mu.Lock()
 				written = append(written, d.ID+":"+d.Positions[0].CapitalCall.Amount.String())
+				mu.Unlock()
 				return tc.answers[d.ID]()
 			}
 			var got []Outcome
@@ -52,6 +57,7 @@ func TestCommitReportsEachDocumentInFileOrder(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			slices.Sort(written)
 			if want := []string{"CALL_A:100.00", "CALL_B:200.00", "CALL_C:300.00"}; !slices.Equal(written, want) {
 				t.Errorf("written %v, want %v", written, want)
 			}
@@ -70,6 +76,65 @@ func TestCommitReportsEachDocumentInFileOrder(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCommitWritesCommitParallelDocumentsAtATime: with every write held,
+// exactly CommitParallel are in flight; released last to first, the
+// documents are still reported in file order, each once.
+func TestCommitWritesCommitParallelDocumentsAtATime(t *testing.T) {
+	const n = 3 * CommitParallel
+	var csv strings.Builder
+	csv.WriteString("documentId,fundId,kind,title,asOf,positionId,investorId,capitalCall.amount\n")
+	for i := range n {
+		fmt.Fprintf(&csv, "CALL_%02d,FUND_C,capital_call_notice,Call,2026-01-15,P%d,I1,1.00\n", i, i)
+	}
+	file, err := Read(t.Context(), strings.NewReader(csv.String()), FormatCSV, Limits{})
+	if err != nil || len(file.Errors) > 0 {
+		t.Fatalf("read: %v %v", err, file.Errors)
+	}
+	started := make(chan string, n)
+	release := map[string]chan struct{}{}
+	for _, d := range file.Documents {
+		release[d.ID] = make(chan struct{})
+	}
+	write := func(_ context.Context, d fund.Document) (int, bool, error) {
+		started <- d.ID
+		<-release[d.ID]
+		return 1, false, nil
+	}
+	var order []int
+	finished := make(chan Summary)
+	go func() {
+		sum, _ := Commit(t.Context(), file, write, func(i int, o Outcome) { order = append(order, i) })
+		finished <- sum
+	}()
+	// Hold every write; release the latest started of each full batch, so
+	// later documents finish before earlier ones.
+	for done := 0; done < n; {
+		var batch []string
+		for len(batch) < CommitParallel && done+len(batch) < n {
+			batch = append(batch, <-started)
+		}
+		select {
+		case id := <-started:
+			t.Fatalf("%s started while %d writes were in flight", id, len(batch))
+		default:
+		}
+		for _, id := range slices.Backward(batch) {
+			close(release[id])
+		}
+		done += len(batch)
+	}
+	if sum := <-finished; sum.Created != n {
+		t.Errorf("summary %+v, want %d created", sum, n)
+	}
+	if want := slices.Collect(func(yield func(int) bool) {
+		for i := range n {
+			yield(i)
+		}
+	}); !slices.Equal(order, want) {
+		t.Errorf("done called for %v, want %v", order, want)
 	}
 }
 

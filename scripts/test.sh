@@ -109,7 +109,7 @@ norace=(
 	TestImportBounds
 	TestAnImportIsReadAsItArrives
 	TestImportReviewFilesAreAnsweredWithinBounds
-	TestTheLargestImportIsCheckedWithinTheRequestTimeout
+	TestTheLargestImportIsCheckedAndCommittedWithinTheTimeouts
 	TestDocumentRoutesReplayWhatTheyAnsweredAsKnownAt
 	TestFanoutReadsReplayAsKnownAt
 	TestFundAndInvestorRoutesReplayAsKnownAt
