@@ -300,7 +300,7 @@ func largestImport() []byte {
 func TestTheLargestImportIsCheckedAndCommittedWithinTheTimeouts(t *testing.T) {
 	const timeout, writeTimeout = time.Minute, 5 * time.Minute // the settings' defaults
 	s := startAPI(t, fundtest.New(t), func(o *api.Options) {
-		o.MaxBodyBytes, o.RequestTimeout, o.WriteTimeout = 16<<20, timeout, writeTimeout
+		o.MaxBodyBytes, o.RequestTimeout, o.WriteTimeout = 8<<20, timeout, writeTimeout
 	})
 	file := largestImport()
 	r, took, _, alloc, peak := measured(func() response { return postImport(t, s, "?dryRun=true", "text/csv", file) })

@@ -137,6 +137,22 @@ func TestEachLimitAdmitsItsValueAndRefusesOneMore(t *testing.T) {
 				}
 				return putDocument("D"+tag, limitsDocument("FUND_L", ids...))
 			}},
+		{name: "items of a document (twice FUNDSVC_MAX_POSITIONS)", limit: fund.ItemsPerPosition * limitsMaxPositions, ok: 201, status: 400, typ: invalid, field: "positions",
+			request: func(tag string, n int) (string, string, any, []string) {
+				// The most positions, each a call; then an unfunded
+				// commitment, then a distribution, on each in turn.
+				var ids []string
+				for i := range limitsMaxPositions {
+					ids = append(ids, fmt.Sprintf("P_%s_%d", tag, i))
+				}
+				d := limitsDocument("FUND_L", ids...)
+				ps := d["positions"].([]any)
+				for i := range n - limitsMaxPositions {
+					kind := []string{"unfundedCommitment", "distribution"}[i/limitsMaxPositions]
+					ps[i%limitsMaxPositions].(map[string]any)[kind] = map[string]any{"amount": "1.00"}
+				}
+				return putDocument("D"+tag, d)
+			}},
 		{name: "request body bytes (FUNDSVC_MAX_BODY_BYTES)", limit: 1 << 20, ok: 201, status: 413, typ: tooLarge, field: "body",
 			request: func(tag string, n int) (string, string, any, []string) {
 				return http.MethodPut, "/v1/documents/D" + tag, paddedBody(tag, n), nil

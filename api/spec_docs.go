@@ -375,8 +375,8 @@ var errorResponses = map[string]errorResponse{
 		Doc: "If-Match named a version that is not the current one, or `*` for a document that does not exist (problem type `/problems/precondition_failed`)."},
 	"PreconditionRequired": {Code: "precondition_required", Detail: "send If-Match with the version to void, as its ETag", Field: "If-Match",
 		Doc: "The write must be conditional and came without If-Match (problem type `/problems/precondition_required`, `field` `If-Match`): nothing was written."},
-	"PayloadTooLarge": {Code: "too_large", Detail: "exceeds the limit of 16777216 bytes", Field: "body",
-		Doc: "The body exceeds the server's limit (problem type `/problems/too_large`; FUNDSVC_MAX_BODY_BYTES, 16 MiB by default)."},
+	"PayloadTooLarge": {Code: "too_large", Detail: "exceeds the limit of 8388608 bytes", Field: "body",
+		Doc: "The body exceeds the server's limit (problem type `/problems/too_large`; FUNDSVC_MAX_BODY_BYTES, 8 MiB by default)."},
 	"UnsupportedMediaType": {Code: "unsupported_media_type", Detail: "send the document as application/json", Field: "Content-Type",
 		Doc: "The body is not sent as JSON (problem type `/problems/unsupported_media_type`): Content-Type must be `application/json` or another `+json` type."},
 	"IdempotencyKeyReused": {Code: "idempotency_key_reused", Detail: "this Idempotency-Key was used for a different request; use a new key", Field: "Idempotency-Key",
@@ -411,7 +411,7 @@ var scalarSchemas = map[string]*schema{
 // newest version in CHANGELOG.md, which README.md states too
 // (TestTheAPIVersionIsTheChangelogsNewest). While it is 0.x the API may
 // still change; the routes stay /v1.
-const Version = "0.6.0"
+const Version = "0.7.0"
 
 var apiInfo = openAPIInfo{Title: "fundsvc", Version: Version, Summary: "Investment fund documents and position analytics.",
 	License:     openAPILicense{Name: "Proprietary", Identifier: "LicenseRef-Proprietary"},

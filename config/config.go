@@ -180,11 +180,11 @@ var Settings = []Setting{
 		set: duration(func(c *Config) *time.Duration { return &c.WaitForTable })},
 	{Env: "FUNDSVC_CURSOR_KEY", Arg: "KEY", DefaultDoc: "a random key kept in the table, made by the first instance, so every instance on the table shares it", Commands: []string{CmdServe}, Secret: true,
 		Doc: "the key sealing pagination cursors, at least 16 characters", set: str(func(c *Config) *string { return &c.CursorKey })},
-	{Env: "FUNDSVC_MAX_BODY_BYTES", Arg: "N", Default: "16777216", Commands: []string{CmdServe},
+	{Env: "FUNDSVC_MAX_BODY_BYTES", Arg: "N", Default: "8388608", Commands: []string{CmdServe},
 		Doc: "the largest request body", set: integer(func(c *Config) *int64 { return &c.MaxBodyBytes })},
 	{Env: "FUNDSVC_MAX_BODY_BYTES_IN_FLIGHT", Arg: "N", Default: "134217728", Commands: []string{CmdServe},
 		Doc: "the bytes of write bodies (PUT, POST, PATCH, DELETE) one process reads or holds at once, each counted at its Content-Length, or at FUNDSVC_MAX_BODY_BYTES without one; " +
-			"beyond, 503 with Retry-After (at least FUNDSVC_MAX_BODY_BYTES; 128 MiB is eight of the largest bodies)",
+			"beyond, 503 with Retry-After (at least FUNDSVC_MAX_BODY_BYTES; 128 MiB is sixteen of the largest bodies)",
 		set: integer(func(c *Config) *int64 { return &c.BodiesInFlight })},
 	{Env: "FUNDSVC_MAX_WAITING_WRITERS", Arg: "N", Default: "8", Commands: []string{CmdServe},
 		Doc: "the writers of one document that may wait in one process behind the one writing it (0 to 10000); the next is answered 503 with Retry-After rather than queued until the write timeout",

@@ -25,9 +25,11 @@ import (
 )
 
 // The largest capital call notice the limits admit (docs/limits.md): the
-// most positions (FUNDSVC_MAX_POSITIONS), every ID at its longest (64
-// characters) and of the most entropy the ID alphabet allows, so that
-// nothing compresses them, the title at 200 bytes, amounts of 19 digits.
+// most positions (FUNDSVC_MAX_POSITIONS), each a call and an unfunded
+// commitment (the most items, fund.ItemsPerPosition a position), every ID at
+// its longest (64 characters) and of the most entropy the ID alphabet
+// allows, so that nothing compresses them, the title at 200 bytes, amounts
+// of 19 digits, and as many typed lines a call as the body limit holds.
 
 // idAlphabet is every character an ID may hold after its first.
 const idAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.:-"
@@ -219,11 +221,8 @@ func TestTheLargestNoticeTakesEveryPath(t *testing.T) {
 		t.Skip("writes 5,000 positions")
 	}
 	s := newLargestServer(t)
-	doc := largestNotice(t, randomIDs(38, s.cfg.MaxPositions))
-	t.Logf("%d positions, %d bytes of body (limit %d)", len(doc.Doc.Positions), len(doc.Body), s.cfg.MaxBodyBytes)
-	if len(doc.Doc.Positions) != s.cfg.MaxPositions || int64(len(doc.Body)) > s.cfg.MaxBodyBytes {
-		t.Fatalf("not the largest notice: %d positions, %d bytes", len(doc.Doc.Positions), len(doc.Body))
-	}
+	doc := largestNotice(t, randomIDs(38, s.cfg.MaxPositions), s.cfg.MaxBodyBytes)
+	t.Logf("%d positions, %d typed lines a call, %d bytes of body (limit %d)", len(doc.Doc.Positions), doc.Lines, len(doc.Body), s.cfg.MaxBodyBytes)
 	path := "/v1/documents/" + url.PathEscape(doc.ID)
 	v1 := doc.Doc
 	v1.Normalize()
@@ -264,8 +263,10 @@ func TestTheLargestNoticeTakesEveryPath(t *testing.T) {
 				switch {
 				case !ok || seen[pid]:
 					t.Fatalf("page %d: position %s unknown or repeated", pages, pid)
-				case len(g.CapitalCalls) != 1 || !g.CapitalCalls[0].Amount.Equal(want.CapitalCall.Amount) || len(g.CapitalCalls[0].Transactions) != noticeLines:
+				case len(g.CapitalCalls) != 1 || !g.CapitalCalls[0].Amount.Equal(want.CapitalCall.Amount) || len(g.CapitalCalls[0].Transactions) != doc.Lines:
 					t.Fatalf("position %s read back as %+v", pid, g.CapitalCalls)
+				case len(g.UnfundedCommitments) != 1 || !g.UnfundedCommitments[0].Amount.Equal(want.UnfundedCommitment.Amount):
+					t.Fatalf("position %s read back as %+v", pid, g.UnfundedCommitments)
 				}
 				seen[pid] = true
 			}
@@ -285,7 +286,8 @@ func TestTheLargestNoticeTakesEveryPath(t *testing.T) {
 		for _, it := range page.Items {
 			got = append(got, fmt.Sprintf("%s %s v%d %s", it.DocumentID, strings.ToLower(string(it.Kind)), it.DocumentVersion, it.Amount))
 		}
-		want := []string{fmt.Sprintf("%s capital_call v1 %s", doc.ID, first.CapitalCall.Amount), "SMALL distribution v1 0.0001"}
+		want := []string{fmt.Sprintf("%s capital_call v1 %s", doc.ID, first.CapitalCall.Amount),
+			fmt.Sprintf("%s unfunded_commitment v1 %s", doc.ID, first.UnfundedCommitment.Amount), "SMALL distribution v1 0.0001"}
 		slices.Sort(got)
 		slices.Sort(want)
 		if !slices.Equal(got, want) {
@@ -335,9 +337,9 @@ func TestTheLargestNoticeTakesEveryPath(t *testing.T) {
 		start := time.Now()
 		runExport(t, s.env, sink, nil)
 		t.Logf("export: %s", time.Since(start).Round(time.Millisecond))
-		var calls, lines fund.Money
+		var calls, lines, unfunded fund.Money
 		for _, p := range v1.Positions {
-			calls = calls.Add(p.CapitalCall.Amount)
+			calls, unfunded = calls.Add(p.CapitalCall.Amount), unfunded.Add(p.UnfundedCommitment.Amount)
 			for _, l := range p.CapitalCall.Transactions {
 				lines = lines.Add(l.Amount)
 			}
@@ -346,11 +348,13 @@ func TestTheLargestNoticeTakesEveryPath(t *testing.T) {
 		got := duck(t, views(t, dir, ""), fmt.Sprintf(`
 			SELECT 'calls', count(*)::VARCHAR, sum(amount)::VARCHAR FROM capital_calls WHERE document_id = '%[1]s'
 			UNION ALL SELECT 'lines', count(*)::VARCHAR, sum(amount)::VARCHAR FROM transaction_lines WHERE document_id = '%[1]s'
+			UNION ALL SELECT 'unfunded', count(*)::VARCHAR, sum(amount)::VARCHAR FROM unfunded_commitments WHERE document_id = '%[1]s'
 			UNION ALL SELECT 'positions', count(*)::VARCHAR, '' FROM positions WHERE fund_id = '%[2]s'
 			UNION ALL SELECT 'document', version::VARCHAR, position_count::VARCHAR FROM documents WHERE document_id = '%[1]s'`, doc.ID, doc.FundID))
 		want := [][]string{
 			{"calls", fmt.Sprint(n), calls.Decimal().StringFixed(4)},
-			{"lines", fmt.Sprint(n * noticeLines), lines.Decimal().StringFixed(4)},
+			{"lines", fmt.Sprint(n * doc.Lines), lines.Decimal().StringFixed(4)},
+			{"unfunded", fmt.Sprint(n), unfunded.Decimal().StringFixed(4)},
 			{"positions", fmt.Sprint(n), ""},
 			{"document", "1", fmt.Sprint(n)},
 		}
@@ -360,22 +364,42 @@ func TestTheLargestNoticeTakesEveryPath(t *testing.T) {
 	})
 }
 
-// noticeLines is the typed lines of each call of the largest notice.
-const noticeLines = 3
-
-// largestNotice is a capital call notice to every position of id, each
-// call of noticeLines typed lines, its title at 200 bytes.
-func largestNotice(t testing.TB, id ids) largest {
-	asOf := fund.MustDate("2025-12-31")
-	l := largest{ID: id.Doc, FundID: id.Fund, Lines: noticeLines}
-	l.Doc = fund.Document{ID: l.ID, DocumentFields: fund.DocumentFields{
-		FundID: l.FundID, Kind: fund.KindCapitalCallNotice, AsOf: asOf, Currency: "EUR",
-		// 200 bytes, the most a title holds, of multi-byte characters.
-		Title: strings.Repeat("€", 66) + "ab",
-	}}
-	for i := range id.Positions {
-		l.Doc.Positions = append(l.Doc.Positions, fund.Position{ID: id.Positions[i], InvestorID: id.Investor[i], CapitalCall: noticeCall(i, noticeLines, asOf)})
+// largestNotice is a capital call notice to every position of id, each a
+// call and an unfunded commitment, its title at 200 bytes, each call of as
+// many typed lines (up to fund.MaxTransactions) as a body of at most
+// maxBody bytes holds. It fails t unless one line more a call would take
+// the body past maxBody or past fund.MaxTransactions.
+func largestNotice(t testing.TB, id ids, maxBody int64) largest {
+	at := func(lines int) largest {
+		asOf := fund.MustDate("2025-12-31")
+		l := largest{ID: id.Doc, FundID: id.Fund, Lines: lines}
+		l.Doc = fund.Document{ID: l.ID, DocumentFields: fund.DocumentFields{
+			FundID: l.FundID, Kind: fund.KindCapitalCallNotice, AsOf: asOf, Currency: "EUR",
+			// 200 bytes, the most a title holds, of multi-byte characters.
+			Title: strings.Repeat("€", 66) + "ab",
+		}}
+		for i := range id.Positions {
+			l.Doc.Positions = append(l.Doc.Positions, fund.Position{ID: id.Positions[i], InvestorID: id.Investor[i],
+				CapitalCall:        noticeCall(i, lines, asOf),
+				UnfundedCommitment: &fund.UnfundedCommitmentItem{Amount: amountOf("888888888000000.0000").Add(amountOf(fmt.Sprint(i)))}})
+		}
+		l.Body = l.body(t)
+		return l
 	}
-	l.Body = l.body(t)
+	// The body grows by about the same bytes with each line a call: start
+	// from the line between the fewest and the most, then step.
+	lo, hi := at(1), at(fund.MaxTransactions)
+	if int64(len(hi.Body)) <= maxBody {
+		return hi
+	}
+	lines := 1 + int(int64(fund.MaxTransactions-1)*(maxBody-int64(len(lo.Body)))/int64(len(hi.Body)-len(lo.Body)))
+	l := at(lines)
+	for int64(len(l.Body)) > maxBody {
+		lines--
+		l = at(lines)
+	}
+	for more := at(lines + 1); int64(len(more.Body)) <= maxBody; more = at(lines + 1) {
+		lines, l = lines+1, more
+	}
 	return l
 }

@@ -45,8 +45,16 @@ const (
 )
 
 // DefaultMaxPositions bounds the positions of one document unless the
-// server sets another bound.
+// server sets another bound. A document's items (a position's call,
+// distribution, unfunded commitment and capital account each count one) are
+// bounded at ItemsPerPosition times that bound: what a write costs grows
+// with its items.
 const DefaultMaxPositions = 5000
+
+// ItemsPerPosition is how many items a document holds per position of its
+// positions bound, on average: a notice's call or distribution with its
+// unfunded commitment, or a statement's capital account with it.
+const ItemsPerPosition = 2
 
 var currencyPattern = regexp.MustCompile(`^[A-Z]{3}$`)
 
@@ -245,10 +253,14 @@ func (d *Document) Validate(maxPositions int) error {
 		return Invalid("positions", "a document holds at most %d positions, got %d", maxPositions, len(d.Positions))
 	}
 	seen := make(map[string]int, len(d.Positions))
+	items := 0
 	for i := range d.Positions {
 		field := fmt.Sprintf("positions[%d]", i)
 		if err := d.Positions[i].validate(field, d.AsOf); err != nil {
 			return err
+		}
+		if items += d.Positions[i].items(); items > ItemsPerPosition*maxPositions {
+			return Invalid("positions", "a document holds at most %d items (%d a position of its %d), reached at %s", ItemsPerPosition*maxPositions, ItemsPerPosition, maxPositions, field)
 		}
 		if first, dup := seen[d.Positions[i].ID]; dup {
 			return Invalid(field+".positionId", "position %s appears more than once (first at positions[%d])", d.Positions[i].ID, first)
@@ -256,6 +268,18 @@ func (d *Document) Validate(maxPositions int) error {
 		seen[d.Positions[i].ID] = i
 	}
 	return nil
+}
+
+// items is how many items p holds: one for each of its call, distribution,
+// unfunded commitment and capital account present.
+func (p *Position) items() int {
+	n := 0
+	for _, present := range []bool{p.CapitalCall != nil, p.Distribution != nil, p.UnfundedCommitment != nil, p.CapitalAccount != nil} {
+		if present {
+			n++
+		}
+	}
+	return n
 }
 
 func (p *Position) validate(field string, asOf Date) error {
