@@ -280,14 +280,18 @@ func TestAnImportsCheckStopsAtTheRequestTimeout(t *testing.T) {
 }
 
 // largestImport is a valid file of the most rows the default limits admit
-// (20,000), in the most documents (500) of 40 positions each, of fund A.
+// (20,000), in the most documents (500) of fund A: the first of the most
+// positions a document holds (5,000), the others sharing the rest.
 func largestImport() []byte {
 	const docs = 500
-	rows := imports.DefaultLimits.MaxRows
+	rows, first := imports.DefaultLimits.MaxRows, imports.DefaultLimits.MaxPositions
 	var b bytes.Buffer
 	b.WriteString("documentId,fundId,kind,title,asOf,currency,positionId,investorId,capitalCall.amount\n")
 	for i := range rows {
-		d := i % docs
+		d := 0
+		if i >= first {
+			d = 1 + (i-first)%(docs-1)
+		}
 		fmt.Fprintf(&b, "DOC_L%03d,FUND_A,capital_call_notice,Q1 call %d,2025-03-31,USD,POS_L%05d,INV_L%05d,1000.25\n", d, d, i, i)
 	}
 	return b.Bytes()
@@ -295,8 +299,8 @@ func largestImport() []byte {
 
 // The largest file the default limits admit is checked within the request
 // timeout's default (60 s, at most half of it) and committed within the
-// write timeout's (5 minutes): all 500 documents created, the last row's
-// position read back.
+// write timeout's (5 minutes): all 500 documents created, the first of
+// 5,000 positions, the last row's position read back.
 func TestTheLargestImportIsCheckedAndCommittedWithinTheTimeouts(t *testing.T) {
 	const timeout, writeTimeout = time.Minute, 5 * time.Minute // the settings' defaults
 	s := startAPI(t, fundtest.New(t), func(o *api.Options) {
@@ -328,6 +332,9 @@ func TestTheLargestImportIsCheckedAndCommittedWithinTheTimeouts(t *testing.T) {
 	if r.Status != http.StatusOK || created != 500 {
 		t.Fatalf("commit: %d, %d of %d documents created", r.Status, created, len(rep.Documents))
 	}
+	if d := rep.Documents[0]; d.Positions != imports.DefaultLimits.MaxPositions {
+		t.Errorf("document %s holds %d positions, want the most a document holds, %d", d.DocumentID, d.Positions, imports.DefaultLimits.MaxPositions)
+	}
 	if took > writeTimeout {
 		t.Errorf("the largest file's commit took %v, more than the write timeout (%v)", took, writeTimeout)
 	}
@@ -336,7 +343,7 @@ func TestTheLargestImportIsCheckedAndCommittedWithinTheTimeouts(t *testing.T) {
 	if r := s.do(t, http.MethodGet, fmt.Sprintf("/v1/positions/POS_L%05d", last), nil); r.Status != http.StatusOK || json.Unmarshal(r.Body, &page) != nil {
 		t.Fatalf("the last row's position: %d %s", r.Status, r.Body)
 	}
-	if len(page.Items) != 1 || page.Items[0].DocumentID != fmt.Sprintf("DOC_L%03d", last%500) || page.Items[0].Amount.String() != "1000.25" {
+	if len(page.Items) != 1 || page.Items[0].DocumentID != fmt.Sprintf("DOC_L%03d", 1+(last-imports.DefaultLimits.MaxPositions)%499) || page.Items[0].Amount.String() != "1000.25" {
 		t.Errorf("the last row's position reads %+v", page.Items)
 	}
 }
