@@ -433,6 +433,11 @@ func TestEveryRequestStringIsBounded(t *testing.T) {
 				if !ok {
 					return
 				}
+				// The generator states the bound from the tag; a doc tag
+				// that states it too goes stale when the tag moves.
+				if d, ok := sch["description"].(string); ok && strings.Count(d, fmt.Sprint(int(n))) != 1 {
+					t.Errorf("the description of %s.%s states its bound %d other than once (its doc tag should not state it): %q", b.schema, member, int(n), d)
+				}
 				over, po, named := put(t, b.method, path, b.base(tag), member, valueOf(member, int(n)+1))
 				if !named {
 					t.Fatalf("%d bytes in %s, one past the document's maxLength: answered %d naming %q, want 400 naming it: %.300s", int(n)+1, member, over.Status, po.Field, over.Body)

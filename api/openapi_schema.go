@@ -123,12 +123,16 @@ func (g *generator) object(name string, t reflect.Type, in bool) *schema {
 				fs = g.schemaOf(f.Type, in)
 			}
 			g.refs(fs)
-			if n, err := strconv.Atoi(f.Tag.Get("maxLength")); err == nil && in {
-				boundStrings(fs, n)
-			}
-			// A member's description is its Go declaration's doc tag.
+			// A member's description is its Go declaration's doc tag, and
+			// its bound, in bytes (a schema's maxLength counts characters).
 			if doc := f.Tag.Get("doc"); doc != "" {
 				fs.Description = markdownCode(doc)
+			}
+			if n, err := strconv.Atoi(f.Tag.Get("maxLength")); err == nil {
+				fs.Description += fmt.Sprintf(" At most %d bytes of UTF-8%s.", n, map[bool]string{true: " each", false: ""}[fs.Items != nil || fs.AdditionalProperties != nil])
+				if in {
+					boundStrings(fs, n)
+				}
 			}
 			if fd.Default != nil {
 				fs.Default = fd.Default

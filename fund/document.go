@@ -67,7 +67,7 @@ const DefaultCurrency = "USD"
 type DocumentFields struct {
 	FundID   string `json:"fundId" doc:"The fund the document belongs to; the admin token must cover it (403 otherwise). A document never changes fund: restating it under another fund is 409."`
 	Kind     Kind   `json:"kind" doc:"What the document is: capital_call_notice, distribution_notice or capital_account_statement."`
-	Title    string `json:"title" maxLength:"200" doc:"Required, 1 to 200 bytes of UTF-8."`
+	Title    string `json:"title" maxLength:"200" doc:"Required, not empty."`
 	AsOf     Date   `json:"asOf" doc:"The date the document reports as of."`
 	Currency string `json:"currency,omitempty" doc:"The currency of every amount in the document. Optional: 'USD' when absent or empty."`
 }
@@ -118,7 +118,7 @@ type CapitalActivity struct {
 // ActivityDetails are the fields of a capital activity beside its amount.
 type ActivityDetails struct {
 	ActivityDate Date   `json:"activityDate,omitzero" doc:"When the capital moves; the document's asOf when left out."`
-	Description  string `json:"description,omitempty" maxLength:"200" doc:"Optional, at most 200 bytes."`
+	Description  string `json:"description,omitempty" maxLength:"200" doc:"Optional."`
 }
 
 // Position holds what a document reports for one position (one fund plus one

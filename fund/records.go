@@ -15,20 +15,20 @@ import (
 
 // FundFields are what an administrator states of a fund.
 type FundFields struct {
-	Name          string      `json:"name" maxLength:"200" doc:"The fund's name as portals show it: 1 to 200 bytes of UTF-8, no control characters."`
-	LegalName     string      `json:"legalName,omitempty" maxLength:"200" doc:"The fund's legal name (the partnership's), when it differs from 'name'; at most 200 bytes."`
+	Name          string      `json:"name" maxLength:"200" doc:"The fund's name as portals show it: not empty, no control characters."`
+	LegalName     string      `json:"legalName,omitempty" maxLength:"200" doc:"The fund's legal name (the partnership's), when it differs from 'name'."`
 	BaseCurrency  string      `json:"baseCurrency" doc:"The fund's base currency, an ISO 4217 code such as USD. Documents of the fund state their own currency."`
 	VintageYear   int         `json:"vintageYear,omitempty" doc:"The fund's vintage year (its first capital call or close, as the fund reports it), 1900 to 2100."`
 	TargetSize    *Money      `json:"targetSize,omitempty" doc:"The fund's target size in its base currency; not negative."`
 	InceptionDate Date        `json:"inceptionDate,omitzero" doc:"The fund's inception date."`
-	ExternalIDs   ExternalIDs `json:"externalIds,omitempty" maxLength:"200" doc:"The fund's identifiers in other systems (an LP aggregator's, a fund administrator's, a data vendor's), by system: at most 20, each system 1 to 64 characters of letters, digits and _ . : - (starting with a letter or digit), each identifier 1 to 200 bytes of UTF-8."`
+	ExternalIDs   ExternalIDs `json:"externalIds,omitempty" maxLength:"200" doc:"The fund's identifiers in other systems (an LP aggregator's, a fund administrator's, a data vendor's), by system: at most 20, each system 1 to 64 characters of letters, digits and _ . : - (starting with a letter or digit), each identifier not empty."`
 }
 
 // InvestorFields are what an administrator states of an investor.
 type InvestorFields struct {
-	DisplayName  string       `json:"displayName" maxLength:"200" doc:"The investor's name as portals show it: 1 to 200 bytes of UTF-8, no control characters."`
+	DisplayName  string       `json:"displayName" maxLength:"200" doc:"The investor's name as portals show it: not empty, no control characters."`
 	InvestorType InvestorType `json:"investorType" doc:"What kind of investor it is: pension, endowment, foundation, insurance, sovereign_wealth, fund_of_funds, family_office, individual or other."`
-	ExternalIDs  ExternalIDs  `json:"externalIds,omitempty" maxLength:"200" doc:"The investor's identifiers in other systems (an LP aggregator's, a custodian's, a CRM's), by system: at most 20, each system 1 to 64 characters of letters, digits and _ . : - (starting with a letter or digit), each identifier 1 to 200 bytes of UTF-8."`
+	ExternalIDs  ExternalIDs  `json:"externalIds,omitempty" maxLength:"200" doc:"The investor's identifiers in other systems (an LP aggregator's, a custodian's, a CRM's), by system: at most 20, each system 1 to 64 characters of letters, digits and _ . : - (starting with a letter or digit), each identifier not empty."`
 }
 
 // ExternalIDs are an entity's identifiers in other systems, by system, as

@@ -8,7 +8,7 @@ import (
 
 // WebhookRequest creates a webhook endpoint (POST /v1/webhooks).
 type WebhookRequest struct {
-	URL        string   `json:"url" maxLength:"2048" doc:"Where events are POSTed: an https URL of a public host, at most 2048 bytes, without credentials or fragment (plain http only to a loopback host, and only when the server sets FUNDSVC_WEBHOOK_ALLOW_LOOPBACK)."`
+	URL        string   `json:"url" maxLength:"2048" doc:"Where events are POSTed: an https URL of a public host, without credentials or fragment (plain http only to a loopback host, and only when the server sets FUNDSVC_WEBHOOK_ALLOW_LOOPBACK)."`
 	EventTypes []string `json:"eventTypes,omitempty" doc:"The event types delivered (document.created, document.restated, document.voided); every type when absent or empty."`
 	Funds      []string `json:"funds,omitempty" doc:"The funds whose events are delivered, each one the token covers; every fund when absent, which only a token of every fund may ask for."`
 	Enabled    *bool    `json:"enabled,omitempty" doc:"Whether events are delivered; true when absent."`
