@@ -63,9 +63,7 @@ func TestExportChild(t *testing.T) {
 	_, err = export.Run(context.Background(), export.Config{
 		Store: store, Sink: sink, Date: snapshotDate, Segments: 2, TempDir: os.Getenv(childTemp),
 		TargetFileBytes: childFileBytes, MemoryRows: 50,
-		// Each child is killed holding the date's lease: a short lease lets
-		// the next child (and the parent's runs) take it over soon after.
-		LeaseDuration: time.Second, LeaseWait: time.Minute,
+		LeaseDuration: crashLease, LeaseWait: time.Minute,
 		OnEvent: func(e export.Event) {
 			if string(e.Kind) == kind && (dataset == "" || e.Dataset == dataset) {
 				if seen++; seen == n {
@@ -86,6 +84,14 @@ func TestExportChild(t *testing.T) {
 // to 30 files, not hundreds (with 1 KiB most files held a row or two, and a
 // run took over ten times as long).
 const childFileBytes = 3 << 10
+
+// crashLease is the lease of every run of TestExportSurvivesSIGKILL. Each
+// child is killed holding the date's lease, and the next run (a child's or
+// the parent's) waits until it ends, polling every quarter of its own
+// lease: a short lease keeps that wait short. No run here has another
+// beside it that could take its lease over, so a renewal that comes late
+// costs nothing.
+const crashLease = 200 * time.Millisecond
 
 // TestExportSurvivesSIGKILL kills exports at several points and checks,
 // after each kill, what the published tables read: every dataset reads the
@@ -146,7 +152,7 @@ func TestExportSurvivesSIGKILL(t *testing.T) {
 	}
 
 	// The parent waits for the lease the last killed child left.
-	waitLease := func(c *export.Config) { c.LeaseWait = time.Minute }
+	waitLease := func(c *export.Config) { c.LeaseDuration, c.LeaseWait = crashLease, time.Minute }
 	first := runExport(t, s.Env, sink, waitLease)
 	old := read()
 	if old.manifest != first.RunID {
