@@ -19,17 +19,23 @@ type bigPosition struct {
 // batches and the latest view several transactions.
 const bigSize = 150
 
-// bigVersion returns the request body of version n of a 150-position
-// document and what it reports per position. Each version drops the first
-// 100 positions of the previous one, adds 100 new ones and changes every
-// amount, so any mix of two versions is visible in every figure.
-func bigVersion(n int) (map[string]any, map[string]bigPosition) {
+// bigVersion returns the request body of version n of the 150-position
+// document BIG and what it reports per position. Each version drops the
+// first 100 positions of the previous one, adds 100 new ones and changes
+// every amount, so any mix of two versions is visible in every figure.
+func bigVersion(n int) (map[string]any, map[string]bigPosition) { return bigVersionOf("BIG", n) }
+
+// bigVersionOf is bigVersion of the big document doc. BIG is in fund
+// FUND_BIG with positions P00000, P00001, …; any other doc is in fund
+// FUND_<doc> with positions <doc>_P00000, …, and investors to match, so big
+// documents of different IDs share no fund, position or investor.
+func bigVersionOf(doc string, n int) (map[string]any, map[string]bigPosition) {
 	want := map[string]bigPosition{}
 	var ps []map[string]any
 	for i := 0; i < bigSize; i++ {
 		g := 100*(n-1) + i // global position number
-		id := fmt.Sprintf("P%05d", g)
-		p := bigPosition{Investor: fmt.Sprintf("I%05d", g),
+		id := bigPositionID(doc, g)
+		p := bigPosition{Investor: bigIDPrefix(doc) + fmt.Sprintf("I%05d", g),
 			Call: fmt.Sprintf("%d.%02d", 1000*n+g, n), Unfunded: fmt.Sprintf("%d.00", 90000-n)}
 		body := map[string]any{"positionId": id, "investorId": p.Investor,
 			"capitalCall": map[string]any{"amount": p.Call}, "unfundedCommitment": map[string]any{"amount": p.Unfunded}}
@@ -40,9 +46,24 @@ func bigVersion(n int) (map[string]any, map[string]bigPosition) {
 		want[id] = p
 		ps = append(ps, body)
 	}
-	return map[string]any{"fundId": "FUND_BIG", "kind": "capital_account_statement", "title": fmt.Sprintf("Statement v%d", n),
+	return map[string]any{"fundId": bigFund(doc), "kind": "capital_account_statement", "title": fmt.Sprintf("Statement v%d", n),
 		"asOf": fmt.Sprintf("2025-%02d-28", n), "capitalActivity": map[string]any{"amount": fmt.Sprintf("%d.00", 1000000*n)}, "positions": ps}, want
 }
+
+// bigFund is the fund of the big document doc.
+func bigFund(doc string) string { return "FUND_" + doc }
+
+// bigIDPrefix begins the position and investor IDs of the big document doc.
+func bigIDPrefix(doc string) string {
+	if doc == "BIG" {
+		return ""
+	}
+	return doc + "_"
+}
+
+// bigPositionID is the ID of global position number g of the big document
+// doc.
+func bigPositionID(doc string, g int) string { return bigIDPrefix(doc) + fmt.Sprintf("P%05d", g) }
 
 // TestInterruptedRestatementNeverMixesVersions restates a 150-position
 // document (far over DynamoDB's 100-item transaction limit) and kills the
@@ -137,7 +158,7 @@ func checkEveryBigVersion(t *testing.T, s *testServer, doc string, last int) {
 		if v.Version != n || len(v.Positions) != bigSize {
 			t.Fatalf("version %d: got version %d with %d positions", n, v.Version, len(v.Positions))
 		}
-		_, want := bigVersion(n)
+		_, want := bigVersionOf(doc, n)
 		for _, p := range v.Positions {
 			if want[p.PositionID].Call != p.CapitalCall.Amount {
 				t.Fatalf("version %d position %s: call %s, want %s", n, p.PositionID, p.CapitalCall.Amount, want[p.PositionID].Call)
@@ -152,7 +173,7 @@ func checkEveryBigVersion(t *testing.T, s *testServer, doc string, last int) {
 // and committed.
 func checkBig(t *testing.T, s *testServer, doc string, committed, oldest int) {
 	t.Helper()
-	_, want := bigVersion(committed)
+	_, want := bigVersionOf(doc, committed)
 
 	var ov struct {
 		Version   int `json:"version"`
@@ -235,13 +256,13 @@ func checkBig(t *testing.T, s *testServer, doc string, committed, oldest int) {
 			Version    int
 		} `json:"items"`
 	}
-	getJSON(t, s, "/v1/funds/FUND_BIG/documents", &listed)
+	getJSON(t, s, "/v1/funds/"+bigFund(doc)+"/documents", &listed)
 	if latest.Version != committed || len(listed.Items) != 1 || listed.Items[0].Version != committed {
 		t.Fatalf("latest document v%d, fund index %+v; want v%d", latest.Version, listed.Items, committed)
 	}
 
 	// Positions dropped, kept and added across the versions under test.
-	samples := []string{fmt.Sprintf("P%05d", 100*(oldest-1)), fmt.Sprintf("P%05d", 100*(committed-1)+3), fmt.Sprintf("P%05d", 100*(committed-1)+bigSize-1)}
+	samples := []string{bigPositionID(doc, 100*(oldest-1)), bigPositionID(doc, 100*(committed-1)+3), bigPositionID(doc, 100*(committed-1)+bigSize-1)}
 	for _, pos := range samples {
 		var dp struct {
 			Version int                             `json:"version"`
@@ -277,7 +298,7 @@ func checkBig(t *testing.T, s *testServer, doc string, committed, oldest int) {
 				t.Fatalf("position %s mixes versions %d and %d of %s: %s", pos, seen, it.DocumentVersion, doc, r.Body)
 			}
 			seen = it.DocumentVersion
-			_, wv := bigVersion(it.DocumentVersion)
+			_, wv := bigVersionOf(doc, it.DocumentVersion)
 			if it.DocumentVersion < oldest || it.DocumentVersion > committed || (it.Type == "CapitalCall" && it.Amount != wv[pos].Call) {
 				t.Fatalf("position %s: %+v not a version between %d and %d", pos, it, oldest, committed)
 			}

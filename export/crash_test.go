@@ -26,11 +26,12 @@ import (
 
 // The child process of TestExportSurvivesSIGKILL: it exports the table
 // named by the environment to MinIO and kills itself with SIGKILL right
-// after the n-th event of the given kind.
+// after the n-th event of the given kind (of the given dataset, if one is
+// named).
 const (
 	childTable  = "EXPORT_CHILD_TABLE"
 	childDest   = "EXPORT_CHILD_DEST"
-	childKillAt = "EXPORT_CHILD_KILL_AT" // kind:n, e.g. staged:3
+	childKillAt = "EXPORT_CHILD_KILL_AT" // kind:n or kind:dataset:n, e.g. staged:3, file:positions:2
 	childS3     = "EXPORT_CHILD_S3"      // endpoint,access key,secret key
 	// The child's temporary folder: one of the parent's, which the parent
 	// removes. The child's own t.TempDir would outlive its SIGKILL.
@@ -42,8 +43,12 @@ func TestExportChild(t *testing.T) {
 	if table == "" {
 		t.Skip("the child of TestExportSurvivesSIGKILL")
 	}
-	kind, nth, _ := strings.Cut(os.Getenv(childKillAt), ":")
-	n, _ := strconv.Atoi(nth)
+	at := strings.Split(os.Getenv(childKillAt), ":")
+	kind, dataset := at[0], ""
+	if len(at) == 3 {
+		dataset = at[1]
+	}
+	n, _ := strconv.Atoi(at[len(at)-1])
 	s3cfg := strings.Split(os.Getenv(childS3), ",")
 	client := s3.New(s3.Options{
 		BaseEndpoint: aws.String(s3cfg[0]), Region: "us-east-1", UsePathStyle: true,
@@ -57,12 +62,10 @@ func TestExportChild(t *testing.T) {
 	seen := 0
 	_, err = export.Run(context.Background(), export.Config{
 		Store: store, Sink: sink, Date: snapshotDate, Segments: 2, TempDir: os.Getenv(childTemp),
-		TargetFileBytes: 1 << 10, MemoryRows: 50,
-		// Each child is killed holding the date's lease: a short lease lets
-		// the next child (and the parent's runs) take it over soon after.
-		LeaseDuration: time.Second, LeaseWait: time.Minute,
+		TargetFileBytes: childFileBytes, MemoryRows: 50,
+		LeaseDuration: crashLease, LeaseWait: time.Minute,
 		OnEvent: func(e export.Event) {
-			if string(e.Kind) == kind {
+			if string(e.Kind) == kind && (dataset == "" || e.Dataset == dataset) {
 				if seen++; seen == n {
 					p, _ := os.FindProcess(os.Getpid())
 					_ = p.Kill() // SIGKILL: no deferred cleanup, no aborted uploads
@@ -73,6 +76,22 @@ func TestExportChild(t *testing.T) {
 	})
 	t.Fatalf("export finished (err %v) without reaching %s", err, os.Getenv(childKillAt))
 }
+
+// childFileBytes is where the child rolls its files: small enough that the
+// transaction lines' datasets (the largest) take several files each, so a
+// kill can come between two files of one dataset and a killed run can
+// publish tables of several files; large enough that a run writes some 20
+// to 30 files, not hundreds (with 1 KiB most files held a row or two, and a
+// run took over ten times as long).
+const childFileBytes = 3 << 10
+
+// crashLease is the lease of every run of TestExportSurvivesSIGKILL. Each
+// child is killed holding the date's lease, and the next run (a child's or
+// the parent's) waits until it ends, polling every quarter of its own
+// lease: a short lease keeps that wait short. No run here has another
+// beside it that could take its lease over, so a renewal that comes late
+// costs nothing.
+const crashLease = 200 * time.Millisecond
 
 // TestExportSurvivesSIGKILL kills exports at several points and checks,
 // after each kill, what the published tables read: every dataset reads the
@@ -108,12 +127,17 @@ func TestExportSurvivesSIGKILL(t *testing.T) {
 	type state struct {
 		tables   map[string]string // dataset → fingerprint of the rows its table reads
 		manifest string            // run ID of the published manifest, "" if none
+		files    int               // the most files the manifest lists for one dataset
 	}
 	read := func() state {
 		t.Helper()
 		st := state{tables: fingerprints(t, mirror(t, client, bucket), bucket+"/lake")}
 		if b, err := sink.Get(context.Background(), export.ManifestKey(snapshotDate)); err == nil {
-			st.manifest = manifestRun(t, b)
+			m := parseManifest(t, b)
+			st.manifest = m.RunID
+			for _, d := range m.Datasets {
+				st.files = max(st.files, len(d.Files))
+			}
 		}
 		return st
 	}
@@ -128,7 +152,7 @@ func TestExportSurvivesSIGKILL(t *testing.T) {
 	}
 
 	// The parent waits for the lease the last killed child left.
-	waitLease := func(c *export.Config) { c.LeaseWait = time.Minute }
+	waitLease := func(c *export.Config) { c.LeaseDuration, c.LeaseWait = crashLease, time.Minute }
 	first := runExport(t, s.Env, sink, waitLease)
 	old := read()
 	if old.manifest != first.RunID {
@@ -149,7 +173,9 @@ func TestExportSurvivesSIGKILL(t *testing.T) {
 		state state
 	}
 	var kills []killed
-	for _, at := range []string{"file:2", "dataset:7", "staged:1", "staged:4", "manifest:1"} {
+	// file:…:2 comes between two files of one dataset, which takes several
+	// (see childFileBytes).
+	for _, at := range []string{"file:transaction_line_versions:2", "dataset:7", "staged:1", "staged:4", "manifest:1"} {
 		kill(at)
 		kills = append(kills, killed{at, read()})
 	}
@@ -182,6 +208,11 @@ func TestExportSurvivesSIGKILL(t *testing.T) {
 			if k.state.manifest == first.RunID || k.state.manifest == "" {
 				t.Errorf("killed at %s: the manifest names run %q, want the killed run's", k.at, k.state.manifest)
 			}
+			// The killed run's tables read as the rerun's, which writes one
+			// file a dataset: some of them read several files.
+			if k.state.files < 2 {
+				t.Errorf("killed at %s: the killed run wrote at most %d files a dataset; the test cannot tell a table of several files from one", k.at, k.state.files)
+			}
 		} else if k.state.manifest != first.RunID {
 			t.Errorf("killed at %s: the manifest names run %q, want the first run %q", k.at, k.state.manifest, first.RunID)
 		}
@@ -209,12 +240,18 @@ func TestExportSurvivesSIGKILL(t *testing.T) {
 	}
 }
 
-// manifestRun is the run ID of a manifest.
-func manifestRun(t *testing.T, b []byte) string {
+// parseManifest decodes a manifest.
+func parseManifest(t *testing.T, b []byte) export.Manifest {
 	t.Helper()
 	var m export.Manifest
 	if err := json.Unmarshal(b, &m); err != nil {
 		t.Fatalf("manifest: %v\n%s", err, b)
 	}
-	return m.RunID
+	return m
+}
+
+// manifestRun is the run ID of a manifest.
+func manifestRun(t *testing.T, b []byte) string {
+	t.Helper()
+	return parseManifest(t, b).RunID
 }
