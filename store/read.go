@@ -450,23 +450,6 @@ func (s *Store) LatestDocument(ctx context.Context, doc string) (fund.DocumentHe
 	return it.Header(), nil
 }
 
-// LatestDocumentByIndex reads the latest document record through GSI1
-// (DOCUMENT#LATEST#<doc>) with one Query, the entity-document index path.
-// Index reads are eventually consistent. It returns ENOTFOUND for an unknown
-// document.
-func (s *Store) LatestDocumentByIndex(ctx context.Context, doc string) (fund.DocumentHeader, error) {
-	var it Item
-	err := s.table.Get(AttrGSI1PK, DocumentLatestGSI1PK(doc)).Index(IndexGSI1).
-		Range(AttrGSI1SK, dynamo.Equal, DocumentLatestGSI1SK).One(ctx, &it)
-	if errors.Is(err, dynamo.ErrNotFound) {
-		return fund.DocumentHeader{}, notFound(doc)
-	}
-	if err != nil {
-		return fund.DocumentHeader{}, fmt.Errorf("latest document %s by index: %w", doc, err)
-	}
-	return it.Header(), nil
-}
-
 // DocumentFund returns the fund a document belongs to, read from its commit
 // head with one GetItem: what a route needs to authorize the caller before
 // any read that grows with the document. It returns ENOTFOUND for an

@@ -170,25 +170,6 @@ func (r View) Version(ctx context.Context, doc string, n int) (fund.Document, er
 	return d, nil
 }
 
-// DocumentStatements is Store.DocumentStatements as the viewer sees it,
-// after one GetItem of the commit head, so that a document without
-// statements is told from an unknown one. It returns ENOTFOUND for an
-// unknown document and for one of a fund the viewer does not cover.
-func (r View) DocumentStatements(ctx context.Context, doc string, limit int, start PageKey) ([]fund.PositionItem, PageKey, error) {
-	fundID, err := r.s.DocumentFund(ctx, doc)
-	if err = r.visible(doc, fundID, err); err != nil {
-		return nil, nil, err
-	}
-	items, next, err := r.s.DocumentStatements(ctx, doc, limit, start)
-	if err == nil && len(items) > 0 {
-		err = r.visible(doc, items[0].FundID, nil)
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	return items, next, nil
-}
-
 // fundNotFound is the error of a fund that does not exist, or that the
 // viewer does not cover.
 func fundNotFound(fundID string) error {
