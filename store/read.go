@@ -440,16 +440,6 @@ func (s *Store) DocumentStatements(ctx context.Context, doc string, limit int, s
 	return out, next, nil
 }
 
-// LatestDocument reads the latest document record with one GetItem.
-// It returns ENOTFOUND for an unknown document.
-func (s *Store) LatestDocument(ctx context.Context, doc string) (fund.DocumentHeader, error) {
-	it, err := s.latestRecord(ctx, doc)
-	if err != nil {
-		return fund.DocumentHeader{}, err
-	}
-	return it.Header(), nil
-}
-
 // DocumentFund returns the fund a document belongs to, read from its commit
 // head with one GetItem: what a route needs to authorize the caller before
 // any read that grows with the document. It returns ENOTFOUND for an

@@ -221,7 +221,7 @@ func TestAHeadWhoseLatestViewIsBehindIsNotWhole(t *testing.T) {
 		if err == nil {
 			t.Fatalf("the restatement succeeded with every write after the %d-th failing", k)
 		}
-		if head, err = e.Store.LatestDocument(ctx, "D1"); err != nil {
+		if head, err = e.Store.As(fund.Operator).LatestDocument(ctx, "D1"); err != nil {
 			t.Fatal(err)
 		}
 	}

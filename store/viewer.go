@@ -64,7 +64,7 @@ func (r View) detailed(ctx context.Context, doc string, err error) error {
 	if fund.ErrorCode(err) != fund.ENOTFOUND {
 		return err
 	}
-	if h, e := r.s.LatestDocument(ctx, doc); e != nil || !r.rd.Administers(h.FundID) {
+	if h, e := r.s.latestRecord(ctx, doc); e != nil || !r.rd.Administers(h.FundID) {
 		return notFound(doc)
 	}
 	return err
