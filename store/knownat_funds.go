@@ -274,7 +274,7 @@ func (s *Store) fundDocumentsAt(ctx context.Context, fundID string, at time.Time
 		if err := reads.spend(2 + ceilLog2(h.Version)); err != nil {
 			return nil, err
 		}
-		ref, err := s.versionAtFrom(ctx, h, at)
+		ref, _, err := s.recordAtFrom(ctx, h, at)
 		if fund.ErrorCode(err) == fund.ENOTFOUND {
 			continue // first committed after at
 		}

@@ -384,7 +384,7 @@ func (r View) DocumentPosition(ctx context.Context, doc, pos string, kind fund.I
 	var out []fund.PositionItem
 	if p.consistent() {
 		out = p.livePositions()
-	} else if out, err = r.s.versionPosition(ctx, doc, p.head.CommitID, pos); err != nil {
+	} else if out, err = r.s.VersionPosition(ctx, doc, p.head.CommitID, pos); err != nil {
 		return 0, nil, err
 	}
 	if len(out) == 0 {
@@ -516,7 +516,7 @@ func (s *Store) PositionAsOf(ctx context.Context, doc, pos string, asOf fund.Dat
 	if err != nil || chosen == nil {
 		return nil, err
 	}
-	return s.versionPosition(ctx, doc, chosen.CommitID, pos)
+	return s.VersionPosition(ctx, doc, chosen.CommitID, pos)
 }
 
 // asOfSearch is how many history records a request of latestDatedBy reads
@@ -544,9 +544,10 @@ func (s *Store) latestDatedBy(ctx context.Context, doc string, asOf fund.Date, b
 	return nil, nil
 }
 
-// versionPosition reads one position's items of one version from the
-// version's immutable partition, with one Query on the prefix POS#<pos>#.
-func (s *Store) versionPosition(ctx context.Context, doc, commitID, pos string) ([]fund.PositionItem, error) {
+// VersionPosition returns one position's items in one committed version
+// of a document (none when the version does not report it), with one
+// Query of the version's immutable partition on the prefix POS#<pos>#.
+func (s *Store) VersionPosition(ctx context.Context, doc, commitID, pos string) ([]fund.PositionItem, error) {
 	items, err := queryAll(ctx, s.table.Get(AttrPK, VersionPK(doc, commitID)).
 		Range(AttrSK, dynamo.BeginsWith, VersionPositionPrefix(pos)).Consistent(true))
 	if err != nil {
