@@ -19,7 +19,7 @@ import (
 // appends every item through reflection, which cost as much as decoding on
 // reads of hundreds of items.
 func queryAll(ctx context.Context, q *dynamo.Query) ([]Item, error) {
-	return collect(ctx, q.Iter())
+	return collectOf[Item](ctx, q.Iter())
 }
 
 // pageRequests bounds the DynamoDB requests one page may take: a filter,
@@ -82,10 +82,7 @@ func queryPageOf[T any, P paged[T]](ctx context.Context, q *dynamo.Query, index 
 	return items, pageKeyOf(from), nil
 }
 
-func collect(ctx context.Context, iter dynamo.PagingIter) ([]Item, error) {
-	return collectOf[Item](ctx, iter)
-}
-
+// collectOf reads iter to its end and returns its items, each a T.
 func collectOf[T any, P paged[T]](ctx context.Context, iter dynamo.PagingIter) ([]T, error) {
 	var items []T
 	var it T // an Item's UnmarshalDynamoItem clears it first

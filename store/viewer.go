@@ -187,7 +187,7 @@ func (r View) FundVisible(fundID string) error {
 
 // FundMustExist returns ENOTFOUND unless fundID has ever had a document,
 // read with one GetItem, and, as known at the view's instant, unless one
-// of its documents was committed by then (FundHadDocumentAt): what tells
+// of its documents was committed by then (fundHadDocumentAt): what tells
 // an empty first page of a fund's list from an unknown fund.
 func (r View) FundMustExist(ctx context.Context, fundID string) error {
 	var it Item
@@ -199,7 +199,7 @@ func (r View) FundMustExist(ctx context.Context, fundID string) error {
 		return fmt.Errorf("fund %s: %w", fundID, err)
 	}
 	if r.rd.Past {
-		had, err := r.s.FundHadDocumentAt(ctx, fundID, r.rd.KnownAt, r.reads)
+		had, err := r.s.fundHadDocumentAt(ctx, fundID, r.rd.KnownAt, r.reads)
 		if err == nil && !had {
 			err = fundNotFound(fundID)
 		}

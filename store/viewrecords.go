@@ -233,7 +233,7 @@ func (r View) Investor(ctx context.Context, inv string) (fund.Investor, error) {
 	// No record: the investor is known from its positions. An administrator
 	// of some funds has seen its note; the others ask the registry.
 	if r.rd.AllFunds || r.rd.Investor != "" {
-		ok, err := r.s.InvestorRegistered(ctx, inv)
+		ok, err := r.s.investorRegistered(ctx, inv)
 		if err != nil {
 			return fund.Investor{}, err
 		}
