@@ -15,10 +15,6 @@ func investorNotFound(inv string) error {
 	return fund.Errorf(fund.ENOTFOUND, "investor %s not found", inv)
 }
 
-// MayWriteFund returns ENOTFOUND, as for an unknown fund, unless the viewer
-// administers fundID; it reads nothing.
-func (r View) MayWriteFund(fundID string) error { return r.FundVisible(fundID) }
-
 // Fund returns fundID as the viewer sees it: ENOTFOUND for a fund that has
 // neither a record nor a document, and for one the viewer may not read (an
 // administrator's, decided before any read; an investor's, after one
