@@ -82,16 +82,6 @@ func TestEachAccessPatternIsOneOperation(t *testing.T) {
 			}
 		}
 	})
-	t.Run("the latest document through GSI1 is one Query", func(t *testing.T) {
-		s.Counter.Reset()
-		h, err := s.Store.LatestDocumentByIndex(context.Background(), "DOC001")
-		if err != nil || h.Version != 2 || h.ID != "DOC001" {
-			t.Fatalf("got %+v, %v", h, err)
-		}
-		if got := s.Counter.Ops(); !reflect.DeepEqual(got, []string{"Query"}) {
-			t.Fatalf("made %v", got)
-		}
-	})
 	t.Run("historical documents between two dates include every version of the end date", func(t *testing.T) {
 		_, hs, _, err := s.Store.As(fund.Operator).Versions(context.Background(), "DOC001", 0, fund.MustDate("2025-07-01"), fund.MustDate("2025-07-15"), 100, nil)
 		if err != nil || len(hs) != 2 || hs[0].Version != 2 || hs[1].Version != 1 { // newest first

@@ -35,23 +35,7 @@ type example struct {
 type namedExamples []example
 
 func (es namedExamples) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, e := range es {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, _ := json.Marshal(e.Name)
-		v, err := json.Marshal(e)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(v)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	return orderedObject(es, func(e example) (string, any) { return e.Name, e })
 }
 
 // demoCall names a request whose answer on the demo dataset is an example of
@@ -356,10 +340,11 @@ func documentRequestBody(d fund.Document, typedCalls bool) (json.RawMessage, err
 
 // withoutNullMembers is the JSON object b without its null members.
 func withoutNullMembers(b []byte) (json.RawMessage, error) {
-	var members []struct {
+	type member struct {
 		name  string
 		value json.RawMessage
 	}
+	var members []member
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return nil, fmt.Errorf("not a JSON object: %.100s", b)
@@ -374,23 +359,8 @@ func withoutNullMembers(b []byte) (json.RawMessage, error) {
 			return nil, err
 		}
 		if string(v) != "null" {
-			members = append(members, struct {
-				name  string
-				value json.RawMessage
-			}{t.(string), v})
+			members = append(members, member{t.(string), v})
 		}
 	}
-	var out bytes.Buffer
-	out.WriteByte('{')
-	for i, m := range members {
-		if i > 0 {
-			out.WriteByte(',')
-		}
-		k, _ := json.Marshal(m.name)
-		out.Write(k)
-		out.WriteByte(':')
-		out.Write(m.value)
-	}
-	out.WriteByte('}')
-	return out.Bytes(), nil
+	return orderedObject(members, func(m member) (string, any) { return m.name, m.value })
 }

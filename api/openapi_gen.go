@@ -63,16 +63,23 @@ type property struct {
 }
 
 func (ps properties) MarshalJSON() ([]byte, error) {
+	return orderedObject(ps, func(p property) (string, any) { return p.Name, p.Schema })
+}
+
+// orderedObject is the JSON object of the members of es, in their order:
+// member names each one and gives its value.
+func orderedObject[E any](es []E, member func(E) (string, any)) ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteByte('{')
-	for i, p := range ps {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, _ := json.Marshal(p.Name)
-		v, err := json.Marshal(p.Schema)
+	for i, e := range es {
+		name, value := member(e)
+		k, _ := json.Marshal(name)
+		v, err := json.Marshal(value)
 		if err != nil {
 			return nil, err
+		}
+		if i > 0 {
+			b.WriteByte(',')
 		}
 		b.Write(k)
 		b.WriteByte(':')

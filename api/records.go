@@ -25,8 +25,7 @@ func (s *server) putFund(c *gin.Context) {
 	if !in.ok() {
 		return
 	}
-	view := s.docs.As(latest(c))
-	if err := view.MayWriteFund(id); err != nil {
+	if err := s.docs.As(latest(c)).FundVisible(id); err != nil {
 		writeError(c, err)
 		return
 	}

@@ -425,7 +425,7 @@ func TestExportRereadsAVersionWhoseLatestViewIsBehind(t *testing.T) {
 		if err == nil {
 			t.Fatalf("the restatement succeeded with every write after the %d-th failing", k)
 		}
-		h, err := e.Store.LatestDocument(ctx, ids[0])
+		h, err := e.Store.As(fund.Operator).LatestDocument(ctx, ids[0])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -449,7 +449,7 @@ func TestExportRereadsAVersionWhoseLatestViewIsBehind(t *testing.T) {
 	if got := checkWhole(t, e, dir, ids); got[ids[0]] != 2 {
 		t.Errorf("%s exported at version %d, want the committed 2", ids[0], got[ids[0]])
 	}
-	h, err := e.Store.LatestDocument(ctx, ids[0])
+	h, err := e.Store.As(fund.Operator).LatestDocument(ctx, ids[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -487,7 +487,7 @@ func TestExportDuringContinuousIngest(t *testing.T) {
 	ids := ingestDocuments(t, e, rand.New(rand.NewPCG(9, 10)), 12)
 	before := map[string]int{}
 	for _, id := range ids {
-		h, err := e.Store.LatestDocument(context.Background(), id)
+		h, err := e.Store.As(fund.Operator).LatestDocument(context.Background(), id)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -134,52 +135,23 @@ func ask(rc types.ReturnConsumedCapacity) types.ReturnConsumedCapacity {
 }
 
 // askConsumed returns a copy of a request's input that asks for its
-// consumed capacity; inputs of operations that return none (CreateTable,
-// DescribeTable, ...) come back as they are.
+// consumed capacity (ask): the input of every read and write has a
+// ReturnConsumedCapacity field; inputs of operations that return none
+// (CreateTable, DescribeTable, ...) have none and come back as they are.
 func askConsumed(p any) any {
-	switch v := p.(type) {
-	case *dynamodb.GetItemInput:
-		c := *v
-		c.ReturnConsumedCapacity = ask(c.ReturnConsumedCapacity)
-		return &c
-	case *dynamodb.QueryInput:
-		c := *v
-		c.ReturnConsumedCapacity = ask(c.ReturnConsumedCapacity)
-		return &c
-	case *dynamodb.ScanInput:
-		c := *v
-		c.ReturnConsumedCapacity = ask(c.ReturnConsumedCapacity)
-		return &c
-	case *dynamodb.BatchGetItemInput:
-		c := *v
-		c.ReturnConsumedCapacity = ask(c.ReturnConsumedCapacity)
-		return &c
-	case *dynamodb.TransactGetItemsInput:
-		c := *v
-		c.ReturnConsumedCapacity = ask(c.ReturnConsumedCapacity)
-		return &c
-	case *dynamodb.PutItemInput:
-		c := *v
-		c.ReturnConsumedCapacity = ask(c.ReturnConsumedCapacity)
-		return &c
-	case *dynamodb.UpdateItemInput:
-		c := *v
-		c.ReturnConsumedCapacity = ask(c.ReturnConsumedCapacity)
-		return &c
-	case *dynamodb.DeleteItemInput:
-		c := *v
-		c.ReturnConsumedCapacity = ask(c.ReturnConsumedCapacity)
-		return &c
-	case *dynamodb.BatchWriteItemInput:
-		c := *v
-		c.ReturnConsumedCapacity = ask(c.ReturnConsumedCapacity)
-		return &c
-	case *dynamodb.TransactWriteItemsInput:
-		c := *v
-		c.ReturnConsumedCapacity = ask(c.ReturnConsumedCapacity)
-		return &c
+	in := reflect.ValueOf(p)
+	if in.Kind() != reflect.Pointer || in.IsNil() || in.Elem().Kind() != reflect.Struct {
+		return p
 	}
-	return p
+	f, ok := in.Elem().Type().FieldByName("ReturnConsumedCapacity")
+	if !ok || f.Type != reflect.TypeFor[types.ReturnConsumedCapacity]() {
+		return p
+	}
+	c := reflect.New(in.Elem().Type())
+	c.Elem().Set(in.Elem())
+	rc := c.Elem().FieldByIndex(f.Index)
+	rc.Set(reflect.ValueOf(ask(types.ReturnConsumedCapacity(rc.String()))))
+	return c.Interface()
 }
 
 type kind int

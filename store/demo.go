@@ -22,7 +22,7 @@ func (s *Store) SeedDemo(ctx context.Context) (int, error) {
 	written := 0
 	seen := map[string]int{}
 	for _, d := range fund.DemoVersions() {
-		if _, err := s.LatestDocument(ctx, d.ID); err == nil && seen[d.ID] == 0 {
+		if _, err := s.latestRecord(ctx, d.ID); err == nil && seen[d.ID] == 0 {
 			continue // seeded before
 		} else if err != nil && fund.ErrorCode(err) != fund.ENOTFOUND {
 			return written, err

@@ -62,7 +62,7 @@ func TestResetDemoRestoresTheDemo(t *testing.T) {
 				t.Errorf("%s: %d versions, %v; want EINVALID saying %q", c.name, n, err, c.why)
 			}
 		}
-		if h, err := e.Store.LatestDocument(ctx, "DOC008"); err != nil || h.Version != 1 {
+		if h, err := e.Store.As(fund.Operator).LatestDocument(ctx, "DOC008"); err != nil || h.Version != 1 {
 			t.Fatalf("after the refusals DOC008 is %+v, %v: the table was changed", h, err)
 		}
 	})
@@ -71,7 +71,7 @@ func TestResetDemoRestoresTheDemo(t *testing.T) {
 		if n, err := e.Store.ResetDemo(ctx); err != nil || n != demo {
 			t.Fatalf("reset: %d versions, %v; want %d", n, err, demo)
 		}
-		if _, err := e.Store.LatestDocument(ctx, "DOC008"); fund.ErrorCode(err) != fund.ENOTFOUND {
+		if _, err := e.Store.As(fund.Operator).LatestDocument(ctx, "DOC008"); fund.ErrorCode(err) != fund.ENOTFOUND {
 			t.Errorf("DOC008 after the reset: %v, want not found", err)
 		}
 		for doc, want := range map[string]struct {
@@ -82,7 +82,7 @@ func TestResetDemoRestoresTheDemo(t *testing.T) {
 			"DOC002": {1, "Distribution notice no. 1, paid 2025-09-15: recallable return of capital"},
 			"DOC007": {2, "Q4 2025 capital account statements (restated: Company B revalued)"},
 		} {
-			if h, err := e.Store.LatestDocument(ctx, doc); err != nil || h.Version != want.version || h.Title != want.title {
+			if h, err := e.Store.As(fund.Operator).LatestDocument(ctx, doc); err != nil || h.Version != want.version || h.Title != want.title {
 				t.Errorf("%s after the reset: %+v, %v; want version %d titled %q", doc, h, err, want.version, want.title)
 			}
 		}

@@ -98,7 +98,7 @@ func TestUnreachableDynamoDBFailsSoon(t *testing.T) {
 	if took > 3*time.Second {
 		t.Errorf("took %s", took)
 	}
-	if _, err := s.LatestDocument(t.Context(), "DOC001"); !errors.Is(err, store.ErrUnreachable) {
+	if _, err := s.As(fund.Operator).LatestDocument(t.Context(), "DOC001"); !errors.Is(err, store.ErrUnreachable) {
 		t.Errorf("a read: %v, want ErrUnreachable", err)
 	}
 }

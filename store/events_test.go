@@ -404,7 +404,7 @@ func TestACommitThatFailsHasNoEvent(t *testing.T) {
 	if _, err := e.Store.Restate(ctx, doc("D1", "F1", 200, "POS_1"), nil); err == nil || e.Faults.Injected() != 1 {
 		t.Fatalf("restate: %v after %d injected failures, want the commit to fail", err, e.Faults.Injected())
 	}
-	if h, err := e.Store.LatestDocument(ctx, "D1"); err != nil || h.Version != 1 {
+	if h, err := e.Store.As(fund.Operator).LatestDocument(ctx, "D1"); err != nil || h.Version != 1 {
 		t.Fatalf("after the failed commit D1 is %+v, %v; want version 1", h, err)
 	}
 	if _, err := e.Store.Event(ctx, "D1", 2); fund.ErrorCode(err) != fund.ENOTFOUND {

@@ -36,7 +36,7 @@ func TestWriteUnlessUnchanged(t *testing.T) {
 	}
 	versions := func(t *testing.T, id string) int {
 		t.Helper()
-		h, err := e.Store.LatestDocument(ctx, id)
+		h, err := e.Store.As(fund.Operator).LatestDocument(ctx, id)
 		if err != nil {
 			t.Fatalf("latest %s: %v", id, err)
 		}

@@ -44,18 +44,13 @@ func (s *Store) VersionAt(ctx context.Context, doc string, at time.Time) (Versio
 	if h == nil {
 		return VersionRef{}, notFound(doc)
 	}
-	return s.versionAtFrom(ctx, h, at)
-}
-
-// versionAtFrom is VersionAt from the document's head h, already read.
-func (s *Store) versionAtFrom(ctx context.Context, h *Item, at time.Time) (VersionRef, error) {
 	ref, _, err := s.recordAtFrom(ctx, h, at)
 	return ref, err
 }
 
-// recordAtFrom is versionAtFrom with the version's history record, which
-// the search reads for a version below the head's (nil for the head's own
-// version, which needs no read).
+// recordAtFrom is VersionAt from the document's head h, already read,
+// with the version's history record, which the search reads for a version
+// below the head's (nil for the head's own version, which needs no read).
 func (s *Store) recordAtFrom(ctx context.Context, h *Item, at time.Time) (VersionRef, *Item, error) {
 	if !h.CommittedAt.After(at) {
 		return VersionRef{DocumentID: h.DocumentID, FundID: h.FundID, Version: h.Version, CommitID: h.CommitID,
@@ -175,7 +170,7 @@ func (r View) documentPositionAt(ctx context.Context, doc, pos string, kind fund
 	if err != nil {
 		return 0, nil, err
 	}
-	items, err := r.s.versionPosition(ctx, doc, k.CommitID, pos)
+	items, err := r.s.VersionPosition(ctx, doc, k.CommitID, pos)
 	if err != nil {
 		return 0, nil, err
 	}

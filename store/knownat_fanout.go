@@ -36,13 +36,6 @@ func (r VersionRef) Header() fund.DocumentHeader {
 		Version: r.Version, CommitID: r.CommitID, CreatedAt: r.CommittedAt, Voided: r.Voided}
 }
 
-// VersionPosition returns one position's items in one committed version
-// of a document (none when the version does not report it), with one
-// Query of the version's immutable partition.
-func (s *Store) VersionPosition(ctx context.Context, doc, commitID, pos string) ([]fund.PositionItem, error) {
-	return s.versionPosition(ctx, doc, commitID, pos)
-}
-
 // VersionStatements lists the capital account statements of one committed
 // version of a document, by position: those of up to limit positions from
 // start, with one Query of the version's immutable partition. start is a

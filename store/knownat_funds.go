@@ -19,12 +19,12 @@ import (
 // document of it was committed by then, and an investor if its record had
 // a version by then or a position of it was registered by then.
 
-// FundHadDocumentAt reports whether a document of fundID was committed at
+// fundHadDocumentAt reports whether a document of fundID was committed at
 // or before at: the feed's start (one GetItem; an instant before it is
 // before any commit), then the fund's event feed (GSI2, by UTC month),
 // read from at's month back to the start's, one Query of one event per
 // month, those months paid for before the first is read.
-func (s *Store) FundHadDocumentAt(ctx context.Context, fundID string, at time.Time, reads *Reads) (bool, error) {
+func (s *Store) fundHadDocumentAt(ctx context.Context, fundID string, at time.Time, reads *Reads) (bool, error) {
 	if err := reads.spend(1); err != nil {
 		return false, err
 	}
@@ -80,7 +80,7 @@ func (r View) fundsAt(ctx context.Context, ids []string) ([]fund.Fund, error) {
 				return nil, fmt.Errorf("record of fund %s: %w", id, err)
 			}
 		} else {
-			ok, err := r.s.FundHadDocumentAt(ctx, id, r.rd.KnownAt, r.reads)
+			ok, err := r.s.fundHadDocumentAt(ctx, id, r.rd.KnownAt, r.reads)
 			if err != nil {
 				return nil, err
 			}
@@ -192,7 +192,7 @@ func (r View) fundDocumentsPageAt(ctx context.Context, fundID string, from, to f
 	if len(out) == 0 && start == nil {
 		// As FundDocuments: an empty first page of a fund that had no
 		// document then is an unknown fund.
-		ok, err := r.s.FundHadDocumentAt(ctx, fundID, at, reads)
+		ok, err := r.s.fundHadDocumentAt(ctx, fundID, at, reads)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -274,7 +274,7 @@ func (s *Store) fundDocumentsAt(ctx context.Context, fundID string, at time.Time
 		if err := reads.spend(2 + ceilLog2(h.Version)); err != nil {
 			return nil, err
 		}
-		ref, err := s.versionAtFrom(ctx, h, at)
+		ref, _, err := s.recordAtFrom(ctx, h, at)
 		if fund.ErrorCode(err) == fund.ENOTFOUND {
 			continue // first committed after at
 		}

@@ -63,7 +63,7 @@ func (s *Store) queryCounted(ctx context.Context, q *dynamo.Query, reads *Reads)
 			return nil, err
 		}
 		iter := q.RequestLimit(1).Iter()
-		got, err := collect(ctx, iter)
+		got, err := collectOf[Item](ctx, iter)
 		if err != nil {
 			return nil, err
 		}

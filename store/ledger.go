@@ -104,5 +104,5 @@ func (s *Store) PositionKnownAt(ctx context.Context, doc, pos string, at time.Ti
 	if err != nil || ref.Voided { // a void's partition holds no position anyway
 		return nil, err
 	}
-	return s.versionPosition(ctx, doc, ref.CommitID, pos)
+	return s.VersionPosition(ctx, doc, ref.CommitID, pos)
 }

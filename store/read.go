@@ -19,7 +19,7 @@ import (
 // appends every item through reflection, which cost as much as decoding on
 // reads of hundreds of items.
 func queryAll(ctx context.Context, q *dynamo.Query) ([]Item, error) {
-	return collect(ctx, q.Iter())
+	return collectOf[Item](ctx, q.Iter())
 }
 
 // pageRequests bounds the DynamoDB requests one page may take: a filter,
@@ -82,10 +82,7 @@ func queryPageOf[T any, P paged[T]](ctx context.Context, q *dynamo.Query, index 
 	return items, pageKeyOf(from), nil
 }
 
-func collect(ctx context.Context, iter dynamo.PagingIter) ([]Item, error) {
-	return collectOf[Item](ctx, iter)
-}
-
+// collectOf reads iter to its end and returns its items, each a T.
 func collectOf[T any, P paged[T]](ctx context.Context, iter dynamo.PagingIter) ([]T, error) {
 	var items []T
 	var it T // an Item's UnmarshalDynamoItem clears it first
@@ -384,7 +381,7 @@ func (r View) DocumentPosition(ctx context.Context, doc, pos string, kind fund.I
 	var out []fund.PositionItem
 	if p.consistent() {
 		out = p.livePositions()
-	} else if out, err = r.s.versionPosition(ctx, doc, p.head.CommitID, pos); err != nil {
+	} else if out, err = r.s.VersionPosition(ctx, doc, p.head.CommitID, pos); err != nil {
 		return 0, nil, err
 	}
 	if len(out) == 0 {
@@ -438,33 +435,6 @@ func (s *Store) DocumentStatements(ctx context.Context, doc string, limit int, s
 		}
 	}
 	return out, next, nil
-}
-
-// LatestDocument reads the latest document record with one GetItem.
-// It returns ENOTFOUND for an unknown document.
-func (s *Store) LatestDocument(ctx context.Context, doc string) (fund.DocumentHeader, error) {
-	it, err := s.latestRecord(ctx, doc)
-	if err != nil {
-		return fund.DocumentHeader{}, err
-	}
-	return it.Header(), nil
-}
-
-// LatestDocumentByIndex reads the latest document record through GSI1
-// (DOCUMENT#LATEST#<doc>) with one Query, the entity-document index path.
-// Index reads are eventually consistent. It returns ENOTFOUND for an unknown
-// document.
-func (s *Store) LatestDocumentByIndex(ctx context.Context, doc string) (fund.DocumentHeader, error) {
-	var it Item
-	err := s.table.Get(AttrGSI1PK, DocumentLatestGSI1PK(doc)).Index(IndexGSI1).
-		Range(AttrGSI1SK, dynamo.Equal, DocumentLatestGSI1SK).One(ctx, &it)
-	if errors.Is(err, dynamo.ErrNotFound) {
-		return fund.DocumentHeader{}, notFound(doc)
-	}
-	if err != nil {
-		return fund.DocumentHeader{}, fmt.Errorf("latest document %s by index: %w", doc, err)
-	}
-	return it.Header(), nil
 }
 
 // DocumentFund returns the fund a document belongs to, read from its commit
@@ -543,7 +513,7 @@ func (s *Store) PositionAsOf(ctx context.Context, doc, pos string, asOf fund.Dat
 	if err != nil || chosen == nil {
 		return nil, err
 	}
-	return s.versionPosition(ctx, doc, chosen.CommitID, pos)
+	return s.VersionPosition(ctx, doc, chosen.CommitID, pos)
 }
 
 // asOfSearch is how many history records a request of latestDatedBy reads
@@ -571,9 +541,10 @@ func (s *Store) latestDatedBy(ctx context.Context, doc string, asOf fund.Date, b
 	return nil, nil
 }
 
-// versionPosition reads one position's items of one version from the
-// version's immutable partition, with one Query on the prefix POS#<pos>#.
-func (s *Store) versionPosition(ctx context.Context, doc, commitID, pos string) ([]fund.PositionItem, error) {
+// VersionPosition returns one position's items in one committed version
+// of a document (none when the version does not report it), with one
+// Query of the version's immutable partition on the prefix POS#<pos>#.
+func (s *Store) VersionPosition(ctx context.Context, doc, commitID, pos string) ([]fund.PositionItem, error) {
 	items, err := queryAll(ctx, s.table.Get(AttrPK, VersionPK(doc, commitID)).
 		Range(AttrSK, dynamo.BeginsWith, VersionPositionPrefix(pos)).Consistent(true))
 	if err != nil {

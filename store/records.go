@@ -217,10 +217,10 @@ func (s *Store) Investors(ctx context.Context, ids []string, known bool) ([]fund
 	return out, nil
 }
 
-// InvestorRegistered reports whether investor inv has a record or holds a
+// investorRegistered reports whether investor inv has a record or holds a
 // position of a fund, by one Query of its registry partition (GSI1,
 // eventually consistent) for one row.
-func (s *Store) InvestorRegistered(ctx context.Context, inv string) (bool, error) {
+func (s *Store) investorRegistered(ctx context.Context, inv string) (bool, error) {
 	var rows []Item
 	err := s.table.Get(AttrGSI1PK, InvestorsGSI1PK(inv)).Index(IndexGSI1).
 		Range(AttrGSI1SK, dynamo.BeginsWith, InvestorRecordGSI1SK(inv)).SearchLimit(1).RequestLimit(1).All(ctx, &rows)

@@ -82,7 +82,7 @@ func (r registry) page(ctx context.Context, s *Store, limit int, start PageKey) 
 			q = q.Range(AttrGSI1SK, dynamo.BeginsWith, r.prefix)
 		}
 		iter := q.SearchLimit(limit - len(ids) + 1).RequestLimit(1).Iter()
-		rows, err := collect(ctx, iter)
+		rows, err := collectOf[Item](ctx, iter)
 		if err != nil {
 			return nil, nil, err
 		}

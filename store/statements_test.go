@@ -203,21 +203,6 @@ func TestStatementsAndTypedLinesRoundTrip(t *testing.T) {
 			t.Fatalf("an unknown document has statements %v", got)
 		}
 	})
-	t.Run("the document's statements as a viewer sees them", func(t *testing.T) {
-		for name, v := range map[string]fund.Viewer{"an unknown document": {AllFunds: true}, "another fund's document": {Funds: []string{"F2"}}} {
-			doc := "S1"
-			if name == "an unknown document" {
-				doc = "UNKNOWN"
-			}
-			if _, _, err := e.Store.As(fund.Latest(v)).DocumentStatements(ctx, doc, 10, nil); fund.ErrorCode(err) != fund.ENOTFOUND {
-				t.Errorf("%s: got %v, want ENOTFOUND", name, err)
-			}
-		}
-		items, _, err := e.Store.As(fund.Latest(fund.Viewer{Funds: []string{"F1"}})).DocumentStatements(ctx, "S1", 10, nil)
-		if err != nil || len(items) != 2 {
-			t.Fatalf("the fund's administrator reads %d statements, %v", len(items), err)
-		}
-	})
 	t.Run("the capital read returns calls, not statements", func(t *testing.T) {
 		c, _, err := e.Store.As(fund.Operator).Capital(ctx, "S1", 10, nil)
 		if err != nil {
@@ -246,7 +231,7 @@ func TestStatementsAndTypedLinesRoundTrip(t *testing.T) {
 		if g := asJSON(t, fund.GroupPositions(items)); g != want {
 			t.Fatalf("streamed positions:\n%s\nwant\n%s", g, want)
 		}
-		reread, err := e.Store.VersionItems(ctx, &h, fund.Statement)
+		reread, err := e.Store.CommitItems(ctx, h.DocumentID, h.CommitID, fund.Statement)
 		if err != nil || len(reread) != 2 || reread[0].CapitalAccount == nil {
 			t.Fatalf("statements re-read from the version partition: %+v %v", reread, err)
 		}

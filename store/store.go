@@ -153,19 +153,6 @@ func (s *Store) Describe(ctx context.Context) (dynamo.Description, error) {
 	return s.table.Describe().Run(ctx)
 }
 
-// Ping checks that the table is reachable and readable with one GetItem of
-// a key no item has. It does not use DescribeTable, which DynamoDB Local
-// answers by counting the table (seconds on a few hundred thousand items),
-// nor ever a Scan. It returns EUNAVAILABLE when the table is not reachable.
-func (s *Store) Ping(ctx context.Context) error {
-	var it Item
-	err := s.table.Get(AttrPK, PingPK).Range(AttrSK, dynamo.Equal, PingPK).One(ctx, &it)
-	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
-		return &fund.Error{Code: fund.EUNAVAILABLE, Message: "the table is not reachable"}
-	}
-	return nil
-}
-
 // AnyVersion, as Restate's ifMatch, asks only that the document exist
 // (If-Match: *): whichever version is current when the write commits.
 const AnyVersion = -1

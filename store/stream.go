@@ -70,7 +70,7 @@ type CommitHead struct {
 
 // Complete reports whether found items of kind, read by the Scan from the
 // head's version partition, are all the version's items of that kind. When
-// they may not be, VersionItems reads them again.
+// they may not be, CommitItems reads them again.
 func (h *CommitHead) Complete(kind fund.ItemKind, found int) bool {
 	i := kindIndex(kind)
 	return h.Whole && i >= 0 && found == h.Items[i]
@@ -395,13 +395,6 @@ func kindIndex(k fund.ItemKind) int {
 		}
 	}
 	return -1
-}
-
-// VersionItems reads the items of one kind of a head's version from its
-// version partition: immutable, and complete since before the head named
-// it. One strongly consistent Query on one partition, never a Scan.
-func (s *Store) VersionItems(ctx context.Context, h *CommitHead, kind fund.ItemKind) ([]VersionItem, error) {
-	return s.CommitItems(ctx, h.DocumentID, h.CommitID, kind)
 }
 
 // DocumentRecords reads one document at its latest committed version, and

@@ -205,7 +205,7 @@ func TestCommittedStreamsEveryCommittedRecordOnce(t *testing.T) {
 // TestAHeadWhoseLatestViewIsBehindIsNotWhole commits a restatement whose
 // writer dies before it materializes the latest view: the head names the
 // new version, but the latest view cannot vouch for its items, so the head
-// is not whole, and VersionItems reads them from the version partition
+// is not whole, and CommitItems reads them from the version partition
 // with one Query.
 func TestAHeadWhoseLatestViewIsBehindIsNotWhole(t *testing.T) {
 	e := fundtest.New(t)
@@ -221,7 +221,7 @@ func TestAHeadWhoseLatestViewIsBehindIsNotWhole(t *testing.T) {
 		if err == nil {
 			t.Fatalf("the restatement succeeded with every write after the %d-th failing", k)
 		}
-		if head, err = e.Store.LatestDocument(ctx, "D1"); err != nil {
+		if head, err = e.Store.As(fund.Operator).LatestDocument(ctx, "D1"); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -235,7 +235,7 @@ func TestAHeadWhoseLatestViewIsBehindIsNotWhole(t *testing.T) {
 		t.Fatalf("head %+v: want version 2, commit %s, not whole", h, head.CommitID)
 	}
 	e.Counter.Reset()
-	items, err := e.Store.VersionItems(ctx, &h, fund.CapitalCall)
+	items, err := e.Store.CommitItems(ctx, h.DocumentID, h.CommitID, fund.CapitalCall)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -64,7 +64,7 @@ func (r View) detailed(ctx context.Context, doc string, err error) error {
 	if fund.ErrorCode(err) != fund.ENOTFOUND {
 		return err
 	}
-	if h, e := r.s.LatestDocument(ctx, doc); e != nil || !r.rd.Administers(h.FundID) {
+	if h, e := r.s.latestRecord(ctx, doc); e != nil || !r.rd.Administers(h.FundID) {
 		return notFound(doc)
 	}
 	return err
@@ -170,25 +170,6 @@ func (r View) Version(ctx context.Context, doc string, n int) (fund.Document, er
 	return d, nil
 }
 
-// DocumentStatements is Store.DocumentStatements as the viewer sees it,
-// after one GetItem of the commit head, so that a document without
-// statements is told from an unknown one. It returns ENOTFOUND for an
-// unknown document and for one of a fund the viewer does not cover.
-func (r View) DocumentStatements(ctx context.Context, doc string, limit int, start PageKey) ([]fund.PositionItem, PageKey, error) {
-	fundID, err := r.s.DocumentFund(ctx, doc)
-	if err = r.visible(doc, fundID, err); err != nil {
-		return nil, nil, err
-	}
-	items, next, err := r.s.DocumentStatements(ctx, doc, limit, start)
-	if err == nil && len(items) > 0 {
-		err = r.visible(doc, items[0].FundID, nil)
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	return items, next, nil
-}
-
 // fundNotFound is the error of a fund that does not exist, or that the
 // viewer does not cover.
 func fundNotFound(fundID string) error {
@@ -206,7 +187,7 @@ func (r View) FundVisible(fundID string) error {
 
 // FundMustExist returns ENOTFOUND unless fundID has ever had a document,
 // read with one GetItem, and, as known at the view's instant, unless one
-// of its documents was committed by then (FundHadDocumentAt): what tells
+// of its documents was committed by then (fundHadDocumentAt): what tells
 // an empty first page of a fund's list from an unknown fund.
 func (r View) FundMustExist(ctx context.Context, fundID string) error {
 	var it Item
@@ -218,7 +199,7 @@ func (r View) FundMustExist(ctx context.Context, fundID string) error {
 		return fmt.Errorf("fund %s: %w", fundID, err)
 	}
 	if r.rd.Past {
-		had, err := r.s.FundHadDocumentAt(ctx, fundID, r.rd.KnownAt, r.reads)
+		had, err := r.s.fundHadDocumentAt(ctx, fundID, r.rd.KnownAt, r.reads)
 		if err == nil && !had {
 			err = fundNotFound(fundID)
 		}

@@ -15,10 +15,6 @@ func investorNotFound(inv string) error {
 	return fund.Errorf(fund.ENOTFOUND, "investor %s not found", inv)
 }
 
-// MayWriteFund returns ENOTFOUND, as for an unknown fund, unless the viewer
-// administers fundID; it reads nothing.
-func (r View) MayWriteFund(fundID string) error { return r.FundVisible(fundID) }
-
 // Fund returns fundID as the viewer sees it: ENOTFOUND for a fund that has
 // neither a record nor a document, and for one the viewer may not read (an
 // administrator's, decided before any read; an investor's, after one
@@ -233,7 +229,7 @@ func (r View) Investor(ctx context.Context, inv string) (fund.Investor, error) {
 	// No record: the investor is known from its positions. An administrator
 	// of some funds has seen its note; the others ask the registry.
 	if r.rd.AllFunds || r.rd.Investor != "" {
-		ok, err := r.s.InvestorRegistered(ctx, inv)
+		ok, err := r.s.investorRegistered(ctx, inv)
 		if err != nil {
 			return fund.Investor{}, err
 		}

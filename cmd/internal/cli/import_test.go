@@ -50,7 +50,7 @@ func TestImportCommand(t *testing.T) {
 	ctx := t.Context()
 	path, ids := callsFile(t, 3, 2)
 	exists := func(id string) bool {
-		_, err := fe.Store.LatestDocument(ctx, id)
+		_, err := fe.Store.As(fund.Operator).LatestDocument(ctx, id)
 		return fund.ErrorCode(err) != fund.ENOTFOUND
 	}
 
@@ -91,7 +91,7 @@ func TestImportCommand(t *testing.T) {
 				t.Fatalf("import printed %q, %v; want %q", out.String(), err, want)
 			}
 		}
-		d, err := fe.Store.LatestDocument(ctx, ids[2])
+		d, err := fe.Store.As(fund.Operator).LatestDocument(ctx, ids[2])
 		if err != nil || d.Version != 1 || d.CreatedBy != "ops-script" {
 			t.Fatalf("%s: %+v %v", ids[2], d, err)
 		}
@@ -120,7 +120,7 @@ func TestImportCommand(t *testing.T) {
 				t.Errorf("the summary lacks %q:\n%s", want, out.String())
 			}
 		}
-		if d, err := fe.Store.LatestDocument(ctx, ids[1]); err != nil || d.Version != 2 {
+		if d, err := fe.Store.As(fund.Operator).LatestDocument(ctx, ids[1]); err != nil || d.Version != 2 {
 			t.Errorf("%s after the restatement: %+v %v", ids[1], d, err)
 		}
 	})
@@ -250,7 +250,7 @@ func TestImportKilledAndRunAgainWritesEachDocumentOnce(t *testing.T) {
 		if ok && l.Version != 1 {
 			t.Errorf("%s: version %d in the second import, want 1", id, l.Version)
 		}
-		if d, err := fe.Store.LatestDocument(t.Context(), id); err != nil || d.Version != 1 {
+		if d, err := fe.Store.As(fund.Operator).LatestDocument(t.Context(), id); err != nil || d.Version != 1 {
 			t.Errorf("%s: latest version %d (%v), want 1", id, d.Version, err)
 		}
 	}

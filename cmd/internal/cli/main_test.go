@@ -213,7 +213,7 @@ func TestServeShutsDownGracefully(t *testing.T) {
 	if !strings.Contains(out.String(), `"msg":"stopped"`) {
 		t.Fatalf("no stop log line:\n%s", out.String())
 	}
-	got, err := store.NewStore(store.NewDB(dynamotest.Shared().Config()), table).LatestDocument(context.Background(), "SHUTDOWN")
+	got, err := store.NewStore(store.NewDB(dynamotest.Shared().Config()), table).As(fund.Operator).LatestDocument(context.Background(), "SHUTDOWN")
 	if err != nil || got.Version != 1 {
 		t.Fatalf("the write acknowledged at shutdown is not readable at version 1: %+v %v", got, err)
 	}
@@ -330,10 +330,10 @@ func TestSeedResetRestoresTheDemo(t *testing.T) {
 	if want := fmt.Sprintf("reset table %s to the demo dataset: %d versions written\n", fe.Table, len(fund.DemoVersions())); out.String() != want {
 		t.Errorf("seed --reset printed %q, want %q", out.String(), want)
 	}
-	if _, err := fe.Store.LatestDocument(t.Context(), "EXTRA"); fund.ErrorCode(err) != fund.ENOTFOUND {
+	if _, err := fe.Store.As(fund.Operator).LatestDocument(t.Context(), "EXTRA"); fund.ErrorCode(err) != fund.ENOTFOUND {
 		t.Errorf("the document written beside the demo survived the reset: %v", err)
 	}
-	if _, err := fe.Store.LatestDocument(t.Context(), "DOC001"); err != nil {
+	if _, err := fe.Store.As(fund.Operator).LatestDocument(t.Context(), "DOC001"); err != nil {
 		t.Errorf("the demo after the reset: %v", err)
 	}
 	err := run(t.Context(), []string{"seed", "--reset", "--endpoint", "http://dynamodb.example.com:8000"}, getenv, &bytes.Buffer{})

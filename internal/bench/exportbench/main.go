@@ -330,7 +330,7 @@ func documentsMinimum(ctx context.Context, client *dynamodb.Client, st *store.St
 	}
 	total := 0.0
 	for _, doc := range docs {
-		head, err := st.LatestDocument(ctx, doc)
+		head, err := st.As(fund.Operator).LatestDocument(ctx, doc)
 		if err != nil {
 			return 0, err
 		}
