@@ -10,9 +10,9 @@ import (
 	"github.com/fundsvc/fundsvc/fund"
 )
 
-// PurgeStore is what purging deleted endpoints needs; *store.Store
-// satisfies it.
-type PurgeStore interface {
+// Purges lists the deleted endpoints whose partitions are to be emptied
+// and empties them; *store.Store satisfies it.
+type Purges interface {
 	WebhookPurges(ctx context.Context) ([]fund.WebhookPurge, error)
 	PurgeWebhookItems(ctx context.Context, id string) (empty bool, err error)
 	FinishWebhookPurge(ctx context.Context, id string) error
@@ -29,8 +29,8 @@ const DefaultPurgeGrace = time.Hour
 // and any of them may do any purge, as deleting an item twice is no
 // error.
 type Purger struct {
-	Store PurgeStore
-	Log   *slog.Logger
+	Purges Purges
+	Log    *slog.Logger
 	// Now is the clock (time.Now when nil); Grace is DefaultPurgeGrace
 	// when zero.
 	Now   func() time.Time
@@ -46,7 +46,7 @@ func (p *Purger) RunOnce(ctx context.Context) error {
 	if p.Now != nil {
 		now = p.Now()
 	}
-	purges, err := p.Store.WebhookPurges(ctx)
+	purges, err := p.Purges.WebhookPurges(ctx)
 	if err != nil {
 		return err
 	}
@@ -54,7 +54,7 @@ func (p *Purger) RunOnce(ctx context.Context) error {
 	for _, pu := range purges {
 		empty := false
 		for !empty && ctx.Err() == nil {
-			if empty, err = p.Store.PurgeWebhookItems(ctx, pu.EndpointID); err != nil {
+			if empty, err = p.Purges.PurgeWebhookItems(ctx, pu.EndpointID); err != nil {
 				break
 			}
 		}
@@ -63,7 +63,7 @@ func (p *Purger) RunOnce(ctx context.Context) error {
 			continue
 		}
 		if empty && now.Sub(pu.DeletedAt) >= cmp.Or(p.Grace, DefaultPurgeGrace) {
-			errs = append(errs, p.Store.FinishWebhookPurge(ctx, pu.EndpointID))
+			errs = append(errs, p.Purges.FinishWebhookPurge(ctx, pu.EndpointID))
 		}
 	}
 	return errors.Join(append(errs, ctx.Err())...)

@@ -136,7 +136,7 @@ func TestADeletedEndpointLeavesNothingInTheTable(t *testing.T) {
 	if err := r.env.Store.DeleteWebhookEndpoint(ctx, e); err != nil {
 		t.Fatal(err)
 	}
-	p := &webhooks.Purger{Store: r.env.Store, Now: r.clock.Now}
+	p := &webhooks.Purger{Purges: r.env.Store, Now: r.clock.Now}
 	if err := p.RunOnce(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -310,7 +310,7 @@ func serve(ctx context.Context, cfg config.Config, store *store.Store, log *slog
 		purged := make(chan struct{}) // deleted endpoints' partitions emptied (docs/webhooks.md)
 		go func() {
 			defer close(purged)
-			(&webhooks.Purger{Store: store, Log: log}).Run(dctx, webhookPurgeInterval)
+			(&webhooks.Purger{Purges: store, Log: log}).Run(dctx, webhookPurgeInterval)
 		}()
 		defer func() { <-purged }() // after stopDelivery below
 	} else {
