@@ -190,7 +190,7 @@ var Settings = []Setting{
 		Doc: "the writers of one document that may wait in one process behind the one writing it (0 to 10000); the next is answered 503 with Retry-After rather than queued until the write timeout",
 		set: integer(func(c *Config) *int { return &c.WaitingWriters })},
 	{Env: "FUNDSVC_MAX_POSITIONS", Arg: "N", Default: "5000", Commands: writers,
-		Doc: "the most positions of one document (1 to 100000)", set: integer(func(c *Config) *int { return &c.MaxPositions })},
+		Doc: "the most positions of one document (1 to 100000); a document holds at most twice as many items", set: integer(func(c *Config) *int { return &c.MaxPositions })},
 	{Env: "FUNDSVC_NAV_STALE_AFTER", Arg: "PnYnMnD", Default: "P3M45D", Commands: []string{CmdServe},
 		Doc: "how long a NAV stays fresh after its statement's period end, an ISO 8601 period of calendar months (a year is 12) then days: a performance answer marks its NAV stale when asOf is later " +
 			"(P3M45D: one quarter plus 45 days, so a 2025-09-30 statement is fresh through 2026-02-14; docs/analytics.md)",

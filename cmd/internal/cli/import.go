@@ -28,7 +28,7 @@ type importFlags struct {
 const importDoc = "Works on the table directly with the operator's AWS credentials, as seed does: no token, every fund. " +
 	"Checks FILE whole first (imports.Read streams it: the format from its extension, .csv or .xlsx, or --format); with any problem it prints " +
 	"every one (sheet, row, column letter, header, message) and exits 1 having written nothing. Otherwise it commits each document " +
-	"all or nothing, in file order (created, restated, or unchanged when its content is its latest version's: run again after an " +
+	"all or nothing, four at a time, reported in file order (created, restated, or unchanged when its content is its latest version's: run again after an " +
 	"interruption, it writes only the rest), prints a summary with each refusal, and exits 1 if any document was refused. " +
 	"Progress: a bar on a terminal; otherwise one JSON log line per document on standard error."
 
