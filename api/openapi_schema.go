@@ -129,7 +129,11 @@ func (g *generator) object(name string, t reflect.Type, in bool) *schema {
 				fs.Description = markdownCode(doc)
 			}
 			if n, err := strconv.Atoi(f.Tag.Get("maxLength")); err == nil {
-				fs.Description += fmt.Sprintf(" At most %d bytes of UTF-8%s.", n, map[bool]string{true: " each", false: ""}[fs.Items != nil || fs.AdditionalProperties != nil])
+				each := "" // a list's or a map's bound is on each of its strings
+				if fs.Items != nil || fs.AdditionalProperties != nil {
+					each = " each"
+				}
+				fs.Description += fmt.Sprintf(" At most %d bytes of UTF-8%s.", n, each)
 				if in {
 					boundStrings(fs, n)
 				}
