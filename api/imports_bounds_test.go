@@ -281,18 +281,19 @@ func TestAnImportsCheckStopsAtTheRequestTimeout(t *testing.T) {
 
 // largestImport is a valid file of the most rows the default limits admit
 // (20,000), in the most documents (500) of fund A: the first of the most
-// positions a document holds (5,000), the others sharing the rest.
+// positions a document holds (5,000), each a call and an unfunded
+// commitment (the most items), the others sharing the rest, each a call.
 func largestImport() []byte {
 	const docs = 500
 	rows, first := imports.DefaultLimits.MaxRows, imports.DefaultLimits.MaxPositions
 	var b bytes.Buffer
-	b.WriteString("documentId,fundId,kind,title,asOf,currency,positionId,investorId,capitalCall.amount\n")
+	b.WriteString("documentId,fundId,kind,title,asOf,currency,positionId,investorId,capitalCall.amount,unfundedCommitment.amount\n")
 	for i := range rows {
-		d := 0
+		d, unfunded := 0, "4000.75"
 		if i >= first {
-			d = 1 + (i-first)%(docs-1)
+			d, unfunded = 1+(i-first)%(docs-1), ""
 		}
-		fmt.Fprintf(&b, "DOC_L%03d,FUND_A,capital_call_notice,Q1 call %d,2025-03-31,USD,POS_L%05d,INV_L%05d,1000.25\n", d, d, i, i)
+		fmt.Fprintf(&b, "DOC_L%03d,FUND_A,capital_call_notice,Q1 call %d,2025-03-31,USD,POS_L%05d,INV_L%05d,1000.25,%s\n", d, d, i, i, unfunded)
 	}
 	return b.Bytes()
 }
@@ -300,7 +301,8 @@ func largestImport() []byte {
 // The largest file the default limits admit is checked within the request
 // timeout's default (60 s, at most half of it) and committed within the
 // write timeout's (5 minutes): all 500 documents created, the first of
-// 5,000 positions, the last row's position read back.
+// 5,000 positions and 10,000 items, the first and last rows' positions
+// read back.
 func TestTheLargestImportIsCheckedAndCommittedWithinTheTimeouts(t *testing.T) {
 	const timeout, writeTimeout = time.Minute, 5 * time.Minute // the settings' defaults
 	s := startAPI(t, fundtest.New(t), func(o *api.Options) {
@@ -334,6 +336,13 @@ func TestTheLargestImportIsCheckedAndCommittedWithinTheTimeouts(t *testing.T) {
 	}
 	if d := rep.Documents[0]; d.Positions != imports.DefaultLimits.MaxPositions {
 		t.Errorf("document %s holds %d positions, want the most a document holds, %d", d.DocumentID, d.Positions, imports.DefaultLimits.MaxPositions)
+	}
+	var first wire.PositionItemsPage
+	if r := s.do(t, http.MethodGet, "/v1/positions/POS_L00000", nil); r.Status != http.StatusOK || json.Unmarshal(r.Body, &first) != nil {
+		t.Fatalf("the first row's position: %d %s", r.Status, r.Body)
+	}
+	if len(first.Items) != 2 {
+		t.Errorf("the first row's position reads %d items, want its call and its unfunded commitment: %+v", len(first.Items), first.Items)
 	}
 	if took > writeTimeout {
 		t.Errorf("the largest file's commit took %v, more than the write timeout (%v)", took, writeTimeout)
